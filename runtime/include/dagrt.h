@@ -1,0 +1,131 @@
+/*
+ * dagrt.h - the one public header of libdagrt, the dagc runtime.
+ *
+ * A C11 work-stealing runtime: worker threads with Chase-Lev deques, a queue
+ * for the main thread, a hot lane for latency-critical work, fibers, waits
+ * that help instead of blocking, a parallel-for, and the executor for the
+ * frame graphs that dagc emits.
+ *
+ * Conventions (libuv style): an opaque handle, prefix_verb_noun names,
+ * errors as negative int codes that dagrt_strerror() names.
+ */
+#ifndef DAGRT_H
+#define DAGRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DAGRT_VERSION_MAJOR 0
+#define DAGRT_VERSION_MINOR 1
+#define DAGRT_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------ errors */
+
+typedef enum dagrt_error {
+    DAGRT_OK        =  0,
+    DAGRT_EINVAL    = -1,  /* invalid argument or configuration */
+    DAGRT_ENOMEM    = -2,  /* out of memory */
+    DAGRT_ETHREAD   = -3,  /* a thread could not be created */
+    DAGRT_EBUSY     = -4,  /* this graph state is already running */
+    DAGRT_ENESTED   = -5,  /* called from inside a running task where that is not allowed */
+    DAGRT_ENOTFIBER = -6,  /* suspending needs a fiber task */
+    DAGRT_EDEADLK   = -7,  /* the wait could never complete */
+    DAGRT_EVERSION  = -8,  /* graph descriptor from an incompatible dagc */
+    DAGRT_EPERM     = -9,  /* not allowed from this thread */
+} dagrt_error;
+
+/* Names an error code ("invalid argument", ...); never returns NULL. */
+const char *dagrt_strerror(int err);
+
+/* ------------------------------------------------------------ the runtime */
+
+typedef struct dagrt dagrt;
+
+typedef enum dagrt_idle_policy {
+    DAGRT_IDLE_PARK = 0,   /* spin briefly, then sleep (default) */
+    DAGRT_IDLE_SPIN = 1,   /* never sleep: for programs that own the machine */
+} dagrt_idle_policy;
+
+typedef struct dagrt_config {
+    /* Worker threads to start. DAGRT_WORKERS_AUTO: one per core minus the
+     * calling thread. 0 with no_workers set is legal: then only threads that
+     * wait (help) run tasks. Negative: DAGRT_EINVAL. */
+    int workers;
+    bool no_workers;
+    /* Hot workers among them: never park, serve the hot lane first. */
+    int hot_workers;
+    dagrt_idle_policy idle;
+    uint64_t seed;                 /* victim selection; 0 = fixed default */
+    /* Fibers (0 = defaults). */
+    size_t fiber_stack_size;       /* standard fiber stack, bytes */
+    size_t fiber_large_stack_size; /* large fiber stack, bytes */
+    int fiber_pool_size;           /* most fibers alive at once */
+} dagrt_config;
+
+#define DAGRT_WORKERS_AUTO 0
+
+/* Fills *cfg with the defaults (what dagrt_create(NULL) uses). */
+void dagrt_config_init(dagrt_config *cfg);
+
+/* Creates a runtime; the calling thread becomes its main thread.
+ * On failure returns NULL and, if err is not NULL, stores the error code. */
+dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err);
+dagrt *dagrt_create(const dagrt_config *cfg);
+
+/* Joins every thread and frees everything (see docs/runtime.md for what
+ * happens to work still queued). */
+void dagrt_destroy(dagrt *rt);
+
+/* Number of worker threads (not counting the main thread). */
+int dagrt_worker_count(const dagrt *rt);
+
+/* True on the runtime's main thread. */
+bool dagrt_on_main_thread(const dagrt *rt);
+
+/* ------------------------------------------------------------------ tasks */
+
+typedef void (*dagrt_fn)(void *arg);
+
+/* A wait group: counts spawned tasks not yet finished. Caller-owned storage;
+ * initialise with dagrt_group_init before use. */
+typedef struct dagrt_group {
+    uint64_t opaque_[4];
+} dagrt_group;
+
+void dagrt_group_init(dagrt_group *g);
+
+/* Where a spawned task may run. */
+enum dagrt_spawn_flags {
+    DAGRT_SPAWN_DEFAULT = 0,
+    DAGRT_SPAWN_MAIN    = 1u << 0, /* only on the main thread, when it waits or pumps */
+    DAGRT_SPAWN_HOT     = 1u << 1, /* hot lane: before other ready work */
+    DAGRT_SPAWN_FIBER   = 1u << 2, /* on a pooled fiber: may suspend in waits */
+};
+
+/* Spawns fn(arg), counted by g (g may be NULL: fire and forget). */
+int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg);
+int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags);
+
+/* Waits until every task counted by g has finished. Waiting is helping: the
+ * waiting thread runs other ready tasks meanwhile (a fiber task suspends). */
+int dagrt_group_wait(dagrt *rt, dagrt_group *g);
+
+/* Main thread only: runs the main-thread tasks queued now; returns how many
+ * ran, or a negative error code. */
+int dagrt_pump_main(dagrt *rt);
+
+/* Calls fn(arg, b, e) on disjoint sub-ranges covering [begin, end); returns
+ * when all have run. grain 0 lets the runtime choose. */
+typedef void (*dagrt_range_fn)(void *arg, size_t begin, size_t end);
+int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
+                       dagrt_range_fn fn, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DAGRT_H */

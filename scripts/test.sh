@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds everything and
+# runs the whole default test suite (every suite but `slow`), then a short
+# sanitizer smoke (ThreadSanitizer and ASan+UBSan). Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+scripts/deps.sh test || exit 2
+logs=()
+status=0
+
+B=build-test
+if [ -d "$B" ]; then meson setup --reconfigure "$B" >/dev/null || status=1
+else meson setup "$B" >/dev/null || status=1; fi
+if [ $status -eq 0 ] && meson compile -C "$B"; then
+  meson test -C "$B" --no-suite slow --print-errorlogs --num-processes 2 || status=1
+  logs+=("$B/meson-logs/testlog.json")
+else
+  echo "test.sh: build failed" >&2; status=1
+fi
+
+if [ -x scripts/sanitize.sh ] && [ "${DAGC_SKIP_SANITIZE:-0}" != 1 ]; then
+  scripts/sanitize.sh --smoke || status=1
+  for f in build-san-tsan/meson-logs/testlog.json build-san-asan/meson-logs/testlog.json; do
+    [ -f "$f" ] && logs+=("$f")
+  done
+fi
+
+if [ ${#logs[@]} -gt 0 ]; then
+  python3 scripts/summarize.py "${logs[@]}" || status=1
+else
+  echo "0 passed, 1 failed"
+fi
+exit $status
