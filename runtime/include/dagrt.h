@@ -125,6 +125,14 @@ typedef void (*dagrt_range_fn)(void *arg, size_t begin, size_t end);
 int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
                        dagrt_range_fn fn, void *arg);
 
+/* ------------------------------------------- fibers and fiber-aware waits */
+/* (events, mutexes, semaphores; see docs/runtime.md) */
+
+
+/* ------------------------------ graph executor: the tables that dagc emits */
+/* (the versioned descriptor types; generated code depends only on this header) */
+
+
 #ifdef __cplusplus
 }
 #endif
