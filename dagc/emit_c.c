@@ -212,11 +212,49 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
     }
     free(names);
 
+    /* Distinct functions and predicates, for templates that implement them
+     * (tests/e2e's checker does): several tasks may share one `call`. */
+    int *fid = calloc((size_t)g->nnodes + 1, sizeof *fid);
+    int *wid = calloc((size_t)g->nnodes + 1, sizeof *wid);
+    int nf = 0, nw = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const ir_node *n = &g->nodes[i];
+        fid[i] = wid[i] = -1;
+        if (n->kind != IR_TASK)
+            continue;
+        for (uint32_t j = 0; j < i && fid[i] < 0; j++)
+            if (g->nodes[j].kind == IR_TASK && strcmp(g->nodes[j].func, n->func) == 0)
+                fid[i] = fid[j];
+        if (fid[i] < 0) {
+            fid[i] = nf++;
+            tpl_dict *fd = tpl_add(gd, "funcs");
+            tpl_set(fd, "func", n->func);
+            tpl_setf(fd, "fid", "%d", fid[i]);
+            tpl_set(fd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
+        }
+        if (!((n->flags & IR_F_WHEN) && n->when))
+            continue;
+        for (uint32_t j = 0; j < i && wid[i] < 0; j++)
+            if (g->nodes[j].when && (g->nodes[j].flags & IR_F_WHEN) &&
+                strcmp(g->nodes[j].when, n->when) == 0)
+                wid[i] = wid[j];
+        if (wid[i] < 0) {
+            wid[i] = nw++;
+            tpl_dict *wd = tpl_add(gd, "whens");
+            tpl_set(wd, "when", n->when);
+            tpl_setf(wd, "wid", "%d", wid[i]);
+        }
+    }
+    tpl_setf(gd, "nfuncs", "%d", nf);
+    tpl_setf(gd, "nwhens", "%d", nw);
+
     uint32_t first = 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const ir_node *n = &g->nodes[i];
         tpl_dict *nd = tpl_add(gd, "nodes");
         tpl_setf(nd, "index", "%u", (unsigned)i);
+        tpl_setf(nd, "func_id", "%d", fid[i]);
+        tpl_setf(nd, "when_id", "%d", wid[i]);
         c_string(&b, n->name);
         set_buf(nd, "name", &b);
         tpl_set(nd, "kind", kind_name(n->kind));
@@ -253,6 +291,8 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
         }
         first += n->nsucc;
     }
+    free(fid);
+    free(wid);
     tpl_buf_free(&b);
 }
 
@@ -278,8 +318,17 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
 {
     tpl_dict *d = tpl_dict_new();
     tpl_buf b = {0};
-    comment_safe(&b, prog->path ? prog->path : "<input>");
+    const char *path = prog->path ? prog->path : "input.dag";
+    comment_safe(&b, path);
     set_buf(d, "source", &b);
+    /* The file's stem (frame.dag -> frame), for templates that name files. */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t blen = strlen(base);
+    if (blen > 4 && strcmp(base + blen - 4, ".dag") == 0)
+        blen -= 4;
+    tpl_buf_put(&b, base, blen);
+    set_buf(d, "stem", &b);
     c_string(&b, header_name);
     set_buf(d, "header", &b);
     comment_safe(&b, header_name);

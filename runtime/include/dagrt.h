@@ -199,7 +199,7 @@ typedef struct dagrt_node_state {
 } dagrt_node_state;
 
 typedef struct dagrt_graph_state {
-    _Alignas(64) uint64_t opaque_[16];
+    _Alignas(64) uint64_t opaque_[32];
     dagrt_node_state *nodes;     /* nnodes entries */
     uint32_t nnodes;
 } dagrt_graph_state;
