@@ -83,6 +83,8 @@ static uint64_t lcg(uint64_t x, uint64_t n)
     return x;
 }
 
+void bench_frame_advance(struct bench_ctx *c) { c->frame++; }
+
 void bench_body(struct bench_ctx *c, int idx)
 {
     if (c->checked) {

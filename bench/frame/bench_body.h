@@ -23,6 +23,9 @@ struct bench_ctx {
 extern const int bench_preds[BENCH_NODES][2];
 extern const char *const bench_names[BENCH_NODES];
 
+/* Starts the next frame (for callers that cannot see the struct). */
+void bench_frame_advance(struct bench_ctx *c);
+
 /* The body of node idx. */
 void bench_body(struct bench_ctx *c, int idx);
 

@@ -8,9 +8,12 @@
 #include <memory>
 #include <vector>
 
-extern "C" {
-#include "bench_body.h"
-}
+// bench_body.h is C11 (atomics); C++ needs only these two of its names.
+#define BENCH_NODES 32
+struct bench_ctx;
+extern "C" void bench_body(struct bench_ctx *c, int idx);
+extern "C" const int bench_preds[BENCH_NODES][2];
+extern "C" void bench_frame_advance(struct bench_ctx *c);
 
 namespace flow = oneapi::tbb::flow;
 
@@ -48,7 +51,7 @@ extern "C" void bench_tbb_setup(struct bench_ctx *c, int threads) { the_bench = 
 extern "C" void bench_tbb_frames(struct bench_ctx *c, long n)
 {
     for (long f = 0; f < n; f++) {
-        c->frame++;
+        bench_frame_advance(c);
         the_bench->start.try_put(flow::continue_msg());
         the_bench->g.wait_for_all();
     }

@@ -51,6 +51,8 @@ struct game {
     /* shadows: on even frames only */
     uint64_t shadow_frames;
     uint32_t shadow_casters;
+    /* ui */
+    uint32_t ui_widgets;
     /* render + present (main) */
     uint64_t draw_calls, presented;
     double checksum;

@@ -194,12 +194,18 @@ typedef struct dagrt_graph {
  * contents are private to the runtime; the layout only reserves room.
  * Each node's state sits on its own cache line: its join counter is what the
  * threads completing its predecessors contend on. */
+#ifdef __cplusplus
+#define DAGRT_ALIGN_LINE_ alignas(64)
+#else
+#define DAGRT_ALIGN_LINE_ _Alignas(64)
+#endif
+
 typedef struct dagrt_node_state {
-    _Alignas(64) uint64_t opaque_[8];
+    DAGRT_ALIGN_LINE_ uint64_t opaque_[8];
 } dagrt_node_state;
 
 typedef struct dagrt_graph_state {
-    _Alignas(64) uint64_t opaque_[32];
+    DAGRT_ALIGN_LINE_ uint64_t opaque_[32];
     dagrt_node_state *nodes;     /* nnodes entries */
     uint32_t nnodes;
 } dagrt_graph_state;
