@@ -76,16 +76,28 @@ void emit_c_free_templates(emit_c_templates *t)
     memset(t, 0, sizeof *t);
 }
 
-/* "struct game *" + "ctx" -> "struct game *ctx"; "void *" -> "void *ctx". */
+/* Declares `name` with the context type, which is a C type name (an
+ * abstract declarator): the name goes where the declarator's identifier
+ * would be, i.e. before the first ')' or '[' or else at the end.
+ *   "struct game *" -> "struct game *ctx"
+ *   "void (*)(int)" -> "void (*ctx)(int)"
+ *   "char *const"   -> "char *const ctx" */
 static void param(tpl_buf *b, const char *ctype, const char *name)
 {
     size_t n = strlen(ctype);
     while (n && ctype[n - 1] == ' ')
         n--;
-    tpl_buf_put(b, ctype, n);
-    if (n && ctype[n - 1] != '*')
+    size_t at = strcspn(ctype, ")[");
+    if (at > n)
+        at = n;
+    size_t pre = at;
+    while (pre && ctype[pre - 1] == ' ')
+        pre--;
+    tpl_buf_put(b, ctype, pre);
+    if (pre && ctype[pre - 1] != '*' && ctype[pre - 1] != '(')
         tpl_buf_puts(b, " ");
     tpl_buf_puts(b, name);
+    tpl_buf_put(b, ctype + at, n - at);
 }
 
 /* A file name inside a C comment: "*" "/" must not end the comment. */
@@ -171,6 +183,19 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
     tpl_set(gd, "ctype", ctype);
     param(&b, ctype, "ctx");
     set_buf(gd, "param", &b);
+    /* The generated code carries the context as a pointer to G_run's own
+     * parameter, so any object type works (function pointers included,
+     * which ISO C cannot convert to void *), const or not. */
+    tpl_buf_printf(&b, "typedef ");
+    {
+        tpl_buf nm = {0};
+        tpl_buf_printf(&nm, "%s__dagc_ctx", g->name);
+        param(&b, ctype, nm.data);
+        tpl_buf_free(&nm);
+    }
+    set_buf(gd, "ctx_typedef", &b);
+    tpl_buf_printf(&b, "%s__dagc_ctx", g->name);
+    set_buf(gd, "ctx_t", &b);
     tpl_setf(gd, "nnodes", "%u", (unsigned)g->nnodes);
     uint32_t nedges = 0;
     for (uint32_t i = 0; i < g->nnodes; i++)

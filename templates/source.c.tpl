@@ -5,21 +5,24 @@
 
 /* ---- graph {{name}}: {{nnodes}} nodes, {{nedges}} edges */
 
+/* The runtime passes the address of {{name}}_run's ctx parameter. */
+{{ctx_typedef}};
+
 /* Typed trampolines: the runtime calls these through its own function types,
- * each calls the user's function with the graph's context type. */
+ * each calls the user's function with the graph's context. */
 {{#nodes}}
 {{#plain}}
-static void {{graph}}__dagc_run_{{index}}(void *ctx) { {{func}}(({{ctype}})ctx); }
+static void {{graph}}__dagc_run_{{index}}(void *ctx) { {{func}}(*({{ctx_t}} *)ctx); }
 {{/plain}}
 {{#parallel}}
 static void {{graph}}__dagc_range_{{index}}(void *ctx, size_t begin, size_t end)
 {
-    {{func}}(({{ctype}})ctx, begin, end);
+    {{func}}(*({{ctx_t}} *)ctx, begin, end);
 }
-static size_t {{graph}}__dagc_count_{{index}}(void *ctx) { return {{func}}_count(({{ctype}})ctx); }
+static size_t {{graph}}__dagc_count_{{index}}(void *ctx) { return {{func}}_count(*({{ctx_t}} *)ctx); }
 {{/parallel}}
 {{#has_when}}
-static bool {{graph}}__dagc_when_{{index}}(void *ctx) { return {{when}}(({{ctype}})ctx); }
+static bool {{graph}}__dagc_when_{{index}}(void *ctx) { return {{when}}(*({{ctx_t}} *)ctx); }
 {{/has_when}}
 {{/nodes}}
 
@@ -53,6 +56,6 @@ static dagrt_graph_state {{name}}__dagc_state = DAGRT_GRAPH_STATE_INIT({{name}}_
 
 int {{name}}_run(dagrt *rt, {{param}})
 {
-    return dagrt_graph_run(rt, &{{name}}__dagc_graph, &{{name}}__dagc_state, (void *)ctx);
+    return dagrt_graph_run(rt, &{{name}}__dagc_graph, &{{name}}__dagc_state, (void *)&ctx);
 }
 {{/graphs}}

@@ -133,19 +133,23 @@ static uint64_t mix(uint64_t x)
 
 /* ----------------------------------------------------- the user functions */
 
-static e2e_state *state_of(void *ctx, const e2e_graph *g)
+/* The frame being checked; set by e2e_run_graph before it runs frames (the
+ * workers see it through the runtime's spawn, which publishes with release). */
+static e2e_state *current;
+
+static e2e_state *state_of(const e2e_graph *g)
 {
-    e2e_state *s = ctx;
-    if (s->g != g) {
-        fprintf(stderr, "e2e: a function of graph %s got the context of %s\n", g->name, s->g->name);
+    e2e_state *s = current;
+    if (!s || s->g != g) {
+        fprintf(stderr, "e2e: a function of graph %s got the context of %s\n", g->name, s ? s->g->name : "none");
         abort();
     }
     return s;
 }
 
-void e2e_task(void *ctx, const e2e_graph *g, int fid)
+void e2e_task(const e2e_graph *g, int fid)
 {
-    e2e_state *s = state_of(ctx, g);
+    e2e_state *s = state_of(g);
     int i = claim(s, fid, false);
     if (i < 0) {
         violation(s, "a task function ran with no task of it ready (%s)", "plain");
@@ -156,9 +160,9 @@ void e2e_task(void *ctx, const e2e_graph *g, int fid)
     atomic_store(&s->ns[i].done, 1);
 }
 
-size_t e2e_count(void *ctx, const e2e_graph *g, int fid)
+size_t e2e_count(const e2e_graph *g, int fid)
 {
-    e2e_state *s = state_of(ctx, g);
+    e2e_state *s = state_of(g);
     int i = claim(s, fid, true);
     if (i < 0) {
         violation(s, "a count function ran with no parallel task of it ready (%s)", "parallel");
@@ -174,9 +178,9 @@ size_t e2e_count(void *ctx, const e2e_graph *g, int fid)
     return c;
 }
 
-void e2e_range(void *ctx, const e2e_graph *g, int fid, size_t begin, size_t end)
+void e2e_range(const e2e_graph *g, int fid, size_t begin, size_t end)
 {
-    e2e_state *s = state_of(ctx, g);
+    e2e_state *s = state_of(g);
     if (atomic_load(&s->counted[fid]) == 0) {
         violation(s, "range function ran before its count function (%s)", "parallel");
         return;
@@ -196,9 +200,9 @@ void e2e_range(void *ctx, const e2e_graph *g, int fid, size_t begin, size_t end)
     }
 }
 
-bool e2e_when(void *ctx, const e2e_graph *g, int wid)
+bool e2e_when(const e2e_graph *g, int wid)
 {
-    e2e_state *s = state_of(ctx, g);
+    e2e_state *s = state_of(g);
     bool res = mix(s->frame * 31 + (uint64_t)wid + s->seed) % 3 != 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const e2e_node *n = &g->nodes[i];
@@ -312,12 +316,14 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int frames, uint64_t seed)
         if (g->nodes[i].fid >= 0)
             s.fid_nodes[g->nodes[i].fid]++;
 
+    current = &s;
     for (int f = 0; f < frames && atomic_load(&s.violations) < 20; f++) {
         start_frame(&s, (uint64_t)f);
-        int rc = g->run(rt, &s);
+        int rc = g->run(rt);
         end_of_frame(&s, rc);
     }
 
+    current = NULL;
     for (size_t f = 0; f < nf; f++)
         free(s.cover[f]);
     for (uint32_t i = 0; i < g->nnodes; i++)

@@ -31,7 +31,7 @@ typedef struct e2e_graph {
     const e2e_node *nodes;
     const uint32_t *succ;
     int nfuncs, nwhens;
-    int (*run)(dagrt *rt, void *ctx);
+    int (*run)(dagrt *rt);
 } e2e_graph;
 
 /* The graphs of the one .dag file an e2e executable is built for (defined
@@ -39,11 +39,12 @@ typedef struct e2e_graph {
 extern const e2e_graph *const e2e_all[];
 extern const size_t e2e_nall;
 
-/* Called by the generated implementations; ctx is the checker's state. */
-void e2e_task(void *ctx, const e2e_graph *g, int fid);
-void e2e_range(void *ctx, const e2e_graph *g, int fid, size_t begin, size_t end);
-size_t e2e_count(void *ctx, const e2e_graph *g, int fid);
-bool e2e_when(void *ctx, const e2e_graph *g, int wid);
+/* Called by the generated implementations (the checker's state is global:
+ * one graph runs at a time). */
+void e2e_task(const e2e_graph *g, int fid);
+void e2e_range(const e2e_graph *g, int fid, size_t begin, size_t end);
+size_t e2e_count(const e2e_graph *g, int fid);
+bool e2e_when(const e2e_graph *g, int wid);
 
 /* Runs `frames` frames of g on rt (created by the caller on this thread),
  * with small random delays in task bodies (seeded), and returns the number

@@ -98,8 +98,9 @@ Test(emit_c, tables_match_the_ir)
     cr_assert(strstr(c.data, ".nsucc = 2, .grain = 64") == NULL);
     cr_assert(strstr(c.data, ".npred = 1, .succ_first = 9, .nsucc = 1, .grain = 64"), "%s", c.data);
     cr_assert(strstr(c.data, "    1, 2, /* input [0] */\n"), "%s", c.data);
-    cr_assert(strstr(c.data, "return shadows_on((struct game *)ctx);"), "%s", c.data);
-    cr_assert(strstr(c.data, "swap((struct game *)ctx);"), "%s", c.data);
+    cr_assert(strstr(c.data, "typedef struct game *frame__dagc_ctx;"), "%s", c.data);
+    cr_assert(strstr(c.data, "return shadows_on(*(frame__dagc_ctx *)ctx);"), "%s", c.data);
+    cr_assert(strstr(c.data, "swap(*(frame__dagc_ctx *)ctx);"), "%s", c.data);
     tpl_buf_free(&h);
     tpl_buf_free(&c);
 }
@@ -217,4 +218,54 @@ Test(emit_c, custom_templates_from_a_directory)
     cr_assert_eq(system(cmd), 0);
     cr_assert_not(emit_c_load_templates("/nonexistent-dir", &t, err, sizeof err));
     cr_assert(strstr(err, "/nonexistent-dir/header.h.tpl"), "%s", err);
+}
+
+/* Context types are C type names: the generated declarations put the
+ * parameter name inside the declarator, and the code never converts the
+ * context to void * (ISO C has no such conversion for function pointers). */
+Test(emit_c, context_types_are_declarators)
+{
+    static const ir_node one[] = {
+        {IR_TASK, IR_JOIN_AND, 0, "a", "fp_a", NULL, 0, 0, {0}, NULL, 0, NULL, 0},
+    };
+    static const struct { const char *ctype, *param; } cases[] = {
+        {"void (*)(int, const char *)", "void (*ctx)(int, const char *)"},
+        {"struct game *", "struct game *ctx"},
+        {"const struct world *", "const struct world *ctx"},
+        {"char *const", "char *const ctx"},
+        {"int (*)[4]", "int (*ctx)[4]"},
+        {"unsigned long", "unsigned long ctx"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ir_graph g[] = {{"fp", cases[i].ctype, {0}, one, 1, 0}};
+        ir_program p = {"fp.dag", NULL, 0, g, 1};
+        tpl_buf h, c;
+        emit(&p, &h, &c);
+        char want[128];
+        snprintf(want, sizeof want, "void fp_a(%s);", cases[i].param);
+        cr_assert(strstr(h.data, want), "want %s in\n%s", want, h.data);
+        if (i == 0) {
+            char dir[] = "/tmp/dagc-ctype-XXXXXX";
+            cr_assert_not_null(mkdtemp(dir));
+            char path[512], cmd[2048];
+            snprintf(path, sizeof path, "%s/frame.h", dir); write_file(path, h.data);
+            snprintf(path, sizeof path, "%s/frame.c", dir); write_file(path, c.data);
+            snprintf(path, sizeof path, "%s/impl.c", dir);
+            write_file(path, "#include \"frame.h\"\nvoid fp_a(void (*f)(int, const char *)) { f(1, \"x\"); }\n");
+            const char *ccs = getenv("DAGC_TEST_CCS");
+            cr_assert_not_null(ccs);
+            char list[1024];
+            snprintf(list, sizeof list, "%s", ccs);
+            for (char *cc = strtok(list, ":"); cc; cc = strtok(NULL, ":")) {
+                snprintf(cmd, sizeof cmd,
+                         "cd %s && %s -std=c11 -Wall -Wextra -Wpedantic -Werror -I%s -c frame.c impl.c",
+                         dir, cc, DAGRT_INCLUDE_DIR);
+                cr_assert_eq(system(cmd), 0, "%s", cmd);
+            }
+            snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+            cr_assert_eq(system(cmd), 0);
+        }
+        tpl_buf_free(&h);
+        tpl_buf_free(&c);
+    }
 }
