@@ -5,6 +5,7 @@
  */
 #include "emit_c.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,30 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
     set_buf(gd, "ctx_typedef", &b);
     tpl_buf_printf(&b, "%s__dagc_ctx", g->name);
     set_buf(gd, "ctx_t", &b);
+    /* struct/union tags in the context type get a file-scope declaration in
+     * the header, so prototypes never declare a tag of their own (which C
+     * scopes to the prototype) when no include declares it first. */
+    for (const char *q = ctype; *q;) {
+        size_t kw = strncmp(q, "struct", 6) == 0 ? 6 : strncmp(q, "union", 5) == 0 ? 5 : 0;
+        bool starts = q == ctype || !(isalnum((unsigned char)q[-1]) || q[-1] == '_');
+        if (kw && starts && !(isalnum((unsigned char)q[kw]) || q[kw] == '_')) {
+            const char *t = q + kw;
+            while (*t == ' ')
+                t++;
+            size_t n = 0;
+            while (isalnum((unsigned char)t[n]) || t[n] == '_')
+                n++;
+            if (n) {
+                tpl_buf_put(&b, q, kw);
+                tpl_buf_puts(&b, " ");
+                tpl_buf_put(&b, t, n);
+                set_buf(tpl_add(gd, "tags"), "tag", &b);
+            }
+            q = t + n;
+            continue;
+        }
+        q++;
+    }
     tpl_setf(gd, "nnodes", "%u", (unsigned)g->nnodes);
     uint32_t nedges = 0;
     for (uint32_t i = 0; i < g->nnodes; i++)
@@ -365,13 +390,17 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
     for (size_t i = 0; i < prog->nincludes; i++) {
         const char *inc = prog->includes[i];
         size_t n = strlen(inc);
-        /* include "<stdio.h>" asks for a system header. */
-        if (n >= 2 && inc[0] == '<' && inc[n - 1] == '>') {
+        /* include "<stdio.h>" asks for a system header. C header names
+         * have no escapes: a name with '"' can only be written <...>, one
+         * with both '"' and '>' (or a newline) not at all. */
+        if (n >= 2 && inc[0] == '<' && inc[n - 1] == '>' && !strchr(inc, '\n')) {
             tpl_buf_puts(&b, inc);
+        } else if (strchr(inc, '\n') || (strchr(inc, '"') && strchr(inc, '>'))) {
+            tpl_buf_puts(&b, "\"dagc: this include name cannot be written in C\"\n#error dagc: an include name contains both '\"' and '>'");
+        } else if (strchr(inc, '"')) {
+            tpl_buf_printf(&b, "<%s>", inc);
         } else {
-            tpl_buf_puts(&b, "\"");
-            c_string(&b, inc);
-            tpl_buf_puts(&b, "\"");
+            tpl_buf_printf(&b, "\"%s\"", inc);
         }
         set_buf(tpl_add(d, "includes"), "include", &b);
     }

@@ -14,6 +14,9 @@ extern "C" {
 {{#graphs}}
 
 /* graph {{name}}: implement these; {{name}}_run runs one frame. */
+{{#tags}}
+{{tag}};
+{{/tags}}
 {{#protos}}
 {{proto}};
 {{/protos}}

@@ -22,7 +22,10 @@ for f in dagrt.h libdagrt.a libdagrt.so; do
 done
 cp -r "$src/examples/consumer" "$tmp/consumer"
 mkdir "$tmp/out"
-# --define-prefix: the .pc's prefix follows where it actually lies.
+# The .pc names the real prefix; point it into the scratch root (what a
+# user of a relocated install does; --define-prefix cannot infer it from a
+# multiarch libdir).
+prefix=$(sed -n 's/^prefix=//p' "$pc")
 make -s -C "$tmp/consumer" O="$tmp/out" DAGC="$dagc" \
-    PKG_CONFIG="pkg-config --define-prefix" PKG_CONFIG_PATH="$(dirname "$pc")"
+    PKG_CONFIG="pkg-config --define-variable=prefix=$tmp/root$prefix" PKG_CONFIG_PATH="$(dirname "$pc")"
 LD_LIBRARY_PATH="$(dirname "$(find "$tmp/root" -name libdagrt.so | head -n 1)")" "$tmp/out/hello"

@@ -14,7 +14,6 @@
 typedef struct nstate {
     _Atomic int started;     /* body (or count) began */
     _Atomic int done;        /* 1 ran, 2 skipped by `when` */
-    _Atomic int when_res;    /* 0 not asked, 1 true, 2 false */
 } nstate;
 
 typedef struct e2e_state {
@@ -27,6 +26,8 @@ typedef struct e2e_state {
     _Atomic int violations;
     size_t *count;                 /* per fid: this frame's count */
     _Atomic int *counted;          /* per fid: count calls this frame */
+    _Atomic int *when_calls;       /* per wid: predicate calls this frame */
+    _Atomic int *when_true;        /* per wid: true answers not yet used by a task */
     _Atomic uint32_t **cover;      /* per fid: coverage of [0, MAX_COUNT) */
     _Atomic size_t *covered;       /* per fid: indices covered so far */
     int *fid_nodes;                /* per fid: nodes calling it */
@@ -60,12 +61,22 @@ static bool inputs_ok(e2e_state *s, uint32_t i)
     return n->join == DAGRT_JOIN_OR ? any : all;
 }
 
-/* A task is complete when it ran or was skipped; a gate when its inputs are. */
+static bool when_answer(const e2e_state *s, int wid);
+
+/* A task is complete when it ran or was skipped; a gate when its inputs
+ * are. A skipped task completes when its predicate has answered no; with a
+ * predicate shared by several tasks the checker cannot tell whose call an
+ * answer was, so then it only knows that one was made after the task's
+ * inputs completed (exact for a predicate of one task). */
 static bool satisfied(e2e_state *s, uint32_t i)
 {
-    if (s->g->nodes[i].kind == DAGRT_NODE_GATE)
+    const e2e_node *n = &s->g->nodes[i];
+    if (n->kind == DAGRT_NODE_GATE)
         return inputs_ok(s, i);
-    return atomic_load(&s->ns[i].done) != 0;
+    if (atomic_load(&s->ns[i].done) != 0)
+        return true;
+    return n->wid >= 0 && !when_answer(s, n->wid) && atomic_load(&s->when_calls[n->wid]) > 0 &&
+           inputs_ok(s, i);
 }
 
 /* Several tasks may share one function: the call belongs to one of them
@@ -79,11 +90,22 @@ static int claim(e2e_state *s, int fid, bool parallel)
             continue;
         if (atomic_load(&s->ns[i].started) || !inputs_ok(s, i))
             continue;
-        if (n->wid >= 0 && atomic_load(&s->ns[i].when_res) != 1)
-            continue;
         int zero = 0;
-        if (atomic_compare_exchange_strong(&s->ns[i].started, &zero, 1))
-            return (int)i;
+        if (!atomic_compare_exchange_strong(&s->ns[i].started, &zero, 1))
+            continue;
+        /* A task with `when` runs only on a true answer of its predicate.
+         * Predicates may be shared, so answers are counted per predicate
+         * and each run uses one up. */
+        if (n->wid >= 0) {
+            int t = atomic_load(&s->when_true[n->wid]);
+            while (t > 0 && !atomic_compare_exchange_weak(&s->when_true[n->wid], &t, t - 1))
+                ;
+            if (t <= 0) {
+                atomic_store(&s->ns[i].started, 0);
+                continue;
+            }
+        }
+        return (int)i;
     }
     return -1;
 }
@@ -200,24 +222,28 @@ void e2e_range(const e2e_graph *g, int fid, size_t begin, size_t end)
     }
 }
 
+/* The answer depends only on the frame and the predicate, so tasks sharing
+ * a predicate are all skipped or all run in a frame. */
+static bool when_answer(const e2e_state *s, int wid)
+{
+    return mix(s->frame * 31 + (uint64_t)wid + s->seed) % 3 != 0;
+}
+
 bool e2e_when(const e2e_graph *g, int wid)
 {
     e2e_state *s = state_of(g);
-    bool res = mix(s->frame * 31 + (uint64_t)wid + s->seed) % 3 != 0;
-    for (uint32_t i = 0; i < g->nnodes; i++) {
-        const e2e_node *n = &g->nodes[i];
-        if (n->wid != wid || atomic_load(&s->ns[i].when_res) != 0 || !inputs_ok(s, i))
-            continue;
-        int zero = 0;
-        if (atomic_compare_exchange_strong(&s->ns[i].when_res, &zero, res ? 1 : 2)) {
-            check_thread(s, i);
-            if (!res)
-                atomic_store(&s->ns[i].done, 2);
-            return res;
-        }
+    bool res = when_answer(s, wid);
+    atomic_fetch_add(&s->when_calls[wid], 1);
+    if (res) {
+        atomic_fetch_add(&s->when_true[wid], 1);
+        return true;
     }
+    /* A false answer skips a ready task of this predicate (see satisfied). */
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        if (g->nodes[i].wid == wid && inputs_ok(s, i))
+            return false;
     violation(s, "a when predicate ran with no task of it ready (%s)", "when");
-    return res;
+    return false;
 }
 
 /* ----------------------------------------------------------------- frames */
@@ -231,17 +257,26 @@ static void end_of_frame(e2e_state *s, int rc)
         const e2e_node *n = &g->nodes[i];
         if (n->kind != DAGRT_NODE_TASK)
             continue;
-        int done = atomic_load(&s->ns[i].done), when = atomic_load(&s->ns[i].when_res);
+        int done = atomic_load(&s->ns[i].done);
+        if (done == 0 && n->wid >= 0 && !when_answer(s, n->wid))
+            done = 2; /* skipped: its predicate calls are counted below */
         if (done == 0)
             violation(s, "task %s had not completed when G_run returned", n->name);
-        if (n->wid >= 0 && when == 0)
-            violation(s, "task %s: its when predicate was not called", n->name);
-        if (n->wid < 0 && when != 0)
-            violation(s, "task %s: a predicate was called for it", n->name);
+        if (n->wid >= 0 && done != (when_answer(s, n->wid) ? 1 : 2))
+            violation(s, "task %s: ran or skipped against its when predicate", n->name);
         if (done == 2 && atomic_load(&s->ns[i].started))
             violation(s, "task %s ran although its when predicate said no", n->name);
         if (done == 1 && !atomic_load(&s->ns[i].started))
             violation(s, "task %s completed without running", n->name);
+    }
+    for (int w = 0; w < g->nwhens; w++) {
+        int users = 0;
+        for (uint32_t i = 0; i < g->nnodes; i++)
+            users += g->nodes[i].kind == DAGRT_NODE_TASK && g->nodes[i].wid == w;
+        if (atomic_load(&s->when_calls[w]) != users)
+            violation(s, "a when predicate was not called once per task using it (%s)", "when");
+        if (atomic_load(&s->when_true[w]) != 0)
+            violation(s, "a true when answer was not followed by its task (%s)", "when");
     }
     for (int f = 0; f < g->nfuncs; f++) {
         int ran = 0;
@@ -270,7 +305,10 @@ static void start_frame(e2e_state *s, uint64_t frame)
     for (uint32_t i = 0; i < g->nnodes; i++) {
         atomic_store(&s->ns[i].started, 0);
         atomic_store(&s->ns[i].done, 0);
-        atomic_store(&s->ns[i].when_res, 0);
+    }
+    for (int w = 0; w < g->nwhens; w++) {
+        atomic_store(&s->when_calls[w], 0);
+        atomic_store(&s->when_true[w], 0);
     }
     for (int f = 0; f < g->nfuncs; f++) {
         for (size_t k = 0; k < s->count[f]; k++)
@@ -310,6 +348,8 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int frames, uint64_t seed)
     s.covered = calloc(nf, sizeof *s.covered);
     s.cover = calloc(nf, sizeof *s.cover);
     s.fid_nodes = calloc(nf, sizeof *s.fid_nodes);
+    s.when_calls = calloc((size_t)g->nwhens + 1, sizeof *s.when_calls);
+    s.when_true = calloc((size_t)g->nwhens + 1, sizeof *s.when_true);
     for (size_t f = 0; f < nf; f++)
         s.cover[f] = calloc(MAX_COUNT, sizeof **s.cover);
     for (uint32_t i = 0; i < g->nnodes; i++)
@@ -328,6 +368,7 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int frames, uint64_t seed)
         free(s.cover[f]);
     for (uint32_t i = 0; i < g->nnodes; i++)
         free(s.preds[i]);
+    free(s.when_calls); free(s.when_true);
     free(s.cover); free(s.fid_nodes); free(s.count); free(s.counted); free(s.covered);
     free(s.preds); free(s.ns); free(fill);
     return atomic_load(&s.violations);

@@ -67,6 +67,7 @@ Test(emit_c, header_declares_exactly_the_contract)
     tpl_buf p = {0};
     protos(h.data, &p);
     cr_assert_str_eq(p.data,
+        "struct game;\n"
         "void frame_input(struct game *ctx);\n"
         "void frame_physics(struct game *ctx);\n"
         "void frame_ai(struct game *ctx);\n"
