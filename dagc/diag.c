@@ -1,0 +1,151 @@
+#include "diag.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "util.h"
+
+#define C_BOLD "\033[1m"
+#define C_RED "\033[1;31m"
+#define C_MAGENTA "\033[1;35m"
+#define C_CYAN "\033[1;36m"
+#define C_GREEN "\033[1;32m"
+#define C_RESET "\033[0m"
+
+/* Lines longer than this are shown as a window around the column, so a
+ * hostile one-line 64 MiB file does not flood the terminal. */
+#define WINDOW 120
+
+void dg_diag_init(dg_diag *d, FILE *out, const dg_source *src)
+{
+    memset(d, 0, sizeof *d);
+    d->out = out;
+    d->src = src;
+    d->max_errors = 20;
+}
+
+/* Each diagnostic is built in memory and written with one call: stderr is
+ * unbuffered, and a byte-at-a-time caret line would be a system call per
+ * byte. */
+static void show_line(dg_diag *d, dg_buf *o, src_pos pos)
+{
+    if (!d->src || pos.line == 0) return;
+    size_t len;
+    const char *p = dg_source_line(d->src, pos.line, &len);
+    size_t col = pos.col ? pos.col - 1 : 0;
+    if (col > len) col = len;
+    size_t b = 0, e = len;
+    if (len > 2 * WINDOW) {
+        b = col > WINDOW ? col - WINDOW : 0;
+        e = b + 2 * WINDOW < len ? b + 2 * WINDOW : len;
+    }
+    if (b > 0) dg_buf_puts(o, "...");
+    for (size_t i = b; i < e; i++) {
+        unsigned char c = (unsigned char)p[i];
+        /* Control bytes would garble the terminal; tabs are kept so the
+         * caret line (which copies them) stays aligned. */
+        dg_buf_putc(o, (char)(c == '\t' || c >= 0x20 ? (c == 0x7f ? ' ' : c) : ' '));
+    }
+    if (e < len) dg_buf_puts(o, "...");
+    dg_buf_putc(o, '\n');
+    if (b > 0) dg_buf_puts(o, "   ");
+    for (size_t i = b; i < col; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c == '\t') dg_buf_putc(o, '\t');
+        else if (c >= 0x80 && c < 0xC0) continue; /* UTF-8 continuation: no column */
+        else dg_buf_putc(o, ' ');
+    }
+    if (d->color) dg_buf_puts(o, C_GREEN);
+    dg_buf_putc(o, '^');
+    if (d->color) dg_buf_puts(o, C_RESET);
+    dg_buf_putc(o, '\n');
+}
+
+static void emit(dg_diag *d, src_pos pos, const char *kind, const char *kcolor,
+                 const char *suffix, const char *fmt, va_list ap)
+{
+    if (!d->out) return;
+    dg_buf o = {0};
+    if (d->color) dg_buf_puts(&o, C_BOLD);
+    if (pos.file && pos.line) dg_buf_printf(&o, "%s:%u:%u: ", pos.file, pos.line, pos.col);
+    else if (pos.file) dg_buf_printf(&o, "%s: ", pos.file);
+    else dg_buf_puts(&o, "dagc: ");
+    if (d->color) dg_buf_printf(&o, "%s%s:%s" C_BOLD " ", kcolor, kind, C_RESET);
+    else dg_buf_printf(&o, "%s: ", kind);
+    dg_buf_vprintf(&o, fmt, ap);
+    dg_buf_puts(&o, suffix);
+    if (d->color) dg_buf_puts(&o, C_RESET);
+    dg_buf_putc(&o, '\n');
+    show_line(d, &o, pos);
+    fwrite(o.p, 1, o.len, d->out);
+    dg_buf_free(&o);
+}
+
+/* Decides whether the next error is shown. The limit is checked when the
+ * error after the last allowed one arrives, so the last shown error keeps
+ * its notes and "too many errors" only appears when something was dropped. */
+static int count_error(dg_diag *d)
+{
+    if (!d->stop && d->max_errors && d->nerrors >= d->max_errors) {
+        d->stop = 1;
+        if (d->out)
+            fprintf(d->out, "dagc: fatal error: too many errors (more than %d), stopping now\n",
+                    d->max_errors);
+    }
+    if (d->stop) {
+        d->muted = 1;
+        return 0;
+    }
+    d->muted = 0;
+    d->nerrors++;
+    return 1;
+}
+
+void dg_error(dg_diag *d, src_pos pos, const char *fmt, ...)
+{
+    if (!count_error(d)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit(d, pos, "error", C_RED, "", fmt, ap);
+    va_end(ap);
+}
+
+void dg_error_plain(dg_diag *d, const char *fmt, ...)
+{
+    if (!count_error(d)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    src_pos none = {0};
+    emit(d, none, "error", C_RED, "", fmt, ap);
+    va_end(ap);
+}
+
+void dg_warning(dg_diag *d, src_pos pos, const char *fmt, ...)
+{
+    va_list ap;
+    if (d->werror) {
+        if (!count_error(d)) return;
+        va_start(ap, fmt);
+        emit(d, pos, "error", C_RED, " [-Werror]", fmt, ap);
+        va_end(ap);
+        return;
+    }
+    if (d->stop) {
+        d->muted = 1;
+        return;
+    }
+    d->muted = 0;
+    d->nwarnings++;
+    va_start(ap, fmt);
+    emit(d, pos, "warning", C_MAGENTA, "", fmt, ap);
+    va_end(ap);
+}
+
+void dg_note(dg_diag *d, src_pos pos, const char *fmt, ...)
+{
+    if (d->muted) return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit(d, pos, "note", C_CYAN, "", fmt, ap);
+    va_end(ap);
+}
