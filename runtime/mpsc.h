@@ -1,0 +1,116 @@
+/*
+ * mpsc.h - Vyukov's intrusive multi-producer queue (internal).
+ *
+ * Producers never wait: one exchange on `head` and one store linking the
+ * previous node. The consumer side is single-threaded by design; we guard it
+ * with a try-lock (`lock`) so that other threads may also drain a queue
+ * (thieves draining a busy worker's inbox, any worker serving the hot lane)
+ * without ever blocking: a thread that cannot get the lock simply looks
+ * elsewhere. The queue owner (e.g. the main thread for its queue) uses the
+ * same try-lock, so the algorithm's single-consumer assumption holds.
+ *
+ * Between a producer's exchange and its link store the queue is briefly
+ * "non-empty but unpoppable": rt_mpsc_pop returns NULL while
+ * rt_mpsc_nonempty returns true. Callers treat that as "retry soon".
+ */
+#ifndef DAGRT_MPSC_H
+#define DAGRT_MPSC_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct rt_node {
+    _Atomic(struct rt_node *) next;
+} rt_node;
+
+typedef struct rt_mpsc {
+    _Alignas(64) _Atomic(rt_node *) head;   /* producers' end */
+    _Alignas(64) _Atomic(rt_node *) tail;   /* consumer's end (atomic only so hints may read it) */
+    _Atomic int lock;                       /* consumer try-lock */
+    rt_node stub;
+} rt_mpsc;
+
+static inline void rt_mpsc_init(rt_mpsc *q)
+{
+    atomic_init(&q->stub.next, NULL);
+    atomic_init(&q->head, &q->stub);
+    atomic_init(&q->tail, &q->stub);
+    atomic_init(&q->lock, 0);
+}
+
+static inline void rt_mpsc_push(rt_mpsc *q, rt_node *n)
+{
+    atomic_store_explicit(&n->next, NULL, memory_order_relaxed); /* published below */
+    /* seq_cst exchange: acq_rel orders the node's contents before the link
+     * (release) and the previous node's ownership after it (acquire); seq_cst
+     * also makes it the "publish" half of the parking protocol's Dekker pair
+     * (sched.c), together with the notifier's fence. */
+    rt_node *prev = atomic_exchange_explicit(&q->head, n, memory_order_seq_cst);
+    /* release: the consumer that follows prev->next (acquire) sees n's fields. */
+    atomic_store_explicit(&prev->next, n, memory_order_release);
+}
+
+/* Any thread; hint, or exact when made after a seq_cst announcement. */
+static inline bool rt_mpsc_nonempty(rt_mpsc *q)
+{
+    return atomic_load_explicit(&q->head, memory_order_seq_cst) != &q->stub;
+}
+
+/* Caller holds the consumer lock. */
+static inline rt_node *rt_mpsc_pop_locked(rt_mpsc *q)
+{
+    rt_node *tail = atomic_load_explicit(&q->tail, memory_order_relaxed); /* lock holder's */
+    /* acquire: pairs with the producer's release link store. */
+    rt_node *next = atomic_load_explicit(&tail->next, memory_order_acquire);
+    if (tail == &q->stub) {
+        if (!next)
+            return NULL;
+        atomic_store_explicit(&q->tail, next, memory_order_relaxed);
+        tail = next;
+        next = atomic_load_explicit(&next->next, memory_order_acquire);
+    }
+    if (next) {
+        atomic_store_explicit(&q->tail, next, memory_order_relaxed);
+        return tail;
+    }
+    rt_node *head = atomic_load_explicit(&q->head, memory_order_acquire);
+    if (tail != head)
+        return NULL;            /* a producer is between exchange and link */
+    rt_mpsc_push(q, &q->stub);
+    next = atomic_load_explicit(&tail->next, memory_order_acquire);
+    if (next) {
+        atomic_store_explicit(&q->tail, next, memory_order_relaxed);
+        return tail;
+    }
+    return NULL;
+}
+
+static inline bool rt_mpsc_trylock(rt_mpsc *q)
+{
+    /* relaxed pre-check avoids bouncing the line when someone holds it. */
+    if (atomic_load_explicit(&q->lock, memory_order_relaxed))
+        return false;
+    /* acquire: we see the previous holder's tail updates. */
+    return !atomic_exchange_explicit(&q->lock, 1, memory_order_acquire);
+}
+
+static inline void rt_mpsc_unlock(rt_mpsc *q)
+{
+    /* release: our tail updates are visible to the next holder. */
+    atomic_store_explicit(&q->lock, 0, memory_order_release);
+}
+
+/* Any thread: pops one node, or NULL if empty, busy or mid-push. */
+static inline rt_node *rt_mpsc_trypop(rt_mpsc *q)
+{
+    if (atomic_load_explicit(&q->head, memory_order_relaxed) == &q->stub)
+        return NULL;            /* cheap empty test before touching the lock */
+    if (!rt_mpsc_trylock(q))
+        return NULL;
+    rt_node *n = rt_mpsc_pop_locked(q);
+    rt_mpsc_unlock(q);
+    return n;
+}
+
+#endif
