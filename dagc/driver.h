@@ -1,0 +1,38 @@
+/*
+ * driver.h - the front end as one call: source -> lexer -> parser -> sema
+ * -> IR, reporting diagnostics. main.c, the tests and the fuzzer share it.
+ */
+#ifndef DAGC_DRIVER_H
+#define DAGC_DRIVER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "ir.h"
+
+typedef struct dagc_opts {
+    FILE *diag_out;   /* where diagnostics go; NULL: nowhere */
+    int color;        /* ANSI colours in diagnostics */
+    int werror;       /* warnings are errors */
+    int max_errors;   /* 0: the default (20); negative: no limit */
+} dagc_opts;
+
+/* Exit statuses, as the command line contract has them. */
+enum { DAGC_OK = 0, DAGC_EINPUT = 1, DAGC_EUSAGE = 2 };
+
+/* Compiles PATH. Returns DAGC_OK and sets *out, or DAGC_EINPUT (errors in
+ * the file; *out = NULL) or DAGC_EUSAGE (the file could not be read).
+ * PATH must outlive *out (positions point at it). */
+int dagc_compile_file(const char *path, const dagc_opts *o, ir_program **out);
+/* The same for bytes in memory; NAME is used in diagnostics. */
+int dagc_compile_memory(const char *name, const char *buf, size_t n, const dagc_opts *o,
+                        ir_program **out);
+/* Number of warnings the last successful compile of P reported. */
+int dagc_program_warnings(const ir_program *p);
+/* The diagnostics sink P was compiled with, so back ends can report more
+ * (with source lines) after the front end. */
+dg_diag *dagc_program_diag(ir_program *p);
+void dagc_program_free(ir_program *p);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * sema.h - semantic analysis: resolves names, checks clauses, lowers
+ * `after` expressions and gates into one node graph per `graph` (anonymous
+ * AND/OR gates for mixed sub-expressions), finds cycles, and builds the IR
+ * in topological order. Reports through diag; the returned program is only
+ * meaningful when no error was reported.
+ */
+#ifndef DAGC_SEMA_H
+#define DAGC_SEMA_H
+
+#include "ast.h"
+#include "diag.h"
+#include "ir.h"
+#include "util.h"
+
+#define DG_MAX_NODES (1u << 20) /* per graph, generated gates included */
+
+ir_program *dg_sema(const ast_file *f, const char *path, dg_diag *d, dg_arena *a);
+
+/* Shared with tests: is NAME a C keyword or reserved C identifier? */
+int dg_is_c_keyword(const char *name);
+int dg_is_reserved_c_name(const char *name);
+
+#endif

@@ -1,0 +1,177 @@
+#include "stats.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dg_fmt_duration(uint64_t ns, char *buf, size_t n)
+{
+    static const struct { const char *unit; uint64_t scale; } u[] = {
+        {"s", 1000000000u}, {"ms", 1000000u}, {"us", 1000u}, {"ns", 1u},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        if (ns < u[i].scale && u[i].scale > 1) continue;
+        uint64_t whole = ns / u[i].scale, rest = ns % u[i].scale;
+        if (rest == 0) {
+            snprintf(buf, n, "%" PRIu64 "%s", whole, u[i].unit);
+            return;
+        }
+        /* Up to three decimals, rounded, trailing zeros trimmed. */
+        unsigned milli = (unsigned)((rest * 1000 + u[i].scale / 2) / u[i].scale);
+        if (milli >= 1000) {
+            whole++;
+            milli -= 1000;
+        }
+        char frac[16];
+        snprintf(frac, sizeof frac, "%03u", milli % 1000);
+        size_t l = strlen(frac);
+        while (l > 0 && frac[l - 1] == '0') frac[--l] = 0;
+        if (l) snprintf(buf, n, "%" PRIu64 ".%s%s", whole, frac, u[i].unit);
+        else snprintf(buf, n, "%" PRIu64 "%s", whole, u[i].unit);
+        return;
+    }
+    snprintf(buf, n, "0ns");
+}
+
+/* Path weights compare by cost first, then by the number of tasks, so a
+ * graph without any `cost` still gets its longest chain as critical path. */
+typedef struct pw { uint64_t cost; uint32_t tasks; } pw;
+
+static int pw_less(pw a, pw b)
+{
+    return a.cost < b.cost || (a.cost == b.cost && a.tasks < b.tasks);
+}
+
+void dg_analyze(const ir_graph *g, dg_analysis *an)
+{
+    memset(an, 0, sizeof *an);
+    uint32_t n = g->nnodes;
+    an->level = dg_xcalloc(n + 1, sizeof *an->level);
+    an->on_crit = dg_xcalloc(n + 1, 1);
+    an->crit = dg_xmalloc((n + 1) * sizeof *an->crit);
+    an->crit_from = dg_xmalloc((n + 1) * sizeof *an->crit_from);
+    pw *fin = dg_xmalloc((n + 1) * sizeof *fin);
+    uint32_t *per_level = dg_xcalloc(n + 1, sizeof *per_level);
+    for (uint32_t i = 0; i < n; i++) {
+        const ir_node *x = &g->nodes[i];
+        if (x->kind == IR_TASK) {
+            an->ntasks++;
+            an->total_cost += x->cost_ns;
+        } else if (x->flags & IR_F_ANON) {
+            if (x->join == IR_JOIN_OR) an->nanon_or++;
+            else an->nanon_and++;
+        } else {
+            an->ngates++;
+        }
+        if (x->npred == 0) an->roots++;
+        if (x->nsucc == 0) an->sinks++;
+        uint32_t lv = 0;
+        /* Topological order: every predecessor is already done. An OR node
+         * starts when its first input finishes, an AND node after its last. */
+        pw start = {0, 0};
+        uint32_t from = UINT32_MAX;
+        for (uint32_t k = 0; k < x->npred; k++) {
+            uint32_t p = x->pred[k];
+            if (an->level[p] + 1 > lv) lv = an->level[p] + 1;
+            if (from == UINT32_MAX ||
+                (x->join == IR_JOIN_AND ? pw_less(start, fin[p]) : pw_less(fin[p], start))) {
+                start = fin[p];
+                from = p;
+            }
+        }
+        an->level[i] = lv;
+        per_level[lv]++;
+        if (lv + 1 > an->depth) an->depth = lv + 1;
+        an->crit_from[i] = from;
+        fin[i] = start;
+        if (x->kind == IR_TASK) {
+            fin[i].cost += x->cost_ns;
+            fin[i].tasks++;
+        }
+    }
+    for (uint32_t l = 0; l < an->depth; l++)
+        if (per_level[l] > an->width) an->width = per_level[l];
+    uint32_t end = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (g->nodes[i].nsucc == 0 && (end == UINT32_MAX || pw_less(fin[end], fin[i])))
+            end = i;
+    if (end != UINT32_MAX) {
+        an->crit_cost = fin[end].cost;
+        an->crit_tasks = fin[end].tasks;
+        uint32_t len = 0;
+        for (uint32_t v = end; v != UINT32_MAX; v = an->crit_from[v]) an->crit[len++] = v;
+        for (uint32_t i = 0; i < len / 2; i++) {
+            uint32_t t = an->crit[i];
+            an->crit[i] = an->crit[len - 1 - i];
+            an->crit[len - 1 - i] = t;
+        }
+        an->ncrit = len;
+        for (uint32_t i = 0; i < len; i++) an->on_crit[an->crit[i]] = 1;
+    }
+    free(fin);
+    free(per_level);
+}
+
+void dg_analysis_free(dg_analysis *an)
+{
+    free(an->level);
+    free(an->on_crit);
+    free(an->crit);
+    free(an->crit_from);
+    memset(an, 0, sizeof *an);
+}
+
+static void list_names(FILE *out, const ir_graph *g, int roots)
+{
+    uint32_t shown = 0, total = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const ir_node *x = &g->nodes[i];
+        if ((roots ? x->npred : x->nsucc) != 0) continue;
+        total++;
+        if (shown < 8) fprintf(out, "%s%s", shown++ ? ", " : " (", x->name);
+    }
+    if (total > shown) fprintf(out, ", ... %u more", total - shown);
+    if (shown) fputc(')', out);
+}
+
+void dg_print_stats(FILE *out, const ir_program *p)
+{
+    for (size_t gi = 0; gi < p->ngraphs; gi++) {
+        const ir_graph *g = &p->graphs[gi];
+        dg_analysis an;
+        dg_analyze(g, &an);
+        char b1[32], b2[32];
+        fprintf(out, "graph %s(%s)\n", g->name, g->ctype);
+        fprintf(out, "  nodes        %u: %u tasks, %u gates, %u generated gates (%u and, %u or)\n",
+                g->nnodes, an.ntasks, an.ngates, an.nanon_and + an.nanon_or, an.nanon_and,
+                an.nanon_or);
+        fprintf(out, "  edges        %u\n", g->nedges);
+        fprintf(out, "  roots        %u", an.roots);
+        list_names(out, g, 1);
+        fprintf(out, "\n  sinks        %u", an.sinks);
+        list_names(out, g, 0);
+        fprintf(out, "\n  depth        %u (longest path, in nodes)\n", an.depth);
+        fprintf(out, "  width        %u (most nodes on one level)\n", an.width);
+        dg_fmt_duration(an.total_cost, b1, sizeof b1);
+        dg_fmt_duration(an.crit_cost, b2, sizeof b2);
+        fprintf(out, "  total cost   %s\n", b1);
+        fprintf(out, "  critical     %s over %u tasks:", b2, an.crit_tasks);
+        uint32_t shown = 0;
+        for (uint32_t i = 0; i < an.ncrit; i++) {
+            const ir_node *x = &g->nodes[an.crit[i]];
+            if (x->flags & IR_F_ANON) continue;
+            if (shown < 32) fprintf(out, "%s%s", shown ? " -> " : " ", x->name);
+            else if (shown == 32) fputs(" -> ...", out);
+            shown++;
+        }
+        fputc('\n', out);
+        if (an.crit_cost > 0)
+            fprintf(out, "  parallelism  %.2f (total cost / critical-path cost)\n",
+                    (double)an.total_cost / (double)an.crit_cost);
+        else if (an.crit_tasks > 0)
+            fprintf(out, "  parallelism  %.2f (tasks / tasks on the longest chain; no costs given)\n",
+                    (double)an.ntasks / (double)an.crit_tasks);
+        dg_analysis_free(&an);
+    }
+}

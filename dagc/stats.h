@@ -1,0 +1,37 @@
+/*
+ * stats.h - graph measures shared by `--stats` and the DOT back end:
+ * levels, depth, width, total cost and the critical path.
+ */
+#ifndef DAGC_STATS_H
+#define DAGC_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+typedef struct dg_analysis {
+    uint32_t *level;      /* per node: longest path (in nodes) from a root, 0-based */
+    uint32_t depth;       /* levels: the longest path, counted in nodes */
+    uint32_t width;       /* most nodes on one level */
+    uint32_t roots, sinks;
+    uint32_t ntasks, ngates, nanon_and, nanon_or;
+    uint64_t total_cost;  /* sum of task costs, ns */
+    uint64_t crit_cost;   /* cost along the critical path, ns */
+    uint32_t *crit;       /* node indices along the critical path, in order */
+    uint32_t ncrit;
+    uint32_t crit_tasks;  /* tasks on it */
+    uint8_t *on_crit;     /* per node: 1 when on the critical path */
+    uint32_t *crit_from;  /* per node: its predecessor on the path, or UINT32_MAX */
+} dg_analysis;
+
+void dg_analyze(const ir_graph *g, dg_analysis *an);
+void dg_analysis_free(dg_analysis *an);
+
+/* "2ms", "1.5ms", "800ns", "250us": shortest exact-enough form. */
+void dg_fmt_duration(uint64_t ns, char *buf, size_t n);
+
+/* Prints --stats for every graph of the program. */
+void dg_print_stats(FILE *out, const ir_program *p);
+
+#endif

@@ -1,0 +1,233 @@
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dg_arena_block {
+    dg_arena_block *next;
+    max_align_t align[]; /* payload */
+};
+
+void *dg_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fputs("dagc: fatal error: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+void *dg_xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fputs("dagc: fatal error: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+void *dg_xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p) {
+        fputs("dagc: fatal error: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+void dg_arena_init(dg_arena *a)
+{
+    a->head = NULL;
+    a->used = a->cap = 0;
+}
+
+void dg_arena_free(dg_arena *a)
+{
+    dg_arena_block *b = a->head;
+    while (b) {
+        dg_arena_block *n = b->next;
+        free(b);
+        b = n;
+    }
+    dg_arena_init(a);
+}
+
+void *dg_alloc(dg_arena *a, size_t n)
+{
+    const size_t al = sizeof(max_align_t);
+    n = (n + al - 1) / al * al;
+    if (!a->head || a->cap - a->used < n) {
+        /* Blocks grow geometrically so a 100k-node graph costs few mallocs. */
+        size_t cap = a->cap ? a->cap * 2 : 64 * 1024;
+        if (cap > 16u << 20) cap = 16u << 20;
+        if (cap < n) cap = n;
+        dg_arena_block *b = dg_xmalloc(sizeof *b + cap);
+        b->next = a->head;
+        a->head = b;
+        a->cap = cap;
+        a->used = 0;
+    }
+    char *p = (char *)a->head->align + a->used;
+    a->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *dg_strndup(dg_arena *a, const char *s, size_t n)
+{
+    char *p = dg_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+char *dg_strdup(dg_arena *a, const char *s)
+{
+    return dg_strndup(a, s, strlen(s));
+}
+
+char *dg_printf(dg_arena *a, const char *fmt, ...)
+{
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = dg_alloc(a, (size_t)(n < 0 ? 0 : n) + 1);
+    if (n > 0) vsnprintf(p, (size_t)n + 1, fmt, aq);
+    va_end(aq);
+    return p;
+}
+
+void dg_buf_put(dg_buf *b, const void *p, size_t n)
+{
+    if (b->cap - b->len < n + 1) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap - b->len < n + 1) cap *= 2;
+        b->p = dg_xrealloc(b->p, cap);
+        b->cap = cap;
+    }
+    if (n) memcpy(b->p + b->len, p, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+void dg_buf_putc(dg_buf *b, char c) { dg_buf_put(b, &c, 1); }
+void dg_buf_puts(dg_buf *b, const char *s) { dg_buf_put(b, s, strlen(s)); }
+
+void dg_buf_printf(dg_buf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) { va_end(aq); return; }
+    if ((size_t)n < sizeof tmp) {
+        dg_buf_put(b, tmp, (size_t)n);
+    } else {
+        char *p = dg_xmalloc((size_t)n + 1);
+        vsnprintf(p, (size_t)n + 1, fmt, aq);
+        dg_buf_put(b, p, (size_t)n);
+        free(p);
+    }
+    va_end(aq);
+}
+
+void dg_buf_free(dg_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+void dg_map_free(dg_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    m->keys = NULL;
+    m->vals = NULL;
+    m->cap = m->len = 0;
+}
+
+int dg_map_get(const dg_map *m, const char *key)
+{
+    if (!m->cap) return -1;
+    size_t mask = m->cap - 1;
+    for (size_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+        if (!m->keys[i]) return -1;
+        if (strcmp(m->keys[i], key) == 0) return m->vals[i];
+    }
+}
+
+static void map_grow(dg_map *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    const char **ok = m->keys;
+    int *ov = m->vals;
+    size_t ocap = m->cap;
+    m->keys = dg_xcalloc(ncap, sizeof *m->keys);
+    m->vals = dg_xcalloc(ncap, sizeof *m->vals);
+    m->cap = ncap;
+    m->len = 0;
+    for (size_t i = 0; i < ocap; i++)
+        if (ok[i]) dg_map_put(m, ok[i], ov[i]);
+    free(ok);
+    free(ov);
+}
+
+void dg_map_put(dg_map *m, const char *key, int val)
+{
+    if ((m->len + 1) * 2 > m->cap) map_grow(m);
+    size_t mask = m->cap - 1;
+    for (size_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+        if (!m->keys[i]) {
+            m->keys[i] = key;
+            m->vals[i] = val;
+            m->len++;
+            return;
+        }
+        if (strcmp(m->keys[i], key) == 0) {
+            m->vals[i] = val;
+            return;
+        }
+    }
+}
+
+unsigned dg_edit_distance(const char *a, const char *b, unsigned cap)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return cap + 1; /* long names: no suggestion */
+    if ((la > lb ? la - lb : lb - la) > cap) return cap + 1;
+    unsigned row[65];
+    for (size_t j = 0; j <= lb; j++) row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0], best;
+        row[0] = (unsigned)i;
+        best = row[0];
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned v = diag + (a[i - 1] != b[j - 1]);
+            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+            if (up + 1 < v) v = up + 1;
+            row[j] = v;
+            diag = up;
+            if (v < best) best = v;
+        }
+        if (best > cap) return cap + 1;
+    }
+    return row[lb] > cap ? cap + 1 : row[lb];
+}

@@ -1,0 +1,59 @@
+/*
+ * util.h - the few containers every stage shares: an arena that owns all of
+ * one compilation's memory (so a failed run frees everything at once and no
+ * stage needs a destructor), a growable byte buffer, and a string map.
+ */
+#ifndef DAGC_UTIL_H
+#define DAGC_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dg_arena_block dg_arena_block;
+typedef struct dg_arena {
+    dg_arena_block *head;
+    size_t used, cap;    /* in the head block */
+} dg_arena;
+
+void dg_arena_init(dg_arena *a);
+void dg_arena_free(dg_arena *a);
+/* Zeroed memory; aborts on OOM (a compiler has nothing sensible to do then). */
+void *dg_alloc(dg_arena *a, size_t n);
+char *dg_strndup(dg_arena *a, const char *s, size_t n);
+char *dg_strdup(dg_arena *a, const char *s);
+char *dg_printf(dg_arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Heap-backed growable array of bytes. */
+typedef struct dg_buf {
+    char *p;
+    size_t len, cap;
+} dg_buf;
+void dg_buf_put(dg_buf *b, const void *p, size_t n);
+void dg_buf_putc(dg_buf *b, char c);
+void dg_buf_puts(dg_buf *b, const char *s);
+void dg_buf_printf(dg_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void dg_buf_free(dg_buf *b);
+
+/* Open-addressing map from NUL-terminated string to an int (>= 0).
+ * Keys are not copied: they must outlive the map (arena strings do). */
+typedef struct dg_map {
+    const char **keys;
+    int *vals;
+    size_t cap, len;
+} dg_map;
+void dg_map_free(dg_map *m);
+/* Returns the stored value, or -1. */
+int dg_map_get(const dg_map *m, const char *key);
+/* Inserts or replaces. */
+void dg_map_put(dg_map *m, const char *key, int val);
+
+void *dg_xmalloc(size_t n);
+void *dg_xrealloc(void *p, size_t n);
+void *dg_xcalloc(size_t n, size_t sz);
+
+/* Edit distance, capped: returns cap+1 when the distance exceeds cap. */
+unsigned dg_edit_distance(const char *a, const char *b, unsigned cap);
+
+#endif
