@@ -12,6 +12,13 @@
  * Between a producer's exchange and its link store the queue is briefly
  * "non-empty but unpoppable": rt_mpsc_pop returns NULL while
  * rt_mpsc_nonempty returns true. Callers treat that as "retry soon".
+ *
+ * Emptiness is tracked by a separate counter `n` (incremented before the
+ * exchange, decremented after a successful pop), not read off head/tail:
+ * in Vyukov's queue, a consumer re-inserting the stub while a producer is
+ * between its exchange and its link can leave head == &stub with nodes still
+ * queued (tail -> a -> b -> stub once the link lands), so "head != stub" is
+ * not a valid emptiness test. (We learned this from a hang in the tests.)
  */
 #ifndef DAGRT_MPSC_H
 #define DAGRT_MPSC_H
@@ -28,6 +35,7 @@ typedef struct rt_mpsc {
     _Alignas(64) _Atomic(rt_node *) head;   /* producers' end */
     _Alignas(64) _Atomic(rt_node *) tail;   /* consumer's end (atomic only so hints may read it) */
     _Atomic int lock;                       /* consumer try-lock */
+    _Alignas(64) _Atomic long n;            /* pushed - popped (counts pushes in progress) */
     rt_node stub;
 } rt_mpsc;
 
@@ -37,9 +45,11 @@ static inline void rt_mpsc_init(rt_mpsc *q)
     atomic_init(&q->head, &q->stub);
     atomic_init(&q->tail, &q->stub);
     atomic_init(&q->lock, 0);
+    atomic_init(&q->n, 0);
 }
 
-static inline void rt_mpsc_push(rt_mpsc *q, rt_node *n)
+/* The algorithm itself, without the count (also re-inserts the stub). */
+static inline void rt_mpsc_push_raw(rt_mpsc *q, rt_node *n)
 {
     atomic_store_explicit(&n->next, NULL, memory_order_relaxed); /* published below */
     /* seq_cst exchange: acq_rel orders the node's contents before the link
@@ -51,10 +61,19 @@ static inline void rt_mpsc_push(rt_mpsc *q, rt_node *n)
     atomic_store_explicit(&prev->next, n, memory_order_release);
 }
 
+static inline void rt_mpsc_push(rt_mpsc *q, rt_node *n)
+{
+    /* seq_cst: this is the "publish" of the idle protocol (sched.c); it
+     * comes before the node is linked, so a re-check that sees n > 0 may
+     * find the node not yet poppable and must retry (never park). */
+    atomic_fetch_add_explicit(&q->n, 1, memory_order_seq_cst);
+    rt_mpsc_push_raw(q, n);
+}
+
 /* Any thread; hint, or exact when made after a seq_cst announcement. */
 static inline bool rt_mpsc_nonempty(rt_mpsc *q)
 {
-    return atomic_load_explicit(&q->head, memory_order_seq_cst) != &q->stub;
+    return atomic_load_explicit(&q->n, memory_order_seq_cst) > 0;
 }
 
 /* Caller holds the consumer lock. */
@@ -77,7 +96,7 @@ static inline rt_node *rt_mpsc_pop_locked(rt_mpsc *q)
     rt_node *head = atomic_load_explicit(&q->head, memory_order_acquire);
     if (tail != head)
         return NULL;            /* a producer is between exchange and link */
-    rt_mpsc_push(q, &q->stub);
+    rt_mpsc_push_raw(q, &q->stub);
     next = atomic_load_explicit(&tail->next, memory_order_acquire);
     if (next) {
         atomic_store_explicit(&q->tail, next, memory_order_relaxed);
@@ -104,11 +123,15 @@ static inline void rt_mpsc_unlock(rt_mpsc *q)
 /* Any thread: pops one node, or NULL if empty, busy or mid-push. */
 static inline rt_node *rt_mpsc_trypop(rt_mpsc *q)
 {
-    if (atomic_load_explicit(&q->head, memory_order_relaxed) == &q->stub)
-        return NULL;            /* cheap empty test before touching the lock */
+    /* relaxed: a cheap empty test before touching the lock; a push it
+     * misses is caught by the caller's seq_cst re-check before parking. */
+    if (atomic_load_explicit(&q->n, memory_order_relaxed) <= 0)
+        return NULL;
     if (!rt_mpsc_trylock(q))
         return NULL;
     rt_node *n = rt_mpsc_pop_locked(q);
+    if (n)   /* relaxed: only a count; the node's contents came via next (acquire) */
+        atomic_fetch_sub_explicit(&q->n, 1, memory_order_relaxed);
     rt_mpsc_unlock(q);
     return n;
 }
