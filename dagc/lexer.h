@@ -26,6 +26,7 @@ typedef struct dg_lexer {
     const char *file;
     dg_diag *diag;
     dg_arena *arena;
+    int eof_error;        /* an unterminated comment/context type ran to the end */
 } dg_lexer;
 
 void dg_lexer_init(dg_lexer *L, const dg_source *src, dg_diag *d, dg_arena *a);

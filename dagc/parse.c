@@ -52,9 +52,14 @@ void dg_syntax_error(dg_parser *P, const dg_token *tok, const int *expected, int
     char what[96];
     if (tok->code == TK_NAME && tok->text)
         snprintf(what, sizeof what, "name '%.60s'", tok->text);
-    else if (tok->code == TK_NAME || tok->code == TK_INT || tok->code == TK_DURATION ||
-             tok->code == TK_STRING || tok->code == 0)
-        snprintf(what, sizeof what, "%s", tok_name(tok->code));
+    else if (tok->code == TK_INT)
+        snprintf(what, sizeof what, "integer %llu", (unsigned long long)tok->value);
+    else if (tok->code == TK_DURATION)
+        snprintf(what, sizeof what, "duration");
+    else if (tok->code == TK_STRING)
+        snprintf(what, sizeof what, "string");
+    else if (tok->code == TK_CTYPE)
+        snprintf(what, sizeof what, "'('");
     else if (tok->code >= TK_GRAPH && tok->code <= TK_OR)
         snprintf(what, sizeof what, "keyword %s", tok_name(tok->code));
     else
@@ -72,6 +77,12 @@ void dg_syntax_error(dg_parser *P, const dg_token *tok, const int *expected, int
         shown++;
     }
     if (tok->code == 0) {
+        /* An unterminated comment or context type already said why the
+         * file ended early; "unexpected end of file" would only repeat it. */
+        if (P->eof_reported) {
+            dg_buf_free(&b);
+            return;
+        }
         src_pos at = tok->pos;
         if (shown) dg_error(P->diag, at, "unexpected end of file, expected %s", b.p);
         else dg_error(P->diag, at, "unexpected end of file");
@@ -246,6 +257,7 @@ ast_file *dg_parse(const dg_source *src, dg_diag *d, dg_arena *a)
         }
         if (code == TK_RPAREN && depth > 0) depth--;
         if (code == TK_SEMI || code == TK_RBRACE || code == TK_LBRACE) depth = 0;
+        if (code == 0) P.eof_reported = L.eof_error;
         dgParse(lp, code, t, &P);
         if (P.overflow) {
             dg_error(d, t.pos, "input nested too deeply");

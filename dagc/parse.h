@@ -19,6 +19,7 @@ typedef struct dg_parser {
     ast_graph *graph;     /* the graph being parsed */
     ast_stmt *stmt;       /* the task being parsed */
     int overflow;
+    int eof_reported;     /* the lexer already reported an early end */
 } dg_parser;
 
 /* Parses the whole source; returns the AST (never NULL). Errors go to d. */

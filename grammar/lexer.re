@@ -47,6 +47,7 @@ static void block_comment(dg_lexer *L, const unsigned char *tok)
     for (;;) {
         if (p >= L->end) {
             dg_error(L->diag, start, "unterminated comment");
+            L->eof_error = 1;
             L->cur = L->end;
             return;
         }
@@ -281,6 +282,7 @@ int dg_lex_ctype(dg_lexer *L, dg_token *t, src_pos open)
     for (;;) {
         if (p >= L->end) {
             dg_error(L->diag, open, "unterminated context type: missing ')'");
+            L->eof_error = 1;
             t->bad = 1;
             break;
         }
