@@ -15,7 +15,7 @@
  * every fiber finishes (a lost one leaves the workers blocked at a non-end
  * state, which spin reports as an invalid end state).
  *
- * Negative control (fiber_suspend_neg.pml defines WRONG_ORDER): the fiber
+ * Negative control (spin -DWRONG_ORDER, see meson.build): the fiber
  * publishes itself (its fetch_add) while still on its own stack, before the
  * switch. A setter can then queue it and a second worker resume it while
  * the first is still on that stack: the assertion must fail.
