@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "util.h"
+
 #define C_BOLD "\033[1m"
 #define C_RED "\033[1;31m"
 #define C_MAGENTA "\033[1;35m"
@@ -22,7 +24,10 @@ void dg_diag_init(dg_diag *d, FILE *out, const dg_source *src)
     d->max_errors = 20;
 }
 
-static void show_line(dg_diag *d, src_pos pos)
+/* Each diagnostic is built in memory and written with one call: stderr is
+ * unbuffered, and a byte-at-a-time caret line would be a system call per
+ * byte. */
+static void show_line(dg_diag *d, dg_buf *o, src_pos pos)
 {
     if (!d->src || pos.line == 0) return;
     size_t len;
@@ -34,45 +39,46 @@ static void show_line(dg_diag *d, src_pos pos)
         b = col > WINDOW ? col - WINDOW : 0;
         e = b + 2 * WINDOW < len ? b + 2 * WINDOW : len;
     }
-    FILE *o = d->out;
-    if (b > 0) fputs("...", o);
+    if (b > 0) dg_buf_puts(o, "...");
     for (size_t i = b; i < e; i++) {
         unsigned char c = (unsigned char)p[i];
         /* Control bytes would garble the terminal; tabs are kept so the
          * caret line (which copies them) stays aligned. */
-        fputc(c == '\t' || c >= 0x20 ? (c == 0x7f ? ' ' : c) : ' ', o);
+        dg_buf_putc(o, (char)(c == '\t' || c >= 0x20 ? (c == 0x7f ? ' ' : c) : ' '));
     }
-    if (e < len) fputs("...", o);
-    fputc('\n', o);
-    if (b > 0) fputs("   ", o);
+    if (e < len) dg_buf_puts(o, "...");
+    dg_buf_putc(o, '\n');
+    if (b > 0) dg_buf_puts(o, "   ");
     for (size_t i = b; i < col; i++) {
         unsigned char c = (unsigned char)p[i];
-        if (c == '\t') fputc('\t', o);
+        if (c == '\t') dg_buf_putc(o, '\t');
         else if (c >= 0x80 && c < 0xC0) continue; /* UTF-8 continuation: no column */
-        else fputc(' ', o);
+        else dg_buf_putc(o, ' ');
     }
-    if (d->color) fputs(C_GREEN, o);
-    fputc('^', o);
-    if (d->color) fputs(C_RESET, o);
-    fputc('\n', o);
+    if (d->color) dg_buf_puts(o, C_GREEN);
+    dg_buf_putc(o, '^');
+    if (d->color) dg_buf_puts(o, C_RESET);
+    dg_buf_putc(o, '\n');
 }
 
 static void emit(dg_diag *d, src_pos pos, const char *kind, const char *kcolor,
                  const char *suffix, const char *fmt, va_list ap)
 {
-    FILE *o = d->out;
-    if (!o) return;
-    if (d->color) fputs(C_BOLD, o);
-    if (pos.file && pos.line) fprintf(o, "%s:%u:%u: ", pos.file, pos.line, pos.col);
-    else if (pos.file) fprintf(o, "%s: ", pos.file);
-    else fputs("dagc: ", o);
-    if (d->color) fprintf(o, "%s%s:%s" C_BOLD " ", kcolor, kind, C_RESET);
-    else fprintf(o, "%s: ", kind);
-    vfprintf(o, fmt, ap);
-    fputs(suffix, o);
-    if (d->color) fputs(C_RESET, o);
-    fputc('\n', o);
-    show_line(d, pos);
+    if (!d->out) return;
+    dg_buf o = {0};
+    if (d->color) dg_buf_puts(&o, C_BOLD);
+    if (pos.file && pos.line) dg_buf_printf(&o, "%s:%u:%u: ", pos.file, pos.line, pos.col);
+    else if (pos.file) dg_buf_printf(&o, "%s: ", pos.file);
+    else dg_buf_puts(&o, "dagc: ");
+    if (d->color) dg_buf_printf(&o, "%s%s:%s" C_BOLD " ", kcolor, kind, C_RESET);
+    else dg_buf_printf(&o, "%s: ", kind);
+    dg_buf_vprintf(&o, fmt, ap);
+    dg_buf_puts(&o, suffix);
+    if (d->color) dg_buf_puts(&o, C_RESET);
+    dg_buf_putc(&o, '\n');
+    show_line(d, &o, pos);
+    fwrite(o.p, 1, o.len, d->out);
+    dg_buf_free(&o);
 }
 
 /* Decides whether the next error is shown. The limit is checked when the

@@ -21,8 +21,10 @@ static const char *const c_keywords[] = {
 
 int dg_is_c_keyword(const char *name)
 {
+    /* Called for every name in the file: compare only with keywords that
+     * share the first letter. */
     for (size_t i = 0; i < sizeof c_keywords / sizeof *c_keywords; i++)
-        if (strcmp(name, c_keywords[i]) == 0) return 1;
+        if (c_keywords[i][0] == name[0] && strcmp(name, c_keywords[i]) == 0) return 1;
     return 0;
 }
 
@@ -427,6 +429,10 @@ static void report_cycle(sgraph *g, const adj *A, const uint8_t *done)
         uint32_t i = b + (first - b + k) % m;
         const snode *s = &g->nodes[path[i]];
         if (s->flags & IR_F_ANON) continue;
+        if (named == 32 && k < m) { /* a long loop: the notes show its start */
+            dg_buf_puts(&msg, ", ...");
+            break;
+        }
         if (named++ == 0) dg_buf_printf(&msg, "'%s'", s->name);
         else if (named == 2) dg_buf_printf(&msg, " waits for '%s'", s->name);
         else dg_buf_printf(&msg, ", which waits for '%s'", s->name);
@@ -434,14 +440,15 @@ static void report_cycle(sgraph *g, const adj *A, const uint8_t *done)
     const snode *fs = &g->nodes[path[first]];
     dg_error(g->d, fs->pos, "dependency cycle: %s", msg.p);
     /* One note per hop, at the name that closes it. */
-    uint32_t from_named = path[first];
-    for (uint32_t k = 0; k < m; k++) {
+    uint32_t from_named = path[first], notes = 0;
+    for (uint32_t k = 0; k < m && notes < 32; k++) {
         uint32_t i = b + (first - b + k) % m;
         uint32_t e = via[i];
         uint32_t next = g->edges[e].from;
         if (g->nodes[next].flags & IR_F_ANON) continue;
         dg_note(g->d, g->edges[e].pos, "'%s' waits for '%s' here",
                 g->nodes[from_named].name, g->nodes[next].name);
+        notes++;
         from_named = next;
     }
     dg_buf_free(&msg);
@@ -463,23 +470,33 @@ static void warn_implied(sgraph *g, const ir_node *nodes, uint32_t n, src_pos *c
     uint32_t *mark = dg_xcalloc(n ? n : 1, sizeof *mark);   /* search id that reached it */
     uint32_t *origin = dg_xcalloc(n ? n : 1, sizeof *origin);
     uint32_t *stack = dg_xmalloc((n + 1) * sizeof *stack);
+    /* Longest-path level: an ancestor of a node is on a lower level, so a
+     * search for the node's fellow predecessors never needs to go below the
+     * lowest of their levels. In layered frame graphs that keeps each
+     * search to a level or two. */
+    uint32_t *level = dg_xcalloc(n ? n : 1, sizeof *level);
+    for (uint32_t v = 0; v < n; v++)
+        for (uint32_t k = 0; k < nodes[v].npred; k++)
+            if (level[nodes[v].pred[k]] + 1 > level[v]) level[v] = level[nodes[v].pred[k]] + 1;
     long budget = 20L * 1000 * 1000;
     uint32_t id = 0;
     for (uint32_t v = 0; v < n && budget > 0; v++) {
         const ir_node *x = &nodes[v];
         if (x->join != IR_JOIN_AND || x->npred < 2) continue;
         id++;
-        uint32_t lo = x->pred[0]; /* preds are sorted: the earliest */
+        uint32_t lo = UINT32_MAX;
+        for (uint32_t k = 0; k < x->npred; k++)
+            if (level[x->pred[k]] < lo) lo = level[x->pred[k]];
         size_t sp = 0;
         for (uint32_t k = 0; k < x->npred; k++) {
             uint32_t p = x->pred[k];
             if (nodes[p].join != IR_JOIN_AND) continue;
             for (uint32_t q = 0; q < nodes[p].npred; q++) {
                 uint32_t u = nodes[p].pred[q];
-                if (u < lo || mark[u] == id) continue;
+                if (level[u] < lo || mark[u] == id) continue;
                 mark[u] = id;
                 origin[u] = p;
-                stack[sp++] = u;
+                if (level[u] > lo) stack[sp++] = u; /* below lo: nothing to find */
             }
         }
         while (sp > 0 && budget > 0) {
@@ -489,10 +506,10 @@ static void warn_implied(sgraph *g, const ir_node *nodes, uint32_t n, src_pos *c
             for (uint32_t q = 0; q < nodes[u].npred; q++) {
                 uint32_t w = nodes[u].pred[q];
                 budget--;
-                if (w < lo || mark[w] == id) continue;
+                if (level[w] < lo || mark[w] == id) continue;
                 mark[w] = id;
                 origin[w] = origin[u];
-                stack[sp++] = w;
+                if (level[w] > lo) stack[sp++] = w;
             }
         }
         for (uint32_t k = 0; k < x->npred; k++) {
@@ -511,6 +528,7 @@ static void warn_implied(sgraph *g, const ir_node *nodes, uint32_t n, src_pos *c
     free(mark);
     free(origin);
     free(stack);
+    free(level);
 }
 
 typedef struct pred_pair {
@@ -544,6 +562,13 @@ static int lower_graph(sgraph *g, ir_graph *out)
     size_t nstmts = 0;
     for (const ast_stmt *st = ag->stmts; st; st = st->next) nstmts++;
     stmt_node = dg_xmalloc((nstmts + 1) * sizeof *stmt_node);
+    /* Sized up front: growing these by doubling costs copies and, for big
+     * graphs, twice the peak memory. */
+    g->cap = (uint32_t)(nstmts < DG_MAX_NODES ? nstmts : DG_MAX_NODES) + 16;
+    g->nodes = dg_xmalloc(g->cap * sizeof *g->nodes);
+    g->ecap = 2 * nstmts + 16;
+    g->edges = dg_xmalloc(g->ecap * sizeof *g->edges);
+    dg_map_reserve(&g->names, nstmts);
     size_t si = 0;
     for (const ast_stmt *st = ag->stmts; st; st = st->next, si++) {
         stmt_node[si] = UINT32_MAX;
@@ -739,7 +764,7 @@ typedef struct cname {
     const char *ctype;
     int via_call;        /* named by `call`, so sharing it is intended */
     src_pos pos;
-    const char *what;    /* for messages */
+    const char *owner;   /* the task, or the graph for CN_RUN */
 } cname;
 
 typedef struct cnames {
@@ -748,8 +773,22 @@ typedef struct cnames {
     size_t n, cap;
 } cnames;
 
+/* Messages are only built when there is something to report: a 100k-node
+ * graph should not format 100k descriptions it never prints. */
+static const char *describe(const cname *c, char *buf, size_t n)
+{
+    switch (c->kind) {
+    case CN_RUN: snprintf(buf, n, "the run function of graph '%s'", c->owner); break;
+    case CN_COUNT: snprintf(buf, n, "the count function of task '%s'", c->owner); break;
+    case CN_PRED: snprintf(buf, n, "the predicate of task '%s'", c->owner); break;
+    default: snprintf(buf, n, "the function of task '%s'", c->owner); break;
+    }
+    return buf;
+}
+
 static void claim(cnames *C, dg_diag *d, cname x)
 {
+    char dx[300], de[300];
     int i = dg_map_get(&C->map, x.name);
     if (i >= 0) {
         const cname *e = &C->v[i];
@@ -763,19 +802,19 @@ static void claim(cnames *C, dg_diag *d, cname x)
              (e->kind == CN_PARALLEL && x.kind == CN_TASK))) {
             dg_error(d, x.pos, "call name '%s' is used by tasks of different shapes "
                      "(parallel and not)", x.name);
-            dg_note(d, e->pos, "%s is here", e->what);
+            dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
             return;
         }
         if (e->kind == x.kind && !same_ctype && x.via_call && e->via_call) {
             dg_error(d, x.pos, "C function '%s' would be declared with two context types "
                      "('%s' and '%s')", x.name, e->ctype, x.ctype);
-            dg_note(d, e->pos, "%s is here", e->what);
+            dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
             return;
         }
         if (x.kind == CN_COUNT && e->kind == CN_COUNT) return; /* reported with its task */
-        dg_error(d, x.pos, "generated C name '%s' of %s collides with %s", x.name, x.what,
-                 e->what);
-        dg_note(d, e->pos, "%s is here", e->what);
+        dg_error(d, x.pos, "generated C name '%s' of %s collides with %s", x.name,
+                 describe(&x, dx, sizeof dx), describe(e, de, sizeof de));
+        dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
         return;
     }
     if (C->n == C->cap) {
@@ -790,26 +829,28 @@ static void claim(cnames *C, dg_diag *d, cname x)
 static void check_c_names(const ir_program *p, dg_diag *d, dg_arena *a)
 {
     cnames C = {0};
-    for (size_t gi = 0; gi < p->ngraphs; gi++) {
+    size_t total = 0;
+    for (size_t gi = 0; gi < p->ngraphs; gi++) total += p->graphs[gi].nnodes + 1;
+    dg_map_reserve(&C.map, total);
+    C.cap = total + 16;
+    C.v = dg_xmalloc(C.cap * sizeof *C.v);
+    for (size_t gi = 0; gi < p->ngraphs && !d->stop; gi++) {
         const ir_graph *g = &p->graphs[gi];
-        cname r = {dg_printf(a, "%s_run", g->name), CN_RUN, g->ctype, 0, g->pos,
-                   dg_printf(a, "the run function of graph '%s'", g->name)};
+        cname r = {dg_printf(a, "%s_run", g->name), CN_RUN, g->ctype, 0, g->pos, g->name};
         claim(&C, d, r);
         for (uint32_t i = 0; i < g->nnodes; i++) {
             const ir_node *x = &g->nodes[i];
             if (x->kind != IR_TASK) continue;
             int par = (x->flags & IR_F_PARALLEL) != 0, call = (x->flags & IR_F_CALL) != 0;
-            cname t = {x->func, par ? CN_PARALLEL : CN_TASK, g->ctype, call, x->pos,
-                       dg_printf(a, "the function of task '%s'", x->name)};
+            cname t = {x->func, par ? CN_PARALLEL : CN_TASK, g->ctype, call, x->pos, x->name};
             claim(&C, d, t);
             if (par) {
                 cname c = {dg_printf(a, "%s_count", x->func), CN_COUNT, g->ctype, call, x->pos,
-                           dg_printf(a, "the count function of task '%s'", x->name)};
+                           x->name};
                 claim(&C, d, c);
             }
             if (x->when) {
-                cname w = {x->when, CN_PRED, g->ctype, 1, x->pos,
-                           dg_printf(a, "the predicate of task '%s'", x->name)};
+                cname w = {x->when, CN_PRED, g->ctype, 1, x->pos, x->name};
                 claim(&C, d, w);
             }
         }

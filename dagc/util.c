@@ -66,7 +66,10 @@ void *dg_alloc(dg_arena *a, size_t n)
         size_t cap = a->cap ? a->cap * 2 : 64 * 1024;
         if (cap > 16u << 20) cap = 16u << 20;
         if (cap < n) cap = n;
-        dg_arena_block *b = dg_xmalloc(sizeof *b + cap);
+        /* calloc: large blocks come straight from mmap, already zero, so
+         * handing out zeroed memory costs no memset. Arena memory is never
+         * reused, so it stays zero until handed out. */
+        dg_arena_block *b = dg_xcalloc(1, sizeof *b + cap);
         b->next = a->head;
         a->head = b;
         a->cap = cap;
@@ -74,7 +77,6 @@ void *dg_alloc(dg_arena *a, size_t n)
     }
     char *p = (char *)a->head->align + a->used;
     a->used += n;
-    memset(p, 0, n);
     return p;
 }
 
@@ -120,15 +122,16 @@ void dg_buf_put(dg_buf *b, const void *p, size_t n)
 void dg_buf_putc(dg_buf *b, char c) { dg_buf_put(b, &c, 1); }
 void dg_buf_puts(dg_buf *b, const char *s) { dg_buf_put(b, s, strlen(s)); }
 
-void dg_buf_printf(dg_buf *b, const char *fmt, ...)
+void dg_buf_vprintf(dg_buf *b, const char *fmt, va_list ap)
 {
     char tmp[256];
-    va_list ap, aq;
-    va_start(ap, fmt);
+    va_list aq;
     va_copy(aq, ap);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) { va_end(aq); return; }
+    if (n < 0) {
+        va_end(aq);
+        return;
+    }
     if ((size_t)n < sizeof tmp) {
         dg_buf_put(b, tmp, (size_t)n);
     } else {
@@ -138,6 +141,14 @@ void dg_buf_printf(dg_buf *b, const char *fmt, ...)
         free(p);
     }
     va_end(aq);
+}
+
+void dg_buf_printf(dg_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    dg_buf_vprintf(b, fmt, ap);
+    va_end(ap);
 }
 
 void dg_buf_free(dg_buf *b)
@@ -151,15 +162,21 @@ static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603u; /* FNV-1a */
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
+    /* FNV's low bits (the ones a power-of-two table uses) mix poorly for
+     * names that differ only in their last digits: fold the high bits in. */
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
+    return h ^ (h >> 32);
 }
 
 void dg_map_free(dg_map *m)
 {
     free(m->keys);
     free(m->vals);
+    free(m->hashes);
     m->keys = NULL;
     m->vals = NULL;
+    m->hashes = NULL;
     m->cap = m->len = 0;
 }
 
@@ -167,9 +184,10 @@ int dg_map_get(const dg_map *m, const char *key)
 {
     if (!m->cap) return -1;
     size_t mask = m->cap - 1;
-    for (size_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+    uint64_t h = hash_str(key);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
         if (!m->keys[i]) return -1;
-        if (strcmp(m->keys[i], key) == 0) return m->vals[i];
+        if (m->hashes[i] == h && strcmp(m->keys[i], key) == 0) return m->vals[i];
     }
 }
 
@@ -178,29 +196,46 @@ static void map_grow(dg_map *m)
     size_t ncap = m->cap ? m->cap * 2 : 64;
     const char **ok = m->keys;
     int *ov = m->vals;
+    uint64_t *oh = m->hashes;
     size_t ocap = m->cap;
     m->keys = dg_xcalloc(ncap, sizeof *m->keys);
     m->vals = dg_xcalloc(ncap, sizeof *m->vals);
+    m->hashes = dg_xcalloc(ncap, sizeof *m->hashes);
     m->cap = ncap;
-    m->len = 0;
-    for (size_t i = 0; i < ocap; i++)
-        if (ok[i]) dg_map_put(m, ok[i], ov[i]);
+    m->len = ocap ? m->len : 0;
+    size_t mask = ncap - 1;
+    for (size_t i = 0; i < ocap; i++) {
+        if (!ok[i]) continue;
+        size_t j = oh[i] & mask;
+        while (m->keys[j]) j = (j + 1) & mask;
+        m->keys[j] = ok[i];
+        m->vals[j] = ov[i];
+        m->hashes[j] = oh[i];
+    }
     free(ok);
     free(ov);
+    free(oh);
+}
+
+void dg_map_reserve(dg_map *m, size_t n)
+{
+    while ((n + 1) * 2 > m->cap) map_grow(m);
 }
 
 void dg_map_put(dg_map *m, const char *key, int val)
 {
     if ((m->len + 1) * 2 > m->cap) map_grow(m);
     size_t mask = m->cap - 1;
-    for (size_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+    uint64_t h = hash_str(key);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
         if (!m->keys[i]) {
             m->keys[i] = key;
             m->vals[i] = val;
+            m->hashes[i] = h;
             m->len++;
             return;
         }
-        if (strcmp(m->keys[i], key) == 0) {
+        if (m->hashes[i] == h && strcmp(m->keys[i], key) == 0) {
             m->vals[i] = val;
             return;
         }

@@ -6,6 +6,7 @@
 #ifndef DAGC_UTIL_H
 #define DAGC_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,7 @@ void dg_buf_putc(dg_buf *b, char c);
 void dg_buf_puts(dg_buf *b, const char *s);
 void dg_buf_printf(dg_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void dg_buf_vprintf(dg_buf *b, const char *fmt, va_list ap);
 void dg_buf_free(dg_buf *b);
 
 /* Open-addressing map from NUL-terminated string to an int (>= 0).
@@ -41,6 +43,7 @@ void dg_buf_free(dg_buf *b);
 typedef struct dg_map {
     const char **keys;
     int *vals;
+    uint64_t *hashes;
     size_t cap, len;
 } dg_map;
 void dg_map_free(dg_map *m);
@@ -48,6 +51,8 @@ void dg_map_free(dg_map *m);
 int dg_map_get(const dg_map *m, const char *key);
 /* Inserts or replaces. */
 void dg_map_put(dg_map *m, const char *key, int val);
+/* Makes room for n keys without rehashing. */
+void dg_map_reserve(dg_map *m, size_t n);
 
 void *dg_xmalloc(size_t n);
 void *dg_xrealloc(void *p, size_t n);
