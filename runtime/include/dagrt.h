@@ -20,6 +20,12 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; everything declared in this
+ * header is its public API, exported from the shared library. */
+#if defined(__GNUC__) && !defined(DAGRT_NO_VISIBILITY_PRAGMA)
+#pragma GCC visibility push(default)
+#endif
+
 #define DAGRT_VERSION_MAJOR 0
 #define DAGRT_VERSION_MINOR 1
 #define DAGRT_VERSION_PATCH 0
@@ -233,6 +239,10 @@ typedef struct dagrt_graph_stats {
 
 int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out);
 
+
+#if defined(__GNUC__) && !defined(DAGRT_NO_VISIBILITY_PRAGMA)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
