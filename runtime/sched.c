@@ -1,0 +1,860 @@
+/*
+ * sched.c - the scheduler: runtime creation and shutdown, task descriptors,
+ * submitting work, the worker loop, helping waits, and the idle protocol.
+ *
+ * THE IDLE PROTOCOL (no lost wake-ups). A ctx that finds no work:
+ *   1. announces:   idle = 1; nidle++; nspinning++          (seq_cst)
+ *   2. spins a while, polling for work (or its wait condition, stop, or a
+ *      claim: idle reset to 0 by someone else);
+ *   3. stops:       nspinning--                             (seq_cst)
+ *      re-checks every queue it could take from           (seq_cst loads)
+ *      and parks only if all are empty;
+ *   4. leaves:      idle = 0; nidle--.
+ * A thread that publishes work (deque push, inbox exchange) then:
+ *      fence(seq_cst); if nspinning > 0: done (a spinner will see it);
+ *      else if nidle > 0: claim one idle ctx (CAS idle 1->0) and unpark it.
+ * Dekker argument: the publisher does W(work) F(sc) R(nspinning/nidle), the
+ * idler does W(counter) R(work), all sequentially consistent. In the single
+ * total order either the idler's counter write precedes the publisher's
+ * read (so the publisher sees a spinner, who re-checks after step 3 and
+ * sees the work, or an idler, whom it claims and unparks), or the
+ * publisher's fence precedes the idler's re-check, which then sees the work.
+ * The unpark leaves a token (park.c), so one that lands before the park is
+ * not lost either. A spinner that stops while work is still visible and it
+ * was the last spinner (or was woken by a claim) hands the search on: it
+ * wakes one more idle ctx after taking its task (Go's scheduler does the
+ * same), so a burst of work ramps up all workers without every spawn paying
+ * for a wake-up. Model: tests/models/park.pml (and its negative controls).
+ *
+ * Group waits on thread stacks are token based: the waiter registers
+ * (unpark, its ctx) on the group; the task that completes the group calls
+ * it. Waits help: they run other ready tasks until the group completes.
+ */
+#define _GNU_SOURCE
+#include "scheduler.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__GNUC__)
+#define RT_NOINLINE __attribute__((noinline))
+#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define RT_NOINLINE
+#define RT_LIKELY(x) (x)
+#define RT_UNLIKELY(x) (x)
+#endif
+
+#define RT_MAX_WORKERS   1024
+#define RT_SLAB_TASKS    128
+#define RT_DEQUE_CAP     256
+#define RT_SPIN_NS       50000   /* poll this long before sleeping */
+
+static _Thread_local rt_ctx *tls_ctx;
+
+/* ------------------------------------------------------------- helpers */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t xorshift(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+static uint64_t splitmix(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+static inline rt_ctx *cur_ctx(const dagrt *rt)
+{
+    rt_ctx *c = tls_ctx;
+    return (c && c->rt == rt) ? c : NULL;
+}
+
+RT_NOINLINE rt_ctx *rt_ctx_current(const dagrt *rt)
+{
+    return cur_ctx(rt);
+}
+
+/* Owner-only counter bump: relaxed load + store is enough for a single
+ * writer; release on nfinished so destroy's acquire read of it also sees
+ * the spawns that the finished task made (see quiescent()). */
+static inline void bump(_Atomic uint64_t *x, memory_order mo)
+{
+    atomic_store_explicit(x, atomic_load_explicit(x, memory_order_relaxed) + 1, mo);
+}
+
+/* ------------------------------------------------------ task descriptors */
+
+static rt_task *slab_new(rt_slab **slabs, uint32_t home)
+{
+    size_t hdr = 64;   /* keeps the tasks 64-byte aligned */
+    unsigned char *m = aligned_alloc(64, hdr + RT_SLAB_TASKS * sizeof(rt_task));
+    if (!m)
+        return NULL;
+    rt_slab *s = (rt_slab *)(void *)m;
+    s->next = *slabs;
+    *slabs = s;
+    rt_task *t = (rt_task *)(void *)(m + hdr);
+    for (int i = 0; i < RT_SLAB_TASKS; i++) {
+        t[i].home = home;
+        atomic_init(&t[i].node.next, i + 1 < RT_SLAB_TASKS ? &t[i + 1].node : NULL);
+    }
+    return t;
+}
+
+static void slabs_free(rt_slab *s)
+{
+    while (s) {
+        rt_slab *n = s->next;
+        free(s);
+        s = n;
+    }
+}
+
+static inline void task_reset(rt_task *t)
+{
+    t->fn = NULL;
+    t->arg = NULL;
+    t->group = NULL;
+    t->flags = 0;
+    t->fiber = NULL;
+    t->u[0] = t->u[1] = 0;
+}
+
+static RT_NOINLINE rt_task *pool_refill(rt_ctx *c)
+{
+    /* acquire: pairs with the release CAS of threads returning descriptors;
+     * taking the whole stack by exchange cannot suffer ABA. */
+    rt_task *t = atomic_exchange_explicit(&c->remote, NULL, memory_order_acquire);
+    if (t)
+        return t;
+    return slab_new(&c->slabs, c->index);
+}
+
+rt_task *rt_task_alloc(rt_ctx *c)
+{
+    rt_task *t = c->free;
+    if (RT_UNLIKELY(!t)) {
+        t = pool_refill(c);
+        if (!t)
+            return NULL;
+    }
+    /* relaxed: the free list is owner-private (remote ones were acquired). */
+    c->free = (rt_task *)(void *)atomic_load_explicit(&t->node.next, memory_order_relaxed);
+    t->home = c->index;
+    task_reset(t);
+    return t;
+}
+
+rt_task *rt_task_alloc_any(dagrt *rt)
+{
+    rt_ctx *c = cur_ctx(rt);
+    if (c)
+        return rt_task_alloc(c);
+    pthread_mutex_lock(&rt->shared_mu);
+    rt_task *t = rt->shared_free;
+    if (!t)
+        t = atomic_exchange_explicit(&rt->shared_remote, NULL, memory_order_acquire);
+    if (!t)
+        t = slab_new(&rt->shared_slabs, RT_HOME_SHARED);
+    if (t) {
+        rt->shared_free = (rt_task *)(void *)atomic_load_explicit(&t->node.next, memory_order_relaxed);
+        t->home = RT_HOME_SHARED;
+        task_reset(t);
+    }
+    pthread_mutex_unlock(&rt->shared_mu);
+    return t;
+}
+
+/* Treiber push: release so the owner's acquire exchange sees our writes
+ * (and we have finished with the descriptor) before it reuses it. */
+static void remote_push(_Atomic(rt_task *) *stack, rt_task *t)
+{
+    rt_task *old = atomic_load_explicit(stack, memory_order_relaxed);
+    do {
+        atomic_store_explicit(&t->node.next, &old->node, memory_order_relaxed);
+    } while (!atomic_compare_exchange_weak_explicit(stack, &old, t,
+                 memory_order_release, memory_order_relaxed));
+}
+
+void rt_task_free(dagrt *rt, rt_task *t)
+{
+    if (t->home == RT_HOME_SHARED) {
+        remote_push(&rt->shared_remote, t);
+        return;
+    }
+    rt_ctx *c = cur_ctx(rt);
+    if (RT_LIKELY(c && c->index == t->home)) {
+        atomic_store_explicit(&t->node.next, &c->free->node, memory_order_relaxed);
+        c->free = t;
+    } else {
+        remote_push(&rt->ctx[t->home].remote, t);
+    }
+}
+
+/* --------------------------------------------------------------- groups */
+
+void dagrt_group_init(dagrt_group *g)
+{
+    if (!g)
+        return;
+    _Static_assert(sizeof(rt_group) <= sizeof(dagrt_group), "dagrt_group too small");
+    rt_group *gi = rt_group_of(g);
+    atomic_init(&gi->word, 0);
+    gi->wake_fn = NULL;
+    gi->wake_arg = NULL;
+    gi->magic = RT_GROUP_MAGIC;
+}
+
+void rt_group_done(rt_group *g)
+{
+    /* acq_rel: release publishes this task's effects to the waiter (a
+     * release sequence runs through all the group's RMWs); acquire makes
+     * the waiter's wake_fn/wake_arg, written before its WAITING RMW,
+     * visible here. */
+    uint64_t old = atomic_fetch_sub_explicit(&g->word, 1, memory_order_acq_rel);
+    if (old == (RT_GROUP_WAITING | 1)) {
+        void (*fn)(void *) = g->wake_fn;
+        void *arg = g->wake_arg;
+        /* release: the waiter returns when it reads 0 (acquire). This is
+         * our last access to *g: the waiter may free it right after. */
+        atomic_store_explicit(&g->word, 0, memory_order_release);
+        if (fn)
+            fn(arg);
+    }
+}
+
+int rt_group_arm(rt_group *g, void (*fn)(void *), void *arg)
+{
+    uint64_t w = atomic_load_explicit(&g->word, memory_order_acquire);
+    if (w == 0)
+        return 1;
+    if (w & RT_GROUP_WAITING)
+        return DAGRT_EBUSY;
+    g->wake_fn = fn;
+    g->wake_arg = arg;
+    /* acq_rel: release hands wake_fn/arg to the completer (it acquires
+     * through its fetch_sub); acquire: if the count is already zero we see
+     * the tasks' effects. */
+    uint64_t old = atomic_fetch_or_explicit(&g->word, RT_GROUP_WAITING, memory_order_acq_rel);
+    if ((old & ~RT_GROUP_WAITING) == 0) {
+        /* Completed in between: no completer will come; undo. relaxed: no
+         * one else touches a zero group. */
+        atomic_store_explicit(&g->word, 0, memory_order_relaxed);
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------ finding work */
+
+/* Could c take any work now? seq_cst loads: this is the re-check half of
+ * the idle protocol. The main-thread queue counts only for the main ctx. */
+static bool work_visible(rt_ctx *c)
+{
+    dagrt *rt = c->rt;
+    if (rt_mpsc_nonempty(&rt->hot) || rt_mpsc_nonempty(&c->inbox))
+        return true;
+    for (int i = 0; i < rt->nctx; i++) {
+        rt_ctx *v = &rt->ctx[i];
+        if (rt_deque_nonempty(&v->deque))
+            return true;
+        if (i != 0 && rt_mpsc_nonempty(&v->inbox))
+            return true;
+    }
+    return false;
+}
+
+static void wake_one(dagrt *rt)
+{
+    /* Workers first (1..n), then the main thread if it is waiting. */
+    for (int k = 1; k <= rt->nctx; k++) {
+        rt_ctx *v = &rt->ctx[k % rt->nctx];
+        int one = 1;
+        /* relaxed pre-check keeps the scan cheap. The CAS is acq_rel: the
+         * claimed ctx, if it reads idle == 0 instead of parking, acquires
+         * our published work through it. */
+        if (atomic_load_explicit(&v->idle, memory_order_relaxed) == 1 &&
+            atomic_compare_exchange_strong_explicit(&v->idle, &one, 0,
+                memory_order_acq_rel, memory_order_relaxed)) {
+            rt_unpark(&v->parker);
+            return;
+        }
+    }
+}
+
+/* After publishing work (see the protocol at the top). */
+static inline void notify(dagrt *rt)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    /* relaxed loads: ordered after the publication by the fence. */
+    if (atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0)
+        return;
+    if (atomic_load_explicit(&rt->nidle, memory_order_relaxed) == 0)
+        return;
+    wake_one(rt);
+}
+
+/* A spinner that stopped with work in sight hands the search on. */
+static void handoff(rt_ctx *c)
+{
+    c->handoff = false;
+    dagrt *rt = c->rt;
+    if (atomic_load_explicit(&rt->nspinning, memory_order_seq_cst) == 0 &&
+        atomic_load_explicit(&rt->nidle, memory_order_seq_cst) > 0 &&
+        work_visible(c))
+        wake_one(rt);
+}
+
+static rt_task *find_task(rt_ctx *c)
+{
+    dagrt *rt = c->rt;
+    rt_node *n;
+    /* Hot lane first, for everyone: hot work overtakes any backlog. */
+    if ((n = rt_mpsc_trypop(&rt->hot)))
+        return (rt_task *)(void *)n;
+    if ((n = rt_mpsc_trypop(&c->inbox))) {
+        if (c->index == 0)
+            rt->main_popped++;
+        return (rt_task *)(void *)n;
+    }
+    void *x = rt_deque_take(&c->deque);
+    if (x != RT_DEQUE_EMPTY)
+        return x;
+    int nctx = rt->nctx;
+    if (nctx < 2)
+        return NULL;
+    uint32_t start = (uint32_t)(xorshift(&c->rng) % (uint64_t)nctx);
+    for (int k = 0; k < nctx; k++) {
+        uint32_t v = (start + (uint32_t)k) % (uint32_t)nctx;
+        if (v == c->index)
+            continue;
+        rt_ctx *vc = &rt->ctx[v];
+        for (int tries = 0; tries < 4; tries++) {
+            x = rt_deque_steal(&vc->deque);
+            if (x != RT_DEQUE_ABORT)
+                break;
+            cpu_relax();
+        }
+        if (x != RT_DEQUE_EMPTY && x != RT_DEQUE_ABORT)
+            return x;
+        if (v != 0 && (n = rt_mpsc_trypop(&vc->inbox)))
+            return (rt_task *)(void *)n;
+    }
+    return NULL;
+}
+
+void rt_task_finish(dagrt *rt, rt_task *t)
+{
+    rt_group *g = t->group;
+    rt_ctx *c = cur_ctx(rt);
+    if (c)
+        bump(&c->nfinished, memory_order_release);
+    else
+        atomic_fetch_add_explicit(&rt->ext_finished, 1, memory_order_release);
+    rt_task_free(rt, t);
+    if (g)
+        rt_group_done(g);
+}
+
+void rt_task_run(rt_ctx *c, rt_task *t)
+{
+    if (t->flags & DAGRT_SPAWN_FIBER) {
+        rt_fiber_run(c, t);
+        return;
+    }
+    t->fn((t->flags & RT_TASK_SELF) ? (void *)t : t->arg);
+    rt_task_finish(c->rt, t);
+}
+
+bool rt_help_one(rt_ctx *c)
+{
+    rt_task *t = find_task(c);
+    if (!t)
+        return false;
+    if (RT_UNLIKELY(c->handoff))
+        handoff(c);
+    rt_task_run(c, t);
+    return true;
+}
+
+/* ------------------------------------------------------------ idling */
+
+/* One round of the idle protocol for c (see the top of the file). g: the
+ * group c waits for, or NULL in the worker loop. Returns when c should look
+ * for work again (or its wait may be over). */
+static void ctx_idle(rt_ctx *c, rt_group *g)
+{
+    dagrt *rt = c->rt;
+    bool forever = c->hot || rt->cfg.idle == DAGRT_IDLE_SPIN;
+    atomic_store_explicit(&c->idle, 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&rt->nspinning, 1, memory_order_seq_cst);
+
+    bool leave = false;
+    uint64_t t0 = 0;
+    for (unsigned i = 0;; i++) {
+        if (work_visible(c) ||
+            (g && atomic_load_explicit(&g->word, memory_order_acquire) == 0) ||
+            atomic_load_explicit(&rt->stop, memory_order_acquire) ||
+            atomic_load_explicit(&c->idle, memory_order_acquire) == 0) {
+            leave = true;
+            break;
+        }
+        if (!forever && rt->spin_ns == 0)
+            break;
+        cpu_relax();
+        if ((i & 63) == 63) {
+            if (forever) {
+                if ((i & 1023) == 1023)
+                    sched_yield();   /* be polite when oversubscribed */
+                continue;
+            }
+            uint64_t t = now_ns();
+            if (t0 == 0)
+                t0 = t;
+            else if (t - t0 > rt->spin_ns)
+                break;
+        }
+    }
+    int left = atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_seq_cst) - 1;
+    if (!leave) {
+        bool claimed = false;
+        if (!work_visible(c) &&
+            !(g && atomic_load_explicit(&g->word, memory_order_seq_cst) == 0) &&
+            !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
+            atomic_load_explicit(&c->idle, memory_order_seq_cst) == 1) {
+            rt_park(&c->parker);
+            claimed = atomic_load_explicit(&c->idle, memory_order_relaxed) == 0;
+        }
+        if (claimed)
+            c->handoff = true;   /* Go-style: a woken ctx hands on too */
+    }
+    if (left == 0)
+        c->handoff = true;
+    /* seq_cst: leaving must not be reordered before the re-checks above. */
+    atomic_exchange_explicit(&c->idle, 0, memory_order_seq_cst);
+    atomic_fetch_sub_explicit(&rt->nidle, 1, memory_order_seq_cst);
+}
+
+/* ------------------------------------------------------------ submit */
+
+static inline void count_spawn(dagrt *rt, rt_ctx *c)
+{
+    if (c)
+        bump(&c->nspawned, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&rt->ext_spawned, 1, memory_order_relaxed);
+}
+
+/* Into the main thread's queue; wakes the main thread if it is idle in a
+ * wait (same Dekker pair as notify, with the main ctx's announcement). */
+static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    rt_ctx *m = &rt->ctx[0];
+    count_spawn(rt, c);
+    rt_mpsc_push(&m->inbox, &t->node);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&m->idle, memory_order_relaxed))
+        rt_unpark(&m->parker);
+}
+
+int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    if (t->flags & DAGRT_SPAWN_MAIN) {
+        atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed); /* a bound only */
+        push_main(rt, c, t);
+        return 0;
+    }
+    if (t->flags & DAGRT_SPAWN_HOT) {
+        count_spawn(rt, c);
+        rt_mpsc_push(&rt->hot, &t->node);
+        notify(rt);
+        return 0;
+    }
+    if (RT_LIKELY(c != NULL)) {
+        if (RT_UNLIKELY(!rt_deque_push(&c->deque, t)))
+            return DAGRT_ENOMEM;
+        bump(&c->nspawned, memory_order_relaxed);
+        notify(rt);
+        return 0;
+    }
+    /* From a thread outside the runtime. */
+    if (rt->nworkers == 0) {
+        atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed);
+        push_main(rt, c, t);
+        return 0;
+    }
+    atomic_fetch_add_explicit(&rt->ext_spawned, 1, memory_order_relaxed);
+    /* Prefer a worker that is idle: claim it, give it the task, wake it. */
+    for (int k = 1; k < rt->nctx; k++) {
+        rt_ctx *v = &rt->ctx[k];
+        int one = 1;
+        if (atomic_load_explicit(&v->idle, memory_order_relaxed) == 1 &&
+            atomic_compare_exchange_strong_explicit(&v->idle, &one, 0,
+                memory_order_acq_rel, memory_order_relaxed)) {
+            rt_mpsc_push(&v->inbox, &t->node);
+            rt_unpark(&v->parker);
+            return 0;
+        }
+    }
+    uint32_t k = atomic_fetch_add_explicit(&rt->rr, 1, memory_order_relaxed);
+    rt_mpsc_push(&rt->ctx[1 + k % (uint32_t)rt->nworkers].inbox, &t->node);
+    notify(rt);
+    return 0;
+}
+
+/* ------------------------------------------------------------- waits */
+
+static void wake_ctx(void *arg)
+{
+    rt_unpark(&((rt_ctx *)arg)->parker);
+}
+
+int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
+{
+    if (!c) {
+        /* A thread outside the runtime cannot help: poll with backoff. */
+        unsigned spins = 0;
+        while (atomic_load_explicit(&g->word, memory_order_acquire) != 0) {
+            if (spins < 2000) {
+                cpu_relax();
+                spins++;
+            } else if (spins < 2100) {
+                sched_yield();
+                spins++;
+            } else {
+                struct timespec ts = {0, 50000};
+                nanosleep(&ts, NULL);
+            }
+        }
+        return 0;
+    }
+    /* Help first; arm (one RMW) only when there is nothing left to run. */
+    for (;;) {
+        if (atomic_load_explicit(&g->word, memory_order_acquire) == 0)
+            return 0;
+        if (!rt_help_one(c))
+            break;
+    }
+    int r = rt_group_arm(g, wake_ctx, c);
+    if (r != 0)
+        return r == 1 ? 0 : r;
+    for (;;) {
+        if (atomic_load_explicit(&g->word, memory_order_acquire) == 0)
+            break;
+        if (rt_help_one(c))
+            continue;
+        if (atomic_load_explicit(&g->word, memory_order_acquire) == 0)
+            break;
+        ctx_idle(c, g);
+        /* After a wake-up, look for work once before returning (a claimer
+         * may have picked us for it). */
+        if (rt_help_one(c))
+            continue;
+    }
+    if (c->handoff)
+        handoff(c);
+    return 0;
+}
+
+int dagrt_group_wait(dagrt *rt, dagrt_group *g)
+{
+    if (!rt || !g)
+        return DAGRT_EINVAL;
+    rt_group *gi = rt_group_of(g);
+    if (gi->magic != RT_GROUP_MAGIC)
+        return DAGRT_EINVAL;
+    int r = rt_fiber_group_wait(rt, gi);
+    if (r != 1)
+        return r;
+    return rt_group_wait_thread(rt, rt_ctx_current(rt), gi);
+}
+
+/* ------------------------------------------------------------ spawning */
+
+int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
+{
+    if (RT_UNLIKELY(!rt || !fn || (flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
+                    ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER)))))
+        return DAGRT_EINVAL;
+    rt_group *gi = NULL;
+    if (g) {
+        gi = rt_group_of(g);
+        if (RT_UNLIKELY(gi->magic != RT_GROUP_MAGIC))
+            return DAGRT_EINVAL;
+    }
+    rt_ctx *c = cur_ctx(rt);
+    rt_task *t = c ? rt_task_alloc(c) : rt_task_alloc_any(rt);
+    if (RT_UNLIKELY(!t))
+        return DAGRT_ENOMEM;
+    t->fn = fn;
+    t->arg = arg;
+    t->group = gi;
+    t->flags = flags;
+    if (gi)
+        rt_group_add(gi, 1);
+    int r = rt_submit(rt, c, t);
+    if (RT_UNLIKELY(r != 0)) {
+        rt_task_free(rt, t);
+        if (gi)
+            rt_group_done(gi);
+    }
+    return r;
+}
+
+int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg)
+{
+    return dagrt_spawn_ex(rt, g, fn, arg, 0);
+}
+
+int dagrt_pump_main(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || c->index != 0)
+        return DAGRT_EPERM;
+    /* Bound: only what was queued when we started, so tasks that queue
+     * more main-thread work cannot keep us here forever. */
+    uint64_t avail = atomic_load_explicit(&rt->main_pushed, memory_order_acquire) - rt->main_popped;
+    int n = 0;
+    while (avail-- > 0 && n < 0x7fffffff) {
+        rt_node *nd = rt_mpsc_trypop(&c->inbox);
+        if (!nd)
+            break;
+        rt->main_popped++;
+        rt_task_run(c, (rt_task *)(void *)nd);
+        n++;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------- workers */
+
+static void *worker_main(void *arg)
+{
+    rt_ctx *c = arg;
+    dagrt *rt = c->rt;
+    tls_ctx = c;
+    while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
+        if (rt_help_one(c))
+            continue;
+        ctx_idle(c, NULL);
+    }
+    tls_ctx = NULL;
+    return NULL;
+}
+
+/* ----------------------------------------------------- create / destroy */
+
+void dagrt_config_init(dagrt_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->workers = DAGRT_WORKERS_AUTO;
+    cfg->idle = DAGRT_IDLE_PARK;
+}
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > RT_MAX_WORKERS ? RT_MAX_WORKERS : (int)n);
+}
+
+static void rt_free_all(dagrt *rt)
+{
+    if (rt->ctx) {
+        for (int i = 0; i < rt->nctx; i++) {
+            rt_ctx *c = &rt->ctx[i];
+            rt_deque_fini(&c->deque);
+            rt_parker_fini(&c->parker);
+            slabs_free(c->slabs);
+        }
+        free(rt->ctx);
+    }
+    slabs_free(rt->shared_slabs);
+    pthread_mutex_destroy(&rt->shared_mu);
+    free(rt);
+}
+
+static void stop_and_join(dagrt *rt)
+{
+    atomic_store_explicit(&rt->stop, 1, memory_order_seq_cst);
+    /* Unconditional unparks leave tokens, so no worker can sleep through
+     * the stop flag. */
+    for (int i = 1; i < rt->nctx; i++)
+        rt_unpark(&rt->ctx[i].parker);
+    for (int i = 1; i < rt->nctx; i++)
+        if (rt->ctx[i].started)
+            pthread_join(rt->ctx[i].thread, NULL);
+}
+
+dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
+{
+    dagrt_config d;
+    int e = DAGRT_EINVAL;
+    if (!cfg) {
+        dagrt_config_init(&d);
+        cfg = &d;
+    }
+    if (cfg->workers < 0 || cfg->workers > RT_MAX_WORKERS || cfg->hot_workers < 0 ||
+        (cfg->idle != DAGRT_IDLE_PARK && cfg->idle != DAGRT_IDLE_SPIN) ||
+        cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0))
+        goto fail;
+    int nworkers = cfg->no_workers ? 0
+                 : cfg->workers == DAGRT_WORKERS_AUTO ? online_cpus() - 1 : cfg->workers;
+    if (cfg->hot_workers > nworkers)
+        goto fail;
+    e = DAGRT_ENOMEM;
+    dagrt *rt = aligned_alloc(64, (sizeof(dagrt) + 63) & ~(size_t)63);
+    if (!rt)
+        goto fail;
+    memset(rt, 0, sizeof *rt);
+    rt->cfg = *cfg;
+    rt->nworkers = nworkers;
+    rt->nctx = nworkers + 1;
+    rt->spin_ns = RT_SPIN_NS;
+    pthread_mutex_init(&rt->shared_mu, NULL);
+    rt_mpsc_init(&rt->hot);
+    size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + 63) & ~(size_t)63;
+    rt->ctx = aligned_alloc(64, csz);
+    if (!rt->ctx) {
+        rt->nctx = 0;
+        rt_free_all(rt);
+        goto fail;
+    }
+    memset(rt->ctx, 0, csz);
+    int ok = 1;
+    for (int i = 0; i < rt->nctx; i++) {
+        rt_ctx *c = &rt->ctx[i];
+        if (rt_deque_init(&c->deque, RT_DEQUE_CAP) != 0)
+            ok = 0;
+        rt_mpsc_init(&c->inbox);
+        rt_parker_init(&c->parker);
+        c->rt = rt;
+        c->index = (uint32_t)i;
+        c->worker = i > 0;
+        c->hot = i > 0 && i <= cfg->hot_workers;
+        c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
+    }
+    if (!ok || rt_fiber_rt_init(rt) != 0) {
+        rt_free_all(rt);
+        goto fail;
+    }
+    rt->main_thread = pthread_self();
+    rt->prev_tls = tls_ctx;     /* a runtime created from inside another's thread */
+    tls_ctx = &rt->ctx[0];
+    for (int i = 1; i < rt->nctx; i++) {
+        rt_ctx *c = &rt->ctx[i];
+        if (pthread_create(&c->thread, NULL, worker_main, c) != 0) {
+            stop_and_join(rt);
+            tls_ctx = rt->prev_tls;
+            rt_fiber_rt_fini(rt);
+            rt_free_all(rt);
+            e = DAGRT_ETHREAD;
+            goto fail;
+        }
+        c->started = true;
+    }
+    if (err)
+        *err = 0;
+    return rt;
+fail:
+    if (err)
+        *err = e;
+    return NULL;
+}
+
+dagrt *dagrt_create(const dagrt_config *cfg)
+{
+    return dagrt_create_ex(cfg, NULL);
+}
+
+/* Everything spawned has finished. Reads every finished count (acquire),
+ * then every spawned count. A finished task's spawns happened before its
+ * finish was counted (release), so they are in the second sum; equal sums
+ * then mean every counted task has finished, and by induction from the
+ * roots (spawned before destroy began) so has every descendant. */
+static bool quiescent(dagrt *rt)
+{
+    uint64_t f = atomic_load_explicit(&rt->ext_finished, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        f += atomic_load_explicit(&rt->ctx[i].nfinished, memory_order_acquire);
+    uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);
+    return f == s;
+}
+
+void dagrt_destroy(dagrt *rt)
+{
+    if (!rt)
+        return;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (c && c->worker) {
+        /* Destroying from inside one of its own workers would join itself. */
+        fprintf(stderr, "dagrt_destroy: called from a worker thread of the same runtime; ignored\n");
+        return;
+    }
+    /* Run everything already spawned (main-thread tasks included) to
+     * completion, helping when we can. */
+    unsigned idle_rounds = 0;
+    while (!quiescent(rt)) {
+        if (c && rt_help_one(c)) {
+            idle_rounds = 0;
+            continue;
+        }
+        if (++idle_rounds < 64) {
+            cpu_relax();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    stop_and_join(rt);
+    rt_fiber_rt_fini(rt);
+    if (c)
+        tls_ctx = rt->prev_tls;
+    rt_free_all(rt);
+}
+
+int dagrt_worker_count(const dagrt *rt)
+{
+    return rt ? rt->nworkers : DAGRT_EINVAL;
+}
+
+bool dagrt_on_main_thread(const dagrt *rt)
+{
+    rt_ctx *c = rt ? cur_ctx(rt) : NULL;
+    return c && c->index == 0;
+}

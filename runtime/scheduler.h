@@ -1,0 +1,212 @@
+/*
+ * scheduler.h - libdagrt's scheduler internals, shared with the fiber layer
+ * (fiber.c, sync.c) and the graph executor (exec.c). Not installed.
+ *
+ * Threads and contexts. Every thread that runs tasks has an rt_ctx: index 0
+ * is the main thread (the one that called dagrt_create), 1..nworkers are the
+ * worker threads (1..hot_workers of them are hot). Each ctx owns a Chase-Lev
+ * deque (its spawns; anyone may steal), an MPSC inbox (work sent to it from
+ * other threads; ctx 0's inbox is the main-thread queue, whose tasks only
+ * the main thread runs), a parker, and a task free list.
+ *
+ * Fiber migration rule. rt_ctx_current() reads thread-local storage. A fiber
+ * may suspend on one worker and resume on another, and compilers cache TLS
+ * addresses within a function, so: never keep an rt_ctx* (or any TLS value)
+ * across anything that may switch fibers (a wait in a fiber task); call
+ * rt_ctx_current() again afterwards. It is a real (noinline) call for that
+ * reason. Code that runs on a thread's own stack (the worker loop, waits on
+ * the main thread) never migrates.
+ *
+ * Task lifetime. rt_task_alloc (ctx) or rt_task_alloc_any (any thread) gives
+ * a descriptor; fill fn/arg/group/flags, then rt_submit. A worker that picks
+ * it runs rt_task_run: plain tasks are called and then rt_task_finish'ed;
+ * tasks flagged DAGRT_SPAWN_FIBER are handed to rt_fiber_run (the fiber
+ * layer), which must call rt_task_finish exactly once when fn returns (on
+ * whatever worker the fiber ends on). rt_task_finish frees the descriptor
+ * and then completes its group (which may wake a waiter).
+ *
+ * Resuming a suspended fiber: make a task (fn = your resume trampoline, arg =
+ * the fiber, no group) and rt_submit it from any thread: it becomes ready
+ * work that some worker runs, with the usual wake-up guarantee.
+ */
+#ifndef DAGRT_SCHEDULER_H
+#define DAGRT_SCHEDULER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dagrt.h"
+#include "deque.h"
+#include "mpsc.h"
+#include "park.h"
+
+/* --------------------------------------------------------------- tasks */
+
+#define RT_TASK_PUBLIC_FLAGS (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER)
+#define RT_TASK_SELF (1u << 16)       /* internal: fn gets the rt_task * itself, not arg */
+#define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */
+
+typedef struct rt_group rt_group;
+
+typedef struct rt_task {
+    rt_node node;          /* inbox / free-list link; must stay first */
+    dagrt_fn fn;
+    void *arg;
+    rt_group *group;       /* completed when the task finishes; may be NULL */
+    uint32_t flags;        /* DAGRT_SPAWN_* */
+    uint32_t home;         /* ctx index whose pool owns it, or RT_HOME_SHARED */
+    void *fiber;           /* free for the fiber layer (NULL when allocated) */
+    uintptr_t u[2];        /* free for internal users (parallel-for ranges) */
+} rt_task;
+
+/* --------------------------------------------------------------- groups */
+
+/* The storage behind dagrt_group. word = pending count | RT_GROUP_WAITING.
+ * A waiter stores (wake_fn, wake_arg) and then sets WAITING; the task that
+ * brings the count to zero with WAITING set reads them, stores word = 0 as
+ * its very last access to the group (the waiter returns on seeing 0, and may
+ * free the group), and only then calls wake_fn(wake_arg). So wake_arg must
+ * outlive the wait by itself: a ctx (runtime lifetime) or a fiber. */
+struct rt_group {
+    _Atomic uint64_t word;
+    void (*wake_fn)(void *);
+    void *wake_arg;
+    uint64_t magic;
+};
+#define RT_GROUP_WAITING (UINT64_C(1) << 62)
+#define RT_GROUP_MAGIC   UINT64_C(0x6461677267727570)  /* "dagrgrup" */
+
+static inline rt_group *rt_group_of(dagrt_group *g) { return (rt_group *)(void *)g; }
+
+/* Counts n more tasks. relaxed: the increment is sequenced before the
+ * submit that publishes the task (release), and while it runs the count is
+ * already >= 1 (the spawner is itself counted, or is the waiter). */
+static inline void rt_group_add(rt_group *g, uint64_t n)
+{
+    atomic_fetch_add_explicit(&g->word, n, memory_order_relaxed);
+}
+
+/* One counted task finished (see struct rt_group). */
+void rt_group_done(rt_group *g);
+
+/* For waits that suspend (fibers): registers fn(arg) to run when the count
+ * reaches zero. Returns 1 if it is already zero (nothing registered, do not
+ * suspend), 0 if registered, DAGRT_EBUSY if someone else is waiting. After a
+ * 0 return, wait for fn(arg); the group's word is 0 by then. */
+int rt_group_arm(rt_group *g, void (*fn)(void *), void *arg);
+
+/* ------------------------------------------------------------ contexts */
+
+typedef struct rt_ctx rt_ctx;
+
+typedef struct rt_slab {
+    struct rt_slab *next;
+} rt_slab;
+
+struct rt_ctx {
+    rt_deque deque;
+    rt_mpsc inbox;
+    dagrt *rt;
+    uint32_t index;
+    bool hot;
+    bool worker;               /* a worker thread (not the main thread) */
+    uint64_t rng;              /* victim selection (xorshift), owner only */
+    /* Task pool: owner-only free list; other threads return descriptors to
+     * `remote` (a Treiber stack that only the owner pops, all at once by
+     * exchange, so there is no ABA). */
+    rt_task *free;
+    rt_slab *slabs;
+    _Alignas(64) _Atomic(rt_task *) remote;
+    /* Idle protocol (sched.c): 1 while announced idle; a notifier claims the
+     * ctx by CAS 1->0 and then unparks it. */
+    _Alignas(64) _Atomic int idle;
+    rt_parker parker;
+    bool handoff;              /* owner only: hand the search on (sched.c) */
+    /* Spawned / finished task counts, each written only by this ctx's
+     * thread (relaxed load + store; finished with release), summed by
+     * dagrt_destroy to know when everything spawned has run. */
+    _Alignas(64) _Atomic uint64_t nspawned;
+    _Atomic uint64_t nfinished;
+    pthread_t thread;
+    bool started;
+};
+
+/* --------------------------------------------------------------- runtime */
+
+struct dagrt {
+    dagrt_config cfg;
+    int nworkers;
+    int nctx;                          /* nworkers + 1 */
+    rt_ctx *ctx;                       /* [nctx], ctx[0] = main thread */
+    pthread_t main_thread;
+    rt_ctx *prev_tls;                  /* creator thread's ctx before (restored by destroy) */
+    rt_mpsc hot;                       /* the hot lane */
+    _Alignas(64) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
+    _Atomic int nspinning;             /* idle ctxs still polling (not asleep) */
+    _Atomic int stop;                  /* destroy: workers exit */
+    _Atomic uint64_t ext_spawned;      /* spawns/finishes by threads without a ctx */
+    _Atomic uint64_t ext_finished;
+    _Atomic uint64_t main_pushed;      /* main-queue pushes, for dagrt_pump_main's bound */
+    uint64_t main_popped;              /* main thread only */
+    _Atomic uint32_t rr;               /* round robin for spawns from outside threads */
+    uint64_t spin_ns;                  /* idle ctxs poll this long before parking (tests set 0) */
+    /* Shared task pool for threads without a ctx. */
+    pthread_mutex_t shared_mu;
+    rt_task *shared_free;
+    rt_slab *shared_slabs;
+    _Atomic(rt_task *) shared_remote;
+    /* Fiber layer state (owned by fiber.c; NULL until it sets it). */
+    void *fiber;
+    /* Executor state (owned by exec.c). */
+    void *exec;
+};
+
+/* The calling thread's ctx in rt, or NULL (not one of rt's threads).
+ * A real call: re-do it after any fiber switch (see top of file). */
+rt_ctx *rt_ctx_current(const dagrt *rt);
+
+/* Descriptors. rt_task_alloc: c must be the calling thread's ctx (fast, no
+ * lock, no malloc once warm). rt_task_alloc_any: any thread. Both return
+ * NULL only when out of memory. The fields are zeroed except node. */
+rt_task *rt_task_alloc(rt_ctx *c);
+rt_task *rt_task_alloc_any(dagrt *rt);
+/* Returns a descriptor to its pool without running it (any thread). */
+void rt_task_free(dagrt *rt, rt_task *t);
+
+/* Makes t ready, from any thread (c = the caller's ctx or NULL):
+ *  MAIN  -> the main-thread queue (only the main thread runs it);
+ *  HOT   -> the hot lane;
+ *  else  -> c's deque when c is a ctx, otherwise some worker's inbox.
+ * Then wakes a sleeping thread if that is needed for the task to run.
+ * Returns 0 or DAGRT_ENOMEM (deque growth failed; t is not queued). */
+int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t);
+
+/* Runs t on the calling ctx's thread (plain call, or rt_fiber_run). */
+void rt_task_run(rt_ctx *c, rt_task *t);
+/* The task has finished: free it, complete its group. Any thread. */
+void rt_task_finish(dagrt *rt, rt_task *t);
+
+/* Finds one ready task for c (hot lane, own queue, own deque, steal) and
+ * runs it. Returns true if it ran one. The "help" step of every wait. */
+bool rt_help_one(rt_ctx *c);
+
+/* Helps until *g completes, sleeping when there is nothing to do. Thread
+ * stacks only (a fiber suspends instead; see rt_group_arm). */
+int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g);
+
+/* -------------------------------------- provided by the fiber layer */
+
+/* Runs a DAGRT_SPAWN_FIBER task on a fiber; must rt_task_finish it once its
+ * fn has returned. Until a fiber layer is linked, fiber_none.c runs it as a
+ * plain call. */
+void rt_fiber_run(rt_ctx *c, rt_task *t);
+/* If the caller is running on a fiber, waits for g by suspending and
+ * returns 0 (or an error); returns 1 if the caller is not on a fiber. */
+int rt_fiber_group_wait(dagrt *rt, rt_group *g);
+/* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
+int rt_fiber_rt_init(dagrt *rt);
+void rt_fiber_rt_fini(dagrt *rt);
+
+#endif

@@ -1,0 +1,925 @@
+/* scenarios.c - see scenarios.h. */
+#define _GNU_SOURCE
+#include "scenarios.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dagrt.h"
+#include "deque.h"
+#include "mpsc.h"
+#include "scheduler.h"
+
+#define FAIL(...) do { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); v++; } while (0)
+
+double test_scale(void)
+{
+    const char *s = getenv("DAGC_TEST_SCALE");
+    double x = s ? atof(s) : 1.0;
+    return x > 0 ? x : 1.0;
+}
+
+long scaled(long n, long min)
+{
+    long r = (long)((double)n * test_scale());
+    return r < min ? min : r;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static dagrt *make_rt(int workers, bool no_workers, int hot, dagrt_idle_policy idle)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = workers;
+    cfg.no_workers = no_workers;
+    cfg.hot_workers = hot;
+    cfg.idle = idle;
+    cfg.seed = 42;
+    int err = 0;
+    dagrt *rt = dagrt_create_ex(&cfg, &err);
+    if (!rt)
+        fprintf(stderr, "dagrt_create_ex: %s\n", dagrt_strerror(err));
+    return rt;
+}
+
+/* Items are small integers stored as pointers; 0 and 1 mean empty/abort. */
+#define ITEM(i) ((void *)(uintptr_t)((i) + 2))
+#define UNITEM(p) ((long)((uintptr_t)(p) - 2))
+
+/* ------------------------------------------------------------ deque */
+
+int scn_deque_lifo_fifo(void)
+{
+    int v = 0;
+    rt_deque d;
+    rt_deque_init(&d, 8);
+    enum { N = 100 };
+    for (long i = 0; i < N; i++)
+        rt_deque_push(&d, ITEM(i));
+    for (long i = N - 1; i >= 0; i--) {
+        void *x = rt_deque_take(&d);
+        if (x == RT_DEQUE_EMPTY || UNITEM(x) != i)
+            FAIL("take: expected %ld", i);
+    }
+    if (rt_deque_take(&d) != RT_DEQUE_EMPTY)
+        FAIL("take on empty deque returned an item");
+    for (long i = 0; i < N; i++)
+        rt_deque_push(&d, ITEM(i));
+    for (long i = 0; i < N; i++) {
+        void *x = rt_deque_steal(&d);
+        if (x == RT_DEQUE_EMPTY || x == RT_DEQUE_ABORT || UNITEM(x) != i)
+            FAIL("steal: expected %ld", i);
+    }
+    if (rt_deque_steal(&d) != RT_DEQUE_EMPTY)
+        FAIL("steal on empty deque returned an item");
+    rt_deque_fini(&d);
+    return v;
+}
+
+int scn_deque_growth_wrap(void)
+{
+    int v = 0;
+    rt_deque d;
+    rt_deque_init(&d, 4);
+    /* Move top and bottom past the capacity several times so the live
+     * window wraps around the buffer, then grow in the middle of a wrap. */
+    long next = 0, expect = 0;
+    for (int round = 0; round < 10; round++) {
+        for (int k = 0; k < 3; k++)
+            rt_deque_push(&d, ITEM(next++));
+        for (int k = 0; k < 3; k++) {
+            void *x = rt_deque_steal(&d);
+            if (x == RT_DEQUE_EMPTY || x == RT_DEQUE_ABORT || UNITEM(x) != expect)
+                FAIL("wrap steal: expected %ld", expect);
+            expect++;
+        }
+    }
+    rt_deque_push(&d, ITEM(next++));
+    rt_deque_push(&d, ITEM(next++));
+    for (int k = 0; k < 1000; k++)   /* grows 4 -> 1024+ while wrapped */
+        rt_deque_push(&d, ITEM(next++));
+    /* Steal half from the top (FIFO), take the rest from the bottom (LIFO). */
+    long total = next - expect, half = total / 2;
+    for (long k = 0; k < half; k++) {
+        void *x = rt_deque_steal(&d);
+        if (x == RT_DEQUE_EMPTY || x == RT_DEQUE_ABORT || UNITEM(x) != expect)
+            FAIL("grown steal: expected %ld got %ld", expect, UNITEM(x));
+        expect++;
+    }
+    for (long want = next - 1; want >= expect; want--) {
+        void *x = rt_deque_take(&d);
+        if (x == RT_DEQUE_EMPTY || UNITEM(x) != want)
+            FAIL("grown take: expected %ld", want);
+    }
+    if (rt_deque_take(&d) != RT_DEQUE_EMPTY || rt_deque_steal(&d) != RT_DEQUE_EMPTY)
+        FAIL("deque not empty at the end");
+    rt_deque_fini(&d);
+    return v;
+}
+
+typedef struct dq_shared {
+    rt_deque d;
+    long n;
+    _Atomic int *seen;
+    _Atomic int done;
+} dq_shared;
+
+static void *dq_thief(void *p)
+{
+    dq_shared *s = p;
+    for (;;) {
+        void *x = rt_deque_steal(&s->d);
+        if (x == RT_DEQUE_ABORT)
+            continue;
+        if (x == RT_DEQUE_EMPTY) {
+            if (atomic_load(&s->done))
+                break;
+            continue;
+        }
+        atomic_fetch_add_explicit(&s->seen[UNITEM(x)], 1, memory_order_relaxed);
+    }
+    /* Drain anything left (done is set only after the owner's last push). */
+    void *x;
+    while ((x = rt_deque_steal(&s->d)) != RT_DEQUE_EMPTY)
+        if (x != RT_DEQUE_ABORT)
+            atomic_fetch_add_explicit(&s->seen[UNITEM(x)], 1, memory_order_relaxed);
+    return NULL;
+}
+
+int scn_deque_thieves(void)
+{
+    int v = 0;
+    enum { THIEVES = 3 };
+    dq_shared s;
+    rt_deque_init(&s.d, 16);     /* small: forces growth under contention */
+    s.n = scaled(1000000, 20000);
+    s.seen = calloc((size_t)s.n, sizeof *s.seen);
+    atomic_init(&s.done, 0);
+    pthread_t th[THIEVES];
+    for (int i = 0; i < THIEVES; i++)
+        pthread_create(&th[i], NULL, dq_thief, &s);
+    uint64_t rng = 12345;
+    for (long i = 0; i < s.n; i++) {
+        rt_deque_push(&s.d, ITEM(i));
+        rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+        if ((rng & 3) == 0) {     /* the owner takes some back */
+            void *x = rt_deque_take(&s.d);
+            if (x != RT_DEQUE_EMPTY)
+                atomic_fetch_add_explicit(&s.seen[UNITEM(x)], 1, memory_order_relaxed);
+        }
+    }
+    void *x;
+    while ((x = rt_deque_take(&s.d)) != RT_DEQUE_EMPTY)
+        atomic_fetch_add_explicit(&s.seen[UNITEM(x)], 1, memory_order_relaxed);
+    atomic_store(&s.done, 1);
+    for (int i = 0; i < THIEVES; i++)
+        pthread_join(th[i], NULL);
+    long bad = 0;
+    for (long i = 0; i < s.n; i++)
+        if (atomic_load(&s.seen[i]) != 1 && bad++ < 5)
+            FAIL("deque item %ld consumed %d times", i, atomic_load(&s.seen[i]));
+    v += bad > 5 ? (int)(bad - 5) : 0;
+    free(s.seen);
+    rt_deque_fini(&s.d);
+    return v;
+}
+
+/* ------------------------------------------------------------ inbox */
+
+typedef struct inbox_item {
+    rt_node node;       /* first: the queue links nodes */
+    int producer;
+    long seq;
+} inbox_item;
+
+typedef struct inbox_shared {
+    rt_mpsc q;
+    inbox_item *items;  /* [producers][n] */
+    long n;
+    int producers;
+    _Atomic int producers_done;
+    _Atomic long consumed;
+    _Atomic int *seen;
+    long *last;         /* per producer: consumers check FIFO per producer (single consumer only) */
+} inbox_shared;
+
+typedef struct inbox_arg {
+    inbox_shared *s;
+    int id;
+} inbox_arg;
+
+static void *inbox_producer(void *p)
+{
+    inbox_arg *a = p;
+    inbox_shared *s = a->s;
+    for (long i = 0; i < s->n; i++) {
+        inbox_item *it = &s->items[(long)a->id * s->n + i];
+        it->producer = a->id;
+        it->seq = i;
+        rt_mpsc_push(&s->q, &it->node);
+    }
+    atomic_fetch_add(&s->producers_done, 1);
+    return NULL;
+}
+
+static int inbox_consume(inbox_shared *s, bool check_order)
+{
+    int v = 0;
+    long total = s->n * s->producers;
+    while (atomic_load(&s->consumed) < total) {
+        rt_node *nd = rt_mpsc_trypop(&s->q);
+        if (!nd)
+            continue;
+        inbox_item *it = (inbox_item *)(void *)nd;
+        long idx = (long)it->producer * s->n + it->seq;
+        if (atomic_fetch_add(&s->seen[idx], 1) != 0)
+            FAIL("inbox item %d/%ld popped twice", it->producer, it->seq);
+        if (check_order) {
+            if (it->seq != s->last[it->producer] + 1)
+                FAIL("inbox: producer %d order %ld after %ld", it->producer, it->seq, s->last[it->producer]);
+            s->last[it->producer] = it->seq;
+        }
+        atomic_fetch_add(&s->consumed, 1);
+    }
+    return v;
+}
+
+static void *inbox_consumer(void *p)
+{
+    intptr_t v = inbox_consume(p, false);
+    return (void *)v;
+}
+
+static int inbox_run(int consumers)
+{
+    int v = 0;
+    enum { PRODUCERS = 4 };
+    inbox_shared s;
+    rt_mpsc_init(&s.q);
+    s.n = scaled(250000, 5000);
+    s.producers = PRODUCERS;
+    s.items = calloc((size_t)(s.n * PRODUCERS), sizeof *s.items);
+    s.seen = calloc((size_t)(s.n * PRODUCERS), sizeof *s.seen);
+    s.last = malloc(PRODUCERS * sizeof *s.last);
+    for (int i = 0; i < PRODUCERS; i++)
+        s.last[i] = -1;
+    atomic_init(&s.producers_done, 0);
+    atomic_init(&s.consumed, 0);
+    pthread_t pt[PRODUCERS], ct[4];
+    inbox_arg args[PRODUCERS];
+    for (int i = 0; i < PRODUCERS; i++) {
+        args[i] = (inbox_arg){&s, i};
+        pthread_create(&pt[i], NULL, inbox_producer, &args[i]);
+    }
+    for (int i = 1; i < consumers; i++)
+        pthread_create(&ct[i], NULL, inbox_consumer, &s);
+    v += inbox_consume(&s, consumers == 1);
+    for (int i = 1; i < consumers; i++) {
+        void *r;
+        pthread_join(ct[i], &r);
+        v += (int)(intptr_t)r;
+    }
+    for (int i = 0; i < PRODUCERS; i++)
+        pthread_join(pt[i], NULL);
+    long miss = 0;
+    for (long i = 0; i < s.n * PRODUCERS; i++)
+        if (atomic_load(&s.seen[i]) != 1)
+            miss++;
+    if (miss)
+        FAIL("inbox: %ld items not consumed exactly once", miss);
+    if (rt_mpsc_nonempty(&s.q) || rt_mpsc_trypop(&s.q))
+        FAIL("inbox not empty at the end");
+    free(s.items);
+    free(s.seen);
+    free(s.last);
+    return v;
+}
+
+int scn_inbox_producers(void) { return inbox_run(1); }
+int scn_inbox_many_consumers(void) { return inbox_run(3); }
+
+/* ------------------------------------------------------- spawn tree */
+
+typedef struct tree_ctx {
+    dagrt *rt;
+    _Atomic unsigned char *ran;
+    int depth;
+} tree_ctx;
+
+typedef struct tree_node {
+    tree_ctx *tc;
+    long id;       /* heap numbering: children 2id+1, 2id+2 */
+    int level;
+} tree_node;
+
+static void tree_task(void *p);
+
+static void tree_run(tree_ctx *tc, long id, int level)
+{
+    atomic_fetch_add_explicit(&tc->ran[id], 1, memory_order_relaxed);
+    if (level == tc->depth)
+        return;
+    dagrt_group g;
+    dagrt_group_init(&g);
+    tree_node kids[2] = {{tc, 2 * id + 1, level + 1}, {tc, 2 * id + 2, level + 1}};
+    dagrt_spawn(tc->rt, &g, tree_task, &kids[0]);
+    dagrt_spawn(tc->rt, &g, tree_task, &kids[1]);
+    dagrt_group_wait(tc->rt, &g);
+}
+
+static void tree_task(void *p)
+{
+    tree_node *n = p;
+    tree_run(n->tc, n->id, n->level);
+}
+
+int scn_spawn_tree(void)
+{
+    int v = 0;
+    int depth = test_scale() < 0.5 ? 14 : 17;   /* 2^(depth+1)-1 tasks: 2^18 - 1 at scale 1 */
+    long n = (1L << (depth + 1)) - 1;
+    tree_ctx tc = {make_rt(2, false, 0, DAGRT_IDLE_PARK), calloc((size_t)n, 1), depth};
+    if (!tc.rt)
+        return 1;
+    tree_run(&tc, 0, 0);
+    long bad = 0;
+    for (long i = 0; i < n; i++)
+        if (atomic_load(&tc.ran[i]) != 1)
+            bad++;
+    if (bad)
+        FAIL("spawn tree: %ld of %ld tasks did not run exactly once", bad, n);
+    dagrt_destroy(tc.rt);
+    free(tc.ran);
+    return v;
+}
+
+/* -------------------------------------------------------------- fib */
+
+typedef struct fib_arg {
+    dagrt *rt;
+    int n;
+    long r;
+} fib_arg;
+
+static void fib_task(void *p)
+{
+    fib_arg *a = p;
+    if (a->n < 2) {
+        a->r = a->n;
+        return;
+    }
+    fib_arg x = {a->rt, a->n - 1, 0}, y = {a->rt, a->n - 2, 0};
+    dagrt_group g;
+    dagrt_group_init(&g);
+    dagrt_spawn(a->rt, &g, fib_task, &x);
+    dagrt_spawn(a->rt, &g, fib_task, &y);
+    dagrt_group_wait(a->rt, &g);
+    a->r = x.r + y.r;
+}
+
+static long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+
+static int fib_on(int workers, bool no_workers)
+{
+    int v = 0;
+    dagrt *rt = make_rt(workers, no_workers, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    int n = test_scale() < 0.5 ? 16 : 22;
+    for (int rep = 0; rep < 3; rep++) {
+        fib_arg a = {rt, n, 0};
+        fib_task(&a);
+        if (a.r != fib_serial(n))
+            FAIL("fib(%d) = %ld, want %ld (workers %d)", n, a.r, fib_serial(n), workers);
+    }
+    dagrt_destroy(rt);
+    return v;
+}
+
+int scn_fib_no_workers(void) { return fib_on(0, true); }
+int scn_fib_1_worker(void) { return fib_on(1, false); }
+int scn_fib_2_workers(void) { return fib_on(2, false); }
+
+/* ---------------------------------------------------- parallel for */
+
+typedef struct pfor_check {
+    _Atomic int *hits;
+    size_t begin, end;
+    _Atomic int bad;
+    int spin;          /* per-item busy work, so splitting happens */
+} pfor_check;
+
+static void pfor_body(void *p, size_t b, size_t e)
+{
+    pfor_check *c = p;
+    if (b >= e || b < c->begin || e > c->end) {
+        atomic_fetch_add(&c->bad, 1);
+        return;
+    }
+    for (size_t i = b; i < e; i++) {
+        atomic_fetch_add_explicit(&c->hits[i - c->begin], 1, memory_order_relaxed);
+        for (volatile int k = 0; k < c->spin; k++) {
+        }
+    }
+}
+
+static int pfor_one(dagrt *rt, size_t begin, size_t size, size_t grain, int spin)
+{
+    int v = 0;
+    pfor_check c;
+    c.hits = calloc(size + 1, sizeof *c.hits);
+    c.begin = begin;
+    c.end = begin + size;
+    atomic_init(&c.bad, 0);
+    c.spin = spin;
+    int r = dagrt_parallel_for(rt, begin, begin + size, grain, pfor_body, &c);
+    if (r != 0)
+        FAIL("parallel_for(%zu, %zu): %s", size, grain, dagrt_strerror(r));
+    if (atomic_load(&c.bad))
+        FAIL("parallel_for(%zu, %zu): empty or out-of-range sub-range", size, grain);
+    for (size_t i = 0; i < size; i++)
+        if (atomic_load(&c.hits[i]) != 1) {
+            FAIL("parallel_for(%zu, %zu): index %zu covered %d times", size, grain, i,
+                 atomic_load(&c.hits[i]));
+            break;
+        }
+    free(c.hits);
+    return v;
+}
+
+int scn_pfor_cover(void)
+{
+    int v = 0;
+    static const size_t sizes[] = {0, 1, 2, 3, 7, 63, 64, 65, 127, 1000, 1001, 4097, 33333, 100003};
+    static const size_t grains[] = {0, 1, 2, 3, 5, 16, 64, 1000, 5000};
+    int workers[] = {0, 1, 3};
+    for (int w = 0; w < 3; w++) {
+        dagrt *rt = make_rt(workers[w], workers[w] == 0, 0, DAGRT_IDLE_PARK);
+        if (!rt)
+            return v + 1;
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+            for (size_t gi = 0; gi < sizeof grains / sizeof *grains; gi++) {
+                size_t sz = sizes[si];
+                if (test_scale() < 0.5 && sz > 5000)
+                    continue;
+                int spin = sz <= 5000 ? 200 : 20;
+                v += pfor_one(rt, 17 + si, sz, grains[gi], spin);
+            }
+        /* begin > end is an error, not an empty loop. */
+        if (dagrt_parallel_for(rt, 10, 5, 1, pfor_body, NULL) != DAGRT_EINVAL)
+            FAIL("parallel_for with begin > end is not DAGRT_EINVAL");
+        dagrt_destroy(rt);
+    }
+    return v;
+}
+
+typedef struct nested_arg {
+    dagrt *rt;
+    _Atomic long *sum;
+} nested_arg;
+
+static void nested_inner(void *p, size_t b, size_t e)
+{
+    nested_arg *a = p;
+    for (size_t i = b; i < e; i++)
+        atomic_fetch_add_explicit(a->sum, (long)i, memory_order_relaxed);
+}
+
+static void nested_outer(void *p, size_t b, size_t e)
+{
+    nested_arg *a = p;
+    for (size_t i = b; i < e; i++)
+        dagrt_parallel_for(a->rt, 0, 2000, 7, nested_inner, a);
+}
+
+int scn_pfor_nested(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(3, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    _Atomic long sum = 0;
+    nested_arg a = {rt, &sum};
+    size_t outer = (size_t)scaled(200, 20);
+    dagrt_parallel_for(rt, 0, outer, 1, nested_outer, &a);
+    long want = (long)outer * (1999L * 2000 / 2);
+    if (atomic_load(&sum) != want)
+        FAIL("nested parallel_for sum %ld, want %ld", atomic_load(&sum), want);
+    dagrt_destroy(rt);
+    return v;
+}
+
+/* ------------------------------------------------------- park / wake */
+
+typedef struct ping {
+    _Atomic int flag;
+    _Atomic int on_main;
+    dagrt *rt;
+} ping;
+
+static void ping_task(void *p)
+{
+    ping *pg = p;
+    if (dagrt_on_main_thread(pg->rt))
+        atomic_store(&pg->on_main, 1);
+    atomic_store_explicit(&pg->flag, 1, memory_order_release);
+}
+
+/* Spin (not help) until flag, with a deadline: a lost wake-up fails the
+ * test instead of hanging it. */
+static bool await_flag(_Atomic int *flag, uint64_t timeout_ns)
+{
+    uint64_t t0 = now_ns();
+    for (unsigned i = 0; !atomic_load_explicit(flag, memory_order_acquire); i++) {
+        if ((i & 1023) == 0 && now_ns() - t0 > timeout_ns)
+            return false;
+    }
+    return true;
+}
+
+/* 100k times: the only worker parks (spin time 0), main spawns a task that
+ * main will not run (it spins, it does not help), so a worker must wake. */
+static int park_wake_run(bool external, long cycles)
+{
+    int v = 0;
+    dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    rt->spin_ns = 0;
+    for (long i = 0; i < cycles; i++) {
+        ping pg = {0, 0, rt};
+        dagrt_group g;
+        dagrt_group_init(&g);
+        int r = dagrt_spawn(rt, &g, ping_task, &pg);
+        if (r) {
+            FAIL("spawn: %s", dagrt_strerror(r));
+            break;
+        }
+        if (!await_flag(&pg.flag, 10u * 1000000000u)) {
+            FAIL("lost wake-up: cycle %ld never ran (external %d)", i, external);
+            break;
+        }
+        dagrt_group_wait(rt, &g);
+        if (atomic_load(&pg.on_main))
+            FAIL("task ran on the main thread although main never helped");
+    }
+    dagrt_destroy(rt);
+    return v;
+}
+
+int scn_park_wake(void) { return park_wake_run(false, scaled(100000, 10000)); }
+
+typedef struct ext_arg {
+    long cycles;
+    int v;
+    dagrt *rt;
+} ext_arg;
+
+static void *park_wake_ext_thread(void *p)
+{
+    ext_arg *a = p;
+    for (long i = 0; i < a->cycles; i++) {
+        ping pg = {0, 0, a->rt};
+        dagrt_group g;
+        dagrt_group_init(&g);
+        dagrt_spawn(a->rt, &g, ping_task, &pg);
+        if (!await_flag(&pg.flag, 10u * 1000000000u)) {
+            fprintf(stderr, "lost wake-up from an outside thread at cycle %ld\n", i);
+            a->v++;
+            break;
+        }
+        dagrt_group_wait(a->rt, &g);
+    }
+    return NULL;
+}
+
+/* The same from a thread outside the runtime (inbox path + claims). */
+int scn_park_wake_external(void)
+{
+    dagrt *rt = make_rt(2, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    rt->spin_ns = 0;
+    ext_arg a = {scaled(30000, 3000), 0, rt};
+    pthread_t th;
+    pthread_create(&th, NULL, park_wake_ext_thread, &a);
+    pthread_join(th, NULL);
+    dagrt_destroy(rt);
+    return a.v;
+}
+
+static void sleepy_task(void *p)
+{
+    (void)p;
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+}
+
+/* Main waits on a group whose task sleeps: main must park (nothing to help)
+ * and be woken by the group's completion, every time. */
+int scn_group_wait_parks(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    rt->spin_ns = 0;
+    long n = scaled(2000, 200);
+    for (long i = 0; i < n; i++) {
+        dagrt_group g;
+        dagrt_group_init(&g);
+        ping pg = {0, 0, rt};
+        /* The worker runs the sleepy task; main takes the ping or not. */
+        dagrt_spawn(rt, &g, sleepy_task, NULL);
+        dagrt_spawn(rt, &g, ping_task, &pg);
+        int r = dagrt_group_wait(rt, &g);
+        if (r)
+            FAIL("group_wait: %s", dagrt_strerror(r));
+        if (!atomic_load(&pg.flag))
+            FAIL("group_wait returned before its tasks ran");
+    }
+    dagrt_destroy(rt);
+    return v;
+}
+
+/* -------------------------------------------------------- main only */
+
+typedef struct main_ctx {
+    dagrt *rt;
+    _Atomic int ran;
+    _Atomic int off_main;
+    dagrt_group *g;
+} main_ctx;
+
+static void main_only_task(void *p)
+{
+    main_ctx *m = p;
+    if (!dagrt_on_main_thread(m->rt))
+        atomic_fetch_add(&m->off_main, 1);
+    atomic_fetch_add(&m->ran, 1);
+}
+
+static void spawner_task(void *p)
+{
+    main_ctx *m = p;
+    /* From a worker: queue main-thread work. */
+    for (int i = 0; i < 10; i++)
+        dagrt_spawn_ex(m->rt, m->g, main_only_task, m, DAGRT_SPAWN_MAIN);
+}
+
+int scn_main_only(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(2, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    long rounds = scaled(500, 50);
+    for (long r = 0; r < rounds; r++) {
+        dagrt_group g;
+        dagrt_group_init(&g);
+        main_ctx m = {rt, 0, 0, &g};
+        for (int i = 0; i < 8; i++)
+            dagrt_spawn(rt, &g, spawner_task, &m);
+        dagrt_group_wait(rt, &g);
+        if (atomic_load(&m.ran) != 80)
+            FAIL("main-thread tasks: %d ran, want 80", atomic_load(&m.ran));
+        if (atomic_load(&m.off_main))
+            FAIL("%d main-thread tasks ran off the main thread", atomic_load(&m.off_main));
+    }
+    /* dagrt_pump_main runs what is queued, on the main thread only. */
+    main_ctx m = {rt, 0, 0, NULL};
+    for (int i = 0; i < 5; i++)
+        dagrt_spawn_ex(rt, NULL, main_only_task, &m, DAGRT_SPAWN_MAIN);
+    int n = dagrt_pump_main(rt);
+    if (n != 5 || atomic_load(&m.ran) != 5)
+        FAIL("pump_main ran %d (counted %d), want 5", n, atomic_load(&m.ran));
+    if (dagrt_pump_main(rt) != 0)
+        FAIL("pump_main on an empty queue ran something");
+    dagrt_destroy(rt);
+    return v;
+}
+
+/* ------------------------------------------------------------- hot lane */
+
+typedef struct hot_ctx {
+    _Atomic long seq;
+    _Atomic long hot_at;
+    long work;
+    _Atomic int go;     /* backlog tasks wait for it: no timing in the test */
+} hot_ctx;
+
+static void backlog_task(void *p)
+{
+    hot_ctx *h = p;
+    atomic_fetch_add(&h->seq, 1);
+    while (!atomic_load(&h->go))
+        sched_yield();
+    for (volatile long k = 0; k < h->work; k++) {
+    }
+}
+
+static void hot_task(void *p)
+{
+    hot_ctx *h = p;
+    atomic_store(&h->hot_at, atomic_fetch_add(&h->seq, 1));
+}
+
+/* K = 0, only the main thread: a hot task spawned after a backlog of 1000
+ * ordinary ones runs first. */
+int scn_hot_overtakes(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(0, true, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    hot_ctx h = {0, -1, 10, 1};
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (int i = 0; i < 1000; i++)
+        dagrt_spawn(rt, &g, backlog_task, &h);
+    dagrt_spawn_ex(rt, &g, hot_task, &h, DAGRT_SPAWN_HOT);
+    dagrt_group_wait(rt, &g);
+    if (atomic_load(&h.hot_at) != 0)
+        FAIL("hot task ran at position %ld, want 0", atomic_load(&h.hot_at));
+    dagrt_destroy(rt);
+    return v;
+}
+
+/* K = 1 of 2 workers: a backlog of 400 tasks is queued; the ones already
+ * started hold until the hot task is spawned; then every thread's next pick
+ * must be the hot task, so at most one task per worker starts before it. */
+int scn_hot_worker(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(2, false, 1, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    long rounds = scaled(20, 3);
+    for (long r = 0; r < rounds; r++) {
+        hot_ctx h = {0, -1, 2000, 0};
+        dagrt_group g;
+        dagrt_group_init(&g);
+        for (int i = 0; i < 400; i++)
+            dagrt_spawn(rt, &g, backlog_task, &h);
+        dagrt_spawn_ex(rt, &g, hot_task, &h, DAGRT_SPAWN_HOT);
+        atomic_store(&h.go, 1);
+        dagrt_group_wait(rt, &g);
+        long at = atomic_load(&h.hot_at);
+        if (at < 0 || at > 2)
+            FAIL("hot task ran at position %ld of 401 (at most 2 may start before it)", at);
+    }
+    dagrt_destroy(rt);
+    return v;
+}
+
+/* ------------------------------------------------- destroy in flight */
+
+typedef struct fan {
+    dagrt *rt;
+    _Atomic long *count;
+    int depth;
+} fan;
+
+static void fan_task(void *p)
+{
+    fan *f = p;
+    atomic_fetch_add(f->count, 1);
+    if (f->depth > 0) {
+        for (int i = 0; i < 2; i++) {
+            fan *k = malloc(sizeof *k);
+            *k = (fan){f->rt, f->count, f->depth - 1};
+            dagrt_spawn(f->rt, NULL, fan_task, k);
+        }
+    }
+    free(f);
+}
+
+static void main_fan_task(void *p)
+{
+    _Atomic long *count = p;
+    atomic_fetch_add(count, 1);
+}
+
+int scn_destroy_in_flight(void)
+{
+    int v = 0;
+    long rounds = scaled(40, 5);
+    for (long r = 0; r < rounds; r++) {
+        int workers = (int)(r % 3);
+        dagrt *rt = make_rt(workers, workers == 0, 0, DAGRT_IDLE_PARK);
+        if (!rt)
+            return v + 1;
+        _Atomic long count = 0;
+        int depth = 10;
+        for (int i = 0; i < 4; i++) {
+            fan *f = malloc(sizeof *f);
+            *f = (fan){rt, &count, depth};
+            dagrt_spawn(rt, NULL, fan_task, f);
+        }
+        for (int i = 0; i < 10; i++)
+            dagrt_spawn_ex(rt, NULL, main_fan_task, &count, DAGRT_SPAWN_MAIN);
+        dagrt_destroy(rt);   /* runs everything spawned, then joins */
+        long want = 4 * ((1L << (depth + 1)) - 1) + 10;
+        if (atomic_load(&count) != want)
+            FAIL("destroy with work in flight: %ld tasks ran, want %ld", atomic_load(&count), want);
+    }
+    return v;
+}
+
+/* --------------------------------------------------- outside threads */
+
+typedef struct ext_shared {
+    dagrt *rt;
+    _Atomic long count;
+    long per_thread;
+} ext_shared;
+
+static void count_task(void *p)
+{
+    ext_shared *s = p;
+    atomic_fetch_add(&s->count, 1);
+}
+
+static void *ext_spawner(void *p)
+{
+    ext_shared *s = p;
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (long i = 0; i < s->per_thread; i++) {
+        dagrt_spawn(s->rt, &g, count_task, s);
+        if ((i & 63) == 63)
+            dagrt_group_wait(s->rt, &g);
+    }
+    dagrt_group_wait(s->rt, &g);
+    return NULL;
+}
+
+int scn_external_threads(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(2, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    ext_shared s = {rt, 0, scaled(20000, 2000)};
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&th[i], NULL, ext_spawner, &s);
+    for (int i = 0; i < 3; i++)
+        pthread_join(th[i], NULL);
+    if (atomic_load(&s.count) != 3 * s.per_thread)
+        FAIL("outside threads: %ld tasks ran, want %ld", atomic_load(&s.count), 3 * s.per_thread);
+    dagrt_destroy(rt);
+    return v;
+}
+
+int scn_spin_policy(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(2, false, 1, DAGRT_IDLE_SPIN);
+    if (!rt)
+        return 1;
+    for (int rep = 0; rep < 3; rep++) {
+        fib_arg a = {rt, 18, 0};
+        fib_task(&a);
+        if (a.r != fib_serial(18))
+            FAIL("fib(18) under the spin policy = %ld", a.r);
+    }
+    dagrt_destroy(rt);
+    return v;
+}
+
+const scenario scenarios[] = {
+    {"deque_lifo_fifo", scn_deque_lifo_fifo},
+    {"deque_growth_wrap", scn_deque_growth_wrap},
+    {"deque_thieves", scn_deque_thieves},
+    {"inbox_producers", scn_inbox_producers},
+    {"inbox_many_consumers", scn_inbox_many_consumers},
+    {"spawn_tree", scn_spawn_tree},
+    {"fib_no_workers", scn_fib_no_workers},
+    {"fib_1_worker", scn_fib_1_worker},
+    {"fib_2_workers", scn_fib_2_workers},
+    {"pfor_cover", scn_pfor_cover},
+    {"pfor_nested", scn_pfor_nested},
+    {"park_wake", scn_park_wake},
+    {"park_wake_external", scn_park_wake_external},
+    {"group_wait_parks", scn_group_wait_parks},
+    {"main_only", scn_main_only},
+    {"hot_overtakes", scn_hot_overtakes},
+    {"hot_worker", scn_hot_worker},
+    {"destroy_in_flight", scn_destroy_in_flight},
+    {"external_threads", scn_external_threads},
+    {"spin_policy", scn_spin_policy},
+    {NULL, NULL},
+};

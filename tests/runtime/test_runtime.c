@@ -1,0 +1,131 @@
+/* test_runtime.c - Criterion host for the runtime scenarios, plus API
+ * misuse tests that need no threads. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "dagrt.h"
+#include "scenarios.h"
+
+#define SCENARIO(name, secs) \
+    Test(runtime, name, .timeout = secs) { cr_assert_eq(scn_##name(), 0, #name ": violations (see stderr)"); }
+
+SCENARIO(deque_lifo_fifo, 30)
+SCENARIO(deque_growth_wrap, 30)
+SCENARIO(deque_thieves, 120)
+SCENARIO(inbox_producers, 120)
+SCENARIO(inbox_many_consumers, 120)
+SCENARIO(spawn_tree, 120)
+SCENARIO(fib_no_workers, 60)
+SCENARIO(fib_1_worker, 60)
+SCENARIO(fib_2_workers, 60)
+SCENARIO(pfor_cover, 120)
+SCENARIO(pfor_nested, 120)
+SCENARIO(park_wake, 120)
+SCENARIO(park_wake_external, 120)
+SCENARIO(group_wait_parks, 120)
+SCENARIO(main_only, 60)
+SCENARIO(hot_overtakes, 30)
+SCENARIO(hot_worker, 60)
+SCENARIO(destroy_in_flight, 60)
+SCENARIO(external_threads, 60)
+SCENARIO(spin_policy, 60)
+
+static dagrt_config cfg_with(int workers, bool no_workers, int hot, int idle)
+{
+    dagrt_config c;
+    dagrt_config_init(&c);
+    c.workers = workers;
+    c.no_workers = no_workers;
+    c.hot_workers = hot;
+    c.idle = (dagrt_idle_policy)idle;
+    return c;
+}
+
+Test(runtime_api, invalid_config)
+{
+    struct { dagrt_config c; const char *why; } bad[] = {
+        {cfg_with(-1, false, 0, DAGRT_IDLE_PARK), "negative workers"},
+        {cfg_with(2, false, -1, DAGRT_IDLE_PARK), "negative hot workers"},
+        {cfg_with(2, false, 3, DAGRT_IDLE_PARK), "more hot workers than workers"},
+        {cfg_with(0, true, 1, DAGRT_IDLE_PARK), "hot workers without workers"},
+        {cfg_with(2, true, 0, DAGRT_IDLE_PARK), "no_workers with a worker count"},
+        {cfg_with(1, false, 0, 7), "unknown idle policy"},
+        {cfg_with(100000, false, 0, DAGRT_IDLE_PARK), "absurd worker count"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int err = 0;
+        dagrt *rt = dagrt_create_ex(&bad[i].c, &err);
+        cr_expect_null(rt, "%s accepted", bad[i].why);
+        cr_expect_eq(err, DAGRT_EINVAL, "%s: error %d", bad[i].why, err);
+        if (rt)
+            dagrt_destroy(rt);
+    }
+    dagrt_config c = cfg_with(-3, false, 0, DAGRT_IDLE_PARK);
+    cr_expect_null(dagrt_create(&c));
+}
+
+Test(runtime_api, defaults_and_counts)
+{
+    dagrt *rt = dagrt_create(NULL);
+    cr_assert_not_null(rt);
+    cr_expect_geq(dagrt_worker_count(rt), 0);
+    cr_expect(dagrt_on_main_thread(rt));
+    dagrt_destroy(rt);
+    dagrt_config c = cfg_with(3, false, 2, DAGRT_IDLE_PARK);
+    rt = dagrt_create(&c);
+    cr_assert_not_null(rt);
+    cr_expect_eq(dagrt_worker_count(rt), 3);
+    dagrt_destroy(rt);
+    c = cfg_with(0, true, 0, DAGRT_IDLE_PARK);
+    rt = dagrt_create(&c);
+    cr_assert_not_null(rt);
+    cr_expect_eq(dagrt_worker_count(rt), 0);
+    dagrt_destroy(rt);
+    dagrt_destroy(NULL);   /* harmless */
+}
+
+static void nop(void *p) { (void)p; }
+
+static void *pump_from_other_thread(void *p)
+{
+    return (void *)(intptr_t)dagrt_pump_main(p);
+}
+
+Test(runtime_api, misuse_is_an_error_code)
+{
+    dagrt_config c = cfg_with(1, false, 0, DAGRT_IDLE_PARK);
+    dagrt *rt = dagrt_create(&c);
+    cr_assert_not_null(rt);
+    dagrt_group g;
+    memset(&g, 0xab, sizeof g);   /* never initialised */
+    cr_expect_eq(dagrt_spawn(rt, &g, nop, NULL), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_group_wait(rt, &g), DAGRT_EINVAL);
+    dagrt_group_init(&g);
+    cr_expect_eq(dagrt_spawn(rt, &g, NULL, NULL), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_spawn(NULL, &g, nop, NULL), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_spawn_ex(rt, &g, nop, NULL, DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_spawn_ex(rt, &g, nop, NULL, DAGRT_SPAWN_MAIN | DAGRT_SPAWN_FIBER), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_spawn_ex(rt, &g, nop, NULL, 1u << 20), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_group_wait(rt, &g), 0);   /* nothing was counted */
+    cr_expect_eq(dagrt_group_wait(rt, NULL), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_parallel_for(rt, 0, 10, 1, NULL, NULL), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_parallel_for(NULL, 0, 10, 1, NULL, NULL), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_pump_main(NULL), DAGRT_EINVAL);
+    pthread_t th;
+    void *r;
+    pthread_create(&th, NULL, pump_from_other_thread, rt);
+    pthread_join(th, &r);
+    cr_expect_eq((int)(intptr_t)r, DAGRT_EPERM, "pump_main off the main thread");
+    dagrt_destroy(rt);
+}
+
+Test(runtime_api, strerror_names_every_code)
+{
+    for (int e = 0; e >= -9; e--) {
+        const char *s = dagrt_strerror(e);
+        cr_assert_not_null(s);
+        cr_expect_neq(strcmp(s, "unknown error"), 0, "code %d unnamed", e);
+    }
+    cr_expect_str_eq(dagrt_strerror(-1000), "unknown error");
+}
