@@ -121,7 +121,7 @@ int dg_emit_dot(FILE *o, const ir_program *p, const dg_dot_opts *opt)
     fputs("digraph dagc {\n"
           "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=12, nodesep=0.3, ranksep=0.4];\n"
           "  node [fontname=\"Helvetica\", fontsize=10];\n"
-          "  edge [color=\"#444444\", arrowsize=0.7];\n", o);
+          "  edge [color=\"#444444\", arrowsize=0.7, fontname=\"Helvetica\"];\n", o);
     for (size_t gi = 0; gi < p->ngraphs; gi++) {
         const ir_graph *g = &p->graphs[gi];
         dg_analysis an;
