@@ -501,9 +501,15 @@ int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
         return 0;
     }
     if (RT_LIKELY(c != NULL)) {
-        if (RT_UNLIKELY(!rt_deque_push(&c->deque, t)))
+        /* Count before publishing: a thief may run and finish the task at
+         * once, and destroy's quiescence test needs every counted finish
+         * to have its spawn counted already (see quiescent()). */
+        uint64_t ns = atomic_load_explicit(&c->nspawned, memory_order_relaxed);
+        atomic_store_explicit(&c->nspawned, ns + 1, memory_order_relaxed);
+        if (RT_UNLIKELY(!rt_deque_push(&c->deque, t))) {
+            atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);
             return DAGRT_ENOMEM;
-        bump(&c->nspawned, memory_order_relaxed);
+        }
         notify(rt);
         return 0;
     }
