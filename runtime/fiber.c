@@ -1,0 +1,251 @@
+/*
+ * fiber.c - fiber stacks, the sanitizer-annotated switch, the bounded pool.
+ */
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS, MAP_STACK, MAP_NORESERVE */
+#include "fiber.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dagrt.h"
+
+#if defined(DAGRT_ASAN)
+#  include <sanitizer/asan_interface.h>
+#  include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(DAGRT_TSAN)
+#  include <sanitizer/tsan_interface.h>
+#endif
+
+static size_t page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+void dagrt__fiber_init_thread(dagrt_fiber *self)
+{
+    memset(self, 0, sizeof *self);
+#if defined(DAGRT_TSAN)
+    self->tsan = __tsan_get_current_fiber();
+#endif
+    /* asan_lo/asan_len stay 0 until the first switch away from this thread's
+     * stack tells us its bounds (__sanitizer_finish_switch_fiber reports
+     * them); nothing switches to a thread context before that happens. */
+}
+
+void dagrt__fiber_fini_thread(dagrt_fiber *self)
+{
+    (void)self;   /* the thread's TSan fiber belongs to the thread */
+}
+
+int dagrt__fiber_create(dagrt_fiber *f, size_t stack_size, dagrt_ctx_fn fn, void *arg)
+{
+    size_t pg = page_size();
+    memset(f, 0, sizeof *f);
+    if (stack_size < DAGRT_FIBER_STACK_MIN)
+        stack_size = DAGRT_FIBER_STACK_MIN;
+    stack_size = (stack_size + pg - 1) & ~(pg - 1);
+    size_t len = stack_size + pg;
+    /* MAP_NORESERVE: a stack costs address space, not memory, until used. */
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED)
+        return DAGRT_ENOMEM;
+    /* Stacks grow down: the guard is the lowest page, so an overflow faults
+     * there instead of running into whatever is mapped below. */
+    if (mprotect(m, pg, PROT_NONE) != 0) {
+        munmap(m, len);
+        return DAGRT_ENOMEM;
+    }
+    f->map = m;
+    f->map_len = len;
+    f->guard_len = pg;
+    f->stack_lo = (unsigned char *)m + pg;
+    f->stack_len = stack_size;
+    f->asan_lo = f->stack_lo;
+    f->asan_len = f->stack_len;
+#if defined(DAGRT_TSAN)
+    f->tsan = __tsan_create_fiber(0);
+#endif
+    dagrt__fiber_rearm(f, fn, arg);
+    return 0;
+}
+
+void dagrt__fiber_destroy(dagrt_fiber *f)
+{
+    if (!f->map)
+        return;
+#if defined(DAGRT_TSAN)
+    __tsan_destroy_fiber(f->tsan);
+#endif
+#if defined(DAGRT_ASAN)
+    /* Frames that lived on this stack left poisoned redzones in the shadow;
+     * a later mapping at the same address must not inherit them. */
+    __asan_unpoison_memory_region(f->stack_lo, f->stack_len);
+#endif
+    munmap(f->map, f->map_len);
+    f->map = NULL;
+}
+
+void dagrt__fiber_rearm(dagrt_fiber *f, dagrt_ctx_fn fn, void *arg)
+{
+    f->fn = fn;
+    f->arg = arg;
+    f->asan_fake = NULL;
+    dagrt__ctx_make(&f->ctx, f->stack_lo, f->stack_len, fn, arg);
+}
+
+/* Completes the ASan half of a switch on the side that was switched to.
+ * finish reports the bounds of the stack we came from: that is how a
+ * thread's own context learns its bounds, before anything switches to it. */
+static inline void asan_finish(dagrt_fiber *self)
+{
+#if defined(DAGRT_ASAN)
+    dagrt_fiber *prev = self->switched_from;
+    const void *lo;
+    size_t len;
+    __sanitizer_finish_switch_fiber(self->asan_fake, &lo, &len);
+    self->asan_fake = NULL;
+    /* Only a thread's own stack has bounds we do not know already. */
+    if (prev && !prev->map) {
+        prev->asan_lo = lo;
+        prev->asan_len = len;
+    }
+#else
+    (void)self;
+#endif
+}
+
+void dagrt__fiber_started(dagrt_fiber *self)
+{
+    asan_finish(self);
+}
+
+void dagrt__fiber_switch(dagrt_fiber *from, dagrt_fiber *to)
+{
+    to->switched_from = from;
+#if defined(DAGRT_ASAN)
+    __sanitizer_start_switch_fiber(&from->asan_fake, to->asan_lo, to->asan_len);
+#endif
+#if defined(DAGRT_TSAN)
+    /* Immediately before the switch, as TSan asks. Flags 0: the switch is a
+     * synchronisation point, which it is (one thread, program order). */
+    __tsan_switch_to_fiber(to->tsan, 0);
+#endif
+    dagrt__ctx_switch(&from->ctx, &to->ctx);
+    /* Resumed, possibly on another thread: nothing cached before the switch
+     * that depends on the thread (TLS addresses) may be used below. */
+    asan_finish(from);
+}
+
+/* ---------------------------------------------------------------- the pool */
+
+int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
+                           size_t large_size, dagrt_ctx_fn entry)
+{
+    memset(p, 0, sizeof *p);
+    if (max < 0 || !entry)
+        return DAGRT_EINVAL;
+    p->max = max ? max : DAGRT_FIBER_POOL_DEFAULT;
+    p->std_size = std_size ? std_size : DAGRT_FIBER_STACK_DEFAULT;
+    p->large_size = large_size ? large_size : DAGRT_FIBER_LARGE_STACK_DEFAULT;
+    if (p->std_size < DAGRT_FIBER_STACK_MIN || p->large_size < p->std_size)
+        return DAGRT_EINVAL;
+    p->entry = entry;
+    atomic_init(&p->warned, false);
+    atomic_init(&p->exhausted, 0);
+    if (pthread_mutex_init(&p->mu, NULL) != 0)
+        return DAGRT_ENOMEM;
+    return 0;
+}
+
+void dagrt__fiber_pool_fini(dagrt__fiber_pool *p)
+{
+    dagrt_fiber *f = p->all;
+    while (f) {
+        dagrt_fiber *n = f->all_next;
+        dagrt__fiber_destroy(f);
+        free(f);
+        f = n;
+    }
+    p->all = p->free_std = p->free_large = NULL;
+    p->live = 0;
+    pthread_mutex_destroy(&p->mu);
+}
+
+dagrt_fiber *dagrt__fiber_pool_get(dagrt__fiber_pool *p, bool large)
+{
+    /* Fiber tasks are much rarer than plain ones and each costs a switch
+     * pair anyway; a mutex keeps the pool obviously correct. */
+    pthread_mutex_lock(&p->mu);
+    dagrt_fiber **head = large ? &p->free_large : &p->free_std;
+    dagrt_fiber *f = *head;
+    if (f) {
+        *head = f->pool_next;
+        f->pool_next = NULL;
+        pthread_mutex_unlock(&p->mu);
+        return f;
+    }
+    if (p->live >= p->max) {
+        /* Reclaim a free fiber of the other size rather than refuse. */
+        dagrt_fiber **other = large ? &p->free_std : &p->free_large;
+        dagrt_fiber *victim = *other;
+        if (!victim) {
+            pthread_mutex_unlock(&p->mu);
+            /* relaxed: a statistic, read after the runtime is quiescent. */
+            atomic_fetch_add_explicit(&p->exhausted, 1, memory_order_relaxed);
+            return NULL;
+        }
+        *other = victim->pool_next;
+        for (dagrt_fiber **pp = &p->all; *pp; pp = &(*pp)->all_next)
+            if (*pp == victim) { *pp = victim->all_next; break; }
+        p->live--;
+        dagrt__fiber_destroy(victim);
+        free(victim);
+    }
+    p->live++;   /* reserve the slot, then create outside the lock */
+    pthread_mutex_unlock(&p->mu);
+
+    f = malloc(sizeof *f);
+    int rc = f ? dagrt__fiber_create(f, large ? p->large_size : p->std_size, p->entry, NULL)
+               : DAGRT_ENOMEM;
+    if (rc != 0) {
+        free(f);
+        pthread_mutex_lock(&p->mu);
+        p->live--;
+        pthread_mutex_unlock(&p->mu);
+        return NULL;
+    }
+    f->arg = f;   /* pooled fibers start in entry(fiber) */
+    dagrt__fiber_rearm(f, p->entry, f);
+    f->large = large;
+    pthread_mutex_lock(&p->mu);
+    f->all_next = p->all;
+    p->all = f;
+    pthread_mutex_unlock(&p->mu);
+    return f;
+}
+
+void dagrt__fiber_pool_put(dagrt__fiber_pool *p, dagrt_fiber *f)
+{
+    pthread_mutex_lock(&p->mu);
+    dagrt_fiber **head = f->large ? &p->free_large : &p->free_std;
+    f->pool_next = *head;
+    *head = f;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void dagrt__fiber_pool_warn_once(dagrt__fiber_pool *p)
+{
+    /* relaxed: only "exactly one thread prints" matters, which the RMW on
+     * one location guarantees by itself. */
+    if (!atomic_exchange_explicit(&p->warned, true, memory_order_relaxed))
+        fprintf(stderr,
+                "dagrt: warning: fiber pool exhausted (%d fibers in use); new fiber "
+                "tasks wait for a free fiber (raise dagrt_config.fiber_pool_size)\n",
+                p->max);
+}

@@ -1,0 +1,129 @@
+/*
+ * fiber.h - fibers: mmap'd stacks with a guard page, a bounded pool, and
+ * the one switch function that every fiber switch goes through so that the
+ * sanitizers hear about it (internal to libdagrt; tests use it directly).
+ *
+ * Thread-local state and migration. A fiber may suspend on one worker and
+ * resume on another. The compiler assumes the thread never changes inside a
+ * function, so it may compute the address of a _Thread_local variable once
+ * and reuse it across a call that switches. The rule in this runtime: code
+ * that can switch (anything that may suspend) never holds a TLS address
+ * across the switch; it re-reads TLS through dagrt__fiber_tls_*() style
+ * noinline accessors after every switch (see sync.c). The same rule holds
+ * for users' fiber tasks: read thread-local data (errno included) again
+ * after any wait; docs/runtime.md says so.
+ */
+#ifndef DAGRT_FIBER_H
+#define DAGRT_FIBER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arch/ctx.h"
+
+/* Sanitizer detection: gcc defines __SANITIZE_*__, clang has __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#  define DAGRT_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#  define DAGRT_TSAN 1
+#endif
+#if defined(__has_feature)
+#  if __has_feature(address_sanitizer) && !defined(DAGRT_ASAN)
+#    define DAGRT_ASAN 1
+#  endif
+#  if __has_feature(thread_sanitizer) && !defined(DAGRT_TSAN)
+#    define DAGRT_TSAN 1
+#  endif
+#endif
+
+/* Default stack sizes. Sanitized builds grow frames (redzones, shadow
+ * bookkeeping), so they get four times as much. */
+#if defined(DAGRT_ASAN) || defined(DAGRT_TSAN)
+#  define DAGRT_FIBER_STACK_SCALE 4
+#else
+#  define DAGRT_FIBER_STACK_SCALE 1
+#endif
+#define DAGRT_FIBER_STACK_DEFAULT       ((size_t)64 * 1024 * DAGRT_FIBER_STACK_SCALE)
+#define DAGRT_FIBER_LARGE_STACK_DEFAULT ((size_t)1024 * 1024 * DAGRT_FIBER_STACK_SCALE)
+#define DAGRT_FIBER_POOL_DEFAULT        256
+#define DAGRT_FIBER_STACK_MIN           ((size_t)16 * 1024)
+
+typedef struct dagrt_fiber dagrt_fiber;
+
+struct dagrt_fiber {
+    dagrt_ctx ctx;               /* saved registers while switched out */
+    unsigned char *map;          /* whole mapping incl. guard; NULL: a thread's own stack */
+    size_t map_len;
+    unsigned char *stack_lo;     /* usable stack [stack_lo, stack_lo+stack_len) */
+    size_t stack_len;
+    size_t guard_len;            /* guard page(s) at [map, map+guard_len) */
+    dagrt_ctx_fn fn;             /* entry function, called once with arg */
+    void *arg;
+    dagrt_fiber *switched_from;  /* who switched to us last (ASan bookkeeping) */
+    void *tsan;                  /* TSan's fiber handle */
+    void *asan_fake;             /* ASan fake stack saved while switched out */
+    const void *asan_lo;         /* stack bounds ASan is told when switching here */
+    size_t asan_len;
+    /* Pool bookkeeping. */
+    dagrt_fiber *pool_next;      /* free list */
+    dagrt_fiber *all_next;       /* every fiber the pool made, for teardown */
+    bool large;
+    /* Scheduler state (sync.c): the suspend/resume handshake. */
+    _Atomic unsigned park;       /* see sync.c: 2 parties meet here */
+    void *task;                  /* the task this fiber runs (scheduler's type) */
+    void *owner;                 /* the runtime */
+};
+
+/* Makes *self stand for the calling thread's own stack, so that a thread can
+ * switch into fibers and be switched back to. */
+void dagrt__fiber_init_thread(dagrt_fiber *self);
+void dagrt__fiber_fini_thread(dagrt_fiber *self);
+
+/* Maps a stack of at least stack_size usable bytes (rounded up to pages)
+ * with a PROT_NONE guard page below it, and prepares f so the first switch
+ * to it calls fn(arg). Returns 0 or DAGRT_ENOMEM. */
+int dagrt__fiber_create(dagrt_fiber *f, size_t stack_size, dagrt_ctx_fn fn, void *arg);
+void dagrt__fiber_destroy(dagrt_fiber *f);
+
+/* Re-arms a fiber whose entry function will never be resumed again so that
+ * the next switch to it calls fn(arg) from the top of its stack. */
+void dagrt__fiber_rearm(dagrt_fiber *f, dagrt_ctx_fn fn, void *arg);
+
+/* Switches from the running context (described by from) to to. Every switch
+ * in the runtime goes through here: it tells ASan and TSan. */
+void dagrt__fiber_switch(dagrt_fiber *from, dagrt_fiber *to);
+
+/* A fiber entry function must call this first: it completes the sanitizer
+ * side of the switch that started it. */
+void dagrt__fiber_started(dagrt_fiber *self);
+
+/* ---------------------------------------------------------------- the pool */
+
+typedef struct dagrt__fiber_pool {
+    pthread_mutex_t mu;
+    dagrt_fiber *free_std, *free_large;
+    dagrt_fiber *all;
+    int live;                    /* fibers created and not destroyed */
+    int max;
+    size_t std_size, large_size;
+    dagrt_ctx_fn entry;          /* every pooled fiber starts in entry(fiber) */
+    atomic_bool warned;          /* the exhaustion warning is printed once */
+    atomic_ulong exhausted;      /* how often a get found the pool empty */
+} dagrt__fiber_pool;
+
+/* sizes/max 0 mean the defaults above. Returns 0 or DAGRT_EINVAL. */
+int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
+                           size_t large_size, dagrt_ctx_fn entry);
+void dagrt__fiber_pool_fini(dagrt__fiber_pool *p);
+
+/* A free fiber (made on demand up to max), or NULL when max fibers are in
+ * use: the caller applies backpressure (see sync.c) and calls
+ * dagrt__fiber_pool_warn_once. */
+dagrt_fiber *dagrt__fiber_pool_get(dagrt__fiber_pool *p, bool large);
+void dagrt__fiber_pool_put(dagrt__fiber_pool *p, dagrt_fiber *f);
+void dagrt__fiber_pool_warn_once(dagrt__fiber_pool *p);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * fiber_scenarios.h - the fiber test scenarios, written once and hosted
+ * twice (testing.md): by Criterion Test()s in test_fiber.c and by the plain
+ * driver fiber_drv.c (the `tsan` suite and the AArch64 cross run). Each
+ * returns the number of violations it saw; 0 is a pass.
+ */
+#ifndef FIBER_SCENARIOS_H
+#define FIBER_SCENARIOS_H
+
+/* DAGC_TEST_SCALE (default 1.0) times n, at least 1. */
+long fs_scaled(long n);
+
+int fs_regs_preserved(void);      /* every callee-saved register + FP control */
+int fs_pingpong(long rounds);     /* two fibers alternate, order checked */
+int fs_guard_overflow(void);      /* overflow faults inside the guard page */
+int fs_pool_bounded(void);        /* pool: bounded, reuse, one warning */
+int fs_fp_state_isolated(void);   /* each fiber keeps its own FP control state */
+
+
+#endif
