@@ -141,6 +141,7 @@ static const char *suggest(const sgraph *g, const char *name)
 
 static void add_ref(sgraph *g, uint32_t to, const ast_expr *e)
 {
+    if (g->d->stop) return; /* past the error limit: no more suggestions to search for */
     int idx = dg_map_get(&g->names, e->name);
     if (idx < 0) {
         const char *s = suggest(g, e->name);

@@ -189,6 +189,17 @@ Test(cli, stats_and_dot_to_stdout)
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, "\"s.a\" -> \"s.b\"") != NULL, "%s", r.out);
     cr_expect_eq(count_entries(tmp), 1);
+    /* What went to stdout is a drawing Graphviz takes without a word. */
+    put(tmp, "s.dot", r.out);
+    spawn_free(&r);
+    const char *dot = getenv("DOT");
+    cr_assert_not_null(dot);
+    char dotfile[1100];
+    snprintf(dotfile, sizeof dotfile, "%s/s.dot", tmp);
+    char *dargv[] = {(char *)dot, "-Tsvg", dotfile, "-o", "/dev/null", NULL};
+    cr_assert_eq(spawn_capture(NULL, dargv, &r), 0);
+    cr_expect_eq(r.status, 0);
+    cr_expect_str_eq(r.err, "");
     spawn_free(&r);
     remove_dir(tmp);
     free(tmp);
