@@ -200,7 +200,7 @@ static void remote_push(_Atomic(rt_task *) *stack, rt_task *t)
 {
     rt_task *old = atomic_load_explicit(stack, memory_order_relaxed);
     do {
-        atomic_store_explicit(&t->node.next, &old->node, memory_order_relaxed);
+        atomic_store_explicit(&t->node.next, (rt_node *)(void *)old, memory_order_relaxed); /* node is first */
     } while (!atomic_compare_exchange_weak_explicit(stack, &old, t,
                  memory_order_release, memory_order_relaxed));
 }
@@ -213,7 +213,7 @@ void rt_task_free(dagrt *rt, rt_task *t)
     }
     rt_ctx *c = cur_ctx(rt);
     if (RT_LIKELY(c && c->index == t->home)) {
-        atomic_store_explicit(&t->node.next, &c->free->node, memory_order_relaxed);
+        atomic_store_explicit(&t->node.next, (rt_node *)(void *)c->free, memory_order_relaxed);
         c->free = t;
     } else {
         remote_push(&rt->ctx[t->home].remote, t);
@@ -429,7 +429,7 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
             leave = true;
             break;
         }
-        if (!forever && rt->spin_ns == 0)
+        if (!forever && atomic_load_explicit(&rt->spin_ns, memory_order_relaxed) == 0)
             break;
         cpu_relax();
         if ((i & 63) == 63) {
@@ -441,7 +441,7 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
             uint64_t t = now_ns();
             if (t0 == 0)
                 t0 = t;
-            else if (t - t0 > rt->spin_ns)
+            else if (t - t0 > atomic_load_explicit(&rt->spin_ns, memory_order_relaxed))
                 break;
         }
     }
@@ -501,9 +501,15 @@ int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
         return 0;
     }
     if (RT_LIKELY(c != NULL)) {
-        if (RT_UNLIKELY(!rt_deque_push(&c->deque, t)))
+        /* Count before publishing: a thief may run and finish the task at
+         * once, and destroy's quiescence test needs every counted finish
+         * to have its spawn counted already (see quiescent()). */
+        uint64_t ns = atomic_load_explicit(&c->nspawned, memory_order_relaxed);
+        atomic_store_explicit(&c->nspawned, ns + 1, memory_order_relaxed);
+        if (RT_UNLIKELY(!rt_deque_push(&c->deque, t))) {
+            atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);
             return DAGRT_ENOMEM;
-        bump(&c->nspawned, memory_order_relaxed);
+        }
         notify(rt);
         return 0;
     }
@@ -743,7 +749,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt->cfg = *cfg;
     rt->nworkers = nworkers;
     rt->nctx = nworkers + 1;
-    rt->spin_ns = RT_SPIN_NS;
+    atomic_init(&rt->spin_ns, RT_SPIN_NS);
     pthread_mutex_init(&rt->shared_mu, NULL);
     rt_mpsc_init(&rt->hot);
     size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + 63) & ~(size_t)63;

@@ -151,7 +151,7 @@ struct dagrt {
     _Atomic uint64_t main_pushed;      /* main-queue pushes, for dagrt_pump_main's bound */
     uint64_t main_popped;              /* main thread only */
     _Atomic uint32_t rr;               /* round robin for spawns from outside threads */
-    uint64_t spin_ns;                  /* idle ctxs poll this long before parking (tests set 0) */
+    _Atomic uint64_t spin_ns;          /* idle ctxs poll this long before parking (tests set 0; relaxed: a tuning knob) */
     /* Shared task pool for threads without a ctx. */
     pthread_mutex_t shared_mu;
     rt_task *shared_free;

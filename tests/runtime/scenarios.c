@@ -557,7 +557,7 @@ static int park_wake_run(bool external, long cycles)
     dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_PARK);
     if (!rt)
         return 1;
-    rt->spin_ns = 0;
+    atomic_store(&rt->spin_ns, 0);
     for (long i = 0; i < cycles; i++) {
         ping pg = {0, 0, rt};
         dagrt_group g;
@@ -611,7 +611,7 @@ int scn_park_wake_external(void)
     dagrt *rt = make_rt(2, false, 0, DAGRT_IDLE_PARK);
     if (!rt)
         return 1;
-    rt->spin_ns = 0;
+    atomic_store(&rt->spin_ns, 0);
     ext_arg a = {scaled(30000, 3000), 0, rt};
     pthread_t th;
     pthread_create(&th, NULL, park_wake_ext_thread, &a);
@@ -635,7 +635,7 @@ int scn_group_wait_parks(void)
     dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_PARK);
     if (!rt)
         return 1;
-    rt->spin_ns = 0;
+    atomic_store(&rt->spin_ns, 0);
     long n = scaled(2000, 200);
     for (long i = 0; i < n; i++) {
         dagrt_group g;
