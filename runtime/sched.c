@@ -882,6 +882,12 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         c->hot = i > 0 && i <= cfg->hot_workers;
         c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
         c->waiter.fn = wake_ctx;
+        /* Each ctx's first task slab now, not at its first spawn: that may
+         * come in any later frame (the first time a worker spawns), and a
+         * frame after the first must not allocate (tests/e2e/alloc_frame). */
+        c->free = slab_new(&c->slabs, c->index);
+        if (!c->free)
+            ok = 0;
     }
     if (!ok || rt_fiber_rt_init(rt) != 0) {
         rt_free_all(rt);
