@@ -28,9 +28,13 @@
 #include "exec.h"
 
 #include <stdatomic.h>
+
+#include "scheduler.h"
 #include <string.h>
 
 #define NONE UINT32_MAX
+/* Polls of the ready lists (each a few loads) before the caller blocks. */
+#define EXEC_SPIN 4000
 
 /* Per-node run state, overlaid on dagrt_node_state (one cache line each). */
 typedef struct node_rt {
@@ -295,7 +299,10 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         return DAGRT_EVERSION;
     if (g->nnodes == 0 || !g->nodes || !g->succ || !st->nodes || st->nnodes < g->nnodes)
         return DAGRT_EINVAL;
-    if (tl_node_depth > 0)
+    /* Inside a graph task anywhere, or inside any task on a worker (workers
+     * run user code only inside tasks): the run could wait on itself. */
+    rt_ctx *self = rt_ctx_current(rt);
+    if (tl_node_depth > 0 || (self && self->worker))
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
     if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)
@@ -312,8 +319,11 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     r->ctx = ctx;
     r->nodes = (node_rt *)(void *)st->nodes;
     r->nnodes = g->nnodes;
+    /* One helper per worker, plus one: the caller, once it waits on the
+     * group, takes a helper task like any other, so a helper that keeps
+     * publishing work can still hand some to the caller. */
     int workers = dagrt_worker_count(rt);
-    r->max_helpers = workers > 0 ? (uint32_t)workers : 0;
+    r->max_helpers = workers > 0 ? (uint32_t)workers + 1 : 0;
     r->main_head = NONE;
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
@@ -344,11 +354,26 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     for (;;) {
         drain(&d, next);
         next = NONE;
-        /* relaxed: see `done`; the group wait below orders the rest. */
-        if (atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes) {
-            rc = dagrt_group_wait(rt, &r->group);
+        /* relaxed: `done` only steers this loop; the group wait below is
+         * what orders the helpers' work before the return. */
+        if (atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes)
             break;
+        /* Nothing for us right now, but the run goes on elsewhere. Stay
+         * useful for a while: take new graph work as soon as it is
+         * published, run the runtime's ready tasks (main-thread tasks,
+         * helpers, parallel-for pieces); only then block on the group,
+         * which wakes us when a helper is spawned or everything is done. */
+        bool work = false;
+        for (int spin = 0; spin < EXEC_SPIN && !work; spin++) {
+            work = r->main_head != NONE ||
+                   atomic_load_explicit(&r->head, memory_order_relaxed) <
+                       atomic_load_explicit(&r->tail, memory_order_relaxed) ||
+                   atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes;
+            if (!work && self && rt_help_one(self))
+                spin = 0;
         }
+        if (work)
+            continue;
         rc = dagrt_group_wait(rt, &r->group);
         if (rc != 0)
             break;
@@ -362,6 +387,9 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
             break;
         }
     }
+    /* Every node is done; spawned tasks may still be on their way out. */
+    if (rc == 0)
+        rc = dagrt_group_wait(rt, &r->group);
     r->runs++;
     atomic_store_explicit(&r->running, 0, memory_order_release);
     return rc;
