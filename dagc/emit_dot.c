@@ -92,24 +92,26 @@ static void gate_node(FILE *o, const ir_node *x, int crit)
     fputs("\"];\n", o);
 }
 
+/* Legend ids contain '-', which no .dag name can, so a graph named
+ * 'legend' cannot collide with them. */
 static void legend(FILE *o)
 {
-    fputs("  subgraph cluster_legend {\n"
+    fputs("  subgraph \"cluster-legend\" {\n"
           "    label=\"legend\"; fontsize=10; style=dashed; color=\"#999999\";\n"
           "    node [fontsize=9];\n"
-          "    \"legend.task\" [shape=box, style=filled, fillcolor=\"" COL_TASK "\", label=\"task\\ncost\"];\n"
-          "    \"legend.main\" [shape=box, style=filled, fillcolor=\"" COL_MAIN "\", label=\"on main\"];\n"
-          "    \"legend.hot\" [shape=box, style=filled, fillcolor=\"" COL_HOT "\", label=\"hot\"];\n"
-          "    \"legend.fiber\" [shape=box, style=filled, fillcolor=\"" COL_TASK "\", peripheries=2, label=\"fiber\"];\n"
-          "    \"legend.parallel\" [shape=box3d, style=filled, fillcolor=\"" COL_TASK "\", label=\"parallel\\ngrain\"];\n"
-          "    \"legend.when\" [shape=box, style=\"filled,dashed\", fillcolor=\"" COL_TASK "\", label=\"when p?\"];\n"
-          "    \"legend.and\" [shape=diamond, style=filled, fillcolor=\"" COL_GATE "\", fontsize=9, margin=0.02, width=0.3, height=0.3, label=\"and\"];\n"
-          "    \"legend.or\" [shape=ellipse, style=filled, fillcolor=\"" COL_GATE "\", fontsize=9, margin=0.02, width=0.3, height=0.3, label=\"or\"];\n"
-          "    \"legend.crit\" [shape=box, style=filled, fillcolor=\"" COL_TASK "\", penwidth=2.5, label=\"critical path\"];\n"
-          "    \"legend.task\" -> \"legend.main\" -> \"legend.hot\" [style=invis];\n"
-          "    \"legend.fiber\" -> \"legend.parallel\" -> \"legend.when\" [style=invis];\n"
-          "    \"legend.and\" -> \"legend.or\" [style=dashed, label=\" any\", fontsize=8];\n"
-          "    \"legend.or\" -> \"legend.crit\" [style=bold, penwidth=2.5];\n"
+          "    \"-legend-task\" [shape=box, style=filled, fillcolor=\"" COL_TASK "\", label=\"task\\ncost\"];\n"
+          "    \"-legend-main\" [shape=box, style=filled, fillcolor=\"" COL_MAIN "\", label=\"on main\"];\n"
+          "    \"-legend-hot\" [shape=box, style=filled, fillcolor=\"" COL_HOT "\", label=\"hot\"];\n"
+          "    \"-legend-fiber\" [shape=box, style=filled, fillcolor=\"" COL_TASK "\", peripheries=2, label=\"fiber\"];\n"
+          "    \"-legend-parallel\" [shape=box3d, style=filled, fillcolor=\"" COL_TASK "\", label=\"parallel\\ngrain\"];\n"
+          "    \"-legend-when\" [shape=box, style=\"filled,dashed\", fillcolor=\"" COL_TASK "\", label=\"when p?\"];\n"
+          "    \"-legend-and\" [shape=diamond, style=filled, fillcolor=\"" COL_GATE "\", fontsize=9, margin=0.02, width=0.3, height=0.3, label=\"and\"];\n"
+          "    \"-legend-or\" [shape=ellipse, style=filled, fillcolor=\"" COL_GATE "\", fontsize=9, margin=0.02, width=0.3, height=0.3, label=\"or\"];\n"
+          "    \"-legend-crit\" [shape=box, style=filled, fillcolor=\"" COL_TASK "\", penwidth=2.5, label=\"critical path\"];\n"
+          "    \"-legend-task\" -> \"-legend-main\" -> \"-legend-hot\" [style=invis];\n"
+          "    \"-legend-fiber\" -> \"-legend-parallel\" -> \"-legend-when\" [style=invis];\n"
+          "    \"-legend-and\" -> \"-legend-or\" [style=dashed, label=\" any\", fontsize=8];\n"
+          "    \"-legend-or\" -> \"-legend-crit\" [style=bold, penwidth=2.5];\n"
           "  }\n", o);
 }
 
@@ -121,7 +123,7 @@ int dg_emit_dot(FILE *o, const ir_program *p, const dg_dot_opts *opt)
     fputs("digraph dagc {\n"
           "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=12, nodesep=0.3, ranksep=0.4];\n"
           "  node [fontname=\"Helvetica\", fontsize=10];\n"
-          "  edge [color=\"#444444\", arrowsize=0.7];\n", o);
+          "  edge [color=\"#444444\", arrowsize=0.7, fontname=\"Helvetica\"];\n", o);
     for (size_t gi = 0; gi < p->ngraphs; gi++) {
         const ir_graph *g = &p->graphs[gi];
         dg_analysis an;

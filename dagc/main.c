@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "emit_c.h"
 #include "emit_dot.h"
 #include "ir.h"
 #include "output.h"
@@ -22,7 +23,7 @@
 
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
-    OPT_WERROR, OPT_VERSION, OPT_HELP,
+    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES,
 };
 
 static const struct option_row {
@@ -40,13 +41,14 @@ static const struct option_row {
     {"--stats", 0, OPT_STATS, NULL, "print nodes, edges, depth, width, total cost, critical path"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
+    {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl instead of the built-in templates"},
     {"--version", 0, OPT_VERSION, NULL, "print the version and exit"},
     {"--help", 0, OPT_HELP, NULL, "print this help and exit"},
 };
 
 typedef struct cli {
     const char *input;
-    const char *outdir, *c_path, *h_path, *dot_path, *depfile;
+    const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
     int check, stats, werror;
 } cli;
 
@@ -55,7 +57,7 @@ static void usage(FILE *o)
     fputs("usage: dagc [options] FILE.dag\n\noptions:\n", o);
     for (size_t i = 0; i < sizeof option_table / sizeof *option_table; i++) {
         const struct option_row *r = &option_table[i];
-        char left[32];
+        char left[40];
         snprintf(left, sizeof left, "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
         fprintf(o, "  %-14s %s\n", left, r->help);
     }
@@ -82,6 +84,7 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_STATS: c->stats = 1; break;
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
+    case OPT_TEMPLATES: c->templates = arg; break;
     case OPT_VERSION: printf("dagc %s (.dag language version 1)\n", DAGC_VERSION); return 0;
     case OPT_HELP: usage(stdout); return 0;
     }
@@ -124,8 +127,8 @@ static int parse_args(cli *c, int argc, char **argv)
         if (rc >= 0) return rc;
     }
     if (!c->input) return usage_error("%s", "no input file");
-    if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile))
-        return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot or -M");
+    if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates))
+        return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --templates or -M");
     return -1;
 }
 
@@ -170,6 +173,100 @@ static void write_depfile(FILE *o, const cli *c, const ir_program *p,
     fputc('\n', o);
 }
 
+/* dir/stem + ext, where stem is the input's base name without .dag. */
+static char *stem_path(const char *dir, const char *input, const char *ext)
+{
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    size_t n = strlen(base);
+    if (n > 4 && strcmp(base + n - 4, ".dag") == 0) n -= 4;
+    size_t len = strlen(dir) + 1 + n + strlen(ext) + 1;
+    char *s = malloc(len);
+    if (s) snprintf(s, len, "%s/%.*s%s", dir, (int)n, base, ext);
+    return s;
+}
+
+/* "x/y.c" -> "x/y.h" (the other file of the pair, beside this one). */
+static char *sibling(const char *path, const char *ext)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(path, '.');
+    size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+    char *s = malloc(n + strlen(ext) + 1);
+    if (s) snprintf(s, n + strlen(ext) + 1, "%.*s%s", (int)n, path, ext);
+    return s;
+}
+
+static char *owned_paths[2];
+
+/* Renders the header and source (through the built-in templates, or those
+ * in --templates DIR) and opens both outputs in outs[]; nothing is renamed
+ * into place until main commits every output. Paths: -o DIR gives
+ * DIR/STEM.h and DIR/STEM.c; --c/--h override one each; given only one of
+ * them, the other goes beside it. The source includes the header by its
+ * base name. */
+static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, size_t *nout,
+                        const char **targets, size_t *ntargets, char *err, size_t errsz)
+{
+    const char *dir = c->outdir ? c->outdir : ".";
+    const char *cp = c->c_path, *hp = c->h_path;
+    if (!cp && !hp) {
+        cp = owned_paths[0] = stem_path(dir, c->input, ".c");
+        hp = owned_paths[1] = stem_path(dir, c->input, ".h");
+    } else if (!cp) {
+        cp = owned_paths[0] = c->outdir ? stem_path(dir, c->input, ".c") : sibling(hp, ".c");
+    } else if (!hp) {
+        hp = owned_paths[1] = c->outdir ? stem_path(dir, c->input, ".h") : sibling(cp, ".h");
+    }
+    if (!cp || !hp) {
+        snprintf(err, errsz, "out of memory");
+        return -1;
+    }
+    if (strcmp(cp, "-") == 0 || strcmp(hp, "-") == 0) {
+        snprintf(err, errsz, "the C outputs must be files ('-' is only for --dot)");
+        return -1;
+    }
+    if (strcmp(cp, hp) == 0) {
+        snprintf(err, errsz, "--c and --h name the same file '%s'", cp);
+        return -1;
+    }
+    emit_c_templates t;
+    if (c->templates) {
+        if (!emit_c_load_templates(c->templates, &t, err, errsz)) return -1;
+    } else {
+        emit_c_builtin_templates(&t);
+    }
+    const char *hbase = strrchr(hp, '/');
+    hbase = hbase ? hbase + 1 : hp;
+    const char *cbase = strrchr(cp, '/');
+    cbase = cbase ? cbase + 1 : cp;
+    tpl_buf h = {0}, src = {0};
+    char terr[400];
+    int rc = -1;
+    if (!emit_c(p, hbase, cbase, &t, &h, &src, terr, sizeof terr)) {
+        snprintf(err, errsz, "template %s", terr);
+        goto out;
+    }
+    const char *paths[2] = {hp, cp};
+    const tpl_buf *bufs[2] = {&h, &src};
+    for (int i = 0; i < 2; i++) {
+        dg_outfile *f = &outs[*nout];
+        if (dg_out_open(f, paths[i], err, errsz) != 0) goto out;
+        (*nout)++;
+        if (bufs[i]->len && fwrite(bufs[i]->data, 1, bufs[i]->len, f->fp) != bufs[i]->len) {
+            snprintf(err, errsz, "cannot write '%s'", paths[i]);
+            goto out;
+        }
+        targets[(*ntargets)++] = paths[i];
+    }
+    rc = 0;
+out:
+    tpl_buf_free(&h);
+    tpl_buf_free(&src);
+    if (c->templates) emit_c_free_templates(&t);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     cli c;
@@ -178,7 +275,7 @@ int main(int argc, char **argv)
     if (rc >= 0) return rc;
 
     /* C output is the default action when nothing else was asked for. */
-    int want_c = c.outdir || c.c_path || c.h_path ||
+    int want_c = c.outdir || c.c_path || c.h_path || c.templates ||
                  (!c.dot_path && !c.check && !c.stats);
 
     dagc_opts o;
@@ -213,12 +310,9 @@ int main(int argc, char **argv)
     }
 
     if (want_c) {
-        /* ---- C output (the C back end, dagc/emit_c.c, plugs in here) ----
-         * It should open its .h/.c through dg_out_open() into outs[], add
-         * their paths to targets[], and goto io_error on failure. */
-        fprintf(stderr, "dagc: error: C output is not available in this build\n");
-        status = DAGC_EUSAGE;
-        goto fail;
+        /* ---- C output (the C back end, dagc/emit_c.c) ---- */
+        if (emit_c_files(&c, p, outs, &nout, targets, &ntargets, err, sizeof err) != 0)
+            goto io_error;
     }
 
     if (c.depfile) {
@@ -242,7 +336,6 @@ int main(int argc, char **argv)
 io_error:
     fprintf(stderr, "dagc: error: %s\n", err);
     status = DAGC_EUSAGE;
-fail:
     for (size_t i = 0; i < nout; i++) dg_out_abort(&outs[i]);
     dagc_program_free(p);
     return status;

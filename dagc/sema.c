@@ -141,6 +141,7 @@ static const char *suggest(const sgraph *g, const char *name)
 
 static void add_ref(sgraph *g, uint32_t to, const ast_expr *e)
 {
+    if (g->d->stop) return; /* past the error limit: no more suggestions to search for */
     int idx = dg_map_get(&g->names, e->name);
     if (idx < 0) {
         const char *s = suggest(g, e->name);
@@ -300,46 +301,45 @@ static void task_clauses(sgraph *g, uint32_t n, const ast_stmt *st)
 
 /* ---- topological order and cycles --------------------------------------- */
 
+/* A binary min-heap of (key, node): the key travels with the node so that
+ * sifting does not chase pointers into the node array. */
+typedef struct hent {
+    uint64_t key;
+    uint32_t v;
+} hent;
+
 typedef struct heap {
-    uint32_t *v;
+    hent *e;
     size_t n;
-    const snode *nodes;
 } heap;
 
-static int hless(const heap *h, uint32_t a, uint32_t b)
-{
-    return h->nodes[a].key < h->nodes[b].key;
-}
-
-static void hpush(heap *h, uint32_t x)
+static void hpush(heap *h, uint64_t key, uint32_t v)
 {
     size_t i = h->n++;
-    h->v[i] = x;
+    hent x = {key, v};
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!hless(h, h->v[i], h->v[p])) break;
-        uint32_t t = h->v[i];
-        h->v[i] = h->v[p];
-        h->v[p] = t;
+        if (h->e[p].key <= key) break;
+        h->e[i] = h->e[p];
         i = p;
     }
+    h->e[i] = x;
 }
 
 static uint32_t hpop(heap *h)
 {
-    uint32_t top = h->v[0];
-    h->v[0] = h->v[--h->n];
+    uint32_t top = h->e[0].v;
+    hent x = h->e[--h->n];
     size_t i = 0;
     for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < h->n && hless(h, h->v[l], h->v[m])) m = l;
-        if (r < h->n && hless(h, h->v[r], h->v[m])) m = r;
-        if (m == i) break;
-        uint32_t t = h->v[i];
-        h->v[i] = h->v[m];
-        h->v[m] = t;
+        size_t l = 2 * i + 1, r = l + 1, m = l;
+        if (l >= h->n) break;
+        if (r < h->n && h->e[r].key < h->e[l].key) m = r;
+        if (x.key <= h->e[m].key) break;
+        h->e[i] = h->e[m];
         i = m;
     }
+    if (h->n) h->e[i] = x;
     return top;
 }
 
@@ -574,7 +574,7 @@ static int lower_graph(sgraph *g, ir_graph *out)
         stmt_node[si] = UINT32_MAX;
         if (!st->name) continue;
         const char *what = st->kind == AST_TASK ? "task name" : "gate name";
-        int bad = check_name(d, st->pos, st->name, what);
+        check_name(d, st->pos, st->name, what);
         int prev = dg_map_get(&g->names, st->name);
         if (prev >= 0) {
             const snode *p = &g->nodes[prev];
@@ -582,7 +582,6 @@ static int lower_graph(sgraph *g, ir_graph *out)
             dg_note(d, p->pos, "previous definition is here");
             continue;
         }
-        (void)bad;
         uint32_t n = add_node(g);
         if (n == UINT32_MAX) break;
         snode *s = &g->nodes[n];
@@ -657,10 +656,10 @@ static int lower_graph(sgraph *g, ir_graph *out)
     uint32_t *indeg = dg_xcalloc(g->n, sizeof *indeg);
     uint8_t *done = dg_xcalloc(g->n, 1);
     uint32_t *order = dg_xmalloc((g->n + 1) * sizeof *order);
-    heap h = {dg_xmalloc((g->n + 1) * sizeof(uint32_t)), 0, g->nodes};
+    heap h = {dg_xmalloc((g->n + 1) * sizeof(hent)), 0};
     for (uint32_t v = 0; v < g->n; v++) {
         indeg[v] = A.pstart[v + 1] - A.pstart[v];
-        if (!indeg[v]) hpush(&h, v);
+        if (!indeg[v]) hpush(&h, g->nodes[v].key, v);
     }
     uint32_t no = 0;
     while (h.n) {
@@ -669,10 +668,10 @@ static int lower_graph(sgraph *g, ir_graph *out)
         order[no++] = v;
         for (uint32_t k = A.sstart[v]; k < A.sstart[v + 1]; k++) {
             uint32_t w = g->edges[A.slist[k]].to;
-            if (--indeg[w] == 0) hpush(&h, w);
+            if (--indeg[w] == 0) hpush(&h, g->nodes[w].key, w);
         }
     }
-    free(h.v);
+    free(h.e);
     free(indeg);
     if (no < g->n) {
         report_cycle(g, &A, done);

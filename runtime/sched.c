@@ -34,6 +34,7 @@
 #include "scheduler.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,24 +201,28 @@ static void remote_push(_Atomic(rt_task *) *stack, rt_task *t)
 {
     rt_task *old = atomic_load_explicit(stack, memory_order_relaxed);
     do {
-        atomic_store_explicit(&t->node.next, &old->node, memory_order_relaxed);
+        atomic_store_explicit(&t->node.next, (rt_node *)(void *)old, memory_order_relaxed); /* node is first */
     } while (!atomic_compare_exchange_weak_explicit(stack, &old, t,
                  memory_order_release, memory_order_relaxed));
 }
 
-void rt_task_free(dagrt *rt, rt_task *t)
+static inline void task_free_on(dagrt *rt, rt_ctx *c, rt_task *t)
 {
     if (t->home == RT_HOME_SHARED) {
         remote_push(&rt->shared_remote, t);
         return;
     }
-    rt_ctx *c = cur_ctx(rt);
     if (RT_LIKELY(c && c->index == t->home)) {
-        atomic_store_explicit(&t->node.next, &c->free->node, memory_order_relaxed);
+        atomic_store_explicit(&t->node.next, (rt_node *)(void *)c->free, memory_order_relaxed);
         c->free = t;
     } else {
         remote_push(&rt->ctx[t->home].remote, t);
     }
+}
+
+void rt_task_free(dagrt *rt, rt_task *t)
+{
+    task_free_on(rt, cur_ctx(rt), t);
 }
 
 /* --------------------------------------------------------------- groups */
@@ -229,8 +234,15 @@ void dagrt_group_init(dagrt_group *g)
     _Static_assert(sizeof(rt_group) <= sizeof(dagrt_group), "dagrt_group too small");
     rt_group *gi = rt_group_of(g);
     atomic_init(&gi->word, 0);
-    gi->wake_fn = NULL;
-    gi->wake_arg = NULL;
+    /* Owner fast path only for a group on this thread's own stack: code on
+     * a fiber stack (which may migrate) or memory shared by design gets
+     * the plain atomic count. */
+    rt_ctx *c = tls_ctx;
+    char *p = (char *)(void *)g;
+    gi->owner = (c && p >= c->stack_lo && p < c->stack_hi) ? c : NULL;
+    gi->waiter = NULL;
+    gi->local = 0;
+    gi->armed = 0;
     gi->magic = RT_GROUP_MAGIC;
 }
 
@@ -238,40 +250,85 @@ void rt_group_done(rt_group *g)
 {
     /* acq_rel: release publishes this task's effects to the waiter (a
      * release sequence runs through all the group's RMWs); acquire makes
-     * the waiter's wake_fn/wake_arg, written before its WAITING RMW,
+     * the waiter's rt_waiter pointer, stored before its arming RMW,
      * visible here. */
-    uint64_t old = atomic_fetch_sub_explicit(&g->word, 1, memory_order_acq_rel);
-    if (old == (RT_GROUP_WAITING | 1)) {
-        void (*fn)(void *) = g->wake_fn;
-        void *arg = g->wake_arg;
+    int64_t old = atomic_fetch_sub_explicit(&g->word, 1, memory_order_acq_rel);
+    if (old - 1 == RT_GROUP_WAITING) {
+        rt_waiter *w = g->waiter;
         /* release: the waiter returns when it reads 0 (acquire). This is
          * our last access to *g: the waiter may free it right after. */
         atomic_store_explicit(&g->word, 0, memory_order_release);
-        if (fn)
-            fn(arg);
+        if (w)
+            w->fn(w);
     }
 }
 
-int rt_group_arm(rt_group *g, void (*fn)(void *), void *arg)
+/* Counts a task about to be spawned by ctx c (may be NULL) into g. */
+static inline void group_count_spawn(rt_group *g, rt_ctx *c, rt_task *t)
 {
-    uint64_t w = atomic_load_explicit(&g->word, memory_order_acquire);
-    if (w == 0)
+    if (g->owner == c && c) {
+        g->local++;                  /* owner only: no atomic needed */
+        t->flags |= RT_TASK_OWNED;
+    } else {
+        rt_group_add(g, 1);
+    }
+}
+
+/* The task t of group g finished on ctx c (may be NULL). */
+static inline void group_count_done(rt_group *g, rt_ctx *c, uint32_t flags)
+{
+    /* owner and armed are read only on the owner's own thread. */
+    if ((flags & RT_TASK_OWNED) && g->owner == c && !g->armed)
+        g->local--;
+    else
+        rt_group_done(g);
+}
+
+/* pending == 0, as seen by ctx c (the owner or a thread of an ownerless
+ * group). acquire: the finished tasks' effects are visible after. */
+static inline bool group_is_done(rt_group *g, rt_ctx *c)
+{
+    int64_t w = atomic_load_explicit(&g->word, memory_order_acquire);
+    return (g->owner && g->owner == c ? w + g->local : w) == 0;
+}
+
+static int group_arm(rt_group *g, rt_ctx *c, rt_waiter *w)
+{
+    /* A group owned by another thread of the same runtime: its owner-local
+     * count is not ours to read. (An owner from another runtime never
+     * counted anything here: all of this runtime's counts are atomic.) */
+    if (g->owner && g->owner != c && c && g->owner->rt == c->rt)
+        return DAGRT_EPERM;
+    bool own = g->owner != NULL && g->owner == c;
+    int64_t loc = own ? g->local : 0;
+    int64_t cur = atomic_load_explicit(&g->word, memory_order_acquire);
+    if (cur + loc == 0)
         return 1;
-    if (w & RT_GROUP_WAITING)
+    if (cur > RT_GROUP_WAITING / 2)
         return DAGRT_EBUSY;
-    g->wake_fn = fn;
-    g->wake_arg = arg;
-    /* acq_rel: release hands wake_fn/arg to the completer (it acquires
-     * through its fetch_sub); acquire: if the count is already zero we see
+    g->waiter = w;
+    if (own) {
+        g->local = 0;
+        g->armed = 1;
+    }
+    /* acq_rel: release hands g->waiter to the completer (it acquires
+     * through its fetch_sub); acquire: if pending is already zero we see
      * the tasks' effects. */
-    uint64_t old = atomic_fetch_or_explicit(&g->word, RT_GROUP_WAITING, memory_order_acq_rel);
-    if ((old & ~RT_GROUP_WAITING) == 0) {
+    int64_t old = atomic_fetch_add_explicit(&g->word, loc + RT_GROUP_WAITING, memory_order_acq_rel);
+    if (old + loc == 0) {
         /* Completed in between: no completer will come; undo. relaxed: no
-         * one else touches a zero group. */
+         * one else touches a group with nothing pending. */
         atomic_store_explicit(&g->word, 0, memory_order_relaxed);
+        if (own)
+            g->armed = 0;
         return 1;
     }
     return 0;
+}
+
+RT_NOINLINE int rt_group_arm(rt_group *g, rt_waiter *w)
+{
+    return group_arm(g, tls_ctx, w);
 }
 
 /* ------------------------------------------------------ finding work */
@@ -323,6 +380,17 @@ static inline void notify(dagrt *rt)
     wake_one(rt);
 }
 
+/* The same after a publication that was itself a seq_cst RMW (the
+ * deque's push_sc): seq_cst loads then suffice, no separate fence. */
+static inline void notify_after_sc(dagrt *rt)
+{
+    if (atomic_load_explicit(&rt->nspinning, memory_order_seq_cst) > 0)
+        return;
+    if (atomic_load_explicit(&rt->nidle, memory_order_seq_cst) == 0)
+        return;
+    wake_one(rt);
+}
+
 /* A spinner that stopped with work in sight hands the search on. */
 static void handoff(rt_ctx *c)
 {
@@ -346,12 +414,12 @@ static rt_task *find_task(rt_ctx *c)
             rt->main_popped++;
         return (rt_task *)(void *)n;
     }
+    int nctx = rt->nctx;
+    if (nctx < 2)   /* nobody can steal from us: the cheap take */
+        return rt_deque_take_private(&c->deque);
     void *x = rt_deque_take(&c->deque);
     if (x != RT_DEQUE_EMPTY)
         return x;
-    int nctx = rt->nctx;
-    if (nctx < 2)
-        return NULL;
     uint32_t start = (uint32_t)(xorshift(&c->rng) % (uint64_t)nctx);
     for (int k = 0; k < nctx; k++) {
         uint32_t v = (start + (uint32_t)k) % (uint32_t)nctx;
@@ -372,17 +440,23 @@ static rt_task *find_task(rt_ctx *c)
     return NULL;
 }
 
-void rt_task_finish(dagrt *rt, rt_task *t)
+/* Finish on a known ctx (c is the caller's, or NULL for no ctx). */
+static inline void task_finish_on(dagrt *rt, rt_ctx *c, rt_task *t)
 {
     rt_group *g = t->group;
-    rt_ctx *c = cur_ctx(rt);
+    uint32_t flags = t->flags;
     if (c)
         bump(&c->nfinished, memory_order_release);
     else
         atomic_fetch_add_explicit(&rt->ext_finished, 1, memory_order_release);
-    rt_task_free(rt, t);
+    task_free_on(rt, c, t);
     if (g)
-        rt_group_done(g);
+        group_count_done(g, c, flags);
+}
+
+void rt_task_finish(dagrt *rt, rt_task *t)
+{
+    task_finish_on(rt, cur_ctx(rt), t);
 }
 
 void rt_task_run(rt_ctx *c, rt_task *t)
@@ -392,7 +466,7 @@ void rt_task_run(rt_ctx *c, rt_task *t)
         return;
     }
     t->fn((t->flags & RT_TASK_SELF) ? (void *)t : t->arg);
-    rt_task_finish(c->rt, t);
+    task_finish_on(c->rt, c, t);
 }
 
 bool rt_help_one(rt_ctx *c)
@@ -423,13 +497,13 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
     uint64_t t0 = 0;
     for (unsigned i = 0;; i++) {
         if (work_visible(c) ||
-            (g && atomic_load_explicit(&g->word, memory_order_acquire) == 0) ||
+            (g && group_is_done(g, c)) ||
             atomic_load_explicit(&rt->stop, memory_order_acquire) ||
             atomic_load_explicit(&c->idle, memory_order_acquire) == 0) {
             leave = true;
             break;
         }
-        if (!forever && rt->spin_ns == 0)
+        if (!forever && atomic_load_explicit(&rt->spin_ns, memory_order_relaxed) == 0)
             break;
         cpu_relax();
         if ((i & 63) == 63) {
@@ -441,7 +515,7 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
             uint64_t t = now_ns();
             if (t0 == 0)
                 t0 = t;
-            else if (t - t0 > rt->spin_ns)
+            else if (t - t0 > atomic_load_explicit(&rt->spin_ns, memory_order_relaxed))
                 break;
         }
     }
@@ -449,7 +523,7 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
     if (!leave) {
         bool claimed = false;
         if (!work_visible(c) &&
-            !(g && atomic_load_explicit(&g->word, memory_order_seq_cst) == 0) &&
+            !(g && group_is_done(g, c)) &&
             !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
             atomic_load_explicit(&c->idle, memory_order_seq_cst) == 1) {
             rt_park(&c->parker);
@@ -501,11 +575,24 @@ int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
         return 0;
     }
     if (RT_LIKELY(c != NULL)) {
-        if (RT_UNLIKELY(!rt_deque_push(&c->deque, t)))
-            return DAGRT_ENOMEM;
-        bump(&c->nspawned, memory_order_relaxed);
-        notify(rt);
+        /* Count before publishing: a thief may run and finish the task at
+         * once, and destroy's quiescence test needs every counted finish
+         * to have its spawn counted already (see quiescent()). */
+        uint64_t ns = atomic_load_explicit(&c->nspawned, memory_order_relaxed);
+        atomic_store_explicit(&c->nspawned, ns + 1, memory_order_relaxed);
+        if (RT_UNLIKELY(rt->nctx < 2)) {
+            /* No other thread runs tasks: nobody to wake, nobody to steal. */
+            if (RT_UNLIKELY(!rt_deque_push(&c->deque, t)))
+                goto nomem;
+            return 0;
+        }
+        if (RT_UNLIKELY(!rt_deque_push_sc(&c->deque, t)))
+            goto nomem;
+        notify_after_sc(rt);
         return 0;
+    nomem:
+        atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);
+        return DAGRT_ENOMEM;
     }
     /* From a thread outside the runtime. */
     if (rt->nworkers == 0) {
@@ -534,14 +621,17 @@ int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
 
 /* ------------------------------------------------------------- waits */
 
-static void wake_ctx(void *arg)
+static void wake_ctx(rt_waiter *w)
 {
-    rt_unpark(&((rt_ctx *)arg)->parker);
+    rt_ctx *c = (rt_ctx *)(void *)((char *)w - offsetof(rt_ctx, waiter));
+    rt_unpark(&c->parker);
 }
 
 int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
 {
     if (!c) {
+        if (g->owner && g->owner->rt == rt)
+            return DAGRT_EPERM;
         /* A thread outside the runtime cannot help: poll with backoff. */
         unsigned spins = 0;
         while (atomic_load_explicit(&g->word, memory_order_acquire) != 0) {
@@ -558,22 +648,24 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
         }
         return 0;
     }
+    if (g->owner && g->owner != c && g->owner->rt == rt)
+        return DAGRT_EPERM;
     /* Help first; arm (one RMW) only when there is nothing left to run. */
     for (;;) {
-        if (atomic_load_explicit(&g->word, memory_order_acquire) == 0)
+        if (group_is_done(g, c))
             return 0;
         if (!rt_help_one(c))
             break;
     }
-    int r = rt_group_arm(g, wake_ctx, c);
+    int r = group_arm(g, c, &c->waiter);
     if (r != 0)
         return r == 1 ? 0 : r;
     for (;;) {
-        if (atomic_load_explicit(&g->word, memory_order_acquire) == 0)
+        if (group_is_done(g, c))
             break;
         if (rt_help_one(c))
             continue;
-        if (atomic_load_explicit(&g->word, memory_order_acquire) == 0)
+        if (group_is_done(g, c))
             break;
         ctx_idle(c, g);
         /* After a wake-up, look for work once before returning (a claimer
@@ -581,6 +673,8 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
         if (rt_help_one(c))
             continue;
     }
+    if (g->owner == c)
+        g->armed = 0;    /* owner's own field; nothing of g is pending */
     if (c->handoff)
         handoff(c);
     return 0;
@@ -622,12 +716,13 @@ int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned f
     t->group = gi;
     t->flags = flags;
     if (gi)
-        rt_group_add(gi, 1);
+        group_count_spawn(gi, c, t);
     int r = rt_submit(rt, c, t);
     if (RT_UNLIKELY(r != 0)) {
+        uint32_t fl = t->flags;
         rt_task_free(rt, t);
         if (gi)
-            rt_group_done(gi);
+            group_count_done(gi, c, fl);
     }
     return r;
 }
@@ -661,11 +756,31 @@ int dagrt_pump_main(dagrt *rt)
 
 /* ------------------------------------------------------------- workers */
 
+/* Records the calling thread's stack range in c (dagrt_group_init uses it
+ * to give groups on this stack the owner fast path). */
+static void stack_bounds(rt_ctx *c)
+{
+    c->stack_lo = c->stack_hi = NULL;
+#if defined(__linux__)
+    pthread_attr_t a;
+    void *lo;
+    size_t sz;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &lo, &sz) == 0) {
+            c->stack_lo = lo;
+            c->stack_hi = (char *)lo + sz;
+        }
+        pthread_attr_destroy(&a);
+    }
+#endif
+}
+
 static void *worker_main(void *arg)
 {
     rt_ctx *c = arg;
     dagrt *rt = c->rt;
     tls_ctx = c;
+    stack_bounds(c);
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         if (rt_help_one(c))
             continue;
@@ -744,7 +859,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt->cfg = *cfg;
     rt->nworkers = nworkers;
     rt->nctx = nworkers + 1;
-    rt->spin_ns = RT_SPIN_NS;
+    atomic_init(&rt->spin_ns, RT_SPIN_NS);
     pthread_mutex_init(&rt->shared_mu, NULL);
     rt_mpsc_init(&rt->hot);
     size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + 63) & ~(size_t)63;
@@ -767,12 +882,20 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         c->worker = i > 0;
         c->hot = i > 0 && i <= cfg->hot_workers;
         c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
+        c->waiter.fn = wake_ctx;
+        /* Each ctx's first task slab now, not at its first spawn: that may
+         * come in any later frame (the first time a worker spawns), and a
+         * frame after the first must not allocate (tests/e2e/alloc_frame). */
+        c->free = slab_new(&c->slabs, c->index);
+        if (!c->free)
+            ok = 0;
     }
     if (!ok || rt_fiber_rt_init(rt) != 0) {
         rt_free_all(rt);
         goto fail;
     }
     rt->main_thread = pthread_self();
+    stack_bounds(&rt->ctx[0]);
     rt->prev_tls = tls_ctx;     /* a runtime created from inside another's thread */
     tls_ctx = &rt->ctx[0];
     for (int i = 1; i < rt->nctx; i++) {

@@ -47,7 +47,8 @@
 /* DAGRT_SPAWN_LARGE_STACK (fiber layer): only together with FIBER. */
 #define RT_TASK_PUBLIC_FLAGS (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER | \
                               DAGRT_SPAWN_LARGE_STACK)
-#define RT_TASK_SELF (1u << 16)       /* internal: fn gets the rt_task * itself, not arg */
+#define RT_TASK_SELF  (1u << 16)      /* internal: fn gets the rt_task * itself, not arg */
+#define RT_TASK_OWNED (1u << 17)      /* counted in its group's owner-local count */
 #define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */
 
 typedef struct rt_group rt_group;
@@ -65,39 +66,67 @@ typedef struct rt_task {
 
 /* --------------------------------------------------------------- groups */
 
-/* The storage behind dagrt_group. word = pending count | RT_GROUP_WAITING.
- * A waiter stores (wake_fn, wake_arg) and then sets WAITING; the task that
- * brings the count to zero with WAITING set reads them, stores word = 0 as
- * its very last access to the group (the waiter returns on seeing 0, and may
- * free the group), and only then calls wake_fn(wake_arg). So wake_arg must
- * outlive the wait by itself: a ctx (runtime lifetime) or a fiber. */
-struct rt_group {
-    _Atomic uint64_t word;
-    void (*wake_fn)(void *);
-    void *wake_arg;
-    uint64_t magic;
+/* Who to wake when a group completes: embedded in something that outlives
+ * the wait by itself (an rt_ctx for thread waits, a fiber for fiber waits),
+ * because the completer calls fn(w) after its last access to the group. */
+typedef struct rt_waiter rt_waiter;
+struct rt_waiter {
+    void (*fn)(rt_waiter *w);
 };
-#define RT_GROUP_WAITING (UINT64_C(1) << 62)
-#define RT_GROUP_MAGIC   UINT64_C(0x6461677267727570)  /* "dagrgrup" */
+
+/* The storage behind dagrt_group (32 bytes).
+ *
+ * Two counts make up "pending". `word` (atomic) counts what other threads
+ * spawn and complete; `local` counts, without any atomic instruction, the
+ * tasks that the group's owner (the thread whose stack the group lives on,
+ * set by dagrt_group_init) spawned and completes itself: in fork-join the
+ * common case, so a spawn + run on one thread costs no locked instruction.
+ * A task counted in local but completed elsewhere decrements word (which may
+ * go negative). pending = local + word; only the owner reads local.
+ *
+ * Waiting: the waiter folds local into word and sets RT_GROUP_WAITING in one
+ * fetch_add, after storing its rt_waiter. From then on every completion is
+ * atomic (armed = 1), and the task that brings word to exactly
+ * RT_GROUP_WAITING (pending 0) reads the waiter, stores word = 0 as its
+ * very last access to the group (the waiter returns on seeing 0 and may
+ * free the group), and only then calls waiter->fn(waiter).
+ *
+ * Only the owner may wait on a group that has an owner (DAGRT_EPERM
+ * otherwise); groups on fiber stacks or in heap memory have no owner and
+ * may be waited on by any one thread or fiber at a time. */
+typedef struct rt_group rt_group;
+struct rt_group {
+    _Atomic int64_t word;
+    struct rt_ctx *owner;      /* NULL: no owner fast path */
+    rt_waiter *waiter;
+    int32_t local;             /* owner only */
+    uint16_t armed;            /* owner only: a wait folded local into word */
+    uint16_t magic;
+};
+#define RT_GROUP_WAITING (INT64_C(1) << 62)
+#define RT_GROUP_MAGIC   0x6772u   /* "gr" */
 
 static inline rt_group *rt_group_of(dagrt_group *g) { return (rt_group *)(void *)g; }
 
-/* Counts n more tasks. relaxed: the increment is sequenced before the
- * submit that publishes the task (release), and while it runs the count is
- * already >= 1 (the spawner is itself counted, or is the waiter). */
-static inline void rt_group_add(rt_group *g, uint64_t n)
+/* Counts n more tasks on the atomic side (any thread; tasks counted this
+ * way must not carry RT_TASK_OWNED). relaxed: the increment is sequenced
+ * before the submit that publishes the task (release), and while it runs
+ * the count is already > 0 (the spawner is itself counted, or the waiter). */
+static inline void rt_group_add(rt_group *g, int64_t n)
 {
     atomic_fetch_add_explicit(&g->word, n, memory_order_relaxed);
 }
 
-/* One counted task finished (see struct rt_group). */
+/* One atomically counted task finished (any thread). */
 void rt_group_done(rt_group *g);
 
-/* For waits that suspend (fibers): registers fn(arg) to run when the count
- * reaches zero. Returns 1 if it is already zero (nothing registered, do not
- * suspend), 0 if registered, DAGRT_EBUSY if someone else is waiting. After a
- * 0 return, wait for fn(arg); the group's word is 0 by then. */
-int rt_group_arm(rt_group *g, void (*fn)(void *), void *arg);
+/* For waits that suspend (fibers), on the thread the caller runs on now:
+ * registers w to be woken when pending reaches zero. Returns 1 if it is
+ * already zero (nothing registered: do not suspend), 0 if registered,
+ * DAGRT_EBUSY if someone else waits, DAGRT_EPERM if the group has an owner
+ * and this thread is not it. After 0, suspend until w->fn(w) runs; the
+ * group's word is 0 by then. */
+int rt_group_arm(rt_group *g, rt_waiter *w);
 
 /* ------------------------------------------------------------ contexts */
 
@@ -125,6 +154,8 @@ struct rt_ctx {
      * ctx by CAS 1->0 and then unparks it. */
     _Alignas(64) _Atomic int idle;
     rt_parker parker;
+    rt_waiter waiter;          /* group waits on this thread: unparks it */
+    char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
     bool handoff;              /* owner only: hand the search on (sched.c) */
     /* Spawned / finished task counts, each written only by this ctx's
      * thread (relaxed load + store; finished with release), summed by
@@ -153,7 +184,7 @@ struct dagrt {
     _Atomic uint64_t main_pushed;      /* main-queue pushes, for dagrt_pump_main's bound */
     uint64_t main_popped;              /* main thread only */
     _Atomic uint32_t rr;               /* round robin for spawns from outside threads */
-    uint64_t spin_ns;                  /* idle ctxs poll this long before parking (tests set 0) */
+    _Atomic uint64_t spin_ns;          /* idle ctxs poll this long before parking (tests set 0; relaxed: a tuning knob) */
     /* Shared task pool for threads without a ctx. */
     pthread_mutex_t shared_mu;
     rt_task *shared_free;

@@ -61,6 +61,8 @@ typedef struct rt_fibers {
     rt_task *pending_head;    /* fiber tasks waiting for a fiber (via t->fiber) */
     rt_task *pending_tail;
     _Atomic unsigned long npending_total;  /* statistic: tasks ever made to wait */
+    _Atomic int nblocked;     /* runtime threads blocked in plain lock waits */
+    atomic_bool warned_blocked;
     fctx *per;                /* [rt->nctx] */
 } rt_fibers;
 
@@ -90,6 +92,8 @@ int rt_fiber_rt_init(dagrt *rt)
     }
     pthread_mutex_init(&fs->mu, NULL);
     atomic_init(&fs->npending_total, 0);
+    atomic_init(&fs->nblocked, 0);
+    atomic_init(&fs->warned_blocked, false);
     rt->fiber = fs;
     return 0;
 }
@@ -301,10 +305,19 @@ static void submit_resume(dagrt *rt, dagrt_fiber *f)
     }
 }
 
+/* A fiber's registration on a group: on the fiber's own stack. The group's
+ * completer calls fiber_wake after its last access to the group; the frame
+ * is still there then, because the fiber cannot resume before fiber_wake's
+ * own arrive, and fiber_wake reads f before that. */
+typedef struct fiber_waiter {
+    rt_waiter w;          /* first: fiber_wake gets &w */
+    dagrt_fiber *f;
+} fiber_waiter;
+
 /* The waker's half of the handshake (see run_on_fiber, AFTER_PARKED). */
-static void fiber_wake(void *arg)
+static void fiber_wake(rt_waiter *w)
 {
-    dagrt_fiber *f = arg;
+    dagrt_fiber *f = ((fiber_waiter *)(void *)w)->f;   /* before the arrive */
     /* acq_rel: see AFTER_PARKED. */
     if (atomic_fetch_add_explicit(&f->park, 1, memory_order_acq_rel) == 1)
         submit_resume((dagrt *)f->owner, f);
@@ -313,10 +326,11 @@ static void fiber_wake(void *arg)
 /* Fiber side: suspends f until g completes. */
 static int fiber_wait_group(dagrt_fiber *f, rt_group *g)
 {
+    fiber_waiter fw = { { fiber_wake }, f };
     /* relaxed: the arm below is an acq_rel RMW on g that the waker's
      * completion acquires before it can call fiber_wake. */
     atomic_store_explicit(&f->park, 0, memory_order_relaxed);
-    int r = rt_group_arm(g, fiber_wake, f);
+    int r = rt_group_arm(g, &fw.w);
     if (r == 1)
         return 0;     /* already complete: no suspend */
     if (r < 0)
@@ -354,16 +368,16 @@ int dagrt_fiber_yield(dagrt *rt)
 /* Storage behind dagrt_event / dagrt_mutex / dagrt_sem: a tiny spinlock
  * guarding a FIFO of waiters and a value (event: set; mutex: locked; sem:
  * count). Waiters live on the waiting stack (fiber or thread). */
-typedef struct rt_waiter {
-    struct rt_waiter *next;
+typedef struct wq_waiter {
+    struct wq_waiter *next;
     rt_group g;          /* one-shot: count 1, completed by the waker */
-} rt_waiter;
+} wq_waiter;
 
 typedef struct rt_wq {
     _Atomic uint32_t lock;
     uint32_t magic;
     _Atomic int64_t value;
-    rt_waiter *head, *tail;
+    wq_waiter *head, *tail;
 } rt_wq;
 
 _Static_assert(sizeof(rt_wq) <= sizeof(dagrt_event), "dagrt_event too small");
@@ -414,7 +428,7 @@ static void wq_init(rt_wq *q, uint32_t magic, int64_t value)
     q->head = q->tail = NULL;
 }
 
-static void wq_push(rt_wq *q, rt_waiter *w)
+static void wq_push(rt_wq *q, wq_waiter *w)
 {
     w->next = NULL;
     if (q->tail)
@@ -424,9 +438,9 @@ static void wq_push(rt_wq *q, rt_waiter *w)
     q->tail = w;
 }
 
-static rt_waiter *wq_pop(rt_wq *q)
+static wq_waiter *wq_pop(rt_wq *q)
 {
-    rt_waiter *w = q->head;
+    wq_waiter *w = q->head;
     if (w) {
         q->head = w->next;
         if (!q->head)
@@ -435,29 +449,50 @@ static rt_waiter *wq_pop(rt_wq *q)
     return w;
 }
 
-static void waiter_init(rt_waiter *w)
+static void waiter_init(wq_waiter *w)
 {
-    atomic_init(&w->g.word, 1);   /* one completion: the waker's */
-    w->g.wake_fn = NULL;
-    w->g.wake_arg = NULL;
+    /* A group with no owner (all counts atomic): one completion pending,
+     * the waker's. */
+    atomic_init(&w->g.word, 1);
+    w->g.owner = NULL;
+    w->g.waiter = NULL;
+    w->g.local = 0;
+    w->g.armed = 0;
     w->g.magic = RT_GROUP_MAGIC;
     w->next = NULL;
 }
 
 /* The waker's side, outside the queue lock. After this the waiter may
  * return and its stack frame vanish: rt_group_done touches w->g last. */
-static void waiter_wake(rt_waiter *w)
+static void waiter_wake(wq_waiter *w)
 {
     rt_group_done(&w->g);
 }
 
-/* Waits until waiter_wake(w); w is already queued (lock released). */
-static int waiter_wait(dagrt *rt, rt_waiter *w)
+/* Waits until waiter_wake(w); w is already queued (lock released).
+ * A fiber task suspends. Otherwise, help = true (events) runs other tasks
+ * meanwhile, like dagrt_group_wait; help = false (mutex, semaphore) blocks
+ * the thread: helping while queued for a lock would run other tasks nested
+ * on this stack, and one of them needing a lock this task holds, or queued
+ * behind it, could never finish. */
+static int waiter_wait(dagrt *rt, wq_waiter *w, bool help)
 {
     dagrt_fiber *f = current_fiber(rt);
     if (f)
         return fiber_wait_group(f, &w->g);
-    return rt_group_wait_thread(rt, rt_ctx_current(rt), &w->g);
+    rt_ctx *c = rt_ctx_current(rt);
+    rt_fibers *fs = fibers_of(rt);
+    if (help || !c || !fs)
+        return rt_group_wait_thread(rt, c, &w->g);
+    /* relaxed: a heuristic for the warning only. */
+    int n = atomic_fetch_add_explicit(&fs->nblocked, 1, memory_order_relaxed) + 1;
+    if (n >= rt->nctx && !atomic_exchange_explicit(&fs->warned_blocked, true, memory_order_relaxed))
+        fprintf(stderr, "dagrt: warning: every thread of the runtime is blocked in a plain-task "
+                        "mutex/semaphore wait; a fiber task holding it cannot resume until one "
+                        "is released from outside (spawn such tasks with DAGRT_SPAWN_FIBER)\n");
+    int r = rt_group_wait_thread(rt, NULL, &w->g);   /* no ctx: blocks, never helps */
+    atomic_fetch_sub_explicit(&fs->nblocked, 1, memory_order_relaxed);
+    return r;
 }
 
 static inline rt_wq *wq_of(const void *p) { return (rt_wq *)(uintptr_t)p; }
@@ -479,11 +514,11 @@ void dagrt_event_set(dagrt_event *e)
     /* relaxed inside the lock: the lock orders it for waiters; is_set
      * readers get the value with the unlock/lock or see it late. */
     atomic_store_explicit(&q->value, 1, memory_order_relaxed);
-    rt_waiter *all = q->head;
+    wq_waiter *all = q->head;
     q->head = q->tail = NULL;
     wq_unlock(q);
     while (all) {
-        rt_waiter *n = all->next;   /* read before the wake frees it */
+        wq_waiter *n = all->next;   /* read before the wake frees it */
         waiter_wake(all);
         all = n;
     }
@@ -517,7 +552,7 @@ int dagrt_event_wait(dagrt *rt, dagrt_event *e)
     /* Sticky fast path: no lock, no suspend. acquire: as in is_set. */
     if (atomic_load_explicit(&q->value, memory_order_acquire))
         return 0;
-    rt_waiter w;
+    wq_waiter w;
     waiter_init(&w);
     wq_lock(q);
     if (atomic_load_explicit(&q->value, memory_order_relaxed)) {
@@ -526,7 +561,7 @@ int dagrt_event_wait(dagrt *rt, dagrt_event *e)
     }
     wq_push(q, &w);
     wq_unlock(q);
-    return waiter_wait(rt, &w);
+    return waiter_wait(rt, &w, true);
 }
 
 /* ---------------------------------------------------------------- mutexes */
@@ -555,7 +590,7 @@ int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m)
     rt_wq *q = wq_of(m);
     if (!rt || !m || q->magic != WQ_MUTEX)
         return DAGRT_EINVAL;
-    rt_waiter w;
+    wq_waiter w;
     waiter_init(&w);
     wq_lock(q);
     if (atomic_load_explicit(&q->value, memory_order_relaxed) == 0) {
@@ -566,7 +601,7 @@ int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m)
     wq_push(q, &w);
     wq_unlock(q);
     /* Woken by unlock with the mutex handed over (value stays 1). */
-    return waiter_wait(rt, &w);
+    return waiter_wait(rt, &w, false);
 }
 
 int dagrt_mutex_unlock(dagrt_mutex *m)
@@ -579,7 +614,7 @@ int dagrt_mutex_unlock(dagrt_mutex *m)
         wq_unlock(q);
         return DAGRT_EPERM;
     }
-    rt_waiter *w = wq_pop(q);
+    wq_waiter *w = wq_pop(q);
     if (!w)
         atomic_store_explicit(&q->value, 0, memory_order_relaxed);
     wq_unlock(q);
@@ -614,7 +649,7 @@ int dagrt_sem_acquire(dagrt *rt, dagrt_sem *s)
     rt_wq *q = wq_of(s);
     if (!rt || !s || q->magic != WQ_SEM)
         return DAGRT_EINVAL;
-    rt_waiter w;
+    wq_waiter w;
     waiter_init(&w);
     wq_lock(q);
     int64_t v = atomic_load_explicit(&q->value, memory_order_relaxed);
@@ -625,7 +660,7 @@ int dagrt_sem_acquire(dagrt *rt, dagrt_sem *s)
     }
     wq_push(q, &w);
     wq_unlock(q);
-    return waiter_wait(rt, &w);   /* woken with one unit handed over */
+    return waiter_wait(rt, &w, false);   /* woken with one unit handed over */
 }
 
 void dagrt_sem_release(dagrt_sem *s, uint32_t n)
@@ -633,10 +668,10 @@ void dagrt_sem_release(dagrt_sem *s, uint32_t n)
     rt_wq *q = wq_of(s);
     if (!s || q->magic != WQ_SEM || n == 0)
         return;
-    rt_waiter *woken = NULL, **tail = &woken;
+    wq_waiter *woken = NULL, **tail = &woken;
     wq_lock(q);
     while (n > 0) {
-        rt_waiter *w = wq_pop(q);
+        wq_waiter *w = wq_pop(q);
         if (!w)
             break;
         *tail = w;
@@ -650,7 +685,7 @@ void dagrt_sem_release(dagrt_sem *s, uint32_t n)
                               memory_order_relaxed);
     wq_unlock(q);
     while (woken) {
-        rt_waiter *nx = woken->next;
+        wq_waiter *nx = woken->next;
         waiter_wake(woken);
         woken = nx;
     }

@@ -20,6 +20,12 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; everything declared in this
+ * header is its public API, exported from the shared library. */
+#if defined(__GNUC__) && !defined(DAGRT_NO_VISIBILITY_PRAGMA)
+#pragma GCC visibility push(default)
+#endif
+
 #define DAGRT_VERSION_MAJOR 0
 #define DAGRT_VERSION_MINOR 1
 #define DAGRT_VERSION_PATCH 0
@@ -182,6 +188,111 @@ void dagrt_sem_release(dagrt_sem *s, uint32_t n);
 /* ------------------------------ graph executor: the tables that dagc emits */
 /* (the versioned descriptor types; generated code depends only on this header) */
 
+/* dagc emits `static const` instances of these types; the runtime never
+ * parses anything. Bump DAGRT_GRAPH_VERSION whenever their layout or meaning
+ * changes: dagrt_graph_run refuses tables from another version (DAGRT_EVERSION)
+ * instead of misreading them. */
+#define DAGRT_GRAPH_VERSION 1u
+
+typedef enum dagrt_node_kind {
+    DAGRT_NODE_TASK = 0,    /* runs a function */
+    DAGRT_NODE_GATE = 1,    /* runs nothing: completes as soon as it fires */
+} dagrt_node_kind;
+
+typedef enum dagrt_node_join {
+    DAGRT_JOIN_AND = 0,     /* fires when every predecessor completed */
+    DAGRT_JOIN_OR  = 1,     /* fires on the first predecessor to complete */
+} dagrt_node_join;
+
+enum dagrt_node_flags {
+    DAGRT_NODE_MAIN     = 1u << 0,  /* on the thread that called dagrt_graph_run */
+    DAGRT_NODE_HOT      = 1u << 1,  /* hot lane */
+    DAGRT_NODE_FIBER    = 1u << 2,  /* on a fiber of its own */
+    DAGRT_NODE_PARALLEL = 1u << 3,  /* run_range over [0, count(ctx)) */
+    DAGRT_NODE_WHEN     = 1u << 4,  /* when(ctx) false: skipped, completes */
+};
+
+/* Typed trampolines: dagc wraps each user function (which takes the graph's
+ * own context type) in a small static function of one of these types, so no
+ * function pointer is ever called through an incompatible type. */
+typedef void (*dagrt_node_fn)(void *ctx);
+typedef void (*dagrt_node_range_fn)(void *ctx, size_t begin, size_t end);
+typedef size_t (*dagrt_node_count_fn)(void *ctx);
+typedef bool (*dagrt_node_when_fn)(void *ctx);
+
+typedef struct dagrt_node {
+    const char *name;            /* for diagnostics and tools */
+    uint8_t kind;                /* dagrt_node_kind */
+    uint8_t join;                /* dagrt_node_join */
+    uint16_t flags;              /* dagrt_node_flags */
+    uint32_t npred;              /* predecessors (the join count); 0: a root */
+    uint32_t succ_first;         /* successors: graph->succ[succ_first ...] */
+    uint32_t nsucc;
+    uint32_t grain;              /* parallel: smallest sub-range; 0 = runtime's */
+    dagrt_node_fn run;           /* tasks that are not parallel */
+    dagrt_node_range_fn run_range; /* parallel tasks */
+    dagrt_node_count_fn count;   /* parallel tasks */
+    dagrt_node_when_fn when;     /* tasks with DAGRT_NODE_WHEN */
+} dagrt_node;
+
+typedef struct dagrt_graph {
+    uint32_t version;            /* DAGRT_GRAPH_VERSION of the emitting dagc */
+    uint32_t nnodes;
+    uint32_t nsucc;              /* entries in succ (the edges) */
+    uint32_t reserved_;          /* 0 */
+    const char *name;
+    const dagrt_node *nodes;     /* topological order: edges go to higher indices */
+    const uint32_t *succ;        /* successor indices, grouped per node */
+} dagrt_graph;
+
+/* Mutable per-run state, owned by the generated code as static storage sized
+ * by dagc (one entry per node), so running a frame allocates nothing. The
+ * contents are private to the runtime; the layout only reserves room.
+ * Each node's state sits on its own cache line: its join counter is what the
+ * threads completing its predecessors contend on. */
+#ifdef __cplusplus
+#define DAGRT_ALIGN_LINE_ alignas(64)
+#else
+#define DAGRT_ALIGN_LINE_ _Alignas(64)
+#endif
+
+typedef struct dagrt_node_state {
+    DAGRT_ALIGN_LINE_ uint64_t opaque_[8];
+} dagrt_node_state;
+
+typedef struct dagrt_graph_state {
+    DAGRT_ALIGN_LINE_ uint64_t opaque_[32];
+    dagrt_node_state *nodes;     /* nnodes entries */
+    uint32_t nnodes;
+} dagrt_graph_state;
+
+/* Static initialiser for a graph state over an array of node states. */
+#define DAGRT_GRAPH_STATE_INIT(node_states) \
+    { {0}, (node_states), (uint32_t)(sizeof(node_states) / sizeof((node_states)[0])) }
+
+/* Runs one frame of graph g to completion; the calling thread must be the
+ * runtime's main thread: it runs the graph's `on main` tasks and helps with
+ * other work while it waits. Returns 0, or: DAGRT_EVERSION (tables from an
+ * incompatible dagc), DAGRT_EINVAL (bad arguments or a state too small for
+ * g), DAGRT_ENESTED (called from inside a running task), DAGRT_EBUSY (this
+ * state is running already, e.g. on another thread), DAGRT_EPERM (not the
+ * runtime's main thread). A failed call runs nothing. */
+int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx);
+
+/* What the last completed run of a state did, for tests and tools (all 0
+ * before the first run). Call it between runs, not during one. */
+typedef struct dagrt_graph_stats {
+    uint64_t runs;               /* completed runs of this state */
+    uint32_t last_ran;           /* tasks that ran in the last run */
+    uint32_t last_skipped;       /* tasks skipped by `when` in the last run */
+} dagrt_graph_stats;
+
+int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out);
+
+
+#if defined(__GNUC__) && !defined(DAGRT_NO_VISIBILITY_PRAGMA)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,26 @@ Test(cli, unreadable_inputs_are_io_errors)
     free(tmp);
 }
 
+Test(cli, oversized_input_is_refused)
+{
+    /* A sparse file just over the 64 MiB limit: refused with a reason, not
+     * read into memory without bound. */
+    char *tmp = make_temp_dir();
+    char path[1100];
+    snprintf(path, sizeof path, "%s/huge.dag", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(ftruncate(fileno(f), (off_t)(64 << 20) + 1), 0);
+    fclose(f);
+    spawn_result r;
+    RUN(r, tmp, "--check", "huge.dag");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "larger than the 64 MiB limit") != NULL, "%s", r.err);
+    spawn_free(&r);
+    remove_dir(tmp);
+    free(tmp);
+}
+
 Test(cli, usage_errors)
 {
     spawn_result r;
@@ -189,6 +209,17 @@ Test(cli, stats_and_dot_to_stdout)
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, "\"s.a\" -> \"s.b\"") != NULL, "%s", r.out);
     cr_expect_eq(count_entries(tmp), 1);
+    /* What went to stdout is a drawing Graphviz takes without a word. */
+    put(tmp, "s.dot", r.out);
+    spawn_free(&r);
+    const char *dot = getenv("DOT");
+    cr_assert_not_null(dot);
+    char dotfile[1100];
+    snprintf(dotfile, sizeof dotfile, "%s/s.dot", tmp);
+    char *dargv[] = {(char *)dot, "-Tsvg", dotfile, "-o", "/dev/null", NULL};
+    cr_assert_eq(spawn_capture(NULL, dargv, &r), 0);
+    cr_expect_eq(r.status, 0);
+    cr_expect_str_eq(r.err, "");
     spawn_free(&r);
     remove_dir(tmp);
     free(tmp);

@@ -557,7 +557,7 @@ static int park_wake_run(bool external, long cycles)
     dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_PARK);
     if (!rt)
         return 1;
-    rt->spin_ns = 0;
+    atomic_store(&rt->spin_ns, 0);
     for (long i = 0; i < cycles; i++) {
         ping pg = {0, 0, rt};
         dagrt_group g;
@@ -611,7 +611,7 @@ int scn_park_wake_external(void)
     dagrt *rt = make_rt(2, false, 0, DAGRT_IDLE_PARK);
     if (!rt)
         return 1;
-    rt->spin_ns = 0;
+    atomic_store(&rt->spin_ns, 0);
     ext_arg a = {scaled(30000, 3000), 0, rt};
     pthread_t th;
     pthread_create(&th, NULL, park_wake_ext_thread, &a);
@@ -635,7 +635,7 @@ int scn_group_wait_parks(void)
     dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_PARK);
     if (!rt)
         return 1;
-    rt->spin_ns = 0;
+    atomic_store(&rt->spin_ns, 0);
     long n = scaled(2000, 200);
     for (long i = 0; i < n; i++) {
         dagrt_group g;
@@ -900,6 +900,85 @@ int scn_spin_policy(void)
     return v;
 }
 
+
+/* ------------------------------------------------- group ownership */
+
+typedef struct mix_ctx {
+    dagrt *rt;
+    dagrt_group *g;      /* on the main thread's stack: owner fast path */
+    _Atomic long ran;
+    _Atomic int eperm;
+} mix_ctx;
+
+static void mix_leaf(void *p)
+{
+    mix_ctx *m = p;
+    atomic_fetch_add(&m->ran, 1);
+}
+
+static void mix_parent(void *p)
+{
+    mix_ctx *m = p;
+    atomic_fetch_add(&m->ran, 1);
+    /* Spawning into the main thread's group from wherever we run: the
+     * atomic side of the count, mixed with main's owner-local side. */
+    dagrt_spawn(m->rt, m->g, mix_leaf, m);
+    dagrt_spawn(m->rt, m->g, mix_leaf, m);
+    /* Only the owner may wait on it. */
+    if (!dagrt_on_main_thread(m->rt) && dagrt_group_wait(m->rt, m->g) != DAGRT_EPERM)
+        atomic_fetch_add(&m->eperm, 1);   /* counts wrong answers */
+}
+
+static void *heap_group_waiter(void *p)
+{
+    mix_ctx *m = p;
+    return (void *)(intptr_t)dagrt_group_wait(m->rt, m->g);
+}
+
+int scn_group_mixed(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(2, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    long rounds = scaled(200, 20), n = 500;
+    long eperm_total = 0;
+    for (long r = 0; r < rounds; r++) {
+        dagrt_group g;
+        dagrt_group_init(&g);
+        mix_ctx m = {rt, &g, 0, 0};
+        for (long i = 0; i < n; i++)
+            dagrt_spawn(rt, &g, mix_parent, &m);
+        int rc = dagrt_group_wait(rt, &g);
+        if (rc)
+            FAIL("group_wait: %s", dagrt_strerror(rc));
+        if (atomic_load(&m.ran) != 3 * n)
+            FAIL("mixed group: %ld tasks ran before the wait returned, want %ld",
+                 atomic_load(&m.ran), 3 * n);
+        eperm_total += atomic_load(&m.eperm);
+    }
+    if (eperm_total)
+        FAIL("%ld waits on the main thread's stack group from a worker were not DAGRT_EPERM", eperm_total);
+    /* A group in heap memory has no owner: another thread may wait on it. */
+    dagrt_group *hg = malloc(sizeof *hg);
+    dagrt_group_init(hg);
+    mix_ctx hm = {rt, hg, 0, 0};
+    for (int i = 0; i < 100; i++)
+        dagrt_spawn(rt, hg, mix_leaf, &hm);
+    pthread_t th;
+    void *res;
+    pthread_create(&th, NULL, heap_group_waiter, &hm);
+    pthread_join(th, &res);
+    if ((int)(intptr_t)res != 0)
+        FAIL("waiting on a heap group from another thread: %s", dagrt_strerror((int)(intptr_t)res));
+    if (atomic_load(&hm.ran) != 100)
+        FAIL("heap group: %ld ran, want 100", atomic_load(&hm.ran));
+    dagrt_group_wait(rt, hg);
+    free(hg);
+    dagrt_destroy(rt);
+    return v;
+}
+
 const scenario scenarios[] = {
     {"deque_lifo_fifo", scn_deque_lifo_fifo},
     {"deque_growth_wrap", scn_deque_growth_wrap},
@@ -921,5 +1000,6 @@ const scenario scenarios[] = {
     {"destroy_in_flight", scn_destroy_in_flight},
     {"external_threads", scn_external_threads},
     {"spin_policy", scn_spin_policy},
+    {"group_mixed", scn_group_mixed},
     {NULL, NULL},
 };

@@ -41,5 +41,6 @@ int scn_hot_worker(void);
 int scn_destroy_in_flight(void);
 int scn_external_threads(void);
 int scn_spin_policy(void);
+int scn_group_mixed(void);
 
 #endif

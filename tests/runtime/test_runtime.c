@@ -30,6 +30,7 @@ SCENARIO(hot_worker, 60)
 SCENARIO(destroy_in_flight, 60)
 SCENARIO(external_threads, 60)
 SCENARIO(spin_policy, 60)
+SCENARIO(group_mixed, 60)
 
 static dagrt_config cfg_with(int workers, bool no_workers, int hot, int idle)
 {

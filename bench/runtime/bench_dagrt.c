@@ -1,0 +1,191 @@
+/* bench_dagrt.c - the runtime workloads on libdagrt (see workloads.h).
+ * 2 task-executing threads: the main thread + 1 worker. */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "dagrt.h"
+#include "workloads.h"
+
+BW_DEFINE_RANGES
+
+static dagrt *g_rt;
+
+/* ------------------------------------------------------- spawn tree */
+
+static void tree_node(void *p)
+{
+    intptr_t d = (intptr_t)p;
+    if (d == 0)
+        return;
+    dagrt_group g;
+    dagrt_group_init(&g);
+    dagrt_spawn(g_rt, &g, tree_node, (void *)(d - 1));
+    dagrt_spawn(g_rt, &g, tree_node, (void *)(d - 1));
+    dagrt_group_wait(g_rt, &g);
+}
+
+/* -------------------------------------------------------------- fib */
+
+typedef struct fib_arg {
+    int n;
+    long r;
+} fib_arg;
+
+static void fib_task(void *p)
+{
+    fib_arg *a = p;
+    if (a->n < 2) {
+        a->r = a->n;
+        return;
+    }
+    fib_arg x = {a->n - 1, 0}, y = {a->n - 2, 0};
+    dagrt_group g;
+    dagrt_group_init(&g);
+    dagrt_spawn(g_rt, &g, fib_task, &x);
+    dagrt_spawn(g_rt, &g, fib_task, &y);
+    dagrt_group_wait(g_rt, &g);
+    a->r = x.r + y.r;
+}
+
+/* ------------------------------------------------------ parallel for */
+
+static uint64_t *g_out;
+
+static void body_cheap(void *arg, size_t b, size_t e) { (void)arg; bw_range_cheap(g_out, b, e); }
+static void body_heavy(void *arg, size_t b, size_t e) { (void)arg; bw_range_heavy(g_out, b, e); }
+
+/* ------------------------------------------------------- wake latency */
+
+static _Atomic int g_flag;
+static _Atomic int g_on_main;
+
+static void flag_task(void *p)
+{
+    (void)p;
+    if (dagrt_on_main_thread(g_rt))
+        atomic_store(&g_on_main, 1);
+    atomic_store_explicit(&g_flag, 1, memory_order_release);
+}
+
+static dagrt *make(int workers, bool none, dagrt_idle_policy idle)
+{
+    dagrt_config c;
+    dagrt_config_init(&c);
+    c.workers = workers;
+    c.no_workers = none;
+    c.idle = idle;
+    c.seed = 1;
+    dagrt *rt = dagrt_create(&c);
+    if (!rt) {
+        fprintf(stderr, "dagrt_create failed\n");
+        exit(1);
+    }
+    return rt;
+}
+
+static double wake_us(dagrt_idle_policy idle, int trips)
+{
+    g_rt = make(1, false, idle);
+    uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)trips);
+    for (int i = 0; i < trips; i++) {
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+        atomic_store(&g_flag, 0);
+        dagrt_group g;
+        dagrt_group_init(&g);
+        uint64_t t0 = bw_now_ns();
+        dagrt_spawn(g_rt, &g, flag_task, NULL);
+        while (!atomic_load_explicit(&g_flag, memory_order_acquire))
+            ;
+        lat[i] = bw_now_ns() - t0;
+        dagrt_group_wait(g_rt, &g);
+    }
+    if (atomic_load(&g_on_main))
+        fprintf(stderr, "wake: a task ran on the main thread\n");
+    double r = (double)bw_median(lat, trips) / 1000.0;
+    free(lat);
+    dagrt_destroy(g_rt);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = bw_arg_quick(argc, argv);
+    int reps = quick ? 3 : 7;
+    uint64_t s[16];
+
+    /* spawn tree, 2 threads */
+    g_rt = make(1, false, DAGRT_IDLE_PARK);
+    int depth = 19;                          /* 2^20 - 1 nodes */
+    double nodes = (double)((1L << (depth + 1)) - 1);
+    tree_node((void *)(intptr_t)depth);      /* warm-up */
+    for (int r = 0; r < reps; r++) {
+        uint64_t t0 = bw_now_ns();
+        tree_node((void *)(intptr_t)depth);
+        s[r] = bw_now_ns() - t0;
+    }
+    printf("RESULT spawn_tree %.1f Mtasks/s\n", nodes / ((double)bw_median(s, reps) / 1e3));
+
+    /* fib(30), every call a task: 1 thread (no workers) and 2 threads */
+    int fn = 30;
+    for (int r = 0; r < reps; r++) {
+        uint64_t t0 = bw_now_ns();
+        volatile long x = bw_fib_serial(fn);
+        (void)x;
+        s[r] = bw_now_ns() - t0;
+    }
+    double serial = (double)bw_median(s, reps);
+    printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
+    for (int threads = 1; threads <= 2; threads++) {
+        dagrt *rt = threads == 1 ? make(0, true, DAGRT_IDLE_PARK) : g_rt;
+        dagrt *keep = g_rt;
+        g_rt = rt;
+        for (int r = 0; r < reps; r++) {
+            fib_arg a = {fn, 0};
+            uint64_t t0 = bw_now_ns();
+            fib_task(&a);
+            s[r] = bw_now_ns() - t0;
+            if (a.r != bw_fib_serial(fn))
+                fprintf(stderr, "fib wrong\n");
+        }
+        printf("RESULT fib30_%dt %.2f x_serial\n", threads, (double)bw_median(s, reps) / serial);
+        if (threads == 1)
+            dagrt_destroy(rt);
+        g_rt = keep;
+    }
+
+    /* parallel-for speed-up over the plain loop, 2 threads */
+    size_t maxn = bw_pfor_sizes[2];
+    g_out = calloc(maxn, sizeof *g_out);
+    bw_calibrate(g_out, 100000);
+    for (int kind = 0; kind < 2; kind++) {
+        for (int si = 0; si < 3; si++) {
+            size_t n = bw_pfor_sizes[si];
+            int calls = bw_pfor_calls(n, kind ? 6.0 : 0.5);
+            if (quick)
+                calls = calls / 4 + 1;
+            uint64_t sp[16], sl[16];
+            for (int r = 0; r < reps; r++) {
+                uint64_t t0 = bw_now_ns();
+                for (int c = 0; c < calls; c++)
+                    (kind ? bw_range_heavy : bw_range_cheap)(g_out, 0, n);
+                sl[r] = bw_now_ns() - t0;
+                t0 = bw_now_ns();
+                for (int c = 0; c < calls; c++)
+                    dagrt_parallel_for(g_rt, 0, n, 0, kind ? body_heavy : body_cheap, NULL);
+                sp[r] = bw_now_ns() - t0;
+            }
+            double plain = (double)bw_median(sl, reps), par = (double)bw_median(sp, reps);
+            printf("RESULT pfor_%s_%zu %.2f x_plain (plain %.1f ns/item)\n",
+                   kind ? "6ns" : "0.5ns", n, plain / par, plain / calls / (double)n);
+        }
+    }
+    free(g_out);
+    dagrt_destroy(g_rt);
+
+    int trips = quick ? 400 : 10000;
+    printf("RESULT wake_park %.2f us\n", wake_us(DAGRT_IDLE_PARK, trips));
+    printf("RESULT wake_spin %.2f us\n", wake_us(DAGRT_IDLE_SPIN, trips));
+    return 0;
+}

@@ -1,0 +1,118 @@
+/*
+ * workloads.h - the runtime benchmark workloads, shared by every contender
+ * (dagrt, OpenMP, oneTBB) so that each runs the identical item functions.
+ * Each contender's binary prints lines
+ *     RESULT <workload> <value> <unit>
+ * and bench/runtime/bench.sh runs them side by side and prints the table.
+ */
+#ifndef BENCH_WORKLOADS_H
+#define BENCH_WORKLOADS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static inline uint64_t bw_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline int bw_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static inline uint64_t bw_median(uint64_t *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, bw_cmp_u64);
+    return v[n / 2];
+}
+
+/* Serial fib: the baseline the tasked versions are compared with. */
+static inline long bw_fib_serial(int n)
+{
+    return n < 2 ? n : bw_fib_serial(n - 1) + bw_fib_serial(n - 2);
+}
+
+/* Item functions for the parallel-for: "cheap" (about 0.5 ns) and "heavy"
+ * (a dependent LCG chain of bw_heavy_rounds steps, calibrated to about
+ * 6 ns). noinline on the outer loop keeps the plain loop and the
+ * parallel-for body the same machine code. */
+extern int bw_heavy_rounds;
+
+static inline uint64_t bw_cheap(uint64_t i)
+{
+    uint64_t x = i * UINT64_C(0x9E3779B97F4A7C15);
+    return x ^ (x >> 29);
+}
+
+static inline uint64_t bw_heavy(uint64_t i, int rounds)
+{
+    uint64_t x = i;
+    for (int r = 0; r < rounds; r++)
+        x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+    return x;
+}
+
+#if defined(__GNUC__)
+#define BW_NOINLINE __attribute__((noinline))
+#else
+#define BW_NOINLINE
+#endif
+
+BW_NOINLINE void bw_range_cheap(uint64_t *out, size_t b, size_t e);
+BW_NOINLINE void bw_range_heavy(uint64_t *out, size_t b, size_t e);
+
+#define BW_DEFINE_RANGES \
+    int bw_heavy_rounds = 16; \
+    BW_NOINLINE void bw_range_cheap(uint64_t *out, size_t b, size_t e) \
+    { for (size_t i = b; i < e; i++) out[i] = bw_cheap(i); } \
+    BW_NOINLINE void bw_range_heavy(uint64_t *out, size_t b, size_t e) \
+    { int r = bw_heavy_rounds; for (size_t i = b; i < e; i++) out[i] = bw_heavy(i, r); }
+
+/* Calibrates bw_heavy_rounds so that one heavy item takes about 6 ns. */
+static inline void bw_calibrate(uint64_t *buf, size_t n)
+{
+    for (int tries = 0; tries < 6; tries++) {
+        uint64_t best = UINT64_MAX;
+        for (int rep = 0; rep < 5; rep++) {
+            uint64_t t0 = bw_now_ns();
+            bw_range_heavy(buf, 0, n);
+            uint64_t t = bw_now_ns() - t0;
+            if (t < best)
+                best = t;
+        }
+        double per = (double)best / (double)n;
+        int r = (int)((double)bw_heavy_rounds * 6.0 / per + 0.5);
+        if (r < 1)
+            r = 1;
+        if (r == bw_heavy_rounds)
+            break;
+        bw_heavy_rounds = r;
+    }
+}
+
+/* Reps for a parallel-for size: enough calls for >= ~20 ms per sample. */
+static inline int bw_pfor_calls(size_t n, double ns_per)
+{
+    double t = (double)n * ns_per;
+    int k = (int)(20e6 / (t < 1 ? 1 : t));
+    return k < 3 ? 3 : k;
+}
+
+static const size_t bw_pfor_sizes[] = {1000, 100000, 4000000};
+
+static inline int bw_arg_quick(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--quick") == 0)
+            return 1;
+    return 0;
+}
+
+#endif

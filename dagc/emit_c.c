@@ -1,0 +1,415 @@
+/*
+ * emit_c.c - the C back end. Turns the IR into template data (one dictionary
+ * per graph, one item per node) and renders the two templates. All the C
+ * syntax lives in templates/; this file only decides values.
+ */
+#include "emit_c.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Generated at build time from the .tpl files in templates/. */
+extern const char dagc_tpl_header_h[];
+extern const char dagc_tpl_source_c[];
+
+void emit_c_builtin_templates(emit_c_templates *t)
+{
+    t->header = dagc_tpl_header_h;
+    t->source = dagc_tpl_source_c;
+    t->header_name = "header.h.tpl";
+    t->source_name = "source.c.tpl";
+}
+
+static char *read_file(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    tpl_buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        tpl_buf_put(&b, chunk, n);
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        snprintf(err, errlen, "%s: read error", path);
+        tpl_buf_free(&b);
+        return NULL;
+    }
+    if (!b.data)
+        tpl_buf_put(&b, "", 0);
+    return b.data;
+}
+
+bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    tpl_buf hp = {0}, cp = {0};
+    tpl_buf_printf(&hp, "%s/header.h.tpl", dir);
+    tpl_buf_printf(&cp, "%s/source.c.tpl", dir);
+    char *h = read_file(hp.data, err, errlen);
+    char *c = h ? read_file(cp.data, err, errlen) : NULL;
+    if (!h || !c) {
+        free(h);
+        tpl_buf_free(&hp);
+        tpl_buf_free(&cp);
+        return false;
+    }
+    t->header = h;
+    t->source = c;
+    t->header_name = hp.data;
+    t->source_name = cp.data;
+    return true;
+}
+
+void emit_c_free_templates(emit_c_templates *t)
+{
+    free((char *)t->header);
+    free((char *)t->source);
+    free((char *)t->header_name);
+    free((char *)t->source_name);
+    memset(t, 0, sizeof *t);
+}
+
+/* Declares `name` with the context type, which is a C type name (an
+ * abstract declarator): the name goes where the declarator's identifier
+ * would be, i.e. before the first ')' or '[' or else at the end.
+ *   "struct game *" -> "struct game *ctx"
+ *   "void (*)(int)" -> "void (*ctx)(int)"
+ *   "char *const"   -> "char *const ctx" */
+static void param(tpl_buf *b, const char *ctype, const char *name)
+{
+    size_t n = strlen(ctype);
+    while (n && ctype[n - 1] == ' ')
+        n--;
+    size_t at = strcspn(ctype, ")[");
+    if (at > n)
+        at = n;
+    size_t pre = at;
+    while (pre && ctype[pre - 1] == ' ')
+        pre--;
+    tpl_buf_put(b, ctype, pre);
+    if (pre && ctype[pre - 1] != '*' && ctype[pre - 1] != '(')
+        tpl_buf_puts(b, " ");
+    tpl_buf_puts(b, name);
+    tpl_buf_put(b, ctype + at, n - at);
+}
+
+/* A file name inside a C comment: "*" "/" must not end the comment. */
+static void comment_safe(tpl_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        tpl_buf_put(b, s, 1);
+        if (s[0] == '*' && s[1] == '/')
+            tpl_buf_puts(b, " ");
+        if (*s == '\n' || *s == '\r')
+            b->data[b->len - 1] = ' ';
+    }
+}
+
+/* A C string literal body for s. */
+static void c_string(tpl_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            tpl_buf_printf(b, "\\%c", ch);
+        else if (ch < 0x20 || ch >= 0x7f)
+            tpl_buf_printf(b, "\\%03o", ch);
+        else
+            tpl_buf_put(b, s, 1);
+    }
+}
+
+static void set_buf(tpl_dict *d, const char *key, tpl_buf *b)
+{
+    tpl_set(d, key, b->data ? b->data : "");
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+static const char *kind_name(ir_kind k) { return k == IR_GATE ? "DAGRT_NODE_GATE" : "DAGRT_NODE_TASK"; }
+static const char *join_name(ir_join j) { return j == IR_JOIN_OR ? "DAGRT_JOIN_OR" : "DAGRT_JOIN_AND"; }
+
+static void flags_expr(tpl_buf *b, unsigned f)
+{
+    static const struct { unsigned ir; const char *rt; } map[] = {
+        {IR_F_MAIN, "DAGRT_NODE_MAIN"},         {IR_F_HOT, "DAGRT_NODE_HOT"},
+        {IR_F_FIBER, "DAGRT_NODE_FIBER"},       {IR_F_PARALLEL, "DAGRT_NODE_PARALLEL"},
+        {IR_F_WHEN, "DAGRT_NODE_WHEN"},
+    };
+    bool any = false;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (f & map[i].ir) {
+            tpl_buf_printf(b, "%s%s", any ? " | " : "", map[i].rt);
+            any = true;
+        }
+    if (!any)
+        tpl_buf_puts(b, "0");
+}
+
+/* Has this graph declared a prototype for name already? Function names are
+ * shared by tasks with the same `call`, and predicates by several tasks. */
+static bool seen(const char **names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* The trampoline's name, or NULL where the node has none. */
+static void fn_name(tpl_dict *nd, const char *key, bool has, const char *graph,
+                    const char *what, uint32_t index)
+{
+    if (has)
+        tpl_setf(nd, key, "%s__dagc_%s_%u", graph, what, (unsigned)index);
+    else
+        tpl_set(nd, key, "NULL");
+}
+
+static void graph_data(const ir_graph *g, tpl_dict *gd)
+{
+    tpl_buf b = {0};
+    tpl_set(gd, "name", g->name);
+    tpl_set(gd, "graph", g->name);
+    const char *ctype = g->ctype && g->ctype[0] ? g->ctype : "void *";
+    tpl_set(gd, "ctype", ctype);
+    param(&b, ctype, "ctx");
+    set_buf(gd, "param", &b);
+    /* The generated code carries the context as a pointer to G_run's own
+     * parameter, so any object type works (function pointers included,
+     * which ISO C cannot convert to void *), const or not. */
+    tpl_buf_printf(&b, "typedef ");
+    {
+        tpl_buf nm = {0};
+        tpl_buf_printf(&nm, "%s__dagc_ctx", g->name);
+        param(&b, ctype, nm.data);
+        tpl_buf_free(&nm);
+    }
+    set_buf(gd, "ctx_typedef", &b);
+    tpl_buf_printf(&b, "%s__dagc_ctx", g->name);
+    set_buf(gd, "ctx_t", &b);
+    /* struct/union tags in the context type get a file-scope declaration in
+     * the header, so prototypes never declare a tag of their own (which C
+     * scopes to the prototype) when no include declares it first. */
+    for (const char *q = ctype; *q;) {
+        size_t kw = strncmp(q, "struct", 6) == 0 ? 6 : strncmp(q, "union", 5) == 0 ? 5 : 0;
+        bool starts = q == ctype || !(isalnum((unsigned char)q[-1]) || q[-1] == '_');
+        if (kw && starts && !(isalnum((unsigned char)q[kw]) || q[kw] == '_')) {
+            const char *t = q + kw;
+            while (*t == ' ')
+                t++;
+            size_t n = 0;
+            while (isalnum((unsigned char)t[n]) || t[n] == '_')
+                n++;
+            if (n) {
+                tpl_buf_put(&b, q, kw);
+                tpl_buf_puts(&b, " ");
+                tpl_buf_put(&b, t, n);
+                set_buf(tpl_add(gd, "tags"), "tag", &b);
+            }
+            q = t + n;
+            continue;
+        }
+        q++;
+    }
+    tpl_setf(gd, "nnodes", "%u", (unsigned)g->nnodes);
+    uint32_t nedges = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        nedges += g->nodes[i].nsucc;
+    tpl_setf(gd, "nedges", "%u", (unsigned)nedges);
+
+    /* Prototypes, in node order, each function once. */
+    const char **names = calloc(2 * (size_t)g->nnodes + 1, sizeof *names);
+    size_t nnames = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const ir_node *n = &g->nodes[i];
+        if (n->kind != IR_TASK)
+            continue;
+        if (!seen(names, nnames, n->func)) {
+            names[nnames++] = n->func;
+            if (n->flags & IR_F_PARALLEL) {
+                tpl_buf_printf(&b, "void %s(", n->func);
+                param(&b, ctype, "ctx");
+                tpl_buf_puts(&b, ", size_t begin, size_t end)");
+                set_buf(tpl_add(gd, "protos"), "proto", &b);
+                tpl_buf_printf(&b, "size_t %s_count(", n->func);
+                param(&b, ctype, "ctx");
+                tpl_buf_puts(&b, ")");
+                set_buf(tpl_add(gd, "protos"), "proto", &b);
+            } else {
+                tpl_buf_printf(&b, "void %s(", n->func);
+                param(&b, ctype, "ctx");
+                tpl_buf_puts(&b, ")");
+                set_buf(tpl_add(gd, "protos"), "proto", &b);
+            }
+        }
+        if ((n->flags & IR_F_WHEN) && n->when && !seen(names, nnames, n->when)) {
+            names[nnames++] = n->when;
+            tpl_buf_printf(&b, "bool %s(", n->when);
+            param(&b, ctype, "ctx");
+            tpl_buf_puts(&b, ")");
+            set_buf(tpl_add(gd, "protos"), "proto", &b);
+        }
+    }
+    free(names);
+
+    /* Distinct functions and predicates, for templates that implement them
+     * (tests/e2e's checker does): several tasks may share one `call`. */
+    int *fid = calloc((size_t)g->nnodes + 1, sizeof *fid);
+    int *wid = calloc((size_t)g->nnodes + 1, sizeof *wid);
+    int nf = 0, nw = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const ir_node *n = &g->nodes[i];
+        fid[i] = wid[i] = -1;
+        if (n->kind != IR_TASK)
+            continue;
+        for (uint32_t j = 0; j < i && fid[i] < 0; j++)
+            if (g->nodes[j].kind == IR_TASK && strcmp(g->nodes[j].func, n->func) == 0)
+                fid[i] = fid[j];
+        if (fid[i] < 0) {
+            fid[i] = nf++;
+            tpl_dict *fd = tpl_add(gd, "funcs");
+            tpl_set(fd, "func", n->func);
+            tpl_setf(fd, "fid", "%d", fid[i]);
+            tpl_set(fd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
+        }
+        if (!((n->flags & IR_F_WHEN) && n->when))
+            continue;
+        for (uint32_t j = 0; j < i && wid[i] < 0; j++)
+            if (g->nodes[j].when && (g->nodes[j].flags & IR_F_WHEN) &&
+                strcmp(g->nodes[j].when, n->when) == 0)
+                wid[i] = wid[j];
+        if (wid[i] < 0) {
+            wid[i] = nw++;
+            tpl_dict *wd = tpl_add(gd, "whens");
+            tpl_set(wd, "when", n->when);
+            tpl_setf(wd, "wid", "%d", wid[i]);
+        }
+    }
+    tpl_setf(gd, "nfuncs", "%d", nf);
+    tpl_setf(gd, "nwhens", "%d", nw);
+
+    uint32_t first = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const ir_node *n = &g->nodes[i];
+        tpl_dict *nd = tpl_add(gd, "nodes");
+        tpl_setf(nd, "index", "%u", (unsigned)i);
+        tpl_setf(nd, "func_id", "%d", fid[i]);
+        tpl_setf(nd, "when_id", "%d", wid[i]);
+        c_string(&b, n->name);
+        set_buf(nd, "name", &b);
+        tpl_set(nd, "kind", kind_name(n->kind));
+        tpl_set(nd, "join", join_name(n->join));
+        flags_expr(&b, n->flags);
+        set_buf(nd, "flags", &b);
+        tpl_setf(nd, "npred", "%u", (unsigned)n->npred);
+        tpl_setf(nd, "succ_first", "%u", (unsigned)first);
+        tpl_setf(nd, "nsucc", "%u", (unsigned)n->nsucc);
+        tpl_setf(nd, "grain", "%u", (unsigned)((n->flags & IR_F_PARALLEL) ? n->grain : 0));
+        bool task = n->kind == IR_TASK;
+        bool par = task && (n->flags & IR_F_PARALLEL);
+        bool when = task && (n->flags & IR_F_WHEN) && n->when;
+        if (task) {
+            tpl_set(nd, "func", n->func);
+            tpl_set(nd, par ? "parallel" : "plain", "1");
+        }
+        if (when) {
+            tpl_set(nd, "has_when", "1");
+            tpl_set(nd, "when", n->when);
+        }
+        fn_name(nd, "run", task && !par, g->name, "run", i);
+        fn_name(nd, "run_range", par, g->name, "range", i);
+        fn_name(nd, "count", par, g->name, "count", i);
+        fn_name(nd, "when_fn", when, g->name, "when", i);
+
+        if (n->nsucc) {
+            for (uint32_t k = 0; k < n->nsucc; k++)
+                tpl_buf_printf(&b, "%u, ", (unsigned)n->succ[k]);
+            tpl_buf_puts(&b, "/* ");
+            comment_safe(&b, n->name);
+            tpl_buf_printf(&b, " [%u] */", (unsigned)i);
+            set_buf(tpl_add(gd, "succ_rows"), "row", &b);
+        }
+        first += n->nsucc;
+    }
+    free(fid);
+    free(wid);
+    tpl_buf_free(&b);
+}
+
+/* DAGC_<NAME>_ from the header's name: a guard no user macro is likely to use. */
+static void guard_name(tpl_buf *b, const char *header_name)
+{
+    const char *base = strrchr(header_name, '/');
+    base = base ? base + 1 : header_name;
+    tpl_buf_puts(b, "DAGC_");
+    for (const char *s = base; *s; s++) {
+        char ch = *s;
+        if (ch >= 'a' && ch <= 'z')
+            ch = (char)(ch - 'a' + 'A');
+        else if (!((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')))
+            ch = '_';
+        tpl_buf_put(b, &ch, 1);
+    }
+    tpl_buf_puts(b, "_");
+}
+
+bool emit_c(const ir_program *prog, const char *header_name, const char *source_name,
+            const emit_c_templates *t, tpl_buf *h, tpl_buf *c, char *err, size_t errlen)
+{
+    tpl_dict *d = tpl_dict_new();
+    tpl_buf b = {0};
+    const char *path = prog->path ? prog->path : "input.dag";
+    comment_safe(&b, path);
+    set_buf(d, "source", &b);
+    /* The file's stem (frame.dag -> frame), for templates that name files. */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t blen = strlen(base);
+    if (blen > 4 && strcmp(base + blen - 4, ".dag") == 0)
+        blen -= 4;
+    tpl_buf_put(&b, base, blen);
+    set_buf(d, "stem", &b);
+    c_string(&b, header_name);
+    set_buf(d, "header", &b);
+    comment_safe(&b, header_name);
+    set_buf(d, "header_comment", &b);
+    comment_safe(&b, source_name ? source_name : "");
+    set_buf(d, "source_name", &b);
+    guard_name(&b, header_name);
+    set_buf(d, "guard", &b);
+    for (size_t i = 0; i < prog->nincludes; i++) {
+        const char *inc = prog->includes[i];
+        size_t n = strlen(inc);
+        /* include "<stdio.h>" asks for a system header. C header names
+         * have no escapes: a name with '"' can only be written <...>, one
+         * with both '"' and '>' (or a newline) not at all. */
+        if (n >= 2 && inc[0] == '<' && inc[n - 1] == '>' && !strchr(inc, '\n')) {
+            tpl_buf_puts(&b, inc);
+        } else if (strchr(inc, '\n') || (strchr(inc, '"') && strchr(inc, '>'))) {
+            tpl_buf_puts(&b, "\"dagc: this include name cannot be written in C\"\n#error dagc: an include name contains both '\"' and '>'");
+        } else if (strchr(inc, '"')) {
+            tpl_buf_printf(&b, "<%s>", inc);
+        } else {
+            tpl_buf_printf(&b, "\"%s\"", inc);
+        }
+        set_buf(tpl_add(d, "includes"), "include", &b);
+    }
+    for (size_t i = 0; i < prog->ngraphs; i++)
+        graph_data(&prog->graphs[i], tpl_add(d, "graphs"));
+    tpl_buf_free(&b);
+
+    bool ok = tpl_render(t->header_name, t->header, d, h, err, errlen) &&
+              tpl_render(t->source_name, t->source, d, c, err, errlen);
+    tpl_dict_free(d);
+    return ok;
+}

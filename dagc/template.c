@@ -1,0 +1,371 @@
+/*
+ * template.c - see template.h. Two passes: split the template into tokens
+ * (text runs and tags, standalone lines trimmed, sections matched), then
+ * render the token array recursively against a chain of dictionaries.
+ */
+#include "template.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fputs("dagc: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xrealloc(NULL, n), s, n);
+}
+
+/* ---------------------------------------------------------------- buffer */
+
+void tpl_buf_put(tpl_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        b->data = xrealloc(b->data, cap);
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void tpl_buf_puts(tpl_buf *b, const char *s) { tpl_buf_put(b, s, strlen(s)); }
+
+static void buf_vprintf(tpl_buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return;
+    char *tmp = xrealloc(NULL, (size_t)n + 1);
+    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
+    tpl_buf_put(b, tmp, (size_t)n);
+    free(tmp);
+}
+
+void tpl_buf_printf(tpl_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void tpl_buf_free(tpl_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/* ------------------------------------------------------------------ data */
+
+typedef struct tpl_entry {
+    char *key;
+    char *value;          /* a value, or NULL for a list */
+    tpl_dict **items;     /* a list */
+    size_t nitems, capitems;
+} tpl_entry;
+
+struct tpl_dict {
+    tpl_entry *e;
+    size_t n, cap;
+    tpl_dict *root;       /* owner of every dictionary of the tree */
+    tpl_dict **all;       /* root only: every child, to free them */
+    size_t nall, capall;
+};
+
+tpl_dict *tpl_dict_new(void)
+{
+    tpl_dict *d = xrealloc(NULL, sizeof *d);
+    memset(d, 0, sizeof *d);
+    d->root = d;
+    return d;
+}
+
+static void dict_clear(tpl_dict *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->e[i].key);
+        free(d->e[i].value);
+        free(d->e[i].items);
+    }
+    free(d->e);
+}
+
+void tpl_dict_free(tpl_dict *root)
+{
+    if (!root)
+        return;
+    for (size_t i = 0; i < root->nall; i++) {
+        dict_clear(root->all[i]);
+        free(root->all[i]);
+    }
+    free(root->all);
+    dict_clear(root);
+    free(root);
+}
+
+static tpl_entry *entry(tpl_dict *d, const char *key)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (strcmp(d->e[i].key, key) == 0)
+            return &d->e[i];
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 8;
+        d->e = xrealloc(d->e, d->cap * sizeof *d->e);
+    }
+    tpl_entry *e = &d->e[d->n++];
+    memset(e, 0, sizeof *e);
+    e->key = xstrdup(key);
+    return e;
+}
+
+void tpl_set(tpl_dict *d, const char *key, const char *value)
+{
+    tpl_entry *e = entry(d, key);
+    free(e->value);
+    e->value = xstrdup(value);
+}
+
+void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
+{
+    tpl_buf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    tpl_set(d, key, b.data ? b.data : "");
+    tpl_buf_free(&b);
+}
+
+tpl_dict *tpl_add(tpl_dict *d, const char *key)
+{
+    tpl_entry *e = entry(d, key);
+    tpl_dict *item = tpl_dict_new();
+    tpl_dict *root = d->root;
+    item->root = root;
+    if (root->nall == root->capall) {
+        root->capall = root->capall ? root->capall * 2 : 16;
+        root->all = xrealloc(root->all, root->capall * sizeof *root->all);
+    }
+    root->all[root->nall++] = item;
+    if (e->nitems == e->capitems) {
+        e->capitems = e->capitems ? e->capitems * 2 : 8;
+        e->items = xrealloc(e->items, e->capitems * sizeof *e->items);
+    }
+    e->items[e->nitems++] = item;
+    return item;
+}
+
+/* ---------------------------------------------------------------- tokens */
+
+enum tok_kind { T_TEXT, T_VAR, T_SECTION, T_INVERTED, T_END };
+
+typedef struct tok {
+    enum tok_kind kind;
+    const char *s;      /* text, or the tag's name */
+    size_t n;
+    unsigned line;
+    size_t match;       /* sections: index of the matching T_END */
+} tok;
+
+typedef struct toks {
+    tok *t;
+    size_t n, cap;
+} toks;
+
+static void push(toks *ts, tok t)
+{
+    if (ts->n == ts->cap) {
+        ts->cap = ts->cap ? ts->cap * 2 : 64;
+        ts->t = xrealloc(ts->t, ts->cap * sizeof *ts->t);
+    }
+    ts->t[ts->n++] = t;
+}
+
+static unsigned line_at(const char *text, const char *p)
+{
+    unsigned line = 1;
+    for (; text < p; text++)
+        line += *text == '\n';
+    return line;
+}
+
+static bool is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.';
+}
+
+static bool tokenize(const char *name, const char *text, toks *ts, char *err, size_t errlen)
+{
+    const char *p = text;
+    size_t stack[64];
+    size_t depth = 0;
+    while (*p) {
+        const char *open = strstr(p, "{{");
+        if (!open) {
+            push(ts, (tok){T_TEXT, p, strlen(p), 0, 0});
+            break;
+        }
+        const char *close = strstr(open + 2, "}}");
+        if (!close) {
+            snprintf(err, errlen, "%s:%u: unterminated tag", name, line_at(text, open));
+            return false;
+        }
+        char sigil = open[2];
+        enum tok_kind kind = T_VAR;
+        const char *ns = open + 2;
+        if (sigil == '#') kind = T_SECTION, ns++;
+        else if (sigil == '^') kind = T_INVERTED, ns++;
+        else if (sigil == '/') kind = T_END, ns++;
+        bool comment = sigil == '!';
+        const char *ne = close;
+        while (ns < ne && *ns == ' ') ns++;
+        while (ne > ns && ne[-1] == ' ') ne--;
+        unsigned line = line_at(text, open);
+        if (!comment) {
+            if (ns == ne) {
+                snprintf(err, errlen, "%s:%u: empty tag", name, line);
+                return false;
+            }
+            for (const char *c = ns; c < ne; c++)
+                if (!is_name_char(*c)) {
+                    snprintf(err, errlen, "%s:%u: bad character '%c' in tag name", name, line, *c);
+                    return false;
+                }
+        }
+        /* A block tag alone on its line swallows the line. */
+        const char *text_end = open, *next = close + 2;
+        if (kind != T_VAR || comment) {
+            const char *ls = open;
+            while (ls > p && (ls[-1] == ' ' || ls[-1] == '\t')) ls--;
+            bool at_line_start = ls == text || ls[-1] == '\n';
+            const char *le = close + 2;
+            while (*le == ' ' || *le == '\t') le++;
+            if (at_line_start && (*le == '\n' || *le == '\0')) {
+                text_end = ls;
+                next = *le == '\n' ? le + 1 : le;
+            }
+        }
+        if (text_end > p)
+            push(ts, (tok){T_TEXT, p, (size_t)(text_end - p), 0, 0});
+        p = next;
+        if (comment)
+            continue;
+        push(ts, (tok){kind, ns, (size_t)(ne - ns), line, 0});
+        if (kind == T_SECTION || kind == T_INVERTED) {
+            if (depth == sizeof stack / sizeof stack[0]) {
+                snprintf(err, errlen, "%s:%u: sections nested too deeply", name, line);
+                return false;
+            }
+            stack[depth++] = ts->n - 1;
+        } else if (kind == T_END) {
+            if (depth == 0) {
+                snprintf(err, errlen, "%s:%u: {{/%.*s}} closes no section", name, line,
+                         (int)(ne - ns), ns);
+                return false;
+            }
+            tok *o = &ts->t[stack[--depth]];
+            if (o->n != (size_t)(ne - ns) || memcmp(o->s, ns, o->n) != 0) {
+                snprintf(err, errlen, "%s:%u: {{/%.*s}} closes section '%.*s' opened at line %u",
+                         name, line, (int)(ne - ns), ns, (int)o->n, o->s, o->line);
+                return false;
+            }
+            o->match = ts->n - 1;
+        }
+    }
+    if (depth) {
+        tok *o = &ts->t[stack[depth - 1]];
+        snprintf(err, errlen, "%s:%u: section '%.*s' is never closed", name, o->line,
+                 (int)o->n, o->s);
+        return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- render */
+
+typedef struct scope {
+    const tpl_dict *d;
+    const struct scope *up;
+} scope;
+
+static const tpl_entry *lookup(const scope *sc, const char *key, size_t n)
+{
+    for (; sc; sc = sc->up)
+        for (size_t i = 0; i < sc->d->n; i++) {
+            const tpl_entry *e = &sc->d->e[i];
+            if (strlen(e->key) == n && memcmp(e->key, key, n) == 0)
+                return e;
+        }
+    return NULL;
+}
+
+static bool render(const char *name, const toks *ts, size_t from, size_t to, const scope *sc,
+                   tpl_buf *out, char *err, size_t errlen)
+{
+    for (size_t i = from; i < to; i++) {
+        const tok *t = &ts->t[i];
+        if (t->kind == T_TEXT) {
+            tpl_buf_put(out, t->s, t->n);
+            continue;
+        }
+        const tpl_entry *e = lookup(sc, t->s, t->n);
+        if (t->kind == T_VAR) {
+            if (!e || !e->value) {
+                snprintf(err, errlen, "%s:%u: '%.*s' is %s", name, t->line, (int)t->n, t->s,
+                         e ? "a list, not a value" : "not defined");
+                return false;
+            }
+            tpl_buf_puts(out, e->value);
+            continue;
+        }
+        /* A section: values are true when non-empty, lists when non-empty. */
+        bool truthy = e && (e->value ? e->value[0] != '\0' : e->nitems > 0);
+        if (t->kind == T_INVERTED) {
+            if (!truthy && !render(name, ts, i + 1, t->match, sc, out, err, errlen))
+                return false;
+        } else if (truthy && e->value) {
+            if (!render(name, ts, i + 1, t->match, sc, out, err, errlen))
+                return false;
+        } else if (truthy) {
+            for (size_t k = 0; k < e->nitems; k++) {
+                scope inner = {e->items[k], sc};
+                if (!render(name, ts, i + 1, t->match, &inner, out, err, errlen))
+                    return false;
+            }
+        }
+        i = t->match;
+    }
+    return true;
+}
+
+bool tpl_render(const char *name, const char *text, const tpl_dict *d, tpl_buf *out,
+                char *err, size_t errlen)
+{
+    toks ts = {0};
+    bool ok = tokenize(name, text, &ts, err, errlen);
+    if (ok) {
+        scope sc = {d, NULL};
+        ok = render(name, &ts, 0, ts.n, &sc, out, err, errlen);
+    }
+    free(ts.t);
+    return ok;
+}

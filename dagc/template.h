@@ -1,0 +1,61 @@
+/*
+ * template.h - a tiny template engine for dagc's C back end.
+ *
+ * Templates are text with tags:
+ *   {{name}}              the value of name (looked up in the current item,
+ *                         then in the enclosing ones)
+ *   {{#name}} ... {{/name}}  a section: repeated once per item of list `name`,
+ *                         or once if `name` is a non-empty value
+ *   {{^name}} ... {{/name}}  an inverted section: once if `name` is missing,
+ *                         an empty value or an empty list
+ *   {{! comment }}        nothing
+ * A tag alone on its line (only blanks around it) that is a section, inverted
+ * section, end or comment takes the whole line with it, so templates can be
+ * laid out readably without leaving blank lines in the output.
+ *
+ * The data is a tree of dictionaries (tpl_dict) built by the caller; the
+ * engine never escapes anything (its output is C, not HTML).
+ */
+#ifndef DAGC_TEMPLATE_H
+#define DAGC_TEMPLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct tpl_dict tpl_dict;
+
+/* A growable output buffer. */
+typedef struct tpl_buf {
+    char *data;
+    size_t len, cap;
+} tpl_buf;
+
+void tpl_buf_puts(tpl_buf *b, const char *s);
+void tpl_buf_put(tpl_buf *b, const char *s, size_t n);
+void tpl_buf_printf(tpl_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void tpl_buf_free(tpl_buf *b);
+
+/* Dictionaries: every dictionary made from a root is freed with the root. */
+tpl_dict *tpl_dict_new(void);
+void tpl_dict_free(tpl_dict *root);
+/* Sets key to a copy of value (replacing an earlier value). */
+void tpl_set(tpl_dict *d, const char *key, const char *value);
+void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Appends a new item to list key (creating the list) and returns it. */
+tpl_dict *tpl_add(tpl_dict *d, const char *key);
+
+/* Renders template text (named `name` in errors) with data d, appending to
+ * out. On error returns false and writes "name:line: message" to err
+ * (errlen bytes); out may then hold partial output, which callers discard. */
+bool tpl_render(const char *name, const char *text, const tpl_dict *d,
+                tpl_buf *out, char *err, size_t errlen);
+
+#endif /* DAGC_TEMPLATE_H */

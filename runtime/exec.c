@@ -1,0 +1,389 @@
+/*
+ * exec.c - the graph executor: runs one frame of the const tables dagc emits.
+ *
+ * How a run goes:
+ * - The caller (the runtime's main thread) resets the per-node counters in
+ *   the caller-owned static state (no allocation), then readies the roots.
+ * - A node fires when its join counter says so (AND: the last predecessor
+ *   completed; OR: the first one did). Gates, and tasks whose `when` says
+ *   no, complete on the spot on the thread that fired them.
+ * - Of the nodes a completion fires, the thread keeps one to run next itself
+ *   (no queue traffic along chains) and publishes the rest in the run's ready
+ *   list, a bounded array that never wraps: each node enters it at most once
+ *   per run, so nnodes slots suffice and it needs no reuse protocol.
+ * - Every thread that publishes work also drains the ready list before it
+ *   leaves. That one rule makes the run complete without any worker's help;
+ *   helpers (runtime tasks that drain the list) are spawned only when a
+ *   thread publishes work while fewer helpers than workers are active, so
+ *   parallelism comes from the workers without a spawn per node.
+ * - `on main` nodes never enter the shared list: fired on the main thread
+ *   they go to a main-only list; fired elsewhere they are spawned with
+ *   DAGRT_SPAWN_MAIN, which the main thread runs while it waits. `hot` and
+ *   `fiber` nodes are spawned with their flags; such a task runs its node,
+ *   then drains like a helper. `parallel` nodes call their count function
+ *   once and run through dagrt_parallel_for.
+ * - The caller drains, then waits on the run's group (helping), and repeats
+ *   until every node has completed.
+ */
+#include "exec.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+/* Per-node run state, overlaid on dagrt_node_state (one cache line each). */
+typedef struct node_rt {
+    /* Predecessors not yet completed in this run. fetch_sub is acq_rel: the
+     * release half publishes the completing node's effects (user data it
+     * wrote), the acquire half lets the thread that fires this node see the
+     * effects of every predecessor before it runs it. */
+    _Atomic uint32_t pending;
+    /* Slot `index` of the ready list (not this node's own entry): node + 1,
+     * 0 while unpublished. Written with release, read with acquire: a pop
+     * inherits the happens-before chain of the thread that fired the node. */
+    _Atomic uint32_t slot;
+    uint32_t main_next;          /* main-only list link; main thread only */
+    uint32_t index;
+    uint8_t status;              /* 1 ran, 2 skipped; written by the runner */
+    struct graph_rt *run;        /* back pointer, for spawned tasks' argument */
+} node_rt;
+
+/* Per-graph run state, overlaid on dagrt_graph_state's opaque words. Fields
+ * written by different threads in a run sit on different cache lines. */
+typedef struct graph_rt {
+    /* line 0: set by the caller before a run, read-only during it */
+    dagrt *rt;
+    const dagrt_graph *g;
+    void *ctx;
+    node_rt *nodes;
+    uint32_t nnodes;
+    uint32_t max_helpers;
+    /* 1 while a run is in progress. exchange with acquire / store with
+     * release: a run that starts after another ended sees all its writes. */
+    _Atomic uint32_t running;
+    uint32_t main_head;          /* main-only list (LIFO); main thread only */
+    uint64_t runs;
+    _Alignas(64) _Atomic uint32_t head;   /* line 1: next slot to pop */
+    _Alignas(64) _Atomic uint32_t tail;   /* line 2: next slot to fill */
+    /* Helpers spawned and not yet finished: only a heuristic for when to
+     * spawn another, so relaxed throughout (correctness never relies on a
+     * helper existing, see the drain rule above). */
+    _Atomic uint32_t helpers;
+    /* Nodes completed, added once per drain; the caller's final check. The
+     * group wait already orders everything; relaxed is enough. */
+    _Atomic uint32_t done;
+    _Alignas(64) dagrt_group group;       /* line 3: counts spawned tasks */
+} graph_rt;
+
+_Static_assert(sizeof(node_rt) <= sizeof(dagrt_node_state), "node state too small");
+_Static_assert(sizeof(graph_rt) <= sizeof(((dagrt_graph_state *)0)->opaque_),
+               "graph state too small");
+_Static_assert(_Alignof(graph_rt) <= _Alignof(dagrt_graph_state), "graph state alignment");
+
+/* Depth of graph node bodies running on this thread: a run started from
+ * inside one could wait on itself, so it is refused (DAGRT_ENESTED). */
+static _Thread_local unsigned tl_node_depth;
+
+static inline graph_rt *state_rt(dagrt_graph_state *st) { return (graph_rt *)(void *)st->opaque_; }
+
+/* ------------------------------------------------------------ ready list */
+
+static void list_push(graph_rt *r, uint32_t node)
+{
+    /* Reserving a slot needs no ordering: the slot's release store below
+     * is what publishes the node. */
+    uint32_t t = atomic_fetch_add_explicit(&r->tail, 1, memory_order_relaxed);
+    atomic_store_explicit(&r->nodes[t].slot, node + 1, memory_order_release);
+}
+
+static uint32_t list_pop(graph_rt *r)
+{
+    uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    for (;;) {
+        /* relaxed: tail only bounds the search; the slot's acquire load is
+         * what synchronises with the pusher. */
+        if (h >= atomic_load_explicit(&r->tail, memory_order_relaxed))
+            return NONE;
+        uint32_t v = atomic_load_explicit(&r->nodes[h].slot, memory_order_acquire);
+        if (v == 0) {
+            /* Reserved, not yet published: the pusher is between its two
+             * instructions; wait for it rather than skip the slot. */
+            h = atomic_load_explicit(&r->head, memory_order_relaxed);
+            continue;
+        }
+        /* relaxed CAS: it only decides who owns slot h; the data came
+         * through the acquire load above. Heads only grow within a run, so
+         * there is no ABA. */
+        if (atomic_compare_exchange_weak_explicit(&r->head, &h, h + 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return v - 1;
+    }
+}
+
+/* --------------------------------------------------------------- running */
+
+typedef struct drain_ctx {
+    graph_rt *r;
+    bool on_main;
+    uint32_t completed;
+} drain_ctx;
+
+static void task_entry(void *arg);
+static void helper_entry(void *arg);
+
+static void spawn_node(graph_rt *r, uint32_t i, unsigned flags)
+{
+    node_rt *n = &r->nodes[i];
+    while (dagrt_spawn_ex(r->rt, &r->group, task_entry, n, flags) != 0) {
+        /* Out of task memory: the node must still run where its flags say,
+         * so retry after letting others make progress. */
+        dagrt_pump_main(r->rt);
+    }
+}
+
+static void maybe_spawn_helper(graph_rt *r)
+{
+    uint32_t h = atomic_load_explicit(&r->helpers, memory_order_relaxed);
+    if (h >= r->max_helpers)
+        return;
+    if (!atomic_compare_exchange_strong_explicit(&r->helpers, &h, h + 1, memory_order_relaxed,
+                                                 memory_order_relaxed))
+        return;
+    if (dagrt_spawn_ex(r->rt, &r->group, helper_entry, r, DAGRT_SPAWN_DEFAULT) != 0)
+        atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);
+}
+
+/* Node i fired. Returns i if the calling thread should run it next itself
+ * (and it has no node to run next yet), else NONE. */
+static uint32_t fire(drain_ctx *d, uint32_t i, bool have_next, bool *published)
+{
+    graph_rt *r = d->r;
+    const dagrt_node *n = &r->g->nodes[i];
+    if (n->flags & DAGRT_NODE_MAIN) {
+        if (d->on_main) {
+            r->nodes[i].main_next = r->main_head;
+            r->main_head = i;
+        } else {
+            spawn_node(r, i, DAGRT_SPAWN_MAIN);
+        }
+        return NONE;
+    }
+    if (n->flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) {
+        unsigned f = 0;
+        if (n->flags & DAGRT_NODE_HOT)
+            f |= DAGRT_SPAWN_HOT;
+        if (n->flags & DAGRT_NODE_FIBER)
+            f |= DAGRT_SPAWN_FIBER;
+        spawn_node(r, i, f);
+        return NONE;
+    }
+    if (!have_next)
+        return i;
+    list_push(r, i);
+    *published = true;
+    return NONE;
+}
+
+/* Node i completed: fire the successors whose join is now satisfied. */
+static uint32_t complete(drain_ctx *d, uint32_t i)
+{
+    graph_rt *r = d->r;
+    const dagrt_graph *g = r->g;
+    const dagrt_node *n = &g->nodes[i];
+    uint32_t next = NONE;
+    bool published = false;
+    d->completed++;
+    for (uint32_t k = 0; k < n->nsucc; k++) {
+        uint32_t s = g->succ[n->succ_first + k];
+        const dagrt_node *sn = &g->nodes[s];
+        uint32_t old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
+        /* AND: the last input fires it. OR: the first input fires it; the
+         * later inputs still count down, and the run still waits for them
+         * because they are nodes of the run themselves. */
+        bool fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
+        if (fires) {
+            uint32_t x = fire(d, s, next != NONE, &published);
+            if (x != NONE)
+                next = x;
+        }
+    }
+    if (published)
+        maybe_spawn_helper(r);
+    return next;
+}
+
+/* Runs node i's body (or skips it): gates and skipped tasks run nothing. */
+static void execute(graph_rt *r, uint32_t i)
+{
+    const dagrt_node *n = &r->g->nodes[i];
+    node_rt *ns = &r->nodes[i];
+    if (n->kind == DAGRT_NODE_GATE) {
+        ns->status = 0;
+        return;
+    }
+    tl_node_depth++;
+    if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
+        ns->status = 2;
+    } else if (n->flags & DAGRT_NODE_PARALLEL) {
+        size_t count = n->count ? n->count(r->ctx) : 0;
+        if (count > 0 && n->run_range &&
+            dagrt_parallel_for(r->rt, 0, count, n->grain, n->run_range, r->ctx) != 0) {
+            /* The runtime could not split it: run it whole, still exactly once. */
+            n->run_range(r->ctx, 0, count);
+        }
+        ns->status = 1;
+    } else {
+        if (n->run)
+            n->run(r->ctx);
+        ns->status = 1;
+    }
+    tl_node_depth--;
+}
+
+/* Runs `next` (if any), then whatever the ready lists hold, until they are
+ * empty. Every thread that publishes nodes ends here (see the top). */
+static void drain(drain_ctx *d, uint32_t next)
+{
+    graph_rt *r = d->r;
+    for (;;) {
+        if (next == NONE && d->on_main && r->main_head != NONE) {
+            next = r->main_head;
+            r->main_head = r->nodes[next].main_next;
+        }
+        if (next == NONE)
+            next = list_pop(r);
+        if (next == NONE)
+            break;
+        execute(r, next);
+        next = complete(d, next);
+    }
+    if (d->completed) {
+        atomic_fetch_add_explicit(&r->done, d->completed, memory_order_relaxed);
+        d->completed = 0;
+    }
+}
+
+/* A spawned main/hot/fiber node: run it, then help drain. */
+static void task_entry(void *arg)
+{
+    node_rt *n = arg;
+    graph_rt *r = n->run;
+    execute(r, n->index);
+    /* Asked only now: a fiber task may have moved threads in its body. */
+    drain_ctx d = {r, dagrt_on_main_thread(r->rt), 0};
+    drain(&d, complete(&d, n->index));
+}
+
+static void helper_entry(void *arg)
+{
+    graph_rt *r = arg;
+    drain_ctx d = {r, dagrt_on_main_thread(r->rt), 0};
+    drain(&d, NONE);
+    atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------ public API */
+
+bool dagrt__exec_in_node(void) { return tl_node_depth > 0; }
+
+int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
+{
+    if (!rt || !g || !st)
+        return DAGRT_EINVAL;
+    if (g->version != DAGRT_GRAPH_VERSION)
+        return DAGRT_EVERSION;
+    if (g->nnodes == 0 || !g->nodes || !g->succ || !st->nodes || st->nnodes < g->nnodes)
+        return DAGRT_EINVAL;
+    if (tl_node_depth > 0)
+        return DAGRT_ENESTED;
+    graph_rt *r = state_rt(st);
+    if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)
+        return DAGRT_EBUSY;
+    if (!dagrt_on_main_thread(rt)) {
+        atomic_store_explicit(&r->running, 0, memory_order_release);
+        return DAGRT_EPERM;
+    }
+
+    /* Reset: plain stores are enough; spawning a task publishes them to
+     * the thread that runs it (the runtime's queues are release/acquire). */
+    r->rt = rt;
+    r->g = g;
+    r->ctx = ctx;
+    r->nodes = (node_rt *)(void *)st->nodes;
+    r->nnodes = g->nnodes;
+    int workers = dagrt_worker_count(rt);
+    r->max_helpers = workers > 0 ? (uint32_t)workers : 0;
+    r->main_head = NONE;
+    atomic_store_explicit(&r->head, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->helpers, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+    dagrt_group_init(&r->group);
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        node_rt *n = &r->nodes[i];
+        atomic_store_explicit(&n->pending, g->nodes[i].npred, memory_order_relaxed);
+        atomic_store_explicit(&n->slot, 0, memory_order_relaxed);
+        n->index = i;
+        n->status = 0;
+        n->run = r;
+    }
+
+    drain_ctx d = {r, true, 0};
+    uint32_t next = NONE;
+    bool published = false;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        if (g->nodes[i].npred == 0) {
+            uint32_t x = fire(&d, i, next != NONE, &published);
+            if (x != NONE)
+                next = x;
+        }
+    if (published)
+        maybe_spawn_helper(r);
+    int rc = 0;
+    for (;;) {
+        drain(&d, next);
+        next = NONE;
+        /* relaxed: see `done`; the group wait below orders the rest. */
+        if (atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes) {
+            rc = dagrt_group_wait(rt, &r->group);
+            break;
+        }
+        rc = dagrt_group_wait(rt, &r->group);
+        if (rc != 0)
+            break;
+        if (r->main_head == NONE &&
+            atomic_load_explicit(&r->head, memory_order_relaxed) >=
+                atomic_load_explicit(&r->tail, memory_order_relaxed) &&
+            atomic_load_explicit(&r->done, memory_order_relaxed) != g->nnodes) {
+            /* Nothing queued, nothing running, nodes left: impossible for
+             * a well-formed table (e.g. a node whose npred is wrong). */
+            rc = DAGRT_EINVAL;
+            break;
+        }
+    }
+    r->runs++;
+    atomic_store_explicit(&r->running, 0, memory_order_release);
+    return rc;
+}
+
+int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)
+{
+    if (!st || !out)
+        return DAGRT_EINVAL;
+    memset(out, 0, sizeof *out);
+    const graph_rt *r = (const graph_rt *)(const void *)st->opaque_;
+    if (atomic_load_explicit(&((graph_rt *)(void *)(uintptr_t)r)->running, memory_order_acquire))
+        return DAGRT_EBUSY;
+    out->runs = r->runs;
+    if (!r->runs)
+        return 0;
+    for (uint32_t i = 0; i < r->nnodes; i++) {
+        const node_rt *n = &r->nodes[i];
+        if (n->status == 1)
+            out->last_ran++;
+        else if (n->status == 2)
+            out->last_skipped++;
+    }
+    return 0;
+}

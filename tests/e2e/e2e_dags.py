@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Configure-time helper for tests/e2e/meson.build: lists every .dag file
+under tests/, examples/ and bench/ that is meant to compile (golden error
+and usage cases, named err_* and usage_*, are not), one per line as
+ID<TAB>PATH<TAB>STUBDIR, and writes stub headers into STUBDIR for each
+`include` that does not exist beside the .dag file (golden inputs include
+headers that were never written; the e2e build only needs them to exist).
+
+usage: e2e_dags.py SOURCE_ROOT STUB_ROOT"""
+import os
+import re
+import sys
+
+SKIP_PREFIXES = ("err_", "usage_")
+SKIP_DIRS = {"fuzz-corpus", "build", ".git"}
+
+
+def includes(text):
+    # Strings only after `include`; \" and \\ escapes (language contract).
+    for m in re.finditer(r'\binclude\s*"((?:[^"\\\n]|\\.)*)"\s*;', text):
+        yield re.sub(r'\\(.)', r'\1', m.group(1))
+
+
+def main():
+    root, stub_root = sys.argv[1], sys.argv[2]
+    found = []
+    for top in ("tests", "examples", "bench"):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("build"))
+            for f in sorted(files):
+                if f.endswith(".dag") and not f.startswith(SKIP_PREFIXES):
+                    found.append(os.path.relpath(os.path.join(d, f), root))
+    for rel in sorted(found):
+        ident = re.sub(r"[^A-Za-z0-9]", "_", rel[:-4])
+        stub = os.path.join(stub_root, ident)
+        os.makedirs(stub, exist_ok=True)
+        src_dir = os.path.dirname(os.path.join(root, rel))
+        text = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read()
+        for inc in includes(text):
+            if inc.startswith("<") or "/" in inc or os.path.exists(os.path.join(src_dir, inc)):
+                continue
+            path = os.path.join(stub, inc)
+            if not os.path.exists(path):
+                with open(path, "w") as fh:
+                    fh.write("/* stub written by tests/e2e/e2e_dags.py */\n")
+        print("%s\t%s\t%s" % (ident, rel, stub))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+#ifndef MISUSE_SCENARIO_H
+#define MISUSE_SCENARIO_H
+/* Returns the number of failed expectations (printed to stderr). */
+int misuse_scenario(void);
+#endif
