@@ -198,6 +198,7 @@ static pthread_t (*volatile thread_self)(void) = pthread_self;
 
 struct mig {
     dagrt *rt;
+    dagrt_group *g;          /* the round's group: the fiber and its spinner */
     dagrt_event ev;
     pthread_t main_tid;
     pthread_t before, after, spinner;
@@ -224,7 +225,7 @@ static void mig_fiber(void *p)
 {
     struct mig *m = p;
     m->before = thread_self();
-    if (dagrt_spawn(m->rt, NULL, mig_spinner, m)) m->bad++;
+    if (dagrt_spawn(m->rt, m->g, mig_spinner, m)) m->bad++;
     if (dagrt_event_wait(m->rt, &m->ev)) m->bad++;
     /* Fresh look-ups after the wait: the thread may differ now. */
     m->after = thread_self();
@@ -249,6 +250,7 @@ int ss_migration(long rounds)
         dagrt_event_init(&m.ev, false);
         dagrt_group g;
         dagrt_group_init(&g);
+        m.g = &g;
         if (dagrt_spawn_ex(rt, &g, mig_fiber, &m, DAGRT_SPAWN_FIBER)) bad++;
         if (dagrt_group_wait(rt, &g)) bad++;
         /* The spinner may have run before the fiber waited (then no
