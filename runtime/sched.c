@@ -160,7 +160,7 @@ static RT_NOINLINE rt_task *pool_refill(rt_ctx *c)
     return slab_new(&c->slabs, c->index);
 }
 
-rt_task *rt_task_alloc(rt_ctx *c)
+static inline rt_task *task_alloc_on(rt_ctx *c)
 {
     rt_task *t = c->free;
     if (RT_UNLIKELY(!t)) {
@@ -173,6 +173,11 @@ rt_task *rt_task_alloc(rt_ctx *c)
     t->home = c->index;
     task_reset(t);
     return t;
+}
+
+rt_task *rt_task_alloc(rt_ctx *c)
+{
+    return task_alloc_on(c);
 }
 
 rt_task *rt_task_alloc_any(dagrt *rt)
@@ -406,10 +411,13 @@ static rt_task *find_task(rt_ctx *c)
 {
     dagrt *rt = c->rt;
     rt_node *n;
-    /* Hot lane first, for everyone: hot work overtakes any backlog. */
-    if ((n = rt_mpsc_trypop(&rt->hot)))
+    /* Hot lane first, for everyone: hot work overtakes any backlog. The
+     * relaxed count loads keep the empty case to two loads. */
+    if (atomic_load_explicit(&rt->hot.n, memory_order_relaxed) > 0 &&
+        (n = rt_mpsc_trypop(&rt->hot)))
         return (rt_task *)(void *)n;
-    if ((n = rt_mpsc_trypop(&c->inbox))) {
+    if (atomic_load_explicit(&c->inbox.n, memory_order_relaxed) > 0 &&
+        (n = rt_mpsc_trypop(&c->inbox))) {
         if (c->index == 0)
             rt->main_popped++;
         return (rt_task *)(void *)n;
@@ -561,7 +569,40 @@ static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
         rt_unpark(&m->parker);
 }
 
+static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t);
+
+/* The common case inline: a plain task from a runtime thread. */
+static inline int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    if (RT_UNLIKELY((t->flags & (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT)) || !c))
+        return submit_slow(rt, c, t);
+    /* Count before publishing: a thief may run and finish the task at
+     * once, and destroy's quiescence test needs every counted finish to
+     * have its spawn counted already (see quiescent()). */
+    uint64_t ns = atomic_load_explicit(&c->nspawned, memory_order_relaxed);
+    atomic_store_explicit(&c->nspawned, ns + 1, memory_order_relaxed);
+    bool ok;
+    if (RT_UNLIKELY(rt->nctx < 2)) {
+        /* No other thread runs tasks: nobody to wake, nobody to steal. */
+        ok = rt_deque_push(&c->deque, t);
+    } else {
+        ok = rt_deque_push_sc(&c->deque, t);
+        if (RT_LIKELY(ok))
+            notify_after_sc(rt);
+    }
+    if (RT_UNLIKELY(!ok)) {
+        atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);
+        return DAGRT_ENOMEM;
+    }
+    return 0;
+}
+
 int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    return submit_on(rt, c, t);
+}
+
+static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t)
 {
     if (t->flags & DAGRT_SPAWN_MAIN) {
         atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed); /* a bound only */
@@ -573,26 +614,6 @@ int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
         rt_mpsc_push(&rt->hot, &t->node);
         notify(rt);
         return 0;
-    }
-    if (RT_LIKELY(c != NULL)) {
-        /* Count before publishing: a thief may run and finish the task at
-         * once, and destroy's quiescence test needs every counted finish
-         * to have its spawn counted already (see quiescent()). */
-        uint64_t ns = atomic_load_explicit(&c->nspawned, memory_order_relaxed);
-        atomic_store_explicit(&c->nspawned, ns + 1, memory_order_relaxed);
-        if (RT_UNLIKELY(rt->nctx < 2)) {
-            /* No other thread runs tasks: nobody to wake, nobody to steal. */
-            if (RT_UNLIKELY(!rt_deque_push(&c->deque, t)))
-                goto nomem;
-            return 0;
-        }
-        if (RT_UNLIKELY(!rt_deque_push_sc(&c->deque, t)))
-            goto nomem;
-        notify_after_sc(rt);
-        return 0;
-    nomem:
-        atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);
-        return DAGRT_ENOMEM;
     }
     /* From a thread outside the runtime. */
     if (rt->nworkers == 0) {
@@ -690,7 +711,8 @@ int dagrt_group_wait(dagrt *rt, dagrt_group *g)
     int r = rt_fiber_group_wait(rt, gi);
     if (r != 1)
         return r;
-    return rt_group_wait_thread(rt, rt_ctx_current(rt), gi);
+    /* Not on a fiber: this code cannot migrate, the inline TLS read is fine. */
+    return rt_group_wait_thread(rt, cur_ctx(rt), gi);
 }
 
 /* ------------------------------------------------------------ spawning */
@@ -708,7 +730,7 @@ int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned f
             return DAGRT_EINVAL;
     }
     rt_ctx *c = cur_ctx(rt);
-    rt_task *t = c ? rt_task_alloc(c) : rt_task_alloc_any(rt);
+    rt_task *t = RT_LIKELY(c != NULL) ? task_alloc_on(c) : rt_task_alloc_any(rt);
     if (RT_UNLIKELY(!t))
         return DAGRT_ENOMEM;
     t->fn = fn;
@@ -717,7 +739,7 @@ int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned f
     t->flags = flags;
     if (gi)
         group_count_spawn(gi, c, t);
-    int r = rt_submit(rt, c, t);
+    int r = submit_on(rt, c, t);
     if (RT_UNLIKELY(r != 0)) {
         uint32_t fl = t->flags;
         rt_task_free(rt, t);
