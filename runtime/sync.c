@@ -376,6 +376,10 @@ typedef struct wq_waiter {
 typedef struct rt_wq {
     _Atomic uint32_t lock;
     uint32_t magic;
+    /* Written only under `lock`, so relaxed accesses inside it are ordered
+     * by the lock; atomic because events also read it without the lock
+     * (is_set, the sticky fast path), which is why event_set stores it
+     * with release. */
     _Atomic int64_t value;
     wq_waiter *head, *tail;
 } rt_wq;
@@ -511,9 +515,10 @@ void dagrt_event_set(dagrt_event *e)
     if (!e || q->magic != WQ_EVENT)
         return;
     wq_lock(q);
-    /* relaxed inside the lock: the lock orders it for waiters; is_set
-     * readers get the value with the unlock/lock or see it late. */
-    atomic_store_explicit(&q->value, 1, memory_order_relaxed);
+    /* release: the lock-free readers (is_set, wait's sticky fast path)
+     * acquire it, and must then see what the setter wrote before setting
+     * (TSan caught the relaxed version). */
+    atomic_store_explicit(&q->value, 1, memory_order_release);
     wq_waiter *all = q->head;
     q->head = q->tail = NULL;
     wq_unlock(q);
