@@ -28,9 +28,19 @@
 #include "exec.h"
 
 #include <stdatomic.h>
+
+#include "scheduler.h"
 #include <string.h>
 
 #define NONE UINT32_MAX
+/* Polls of the ready lists (each a few loads) before the caller blocks. */
+#define EXEC_SPIN 256
+/* A frame whose last run took less than this per node runs on the caller
+ * alone: handing a node to another core costs a few hundred nanoseconds of
+ * cache traffic, more than such a frame could gain. The policy corrects
+ * itself: a frame that grows past the bound runs in parallel again next
+ * time, and a parallel frame whose wall time falls under it goes inline. */
+#define EXEC_INLINE_NS_PER_NODE 250
 
 /* Per-node run state, overlaid on dagrt_node_state (one cache line each). */
 typedef struct node_rt {
@@ -58,12 +68,18 @@ typedef struct graph_rt {
     void *ctx;
     node_rt *nodes;
     uint32_t nnodes;
-    uint32_t max_helpers;
+    uint16_t max_helpers;
+    /* This run happens on the caller alone (no helpers, no hot or fiber
+     * tasks that could complete nodes elsewhere): counters and the ready
+     * list need no locked instructions, which cost far more than the work
+     * of an empty node. Set before the run, read-only during it. */
+    uint16_t solo;
     /* 1 while a run is in progress. exchange with acquire / store with
      * release: a run that starts after another ended sees all its writes. */
     _Atomic uint32_t running;
     uint32_t main_head;          /* main-only list (LIFO); main thread only */
     uint64_t runs;
+    uint64_t last_ns;            /* wall time of the last run (caller only) */
     _Alignas(64) _Atomic uint32_t head;   /* line 1: next slot to pop */
     _Alignas(64) _Atomic uint32_t tail;   /* line 2: next slot to fill */
     /* Helpers spawned and not yet finished: only a heuristic for when to
@@ -91,6 +107,13 @@ static inline graph_rt *state_rt(dagrt_graph_state *st) { return (graph_rt *)(vo
 
 static void list_push(graph_rt *r, uint32_t node)
 {
+    if (r->solo) {
+        /* One thread: relaxed loads and stores are plain moves. */
+        uint32_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        atomic_store_explicit(&r->tail, t + 1, memory_order_relaxed);
+        atomic_store_explicit(&r->nodes[t].slot, node + 1, memory_order_relaxed);
+        return;
+    }
     /* Reserving a slot needs no ordering: the slot's release store below
      * is what publishes the node. */
     uint32_t t = atomic_fetch_add_explicit(&r->tail, 1, memory_order_relaxed);
@@ -100,6 +123,12 @@ static void list_push(graph_rt *r, uint32_t node)
 static uint32_t list_pop(graph_rt *r)
 {
     uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (r->solo) {
+        if (h >= atomic_load_explicit(&r->tail, memory_order_relaxed))
+            return NONE;
+        atomic_store_explicit(&r->head, h + 1, memory_order_relaxed);
+        return atomic_load_explicit(&r->nodes[h].slot, memory_order_relaxed) - 1;
+    }
     for (;;) {
         /* relaxed: tail only bounds the search; the slot's acquire load is
          * what synchronises with the pusher. */
@@ -197,11 +226,23 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
     for (uint32_t k = 0; k < n->nsucc; k++) {
         uint32_t s = g->succ[n->succ_first + k];
         const dagrt_node *sn = &g->nodes[s];
-        uint32_t old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
         /* AND: the last input fires it. OR: the first input fires it; the
          * later inputs still count down, and the run still waits for them
-         * because they are nodes of the run themselves. */
-        bool fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
+         * because they are nodes of the run themselves. A node with one
+         * input needs no count at all, nor does any node in a solo run. */
+        bool fires;
+        if (sn->npred == 1) {
+            fires = true;
+        } else {
+            uint32_t old;
+            if (r->solo) {
+                old = atomic_load_explicit(&r->nodes[s].pending, memory_order_relaxed);
+                atomic_store_explicit(&r->nodes[s].pending, old - 1, memory_order_relaxed);
+            } else {
+                old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
+            }
+            fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
+        }
         if (fires) {
             uint32_t x = fire(d, s, next != NONE, &published);
             if (x != NONE)
@@ -302,7 +343,10 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         return DAGRT_EVERSION;
     if (g->nnodes == 0 || !g->nodes || !g->succ || !st->nodes || st->nnodes < g->nnodes)
         return DAGRT_EINVAL;
-    if (tl_node_depth > 0 || dagrt_in_fiber(rt))   /* (fiber layer: see execute) */
+    /* Inside a graph task anywhere, or inside any task on a worker (workers
+     * run user code only inside tasks): the run could wait on itself. */
+    rt_ctx *self = rt_ctx_current(rt);
+    if (tl_node_depth > 0 || (self && self->worker) || dagrt_in_fiber(rt))   /* fiber: see execute */
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
     if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)
@@ -319,22 +363,35 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     r->ctx = ctx;
     r->nodes = (node_rt *)(void *)st->nodes;
     r->nnodes = g->nnodes;
+    /* One helper per worker, plus one: the caller, once it waits on the
+     * group, takes a helper task like any other, so a helper that keeps
+     * publishing work can still hand some to the caller. None for a frame
+     * too short to share (EXEC_INLINE_NS_PER_NODE). */
     int workers = dagrt_worker_count(rt);
-    r->max_helpers = workers > 0 ? (uint32_t)workers : 0;
+    bool tiny = r->last_ns && r->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE;
+    r->max_helpers = workers > 0 && !tiny ? (uint16_t)(workers < 65534 ? workers + 1 : 65535) : 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     r->main_head = NONE;
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&r->helpers, 0, memory_order_relaxed);
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
     dagrt_group_init(&r->group);
+    bool spawns = false;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         node_rt *n = &r->nodes[i];
+        spawns |= (g->nodes[i].flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) != 0;
         atomic_store_explicit(&n->pending, g->nodes[i].npred, memory_order_relaxed);
         atomic_store_explicit(&n->slot, 0, memory_order_relaxed);
         n->index = i;
         n->status = 0;
         n->run = r;
     }
+
+    /* Hot and fiber tasks are spawned, and may run on a worker even when
+     * no helper is. */
+    r->solo = r->max_helpers == 0 && (workers == 0 || !spawns);
 
     drain_ctx d = {r, true, 0};
     uint32_t next = NONE;
@@ -351,11 +408,26 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     for (;;) {
         drain(&d, next);
         next = NONE;
-        /* relaxed: see `done`; the group wait below orders the rest. */
-        if (atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes) {
-            rc = dagrt_group_wait(rt, &r->group);
+        /* relaxed: `done` only steers this loop; the group wait below is
+         * what orders the helpers' work before the return. */
+        if (atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes)
             break;
+        /* Nothing for us right now, but the run goes on elsewhere. Stay
+         * useful for a while: take new graph work as soon as it is
+         * published, run the runtime's ready tasks (main-thread tasks,
+         * helpers, parallel-for pieces); only then block on the group,
+         * which wakes us when a helper is spawned or everything is done. */
+        bool work = false;
+        for (int spin = 0; spin < EXEC_SPIN && !work; spin++) {
+            work = r->main_head != NONE ||
+                   atomic_load_explicit(&r->head, memory_order_relaxed) <
+                       atomic_load_explicit(&r->tail, memory_order_relaxed) ||
+                   atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes;
+            if (!work && self && rt_help_one(self))
+                spin = 0;
         }
+        if (work)
+            continue;
         rc = dagrt_group_wait(rt, &r->group);
         if (rc != 0)
             break;
@@ -369,6 +441,12 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
             break;
         }
     }
+    /* Every node is done; spawned tasks may still be on their way out. */
+    if (rc == 0)
+        rc = dagrt_group_wait(rt, &r->group);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->last_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
     r->runs++;
     atomic_store_explicit(&r->running, 0, memory_order_release);
     return rc;

@@ -271,7 +271,9 @@ void rt_group_done(rt_group *g)
 /* Counts a task about to be spawned by ctx c (may be NULL) into g. */
 static inline void group_count_spawn(rt_group *g, rt_ctx *c, rt_task *t)
 {
-    if (g->owner == c && c) {
+    /* Not once armed: the waiter folded local into word, and the
+     * completer decides "last" from word alone. */
+    if (g->owner == c && c && !g->armed) {
         g->local++;                  /* owner only: no atomic needed */
         t->flags |= RT_TASK_OWNED;
     } else {

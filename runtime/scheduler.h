@@ -27,7 +27,19 @@
  *
  * Resuming a suspended fiber: make a task (fn = your resume trampoline, arg =
  * the fiber, no group) and rt_submit it from any thread: it becomes ready
- * work that some worker runs, with the usual wake-up guarantee.
+ * work that some worker runs, with the usual wake-up guarantee (from a
+ * ctx it goes to that ctx's deque, from elsewhere to an idle worker's inbox).
+ *
+ * Waiting in a fiber: rt_fiber_group_wait arms the group with an rt_waiter
+ * embedded in the fiber (rt_group_arm), suspends, and is resumed by the
+ * waiter's fn, which the last completer calls after its final access to the
+ * group. Groups on fiber stacks have no owner (dagrt_group_init gives the
+ * owner-local fast path only to groups on the calling thread's own stack),
+ * so a fiber may resume and return on any worker.
+ *
+ * Shutdown counts: every submitted task must eventually pass through
+ * rt_task_finish (or never be submitted): dagrt_destroy waits until the
+ * finished count equals the submitted count.
  */
 #ifndef DAGRT_SCHEDULER_H
 #define DAGRT_SCHEDULER_H

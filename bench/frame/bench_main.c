@@ -134,15 +134,18 @@ int main(int argc, char **argv)
     int runs = 5;
     double min_ms = 100;
     long min_frames = 10000;
+    int workers = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--min-ms") == 0 && i + 1 < argc)
             min_ms = atof(argv[++i]);
+        else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
+            workers = atoi(argv[++i]);
         else if (strcmp(argv[i], "--quick") == 0)
             runs = 1, min_ms = 5, min_frames = 200;
         else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--quick]\n", argv[0]);
             return 2;
         }
     }
@@ -152,7 +155,8 @@ int main(int argc, char **argv)
     static struct bench_ctx ctx;
     dagrt_config cfg;
     dagrt_config_init(&cfg);
-    cfg.workers = 1;            /* plus the calling thread: 2 task threads */
+    cfg.workers = workers;      /* 1 + the calling thread: 2 task threads */
+    cfg.no_workers = workers == 0;
     int err = 0;
     the_rt = dagrt_create_ex(&cfg, &err);
     if (!the_rt) {

@@ -1,6 +1,6 @@
 /*
- * fuzz_dagc.c - libFuzzer target for the whole front end: source, lexer,
- * parser, sema, IR, and (for inputs that compile) the DOT and stats back
+ * fuzz_dagc.c - libFuzzer target for the whole compiler: source, lexer,
+ * parser, sema, IR, and (for inputs that compile) the DOT, stats and C back
  * ends. Diagnostics are printed to /dev/null so their formatting (source
  * lines, carets, windows) is exercised too.
  *
@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "driver.h"
+#include "emit_c.h"
 #include "emit_dot.h"
 #include "stats.h"
 
@@ -27,6 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dg_dot_opts dopt = {1};
         dg_emit_dot(sink, p, &dopt);
         dg_print_stats(sink, p);
+        emit_c_templates t;
+        emit_c_builtin_templates(&t);
+        tpl_buf h = {0}, c = {0};
+        char err[256];
+        emit_c(p, "fuzz.h", "fuzz.c", &t, &h, &c, err, sizeof err);
+        tpl_buf_free(&h);
+        tpl_buf_free(&c);
         dagc_program_free(p);
     }
     return 0;

@@ -9,7 +9,7 @@ int main(void)
 {
     /* DAGC_E2E_FRAMES: an exact frame count (the soak sets it). */
     const char *fr = getenv("DAGC_E2E_FRAMES");
-    int frames = fr ? atoi(fr) : e2e_scaled(2000);
+    int frames = fr ? atoi(fr) : e2e_scaled(1000);
     int v = e2e_run_all(e2e_all, e2e_nall, frames > 0 ? frames : 1);
     printf("%d violations\n", v);
     return v != 0;

@@ -913,6 +913,10 @@ typedef struct mix_ctx {
 static void mix_leaf(void *p)
 {
     mix_ctx *m = p;
+    /* A little work, so the main thread often arms its wait while tasks
+     * are pending and then runs parents that spawn into the armed group. */
+    for (volatile int k = 0; k < 300; k++) {
+    }
     atomic_fetch_add(&m->ran, 1);
 }
 
@@ -979,6 +983,62 @@ int scn_group_mixed(void)
     return v;
 }
 
+/* The owner spawns into its own group while its wait is armed: a task B
+ * (stolen by the worker while main spins) sleeps so that main's wait has
+ * armed, then sends main a main-thread task M; M, running inside main's
+ * armed wait, spawns L into the same group. The wait must not return
+ * before L has run. */
+typedef struct armed_ctx {
+    dagrt *rt;
+    dagrt_group *g;
+    _Atomic int b_started;
+    _Atomic int l_ran;
+} armed_ctx;
+
+static void armed_l(void *p)
+{
+    armed_ctx *a = p;
+    atomic_store(&a->l_ran, 1);
+}
+
+static void armed_m(void *p)
+{
+    armed_ctx *a = p;
+    dagrt_spawn(a->rt, a->g, armed_l, a);
+}
+
+static void armed_b(void *p)
+{
+    armed_ctx *a = p;
+    atomic_store(&a->b_started, 1);
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, NULL);
+    dagrt_spawn_ex(a->rt, a->g, armed_m, a, DAGRT_SPAWN_MAIN);
+}
+
+int scn_group_armed_spawn(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    long rounds = scaled(20, 3);
+    for (long r = 0; r < rounds; r++) {
+        dagrt_group g;
+        dagrt_group_init(&g);
+        armed_ctx a = {rt, &g, 0, 0};
+        dagrt_spawn(rt, &g, armed_b, &a);
+        while (!atomic_load(&a.b_started))
+            ;   /* main does not help here: the worker takes B */
+        dagrt_group_wait(rt, &g);
+        if (!atomic_load(&a.l_ran))
+            FAIL("wait returned before a task spawned into the armed group ran (round %ld)", r);
+        dagrt_group_wait(rt, &g);   /* let a wrongly-early round finish */
+    }
+    dagrt_destroy(rt);
+    return v;
+}
+
 const scenario scenarios[] = {
     {"deque_lifo_fifo", scn_deque_lifo_fifo},
     {"deque_growth_wrap", scn_deque_growth_wrap},
@@ -1001,5 +1061,6 @@ const scenario scenarios[] = {
     {"external_threads", scn_external_threads},
     {"spin_policy", scn_spin_policy},
     {"group_mixed", scn_group_mixed},
+    {"group_armed_spawn", scn_group_armed_spawn},
     {NULL, NULL},
 };

@@ -42,5 +42,6 @@ int scn_destroy_in_flight(void);
 int scn_external_threads(void);
 int scn_spin_policy(void);
 int scn_group_mixed(void);
+int scn_group_armed_spawn(void);
 
 #endif

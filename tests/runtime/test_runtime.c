@@ -31,6 +31,7 @@ SCENARIO(destroy_in_flight, 60)
 SCENARIO(external_threads, 60)
 SCENARIO(spin_policy, 60)
 SCENARIO(group_mixed, 60)
+SCENARIO(group_armed_spawn, 60)
 
 static dagrt_config cfg_with(int workers, bool no_workers, int hot, int idle)
 {
