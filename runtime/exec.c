@@ -34,7 +34,7 @@
 
 #define NONE UINT32_MAX
 /* Polls of the ready lists (each a few loads) before the caller blocks. */
-#define EXEC_SPIN 4000
+#define EXEC_SPIN 256
 /* A frame whose last run took less than this per node runs on the caller
  * alone: handing a node to another core costs a few hundred nanoseconds of
  * cache traffic, more than such a frame could gain. The policy corrects
