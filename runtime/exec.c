@@ -263,7 +263,13 @@ static void execute(graph_rt *r, uint32_t i)
         ns->status = 0;
         return;
     }
-    tl_node_depth++;
+    /* (fiber layer) On a fiber the node may suspend and resume on another
+     * thread, so a per-thread depth would be raised on one thread and
+     * lowered on another; nodes running on a fiber are recognised by
+     * dagrt_in_fiber() in dagrt_graph_run instead. */
+    bool counted = !dagrt_in_fiber(r->rt);
+    if (counted)
+        tl_node_depth++;
     if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
         ns->status = 2;
     } else if (n->flags & DAGRT_NODE_PARALLEL) {
@@ -279,7 +285,8 @@ static void execute(graph_rt *r, uint32_t i)
             n->run(r->ctx);
         ns->status = 1;
     }
-    tl_node_depth--;
+    if (counted)
+        tl_node_depth--;   /* same thread as the ++: nothing here migrates */
 }
 
 /* Runs `next` (if any), then whatever the ready lists hold, until they are
@@ -339,7 +346,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     /* Inside a graph task anywhere, or inside any task on a worker (workers
      * run user code only inside tasks): the run could wait on itself. */
     rt_ctx *self = rt_ctx_current(rt);
-    if (tl_node_depth > 0 || (self && self->worker))
+    if (tl_node_depth > 0 || (self && self->worker) || dagrt_in_fiber(rt))   /* fiber: see execute */
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
     if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)
