@@ -54,6 +54,7 @@ typedef struct node_rt {
      * inherits the happens-before chain of the thread that fired the node. */
     _Atomic uint32_t slot;
     uint32_t main_next;          /* main-only list link; main thread only */
+    uint32_t gate_next;          /* fired-gate worklist link; the firing thread only */
     uint32_t index;
     uint8_t status;              /* 1 ran, 2 skipped; written by the runner */
     struct graph_rt *run;        /* back pointer, for spawned tasks' argument */
@@ -219,35 +220,52 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
 {
     graph_rt *r = d->r;
     const dagrt_graph *g = r->g;
-    const dagrt_node *n = &g->nodes[i];
     uint32_t next = NONE;
     bool published = false;
-    d->completed++;
-    for (uint32_t k = 0; k < n->nsucc; k++) {
-        uint32_t s = g->succ[n->succ_first + k];
-        const dagrt_node *sn = &g->nodes[s];
-        /* AND: the last input fires it. OR: the first input fires it; the
-         * later inputs still count down, and the run still waits for them
-         * because they are nodes of the run themselves. A node with one
-         * input needs no count at all, nor does any node in a solo run. */
-        bool fires;
-        if (sn->npred == 1) {
-            fires = true;
-        } else {
-            uint32_t old;
-            if (r->solo) {
-                old = atomic_load_explicit(&r->nodes[s].pending, memory_order_relaxed);
-                atomic_store_explicit(&r->nodes[s].pending, old - 1, memory_order_relaxed);
+    /* Gates complete the moment they fire, right here on this thread, with
+     * no dispatch: a fired gate goes on a worklist (linked through the
+     * nodes, so chains of gates need no recursion) and its successors are
+     * counted down in turn. */
+    uint32_t gates = NONE;
+    for (uint32_t cur = i;;) {
+        const dagrt_node *n = &g->nodes[cur];
+        d->completed++;
+        for (uint32_t k = 0; k < n->nsucc; k++) {
+            uint32_t s = g->succ[n->succ_first + k];
+            const dagrt_node *sn = &g->nodes[s];
+            /* AND: the last input fires it. OR: the first input fires it;
+             * the later inputs still count down, and the run still waits
+             * for them because they are nodes of the run themselves. A node
+             * with one input needs no count at all, nor does any node in a
+             * solo run. */
+            bool fires;
+            if (sn->npred == 1) {
+                fires = true;
             } else {
-                old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
+                uint32_t old;
+                if (r->solo) {
+                    old = atomic_load_explicit(&r->nodes[s].pending, memory_order_relaxed);
+                    atomic_store_explicit(&r->nodes[s].pending, old - 1, memory_order_relaxed);
+                } else {
+                    old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
+                }
+                fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
             }
-            fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
-        }
-        if (fires) {
+            if (!fires)
+                continue;
+            if (sn->kind == DAGRT_NODE_GATE) {
+                r->nodes[s].gate_next = gates;
+                gates = s;
+                continue;
+            }
             uint32_t x = fire(d, s, next != NONE, &published);
             if (x != NONE)
                 next = x;
         }
+        if (gates == NONE)
+            break;
+        cur = gates;
+        gates = r->nodes[cur].gate_next;
     }
     if (published)
         maybe_spawn_helper(r);
@@ -263,7 +281,13 @@ static void execute(graph_rt *r, uint32_t i)
         ns->status = 0;
         return;
     }
-    tl_node_depth++;
+    /* (fiber layer) On a fiber the node may suspend and resume on another
+     * thread, so a per-thread depth would be raised on one thread and
+     * lowered on another; nodes running on a fiber are recognised by
+     * dagrt_in_fiber() in dagrt_graph_run instead. */
+    bool counted = !dagrt_in_fiber(r->rt);
+    if (counted)
+        tl_node_depth++;
     if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
         ns->status = 2;
     } else if (n->flags & DAGRT_NODE_PARALLEL) {
@@ -279,7 +303,8 @@ static void execute(graph_rt *r, uint32_t i)
             n->run(r->ctx);
         ns->status = 1;
     }
-    tl_node_depth--;
+    if (counted)
+        tl_node_depth--;   /* same thread as the ++: nothing here migrates */
 }
 
 /* Runs `next` (if any), then whatever the ready lists hold, until they are
@@ -339,7 +364,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     /* Inside a graph task anywhere, or inside any task on a worker (workers
      * run user code only inside tasks): the run could wait on itself. */
     rt_ctx *self = rt_ctx_current(rt);
-    if (tl_node_depth > 0 || (self && self->worker))
+    if (tl_node_depth > 0 || (self && self->worker) || dagrt_in_fiber(rt))   /* fiber: see execute */
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
     if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)

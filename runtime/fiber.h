@@ -126,4 +126,8 @@ dagrt_fiber *dagrt__fiber_pool_get(dagrt__fiber_pool *p, bool large);
 void dagrt__fiber_pool_put(dagrt__fiber_pool *p, dagrt_fiber *f);
 void dagrt__fiber_pool_warn_once(dagrt__fiber_pool *p);
 
+/* sync.c, for tests: how many fiber tasks ever waited for a free fiber. */
+struct dagrt;
+unsigned long dagrt__fiber_pending_total(const struct dagrt *rt);
+
 #endif

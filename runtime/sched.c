@@ -722,7 +722,8 @@ int dagrt_group_wait(dagrt *rt, dagrt_group *g)
 int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
 {
     if (RT_UNLIKELY(!rt || !fn || (flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
-                    ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER)))))
+                    ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER))) ||
+                    ((flags & DAGRT_SPAWN_LARGE_STACK) && !(flags & DAGRT_SPAWN_FIBER))))
         return DAGRT_EINVAL;
     rt_group *gi = NULL;
     if (g) {

@@ -56,7 +56,9 @@
 
 /* --------------------------------------------------------------- tasks */
 
-#define RT_TASK_PUBLIC_FLAGS (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER)
+/* DAGRT_SPAWN_LARGE_STACK (fiber layer): only together with FIBER. */
+#define RT_TASK_PUBLIC_FLAGS (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER | \
+                              DAGRT_SPAWN_LARGE_STACK)
 #define RT_TASK_SELF  (1u << 16)      /* internal: fn gets the rt_task * itself, not arg */
 #define RT_TASK_OWNED (1u << 17)      /* counted in its group's owner-local count */
 #define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */

@@ -132,7 +132,57 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
                        dagrt_range_fn fn, void *arg);
 
 /* ------------------------------------------- fibers and fiber-aware waits */
-/* (events, mutexes, semaphores; see docs/runtime.md) */
+/* (events, mutexes, semaphores; see docs/runtime.md)
+ *
+ * How a wait behaves depends on who waits:
+ *  - a fiber task (spawned with DAGRT_SPAWN_FIBER): the fiber suspends, its
+ *    worker runs other work, and the task resumes (on any worker) once the
+ *    wait is satisfied;
+ *  - a plain task, or the main thread: helps (runs other ready tasks) and
+ *    sleeps when there is nothing to run, like dagrt_group_wait;
+ *  - a thread that is not one of rt's: blocks (polls with short sleeps).
+ * Signalling (set, unlock, release) never waits and works from any thread,
+ * including threads outside the runtime (a timer, an I/O thread).
+ * A fiber task may resume on another thread: read thread-local data (errno
+ * included) again after every wait. */
+
+/* With DAGRT_SPAWN_FIBER: run on a fiber with the large stack size
+ * (dagrt_config.fiber_large_stack_size). Without it: DAGRT_EINVAL. */
+#define DAGRT_SPAWN_LARGE_STACK (1u << 3)
+
+/* True when the caller is a fiber task of rt. */
+bool dagrt_in_fiber(const dagrt *rt);
+
+/* A fiber task gives its worker away: it is queued again and resumes later.
+ * DAGRT_ENOTFIBER outside a fiber task of rt (nothing is suspended). */
+int dagrt_fiber_yield(dagrt *rt);
+
+/* An event: set/reset, sticky (waiting on a set event returns at once
+ * without suspending). Caller-owned storage; init before use. */
+typedef struct dagrt_event { uint64_t opaque_[4]; } dagrt_event;
+void dagrt_event_init(dagrt_event *e, bool set);
+void dagrt_event_set(dagrt_event *e);       /* wakes every waiter */
+void dagrt_event_reset(dagrt_event *e);
+bool dagrt_event_is_set(const dagrt_event *e);
+/* 0 once the event is set; DAGRT_EINVAL for a bad rt/e. */
+int dagrt_event_wait(dagrt *rt, dagrt_event *e);
+
+/* A mutex that suspends fiber tasks instead of blocking their worker.
+ * Not recursive; unlock may come from another thread than lock (a fiber
+ * may have migrated in between). Waiters get the lock in FIFO order. */
+typedef struct dagrt_mutex { uint64_t opaque_[4]; } dagrt_mutex;
+void dagrt_mutex_init(dagrt_mutex *m);
+int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m);
+bool dagrt_mutex_trylock(dagrt_mutex *m);
+/* DAGRT_EPERM if the mutex is not locked. */
+int dagrt_mutex_unlock(dagrt_mutex *m);
+
+/* A counting semaphore (FIFO hand-off to waiters). */
+typedef struct dagrt_sem { uint64_t opaque_[4]; } dagrt_sem;
+void dagrt_sem_init(dagrt_sem *s, uint32_t count);
+int dagrt_sem_acquire(dagrt *rt, dagrt_sem *s);
+bool dagrt_sem_tryacquire(dagrt_sem *s);
+void dagrt_sem_release(dagrt_sem *s, uint32_t n);
 
 
 /* ------------------------------ graph executor: the tables that dagc emits */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fiber_scenarios.h"
+#include "sync_scenarios.h"
 
 static int run_regs(void) { return fs_regs_preserved(); }
 static int run_fp(void) { return fs_fp_state_isolated(); }
@@ -12,12 +13,33 @@ static int run_pingpong(void) { return fs_pingpong(fs_scaled(1000000)); }
 static int run_guard(void) { return fs_guard_overflow(); }
 static int run_pool(void) { return fs_pool_bounded(); }
 
+static int run_events(void) { return ss_events_random(2, fs_scaled(400)) + ss_events_random(0, fs_scaled(50)); }
+static int run_external(void) { return ss_external_setter(fs_scaled(200)); }
+static int run_migration(void) { return ss_migration(fs_scaled(300)); }
+static int run_exhaustion(void) { return ss_pool_exhaustion(); }
+static int run_mutex(void) { return ss_mutex(2, fs_scaled(2000)); }
+static int run_sem(void) { return ss_sem(2, fs_scaled(2000)); }
+static int run_groupwait(void) { return ss_group_wait_in_fiber(fs_scaled(300)); }
+static int run_misuse(void) { return ss_misuse(); }
+static int run_zero(void) { return ss_zero_workers_main(); }
+static int run_large(void) { return ss_large_stack(); }
+
 static const struct { const char *name; int (*fn)(void); } scen[] = {
     { "regs", run_regs },
     { "fp", run_fp },
     { "pingpong", run_pingpong },
     { "guard", run_guard },
     { "pool", run_pool },
+    { "events", run_events },
+    { "external", run_external },
+    { "migration", run_migration },
+    { "exhaustion", run_exhaustion },
+    { "mutex", run_mutex },
+    { "sem", run_sem },
+    { "groupwait", run_groupwait },
+    { "misuse", run_misuse },
+    { "zero", run_zero },
+    { "large", run_large },
 };
 #define NSCEN (sizeof scen / sizeof scen[0])
 
