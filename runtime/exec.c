@@ -336,8 +336,12 @@ static void task_entry(void *arg)
     node_rt *n = arg;
     graph_rt *r = n->run;
     execute(r, n->index);
-    /* Asked only now: a fiber task may have moved threads in its body. */
-    drain_ctx d = {r, dagrt_on_main_thread(r->rt), 0};
+    /* A fiber never takes `on main` work, even on the main thread: a main
+     * task must run on the caller's own stack, and a fiber may move to
+     * another thread whenever something in it waits (a body, a parallel
+     * for). Main tasks it makes ready are spawned to the main queue. */
+    bool fiber = (r->g->nodes[n->index].flags & DAGRT_NODE_FIBER) != 0;
+    drain_ctx d = {r, !fiber && dagrt_on_main_thread(r->rt), 0};
     drain(&d, complete(&d, n->index));
 }
 
