@@ -54,6 +54,7 @@ typedef struct node_rt {
      * inherits the happens-before chain of the thread that fired the node. */
     _Atomic uint32_t slot;
     uint32_t main_next;          /* main-only list link; main thread only */
+    uint32_t gate_next;          /* fired-gate worklist link; the firing thread only */
     uint32_t index;
     uint8_t status;              /* 1 ran, 2 skipped; written by the runner */
     struct graph_rt *run;        /* back pointer, for spawned tasks' argument */
@@ -219,35 +220,52 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
 {
     graph_rt *r = d->r;
     const dagrt_graph *g = r->g;
-    const dagrt_node *n = &g->nodes[i];
     uint32_t next = NONE;
     bool published = false;
-    d->completed++;
-    for (uint32_t k = 0; k < n->nsucc; k++) {
-        uint32_t s = g->succ[n->succ_first + k];
-        const dagrt_node *sn = &g->nodes[s];
-        /* AND: the last input fires it. OR: the first input fires it; the
-         * later inputs still count down, and the run still waits for them
-         * because they are nodes of the run themselves. A node with one
-         * input needs no count at all, nor does any node in a solo run. */
-        bool fires;
-        if (sn->npred == 1) {
-            fires = true;
-        } else {
-            uint32_t old;
-            if (r->solo) {
-                old = atomic_load_explicit(&r->nodes[s].pending, memory_order_relaxed);
-                atomic_store_explicit(&r->nodes[s].pending, old - 1, memory_order_relaxed);
+    /* Gates complete the moment they fire, right here on this thread, with
+     * no dispatch: a fired gate goes on a worklist (linked through the
+     * nodes, so chains of gates need no recursion) and its successors are
+     * counted down in turn. */
+    uint32_t gates = NONE;
+    for (uint32_t cur = i;;) {
+        const dagrt_node *n = &g->nodes[cur];
+        d->completed++;
+        for (uint32_t k = 0; k < n->nsucc; k++) {
+            uint32_t s = g->succ[n->succ_first + k];
+            const dagrt_node *sn = &g->nodes[s];
+            /* AND: the last input fires it. OR: the first input fires it;
+             * the later inputs still count down, and the run still waits
+             * for them because they are nodes of the run themselves. A node
+             * with one input needs no count at all, nor does any node in a
+             * solo run. */
+            bool fires;
+            if (sn->npred == 1) {
+                fires = true;
             } else {
-                old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
+                uint32_t old;
+                if (r->solo) {
+                    old = atomic_load_explicit(&r->nodes[s].pending, memory_order_relaxed);
+                    atomic_store_explicit(&r->nodes[s].pending, old - 1, memory_order_relaxed);
+                } else {
+                    old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
+                }
+                fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
             }
-            fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
-        }
-        if (fires) {
+            if (!fires)
+                continue;
+            if (sn->kind == DAGRT_NODE_GATE) {
+                r->nodes[s].gate_next = gates;
+                gates = s;
+                continue;
+            }
             uint32_t x = fire(d, s, next != NONE, &published);
             if (x != NONE)
                 next = x;
         }
+        if (gates == NONE)
+            break;
+        cur = gates;
+        gates = r->nodes[cur].gate_next;
     }
     if (published)
         maybe_spawn_helper(r);
