@@ -44,7 +44,7 @@ void game_init(struct game *g, dagrt *rt)
         g->pvel[i] = (vec3){unit(i * 13) * 4 - 2, unit(i * 13 + 1) * 8, unit(i * 13 + 2) * 4 - 2};
     }
     g->main_thread_ok = true;
-    dagrt_group_init(&g->mixer_done);
+    dagrt_event_init(&g->mixer_ready, false);
 }
 
 /* input, on main: poll the (simulated) devices and move the camera. */
@@ -105,22 +105,24 @@ void frame_ai(struct game *g)
     }
 }
 
-/* The mixer: a plain task that the audio fiber waits for. */
+/* The mixer: a plain task; setting mixer_ready is the last thing it does
+ * with the game, so the next frame may reuse everything at once. */
 static void mixer(void *arg)
 {
     struct game *g = arg;
     for (uint32_t i = 0; i < GAME_AUDIO; i++)
         g->mix[i] = 0.25f * sinf((float)(g->audio_frames * GAME_AUDIO + i) * 0.05f);
+    dagrt_event_set(&g->mixer_ready);
 }
 
-/* audio (hot fiber): start the mixer and wait for it. On a fiber the wait
- * suspends this task instead of holding a worker. */
+/* audio (hot fiber): start the mixer and wait for its event. On a fiber the
+ * wait suspends this task instead of holding a worker. */
 void frame_audio(struct game *g)
 {
-    dagrt_group_init(&g->mixer_done);
-    if (dagrt_spawn(g->rt, &g->mixer_done, mixer, g) != 0)
+    dagrt_event_reset(&g->mixer_ready);
+    if (dagrt_spawn(g->rt, NULL, mixer, g) != 0)
         mixer(g);
-    dagrt_group_wait(g->rt, &g->mixer_done);
+    dagrt_event_wait(g->rt, &g->mixer_ready);
     for (uint32_t i = 0; i < GAME_AUDIO; i++)
         g->audio_out[i] = g->mix[i] > 1 ? 1 : g->mix[i] < -1 ? -1 : g->mix[i];
     g->audio_frames++;

@@ -35,8 +35,9 @@ struct game {
     float bone[GAME_SKELETONS][GAME_BONES];
     /* ai */
     vec3 agent[GAME_AGENTS], target[GAME_AGENTS];
-    /* audio: the mixer runs as a task; the audio fiber waits for it */
-    dagrt_group mixer_done;
+    /* audio: the mixer runs as a task and sets mixer_ready; the audio task
+     * (a fiber) waits for that event */
+    dagrt_event mixer_ready;
     float mix[GAME_AUDIO];
     float audio_out[GAME_AUDIO];
     uint64_t audio_frames;
