@@ -35,7 +35,7 @@
 #define NONE UINT32_MAX
 /* Polls of the ready lists (each a few loads) before the caller blocks. */
 #define EXEC_SPIN 256
-/* A frame whose last run took less than this per node runs on the caller
+/* A frame whose recent runs took less than this per node runs on the caller
  * alone: handing a node to another core costs a few hundred nanoseconds of
  * cache traffic, more than such a frame could gain. The policy corrects
  * itself: a frame that grows past the bound runs in parallel again next
@@ -80,7 +80,7 @@ typedef struct graph_rt {
     _Atomic uint32_t running;
     uint32_t main_head;          /* main-only list (LIFO); main thread only */
     uint64_t runs;
-    uint64_t last_ns;            /* wall time of the last run (caller only) */
+    uint64_t last_ns;            /* average wall time of recent runs (caller only) */
     _Alignas(64) _Atomic uint32_t head;   /* line 1: next slot to pop */
     _Alignas(64) _Atomic uint32_t tail;   /* line 2: next slot to fill */
     /* Helpers spawned and not yet finished: only a heuristic for when to
@@ -464,7 +464,10 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         rc = dagrt_group_wait(rt, &r->group);
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    r->last_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
+    /* A moving average (1/8 weight per frame): one frame stretched by a
+     * preemption or a page fault must not flip a tiny graph to parallel. */
+    uint64_t ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
+    r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
     r->runs++;
     atomic_store_explicit(&r->running, 0, memory_order_release);
     return rc;
