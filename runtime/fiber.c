@@ -158,21 +158,30 @@ int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
     p->entry = entry;
     atomic_init(&p->warned, false);
     atomic_init(&p->exhausted, 0);
-    if (pthread_mutex_init(&p->mu, NULL) != 0)
+    /* Every fiber descriptor up front (calloc: untouched pages cost
+     * nothing), so a fiber made late, when more run at once than ever
+     * before, costs an mmap but no malloc in the middle of a frame. */
+    p->slots = calloc((size_t)p->max, sizeof(dagrt_fiber));
+    if (!p->slots)
         return DAGRT_ENOMEM;
+    for (int i = p->max - 1; i >= 0; i--) {
+        p->slots[i].pool_next = p->unused;
+        p->unused = &p->slots[i];
+    }
+    if (pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p->slots);
+        return DAGRT_ENOMEM;
+    }
     return 0;
 }
 
 void dagrt__fiber_pool_fini(dagrt__fiber_pool *p)
 {
-    dagrt_fiber *f = p->all;
-    while (f) {
-        dagrt_fiber *n = f->all_next;
-        dagrt__fiber_destroy(f);
-        free(f);
-        f = n;
-    }
-    p->all = p->free_std = p->free_large = NULL;
+    for (int i = 0; p->slots && i < p->max; i++)
+        dagrt__fiber_destroy(&p->slots[i]);   /* no-op for never-made slots */
+    free(p->slots);
+    p->slots = NULL;
+    p->free_std = p->free_large = p->unused = NULL;
     p->live = 0;
     pthread_mutex_destroy(&p->mu);
 }
@@ -201,32 +210,28 @@ dagrt_fiber *dagrt__fiber_pool_get(dagrt__fiber_pool *p, bool large)
             return NULL;
         }
         *other = victim->pool_next;
-        for (dagrt_fiber **pp = &p->all; *pp; pp = &(*pp)->all_next)
-            if (*pp == victim) { *pp = victim->all_next; break; }
-        p->live--;
         dagrt__fiber_destroy(victim);
-        free(victim);
+        victim->pool_next = p->unused;
+        p->unused = victim;
+        p->live--;
     }
-    p->live++;   /* reserve the slot, then create outside the lock */
+    /* Reserve a slot, then map the stack outside the lock. */
+    f = p->unused;
+    p->unused = f->pool_next;
+    p->live++;
     pthread_mutex_unlock(&p->mu);
 
-    f = malloc(sizeof *f);
-    int rc = f ? dagrt__fiber_create(f, large ? p->large_size : p->std_size, p->entry, NULL)
-               : DAGRT_ENOMEM;
+    int rc = dagrt__fiber_create(f, large ? p->large_size : p->std_size, p->entry, NULL);
     if (rc != 0) {
-        free(f);
         pthread_mutex_lock(&p->mu);
+        f->pool_next = p->unused;
+        p->unused = f;
         p->live--;
         pthread_mutex_unlock(&p->mu);
         return NULL;
     }
-    f->arg = f;   /* pooled fibers start in entry(fiber) */
-    dagrt__fiber_rearm(f, p->entry, f);
+    dagrt__fiber_rearm(f, p->entry, f);   /* pooled fibers start in entry(fiber) */
     f->large = large;
-    pthread_mutex_lock(&p->mu);
-    f->all_next = p->all;
-    p->all = f;
-    pthread_mutex_unlock(&p->mu);
     return f;
 }
 

@@ -68,8 +68,7 @@ struct dagrt_fiber {
     const void *asan_lo;         /* stack bounds ASan is told when switching here */
     size_t asan_len;
     /* Pool bookkeeping. */
-    dagrt_fiber *pool_next;      /* free list */
-    dagrt_fiber *all_next;       /* every fiber the pool made, for teardown */
+    dagrt_fiber *pool_next;      /* free list (or unused-slot list) */
     bool large;
     /* Scheduler state (sync.c): the suspend/resume handshake. */
     _Atomic unsigned park;       /* see sync.c: 2 parties meet here */
@@ -105,7 +104,8 @@ void dagrt__fiber_started(dagrt_fiber *self);
 typedef struct dagrt__fiber_pool {
     pthread_mutex_t mu;
     dagrt_fiber *free_std, *free_large;
-    dagrt_fiber *all;
+    dagrt_fiber *slots;          /* [max] descriptors, allocated at init */
+    dagrt_fiber *unused;         /* slots with no fiber made in them */
     int live;                    /* fibers created and not destroyed */
     int max;
     size_t std_size, large_size;
