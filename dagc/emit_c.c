@@ -30,41 +30,41 @@ static char *read_file(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    tpl_buf b = {0};
+    dg_buf b = {0};
     char chunk[4096];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tpl_buf_put(&b, chunk, n);
+        dg_buf_put(&b, chunk, n);
     bool bad = ferror(f);
     fclose(f);
     if (bad) {
         snprintf(err, errlen, "%s: read error", path);
-        tpl_buf_free(&b);
+        dg_buf_free(&b);
         return NULL;
     }
-    if (!b.data)
-        tpl_buf_put(&b, "", 0);
-    return b.data;
+    if (!b.p)
+        dg_buf_put(&b, "", 0);
+    return b.p;
 }
 
 bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    tpl_buf hp = {0}, cp = {0};
-    tpl_buf_printf(&hp, "%s/header.h.tpl", dir);
-    tpl_buf_printf(&cp, "%s/source.c.tpl", dir);
-    char *h = read_file(hp.data, err, errlen);
-    char *c = h ? read_file(cp.data, err, errlen) : NULL;
+    dg_buf hp = {0}, cp = {0};
+    dg_buf_printf(&hp, "%s/header.h.tpl", dir);
+    dg_buf_printf(&cp, "%s/source.c.tpl", dir);
+    char *h = read_file(hp.p, err, errlen);
+    char *c = h ? read_file(cp.p, err, errlen) : NULL;
     if (!h || !c) {
         free(h);
-        tpl_buf_free(&hp);
-        tpl_buf_free(&cp);
+        dg_buf_free(&hp);
+        dg_buf_free(&cp);
         return false;
     }
     t->header = h;
     t->source = c;
-    t->header_name = hp.data;
-    t->source_name = cp.data;
+    t->header_name = hp.p;
+    t->source_name = cp.p;
     return true;
 }
 
@@ -83,7 +83,7 @@ void emit_c_free_templates(emit_c_templates *t)
  *   "struct game *" -> "struct game *ctx"
  *   "void (*)(int)" -> "void (*ctx)(int)"
  *   "char *const"   -> "char *const ctx" */
-static void param(tpl_buf *b, const char *ctype, const char *name)
+static void param(dg_buf *b, const char *ctype, const char *name)
 {
     size_t n = strlen(ctype);
     while (n && ctype[n - 1] == ' ')
@@ -94,51 +94,51 @@ static void param(tpl_buf *b, const char *ctype, const char *name)
     size_t pre = at;
     while (pre && ctype[pre - 1] == ' ')
         pre--;
-    tpl_buf_put(b, ctype, pre);
+    dg_buf_put(b, ctype, pre);
     if (pre && ctype[pre - 1] != '*' && ctype[pre - 1] != '(')
-        tpl_buf_puts(b, " ");
-    tpl_buf_puts(b, name);
-    tpl_buf_put(b, ctype + at, n - at);
+        dg_buf_puts(b, " ");
+    dg_buf_puts(b, name);
+    dg_buf_put(b, ctype + at, n - at);
 }
 
 /* A file name inside a C comment: "*" "/" must not end the comment. */
-static void comment_safe(tpl_buf *b, const char *s)
+static void comment_safe(dg_buf *b, const char *s)
 {
     for (; *s; s++) {
-        tpl_buf_put(b, s, 1);
+        dg_buf_put(b, s, 1);
         if (s[0] == '*' && s[1] == '/')
-            tpl_buf_puts(b, " ");
+            dg_buf_puts(b, " ");
         if (*s == '\n' || *s == '\r')
-            b->data[b->len - 1] = ' ';
+            b->p[b->len - 1] = ' ';
     }
 }
 
 /* A C string literal body for s. */
-static void c_string(tpl_buf *b, const char *s)
+static void c_string(dg_buf *b, const char *s)
 {
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\')
-            tpl_buf_printf(b, "\\%c", ch);
+            dg_buf_printf(b, "\\%c", ch);
         else if (ch < 0x20 || ch >= 0x7f)
-            tpl_buf_printf(b, "\\%03o", ch);
+            dg_buf_printf(b, "\\%03o", ch);
         else
-            tpl_buf_put(b, s, 1);
+            dg_buf_put(b, s, 1);
     }
 }
 
-static void set_buf(tpl_dict *d, const char *key, tpl_buf *b)
+static void set_buf(tpl_dict *d, const char *key, dg_buf *b)
 {
-    tpl_set(d, key, b->data ? b->data : "");
+    tpl_set(d, key, b->p ? b->p : "");
     b->len = 0;
-    if (b->data)
-        b->data[0] = '\0';
+    if (b->p)
+        b->p[0] = '\0';
 }
 
 static const char *kind_name(ir_kind k) { return k == IR_GATE ? "DAGRT_NODE_GATE" : "DAGRT_NODE_TASK"; }
 static const char *join_name(ir_join j) { return j == IR_JOIN_OR ? "DAGRT_JOIN_OR" : "DAGRT_JOIN_AND"; }
 
-static void flags_expr(tpl_buf *b, unsigned f)
+static void flags_expr(dg_buf *b, unsigned f)
 {
     static const struct { unsigned ir; const char *rt; } map[] = {
         {IR_F_MAIN, "DAGRT_NODE_MAIN"},         {IR_F_HOT, "DAGRT_NODE_HOT"},
@@ -148,11 +148,11 @@ static void flags_expr(tpl_buf *b, unsigned f)
     bool any = false;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (f & map[i].ir) {
-            tpl_buf_printf(b, "%s%s", any ? " | " : "", map[i].rt);
+            dg_buf_printf(b, "%s%s", any ? " | " : "", map[i].rt);
             any = true;
         }
     if (!any)
-        tpl_buf_puts(b, "0");
+        dg_buf_puts(b, "0");
 }
 
 /* Has this graph declared a prototype for name already? Function names are
@@ -177,7 +177,7 @@ static void fn_name(tpl_dict *nd, const char *key, bool has, const char *graph,
 
 static void graph_data(const ir_graph *g, tpl_dict *gd)
 {
-    tpl_buf b = {0};
+    dg_buf b = {0};
     tpl_set(gd, "name", g->name);
     tpl_set(gd, "graph", g->name);
     const char *ctype = g->ctype && g->ctype[0] ? g->ctype : "void *";
@@ -187,15 +187,15 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
     /* The generated code carries the context as a pointer to G_run's own
      * parameter, so any object type works (function pointers included,
      * which ISO C cannot convert to void *), const or not. */
-    tpl_buf_printf(&b, "typedef ");
+    dg_buf_printf(&b, "typedef ");
     {
-        tpl_buf nm = {0};
-        tpl_buf_printf(&nm, "%s__dagc_ctx", g->name);
-        param(&b, ctype, nm.data);
-        tpl_buf_free(&nm);
+        dg_buf nm = {0};
+        dg_buf_printf(&nm, "%s__dagc_ctx", g->name);
+        param(&b, ctype, nm.p);
+        dg_buf_free(&nm);
     }
     set_buf(gd, "ctx_typedef", &b);
-    tpl_buf_printf(&b, "%s__dagc_ctx", g->name);
+    dg_buf_printf(&b, "%s__dagc_ctx", g->name);
     set_buf(gd, "ctx_t", &b);
     /* struct/union tags in the context type get a file-scope declaration in
      * the header, so prototypes never declare a tag of their own (which C
@@ -211,9 +211,9 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
             while (isalnum((unsigned char)t[n]) || t[n] == '_')
                 n++;
             if (n) {
-                tpl_buf_put(&b, q, kw);
-                tpl_buf_puts(&b, " ");
-                tpl_buf_put(&b, t, n);
+                dg_buf_put(&b, q, kw);
+                dg_buf_puts(&b, " ");
+                dg_buf_put(&b, t, n);
                 set_buf(tpl_add(gd, "tags"), "tag", &b);
             }
             q = t + n;
@@ -237,26 +237,26 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
         if (!seen(names, nnames, n->func)) {
             names[nnames++] = n->func;
             if (n->flags & IR_F_PARALLEL) {
-                tpl_buf_printf(&b, "void %s(", n->func);
+                dg_buf_printf(&b, "void %s(", n->func);
                 param(&b, ctype, "ctx");
-                tpl_buf_puts(&b, ", size_t begin, size_t end)");
+                dg_buf_puts(&b, ", size_t begin, size_t end)");
                 set_buf(tpl_add(gd, "protos"), "proto", &b);
-                tpl_buf_printf(&b, "size_t %s_count(", n->func);
+                dg_buf_printf(&b, "size_t %s_count(", n->func);
                 param(&b, ctype, "ctx");
-                tpl_buf_puts(&b, ")");
+                dg_buf_puts(&b, ")");
                 set_buf(tpl_add(gd, "protos"), "proto", &b);
             } else {
-                tpl_buf_printf(&b, "void %s(", n->func);
+                dg_buf_printf(&b, "void %s(", n->func);
                 param(&b, ctype, "ctx");
-                tpl_buf_puts(&b, ")");
+                dg_buf_puts(&b, ")");
                 set_buf(tpl_add(gd, "protos"), "proto", &b);
             }
         }
         if ((n->flags & IR_F_WHEN) && n->when && !seen(names, nnames, n->when)) {
             names[nnames++] = n->when;
-            tpl_buf_printf(&b, "bool %s(", n->when);
+            dg_buf_printf(&b, "bool %s(", n->when);
             param(&b, ctype, "ctx");
-            tpl_buf_puts(&b, ")");
+            dg_buf_puts(&b, ")");
             set_buf(tpl_add(gd, "protos"), "proto", &b);
         }
     }
@@ -333,41 +333,41 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
 
         if (n->nsucc) {
             for (uint32_t k = 0; k < n->nsucc; k++)
-                tpl_buf_printf(&b, "%u, ", (unsigned)n->succ[k]);
-            tpl_buf_puts(&b, "/* ");
+                dg_buf_printf(&b, "%u, ", (unsigned)n->succ[k]);
+            dg_buf_puts(&b, "/* ");
             comment_safe(&b, n->name);
-            tpl_buf_printf(&b, " [%u] */", (unsigned)i);
+            dg_buf_printf(&b, " [%u] */", (unsigned)i);
             set_buf(tpl_add(gd, "succ_rows"), "row", &b);
         }
         first += n->nsucc;
     }
     free(fid);
     free(wid);
-    tpl_buf_free(&b);
+    dg_buf_free(&b);
 }
 
 /* DAGC_<NAME>_ from the header's name: a guard no user macro is likely to use. */
-static void guard_name(tpl_buf *b, const char *header_name)
+static void guard_name(dg_buf *b, const char *header_name)
 {
     const char *base = strrchr(header_name, '/');
     base = base ? base + 1 : header_name;
-    tpl_buf_puts(b, "DAGC_");
+    dg_buf_puts(b, "DAGC_");
     for (const char *s = base; *s; s++) {
         char ch = *s;
         if (ch >= 'a' && ch <= 'z')
             ch = (char)(ch - 'a' + 'A');
         else if (!((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')))
             ch = '_';
-        tpl_buf_put(b, &ch, 1);
+        dg_buf_put(b, &ch, 1);
     }
-    tpl_buf_puts(b, "_");
+    dg_buf_puts(b, "_");
 }
 
 bool emit_c(const ir_program *prog, const char *header_name, const char *source_name,
-            const emit_c_templates *t, tpl_buf *h, tpl_buf *c, char *err, size_t errlen)
+            const emit_c_templates *t, dg_buf *h, dg_buf *c, char *err, size_t errlen)
 {
     tpl_dict *d = tpl_dict_new();
-    tpl_buf b = {0};
+    dg_buf b = {0};
     const char *path = prog->path ? prog->path : "input.dag";
     comment_safe(&b, path);
     set_buf(d, "source", &b);
@@ -377,7 +377,7 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
     size_t blen = strlen(base);
     if (blen > 4 && strcmp(base + blen - 4, ".dag") == 0)
         blen -= 4;
-    tpl_buf_put(&b, base, blen);
+    dg_buf_put(&b, base, blen);
     set_buf(d, "stem", &b);
     c_string(&b, header_name);
     set_buf(d, "header", &b);
@@ -394,19 +394,19 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
          * have no escapes: a name with '"' can only be written <...>, one
          * with both '"' and '>' (or a newline) not at all. */
         if (n >= 2 && inc[0] == '<' && inc[n - 1] == '>' && !strchr(inc, '\n')) {
-            tpl_buf_puts(&b, inc);
+            dg_buf_puts(&b, inc);
         } else if (strchr(inc, '\n') || (strchr(inc, '"') && strchr(inc, '>'))) {
-            tpl_buf_puts(&b, "\"dagc: this include name cannot be written in C\"\n#error dagc: an include name contains both '\"' and '>'");
+            dg_buf_puts(&b, "\"dagc: this include name cannot be written in C\"\n#error dagc: an include name contains both '\"' and '>'");
         } else if (strchr(inc, '"')) {
-            tpl_buf_printf(&b, "<%s>", inc);
+            dg_buf_printf(&b, "<%s>", inc);
         } else {
-            tpl_buf_printf(&b, "\"%s\"", inc);
+            dg_buf_printf(&b, "\"%s\"", inc);
         }
         set_buf(tpl_add(d, "includes"), "include", &b);
     }
     for (size_t i = 0; i < prog->ngraphs; i++)
         graph_data(&prog->graphs[i], tpl_add(d, "graphs"));
-    tpl_buf_free(&b);
+    dg_buf_free(&b);
 
     bool ok = tpl_render(t->header_name, t->header, d, h, err, errlen) &&
               tpl_render(t->source_name, t->source, d, c, err, errlen);

@@ -31,6 +31,6 @@ void emit_c_free_templates(emit_c_templates *t);
  * name the source uses to #include the header (usually its base name). The
  * output depends only on the arguments: same input, same bytes. */
 bool emit_c(const ir_program *prog, const char *header_name, const char *source_name,
-            const emit_c_templates *t, tpl_buf *h, tpl_buf *c, char *err, size_t errlen);
+            const emit_c_templates *t, dg_buf *h, dg_buf *c, char *err, size_t errlen);
 
 #endif /* DAGC_EMIT_C_H */

@@ -240,7 +240,7 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, siz
     hbase = hbase ? hbase + 1 : hp;
     const char *cbase = strrchr(cp, '/');
     cbase = cbase ? cbase + 1 : cp;
-    tpl_buf h = {0}, src = {0};
+    dg_buf h = {0}, src = {0};
     char terr[400];
     int rc = -1;
     if (!emit_c(p, hbase, cbase, &t, &h, &src, terr, sizeof terr)) {
@@ -248,12 +248,12 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, siz
         goto out;
     }
     const char *paths[2] = {hp, cp};
-    const tpl_buf *bufs[2] = {&h, &src};
+    const dg_buf *bufs[2] = {&h, &src};
     for (int i = 0; i < 2; i++) {
         dg_outfile *f = &outs[*nout];
         if (dg_out_open(f, paths[i], err, errsz) != 0) goto out;
         (*nout)++;
-        if (bufs[i]->len && fwrite(bufs[i]->data, 1, bufs[i]->len, f->fp) != bufs[i]->len) {
+        if (bufs[i]->len && fwrite(bufs[i]->p, 1, bufs[i]->len, f->fp) != bufs[i]->len) {
             snprintf(err, errsz, "cannot write '%s'", paths[i]);
             goto out;
         }
@@ -261,8 +261,8 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, siz
     }
     rc = 0;
 out:
-    tpl_buf_free(&h);
-    tpl_buf_free(&src);
+    dg_buf_free(&h);
+    dg_buf_free(&src);
     if (c->templates) emit_c_free_templates(&t);
     return rc;
 }

@@ -26,53 +26,6 @@ static char *xstrdup(const char *s)
     return memcpy(xrealloc(NULL, n), s, n);
 }
 
-/* ---------------------------------------------------------------- buffer */
-
-void tpl_buf_put(tpl_buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        b->data = xrealloc(b->data, cap);
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void tpl_buf_puts(tpl_buf *b, const char *s) { tpl_buf_put(b, s, strlen(s)); }
-
-static void buf_vprintf(tpl_buf *b, const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (n < 0)
-        return;
-    char *tmp = xrealloc(NULL, (size_t)n + 1);
-    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
-    tpl_buf_put(b, tmp, (size_t)n);
-    free(tmp);
-}
-
-void tpl_buf_printf(tpl_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(b, fmt, ap);
-    va_end(ap);
-}
-
-void tpl_buf_free(tpl_buf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
-
 /* ------------------------------------------------------------------ data */
 
 typedef struct tpl_entry {
@@ -145,13 +98,13 @@ void tpl_set(tpl_dict *d, const char *key, const char *value)
 
 void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
 {
-    tpl_buf b = {0};
+    dg_buf b = {0};
     va_list ap;
     va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
+    dg_buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    tpl_set(d, key, b.data ? b.data : "");
-    tpl_buf_free(&b);
+    tpl_set(d, key, b.p ? b.p : "");
+    dg_buf_free(&b);
 }
 
 tpl_dict *tpl_add(tpl_dict *d, const char *key)
@@ -319,12 +272,12 @@ static const tpl_entry *lookup(const scope *sc, const char *key, size_t n)
 }
 
 static bool render(const char *name, const toks *ts, size_t from, size_t to, const scope *sc,
-                   tpl_buf *out, char *err, size_t errlen)
+                   dg_buf *out, char *err, size_t errlen)
 {
     for (size_t i = from; i < to; i++) {
         const tok *t = &ts->t[i];
         if (t->kind == T_TEXT) {
-            tpl_buf_put(out, t->s, t->n);
+            dg_buf_put(out, t->s, t->n);
             continue;
         }
         const tpl_entry *e = lookup(sc, t->s, t->n);
@@ -334,7 +287,7 @@ static bool render(const char *name, const toks *ts, size_t from, size_t to, con
                          e ? "a list, not a value" : "not defined");
                 return false;
             }
-            tpl_buf_puts(out, e->value);
+            dg_buf_puts(out, e->value);
             continue;
         }
         /* A section: values are true when non-empty, lists when non-empty. */
@@ -357,7 +310,7 @@ static bool render(const char *name, const toks *ts, size_t from, size_t to, con
     return true;
 }
 
-bool tpl_render(const char *name, const char *text, const tpl_dict *d, tpl_buf *out,
+bool tpl_render(const char *name, const char *text, const tpl_dict *d, dg_buf *out,
                 char *err, size_t errlen)
 {
     toks ts = {0};

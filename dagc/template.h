@@ -22,22 +22,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util.h"
+
 typedef struct tpl_dict tpl_dict;
 
-/* A growable output buffer. */
-typedef struct tpl_buf {
-    char *data;
-    size_t len, cap;
-} tpl_buf;
-
-void tpl_buf_puts(tpl_buf *b, const char *s);
-void tpl_buf_put(tpl_buf *b, const char *s, size_t n);
-void tpl_buf_printf(tpl_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void tpl_buf_free(tpl_buf *b);
+/* Output goes to dagc's growable byte buffer (util.h). */
 
 /* Dictionaries: every dictionary made from a root is freed with the root. */
 tpl_dict *tpl_dict_new(void);
@@ -56,6 +45,6 @@ tpl_dict *tpl_add(tpl_dict *d, const char *key);
  * out. On error returns false and writes "name:line: message" to err
  * (errlen bytes); out may then hold partial output, which callers discard. */
 bool tpl_render(const char *name, const char *text, const tpl_dict *d,
-                tpl_buf *out, char *err, size_t errlen);
+                dg_buf *out, char *err, size_t errlen);
 
 #endif /* DAGC_TEMPLATE_H */

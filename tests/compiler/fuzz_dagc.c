@@ -30,11 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dg_print_stats(sink, p);
         emit_c_templates t;
         emit_c_builtin_templates(&t);
-        tpl_buf h = {0}, c = {0};
+        dg_buf h = {0}, c = {0};
         char err[256];
         emit_c(p, "fuzz.h", "fuzz.c", &t, &h, &c, err, sizeof err);
-        tpl_buf_free(&h);
-        tpl_buf_free(&c);
+        dg_buf_free(&h);
+        dg_buf_free(&c);
         dagc_program_free(p);
     }
     return 0;

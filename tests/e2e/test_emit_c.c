@@ -36,7 +36,7 @@ static const ir_graph graphs[] = {
 static const char *const includes[] = {"game.h", "<stdio.h>"};
 static const ir_program prog = {"frame.dag", includes, 2, graphs, 1};
 
-static void emit(const ir_program *p, tpl_buf *h, tpl_buf *c)
+static void emit(const ir_program *p, dg_buf *h, dg_buf *c)
 {
     emit_c_templates t;
     emit_c_builtin_templates(&t);
@@ -47,14 +47,14 @@ static void emit(const ir_program *p, tpl_buf *h, tpl_buf *c)
 }
 
 /* The prototypes the header declares, one per line, in order. */
-static void protos(const char *h, tpl_buf *out)
+static void protos(const char *h, dg_buf *out)
 {
     for (const char *line = h; line && *line;) {
         const char *nl = strchr(line, '\n');
         size_t n = nl ? (size_t)(nl - line) : strlen(line);
         if (n && line[n - 1] == ';' && strncmp(line, "#", 1) != 0) {
-            tpl_buf_put(out, line, n);
-            tpl_buf_puts(out, "\n");
+            dg_buf_put(out, line, n);
+            dg_buf_puts(out, "\n");
         }
         line = nl ? nl + 1 : NULL;
     }
@@ -62,11 +62,11 @@ static void protos(const char *h, tpl_buf *out)
 
 Test(emit_c, header_declares_exactly_the_contract)
 {
-    tpl_buf h, c;
+    dg_buf h, c;
     emit(&prog, &h, &c);
-    tpl_buf p = {0};
-    protos(h.data, &p);
-    cr_assert_str_eq(p.data,
+    dg_buf p = {0};
+    protos(h.p, &p);
+    cr_assert_str_eq(p.p,
         "struct game;\n"
         "void frame_input(struct game *ctx);\n"
         "void frame_physics(struct game *ctx);\n"
@@ -80,42 +80,42 @@ Test(emit_c, header_declares_exactly_the_contract)
         "void swap(struct game *ctx);\n"
         "int frame_run(dagrt *rt, struct game *ctx);\n");
     /* Includes: dagrt.h first, then the .dag's includes in order. */
-    const char *a = strstr(h.data, "#include \"dagrt.h\"");
-    const char *b = strstr(h.data, "#include \"game.h\"");
-    const char *s = strstr(h.data, "#include <stdio.h>");
-    cr_assert(a && b && s && a < b && b < s, "%s", h.data);
-    tpl_buf_free(&p);
-    tpl_buf_free(&h);
-    tpl_buf_free(&c);
+    const char *a = strstr(h.p, "#include \"dagrt.h\"");
+    const char *b = strstr(h.p, "#include \"game.h\"");
+    const char *s = strstr(h.p, "#include <stdio.h>");
+    cr_assert(a && b && s && a < b && b < s, "%s", h.p);
+    dg_buf_free(&p);
+    dg_buf_free(&h);
+    dg_buf_free(&c);
 }
 
 Test(emit_c, tables_match_the_ir)
 {
-    tpl_buf h, c;
+    dg_buf h, c;
     emit(&prog, &h, &c);
-    cr_assert(strstr(c.data, "[6] = { .name = \"stream\", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_OR"), "%s", c.data);
-    cr_assert(strstr(c.data, ".flags = DAGRT_NODE_HOT | DAGRT_NODE_FIBER,"), "%s", c.data);
-    cr_assert(strstr(c.data, ".npred = 4, .succ_first = 12, .nsucc = 0"), "%s", c.data);
-    cr_assert(strstr(c.data, ".nsucc = 2, .grain = 64") == NULL);
-    cr_assert(strstr(c.data, ".npred = 1, .succ_first = 9, .nsucc = 1, .grain = 64"), "%s", c.data);
-    cr_assert(strstr(c.data, "    1, 2, /* input [0] */\n"), "%s", c.data);
-    cr_assert(strstr(c.data, "typedef struct game *frame__dagc_ctx;"), "%s", c.data);
-    cr_assert(strstr(c.data, "return shadows_on(*(frame__dagc_ctx *)ctx);"), "%s", c.data);
-    cr_assert(strstr(c.data, "swap(*(frame__dagc_ctx *)ctx);"), "%s", c.data);
-    tpl_buf_free(&h);
-    tpl_buf_free(&c);
+    cr_assert(strstr(c.p, "[6] = { .name = \"stream\", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_OR"), "%s", c.p);
+    cr_assert(strstr(c.p, ".flags = DAGRT_NODE_HOT | DAGRT_NODE_FIBER,"), "%s", c.p);
+    cr_assert(strstr(c.p, ".npred = 4, .succ_first = 12, .nsucc = 0"), "%s", c.p);
+    cr_assert(strstr(c.p, ".nsucc = 2, .grain = 64") == NULL);
+    cr_assert(strstr(c.p, ".npred = 1, .succ_first = 9, .nsucc = 1, .grain = 64"), "%s", c.p);
+    cr_assert(strstr(c.p, "    1, 2, /* input [0] */\n"), "%s", c.p);
+    cr_assert(strstr(c.p, "typedef struct game *frame__dagc_ctx;"), "%s", c.p);
+    cr_assert(strstr(c.p, "return shadows_on(*(frame__dagc_ctx *)ctx);"), "%s", c.p);
+    cr_assert(strstr(c.p, "swap(*(frame__dagc_ctx *)ctx);"), "%s", c.p);
+    dg_buf_free(&h);
+    dg_buf_free(&c);
 }
 
 Test(emit_c, deterministic)
 {
-    tpl_buf h1, c1, h2, c2;
+    dg_buf h1, c1, h2, c2;
     emit(&prog, &h1, &c1);
     emit(&prog, &h2, &c2);
     cr_assert_eq(h1.len, h2.len);
     cr_assert_eq(c1.len, c2.len);
-    cr_assert(memcmp(h1.data, h2.data, h1.len) == 0);
-    cr_assert(memcmp(c1.data, c2.data, c1.len) == 0);
-    tpl_buf_free(&h1); tpl_buf_free(&c1); tpl_buf_free(&h2); tpl_buf_free(&c2);
+    cr_assert(memcmp(h1.p, h2.p, h1.len) == 0);
+    cr_assert(memcmp(c1.p, c2.p, c1.len) == 0);
+    dg_buf_free(&h1); dg_buf_free(&c1); dg_buf_free(&h2); dg_buf_free(&c2);
 }
 
 static void write_file(const char *path, const char *text)
@@ -130,13 +130,13 @@ static void write_file(const char *path, const char *text)
  * each compiler the build found, as strictly as the contract says. */
 Test(emit_c, compiles_warning_free)
 {
-    tpl_buf h, c;
+    dg_buf h, c;
     emit(&prog, &h, &c);
     char dir[] = "/tmp/dagc-emit-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char path[512], cmd[4096];
-    snprintf(path, sizeof path, "%s/frame.h", dir); write_file(path, h.data);
-    snprintf(path, sizeof path, "%s/frame.c", dir); write_file(path, c.data);
+    snprintf(path, sizeof path, "%s/frame.h", dir); write_file(path, h.p);
+    snprintf(path, sizeof path, "%s/frame.c", dir); write_file(path, c.p);
     snprintf(path, sizeof path, "%s/game.h", dir);
     write_file(path, "struct game { int frame; };\n");
     snprintf(path, sizeof path, "%s/impl.c", dir);
@@ -175,8 +175,8 @@ Test(emit_c, compiles_warning_free)
     cr_assert_gt(tried, 0);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
-    tpl_buf_free(&h);
-    tpl_buf_free(&c);
+    dg_buf_free(&h);
+    dg_buf_free(&c);
 }
 
 Test(emit_c, void_context_and_no_edges)
@@ -186,13 +186,13 @@ Test(emit_c, void_context_and_no_edges)
     };
     static const ir_graph g[] = {{"g", "void *", {0}, one, 1, 0}};
     static const ir_program p = {"g.dag", NULL, 0, g, 1};
-    tpl_buf h, c;
+    dg_buf h, c;
     emit(&p, &h, &c);
-    cr_assert(strstr(h.data, "void g_only(void *ctx);\n"), "%s", h.data);
-    cr_assert(strstr(h.data, "int g_run(dagrt *rt, void *ctx);\n"), "%s", h.data);
-    cr_assert(strstr(c.data, "UINT32_MAX"), "%s", c.data);
-    tpl_buf_free(&h);
-    tpl_buf_free(&c);
+    cr_assert(strstr(h.p, "void g_only(void *ctx);\n"), "%s", h.p);
+    cr_assert(strstr(h.p, "int g_run(dagrt *rt, void *ctx);\n"), "%s", h.p);
+    cr_assert(strstr(c.p, "UINT32_MAX"), "%s", c.p);
+    dg_buf_free(&h);
+    dg_buf_free(&c);
 }
 
 Test(emit_c, custom_templates_from_a_directory)
@@ -207,13 +207,13 @@ Test(emit_c, custom_templates_from_a_directory)
     emit_c_templates t;
     char err[256];
     cr_assert(emit_c_load_templates(dir, &t, err, sizeof err), "%s", err);
-    tpl_buf h = {0}, c = {0};
+    dg_buf h = {0}, c = {0};
     cr_assert(emit_c(&prog, "frame.h", "frame.c", &t, &h, &c, err, sizeof err), "%s", err);
-    cr_assert_str_eq(h.data, "H frame\n");
-    cr_assert_str_eq(c.data, "input physics ai audio sim parts stream shadows present \n");
+    cr_assert_str_eq(h.p, "H frame\n");
+    cr_assert_str_eq(c.p, "input physics ai audio sim parts stream shadows present \n");
     emit_c_free_templates(&t);
-    tpl_buf_free(&h);
-    tpl_buf_free(&c);
+    dg_buf_free(&h);
+    dg_buf_free(&c);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
@@ -240,17 +240,17 @@ Test(emit_c, context_types_are_declarators)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ir_graph g[] = {{"fp", cases[i].ctype, {0}, one, 1, 0}};
         ir_program p = {"fp.dag", NULL, 0, g, 1};
-        tpl_buf h, c;
+        dg_buf h, c;
         emit(&p, &h, &c);
         char want[128];
         snprintf(want, sizeof want, "void fp_a(%s);", cases[i].param);
-        cr_assert(strstr(h.data, want), "want %s in\n%s", want, h.data);
+        cr_assert(strstr(h.p, want), "want %s in\n%s", want, h.p);
         if (i == 0) {
             char dir[] = "/tmp/dagc-ctype-XXXXXX";
             cr_assert_not_null(mkdtemp(dir));
             char path[512], cmd[2048];
-            snprintf(path, sizeof path, "%s/frame.h", dir); write_file(path, h.data);
-            snprintf(path, sizeof path, "%s/frame.c", dir); write_file(path, c.data);
+            snprintf(path, sizeof path, "%s/frame.h", dir); write_file(path, h.p);
+            snprintf(path, sizeof path, "%s/frame.c", dir); write_file(path, c.p);
             snprintf(path, sizeof path, "%s/impl.c", dir);
             write_file(path, "#include \"frame.h\"\nvoid fp_a(void (*f)(int, const char *)) { f(1, \"x\"); }\n");
             const char *ccs = getenv("DAGC_TEST_CCS");
@@ -266,7 +266,7 @@ Test(emit_c, context_types_are_declarators)
             snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
             cr_assert_eq(system(cmd), 0);
         }
-        tpl_buf_free(&h);
-        tpl_buf_free(&c);
+        dg_buf_free(&h);
+        dg_buf_free(&c);
     }
 }

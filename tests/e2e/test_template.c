@@ -8,15 +8,15 @@ static char err[256];
 
 static char *render(const char *text, const tpl_dict *d)
 {
-    tpl_buf out = {0};
+    dg_buf out = {0};
     err[0] = '\0';
     if (!tpl_render("t.tpl", text, d, &out, err, sizeof err)) {
-        tpl_buf_free(&out);
+        dg_buf_free(&out);
         return NULL;
     }
-    if (!out.data)
-        tpl_buf_put(&out, "", 0);
-    return out.data;
+    if (!out.p)
+        dg_buf_put(&out, "", 0);
+    return out.p;
 }
 
 Test(template, plain_text_and_values)
