@@ -6,7 +6,7 @@ set -u
 want=()
 case "${1:-test}" in
   example)  want=(gcc meson ninja-build re2c lemon graphviz pkg-config python3) ;;
-  test)     want=(gcc meson ninja-build re2c lemon graphviz pkg-config python3
+  test)     want=(gcc make meson ninja-build re2c lemon graphviz pkg-config python3
                   libcriterion-dev spin clang libclang-rt-14-dev
                   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user) ;;
   bench)    want=(gcc g++ meson ninja-build re2c lemon graphviz pkg-config python3
@@ -25,7 +25,7 @@ if [ "$(id -u)" = 0 ]; then
   echo "deps: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null || apt-get update
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || apt-get install -y "${missing[@]}" || exit 2
+  apt-get install -y -qq "${missing[@]}" >/dev/null || apt-get install -y "${missing[@]}" || exit 2
 else
   echo "deps: missing Debian packages; run as root:" >&2
   echo "  apt-get install -y ${missing[*]}" >&2
