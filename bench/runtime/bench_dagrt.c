@@ -129,13 +129,7 @@ int main(int argc, char **argv)
 
     /* fib(30), every call a task: 1 thread (no workers) and 2 threads */
     int fn = 30;
-    for (int r = 0; r < reps; r++) {
-        uint64_t t0 = bw_now_ns();
-        volatile long x = bw_fib_serial(fn);
-        (void)x;
-        s[r] = bw_now_ns() - t0;
-    }
-    double serial = (double)bw_median(s, reps);
+    double serial = bw_time_fib_serial(fn, s, reps);
     printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
     for (int threads = 1; threads <= 2; threads++) {
         dagrt *rt = threads == 1 ? make(0, true, DAGRT_IDLE_PARK) : g_rt;

@@ -55,13 +55,7 @@ int main(int argc, char **argv)
     printf("RESULT spawn_tree %.1f Mtasks/s\n", nodes / ((double)bw_median(s, reps) / 1e3));
 
     int fn = 30;
-    for (int r = 0; r < reps; r++) {
-        uint64_t t0 = bw_now_ns();
-        volatile long x = bw_fib_serial(fn);
-        (void)x;
-        s[r] = bw_now_ns() - t0;
-    }
-    double serial = (double)bw_median(s, reps);
+    double serial = bw_time_fib_serial(fn, s, reps);
     printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
     for (int threads = 1; threads <= 2; threads++) {
         for (int r = 0; r < reps; r++) {

@@ -47,6 +47,19 @@ static inline long bw_fib_serial(int n)
     return n < 2 ? n : bw_fib_serial(n - 1) + bw_fib_serial(n - 2);
 }
 
+/* The serial floor for fib: median ns of reps runs of bw_fib_serial(n),
+ * measured the same way in every contender's process. s: reps slots. */
+static inline double bw_time_fib_serial(int n, uint64_t *s, int reps)
+{
+    for (int r = 0; r < reps; r++) {
+        uint64_t t0 = bw_now_ns();
+        volatile long x = bw_fib_serial(n);
+        (void)x;
+        s[r] = bw_now_ns() - t0;
+    }
+    return (double)bw_median(s, reps);
+}
+
 /* Item functions for the parallel-for: "cheap" (about 0.5 ns) and "heavy"
  * (a dependent LCG chain of bw_heavy_rounds steps, calibrated to about
  * 6 ns). noinline on the outer loop keeps the plain loop and the
