@@ -15,6 +15,7 @@
 
 #if defined(__linux__)
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,31 +29,43 @@ static void futex_wake(_Atomic uint32_t *w)
     syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void rt_parker_init(rt_parker *p) { atomic_init(&p->state, RT_PARK_EMPTY); }
+void rt_parker_init(rt_parker *p)
+{
+    atomic_init(&p->state, RT_PARK_EMPTY);
+    atomic_init(&p->waker_cpu, -1);
+}
 void rt_parker_fini(rt_parker *p) { (void)p; }
 
-void rt_park(rt_parker *p)
+int rt_park(rt_parker *p)
 {
     /* acquire: whatever the unparker published before its release exchange
      * is visible to us once we consume its token. */
     if (atomic_fetch_sub_explicit(&p->state, 1, memory_order_acquire) == RT_PARK_NOTIFIED)
-        return;
+        return 0;
     for (;;) {
         futex_wait(&p->state, RT_PARK_PARKED);
         uint32_t expect = RT_PARK_NOTIFIED;
         /* acquire: as above. relaxed on failure: still PARKED (spurious
          * wake-up), so we sleep again. */
         if (atomic_compare_exchange_strong_explicit(&p->state, &expect, RT_PARK_EMPTY,
-                memory_order_acquire, memory_order_relaxed))
-            return;
+                memory_order_acquire, memory_order_relaxed)) {
+            /* relaxed: a placement hint; a stale value only changes how
+             * long the caller polls before its next park. */
+            int w = atomic_load_explicit(&p->waker_cpu, memory_order_relaxed);
+            return w >= 0 && w == sched_getcpu();
+        }
     }
 }
 
 void rt_unpark(rt_parker *p)
 {
     /* release: pairs with park's acquire. */
-    if (atomic_exchange_explicit(&p->state, RT_PARK_NOTIFIED, memory_order_release) == RT_PARK_PARKED)
+    if (atomic_exchange_explicit(&p->state, RT_PARK_NOTIFIED, memory_order_release) == RT_PARK_PARKED) {
+        /* relaxed: a hint read by the sleeper after the futex returns; only
+         * paid on a real sleep, where the system call dwarfs it. */
+        atomic_store_explicit(&p->waker_cpu, sched_getcpu(), memory_order_relaxed);
         futex_wake(&p->state);
+    }
 }
 
 #else /* portable fallback */
@@ -60,6 +73,7 @@ void rt_unpark(rt_parker *p)
 void rt_parker_init(rt_parker *p)
 {
     atomic_init(&p->state, RT_PARK_EMPTY);
+    atomic_init(&p->waker_cpu, -1);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
 }
@@ -70,16 +84,17 @@ void rt_parker_fini(rt_parker *p)
     pthread_cond_destroy(&p->cv);
 }
 
-void rt_park(rt_parker *p)
+int rt_park(rt_parker *p)
 {
     /* The mutex orders everything here; the atomics are for the fast path. */
     if (atomic_fetch_sub_explicit(&p->state, 1, memory_order_acquire) == RT_PARK_NOTIFIED)
-        return;
+        return 0;
     pthread_mutex_lock(&p->mu);
     while (atomic_load_explicit(&p->state, memory_order_acquire) == RT_PARK_PARKED)
         pthread_cond_wait(&p->cv, &p->mu);
     atomic_store_explicit(&p->state, RT_PARK_EMPTY, memory_order_relaxed);
     pthread_mutex_unlock(&p->mu);
+    return 0;   /* no portable way to know where we run */
 }
 
 void rt_unpark(rt_parker *p)

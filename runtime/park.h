@@ -5,6 +5,12 @@
  * is none. An unpark that comes before the park is therefore never lost:
  * the park returns at once. Spurious returns are allowed (callers loop).
  * Linux: a futex on `state`; elsewhere a mutex and condition variable.
+ *
+ * Why rt_park reports co-location: on a VM whose idle vCPUs look busy to
+ * the kernel (Firecracker here), a futex wake puts the sleeper on the
+ * waker's own CPU. A woken worker that then spins while idle only keeps
+ * its waker off the CPU: bench wake_park measured 61 us for a wake whose
+ * task ran after 6 us, the rest being the worker's 50 us poll.
  */
 #ifndef DAGRT_PARK_H
 #define DAGRT_PARK_H
@@ -21,6 +27,7 @@
 
 typedef struct rt_parker {
     _Atomic uint32_t state;
+    _Atomic int waker_cpu;   /* hint: the CPU the last futex wake came from */
 #if !defined(__linux__)
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -29,7 +36,10 @@ typedef struct rt_parker {
 
 void rt_parker_init(rt_parker *p);
 void rt_parker_fini(rt_parker *p);
-void rt_park(rt_parker *p);
+/* Returns 1 when it slept and now runs on the CPU its waker ran on (the
+ * kernel placed us beside the thread that woke us), else 0. A hint for the
+ * caller's spinning policy, never for correctness. */
+int rt_park(rt_parker *p);
 void rt_unpark(rt_parker *p);
 
 #endif

@@ -513,7 +513,10 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
             leave = true;
             break;
         }
-        if (!forever && atomic_load_explicit(&rt->spin_ns, memory_order_relaxed) == 0)
+        /* Polling on the CPU of the thread that woke us only keeps that
+         * thread off it (park.h): go back to sleep instead. */
+        if (!forever && (c->beside_waker ||
+                         atomic_load_explicit(&rt->spin_ns, memory_order_relaxed) == 0))
             break;
         cpu_relax();
         if ((i & 63) == 63) {
@@ -530,13 +533,14 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
         }
     }
     int left = atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_seq_cst) - 1;
+    c->beside_waker = false;   /* one short poll per such wake-up */
     if (!leave) {
         bool claimed = false;
         if (!work_visible(c) &&
             !(g && group_is_done(g, c)) &&
             !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
             atomic_load_explicit(&c->idle, memory_order_seq_cst) == 1) {
-            rt_park(&c->parker);
+            c->beside_waker = rt_park(&c->parker) != 0;
             claimed = atomic_load_explicit(&c->idle, memory_order_relaxed) == 0;
         }
         if (claimed)

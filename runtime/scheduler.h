@@ -169,6 +169,7 @@ struct rt_ctx {
     rt_waiter waiter;          /* group waits on this thread: unparks it */
     char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
     bool handoff;              /* owner only: hand the search on (sched.c) */
+    bool beside_waker;         /* owner only: woken onto its waker's CPU (sched.c) */
     /* Spawned / finished task counts, each written only by this ctx's
      * thread (relaxed load + store; finished with release), summed by
      * dagrt_destroy to know when everything spawned has run. */

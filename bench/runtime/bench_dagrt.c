@@ -109,6 +109,56 @@ static double wake_us(dagrt_idle_policy idle, int trips)
     return r;
 }
 
+/* The floor under wake_park: one bare futex wake of a thread that slept
+ * 5 ms, the waker spinning until the woken thread stores a flag. No
+ * runtime in between, so wake_park / this is what the runtime adds. */
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static _Atomic uint32_t g_fx_word;
+
+static void *fx_sleeper(void *p)
+{
+    (void)p;
+    for (;;) {
+        while (atomic_load(&g_fx_word) == 0)
+            syscall(SYS_futex, (uint32_t *)&g_fx_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+        if (atomic_load(&g_fx_word) == 2)
+            return NULL;
+        atomic_store(&g_fx_word, 0);
+        atomic_store_explicit(&g_flag, 1, memory_order_release);
+    }
+}
+
+static double wake_floor_us(int trips)
+{
+    pthread_t th;
+    if (pthread_create(&th, NULL, fx_sleeper, NULL) != 0)
+        return -1;
+    uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)trips);
+    for (int i = 0; i < trips; i++) {
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+        atomic_store(&g_flag, 0);
+        uint64_t t0 = bw_now_ns();
+        atomic_store(&g_fx_word, 1);
+        syscall(SYS_futex, (uint32_t *)&g_fx_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        while (!atomic_load_explicit(&g_flag, memory_order_acquire))
+            ;
+        lat[i] = bw_now_ns() - t0;
+    }
+    atomic_store(&g_fx_word, 2);
+    syscall(SYS_futex, (uint32_t *)&g_fx_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    pthread_join(th, NULL);
+    double r = (double)bw_median(lat, trips) / 1000.0;
+    free(lat);
+    return r;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     int quick = bw_arg_quick(argc, argv);
@@ -207,5 +257,8 @@ int main(int argc, char **argv)
     int trips = quick ? 400 : 10000;
     printf("RESULT wake_park %.2f us\n", wake_us(DAGRT_IDLE_PARK, trips));
     printf("RESULT wake_spin %.2f us\n", wake_us(DAGRT_IDLE_SPIN, trips));
+#if defined(__linux__)
+    printf("RESULT wake_futex_floor %.2f us\n", wake_floor_us(trips));
+#endif
     return 0;
 }
