@@ -43,18 +43,22 @@
  * itself: a frame that grows past the bound runs in parallel again next
  * time, and a parallel frame whose wall time falls under it goes inline. */
 #define EXEC_INLINE_NS_PER_NODE 250
+/* Runs timed for that policy: one in this many (after as many untimed). */
+#define EXEC_TIME_EVERY 8
 
 /* Plan mode: the threads' lists (the caller's and one worker's), and the
  * most predecessors a node may have for a graph to run in plan mode (they
  * are kept in the node's own line). */
 #define PLAN_LISTS 2
 #define PLAN_MAXPRED 9
-/* Polls of a node's predecessors before its claimer takes a ready node off
- * the other thread's list although that thread is there to run it. */
-#define PLAN_STEAL_SPINS 256
+/* Polls (a pause each, ~60 ns on the development VM) of a node's
+ * predecessors before its claimer takes a ready node off the other
+ * thread's list although that thread is there to run it. */
+#define PLAN_STEAL_SPINS 64
 /* Polls a worker whose list is finished makes for a node to take from the
- * caller's list before it leaves the run. */
-#define PLAN_LINGER_SPINS 2048
+ * caller's list before it leaves the run. Short: each poll of the caller's
+ * cursor costs the caller's next claim a cache-line trip. */
+#define PLAN_LINGER_SPINS 32
 /* Polls of the helper's completion before the caller blocks on the group. */
 #define PLAN_END_SPINS 4096
 
@@ -314,18 +318,14 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
 }
 
 /* Runs node i's body (or skips it): gates and skipped tasks run nothing.
+ * counted: raise this thread's node depth meanwhile (see execute).
  * Returns the node's status (0 gate, 1 ran, 2 skipped); the caller stores
  * it, so that plan mode can order that store after its next claim. */
-static uint8_t execute(graph_rt *r, uint32_t i)
+static uint8_t execute_on(graph_rt *r, uint32_t i, bool counted)
 {
     const dagrt_node *n = &r->g->nodes[i];
     if (n->kind == DAGRT_NODE_GATE)
         return 0;
-    /* (fiber layer) On a fiber the node may suspend and resume on another
-     * thread, so a per-thread depth would be raised on one thread and
-     * lowered on another; nodes running on a fiber are recognised by
-     * dagrt_in_fiber() in dagrt_graph_run instead. */
-    bool counted = !dagrt_in_fiber(r->rt);
     uint8_t status = 1;
     if (counted)
         tl_node_depth++;
@@ -344,6 +344,15 @@ static uint8_t execute(graph_rt *r, uint32_t i)
     if (counted)
         tl_node_depth--;   /* same thread as the ++: nothing here migrates */
     return status;
+}
+
+static uint8_t execute(graph_rt *r, uint32_t i)
+{
+    /* (fiber layer) On a fiber the node may suspend and resume on another
+     * thread, so a per-thread depth would be raised on one thread and
+     * lowered on another; nodes running on a fiber are recognised by
+     * dagrt_in_fiber() in dagrt_graph_run instead. */
+    return execute_on(r, i, !dagrt_in_fiber(r->rt));
 }
 
 /* Runs `next` (if any), then whatever the ready lists hold, until they are
@@ -533,19 +542,20 @@ static inline int plan_other_cpu(graph_rt *r, uint32_t own)
 }
 
 /* Takes and runs one ready node of list k (not ours). */
-static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch)
+static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, bool counted, uint32_t epoch)
 {
     uint32_t s = plan_claim(r, k, true, on_main, epoch);
     if (s == NONE)
         return false;
-    plan_publish(r, s, execute(r, s), epoch);
+    plan_publish(r, s, execute_on(r, s, counted), epoch);
     return true;
 }
 
 /* One thread's part of a run: its own list `own`, then whatever it can take
  * from the other one. The caller (on_main) stays until every node is
- * claimed; the worker's helper may leave earlier. */
-static void plan_work(graph_rt *r, uint32_t own, bool on_main)
+ * claimed; the worker's helper may leave earlier. counted: as for
+ * execute_on, decided once (the thread's stack cannot change meanwhile). */
+static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
 {
     const uint32_t epoch = r->epoch;
     const uint32_t other = own ^ 1u;
@@ -566,16 +576,16 @@ static void plan_work(graph_rt *r, uint32_t own, bool on_main)
             /* owner1 is read only by the caller (own == 0). */
             if ((spins >= PLAN_STEAL_SPINS ||
                  (own == 0 && atomic_load_explicit(&r->owner1, memory_order_relaxed) == 0)) &&
-                plan_steal(r, other, on_main, epoch))
+                plan_steal(r, other, on_main, counted, epoch))
                 spins = 1;
         }
         plan_prefetch(r, r->nodes[i].lnext);
-        prev_status = execute(r, i);
+        prev_status = execute_on(r, i, counted);
         prev = i;
     }
     unsigned idle = 0;
     while (atomic_load_explicit(plan_cursor(r, other), memory_order_relaxed) != NONE) {
-        if (plan_steal(r, other, on_main, epoch)) {
+        if (plan_steal(r, other, on_main, counted, epoch)) {
             idle = 0;
             continue;
         }
@@ -583,6 +593,32 @@ static void plan_work(graph_rt *r, uint32_t own, bool on_main)
             break;
         plan_relax(idle, plan_other_cpu(r, own));
     }
+}
+
+/* This worker was woken onto the caller's CPU, `cpu` (park.h: on a VM whose
+ * idle vCPUs look busy the kernel puts a wakee beside its waker). Left
+ * there, it parks again each frame and the next frame's wake-up puts it
+ * back: measured on the development VM, 22 us per frame in the spawn alone.
+ * Moving it costs two affinity calls, once: forbid this CPU, which makes
+ * the kernel migrate the thread now, then allow the old set again, which
+ * leaves it where it went. Returns the CPU it runs on then. */
+static int plan_move_away(int cpu)
+{
+#if defined(__linux__)
+    cpu_set_t old, away;
+    pthread_t self = pthread_self();
+    if (pthread_getaffinity_np(self, sizeof old, &old) != 0 || CPU_COUNT(&old) < 2 ||
+        cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &old))
+        return cpu;
+    away = old;
+    CPU_CLR(cpu, &away);
+    if (pthread_setaffinity_np(self, sizeof away, &away) != 0)
+        return cpu;
+    (void)pthread_setaffinity_np(self, sizeof old, &old);
+    return plan_cpu();
+#else
+    return cpu;
+#endif
 }
 
 static void plan_helper_entry(void *arg)
@@ -593,13 +629,17 @@ static void plan_helper_entry(void *arg)
      * wait, when no worker took it): by then both lists are all claimed. */
     if (!on_main) {
         int cpu = plan_cpu();
-        /* On the caller's CPU we could only take turns with it: leave the
-         * run to the caller (it takes an unowned list's nodes at once). */
+        if (cpu >= 0 && cpu == r->caller_cpu)
+            cpu = plan_move_away(cpu);
+        /* Still on the caller's CPU, we could only take turns with it:
+         * leave the run to the caller (it takes an unowned list's nodes at
+         * once). */
         if (cpu >= 0 && cpu == r->caller_cpu)
             return;
         atomic_store_explicit(&r->owner1, (uint32_t)(cpu + 1), memory_order_relaxed);
     }
-    plan_work(r, 1, on_main);
+    /* On a fiber only if some wait on a fiber stack ran this task. */
+    plan_work(r, 1, on_main, !dagrt_in_fiber(r->rt));
     if (!on_main)
         atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
 }
@@ -721,7 +761,7 @@ static int plan_run(graph_rt *r)
      * the spawn fails the caller runs both lists. */
     if (r->lhead[1] != NONE)
         (void)dagrt_spawn_ex(r->rt, &r->group, plan_helper_entry, r, DAGRT_SPAWN_DEFAULT);
-    plan_work(r, 0, true);
+    plan_work(r, 0, true, true);   /* dagrt_graph_run refuses fibers */
     /* Every node is claimed; the helper may still run its last one. Poll a
      * while before the group wait, which arms and may sleep. */
     rt_group *gi = rt_group_of(&r->group);
@@ -729,7 +769,7 @@ static int plan_run(graph_rt *r)
         /* acquire: the helper's task finish releases its nodes' effects. */
         if (atomic_load_explicit(&gi->word, memory_order_acquire) == 0)
             return 0;
-        plan_relax(spins, -1);
+        plan_relax(spins, plan_other_cpu(r, 0));
     }
     return dagrt_group_wait(r->rt, &r->group);
 }
@@ -776,8 +816,13 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     int workers = dagrt_worker_count(rt);
     bool tiny = r->last_ns && r->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE;
     r->max_helpers = workers > 0 && !tiny ? (uint16_t)(workers < 65534 ? workers + 1 : 65535) : 0;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* The policy's clock: a clock read costs about 100 ns on a VM (kvm-clock),
+     * as much as a node's overhead here, so only one run in
+     * EXEC_TIME_EVERY is timed, the first ones always. */
+    struct timespec t0 = {0, 0};
+    bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;
+    if (timed)
+        clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = 0;
     /* One worker and a frame worth sharing: plan mode, if the graph allows. */
     if (workers == 1 && !tiny) {
@@ -862,12 +907,15 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     if (rc == 0)
         rc = dagrt_group_wait(rt, &r->group);
 finish:;
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    /* A moving average (1/8 weight per frame): one frame stretched by a
-     * preemption or a page fault must not flip a tiny graph to parallel. */
-    uint64_t ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
-    r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
+    if (timed) {
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        /* A moving average (1/8 weight per timed frame): one frame stretched
+         * by a preemption or a page fault must not flip a tiny graph to
+         * parallel. */
+        uint64_t ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
+        r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
+    }
     r->runs++;
     atomic_store_explicit(&r->running, 0, memory_order_release);
     return rc;
