@@ -26,6 +26,23 @@
  * same), so a burst of work ramps up all workers without every spawn paying
  * for a wake-up. Model: tests/models/park.pml (and its negative controls).
  *
+ * THE ASYMMETRIC VARIANT, for the one publication that is hot: a worker's
+ * push onto its own deque. A seq_cst RMW per spawn costs ~6 ns on x86 and
+ * bounces the line thieves poll, so where Linux's membarrier(2) with
+ * PRIVATE_EXPEDITED is available (rt->asym_fence) the pusher does
+ *      W(bottom, release); compiler barrier; R(nspinning), R(nidle) relaxed
+ * and the idler pays instead: between step 3 and its re-check it calls
+ * membarrier, which makes every other running thread of the process execute
+ * a full barrier (a thread not running has passed one in its context
+ * switch). Either the pusher's barrier point comes after its W(bottom), so
+ * the bottom is visible to the re-check, or it comes before, and then the
+ * pusher's reads, later in its program order, see the idler's counter
+ * writes (made before the membarrier): the Dekker pair again, with the
+ * fence moved to the rare side (at most one system call per park). Model:
+ * tests/models/park.pml -DASYM, negative control -DASYM -DNOMEMBARRIER.
+ * Without membarrier (other systems, seccomp, DAGRT_NO_MEMBARRIER=1 in the
+ * environment) pushes use the seq_cst exchange and idlers skip the call.
+ *
  * Group waits on thread stacks are token based: the waiter registers
  * (unpark, its ctx) on the group; the task that completes the group calls
  * it. Waits help: they run other ready tasks until the group completes.
@@ -40,13 +57,19 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#endif
 
 #if defined(__GNUC__)
 #define RT_NOINLINE __attribute__((noinline))
+#define RT_INLINE inline __attribute__((always_inline))
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define RT_NOINLINE
+#define RT_INLINE inline
 #define RT_LIKELY(x) (x)
 #define RT_UNLIKELY(x) (x)
 #endif
@@ -160,7 +183,7 @@ static RT_NOINLINE rt_task *pool_refill(rt_ctx *c)
     return slab_new(&c->slabs, c->index);
 }
 
-static inline rt_task *task_alloc_on(rt_ctx *c)
+static RT_INLINE rt_task *task_alloc_on(rt_ctx *c)
 {
     rt_task *t = c->free;
     if (RT_UNLIKELY(!t)) {
@@ -171,7 +194,7 @@ static inline rt_task *task_alloc_on(rt_ctx *c)
     /* relaxed: the free list is owner-private (remote ones were acquired). */
     c->free = (rt_task *)(void *)atomic_load_explicit(&t->node.next, memory_order_relaxed);
     t->home = c->index;
-    task_reset(t);
+    task_reset(t);   /* the stores the spawner repeats are dead and elided */
     return t;
 }
 
@@ -211,7 +234,7 @@ static void remote_push(_Atomic(rt_task *) *stack, rt_task *t)
                  memory_order_release, memory_order_relaxed));
 }
 
-static inline void task_free_on(dagrt *rt, rt_ctx *c, rt_task *t)
+static RT_INLINE void task_free_on(dagrt *rt, rt_ctx *c, rt_task *t)
 {
     if (t->home == RT_HOME_SHARED) {
         remote_push(&rt->shared_remote, t);
@@ -398,6 +421,31 @@ static inline void notify_after_sc(dagrt *rt)
     wake_one(rt);
 }
 
+/* The idler's half of the asymmetric variant (see the top of the file). */
+static void idle_barrier(dagrt *rt)
+{
+#if defined(__linux__) && defined(SYS_membarrier)
+    if (rt->asym_fence)
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+#else
+    (void)rt;
+#endif
+}
+
+/* Whether pushes may skip their fence: registration succeeds only where the
+ * kernel has PRIVATE_EXPEDITED (Linux 4.14+) and no filter forbids it. */
+static bool asym_fence_available(void)
+{
+    const char *off = getenv("DAGRT_NO_MEMBARRIER");
+    if (off && *off && *off != '0')
+        return false;
+#if defined(__linux__) && defined(SYS_membarrier)
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+    return false;
+#endif
+}
+
 /* A spinner that stopped with work in sight hands the search on. */
 static void handoff(rt_ctx *c)
 {
@@ -409,7 +457,7 @@ static void handoff(rt_ctx *c)
         wake_one(rt);
 }
 
-static rt_task *find_task(rt_ctx *c)
+static RT_INLINE rt_task *find_task(rt_ctx *c)
 {
     dagrt *rt = c->rt;
     rt_node *n;
@@ -451,7 +499,7 @@ static rt_task *find_task(rt_ctx *c)
 }
 
 /* Finish on a known ctx (c is the caller's, or NULL for no ctx). */
-static inline void task_finish_on(dagrt *rt, rt_ctx *c, rt_task *t)
+static RT_INLINE void task_finish_on(dagrt *rt, rt_ctx *c, rt_task *t)
 {
     rt_group *g = t->group;
     uint32_t flags = t->flags;
@@ -469,9 +517,9 @@ void rt_task_finish(dagrt *rt, rt_task *t)
     task_finish_on(rt, cur_ctx(rt), t);
 }
 
-void rt_task_run(rt_ctx *c, rt_task *t)
+static RT_INLINE void task_run(rt_ctx *c, rt_task *t)
 {
-    if (t->flags & DAGRT_SPAWN_FIBER) {
+    if (RT_UNLIKELY(t->flags & DAGRT_SPAWN_FIBER)) {
         rt_fiber_run(c, t);
         return;
     }
@@ -479,15 +527,25 @@ void rt_task_run(rt_ctx *c, rt_task *t)
     task_finish_on(c->rt, c, t);
 }
 
-bool rt_help_one(rt_ctx *c)
+void rt_task_run(rt_ctx *c, rt_task *t)
+{
+    task_run(c, t);
+}
+
+static RT_INLINE bool help_one(rt_ctx *c)
 {
     rt_task *t = find_task(c);
     if (!t)
         return false;
     if (RT_UNLIKELY(c->handoff))
         handoff(c);
-    rt_task_run(c, t);
+    task_run(c, t);
     return true;
+}
+
+bool rt_help_one(rt_ctx *c)
+{
+    return help_one(c);
 }
 
 /* ------------------------------------------------------------ idling */
@@ -536,6 +594,7 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
     c->beside_waker = false;   /* one short poll per such wake-up */
     if (!leave) {
         bool claimed = false;
+        idle_barrier(rt);      /* pushes that skipped their fence are visible now */
         if (!work_visible(c) &&
             !(g && group_is_done(g, c)) &&
             !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
@@ -578,7 +637,7 @@ static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
 static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t);
 
 /* The common case inline: a plain task from a runtime thread. */
-static inline int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
+static RT_INLINE int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
 {
     if (RT_UNLIKELY((t->flags & (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT)) || !c))
         return submit_slow(rt, c, t);
@@ -591,6 +650,16 @@ static inline int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
     if (RT_UNLIKELY(rt->nctx < 2)) {
         /* No other thread runs tasks: nobody to wake, nobody to steal. */
         ok = rt_deque_push(&c->deque, t);
+    } else if (RT_LIKELY(rt->asym_fence)) {
+        ok = rt_deque_push(&c->deque, t);
+        /* The pusher's half of the asymmetric variant (top of the file):
+         * only the compiler may not move the reads above the push; the
+         * idler's membarrier supplies the hardware barrier. relaxed loads:
+         * their order against the push comes from that argument. */
+        atomic_signal_fence(memory_order_seq_cst);
+        if (RT_LIKELY(ok) && atomic_load_explicit(&rt->nspinning, memory_order_relaxed) == 0 &&
+            atomic_load_explicit(&rt->nidle, memory_order_relaxed) > 0)
+            wake_one(rt);
     } else {
         ok = rt_deque_push_sc(&c->deque, t);
         if (RT_LIKELY(ok))
@@ -677,11 +746,13 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
     }
     if (g->owner && g->owner != c && g->owner->rt == rt)
         return DAGRT_EPERM;
-    /* Help first; arm (one RMW) only when there is nothing left to run. */
+    /* Help first; arm (one RMW) only when there is nothing left to run.
+     * This loop is the fork-join fast path (a parent waiting for children
+     * it just pushed): everything in it is inlined. */
     for (;;) {
         if (group_is_done(g, c))
             return 0;
-        if (!rt_help_one(c))
+        if (!help_one(c))
             break;
     }
     int r = group_arm(g, c, &c->waiter);
@@ -714,6 +785,15 @@ int dagrt_group_wait(dagrt *rt, dagrt_group *g)
     rt_group *gi = rt_group_of(g);
     if (gi->magic != RT_GROUP_MAGIC)
         return DAGRT_EINVAL;
+    /* Code running on its thread's own stack is not on a fiber (fiber
+     * stacks are separate mappings): skip the fiber layer's lookup. */
+    rt_ctx *c = cur_ctx(rt);
+    if (RT_LIKELY(c != NULL)) {
+        char here;
+        uintptr_t sp = (uintptr_t)(void *)&here;
+        if (sp >= (uintptr_t)(void *)c->stack_lo && sp < (uintptr_t)(void *)c->stack_hi)
+            return rt_group_wait_thread(rt, c, gi);
+    }
     int r = rt_fiber_group_wait(rt, gi);
     if (r != 1)
         return r;
@@ -723,9 +803,13 @@ int dagrt_group_wait(dagrt *rt, dagrt_group *g)
 
 /* ------------------------------------------------------------ spawning */
 
-int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
+/* The body of both spawn entry points; with flags a constant 0 (plain
+ * dagrt_spawn) the flag checks fold away. */
+static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
 {
-    if (RT_UNLIKELY(!rt || !fn || (flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
+    if (RT_UNLIKELY(!rt || !fn))
+        return DAGRT_EINVAL;
+    if (flags && RT_UNLIKELY((flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
                     ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER))) ||
                     ((flags & DAGRT_SPAWN_LARGE_STACK) && !(flags & DAGRT_SPAWN_FIBER))))
         return DAGRT_EINVAL;
@@ -755,9 +839,14 @@ int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned f
     return r;
 }
 
+int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
+{
+    return spawn(rt, g, fn, arg, flags);
+}
+
 int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg)
 {
-    return dagrt_spawn_ex(rt, g, fn, arg, 0);
+    return spawn(rt, g, fn, arg, 0);
 }
 
 int dagrt_pump_main(dagrt *rt)
@@ -890,6 +979,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     atomic_init(&rt->spin_ns, RT_SPIN_NS);
     pthread_mutex_init(&rt->shared_mu, NULL);
     rt_mpsc_init(&rt->hot);
+    rt->asym_fence = asym_fence_available();
     size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + 63) & ~(size_t)63;
     rt->ctx = aligned_alloc(64, csz);
     if (!rt->ctx) {

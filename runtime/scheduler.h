@@ -189,6 +189,7 @@ struct dagrt {
     pthread_t main_thread;
     rt_ctx *prev_tls;                  /* creator thread's ctx before (restored by destroy) */
     rt_mpsc hot;                       /* the hot lane */
+    bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (sched.c) */
     _Alignas(64) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
     _Atomic int nspinning;             /* idle ctxs still polling (not asleep) */
     _Atomic int stop;                  /* destroy: workers exit */

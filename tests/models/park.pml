@@ -10,7 +10,20 @@
  *   -DNORECHECK  a worker parks without re-checking after it stops spinning
  *   -DNOFENCE    the producer's publication may still be in its store buffer
  *                when it reads nspinning/nidle (the seq_cst fence removed)
+ *
+ * -DASYM models the asymmetric variant (sched.c, deque pushes where
+ * membarrier is available): the producer has no fence, so its work++ may
+ * sit in its store buffer while it reads the counters, and a worker calls
+ * membarrier after it stops spinning and before its re-check, which drains
+ * the producer's buffer. Must verify. Its negative control,
+ * -DASYM -DNOMEMBARRIER, drops that call and must be rejected.
  */
+#if defined(ASYM)
+#define BUFFERED_PUBLISH
+#endif
+#if defined(NOFENCE)
+#define BUFFERED_PUBLISH
+#endif
 #define EMPTY    0
 #define NOTIFIED 1
 #define PARKED   2
@@ -22,6 +35,17 @@ byte nspinning = 0;
 bool idle[2];
 byte pstate[2];          /* parker state per worker */
 bool buffered = false;   /* producer's work++ not yet visible */
+
+/* The producer's store buffer reaching memory: by itself, late, or forced
+ * by a worker's membarrier, whichever comes first. */
+inline drain() {
+    atomic {
+        if
+        :: buffered -> work++; buffered = false
+        :: else -> skip
+        fi
+    }
+}
 
 inline unpark(w) {
     atomic {
@@ -59,6 +83,9 @@ end_loop:
         nspinning--;
         if
         :: !leave ->
+#if defined(ASYM) && !defined(NOMEMBARRIER)
+            drain();             /* membarrier: every thread's buffer drains */
+#endif
 #ifdef NORECHECK
             park(w)
 #else
@@ -78,7 +105,7 @@ proctype producer()
 {
     byte i, k;
     for (i : 1 .. 2) {
-#ifdef NOFENCE
+#ifdef BUFFERED_PUBLISH
         buffered = true;             /* work++ sits in the store buffer */
 #else
         work++;
@@ -98,8 +125,8 @@ proctype producer()
             :: else -> skip
             fi
         fi;
-#ifdef NOFENCE
-        atomic { work++; buffered = false }   /* the buffer drains late */
+#ifdef BUFFERED_PUBLISH
+        drain()                      /* at the latest, the buffer drains now */
 #endif
     }
     /* Once nothing can move: every item must have been taken. */
