@@ -1,34 +1,71 @@
 /*
- * pfor.c - dagrt_parallel_for: lazy, steal-driven splitting.
+ * pfor.c - dagrt_parallel_for: lazy, thief-driven splitting.
  *
- * The caller runs the range itself, a chunk at a time. Between chunks it
- * looks whether anyone is hungry (an idle ctx still spinning, i.e. polling
- * for work right now); only then does it split off the upper half of what
- * is left as a task, which a thief takes and treats the same way. A loop
- * that nobody can help therefore runs as a few direct calls of fn, close to
- * the plain loop.
+ * The caller runs the range itself, a chunk at a time, and never splits it.
+ * Splitting is done by the hungry: a thread with nothing to do that picks
+ * up one of the loop's invitations (a task in the caller's deque) splits
+ * the largest range still left in the loop at that very moment, taking its
+ * upper half, and runs that the same way (its half can be split by the
+ * next hungry thread, the caller included once it runs out). A loop that
+ * nobody can help therefore runs as a few direct calls of fn, close to the
+ * plain loop, and a thief that arrives late still gets exactly half of
+ * what is left, not half of what was there when the invitation was made.
+ *
+ * Ranges. Every participant owns one slot: a single atomic word packing
+ * [b, e) as two 32-bit offsets from the loop's begin. The owner claims its
+ * next chunk with a CAS that advances b; a thief claims the upper half with
+ * a CAS that lowers e. Both are read-modify-writes of the same word, so the
+ * claims are disjoint by construction: whichever lands second sees the
+ * first and recomputes. No data travels through the word but the bounds
+ * themselves (fn's effects reach the caller through the group, below), so
+ * these atomics are relaxed. The owner's CAS hits its own cache line unless
+ * a thief just took from it: a few ns per chunk of about a microsecond.
+ *
+ * Invitations. A caller invites (pushes one helper task) when an idle
+ * thread is polling for work right now (nspinning > 0), when the loop is
+ * long enough to pay for waking a sleeping one (PFOR_WAKE_NS), or, rate
+ * limited, when loops come back to back and the only helpers are asleep
+ * (see kick_due: a sleeping worker never sees the short loops that would
+ * keep it awake otherwise). Each participant re-invites while it runs if
+ * someone else turned hungry and no invitation is pending, so P threads
+ * ramp up one after the other without the caller paying for all of them.
+ *
+ * Completion. The invitations are counted (atomically) in a group on the
+ * caller's stack. After its own range and every split it could make, the
+ * caller takes back an invitation nobody picked up (it is the top of its
+ * own deque), then spins briefly on the group's count: by then what is left
+ * elsewhere is below a split's worth, and a park/unpark round trip would
+ * cost more than the whole remainder. Past PFOR_END_SPIN_NS it does the
+ * full helping wait (dagrt_group_wait), which also suspends fibers.
  *
  * Costs are judged in time, not items: the first chunk is timed (cheap
- * cycle counter where there is one) to estimate ns per item. We never split
- * off less than PFOR_SPLIT_MIN_NS of work (moving work to another core
- * costs about a microsecond), and we split without waiting for hunger when
- * the remaining work is long enough (PFOR_WAKE_NS) to pay for waking a
- * sleeping worker.
+ * cycle counter where there is one) to estimate ns per item, or a
+ * per-thread estimate from an earlier call of the same (fn, arg) is used,
+ * which lets the first invitation go out before any item has run.
  */
 #define _GNU_SOURCE
 #include "scheduler.h"
 
 #include <pthread.h>
 #include <time.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define PFOR_TSC 1
 #endif
 
 #define PFOR_FIRST_ITEMS   64
-#define PFOR_SPLIT_MIN_NS  2000.0
-#define PFOR_CHUNK_NS      500.0
-#define PFOR_WAKE_NS       30000.0
+#define PFOR_SHARE_MIN_NS  2000.0    /* a loop shorter than this runs inline */
+#define PFOR_SPLIT_MIN_NS  1000.0    /* a thief splits only a remainder this long */
+#define PFOR_CHUNK_NS      600.0     /* owner's claim between two looks at its word */
+#define PFOR_WAKE_NS       30000.0   /* remainder that pays for waking a sleeper */
+#define PFOR_END_SPIN_NS   30000.0   /* caller's spin on the last helpers */
+#define PFOR_KICK_GAP_NS   200000.0  /* "back to back": previous loop ended this recently */
+#define PFOR_KICK_EVERY_NS 1000000.0 /* at most one speculative wake per thread this often */
+#define PFOR_SLOTS         16        /* participants per loop (caller included) */
+#define PFOR_MAX_ITEMS     UINT32_MAX
 
 /* ------------------------------------------------------------ clock */
 
@@ -63,67 +100,453 @@ static inline double ticks_to_ns(uint64_t t) { return (double)t; }
 static inline void ticks_init(void) {}
 #endif
 
+/* ------------------------------------------------ per-thread hints */
+
+/* Recent (fn, arg) -> ns per item, and when this thread's last shared loop
+ * ended. Hints only: a wrong one costs an early invitation or a missed
+ * one, never correctness. Thread-local, so a fiber that migrates just
+ * reads another thread's hints. */
+#define PFOR_HINTS 4
+typedef struct pfor_hint {
+    dagrt_range_fn fn;
+    void *arg;
+    double ns_per;
+    unsigned uses;
+} pfor_hint;
+
+static _Thread_local pfor_hint hints[PFOR_HINTS];
+static _Thread_local unsigned hint_next;
+static _Thread_local uint64_t last_end;    /* ticks; 0: none yet */
+static _Thread_local uint64_t last_kick;
+
+static double hint_get(dagrt_range_fn fn, void *arg)
+{
+    for (int i = 0; i < PFOR_HINTS; i++)
+        if (hints[i].fn == fn && hints[i].arg == arg)
+            /* Every 16th use re-measures: fn's cost may change with what
+             * arg points to. */
+            return (++hints[i].uses & 15) == 0 ? 0.0 : hints[i].ns_per;
+    return 0.0;
+}
+
+static void hint_put(dagrt_range_fn fn, void *arg, double ns_per)
+{
+    for (int i = 0; i < PFOR_HINTS; i++)
+        if (hints[i].fn == fn && hints[i].arg == arg) {
+            hints[i].ns_per = ns_per;
+            return;
+        }
+    pfor_hint *h = &hints[hint_next++ % PFOR_HINTS];
+    h->fn = fn;
+    h->arg = arg;
+    h->ns_per = ns_per;
+    h->uses = 0;
+}
+
 /* -------------------------------------------------------- the loop */
 
+typedef struct pfor_slot {
+    _Alignas(64) _Atomic uint64_t r;   /* e << 32 | b, offsets from base */
+} pfor_slot;
+
 typedef struct pfor_job {
+    /* Written before the first invitation, read-only after: the submit
+     * (release) and the steal (acquire) publish them to helpers. */
     dagrt *rt;
     dagrt_range_fn fn;
     void *arg;
-    size_t grain;      /* smallest piece handed to another thread */
-    size_t chunk;      /* items per direct call between hunger checks */
-    double ns_per;     /* estimated ns per item (set before any split) */
+    size_t base;
+    uint32_t grain;    /* smallest piece a thief takes (and leaves) */
+    uint32_t chunk;    /* items per owner claim */
+    double ns_per;     /* estimate, ns per item */
     rt_group *g;
+    int maxslots;      /* slots in use at most: min(threads, PFOR_SLOTS) */
+    /* Written by helpers as they arrive; its own line so that the caller's
+     * reads of the fields above stay hits. */
+    _Alignas(64) _Atomic int nslots;   /* slots handed out; slot 0 is the caller's */
+    _Atomic int invites;               /* invitations made (pending: invites - (nslots - 1)) */
+    pfor_slot slot[PFOR_SLOTS];
 } pfor_job;
 
-static void pfor_loop(pfor_job *j, rt_ctx *c, size_t b, size_t e);
+static inline uint64_t pack(uint32_t b, uint32_t e) { return (uint64_t)e << 32 | b; }
+static inline uint32_t lo(uint64_t w) { return (uint32_t)w; }
+static inline uint32_t hi(uint64_t w) { return (uint32_t)(w >> 32); }
 
-static void pfor_task(void *p)
+/* Called by a worker that picked up a task from a thread that ran on CPU
+ * `from`. On a VM whose idle vCPUs look busy to the kernel, a futex wake
+ * puts the woken worker on its waker's CPU (park.h), where it can only take
+ * turns with the thread it should run beside. If that is where we are, hop
+ * once to another CPU this thread may run on; then (and if we were
+ * elsewhere already) we are not beside our waker, so the idle loop may
+ * poll for the next loop's invitation instead of parking at once. */
+static void leave_waker_cpu(rt_ctx *c, int from)
 {
-    rt_task *t = p;
-    pfor_job *j = t->arg;
-    pfor_loop(j, rt_ctx_current(j->rt), (size_t)t->u[0], (size_t)t->u[1]);
+#if defined(__linux__)
+    if (from >= 0 && sched_getcpu() == from) {
+        cpu_set_t all, other;
+        CPU_ZERO(&all);
+        if (sched_getaffinity(0, sizeof all, &all) != 0)
+            return;
+        other = all;
+        CPU_CLR(from, &other);
+        if (CPU_COUNT(&other) == 0)
+            return;  /* pinned there: stay */
+        /* The kernel moves us off that CPU before the first call returns;
+         * the second gives back the mask the thread had. */
+        if (sched_setaffinity(0, sizeof other, &other) != 0)
+            return;
+        (void)sched_setaffinity(0, sizeof all, &all);
+    }
+    c->beside_waker = false;   /* owner's own field: c is this thread's ctx */
+#else
+    (void)c;
+    (void)from;
+#endif
 }
 
-static int split_off(pfor_job *j, rt_ctx *c, size_t b, size_t e)
+static int this_cpu(void)
+{
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+static void pfor_task(void *p);
+
+/* Pushes one invitation from ctx c. Returns 0 or an error (nothing
+ * pushed then). */
+static int invite(pfor_job *j, rt_ctx *c)
 {
     rt_task *t = rt_task_alloc(c);
     if (!t)
         return DAGRT_ENOMEM;
     t->fn = pfor_task;
     t->arg = j;
+    t->group = j->g;      /* pfor_task completes it itself (see there) */
     t->flags = RT_TASK_SELF;
-    t->group = j->g;
-    t->u[0] = b;
-    t->u[1] = e;
+    t->u[0] = (uintptr_t)(intptr_t)this_cpu();
+    /* relaxed: a heuristic count (it only throttles re-invitations), made
+     * before the submit so a quick helper never sees more takers than
+     * invitations; the group count is the one that matters. */
+    atomic_fetch_add_explicit(&j->invites, 1, memory_order_relaxed);
     rt_group_add(j->g, 1);
     int r = rt_submit(j->rt, c, t);
     if (r != 0) {
+        atomic_fetch_sub_explicit(&j->invites, 1, memory_order_relaxed);
         rt_task_free(j->rt, t);
         rt_group_done(j->g);
     }
     return r;
 }
 
-static void pfor_loop(pfor_job *j, rt_ctx *c, size_t b, size_t e)
+/* Worth inviting one more helper now? remaining: the caller's own
+ * remainder in items. *full: set once every slot is taken (nslots only
+ * grows), after which the caller stops looking. The loads go from the line
+ * that changes least for the caller to the one that changes most: relaxed,
+ * as hunger is a heuristic (a stale value costs one late or one useless
+ * invitation). */
+static inline bool hungry(pfor_job *j, uint32_t remaining, bool *full)
 {
-    dagrt *rt = j->rt;
-    while (b < e) {
-        size_t n = e - b;
-        double est = (double)n * j->ns_per;
-        /* relaxed: hunger is a heuristic; correctness never depends on it. */
-        if (n >= 2 * j->grain && est >= PFOR_SPLIT_MIN_NS &&
-            (est >= PFOR_WAKE_NS ||
-             atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0)) {
-            size_t mid = b + n / 2;
-            if (split_off(j, c, mid, e) == 0) {
-                e = mid;
+    if (*full || remaining < 2 * j->grain ||
+        (double)remaining * j->ns_per < 2 * PFOR_SPLIT_MIN_NS)
+        return false;
+    int slots = atomic_load_explicit(&j->nslots, memory_order_relaxed);
+    if (slots >= j->maxslots) {
+        *full = true;
+        return false;
+    }
+    return atomic_load_explicit(&j->invites, memory_order_relaxed) == slots - 1 &&
+           atomic_load_explicit(&j->rt->nspinning, memory_order_relaxed) > 0;
+}
+
+static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
+{
+#if defined(__GNUC__)
+    /* The hungry look that follows the last chunk reads the other slots:
+     * fetch them while the chunk runs. A few at most. */
+    int n = j->maxslots < 4 ? j->maxslots : 4;
+    for (int v = 0; v < n; v++)
+        if (&j->slot[v] != mine)
+            __builtin_prefetch(&j->slot[v], 0);
+#else
+    (void)j;
+    (void)mine;
+#endif
+}
+
+/* Runs the range in slot s as its owner, a chunk per claim, until a claim
+ * finds it empty (thieves may have taken the rest). per_out: if not NULL,
+ * the first chunk is timed and its ns per item stored there (0 if none). */
+static void run_slot(pfor_job *j, pfor_slot *s, double *per_out)
+{
+    dagrt_range_fn fn = j->fn;
+    void *arg = j->arg;
+    size_t base = j->base;
+    uint32_t chunk = j->chunk;
+    bool full = false;
+    if (per_out)
+        *per_out = 0.0;
+    /* relaxed throughout: see the top of the file. */
+    uint64_t w = atomic_load_explicit(&s->r, memory_order_relaxed);
+    for (;;) {
+        uint32_t b = lo(w), e = hi(w);
+        if (b >= e)
+            return;
+        uint32_t k = e - b < chunk ? e - b : chunk;
+        if (!atomic_compare_exchange_weak_explicit(&s->r, &w, pack(b + k, e),
+                memory_order_relaxed, memory_order_relaxed))
+            continue;
+        if (b + k == e)
+            prefetch_others(j, s);
+        else if (hungry(j, e - b - k, &full)) {
+            /* Fetched here, not kept: fn may switch fibers (and threads). */
+            rt_ctx *c = rt_ctx_current(j->rt);
+            if (c)
+                (void)invite(j, c);   /* on failure we just go on alone */
+        }
+        if (per_out) {
+            uint64_t t0 = ticks();
+            fn(arg, base + b, base + b + k);
+            *per_out = ticks_to_ns(ticks() - t0) / (double)k;
+            per_out = NULL;
+        } else {
+            fn(arg, base + b, base + b + k);
+        }
+        w = atomic_load_explicit(&s->r, memory_order_relaxed);
+    }
+}
+
+/* Takes the upper half of the largest remainder in the loop into slot
+ * `mine` (empty, ours). Returns false when nothing is worth splitting. */
+static bool steal_into(pfor_job *j, int mine)
+{
+    int n = atomic_load_explicit(&j->nslots, memory_order_relaxed);
+    if (n > j->maxslots)
+        n = j->maxslots;
+    uint32_t min_items = 2 * j->grain;
+    double min_ns = PFOR_SPLIT_MIN_NS;
+    for (;;) {
+        int best = -1;
+        uint64_t bw = 0;
+        uint32_t brem = 0;
+        for (int v = 0; v < n; v++) {
+            if (v == mine)
                 continue;
+            uint64_t w = atomic_load_explicit(&j->slot[v].r, memory_order_relaxed);
+            uint32_t rem = hi(w) > lo(w) ? hi(w) - lo(w) : 0;
+            if (rem > brem) {
+                brem = rem;
+                bw = w;
+                best = v;
             }
         }
-        size_t k = n < j->chunk ? n : j->chunk;
-        j->fn(j->arg, b, b + k);
-        b += k;
+        if (best < 0 || brem < min_items || (double)brem * j->ns_per < min_ns)
+            return false;
+        /* The victim is still inside the chunk it claimed last (half of
+         * one, on average): count that in, so that both finish together. */
+        uint32_t half_chunk = j->chunk / 2 < brem / 2 ? j->chunk / 2 : brem / 2;
+        uint32_t take = (brem + half_chunk) / 2;
+        if (take > brem - j->grain)
+            take = brem - j->grain;
+        uint32_t b = lo(bw), e = hi(bw), mid = e - take;
+        /* relaxed: the word carries nothing but the bounds (top of file). */
+        if (atomic_compare_exchange_strong_explicit(&j->slot[best].r, &bw, pack(b, mid),
+                memory_order_relaxed, memory_order_relaxed)) {
+            atomic_store_explicit(&j->slot[mine].r, pack(mid, e), memory_order_relaxed);
+            return true;
+        }
+        /* The owner claimed a chunk or another thief split first: look
+         * again with fresh values. */
     }
+}
+
+static void pfor_task(void *p)
+{
+    rt_task *t = p;
+    pfor_job *j = t->arg;
+    rt_group *g = j->g;
+#if defined(__GNUC__)
+    /* Lines the caller wrote, all needed before our first item: ask for
+     * them at once, so that the misses overlap instead of queueing behind
+     * the locked instruction below. Slot 1 is the one a first helper gets. */
+    __builtin_prefetch(&j->nslots, 1);
+    __builtin_prefetch(&j->slot[0], 1);
+    __builtin_prefetch(&j->slot[1], 1);
+#endif
+    /* relaxed: the slot index only has to be unique (an RMW gives that);
+     * it also counts the invitation as picked up (see hungry). */
+    int mine = atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
+    rt_ctx *c = rt_ctx_current(j->rt);
+    if (c && c->worker)
+        leave_waker_cpu(c, (int)(intptr_t)t->u[0]);
+    if (mine < j->maxslots)
+        while (steal_into(j, mine))
+            run_slot(j, &j->slot[mine], NULL);
+    /* Complete the group here, not after the descriptor is recycled: the
+     * caller spins on it, and the free may cost a cache miss of its own.
+     * This is our last access to the job and the group. */
+    t->group = NULL;
+    rt_group_done(g);
+}
+
+/* A kick: wakes a sleeping worker for later loops (see kick_due). u[0]:
+ * the CPU the kicking thread ran on, u[1]: the runtime. */
+static void pfor_kick(void *p)
+{
+    rt_task *t = p;
+    rt_ctx *c = rt_ctx_current((dagrt *)t->u[1]);
+    if (c && c->worker)   /* not a thread that waits and took it back */
+        leave_waker_cpu(c, (int)(intptr_t)t->u[0]);
+}
+
+/* A kick (pfor_kick) is due when loops come back to back (so a worker kept
+ * awake serves the next ones), the helpers are asleep, and this thread has
+ * not kicked for PFOR_KICK_EVERY_NS (a wake costs the caller a system
+ * call; a loop that is called rarely never pays it). */
+static bool kick_due(dagrt *rt, uint64_t now)
+{
+    /* relaxed: heuristic reads. */
+    if (atomic_load_explicit(&rt->nidle, memory_order_relaxed) == 0)
+        return false;
+    if (last_end == 0 || ticks_to_ns(now - last_end) > PFOR_KICK_GAP_NS)
+        return false;
+    if (last_kick != 0 && ticks_to_ns(now - last_kick) < PFOR_KICK_EVERY_NS)
+        return false;
+    last_kick = now;
+    return true;
+}
+
+static void kick(dagrt *rt, rt_ctx *c)
+{
+    rt_task *t = rt_task_alloc(c);
+    if (!t)
+        return;
+    t->fn = pfor_kick;
+    t->flags = RT_TASK_SELF;
+    t->u[0] = (uintptr_t)(intptr_t)this_cpu();
+    t->u[1] = (uintptr_t)rt;
+    if (rt_submit(rt, c, t) != 0)
+        rt_task_free(rt, t);
+}
+
+/* The caller's end of the loop: everything it could split is done. */
+static int finish(pfor_job *j, dagrt_group *dg)
+{
+    rt_group *g = j->g;
+    dagrt *rt = j->rt;
+    rt_ctx *c = rt_ctx_current(rt);   /* fresh: fn may have moved us */
+    uint64_t t0 = 0;
+    for (unsigned i = 0;; i++) {
+        /* acquire: every helper's effects (its fn calls) are visible once
+         * its completion is counted (release in rt_group_done). No waiter
+         * is armed, so a helper's fetch_sub there is its last access to
+         * the group and to the job: once the count is 0 we may return. */
+        if (atomic_load_explicit(&g->word, memory_order_acquire) == 0)
+            return 0;
+        if (c && rt_deque_nonempty(&c->deque)) {
+            /* Our own invitation, still unclaimed, is normally on top of
+             * our deque: withdraw it. Anything else (tasks fn spawned) is
+             * put back for the full wait below, which runs it. */
+            void *x = rt_deque_take(&c->deque);
+            rt_task *t = x;
+            if (x != RT_DEQUE_EMPTY && t->fn == pfor_task && t->arg == j) {
+                /* relaxed: heuristic count (hungry); withdrawn = taken. */
+                atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
+                rt_task_finish(rt, t);
+                continue;
+            }
+            if (x != RT_DEQUE_EMPTY) {
+                if (!rt_deque_push(&c->deque, x))
+                    rt_task_run(c, t);   /* cannot happen: its slot was just freed */
+                if (t->fn != pfor_kick)
+                    break;   /* a kick is for a worker: leave it there */
+            }
+        }
+        if ((i & 63) == 63) {
+            uint64_t t = ticks();
+            if (t0 == 0)
+                t0 = t;
+            else if (ticks_to_ns(t - t0) > PFOR_END_SPIN_NS)
+                break;
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    return dagrt_group_wait(rt, dg);
+}
+
+static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
+                      dagrt_range_fn fn, void *arg, double per)
+{
+    uint64_t now = ticks();
+    uint32_t done = 0;
+    if (per <= 0.0) {
+        /* No estimate: time a first chunk. */
+        uint32_t k0 = grain > PFOR_FIRST_ITEMS ? grain : PFOR_FIRST_ITEMS;
+        if (k0 > n)
+            k0 = n;
+        fn(arg, begin, begin + k0);
+        uint64_t t1 = ticks();
+        done = k0;
+        per = ticks_to_ns(t1 - now) / (double)k0;
+        if (per < 0.01)
+            per = 0.01;
+        hint_put(fn, arg, per);
+        now = t1;
+        if (done == n)
+            return 0;
+    }
+    if ((double)(n - done) * per < PFOR_SHARE_MIN_NS) {
+        fn(arg, begin + done, begin + n);     /* too short to be worth sharing */
+        return 0;
+    }
+    dagrt_group dg;
+    dagrt_group_init(&dg);
+    pfor_job j;
+    j.rt = rt;
+    j.fn = fn;
+    j.arg = arg;
+    j.base = begin;
+    j.grain = grain;
+    j.ns_per = per;
+    j.g = rt_group_of(&dg);
+    double ch = PFOR_CHUNK_NS / per;
+    j.chunk = ch < (double)grain ? grain : (ch > (double)n ? n : (uint32_t)ch);
+    /* relaxed: nothing has been published yet; the first invitation's
+     * submit (release) does that. */
+    atomic_init(&j.nslots, 1);
+    atomic_init(&j.invites, 0);
+    atomic_init(&j.slot[0].r, pack(done, n));
+    /* Only the slots helpers can get: one per other thread. (A thread may
+     * pick up a second invitation of the same loop while fn waits; that
+     * one finds no slot and leaves.) */
+    j.maxslots = rt->nctx < PFOR_SLOTS ? rt->nctx : PFOR_SLOTS;
+    for (int i = 1; i < j.maxslots; i++)
+        atomic_init(&j.slot[i].r, 0);
+    double est = (double)(n - done) * per;
+    /* relaxed: a heuristic read. */
+    if (atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0 ||
+        est >= PFOR_WAKE_NS) {
+        rt_ctx *c = rt_ctx_current(rt);   /* fresh: fn may have moved us */
+        if (c)
+            (void)invite(&j, c);          /* on failure we run it alone */
+    } else if (kick_due(rt, now)) {
+        rt_ctx *c = rt_ctx_current(rt);
+        if (c)
+            kick(rt, c);
+    }
+    double fresh;
+    run_slot(&j, &j.slot[0], done == 0 ? &fresh : NULL);
+    if (done == 0 && fresh > 0.0)
+        hint_put(fn, arg, fresh < 0.01 ? 0.01 : fresh);
+    while (steal_into(&j, 0))
+        run_slot(&j, &j.slot[0], NULL);
+    int r = finish(&j, &dg);
+    last_end = ticks();
+    return r;
 }
 
 int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
@@ -142,31 +565,25 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
         fn(arg, begin, end);
         return 0;
     }
-    ticks_init();
-    size_t k0 = grain > PFOR_FIRST_ITEMS ? grain : PFOR_FIRST_ITEMS;
-    if (k0 > n)
-        k0 = n;
-    uint64_t t0 = ticks();
-    fn(arg, begin, begin + k0);
-    uint64_t t1 = ticks();
-    size_t b = begin + k0;
-    if (b == end)
-        return 0;
-    double per = ticks_to_ns(t1 - t0) / (double)k0;
-    if (per < 0.01)
-        per = 0.01;
-    if ((double)(end - b) * per < PFOR_SPLIT_MIN_NS) {
-        fn(arg, b, end);     /* too short to be worth sharing */
+    double per = hint_get(fn, arg);
+    if (per > 0.0 && (double)n * per < PFOR_SHARE_MIN_NS) {
+        fn(arg, begin, end);    /* known to be too short to share */
         return 0;
     }
-    dagrt_group dg;
-    dagrt_group_init(&dg);
-    pfor_job j = {
-        .rt = rt, .fn = fn, .arg = arg, .grain = grain,
-        .ns_per = per, .g = rt_group_of(&dg),
-    };
-    double ch = PFOR_CHUNK_NS / per;
-    j.chunk = ch < (double)grain ? grain : (ch > (double)n ? n : (size_t)ch);
-    pfor_loop(&j, c, b, end);
-    return dagrt_group_wait(rt, &dg);
+    ticks_init();
+    if (grain > PFOR_MAX_ITEMS / 4)
+        grain = PFOR_MAX_ITEMS / 4;
+    /* Ranges are 32-bit offsets: a longer loop runs as consecutive blocks
+     * of 2^31 items, each shared the same way. */
+    while (begin < end) {
+        size_t m = end - begin;
+        if (m > (size_t)1 << 31)
+            m = (size_t)1 << 31;
+        int r = pfor_block(rt, begin, (uint32_t)m, (uint32_t)grain, fn, arg, per);
+        per = hint_get(fn, arg);
+        if (r != 0)
+            return r;
+        begin += m;
+    }
+    return 0;
 }

@@ -485,6 +485,96 @@ int scn_pfor_cover(void)
     return v;
 }
 
+/* Loops back to back with the same (fn, arg), the way a frame calls them:
+ * parallel_for keeps per-thread hints (ns per item, when the last loop
+ * ended) and invites, kicks, withdraws and hops on their strength. Item
+ * cost changes under a fixed (fn, arg) (a hint goes stale), workers that
+ * park at once (spin time 0: every loop finds them asleep, kicks fire),
+ * and fn that leaves tasks of its own in the caller's deque when the loop
+ * ends (the end spin must hand those to the full wait). Every index must
+ * still be covered exactly once. */
+typedef struct repeat_arg {
+    pfor_check *c;
+    dagrt *rt;
+    dagrt_group *side;      /* NULL: no side tasks */
+    _Atomic int side_ran;
+} repeat_arg;
+
+static void side_task(void *p)
+{
+    atomic_fetch_add_explicit(&((repeat_arg *)p)->side_ran, 1, memory_order_relaxed);
+}
+
+static void repeat_body(void *p, size_t b, size_t e)
+{
+    repeat_arg *a = p;
+    pfor_body(a->c, b, e);
+    if (a->side && b == a->c->begin)
+        dagrt_spawn(a->rt, a->side, side_task, a);
+}
+
+static int repeat_on(dagrt *rt, int rounds, bool side)
+{
+    int v = 0;
+    static const size_t sizes[] = {1000, 3, 5000, 64, 20000, 1000};
+    static const int spins[] = {0, 200, 5, 50, 0, 1000};
+    size_t maxn = 20000;
+    pfor_check c;
+    c.hits = calloc(maxn, sizeof *c.hits);
+    repeat_arg a = {&c, rt, NULL, 0};
+    for (int r = 0; r < rounds; r++) {
+        size_t si = (size_t)r % (sizeof sizes / sizeof *sizes);
+        size_t n = sizes[si];
+        c.begin = 100;
+        c.end = 100 + n;
+        atomic_store(&c.bad, 0);
+        c.spin = spins[si];
+        for (size_t i = 0; i < n; i++)
+            atomic_store_explicit(&c.hits[i], 0, memory_order_relaxed);
+        dagrt_group side_g;
+        dagrt_group_init(&side_g);
+        a.side = side ? &side_g : NULL;
+        atomic_store(&a.side_ran, 0);
+        int rc = dagrt_parallel_for(rt, c.begin, c.end, 0, repeat_body, &a);
+        if (rc != 0)
+            FAIL("repeat round %d: %s", r, dagrt_strerror(rc));
+        if (atomic_load(&c.bad))
+            FAIL("repeat round %d: empty or out-of-range sub-range", r);
+        for (size_t i = 0; i < n; i++)
+            if (atomic_load(&c.hits[i]) != 1) {
+                FAIL("repeat round %d (n %zu): index %zu covered %d times", r, n, i,
+                     atomic_load(&c.hits[i]));
+                break;
+            }
+        if (side) {
+            dagrt_group_wait(rt, &side_g);
+            if (atomic_load(&a.side_ran) != 1)
+                FAIL("repeat round %d: side task ran %d times", r, atomic_load(&a.side_ran));
+        }
+    }
+    free(c.hits);
+    return v;
+}
+
+int scn_pfor_repeat(void)
+{
+    int v = 0;
+    int rounds = (int)scaled(3000, 300);
+    int workers[] = {1, 3};
+    for (int w = 0; w < 2; w++)
+        for (int park_at_once = 0; park_at_once < 2; park_at_once++) {
+            dagrt *rt = make_rt(workers[w], false, 0, DAGRT_IDLE_PARK);
+            if (!rt)
+                return v + 1;
+            if (park_at_once)
+                atomic_store(&rt->spin_ns, 0);
+            v += repeat_on(rt, rounds, false);
+            v += repeat_on(rt, rounds / 10 + 1, true);
+            dagrt_destroy(rt);
+        }
+    return v;
+}
+
 typedef struct nested_arg {
     dagrt *rt;
     _Atomic long *sum;
@@ -1085,6 +1175,7 @@ const scenario scenarios[] = {
     {"fib_2_workers", scn_fib_2_workers},
     {"pfor_cover", scn_pfor_cover},
     {"pfor_nested", scn_pfor_nested},
+    {"pfor_repeat", scn_pfor_repeat},
     {"park_wake", scn_park_wake},
     {"park_wake_external", scn_park_wake_external},
     {"group_wait_parks", scn_group_wait_parks},
