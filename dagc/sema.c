@@ -616,7 +616,13 @@ static int lower_graph(sgraph *g, ir_graph *out)
     for (uint32_t i = 0; i < g->n; i++) ntasks += g->nodes[i].kind == IR_TASK;
     if (ntasks == 0 && !ag->syntax_errors && !g->too_many)
         dg_error(d, ag->pos, "graph '%s' has no tasks", ag->name);
-    if (d->nerrors != errors0 || g->too_many || d->stop) return -1;
+    if (g->too_many || d->stop) return -1;
+    /* With other errors (an unknown name, a name defined twice) the edges
+     * that could be resolved still form a graph: look for cycles in it too,
+     * so one run reports every error instead of the cycle only after the
+     * names are fixed. Unresolved references add no edge, so no cycle is
+     * made up. */
+    int had_errors = d->nerrors != errors0;
 
     /* Deduplicate edges (a, a): the second mention is redundant. */
     adj A;
@@ -631,7 +637,7 @@ static int lower_graph(sgraph *g, ir_graph *out)
                 if (stamp[e->from] == v + 1) {
                     dead[A.plist[k]] = 1;
                     any = 1;
-                    if (!ag->syntax_errors)
+                    if (!ag->syntax_errors && !had_errors)
                         dg_warning(d, e->pos, "'%s' is listed more than once",
                                    g->nodes[e->from].name);
                     continue;
@@ -681,6 +687,11 @@ static int lower_graph(sgraph *g, ir_graph *out)
         return -1;
     }
     free(done);
+    if (had_errors) {
+        free(order);
+        free_adj(&A);
+        return -1;
+    }
 
     /* Build the IR in that order. */
     uint32_t *rank = dg_xmalloc((g->n + 1) * sizeof *rank);

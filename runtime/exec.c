@@ -365,10 +365,12 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         return DAGRT_EVERSION;
     if (g->nnodes == 0 || !g->nodes || !g->succ || !st->nodes || st->nnodes < g->nnodes)
         return DAGRT_EINVAL;
-    /* Inside a graph task anywhere, or inside any task on a worker (workers
-     * run user code only inside tasks): the run could wait on itself. */
+    /* Inside a graph task anywhere, or inside any task (workers run user
+     * code only inside tasks; the main thread counts the tasks it runs
+     * while it waits or pumps): the run could wait on itself. */
     rt_ctx *self = rt_ctx_current(rt);
-    if (tl_node_depth > 0 || (self && self->worker) || dagrt_in_fiber(rt))   /* fiber: see execute */
+    if (tl_node_depth > 0 || (self && self->worker) || rt_in_task(rt) ||
+        dagrt_in_fiber(rt))   /* fiber: see execute */
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
     if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)

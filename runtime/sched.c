@@ -127,6 +127,12 @@ RT_NOINLINE rt_ctx *rt_ctx_current(const dagrt *rt)
     return cur_ctx(rt);
 }
 
+bool rt_in_task(const dagrt *rt)
+{
+    rt_ctx *c = cur_ctx(rt);
+    return c && c->depth > 0;
+}
+
 /* Owner-only counter bump: relaxed load + store is enough for a single
  * writer; release on nfinished so destroy's acquire read of it also sees
  * the spawns that the finished task made (see quiescent()). */
@@ -523,7 +529,9 @@ static RT_INLINE void task_run(rt_ctx *c, rt_task *t)
         rt_fiber_run(c, t);
         return;
     }
+    c->depth++;
     t->fn((t->flags & RT_TASK_SELF) ? (void *)t : t->arg);
+    c->depth--;
     task_finish_on(c->rt, c, t);
 }
 

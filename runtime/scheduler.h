@@ -170,6 +170,7 @@ struct rt_ctx {
     char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
     bool handoff;              /* owner only: hand the search on (sched.c) */
     bool beside_waker;         /* owner only: woken onto its waker's CPU (sched.c) */
+    uint32_t depth;            /* owner only: plain tasks running nested on this thread */
     /* Spawned / finished task counts, each written only by this ctx's
      * thread (relaxed load + store; finished with release), summed by
      * dagrt_destroy to know when everything spawned has run. */
@@ -213,6 +214,10 @@ struct dagrt {
 /* The calling thread's ctx in rt, or NULL (not one of rt's threads).
  * A real call: re-do it after any fiber switch (see top of file). */
 rt_ctx *rt_ctx_current(const dagrt *rt);
+
+/* Whether the calling thread is inside a plain task of rt right now (fiber
+ * tasks: see dagrt_in_fiber). */
+bool rt_in_task(const dagrt *rt);
 
 /* Descriptors. rt_task_alloc: c must be the calling thread's ctx (fast, no
  * lock, no malloc once warm). rt_task_alloc_any: any thread. Both return

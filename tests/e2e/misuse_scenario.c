@@ -32,6 +32,17 @@ void misuse_second(struct misuse_ctx *c)
 
 static struct misuse_ctx ctx;
 
+typedef struct plain_call {
+    struct misuse_ctx *c;
+    int rc;
+} plain_call;
+
+static void plain_main_task(void *p)
+{
+    plain_call *pc = p;
+    pc->rc = misuse_run(pc->c->rt, pc->c);
+}
+
 static void *other_thread(void *arg)
 {
     int *rc = arg;
@@ -70,6 +81,17 @@ int misuse_scenario(void)
            ctx.nested_rc_first);
     EXPECT(ctx.nested_rc_second == DAGRT_ENESTED, "nested call in main task `second` returned %d",
            ctx.nested_rc_second);
+
+    /* From a plain task that runs on the main thread while it waits: a
+     * task too, so nested (not EBUSY, not a run inside the wait). */
+    {
+        plain_call pc = {&ctx, 1};
+        dagrt_group g;
+        dagrt_group_init(&g);
+        EXPECT(dagrt_spawn_ex(rt, &g, plain_main_task, &pc, DAGRT_SPAWN_MAIN) == 0, "spawn to main failed");
+        EXPECT(dagrt_group_wait(rt, &g) == 0, "wait for the main task failed");
+        EXPECT(pc.rc == DAGRT_ENESTED, "call from a plain main-thread task returned %d, want ENESTED", pc.rc);
+    }
 
     /* Concurrently on the same state, from another thread. */
     for (int round = 0; round < 20; round++) {
