@@ -5,9 +5,11 @@
  * AAPCS64 callee-saved state: x19-x28, the frame pointer x29, the stack
  * pointer, and the low 64 bits of v8-v15 (d8-d15). The link register x30 is
  * saved too because the switch "returns" through it into the other context.
- * FPCR is left alone: writing it can serialise the pipeline on some cores,
- * and code that changes rounding mode must restore it before any call
- * anyway (see docs/runtime.md).
+ * FPCR (rounding mode, flush-to-zero, trap enables) is per context, as
+ * MXCSR is on x86-64: saved always, and written only when the two contexts'
+ * values differ (writing it can serialise the pipeline; nearly every switch
+ * is between contexts with the same value). FPSR (sticky flags) is
+ * caller-saved state and is left alone.
  *
  *   offset  size  field
  *        0     8  x19        (new context: the entry function)
@@ -23,7 +25,7 @@
  *       80     8  x29 (fp)
  *       88     8  x30 (lr)   (resume address; new context: the trampoline)
  *       96     8  sp
- *      104     8  (padding, keeps d8 16-byte aligned for stp)
+ *      104     8  fpcr       (new context: the creating thread's)
  *      112    64  d8 .. d15
  *   size 176
  */
@@ -37,6 +39,7 @@
 #define DAGRT_CTX_OFF_X27  64
 #define DAGRT_CTX_OFF_X29  80
 #define DAGRT_CTX_OFF_SP   96
+#define DAGRT_CTX_OFF_FPCR 104
 #define DAGRT_CTX_OFF_D8  112
 #define DAGRT_CTX_OFF_D10 128
 #define DAGRT_CTX_OFF_D12 144
@@ -51,7 +54,7 @@
 typedef struct dagrt_ctx {
     uint64_t x[12];    /* x19 .. x30 */
     uint64_t sp;
-    uint64_t pad_;
+    uint64_t fpcr;
     uint64_t d[8];     /* d8 .. d15 (bit patterns) */
 } dagrt_ctx;
 
@@ -62,6 +65,7 @@ static_assert(offsetof(dagrt_ctx, x) + 6 * 8 == DAGRT_CTX_OFF_X25, "ctx layout")
 static_assert(offsetof(dagrt_ctx, x) + 8 * 8 == DAGRT_CTX_OFF_X27, "ctx layout");
 static_assert(offsetof(dagrt_ctx, x) + 10 * 8 == DAGRT_CTX_OFF_X29, "ctx layout");
 static_assert(offsetof(dagrt_ctx, sp) == DAGRT_CTX_OFF_SP, "ctx layout");
+static_assert(offsetof(dagrt_ctx, fpcr) == DAGRT_CTX_OFF_FPCR, "ctx layout");
 static_assert(offsetof(dagrt_ctx, d) == DAGRT_CTX_OFF_D8, "ctx layout");
 static_assert(offsetof(dagrt_ctx, d) + 2 * 8 == DAGRT_CTX_OFF_D10, "ctx layout");
 static_assert(offsetof(dagrt_ctx, d) + 4 * 8 == DAGRT_CTX_OFF_D12, "ctx layout");

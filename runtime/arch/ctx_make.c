@@ -49,6 +49,10 @@ void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
     c->x[10] = 0;                                     /* x29: ends fp walks */
     c->x[11] = (uint64_t)(uintptr_t)dagrt__ctx_entry; /* x30 */
     c->sp = (uint64_t)top;
+    /* Inherit the creating thread's FP control state. */
+    uint64_t fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    c->fpcr = fpcr;
 }
 
 #elif defined(DAGRT_CTX_UCONTEXT)

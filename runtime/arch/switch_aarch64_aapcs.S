@@ -3,11 +3,12 @@
  *
  * Save layout (offsets from ctx_aarch64.h, static_asserted in C):
  *   0 x19 | 8 x20 | ... | 72 x28 | 80 x29 (fp) | 88 x30 (lr) | 96 sp
- *   104 pad | 112 d8 | 120 d9 | ... | 168 d15 | size 176
+ *   104 fpcr | 112 d8 | 120 d9 | ... | 168 d15 | size 176
  *
  * void dagrt__ctx_switch(dagrt_ctx *from (x0), const dagrt_ctx *to (x1))
- *   Stores x19-x30, sp and d8-d15 into *from, loads them from *to and
- *   returns through the loaded x30 on the other stack.
+ *   Stores x19-x30, sp, d8-d15 and FPCR into *from, loads them from *to
+ *   (FPCR only when it differs) and returns through the loaded x30 on the
+ *   other stack.
  *
  * dagrt__ctx_entry: first code a new context runs (dagrt__ctx_make puts its
  *   address in the x30 slot): calls x19(x20); the entry function never
@@ -35,6 +36,8 @@ dagrt__ctx_switch:
         stp     d10, d11, [x0, #DAGRT_CTX_OFF_D10]
         stp     d12, d13, [x0, #DAGRT_CTX_OFF_D12]
         stp     d14, d15, [x0, #DAGRT_CTX_OFF_D14]
+        mrs     x12, fpcr
+        str     x12, [x0, #DAGRT_CTX_OFF_FPCR]
 
         ldp     x19, x20, [x1, #DAGRT_CTX_OFF_X19]
         ldp     x21, x22, [x1, #DAGRT_CTX_OFF_X21]
@@ -48,7 +51,13 @@ dagrt__ctx_switch:
         ldp     d10, d11, [x1, #DAGRT_CTX_OFF_D10]
         ldp     d12, d13, [x1, #DAGRT_CTX_OFF_D12]
         ldp     d14, d15, [x1, #DAGRT_CTX_OFF_D14]
-        ret
+        /* Writing FPCR can serialise the pipeline, and nearly every switch
+         * is between contexts with the same value: write it only on change. */
+        ldr     x13, [x1, #DAGRT_CTX_OFF_FPCR]
+        cmp     x12, x13
+        b.eq    1f
+        msr     fpcr, x13
+1:      ret
         .cfi_endproc
         .size   dagrt__ctx_switch, .-dagrt__ctx_switch
 

@@ -191,8 +191,48 @@ int fs_fp_state_isolated(void)
     dagrt__fiber_destroy(&s.f);
     return bad;
 }
+#elif defined(__aarch64__)
+/* FPCR's rounding mode, bits 23:22: 0 nearest, 1 up, 2 down, 3 toward zero. */
+#define RMODE(m) ((uint64_t)(m) << 22)
+#define RMODE_MASK RMODE(3)
+static uint64_t get_fpcr(void) { uint64_t v; __asm__ volatile("mrs %0, fpcr" : "=r"(v)); return v; }
+static void set_rmode(uint64_t m) { uint64_t v = (get_fpcr() & ~RMODE_MASK) | m; __asm__ volatile("msr fpcr, %0" : : "r"(v)); }
+struct fpi { dagrt_fiber main, f; uint64_t seen_start, seen_resume; };
+static void fpi_main(void *arg)
+{
+    struct fpi *s = arg;
+    dagrt__fiber_started(&s->f);
+    s->seen_start = get_fpcr() & RMODE_MASK;
+    set_rmode(RMODE(3));               /* this fiber: round toward zero */
+    dagrt__fiber_switch(&s->f, &s->main);
+    s->seen_resume = get_fpcr() & RMODE_MASK;
+    dagrt__fiber_switch(&s->f, &s->main);
+    abort();
+}
+int fs_fp_state_isolated(void)
+{
+    struct fpi s;
+    int bad = 0;
+    uint64_t saved = get_fpcr() & RMODE_MASK;
+    dagrt__fiber_init_thread(&s.main);
+    set_rmode(RMODE(2));               /* thread: round down */
+    if (dagrt__fiber_create(&s.f, 0, fpi_main, &s)) return 1;
+    set_rmode(RMODE(0));               /* changed after create: fiber must not see it */
+    dagrt__fiber_switch(&s.main, &s.f);
+    if ((get_fpcr() & RMODE_MASK) != RMODE(0)) bad++;     /* thread's own kept */
+    set_rmode(RMODE(1));               /* thread: round up */
+    dagrt__fiber_switch(&s.main, &s.f);
+    if ((get_fpcr() & RMODE_MASK) != RMODE(1)) bad++;
+    if (s.seen_start != RMODE(2)) bad++;                   /* inherited at create */
+    if (s.seen_resume != RMODE(3)) bad++;                  /* its own kept */
+    set_rmode(saved);
+    dagrt__fiber_destroy(&s.f);
+    return bad;
+}
 #else
-int fs_fp_state_isolated(void) { return 0; }   /* FPCR is not switched (ctx_aarch64.h) */
+/* The ucontext fallback on other CPUs: whatever the C library's
+ * swapcontext does with FP control state; nothing of ours to test. */
+int fs_fp_state_isolated(void) { return 0; }
 #endif
 
 /* ---------------------------------------------------- guard page overflow */
