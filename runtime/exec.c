@@ -25,11 +25,13 @@
  * - The caller drains, then waits on the run's group (helping), and repeats
  *   until every node has completed.
  */
+#define _GNU_SOURCE   /* sched_getcpu */
 #include "exec.h"
 
 #include <stdatomic.h>
 
 #include "scheduler.h"
+#include <sched.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
@@ -41,6 +43,24 @@
  * itself: a frame that grows past the bound runs in parallel again next
  * time, and a parallel frame whose wall time falls under it goes inline. */
 #define EXEC_INLINE_NS_PER_NODE 250
+/* Runs timed for that policy: one in this many (after as many untimed). */
+#define EXEC_TIME_EVERY 8
+
+/* Plan mode: the threads' lists (the caller's and one worker's), and the
+ * most predecessors a node may have for a graph to run in plan mode (they
+ * are kept in the node's own line). */
+#define PLAN_LISTS 2
+#define PLAN_MAXPRED 9
+/* Polls (a pause each, ~60 ns on the development VM) of a node's
+ * predecessors before its claimer takes a ready node off the other
+ * thread's list although that thread is there to run it. */
+#define PLAN_STEAL_SPINS 64
+/* Polls a worker whose list is finished makes for a node to take from the
+ * caller's list before it leaves the run. Short: each poll of the caller's
+ * cursor costs the caller's next claim a cache-line trip. */
+#define PLAN_LINGER_SPINS 32
+/* Polls of the helper's completion before the caller blocks on the group. */
+#define PLAN_END_SPINS 4096
 
 /* Per-node run state, overlaid on dagrt_node_state (one cache line each). */
 typedef struct node_rt {
@@ -57,7 +77,17 @@ typedef struct node_rt {
     uint32_t gate_next;          /* fired-gate worklist link; the firing thread only */
     uint32_t index;
     uint8_t status;              /* 1 ran, 2 skipped; written by the runner */
+    /* Plan mode (see "plan mode" below): which list the node is on. */
+    uint8_t list;
+    uint16_t npl;                /* plan mode: entries in pred */
     struct graph_rt *run;        /* back pointer, for spawned tasks' argument */
+    /* Plan mode: the run (epoch) in which this node last completed. Written
+     * once per run by the node's runner with release, read with acquire by
+     * the runners of its successors: their node sees this node's effects. */
+    _Atomic uint32_t done;
+    uint32_t lnext;              /* plan mode: next node on the same list */
+    uint16_t xpred;              /* plan mode: bit k: pred[k] is on the other list */
+    uint16_t pred[PLAN_MAXPRED]; /* plan mode: predecessors (read-only in a run) */
 } node_rt;
 
 /* Per-graph run state, overlaid on dagrt_graph_state's opaque words. Fields
@@ -82,7 +112,13 @@ typedef struct graph_rt {
     uint64_t runs;
     uint64_t last_ns;            /* average wall time of recent runs (caller only) */
     _Alignas(64) _Atomic uint32_t head;   /* line 1: next slot to pop */
+    /* Plan mode: the next unclaimed node of the caller's list (cursor[0],
+     * here) and of the worker's list (cursor[1], line 2); NONE at the end.
+     * Each sits on the line its owner alone writes in a normal run, so a
+     * claim is a locked instruction on a line already in the owner's cache. */
+    _Atomic uint32_t cursor0;
     _Alignas(64) _Atomic uint32_t tail;   /* line 2: next slot to fill */
+    _Atomic uint32_t cursor1;
     /* Helpers spawned and not yet finished: only a heuristic for when to
      * spawn another, so relaxed throughout (correctness never relies on a
      * helper existing, see the drain rule above). */
@@ -91,6 +127,15 @@ typedef struct graph_rt {
      * group wait already orders everything; relaxed is enough. */
     _Atomic uint32_t done;
     _Alignas(64) dagrt_group group;       /* line 3: counts spawned tasks */
+    /* Plan mode: while a worker runs the worker's list, 1 + the CPU it
+     * started on (0: no one), so the caller leaves that list's nodes to it,
+     * unless they share a CPU. Only a hint: relaxed. */
+    _Atomic uint32_t owner1;
+    int caller_cpu;              /* plan mode: the caller's CPU at the start, or -1 */
+    uint32_t epoch;              /* plan mode: this run's number, never 0 */
+    uint32_t lhead[PLAN_LISTS];  /* plan mode: first node of each list */
+    uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
+    const dagrt_graph *plan_g;   /* the graph the plan was made for */
 } graph_rt;
 
 _Static_assert(sizeof(node_rt) <= sizeof(dagrt_node_state), "node state too small");
@@ -272,24 +317,20 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
     return next;
 }
 
-/* Runs node i's body (or skips it): gates and skipped tasks run nothing. */
-static void execute(graph_rt *r, uint32_t i)
+/* Runs node i's body (or skips it): gates and skipped tasks run nothing.
+ * counted: raise this thread's node depth meanwhile (see execute).
+ * Returns the node's status (0 gate, 1 ran, 2 skipped); the caller stores
+ * it, so that plan mode can order that store after its next claim. */
+static uint8_t execute_on(graph_rt *r, uint32_t i, bool counted)
 {
     const dagrt_node *n = &r->g->nodes[i];
-    node_rt *ns = &r->nodes[i];
-    if (n->kind == DAGRT_NODE_GATE) {
-        ns->status = 0;
-        return;
-    }
-    /* (fiber layer) On a fiber the node may suspend and resume on another
-     * thread, so a per-thread depth would be raised on one thread and
-     * lowered on another; nodes running on a fiber are recognised by
-     * dagrt_in_fiber() in dagrt_graph_run instead. */
-    bool counted = !dagrt_in_fiber(r->rt);
+    if (n->kind == DAGRT_NODE_GATE)
+        return 0;
+    uint8_t status = 1;
     if (counted)
         tl_node_depth++;
     if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
-        ns->status = 2;
+        status = 2;
     } else if (n->flags & DAGRT_NODE_PARALLEL) {
         size_t count = n->count ? n->count(r->ctx) : 0;
         if (count > 0 && n->run_range &&
@@ -297,14 +338,21 @@ static void execute(graph_rt *r, uint32_t i)
             /* The runtime could not split it: run it whole, still exactly once. */
             n->run_range(r->ctx, 0, count);
         }
-        ns->status = 1;
-    } else {
-        if (n->run)
-            n->run(r->ctx);
-        ns->status = 1;
+    } else if (n->run) {
+        n->run(r->ctx);
     }
     if (counted)
         tl_node_depth--;   /* same thread as the ++: nothing here migrates */
+    return status;
+}
+
+static uint8_t execute(graph_rt *r, uint32_t i)
+{
+    /* (fiber layer) On a fiber the node may suspend and resume on another
+     * thread, so a per-thread depth would be raised on one thread and
+     * lowered on another; nodes running on a fiber are recognised by
+     * dagrt_in_fiber() in dagrt_graph_run instead. */
+    return execute_on(r, i, !dagrt_in_fiber(r->rt));
 }
 
 /* Runs `next` (if any), then whatever the ready lists hold, until they are
@@ -321,7 +369,7 @@ static void drain(drain_ctx *d, uint32_t next)
             next = list_pop(r);
         if (next == NONE)
             break;
-        execute(r, next);
+        r->nodes[next].status = execute(r, next);
         next = complete(d, next);
     }
     if (d->completed) {
@@ -335,7 +383,7 @@ static void task_entry(void *arg)
 {
     node_rt *n = arg;
     graph_rt *r = n->run;
-    execute(r, n->index);
+    n->status = execute(r, n->index);
     /* A fiber never takes `on main` work, even on the main thread: a main
      * task must run on the caller's own stack, and a fiber may move to
      * another thread whenever something in it waits (a body, a parallel
@@ -351,6 +399,379 @@ static void helper_entry(void *arg)
     drain_ctx d = {r, dagrt_on_main_thread(r->rt), 0};
     drain(&d, NONE);
     atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------- plan mode
+ *
+ * With one worker, the dynamic scheme above pays for every node in cross-
+ * core cache traffic: join counters, the shared ready list and helper
+ * spawns are locked instructions on lines the other core wrote last, about
+ * 250 ns each on a VM (docs/benchmarks.md), several times per 1 us node.
+ * Plan mode runs such graphs without any of them:
+ *
+ * - Once per graph, the nodes are split into two lists, one for the caller
+ *   and one for a worker, level by level (a node's level is its longest
+ *   path from a root), each level shared out evenly, every node going to the
+ *   list that holds most of its predecessors: chains stay on one thread and
+ *   few edges cross between them. Each list is in (level, index) order, so
+ *   both are subsequences of one topological order. `on main` nodes all go
+ *   to the caller's list.
+ * - A run: each list has a cursor, the next unclaimed node; a thread claims
+ *   a node by advancing a cursor with a CAS, waits until the node's
+ *   predecessors have completed in this run (their `done` equals the run's
+ *   epoch), runs it and stores `done`. Completed nodes are never counted,
+ *   only read: nothing is reset between runs, the epoch moves on instead.
+ * - A thread takes a ready node off the other list when that list has no
+ *   owner (the worker has not arrived, or has left), after waiting long on
+ *   its own node, or when its own list is finished. Only the caller takes
+ *   `on main` nodes.
+ * - Progress without the worker: the earliest unfinished node of the
+ *   common order has all its predecessors done; it is either claimed by a
+ *   thread that will run it (a waiting claimer's predecessors are earlier
+ *   still, so waits never form a cycle) or at its list's cursor, where the
+ *   caller, which only leaves once every node is claimed, takes it.
+ * - The caller spawns the worker's helper before running anything, so the
+ *   worker's wake-up overlaps the roots, and waits for it on the group at
+ *   the end (the helper leaves once the caller's list is all claimed, or
+ *   after lingering PLAN_LINGER_SPINS polls with nothing to take).
+ */
+
+static inline _Atomic uint32_t *plan_cursor(graph_rt *r, uint32_t k)
+{
+    return k == 0 ? &r->cursor0 : &r->cursor1;
+}
+
+/* Can node i run in this run: AND, all predecessors done; OR, any. */
+static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch)
+{
+    const node_rt *n = &r->nodes[i];
+    uint32_t np = n->npl;
+    if (np == 0)
+        return true;
+    bool any = r->g->nodes[i].join == DAGRT_JOIN_OR;
+    for (uint32_t k = 0; k < np; k++) {
+        /* acquire: pairs with the predecessor runner's release store, so
+         * its effects are visible to whoever runs node i next. */
+        bool d = atomic_load_explicit(&r->nodes[n->pred[k]].done, memory_order_acquire) == epoch;
+        if (d == any)
+            return any;
+    }
+    return !any;
+}
+
+/* Claims the next node of list k, or NONE. A thief (steal) takes it only
+ * if it is ready now, and never an `on main` node unless it is the caller. */
+static uint32_t plan_claim(graph_rt *r, uint32_t k, bool steal, bool on_main, uint32_t epoch)
+{
+    _Atomic uint32_t *cur = plan_cursor(r, k);
+    /* relaxed loads and CAS: the cursor only decides who runs which node
+     * (the CAS makes that exclusive); what a node needs from the nodes
+     * before it comes through the acquire loads of their `done`, and the
+     * lists themselves were written before the run started (published to
+     * the worker by the spawn of its helper). */
+    uint32_t c = atomic_load_explicit(cur, memory_order_relaxed);
+    while (c != NONE) {
+        if (steal && ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) ||
+                      !plan_ready(r, c, epoch)))
+            return NONE;
+        if (atomic_compare_exchange_weak_explicit(cur, &c, r->nodes[c].lnext, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return c;
+    }
+    return NONE;
+}
+
+static inline void plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint32_t epoch)
+{
+    r->nodes[i].status = status;
+    /* release: see plan_ready. */
+    atomic_store_explicit(&r->nodes[i].done, epoch, memory_order_release);
+}
+
+static inline void plan_prefetch(graph_rt *r, uint32_t i)
+{
+#if defined(__GNUC__)
+    /* The predecessors of our next node that another thread runs: their
+     * lines cross cores anyway; asking now lets that overlap this body. */
+    if (i == NONE)
+        return;
+    const node_rt *n = &r->nodes[i];
+    for (uint32_t m = n->xpred, k = 0; m; m >>= 1, k++)
+        if (m & 1)
+            __builtin_prefetch(&r->nodes[n->pred[k]].done);
+#else
+    (void)r;
+    (void)i;
+#endif
+}
+
+static inline int plan_cpu(void)
+{
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+/* One poll of a wait. `other_cpu`: where the thread we wait for runs, or -1
+ * if unknown. */
+static inline void plan_relax(unsigned spins, int other_cpu)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+    /* On a VM whose idle vCPUs look busy, a worker can be put on the
+     * caller's CPU (park.h) and stay there: spinning then only keeps the
+     * thread we wait for off the CPU. Give it the CPU when we share it, and
+     * after long waits in any case. */
+    if ((spins & 63) == 63 && other_cpu >= 0 && plan_cpu() == other_cpu)
+        sched_yield();
+    else if ((spins & 0x3fff) == 0x3fff)
+        sched_yield();
+}
+
+/* Where the other thread of the run is, for plan_relax. */
+static inline int plan_other_cpu(graph_rt *r, uint32_t own)
+{
+    if (own == 1)
+        return r->caller_cpu;
+    return (int)atomic_load_explicit(&r->owner1, memory_order_relaxed) - 1;
+}
+
+/* Takes and runs one ready node of list k (not ours). */
+static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, bool counted, uint32_t epoch)
+{
+    uint32_t s = plan_claim(r, k, true, on_main, epoch);
+    if (s == NONE)
+        return false;
+    plan_publish(r, s, execute_on(r, s, counted), epoch);
+    return true;
+}
+
+/* One thread's part of a run: its own list `own`, then whatever it can take
+ * from the other one. The caller (on_main) stays until every node is
+ * claimed; the worker's helper may leave earlier. counted: as for
+ * execute_on, decided once (the thread's stack cannot change meanwhile). */
+static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
+{
+    const uint32_t epoch = r->epoch;
+    const uint32_t other = own ^ 1u;
+    uint32_t prev = NONE;
+    uint8_t prev_status = 0;
+    for (;;) {
+        uint32_t i = plan_claim(r, own, false, on_main, epoch);
+        /* Completing the previous node only now puts its store after the
+         * claim's locked instruction: the store's trip to the other core
+         * (which read `done` last run) overlaps the next body instead of
+         * stalling the claim. */
+        if (prev != NONE)
+            plan_publish(r, prev, prev_status, epoch);
+        if (i == NONE)
+            break;
+        for (unsigned spins = 1; !plan_ready(r, i, epoch); spins++) {
+            plan_relax(spins, plan_other_cpu(r, own));
+            /* owner1 is read only by the caller (own == 0). */
+            if ((spins >= PLAN_STEAL_SPINS ||
+                 (own == 0 && atomic_load_explicit(&r->owner1, memory_order_relaxed) == 0)) &&
+                plan_steal(r, other, on_main, counted, epoch))
+                spins = 1;
+        }
+        plan_prefetch(r, r->nodes[i].lnext);
+        prev_status = execute_on(r, i, counted);
+        prev = i;
+    }
+    unsigned idle = 0;
+    while (atomic_load_explicit(plan_cursor(r, other), memory_order_relaxed) != NONE) {
+        if (plan_steal(r, other, on_main, counted, epoch)) {
+            idle = 0;
+            continue;
+        }
+        if (!on_main && ++idle > PLAN_LINGER_SPINS)
+            break;
+        plan_relax(idle, plan_other_cpu(r, own));
+    }
+}
+
+/* This worker was woken onto the caller's CPU, `cpu` (park.h: on a VM whose
+ * idle vCPUs look busy the kernel puts a wakee beside its waker). Left
+ * there, it parks again each frame and the next frame's wake-up puts it
+ * back: measured on the development VM, 22 us per frame in the spawn alone.
+ * Moving it costs two affinity calls, once: forbid this CPU, which makes
+ * the kernel migrate the thread now, then allow the old set again, which
+ * leaves it where it went. Returns the CPU it runs on then. */
+static int plan_move_away(int cpu)
+{
+#if defined(__linux__)
+    cpu_set_t old, away;
+    pthread_t self = pthread_self();
+    if (pthread_getaffinity_np(self, sizeof old, &old) != 0 || CPU_COUNT(&old) < 2 ||
+        cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &old))
+        return cpu;
+    away = old;
+    CPU_CLR(cpu, &away);
+    if (pthread_setaffinity_np(self, sizeof away, &away) != 0)
+        return cpu;
+    (void)pthread_setaffinity_np(self, sizeof old, &old);
+    return plan_cpu();
+#else
+    return cpu;
+#endif
+}
+
+static void plan_helper_entry(void *arg)
+{
+    graph_rt *r = arg;
+    bool on_main = dagrt_on_main_thread(r->rt);
+    /* The caller itself may end up running this task (in its final group
+     * wait, when no worker took it): by then both lists are all claimed. */
+    if (!on_main) {
+        int cpu = plan_cpu();
+        if (cpu >= 0 && cpu == r->caller_cpu)
+            cpu = plan_move_away(cpu);
+        /* Still on the caller's CPU, we could only take turns with it:
+         * leave the run to the caller (it takes an unowned list's nodes at
+         * once). */
+        if (cpu >= 0 && cpu == r->caller_cpu)
+            return;
+        atomic_store_explicit(&r->owner1, (uint32_t)(cpu + 1), memory_order_relaxed);
+    }
+    /* On a fiber only if some wait on a fiber stack ran this task. */
+    plan_work(r, 1, on_main, !dagrt_in_fiber(r->rt));
+    if (!on_main)
+        atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
+}
+
+/* Makes the two lists for r->g (see the top of this section). Plain
+ * stores: it runs on the caller between runs. Returns false when the graph
+ * cannot run in plan mode. Scratch space: the nodes' dynamic-mode fields
+ * (pending = level, main_next/gate_next = per-level buckets). */
+static bool plan_build(graph_rt *r)
+{
+    const dagrt_graph *g = r->g;
+    uint32_t n = g->nnodes;
+    if (n > UINT16_MAX)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (g->nodes[i].flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER | DAGRT_NODE_PARALLEL))
+            return false;   /* spawned or split: the dynamic scheme runs those */
+        node_rt *x = &r->nodes[i];
+        x->npl = 0;
+        x->index = i;
+        x->run = r;
+        x->status = 0;
+        atomic_store_explicit(&x->done, 0, memory_order_relaxed);
+        atomic_store_explicit(&x->pending, 0, memory_order_relaxed);   /* level */
+        x->gate_next = NONE;                                            /* bucket head */
+    }
+    /* Predecessors and levels; the tables are in topological order. */
+    uint32_t maxlevel = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        const dagrt_node *un = &g->nodes[u];
+        uint32_t lu = atomic_load_explicit(&r->nodes[u].pending, memory_order_relaxed);
+        if (un->succ_first > g->nsucc || un->nsucc > g->nsucc - un->succ_first)
+            return false;
+        for (uint32_t k = 0; k < un->nsucc; k++) {
+            uint32_t s = g->succ[un->succ_first + k];
+            if (s <= u || s >= n || r->nodes[s].npl >= PLAN_MAXPRED)
+                return false;
+            node_rt *sx = &r->nodes[s];
+            sx->pred[sx->npl++] = (uint16_t)u;
+            if (atomic_load_explicit(&sx->pending, memory_order_relaxed) < lu + 1)
+                atomic_store_explicit(&sx->pending, lu + 1, memory_order_relaxed);
+        }
+        if (lu > maxlevel)
+            maxlevel = lu;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (r->nodes[i].npl != g->nodes[i].npred)
+            return false;
+    /* Buckets per level, each in index order (pushed in reverse). */
+    for (uint32_t u = n; u-- > 0;) {
+        uint32_t l = atomic_load_explicit(&r->nodes[u].pending, memory_order_relaxed);
+        r->nodes[u].main_next = r->nodes[l].gate_next;
+        r->nodes[l].gate_next = u;
+    }
+    uint32_t tail[PLAN_LISTS] = {NONE, NONE};
+    r->lhead[0] = r->lhead[1] = NONE;
+    for (uint32_t l = 0; l <= maxlevel; l++) {
+        uint32_t width = 0;
+        for (uint32_t u = r->nodes[l].gate_next; u != NONE; u = r->nodes[u].main_next)
+            width += g->nodes[u].kind != DAGRT_NODE_GATE;
+        uint32_t cap = (width + PLAN_LISTS - 1) / PLAN_LISTS;
+        uint32_t count[PLAN_LISTS] = {0, 0};
+        uint32_t last = 0;
+        for (uint32_t u = r->nodes[l].gate_next; u != NONE; u = r->nodes[u].main_next) {
+            node_rt *x = &r->nodes[u];
+            uint32_t k;
+            if (g->nodes[u].flags & DAGRT_NODE_MAIN) {
+                k = 0;
+            } else {
+                uint32_t aff[PLAN_LISTS] = {0, 0};
+                for (uint32_t q = 0; q < x->npl; q++)
+                    aff[r->nodes[x->pred[q]].list]++;
+                /* Most predecessors, among lists with room; ties stay with
+                 * the previous node's list, keeping neighbours together. */
+                k = NONE;
+                for (uint32_t c = 0; c < PLAN_LISTS; c++) {
+                    if (count[c] >= cap && g->nodes[u].kind != DAGRT_NODE_GATE)
+                        continue;
+                    if (k == NONE || aff[c] > aff[k] || (aff[c] == aff[k] && c == last))
+                        k = c;
+                }
+                if (k == NONE)
+                    k = count[0] <= count[1] ? 0 : 1;
+            }
+            if (g->nodes[u].kind != DAGRT_NODE_GATE)
+                count[k]++;
+            last = k;
+            x->list = (uint8_t)k;
+            x->lnext = NONE;
+            x->xpred = 0;
+            for (uint32_t q = 0; q < x->npl; q++)
+                if (r->nodes[x->pred[q]].list != k)
+                    x->xpred |= (uint16_t)(1u << q);
+            if (tail[k] == NONE)
+                r->lhead[k] = u;
+            else
+                r->nodes[tail[k]].lnext = u;
+            tail[k] = u;
+        }
+    }
+    return true;
+}
+
+/* A whole run in plan mode. */
+static int plan_run(graph_rt *r)
+{
+    if (++r->epoch == 0) {
+        /* 2^32 runs: `done` words from the last wrap could match again. */
+        for (uint32_t i = 0; i < r->nnodes; i++)
+            atomic_store_explicit(&r->nodes[i].done, 0, memory_order_relaxed);
+        r->epoch = 1;
+    }
+    atomic_store_explicit(&r->cursor0, r->lhead[0], memory_order_relaxed);
+    atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
+    atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
+    r->caller_cpu = plan_cpu();
+    dagrt_group_init(&r->group);
+    /* Before any node: the worker's wake-up overlaps the first bodies. If
+     * the spawn fails the caller runs both lists. */
+    if (r->lhead[1] != NONE)
+        (void)dagrt_spawn_ex(r->rt, &r->group, plan_helper_entry, r, DAGRT_SPAWN_DEFAULT);
+    plan_work(r, 0, true, true);   /* dagrt_graph_run refuses fibers */
+    /* Every node is claimed; the helper may still run its last one. Poll a
+     * while before the group wait, which arms and may sleep. */
+    rt_group *gi = rt_group_of(&r->group);
+    for (unsigned spins = 0; spins < PLAN_END_SPINS; spins++) {
+        /* acquire: the helper's task finish releases its nodes' effects. */
+        if (atomic_load_explicit(&gi->word, memory_order_acquire) == 0)
+            return 0;
+        plan_relax(spins, plan_other_cpu(r, 0));
+    }
+    return dagrt_group_wait(r->rt, &r->group);
 }
 
 /* ------------------------------------------------------------ public API */
@@ -382,10 +803,13 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
 
     /* Reset: plain stores are enough; spawning a task publishes them to
      * the thread that runs it (the runtime's queues are release/acquire). */
+    node_rt *nodes = (node_rt *)(void *)st->nodes;
+    if (r->plan_g != g || r->nodes != nodes)
+        r->plan = 0;   /* a plan is for one graph in one node array */
     r->rt = rt;
     r->g = g;
     r->ctx = ctx;
-    r->nodes = (node_rt *)(void *)st->nodes;
+    r->nodes = nodes;
     r->nnodes = g->nnodes;
     /* One helper per worker, plus one: the caller, once it waits on the
      * group, takes a helper task like any other, so a helper that keeps
@@ -394,8 +818,25 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     int workers = dagrt_worker_count(rt);
     bool tiny = r->last_ns && r->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE;
     r->max_helpers = workers > 0 && !tiny ? (uint16_t)(workers < 65534 ? workers + 1 : 65535) : 0;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* The policy's clock: a clock read costs about 100 ns on a VM (kvm-clock),
+     * as much as a node's overhead here, so only one run in
+     * EXEC_TIME_EVERY is timed, the first ones always. */
+    struct timespec t0 = {0, 0};
+    bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;
+    if (timed)
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = 0;
+    /* One worker and a frame worth sharing: plan mode, if the graph allows. */
+    if (workers == 1 && !tiny) {
+        if (r->plan == 0) {
+            r->plan = plan_build(r) ? 1 : 2;
+            r->plan_g = g;
+        }
+        if (r->plan == 1) {
+            rc = plan_run(r);
+            goto finish;
+        }
+    }
     r->main_head = NONE;
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
@@ -428,7 +869,6 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         }
     if (published)
         maybe_spawn_helper(r);
-    int rc = 0;
     for (;;) {
         drain(&d, next);
         next = NONE;
@@ -468,12 +908,16 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     /* Every node is done; spawned tasks may still be on their way out. */
     if (rc == 0)
         rc = dagrt_group_wait(rt, &r->group);
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    /* A moving average (1/8 weight per frame): one frame stretched by a
-     * preemption or a page fault must not flip a tiny graph to parallel. */
-    uint64_t ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
-    r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
+finish:;
+    if (timed) {
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        /* A moving average (1/8 weight per timed frame): one frame stretched
+         * by a preemption or a page fault must not flip a tiny graph to
+         * parallel. */
+        uint64_t ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
+        r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
+    }
     r->runs++;
     atomic_store_explicit(&r->running, 0, memory_order_release);
     return rc;
