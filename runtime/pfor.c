@@ -213,10 +213,75 @@ static int this_cpu(void)
 #endif
 }
 
+/* Steering a wake-up. On the same VMs, the worker a futex wake puts beside
+ * its waker then waits in that CPU's run queue until the waker's time slice
+ * ends (milliseconds: the caller of a loop does not block), while the loop
+ * it was woken for is long over. So before a submit that will wake a
+ * sleeping worker, take our CPU out of that worker's allowed set: the
+ * kernel then has to wake it elsewhere. Whoever runs the task puts the CPU
+ * back (unsteer). Rare (it needs a sleeping worker, and kicks are rate
+ * limited), so one mutex keeps concurrent steers of one worker consistent.
+ * Returns the steered ctx index + 1, or 0 when nothing was done. */
+#if defined(__linux__)
+static pthread_mutex_t steer_mu = PTHREAD_MUTEX_INITIALIZER;
+#endif
+
+static uintptr_t steer(dagrt *rt, int cpu)
+{
+#if defined(__linux__)
+    /* relaxed: heuristic reads; a wrong guess only skips the steering or
+     * steers a worker that someone else then wakes. */
+    if (cpu < 0 || atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0)
+        return 0;
+    for (int k = 1; k < rt->nctx; k++) {
+        rt_ctx *v = &rt->ctx[k];
+        /* The first idle worker is the one the submit's wake_one claims. */
+        if (atomic_load_explicit(&v->idle, memory_order_relaxed) != 1)
+            continue;
+        uintptr_t r = 0;
+        cpu_set_t m;
+        pthread_mutex_lock(&steer_mu);
+        if (pthread_getaffinity_np(v->thread, sizeof m, &m) == 0 &&
+            CPU_ISSET(cpu, &m) && CPU_COUNT(&m) > 1) {
+            CPU_CLR(cpu, &m);
+            if (pthread_setaffinity_np(v->thread, sizeof m, &m) == 0)
+                r = (uintptr_t)k + 1;
+        }
+        pthread_mutex_unlock(&steer_mu);
+        return r;
+    }
+#else
+    (void)rt;
+    (void)cpu;
+#endif
+    return 0;
+}
+
+static void unsteer(dagrt *rt, uintptr_t steered, int cpu)
+{
+#if defined(__linux__)
+    if (steered == 0)
+        return;
+    rt_ctx *v = &rt->ctx[steered - 1];
+    cpu_set_t m;
+    pthread_mutex_lock(&steer_mu);
+    if (pthread_getaffinity_np(v->thread, sizeof m, &m) == 0) {
+        CPU_SET(cpu, &m);
+        (void)pthread_setaffinity_np(v->thread, sizeof m, &m);
+    }
+    pthread_mutex_unlock(&steer_mu);
+#else
+    (void)rt;
+    (void)steered;
+    (void)cpu;
+#endif
+}
+
 static void pfor_task(void *p);
 
 /* Pushes one invitation from ctx c. Returns 0 or an error (nothing
- * pushed then). */
+ * pushed then). u[0]: the CPU we run on; u[1]: steer()'s token when the
+ * submit is expected to wake a sleeping worker. */
 static int invite(pfor_job *j, rt_ctx *c)
 {
     rt_task *t = rt_task_alloc(c);
@@ -226,7 +291,9 @@ static int invite(pfor_job *j, rt_ctx *c)
     t->arg = j;
     t->group = j->g;      /* pfor_task completes it itself (see there) */
     t->flags = RT_TASK_SELF;
-    t->u[0] = (uintptr_t)(intptr_t)this_cpu();
+    int cpu = this_cpu();
+    t->u[0] = (uintptr_t)(intptr_t)cpu;
+    t->u[1] = steer(j->rt, cpu);
     /* relaxed: a heuristic count (it only throttles re-invitations), made
      * before the submit so a quick helper never sees more takers than
      * invitations; the group count is the one that matters. */
@@ -235,6 +302,7 @@ static int invite(pfor_job *j, rt_ctx *c)
     int r = rt_submit(j->rt, c, t);
     if (r != 0) {
         atomic_fetch_sub_explicit(&j->invites, 1, memory_order_relaxed);
+        unsteer(j->rt, t->u[1], cpu);
         rt_task_free(j->rt, t);
         rt_group_done(j->g);
     }
@@ -378,6 +446,7 @@ static void pfor_task(void *p)
     /* relaxed: the slot index only has to be unique (an RMW gives that);
      * it also counts the invitation as picked up (see hungry). */
     int mine = atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
+    unsteer(j->rt, t->u[1], (int)(intptr_t)t->u[0]);
     rt_ctx *c = rt_ctx_current(j->rt);
     if (c && c->worker)
         leave_waker_cpu(c, (int)(intptr_t)t->u[0]);
@@ -392,11 +461,14 @@ static void pfor_task(void *p)
 }
 
 /* A kick: wakes a sleeping worker for later loops (see kick_due). u[0]:
- * the CPU the kicking thread ran on, u[1]: the runtime. */
+ * the CPU the kicking thread ran on, u[1]: steer()'s token, arg: the
+ * runtime. */
 static void pfor_kick(void *p)
 {
     rt_task *t = p;
-    rt_ctx *c = rt_ctx_current((dagrt *)t->u[1]);
+    dagrt *rt = t->arg;
+    unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
+    rt_ctx *c = rt_ctx_current(rt);
     if (c && c->worker)   /* not a thread that waits and took it back */
         leave_waker_cpu(c, (int)(intptr_t)t->u[0]);
 }
@@ -424,11 +496,15 @@ static void kick(dagrt *rt, rt_ctx *c)
     if (!t)
         return;
     t->fn = pfor_kick;
+    t->arg = rt;
     t->flags = RT_TASK_SELF;
-    t->u[0] = (uintptr_t)(intptr_t)this_cpu();
-    t->u[1] = (uintptr_t)rt;
-    if (rt_submit(rt, c, t) != 0)
+    int cpu = this_cpu();
+    t->u[0] = (uintptr_t)(intptr_t)cpu;
+    t->u[1] = steer(rt, cpu);
+    if (rt_submit(rt, c, t) != 0) {
+        unsteer(rt, t->u[1], cpu);
         rt_task_free(rt, t);
+    }
 }
 
 /* The caller's end of the loop: everything it could split is done. */
@@ -454,6 +530,7 @@ static int finish(pfor_job *j, dagrt_group *dg)
             if (x != RT_DEQUE_EMPTY && t->fn == pfor_task && t->arg == j) {
                 /* relaxed: heuristic count (hungry); withdrawn = taken. */
                 atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
+                unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
                 rt_task_finish(rt, t);
                 continue;
             }
