@@ -416,20 +416,22 @@ static void helper_entry(void *arg)
  *   few edges cross between them. Each list is in (level, index) order, so
  *   both are subsequences of one topological order. `on main` nodes all go
  *   to the caller's list.
- * - A run: each list has a cursor, the next unclaimed node; a thread claims
- *   a node by advancing a cursor with a CAS, waits until the node's
- *   predecessors have completed in this run (their `done` equals the run's
- *   epoch), runs it and stores `done`. Completed nodes are never counted,
- *   only read: nothing is reset between runs, the epoch moves on instead.
+ * - A run: each list has a cursor, the next unclaimed node; a thread waits
+ *   until the node at its cursor is ready (its predecessors' `done` equals
+ *   the run's epoch), claims it by advancing the cursor with a CAS, runs it
+ *   and stores `done`. Completed nodes are never counted, only read:
+ *   nothing is reset between runs, the epoch moves on instead. Nodes are
+ *   claimed only when ready, so a thread that loses its CPU holds up at
+ *   most the node it is running.
  * - A thread takes a ready node off the other list when that list has no
  *   owner (the worker has not arrived, or has left), after waiting long on
  *   its own node, or when its own list is finished. Only the caller takes
  *   `on main` nodes.
  * - Progress without the worker: the earliest unfinished node of the
- *   common order has all its predecessors done; it is either claimed by a
- *   thread that will run it (a waiting claimer's predecessors are earlier
- *   still, so waits never form a cycle) or at its list's cursor, where the
- *   caller, which only leaves once every node is claimed, takes it.
+ *   common order has all its predecessors done; it is either claimed, and
+ *   running, or at its list's cursor (everything before it on its list is
+ *   done), where its owner, or the caller, which only leaves once every
+ *   node is claimed, takes it.
  * - The caller spawns the worker's helper before running anything, so the
  *   worker's wake-up overlaps the roots, and waits for it on the group at
  *   the end (the helper leaves once the caller's list is all claimed, or
@@ -459,9 +461,9 @@ static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch)
     return !any;
 }
 
-/* Claims the next node of list k, or NONE. A thief (steal) takes it only
- * if it is ready now, and never an `on main` node unless it is the caller. */
-static uint32_t plan_claim(graph_rt *r, uint32_t k, bool steal, bool on_main, uint32_t epoch)
+/* Claims the next node of list k (not the caller's own) if it is ready
+ * now, or returns NONE; never an `on main` node unless the caller. */
+static uint32_t plan_claim(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch)
 {
     _Atomic uint32_t *cur = plan_cursor(r, k);
     /* relaxed loads and CAS: the cursor only decides who runs which node
@@ -471,8 +473,7 @@ static uint32_t plan_claim(graph_rt *r, uint32_t k, bool steal, bool on_main, ui
      * the worker by the spawn of its helper). */
     uint32_t c = atomic_load_explicit(cur, memory_order_relaxed);
     while (c != NONE) {
-        if (steal && ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) ||
-                      !plan_ready(r, c, epoch)))
+        if ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) || !plan_ready(r, c, epoch))
             return NONE;
         if (atomic_compare_exchange_weak_explicit(cur, &c, r->nodes[c].lnext, memory_order_relaxed,
                                                   memory_order_relaxed))
@@ -544,7 +545,7 @@ static inline int plan_other_cpu(graph_rt *r, uint32_t own)
 /* Takes and runs one ready node of list k (not ours). */
 static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, bool counted, uint32_t epoch)
 {
-    uint32_t s = plan_claim(r, k, true, on_main, epoch);
+    uint32_t s = plan_claim(r, k, on_main, epoch);
     if (s == NONE)
         return false;
     plan_publish(r, s, execute_on(r, s, counted), epoch);
@@ -559,30 +560,49 @@ static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
 {
     const uint32_t epoch = r->epoch;
     const uint32_t other = own ^ 1u;
+    _Atomic uint32_t *cur = plan_cursor(r, own);
     uint32_t prev = NONE;
     uint8_t prev_status = 0;
+    unsigned spins = 0;
     for (;;) {
-        uint32_t i = plan_claim(r, own, false, on_main, epoch);
+        /* relaxed: see plan_claim. */
+        uint32_t i = atomic_load_explicit(cur, memory_order_relaxed);
+        if (i == NONE)
+            break;
+        if (!plan_ready(r, i, epoch)) {
+            /* Nothing is claimed while it waits: a thread that loses its
+             * CPU here holds up no node, the other thread can take it. And
+             * the node we completed goes out first: someone may need it. */
+            if (prev != NONE) {
+                plan_publish(r, prev, prev_status, epoch);
+                prev = NONE;
+            }
+            plan_relax(++spins, plan_other_cpu(r, own));
+            /* owner1 is read only by the caller (own == 0). */
+            if ((spins >= PLAN_STEAL_SPINS ||
+                 (own == 0 && atomic_load_explicit(&r->owner1, memory_order_relaxed) == 0)) &&
+                plan_steal(r, other, on_main, counted, epoch))
+                spins = 0;
+            continue;
+        }
+        /* relaxed CAS: see plan_claim. It fails when the other thread took
+         * the node meanwhile: look again. */
+        if (!atomic_compare_exchange_weak_explicit(cur, &i, r->nodes[i].lnext, memory_order_relaxed,
+                                                   memory_order_relaxed))
+            continue;
+        spins = 0;
         /* Completing the previous node only now puts its store after the
          * claim's locked instruction: the store's trip to the other core
          * (which read `done` last run) overlaps the next body instead of
          * stalling the claim. */
         if (prev != NONE)
             plan_publish(r, prev, prev_status, epoch);
-        if (i == NONE)
-            break;
-        for (unsigned spins = 1; !plan_ready(r, i, epoch); spins++) {
-            plan_relax(spins, plan_other_cpu(r, own));
-            /* owner1 is read only by the caller (own == 0). */
-            if ((spins >= PLAN_STEAL_SPINS ||
-                 (own == 0 && atomic_load_explicit(&r->owner1, memory_order_relaxed) == 0)) &&
-                plan_steal(r, other, on_main, counted, epoch))
-                spins = 1;
-        }
         plan_prefetch(r, r->nodes[i].lnext);
         prev_status = execute_on(r, i, counted);
         prev = i;
     }
+    if (prev != NONE)
+        plan_publish(r, prev, prev_status, epoch);
     unsigned idle = 0;
     while (atomic_load_explicit(plan_cursor(r, other), memory_order_relaxed) != NONE) {
         if (plan_steal(r, other, on_main, counted, epoch)) {
