@@ -59,7 +59,8 @@
 #define PFOR_FIRST_ITEMS   64
 #define PFOR_SHARE_MIN_NS  2000.0    /* a loop shorter than this runs inline */
 #define PFOR_SPLIT_MIN_NS  1000.0    /* a thief splits only a remainder this long */
-#define PFOR_CHUNK_NS      600.0     /* owner's claim between two looks at its word */
+#define PFOR_CHUNK_NS      600.0     /* owner's claim between two looks at its word... */
+#define PFOR_CHUNK_MAX_NS  8000.0    /* ...growing to 1/32 of its remainder, up to this */
 #define PFOR_WAKE_NS       30000.0   /* remainder that pays for waking a sleeper */
 #define PFOR_END_SPIN_NS   30000.0   /* caller's spin on the last helpers */
 #define PFOR_KICK_GAP_NS   200000.0  /* "back to back": previous loop ended this recently */
@@ -157,7 +158,8 @@ typedef struct pfor_job {
     void *arg;
     size_t base;
     uint32_t grain;    /* smallest piece a thief takes (and leaves) */
-    uint32_t chunk;    /* items per owner claim */
+    uint32_t chunk;    /* items per owner claim, at least... */
+    uint32_t chunk_max;  /* ...and at most (see claim_size) */
     double ns_per;     /* estimate, ns per item */
     rt_group *g;
     int maxslots;      /* slots in use at most: min(threads, PFOR_SLOTS) */
@@ -344,6 +346,21 @@ static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
 #endif
 }
 
+/* Items the owner of a remainder of rem claims next: 1/32 of it, within
+ * [chunk, chunk_max]. A CAS per 0.6 us chunk is 1-2% of a long loop; with
+ * claims proportional to the remainder a 600 us share takes about 200 of
+ * them, and near the end the claims are small again, so that a thief can
+ * still split evenly and nobody waits on a long last chunk. */
+static inline uint32_t claim_size(const pfor_job *j, uint32_t rem)
+{
+    uint32_t k = rem / 32;
+    if (k < j->chunk)
+        k = j->chunk;
+    if (k > j->chunk_max)
+        k = j->chunk_max;
+    return k < rem ? k : rem;
+}
+
 /* Runs the range in slot s as its owner, a chunk per claim, until a claim
  * finds it empty (thieves may have taken the rest). per_out: if not NULL,
  * the first chunk is timed and its ns per item stored there (0 if none). */
@@ -352,7 +369,6 @@ static void run_slot(pfor_job *j, pfor_slot *s, double *per_out)
     dagrt_range_fn fn = j->fn;
     void *arg = j->arg;
     size_t base = j->base;
-    uint32_t chunk = j->chunk;
     bool full = false;
     if (per_out)
         *per_out = 0.0;
@@ -362,7 +378,7 @@ static void run_slot(pfor_job *j, pfor_slot *s, double *per_out)
         uint32_t b = lo(w), e = hi(w);
         if (b >= e)
             return;
-        uint32_t k = e - b < chunk ? e - b : chunk;
+        uint32_t k = claim_size(j, e - b);
         if (!atomic_compare_exchange_weak_explicit(&s->r, &w, pack(b + k, e),
                 memory_order_relaxed, memory_order_relaxed))
             continue;
@@ -414,7 +430,7 @@ static bool steal_into(pfor_job *j, int mine)
             return false;
         /* The victim is still inside the chunk it claimed last (half of
          * one, on average): count that in, so that both finish together. */
-        uint32_t half_chunk = j->chunk / 2 < brem / 2 ? j->chunk / 2 : brem / 2;
+        uint32_t half_chunk = claim_size(j, brem) / 2;
         uint32_t take = (brem + half_chunk) / 2;
         if (take > brem - j->grain)
             take = brem - j->grain;
@@ -592,6 +608,8 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
     j.g = rt_group_of(&dg);
     double ch = PFOR_CHUNK_NS / per;
     j.chunk = ch < (double)grain ? grain : (ch > (double)n ? n : (uint32_t)ch);
+    ch = PFOR_CHUNK_MAX_NS / per;
+    j.chunk_max = ch < (double)j.chunk ? j.chunk : (ch > (double)n ? n : (uint32_t)ch);
     /* relaxed: nothing has been published yet; the first invitation's
      * submit (release) does that. */
     atomic_init(&j.nslots, 1);
