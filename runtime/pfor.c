@@ -530,6 +530,7 @@ static int finish(pfor_job *j, dagrt_group *dg)
     dagrt *rt = j->rt;
     rt_ctx *c = rt_ctx_current(rt);   /* fresh: fn may have moved us */
     uint64_t t0 = 0;
+    bool look = c != NULL;    /* still worth looking at our deque */
     for (unsigned i = 0;; i++) {
         /* acquire: every helper's effects (its fn calls) are visible once
          * its completion is counted (release in rt_group_done). No waiter
@@ -537,7 +538,7 @@ static int finish(pfor_job *j, dagrt_group *dg)
          * the group and to the job: once the count is 0 we may return. */
         if (atomic_load_explicit(&g->word, memory_order_acquire) == 0)
             return 0;
-        if (c && rt_deque_nonempty(&c->deque)) {
+        if (look && rt_deque_nonempty(&c->deque)) {
             /* Our own invitation, still unclaimed, is normally on top of
              * our deque: withdraw it. Anything else (tasks fn spawned) is
              * put back for the full wait below, which runs it. */
@@ -554,7 +555,8 @@ static int finish(pfor_job *j, dagrt_group *dg)
                 if (!rt_deque_push(&c->deque, x))
                     rt_task_run(c, t);   /* cannot happen: its slot was just freed */
                 if (t->fn != pfor_kick)
-                    break;   /* a kick is for a worker: leave it there */
+                    break;
+                look = false;   /* a kick is for a worker: leave it there */
             }
         }
         if ((i & 63) == 63) {
