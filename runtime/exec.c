@@ -445,8 +445,10 @@ static inline _Atomic uint32_t *plan_cursor(graph_rt *r, uint32_t k)
     return k == 0 ? &r->cursor0 : &r->cursor1;
 }
 
-/* Can node i run in this run: AND, all predecessors done; OR, any. */
-static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch)
+/* Can node i run in this run: AND, all predecessors done; OR, any. `mine`:
+ * a node the calling thread has completed but not yet published (it counts
+ * as done for this thread), or NONE. */
+static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t mine)
 {
     const node_rt *n = &r->nodes[i];
     uint32_t np = n->npl;
@@ -456,7 +458,8 @@ static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch)
     for (uint32_t k = 0; k < np; k++) {
         /* acquire: pairs with the predecessor runner's release store, so
          * its effects are visible to whoever runs node i next. */
-        bool d = atomic_load_explicit(&r->nodes[n->pred[k]].done, memory_order_acquire) == epoch;
+        bool d = n->pred[k] == mine ||
+                 atomic_load_explicit(&r->nodes[n->pred[k]].done, memory_order_acquire) == epoch;
         if (d == any)
             return any;
     }
@@ -475,7 +478,7 @@ static uint32_t plan_claim(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch
      * the worker by the spawn of its helper). */
     uint32_t c = atomic_load_explicit(cur, memory_order_relaxed);
     while (c != NONE) {
-        if ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) || !plan_ready(r, c, epoch))
+        if ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) || !plan_ready(r, c, epoch, NONE))
             return NONE;
         if (atomic_compare_exchange_weak_explicit(cur, &c, r->nodes[c].lnext, memory_order_relaxed,
                                                   memory_order_relaxed))
@@ -572,7 +575,9 @@ static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
         uint32_t i = atomic_load_explicit(cur, memory_order_relaxed);
         if (i == NONE)
             break;
-        if (!plan_ready(r, i, epoch)) {
+        /* The node just run counts as done here, so a chain continues
+         * with the claim first and the publication after it (below). */
+        if (!plan_ready(r, i, epoch, prev)) {
             /* Nothing is claimed while it waits: a thread that loses its
              * CPU here holds up no node, the other thread can take it. And
              * the node we completed goes out first: someone may need it. */
