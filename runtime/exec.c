@@ -61,6 +61,7 @@
 #define PLAN_LINGER_SPINS 32
 /* Polls of the helper's completion before the caller blocks on the group. */
 #define PLAN_END_SPINS 4096
+#define PLAN_LEFT UINT32_MAX
 
 /* Per-node run state, overlaid on dagrt_node_state (one cache line each). */
 typedef struct node_rt {
@@ -128,8 +129,9 @@ typedef struct graph_rt {
     _Atomic uint32_t done;
     _Alignas(64) dagrt_group group;       /* line 3: counts spawned tasks */
     /* Plan mode: while a worker runs the worker's list, 1 + the CPU it
-     * started on (0: no one), so the caller leaves that list's nodes to it,
-     * unless they share a CPU. Only a hint: relaxed. */
+     * started on; 0 before a helper started, PLAN_LEFT after it left. The
+     * caller leaves that list's nodes to a running helper. Only a hint:
+     * relaxed. */
     _Atomic uint32_t owner1;
     int caller_cpu;              /* plan mode: the caller's CPU at the start, or -1 */
     uint32_t epoch;              /* plan mode: this run's number, never 0 */
@@ -539,7 +541,8 @@ static inline int plan_other_cpu(graph_rt *r, uint32_t own)
 {
     if (own == 1)
         return r->caller_cpu;
-    return (int)atomic_load_explicit(&r->owner1, memory_order_relaxed) - 1;
+    uint32_t o = atomic_load_explicit(&r->owner1, memory_order_relaxed);
+    return o == 0 || o == PLAN_LEFT ? -1 : (int)(o - 1);
 }
 
 /* Takes and runs one ready node of list k (not ours). */
@@ -578,9 +581,9 @@ static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
                 prev = NONE;
             }
             plan_relax(++spins, plan_other_cpu(r, own));
-            /* owner1 is read only by the caller (own == 0). */
-            if ((spins >= PLAN_STEAL_SPINS ||
-                 (own == 0 && atomic_load_explicit(&r->owner1, memory_order_relaxed) == 0)) &&
+            /* The caller takes the worker's list at once while no helper
+             * runs it. */
+            if ((spins >= PLAN_STEAL_SPINS || (own == 0 && plan_other_cpu(r, 0) < 0)) &&
                 plan_steal(r, other, on_main, counted, epoch))
                 spins = 0;
             continue;
@@ -661,7 +664,7 @@ static void plan_helper_entry(void *arg)
     /* On a fiber only if some wait on a fiber stack ran this task. */
     plan_work(r, 1, on_main, !dagrt_in_fiber(r->rt));
     if (!on_main)
-        atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
+        atomic_store_explicit(&r->owner1, PLAN_LEFT, memory_order_relaxed);
 }
 
 /* Makes the two lists for r->g (see the top of this section). Plain
@@ -786,6 +789,10 @@ static int plan_run(graph_rt *r)
      * while before the group wait, which arms and may sleep. */
     rt_group *gi = rt_group_of(&r->group);
     for (unsigned spins = 0; spins < PLAN_END_SPINS; spins++) {
+        /* Not started: the worker is busy or asleep, and the group wait
+         * will run the helper here (it finds nothing left to do). */
+        if (atomic_load_explicit(&r->owner1, memory_order_relaxed) == 0)
+            break;
         /* acquire: the helper's task finish releases its nodes' effects. */
         if (atomic_load_explicit(&gi->word, memory_order_acquire) == 0)
             return 0;
