@@ -58,8 +58,13 @@
 
 #define PFOR_FIRST_ITEMS   64
 #define PFOR_SHARE_MIN_NS  2000.0    /* a loop shorter than this runs inline */
-#define PFOR_SPLIT_MIN_NS  1000.0    /* a thief splits only a remainder this long */
-#define PFOR_CHUNK_NS      600.0     /* owner's claim between two looks at its word... */
+/* A thief splits only a remainder this long: a split costs each side one
+ * cache-line transfer (about 0.25 us here), and the last splits are the
+ * ones that even out threads that do not run at the same speed (on this
+ * VM one vCPU runs at half speed for stretches; at 1 us the caller of a
+ * 6 us loop waited 1-2 us for such a worker). */
+#define PFOR_SPLIT_MIN_NS  500.0
+#define PFOR_CHUNK_NS      400.0     /* owner's claim between two looks at its word... */
 #define PFOR_CHUNK_MAX_NS  8000.0    /* ...growing to 1/32 of its remainder, up to this */
 #define PFOR_WAKE_NS       30000.0   /* remainder that pays for waking a sleeper */
 #define PFOR_END_SPIN_NS   30000.0   /* caller's spin on the last helpers */
@@ -347,7 +352,7 @@ static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
 }
 
 /* Items the owner of a remainder of rem claims next: 1/32 of it, within
- * [chunk, chunk_max]. A CAS per 0.6 us chunk is 1-2% of a long loop; with
+ * [chunk, chunk_max]. A CAS per 0.4 us chunk is 2-3% of a long loop; with
  * claims proportional to the remainder a 600 us share takes about 200 of
  * them, and near the end the claims are small again, so that a thief can
  * still split evenly and nobody waits on a long last chunk. */
