@@ -17,6 +17,20 @@
  *
  * The model in tests/models/deque.pml checks the take/steal race on the last
  * element, with a negative control (the seq_cst fence in take removed).
+ *
+ * THE PRIVATE TAIL (split deque, after Lace: van Dijk and van de Pol,
+ * "Lace: non-blocking split deque for work-stealing", 2014). Thieves see
+ * only [top, split); the owner may also keep a private tail [split, bottom)
+ * that no thief can touch, so pushing to it and taking from it need no
+ * fence at all: a plain store and a plain load. The Chase-Lev protocol
+ * above runs on `split` exactly as it would on `bottom` (thieves read split
+ * where they read bottom; the owner's public take moves split where it
+ * moved bottom). The owner exposes its tail by moving split up to bottom
+ * (one release store, like a push of many items at once); a thief that
+ * finds the public part empty while the tail is not sets `splitreq`, which
+ * the owner polls. Who exposes when is the scheduler's policy (sched.c).
+ * rt_deque_push exposes at once, so callers that never use the private
+ * calls get the plain Chase-Lev deque.
  */
 #ifndef DAGRT_DEQUE_H
 #define DAGRT_DEQUE_H
@@ -33,13 +47,15 @@ typedef struct rt_deque_buf {
 } rt_deque_buf;
 
 typedef struct rt_deque {
-    /* top is written by thieves and the owner (CAS); bottom only by the
-     * owner. Separate cache lines so thieves polling top do not slow the
-     * owner's pushes. */
+    /* top is written by thieves and the owner (CAS); split and bottom only
+     * by the owner. Separate cache lines so thieves polling top do not slow
+     * the owner's pushes. */
     _Alignas(64) _Atomic int64_t top;
-    _Alignas(64) _Atomic int64_t bottom;
+    _Atomic int splitreq;                 /* a thief asks for the tail (hint) */
+    _Alignas(64) _Atomic int64_t split;   /* thieves' end of the public part */
+    _Atomic int64_t bottom;               /* end of the private tail */
     _Atomic(rt_deque_buf *) buf;
-    char pad_[64 - sizeof(_Atomic int64_t) - sizeof(void *)];
+    char pad_[64 - 2 * sizeof(_Atomic int64_t) - sizeof(void *)];
 } rt_deque;
 
 #define RT_DEQUE_EMPTY ((void *)0)
@@ -63,6 +79,8 @@ static inline int rt_deque_init(rt_deque *d, int64_t cap)
     if (!b)
         return -1;
     atomic_init(&d->top, 0);
+    atomic_init(&d->splitreq, 0);
+    atomic_init(&d->split, 0);
     atomic_init(&d->bottom, 0);
     atomic_init(&d->buf, b);
     return 0;
@@ -94,8 +112,9 @@ static inline rt_deque_buf *rt_deque_grow(rt_deque *d, rt_deque_buf *a, int64_t 
     return n;
 }
 
-/* Owner only. Returns false only when growing failed (out of memory). */
-static inline bool rt_deque_push(rt_deque *d, void *x)
+/* Owner only: appends x to the private tail. Returns false only when
+ * growing failed (out of memory). */
+static inline bool rt_deque_push_private(rt_deque *d, void *x)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed); /* owner's own */
     /* acquire: pairs with thieves' CAS on top, so slots they vacated are
@@ -108,35 +127,89 @@ static inline bool rt_deque_push(rt_deque *d, void *x)
             return false;
     }
     atomic_store_explicit(&a->slot[b & a->mask], x, memory_order_relaxed);
-    /* release: the slot (and the task it points to) is visible to a thief
-     * that reads this bottom with acquire. */
-    atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
+    /* relaxed: no thief reads slots at or past split; others read bottom
+     * only as a hint ("has a private tail"). */
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
     return true;
 }
 
-/* Owner only, with a seq_cst store of bottom for the idle protocol: the
- * push is then the "publish" half of its Dekker pair by itself, and the
+/* Owner only: makes the whole private tail public. */
+static inline void rt_deque_expose(rt_deque *d)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed); /* owner's own */
+    /* release: the slots (and the tasks they point to) are visible to a
+     * thief that reads this split with acquire. */
+    atomic_store_explicit(&d->split, b, memory_order_release);
+}
+
+/* Owner only: the same with a seq_cst RMW, for the idle protocol: the
+ * exposure is then the "publish" half of its Dekker pair by itself, and the
  * notifier needs no separate fence (sched.c, notify_after_sc). An exchange
  * is a single locked instruction on x86, cheaper than a store plus mfence. */
-static inline bool rt_deque_push_sc(rt_deque *d, void *x)
+static inline void rt_deque_expose_sc(rt_deque *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);   /* as in push */
-    rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
-    if (b - t > a->mask) {
-        a = rt_deque_grow(d, a, t, b);
-        if (!a)
-            return false;
-    }
-    atomic_store_explicit(&a->slot[b & a->mask], x, memory_order_relaxed);
-    /* seq_cst RMW: release for the slot (as in push) and a full barrier
-     * before the notifier's seq_cst loads. */
-    atomic_exchange_explicit(&d->bottom, b + 1, memory_order_seq_cst);
+    atomic_exchange_explicit(&d->split, b, memory_order_seq_cst);
+}
+
+/* Owner only: a public push (push to the tail, expose it). */
+static inline bool rt_deque_push(rt_deque *d, void *x)
+{
+    if (!rt_deque_push_private(d, x))
+        return false;
+    rt_deque_expose(d);
+    return true;
+}
+
+/* Owner only: a public push with a seq_cst exposure (see expose_sc). */
+static inline bool rt_deque_push_sc(rt_deque *d, void *x)
+{
+    if (!rt_deque_push_private(d, x))
+        return false;
+    rt_deque_expose_sc(d);
+    return true;
+}
+
+/* Owner only: whether the public part looks empty (a relaxed hint, used
+ * to decide whether to expose). */
+static inline bool rt_deque_public_empty(rt_deque *d)
+{
+    /* relaxed: a policy hint; a stale top only makes us expose late or
+     * early, never loses an item. split is the owner's own. */
+    return atomic_load_explicit(&d->split, memory_order_relaxed) <=
+           atomic_load_explicit(&d->top, memory_order_relaxed);
+}
+
+/* Any thread: a hint that the owner keeps a private tail. */
+static inline bool rt_deque_has_private(rt_deque *d)
+{
+    /* relaxed: hints only (who to ask for work). */
+    return atomic_load_explicit(&d->bottom, memory_order_relaxed) >
+           atomic_load_explicit(&d->split, memory_order_relaxed);
+}
+
+/* Thief: asks the owner to expose its tail. */
+static inline void rt_deque_request(rt_deque *d)
+{
+    /* relaxed: a hint the owner polls; the read first keeps the line shared
+     * while a request is already pending. */
+    if (!atomic_load_explicit(&d->splitreq, memory_order_relaxed))
+        atomic_store_explicit(&d->splitreq, 1, memory_order_relaxed);
+}
+
+/* Owner: takes a pending request (true if there was one). */
+static inline bool rt_deque_take_request(rt_deque *d)
+{
+    /* relaxed: see rt_deque_request. */
+    if (!atomic_load_explicit(&d->splitreq, memory_order_relaxed))
+        return false;
+    atomic_store_explicit(&d->splitreq, 0, memory_order_relaxed);
     return true;
 }
 
 /* Owner only, when no other thread can ever steal (a runtime with no
- * worker threads): no fence, no CAS. */
+ * worker threads, where every push stays in the private tail): no fence,
+ * no CAS. */
 static inline void *rt_deque_take_private(rt_deque *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
@@ -145,17 +218,28 @@ static inline void *rt_deque_take_private(rt_deque *d)
         return RT_DEQUE_EMPTY;
     rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
     /* relaxed: single-threaded use; the idle re-check of other threads
-     * does not exist when nobody else runs tasks. */
+     * does not exist when nobody else runs tasks. An item someone pushed
+     * publicly (split == bottom) is taken the same way. */
     atomic_store_explicit(&d->bottom, b - 1, memory_order_relaxed);
+    if (atomic_load_explicit(&d->split, memory_order_relaxed) >= b)
+        atomic_store_explicit(&d->split, b - 1, memory_order_relaxed);
     return atomic_load_explicit(&a->slot[(b - 1) & a->mask], memory_order_relaxed);
 }
 
-/* Owner only. LIFO end. */
+/* Owner only. LIFO end: the private tail first (no fence), then the public
+ * part by the Chase-Lev take on split. */
 static inline void *rt_deque_take(rt_deque *d)
 {
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);   /* owner's own */
+    int64_t s = atomic_load_explicit(&d->split, memory_order_relaxed);    /* owner's own */
     rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
-    /* The store of bottom must be ordered before the load of top
+    if (b > s) {
+        /* relaxed: the tail is ours alone (thieves stop at split). */
+        atomic_store_explicit(&d->bottom, b - 1, memory_order_relaxed);
+        return atomic_load_explicit(&a->slot[(b - 1) & a->mask], memory_order_relaxed);
+    }
+    s = s - 1;
+    /* The store of split must be ordered before the load of top
      * (store->load, which only a full barrier gives). The paper writes a
      * relaxed store and a seq_cst fence; a seq_cst exchange followed by a
      * seq_cst load is ordered the same way in C11's total order S (the
@@ -163,38 +247,44 @@ static inline void *rt_deque_take(rt_deque *d)
      * instruction instead of a store plus mfence. Without the barrier the
      * owner and a thief can both take the last element:
      * tests/models/deque.pml -DNOFENCE. */
-    atomic_exchange_explicit(&d->bottom, b, memory_order_seq_cst);
+    atomic_exchange_explicit(&d->split, s, memory_order_seq_cst);
     int64_t t = atomic_load_explicit(&d->top, memory_order_seq_cst);
     void *x = RT_DEQUE_EMPTY;
-    if (t <= b) {
-        x = atomic_load_explicit(&a->slot[b & a->mask], memory_order_relaxed);
-        if (t == b) {
+    if (t <= s) {
+        x = atomic_load_explicit(&a->slot[s & a->mask], memory_order_relaxed);
+        if (t == s) {
             /* Last element: race the thieves for it through top.
              * seq_cst on success per the paper; relaxed on failure (we
              * only learn that we lost). */
             if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1,
                     memory_order_seq_cst, memory_order_relaxed))
                 x = RT_DEQUE_EMPTY;
-            atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+            /* relaxed: owner's own; thieves see top == split (empty). */
+            atomic_store_explicit(&d->split, s + 1, memory_order_relaxed);
+            atomic_store_explicit(&d->bottom, s + 1, memory_order_relaxed);
+        } else {
+            atomic_store_explicit(&d->bottom, s, memory_order_relaxed);
         }
     } else {
-        atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+        atomic_store_explicit(&d->split, s + 1, memory_order_relaxed);
+        atomic_store_explicit(&d->bottom, s + 1, memory_order_relaxed);
     }
     return x;
 }
 
-/* Any thread. FIFO end. Returns RT_DEQUE_EMPTY, RT_DEQUE_ABORT or an item. */
+/* Any thread. FIFO end of the public part. Returns RT_DEQUE_EMPTY,
+ * RT_DEQUE_ABORT or an item. */
 static inline void *rt_deque_steal(rt_deque *d)
 {
     /* acquire on top: pairs with other thieves' CAS (we read a slot they
      * may have just vacated only after seeing their top). */
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
-    /* seq_cst fence: top must be read before bottom (load->load across the
+    /* seq_cst fence: top must be read before split (load->load across the
      * owner's store->fence->load in take). */
     atomic_thread_fence(memory_order_seq_cst);
-    /* acquire: pairs with push's release store, making the slot visible. */
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
-    if (t >= b)
+    /* acquire: pairs with expose's release store, making the slots visible. */
+    int64_t s = atomic_load_explicit(&d->split, memory_order_acquire);
+    if (t >= s)
         return RT_DEQUE_EMPTY;
     /* acquire (the paper's consume): the buffer's slots are initialised. */
     rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_acquire);
@@ -207,13 +297,14 @@ static inline void *rt_deque_steal(rt_deque *d)
     return x;
 }
 
-/* Any thread; a hint, except in the parking re-check where it is made after
- * a seq_cst announcement (see sched.c). seq_cst loads for that argument. */
+/* Any thread: the public part is non-empty; a hint, except in the parking
+ * re-check where it is made after a seq_cst announcement (see sched.c).
+ * seq_cst loads for that argument. */
 static inline bool rt_deque_nonempty(rt_deque *d)
 {
     int64_t t = atomic_load_explicit(&d->top, memory_order_seq_cst);
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_seq_cst);
-    return b > t;
+    int64_t s = atomic_load_explicit(&d->split, memory_order_seq_cst);
+    return s > t;
 }
 
 #endif

@@ -382,6 +382,11 @@ static bool work_visible(rt_ctx *c)
             return true;
         if (i != 0 && rt_mpsc_nonempty(&v->inbox))
             return true;
+        /* A busy owner's private tail is not visible work (the owner runs
+         * it), but ask for it: the owner exposes it at its next spawn or
+         * take, and that exposure wakes or feeds us. */
+        if (v != c && rt_deque_has_private(&v->deque))
+            rt_deque_request(&v->deque);
     }
     return false;
 }
@@ -463,6 +468,8 @@ static void handoff(rt_ctx *c)
         wake_one(rt);
 }
 
+static RT_NOINLINE void expose(dagrt *rt, rt_ctx *c);
+
 static RT_INLINE rt_task *find_task(rt_ctx *c)
 {
     dagrt *rt = c->rt;
@@ -481,6 +488,9 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
     int nctx = rt->nctx;
     if (nctx < 2)   /* nobody can steal from us: the cheap take */
         return rt_deque_take_private(&c->deque);
+    if (RT_UNLIKELY(atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed)) &&
+        rt_deque_has_private(&c->deque))
+        expose(rt, c);   /* a thief asked; we keep taking from the public end */
     void *x = rt_deque_take(&c->deque);
     if (x != RT_DEQUE_EMPTY)
         return x;
@@ -498,6 +508,8 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
         }
         if (x != RT_DEQUE_EMPTY && x != RT_DEQUE_ABORT)
             return x;
+        if (x == RT_DEQUE_EMPTY && rt_deque_has_private(&vc->deque))
+            rt_deque_request(&vc->deque);
         if (v != 0 && (n = rt_mpsc_trypop(&vc->inbox)))
             return (rt_task *)(void *)n;
     }
@@ -642,6 +654,58 @@ static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
         rt_unpark(&m->parker);
 }
 
+/* THE PRIVATE TAIL POLICY (deque.h). A worker's spawns go to the private
+ * tail of its deque, where pushing and taking them back cost no fence, and
+ * are exposed to thieves (moved into the public part, then notified as a
+ * publication of the idle protocol) when
+ *   - the public part is empty: so whenever a thread has spawned work, at
+ *     least its oldest task is stealable (in fork-join code the oldest is
+ *     the biggest: what a thief wants);
+ *   - some thread is idle (nidle > 0): it may be looking, or asleep;
+ *   - a thief asked (splitreq): it found the public part empty;
+ *   - the spawner is not inside a task (depth 0: the main thread's own
+ *     code), which goes off to run code of its own between runtime calls
+ *     and would sit on its tail meanwhile.
+ * A worker answers requests whenever it spawns or takes, so an exposed
+ * tail is never further away than the worker's current task. The reads
+ * are relaxed hints: a stale one exposes early (a cost) or late (until the
+ * next spawn or take), never loses a task, and the exposure itself is the
+ * publication the idle protocol argues about. */
+static RT_INLINE bool must_expose(dagrt *rt, rt_ctx *c)
+{
+    /* relaxed: hints, see above. */
+    return c->depth == 0 ||
+           atomic_load_explicit(&rt->nidle, memory_order_relaxed) > 0 ||
+           rt_deque_public_empty(&c->deque) ||
+           atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed);
+}
+
+void rt_ctx_publish_tail(rt_ctx *c)
+{
+    if (c && c->rt->nctx >= 2 && rt_deque_has_private(&c->deque))
+        expose(c->rt, c);
+}
+
+/* Makes c's tail public and notifies (the idle protocol's publication). */
+static RT_NOINLINE void expose(dagrt *rt, rt_ctx *c)
+{
+    rt_deque_take_request(&c->deque);
+    if (RT_LIKELY(rt->asym_fence)) {
+        rt_deque_expose(&c->deque);
+        /* The pusher's half of the asymmetric variant (top of the file):
+         * only the compiler may not move the reads above the exposure; the
+         * idler's membarrier supplies the hardware barrier. relaxed loads:
+         * their order against the store comes from that argument. */
+        atomic_signal_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&rt->nspinning, memory_order_relaxed) == 0 &&
+            atomic_load_explicit(&rt->nidle, memory_order_relaxed) > 0)
+            wake_one(rt);
+    } else {
+        rt_deque_expose_sc(&c->deque);
+        notify_after_sc(rt);
+    }
+}
+
 static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t);
 
 /* The common case inline: a plain task from a runtime thread. */
@@ -656,22 +720,13 @@ static RT_INLINE int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
     atomic_store_explicit(&c->nspawned, ns + 1, memory_order_relaxed);
     bool ok;
     if (RT_UNLIKELY(rt->nctx < 2)) {
-        /* No other thread runs tasks: nobody to wake, nobody to steal. */
-        ok = rt_deque_push(&c->deque, t);
-    } else if (RT_LIKELY(rt->asym_fence)) {
-        ok = rt_deque_push(&c->deque, t);
-        /* The pusher's half of the asymmetric variant (top of the file):
-         * only the compiler may not move the reads above the push; the
-         * idler's membarrier supplies the hardware barrier. relaxed loads:
-         * their order against the push comes from that argument. */
-        atomic_signal_fence(memory_order_seq_cst);
-        if (RT_LIKELY(ok) && atomic_load_explicit(&rt->nspinning, memory_order_relaxed) == 0 &&
-            atomic_load_explicit(&rt->nidle, memory_order_relaxed) > 0)
-            wake_one(rt);
+        /* No other thread runs tasks: nobody to wake, nobody to steal;
+         * everything stays in the private tail. */
+        ok = rt_deque_push_private(&c->deque, t);
     } else {
-        ok = rt_deque_push_sc(&c->deque, t);
-        if (RT_LIKELY(ok))
-            notify_after_sc(rt);
+        ok = rt_deque_push_private(&c->deque, t);
+        if (RT_LIKELY(ok) && must_expose(rt, c))
+            expose(rt, c);
     }
     if (RT_UNLIKELY(!ok)) {
         atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);

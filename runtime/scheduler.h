@@ -215,6 +215,10 @@ struct dagrt {
  * A real call: re-do it after any fiber switch (see top of file). */
 rt_ctx *rt_ctx_current(const dagrt *rt);
 
+/* Makes the private tail of c's deque (deque.h, sched.c) stealable, for a
+ * thread about to block outside the runtime's helping waits. c may be NULL. */
+void rt_ctx_publish_tail(rt_ctx *c);
+
 /* Whether the calling thread is inside a plain task of rt right now (fiber
  * tasks: see dagrt_in_fiber). */
 bool rt_in_task(const dagrt *rt);

@@ -494,6 +494,7 @@ static int waiter_wait(dagrt *rt, wq_waiter *w, bool help)
         fprintf(stderr, "dagrt: warning: every thread of the runtime is blocked in a plain-task "
                         "mutex/semaphore wait; a fiber task holding it cannot resume until one "
                         "is released from outside (spawn such tasks with DAGRT_SPAWN_FIBER)\n");
+    rt_ctx_publish_tail(c);   /* what this thread spawned must stay stealable */
     int r = rt_group_wait_thread(rt, NULL, &w->g);   /* no ctx: blocks, never helps */
     atomic_fetch_sub_explicit(&fs->nblocked, 1, memory_order_relaxed);
     return r;

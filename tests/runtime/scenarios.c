@@ -196,6 +196,76 @@ int scn_deque_thieves(void)
     return v;
 }
 
+/* The split deque: the owner pushes to its private tail, exposes it at
+ * random and whenever a thief asks, and takes from both ends of its side
+ * (private pops without a fence, public takes racing the thieves); three
+ * thieves steal and ask. Every item is consumed exactly once. */
+static void *dq_split_thief(void *p)
+{
+    dq_shared *s = p;
+    for (;;) {
+        void *x = rt_deque_steal(&s->d);
+        if (x == RT_DEQUE_ABORT)
+            continue;
+        if (x == RT_DEQUE_EMPTY) {
+            if (atomic_load(&s->done))
+                break;
+            if (rt_deque_has_private(&s->d))
+                rt_deque_request(&s->d);
+            continue;
+        }
+        atomic_fetch_add_explicit(&s->seen[UNITEM(x)], 1, memory_order_relaxed);
+    }
+    void *x;
+    while ((x = rt_deque_steal(&s->d)) != RT_DEQUE_EMPTY)
+        if (x != RT_DEQUE_ABORT)
+            atomic_fetch_add_explicit(&s->seen[UNITEM(x)], 1, memory_order_relaxed);
+    return NULL;
+}
+
+int scn_deque_split(void)
+{
+    int v = 0;
+    enum { THIEVES = 3 };
+    dq_shared s;
+    rt_deque_init(&s.d, 16);     /* small: forces growth under contention */
+    s.n = scaled(1000000, 20000);
+    s.seen = calloc((size_t)s.n, sizeof *s.seen);
+    atomic_init(&s.done, 0);
+    pthread_t th[THIEVES];
+    for (int i = 0; i < THIEVES; i++)
+        pthread_create(&th[i], NULL, dq_split_thief, &s);
+    uint64_t rng = 777;
+    for (long i = 0; i < s.n; i++) {
+        rt_deque_push_private(&s.d, ITEM(i));
+        rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+        if (rt_deque_take_request(&s.d) || (rng & 15) == 0)
+            rt_deque_expose(&s.d);
+        if ((rng & 0x30) == 0) {   /* the owner takes some back */
+            for (int k = (int)((rng >> 8) & 3); k >= 0; k--) {
+                void *x = rt_deque_take(&s.d);
+                if (x == RT_DEQUE_EMPTY)
+                    break;
+                atomic_fetch_add_explicit(&s.seen[UNITEM(x)], 1, memory_order_relaxed);
+            }
+        }
+    }
+    void *x;
+    while ((x = rt_deque_take(&s.d)) != RT_DEQUE_EMPTY)
+        atomic_fetch_add_explicit(&s.seen[UNITEM(x)], 1, memory_order_relaxed);
+    atomic_store(&s.done, 1);
+    for (int i = 0; i < THIEVES; i++)
+        pthread_join(th[i], NULL);
+    long bad = 0;
+    for (long i = 0; i < s.n; i++)
+        if (atomic_load(&s.seen[i]) != 1 && bad++ < 5)
+            FAIL("split deque item %ld consumed %d times", i, atomic_load(&s.seen[i]));
+    v += bad > 5 ? (int)(bad - 5) : 0;
+    free(s.seen);
+    rt_deque_fini(&s.d);
+    return v;
+}
+
 /* ------------------------------------------------------------ inbox */
 
 typedef struct inbox_item {
@@ -1167,6 +1237,7 @@ const scenario scenarios[] = {
     {"deque_lifo_fifo", scn_deque_lifo_fifo},
     {"deque_growth_wrap", scn_deque_growth_wrap},
     {"deque_thieves", scn_deque_thieves},
+    {"deque_split", scn_deque_split},
     {"inbox_producers", scn_inbox_producers},
     {"inbox_many_consumers", scn_inbox_many_consumers},
     {"spawn_tree", scn_spawn_tree},

@@ -24,6 +24,7 @@ long scaled(long n, long min);
 int scn_deque_lifo_fifo(void);
 int scn_deque_growth_wrap(void);
 int scn_deque_thieves(void);
+int scn_deque_split(void);
 int scn_inbox_producers(void);
 int scn_inbox_many_consumers(void);
 int scn_spawn_tree(void);

@@ -13,6 +13,7 @@
 SCENARIO(deque_lifo_fifo, 30)
 SCENARIO(deque_growth_wrap, 30)
 SCENARIO(deque_thieves, 120)
+SCENARIO(deque_split, 120)
 SCENARIO(inbox_producers, 120)
 SCENARIO(inbox_many_consumers, 120)
 SCENARIO(spawn_tree, 120)
