@@ -161,15 +161,6 @@ static inline bool rt_deque_push(rt_deque *d, void *x)
     return true;
 }
 
-/* Owner only: a public push with a seq_cst exposure (see expose_sc). */
-static inline bool rt_deque_push_sc(rt_deque *d, void *x)
-{
-    if (!rt_deque_push_private(d, x))
-        return false;
-    rt_deque_expose_sc(d);
-    return true;
-}
-
 /* Owner only: whether the public part looks empty (a relaxed hint, used
  * to decide whether to expose). */
 static inline bool rt_deque_public_empty(rt_deque *d)

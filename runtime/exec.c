@@ -822,7 +822,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
      * code only inside tasks; the main thread counts the tasks it runs
      * while it waits or pumps): the run could wait on itself. */
     rt_ctx *self = rt_ctx_current(rt);
-    if (tl_node_depth > 0 || (self && self->worker) || rt_in_task(rt) ||
+    if (tl_node_depth > 0 || (self && (self->worker || self->depth > 0)) ||
         dagrt_in_fiber(rt))   /* fiber: see execute */
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);

@@ -26,22 +26,23 @@
  * same), so a burst of work ramps up all workers without every spawn paying
  * for a wake-up. Model: tests/models/park.pml (and its negative controls).
  *
- * THE ASYMMETRIC VARIANT, for the one publication that is hot: a worker's
- * push onto its own deque. A seq_cst RMW per spawn costs ~6 ns on x86 and
- * bounces the line thieves poll, so where Linux's membarrier(2) with
- * PRIVATE_EXPEDITED is available (rt->asym_fence) the pusher does
- *      W(bottom, release); compiler barrier; R(nspinning), R(nidle) relaxed
+ * THE ASYMMETRIC VARIANT, for the one publication that is hot: a worker
+ * exposing its deque's private tail (deque.h; "the pusher" below). A
+ * seq_cst RMW per exposure costs ~6 ns on x86 and bounces the line thieves
+ * poll, so where Linux's membarrier(2) with PRIVATE_EXPEDITED is available
+ * (rt->asym_fence) the pusher does
+ *      W(split, release); compiler barrier; R(nspinning), R(nidle) relaxed
  * and the idler pays instead: between step 3 and its re-check it calls
  * membarrier, which makes every other running thread of the process execute
  * a full barrier (a thread not running has passed one in its context
- * switch). Either the pusher's barrier point comes after its W(bottom), so
- * the bottom is visible to the re-check, or it comes before, and then the
+ * switch). Either the pusher's barrier point comes after its W(split), so
+ * the split is visible to the re-check, or it comes before, and then the
  * pusher's reads, later in its program order, see the idler's counter
  * writes (made before the membarrier): the Dekker pair again, with the
  * fence moved to the rare side (at most one system call per park). Model:
  * tests/models/park.pml -DASYM, negative control -DASYM -DNOMEMBARRIER.
  * Without membarrier (other systems, seccomp, DAGRT_NO_MEMBARRIER=1 in the
- * environment) pushes use the seq_cst exchange and idlers skip the call.
+ * environment) exposures use the seq_cst exchange and idlers skip the call.
  *
  * Group waits on thread stacks are token based: the waiter registers
  * (unpark, its ctx) on the group; the task that completes the group calls
@@ -125,12 +126,6 @@ static inline rt_ctx *cur_ctx(const dagrt *rt)
 RT_NOINLINE rt_ctx *rt_ctx_current(const dagrt *rt)
 {
     return cur_ctx(rt);
-}
-
-bool rt_in_task(const dagrt *rt)
-{
-    rt_ctx *c = cur_ctx(rt);
-    return c && c->depth > 0;
 }
 
 /* Owner-only counter bump: relaxed load + store is enough for a single

@@ -219,10 +219,6 @@ rt_ctx *rt_ctx_current(const dagrt *rt);
  * thread about to block outside the runtime's helping waits. c may be NULL. */
 void rt_ctx_publish_tail(rt_ctx *c);
 
-/* Whether the calling thread is inside a plain task of rt right now (fiber
- * tasks: see dagrt_in_fiber). */
-bool rt_in_task(const dagrt *rt);
-
 /* Descriptors. rt_task_alloc: c must be the calling thread's ctx (fast, no
  * lock, no malloc once warm). rt_task_alloc_any: any thread. Both return
  * NULL only when out of memory. The fields are zeroed except node. */
