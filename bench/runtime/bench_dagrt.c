@@ -50,10 +50,15 @@ static void fib_task(void *p)
 
 /* ------------------------------------------------------ parallel for */
 
-static uint64_t *g_out;
+static void body_cheap(void *arg, size_t b, size_t e) { bw_range_cheap(arg, b, e); }
+static void body_heavy(void *arg, size_t b, size_t e) { bw_range_heavy(arg, b, e); }
 
-static void body_cheap(void *arg, size_t b, size_t e) { (void)arg; bw_range_cheap(g_out, b, e); }
-static void body_heavy(void *arg, size_t b, size_t e) { (void)arg; bw_range_heavy(g_out, b, e); }
+static void par_calls(uint64_t *out, int heavy, size_t n, int calls, void *ctx)
+{
+    (void)ctx;
+    for (int c = 0; c < calls; c++)
+        dagrt_parallel_for(g_rt, 0, n, 0, heavy ? body_heavy : body_cheap, out);
+}
 
 /* ------------------------------------------------------- wake latency */
 
@@ -226,32 +231,7 @@ int main(int argc, char **argv)
     }
 
     /* parallel-for speed-up over the plain loop, 2 threads */
-    size_t maxn = bw_pfor_sizes[2];
-    g_out = calloc(maxn, sizeof *g_out);
-    bw_calibrate(g_out, 100000);
-    for (int kind = 0; kind < 2; kind++) {
-        for (int si = 0; si < 3; si++) {
-            size_t n = bw_pfor_sizes[si];
-            int calls = bw_pfor_calls(n, kind ? 6.0 : 0.5);
-            if (quick)
-                calls = calls / 4 + 1;
-            uint64_t sp[16], sl[16];
-            for (int r = 0; r < reps; r++) {
-                uint64_t t0 = bw_now_ns();
-                for (int c = 0; c < calls; c++)
-                    (kind ? bw_range_heavy : bw_range_cheap)(g_out, 0, n);
-                sl[r] = bw_now_ns() - t0;
-                t0 = bw_now_ns();
-                for (int c = 0; c < calls; c++)
-                    dagrt_parallel_for(g_rt, 0, n, 0, kind ? body_heavy : body_cheap, NULL);
-                sp[r] = bw_now_ns() - t0;
-            }
-            double plain = (double)bw_median(sl, reps), par = (double)bw_median(sp, reps);
-            printf("RESULT pfor_%s_%zu %.2f x_plain (plain %.1f ns/item)\n",
-                   kind ? "6ns" : "0.5ns", n, plain / par, plain / calls / (double)n);
-        }
-    }
-    free(g_out);
+    bw_pfor_table(quick, reps, par_calls, NULL);
     dagrt_destroy(g_rt);
 
     int trips = quick ? 400 : 10000;

@@ -35,6 +35,21 @@ static long fib_task(int n)
 
 static _Atomic int g_flag;
 
+/* The same per-item code: each thread calls the range function on its
+ * static block. */
+static void par_calls(uint64_t *out, int heavy, size_t n, int calls, void *ctx)
+{
+    (void)ctx;
+    for (int c = 0; c < calls; c++) {
+#pragma omp parallel num_threads(2)
+        {
+            int id = omp_get_thread_num(), nt = omp_get_num_threads();
+            size_t b = n * (size_t)id / (size_t)nt, e = n * (size_t)(id + 1) / (size_t)nt;
+            (heavy ? bw_range_heavy : bw_range_cheap)(out, b, e);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     int quick = bw_arg_quick(argc, argv);
@@ -71,40 +86,7 @@ int main(int argc, char **argv)
         printf("RESULT fib30_%dt %.2f x_serial\n", threads, (double)bw_median(s, reps) / serial);
     }
 
-    size_t maxn = bw_pfor_sizes[2];
-    uint64_t *out = calloc(maxn, sizeof *out);
-    bw_calibrate(out, 100000);
-    for (int kind = 0; kind < 2; kind++) {
-        for (int si = 0; si < 3; si++) {
-            size_t n = bw_pfor_sizes[si];
-            int calls = bw_pfor_calls(n, kind ? 6.0 : 0.5);
-            if (quick)
-                calls = calls / 4 + 1;
-            uint64_t sp[16], sl[16];
-            for (int r = 0; r < reps; r++) {
-                uint64_t t0 = bw_now_ns();
-                for (int c = 0; c < calls; c++)
-                    (kind ? bw_range_heavy : bw_range_cheap)(out, 0, n);
-                sl[r] = bw_now_ns() - t0;
-                t0 = bw_now_ns();
-                for (int c = 0; c < calls; c++) {
-                    /* The same per-item code: each thread calls the range
-                     * function on its static block. */
-#pragma omp parallel num_threads(2)
-                    {
-                        int id = omp_get_thread_num(), nt = omp_get_num_threads();
-                        size_t b = n * (size_t)id / (size_t)nt, e = n * (size_t)(id + 1) / (size_t)nt;
-                        (kind ? bw_range_heavy : bw_range_cheap)(out, b, e);
-                    }
-                }
-                sp[r] = bw_now_ns() - t0;
-            }
-            double plain = (double)bw_median(sl, reps), par = (double)bw_median(sp, reps);
-            printf("RESULT pfor_%s_%zu %.2f x_plain (plain %.1f ns/item)\n",
-                   kind ? "6ns" : "0.5ns", n, plain / par, plain / calls / (double)n);
-        }
-    }
-    free(out);
+    bw_pfor_table(quick, reps, par_calls, NULL);
 
     /* Wake: the team's second thread runs an empty piece after 5 ms idle. */
     int trips = quick ? 400 : 10000;

@@ -40,6 +40,18 @@ static long fib_task(int n)
     return x + y;
 }
 
+// ctx: the arena of concurrency 2 that the loops run in.
+static void par_calls(uint64_t *out, int heavy, size_t n, int calls, void *ctx)
+{
+    static_cast<tbb::task_arena *>(ctx)->execute([&] {
+        for (int c = 0; c < calls; c++)
+            tbb::parallel_for(tbb::blocked_range<size_t>(0, n),
+                [&](const tbb::blocked_range<size_t> &rg) {
+                    (heavy ? bw_range_heavy : bw_range_cheap)(out, rg.begin(), rg.end());
+                });
+    });
+}
+
 int main(int argc, char **argv)
 {
     int quick = bw_arg_quick(argc, argv);
@@ -73,37 +85,7 @@ int main(int argc, char **argv)
         printf("RESULT fib30_%dt %.2f x_serial\n", threads, (double)bw_median(s, reps) / serial);
     }
 
-    size_t maxn = bw_pfor_sizes[2];
-    uint64_t *out = (uint64_t *)calloc(maxn, sizeof *out);
-    bw_calibrate(out, 100000);
-    for (int kind = 0; kind < 2; kind++) {
-        for (int si = 0; si < 3; si++) {
-            size_t n = bw_pfor_sizes[si];
-            int calls = bw_pfor_calls(n, kind ? 6.0 : 0.5);
-            if (quick)
-                calls = calls / 4 + 1;
-            uint64_t sp[16], sl[16];
-            for (int r = 0; r < reps; r++) {
-                uint64_t t0 = bw_now_ns();
-                for (int c = 0; c < calls; c++)
-                    (kind ? bw_range_heavy : bw_range_cheap)(out, 0, n);
-                sl[r] = bw_now_ns() - t0;
-                t0 = bw_now_ns();
-                a2.execute([&] {
-                    for (int c = 0; c < calls; c++)
-                        tbb::parallel_for(tbb::blocked_range<size_t>(0, n),
-                            [&](const tbb::blocked_range<size_t> &rg) {
-                                (kind ? bw_range_heavy : bw_range_cheap)(out, rg.begin(), rg.end());
-                            });
-                });
-                sp[r] = bw_now_ns() - t0;
-            }
-            double plain = (double)bw_median(sl, reps), par = (double)bw_median(sp, reps);
-            printf("RESULT pfor_%s_%zu %.2f x_plain (plain %.1f ns/item)\n",
-                   kind ? "6ns" : "0.5ns", n, plain / par, plain / calls / (double)n);
-        }
-    }
-    free(out);
+    bw_pfor_table(quick, reps, par_calls, &a2);
 
     // Wake: enqueue one empty task into the idle arena (it runs on the
     // arena's worker: the caller does not join), spin until it ran.

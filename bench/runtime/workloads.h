@@ -128,6 +128,42 @@ static inline int bw_pfor_calls(size_t n, double ns_per)
 
 static const size_t bw_pfor_sizes[] = {1000, 100000, 4000000};
 
+/* A contender's parallel loops: `calls` times out[i] = f(i) over [0, n),
+ * f the heavy (about 6 ns) or the cheap (about 0.5 ns) item function. */
+typedef void (*bw_par_calls)(uint64_t *out, int heavy, size_t n, int calls, void *ctx);
+
+/* The parallel-for table, the same for every contender: for each f and N,
+ * reps samples of `calls` plain loops then `calls` parallel ones (par),
+ * side by side in this process; one RESULT line each, the median plain
+ * time over the median parallel time. reps <= 16. */
+static inline void bw_pfor_table(int quick, int reps, bw_par_calls par, void *ctx)
+{
+    uint64_t *out = (uint64_t *)calloc(bw_pfor_sizes[2], sizeof *out);
+    bw_calibrate(out, 100000);
+    for (int heavy = 0; heavy < 2; heavy++) {
+        for (int si = 0; si < 3; si++) {
+            size_t n = bw_pfor_sizes[si];
+            int calls = bw_pfor_calls(n, heavy ? 6.0 : 0.5);
+            if (quick)
+                calls = calls / 4 + 1;
+            uint64_t sp[16], sl[16];
+            for (int r = 0; r < reps; r++) {
+                uint64_t t0 = bw_now_ns();
+                for (int c = 0; c < calls; c++)
+                    (heavy ? bw_range_heavy : bw_range_cheap)(out, 0, n);
+                sl[r] = bw_now_ns() - t0;
+                t0 = bw_now_ns();
+                par(out, heavy, n, calls, ctx);
+                sp[r] = bw_now_ns() - t0;
+            }
+            double plain = (double)bw_median(sl, reps), pt = (double)bw_median(sp, reps);
+            printf("RESULT pfor_%s_%zu %.2f x_plain (plain %.1f ns/item)\n",
+                   heavy ? "6ns" : "0.5ns", n, plain / pt, plain / calls / (double)n);
+        }
+    }
+    free(out);
+}
+
 static inline int bw_arg_quick(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)

@@ -136,71 +136,10 @@ typedef struct dq_shared {
     _Atomic int done;
 } dq_shared;
 
+/* A thief of both deque scenarios. It asks for the owner's private tail
+ * when the public part is empty (never, for an owner that only makes
+ * public pushes). */
 static void *dq_thief(void *p)
-{
-    dq_shared *s = p;
-    for (;;) {
-        void *x = rt_deque_steal(&s->d);
-        if (x == RT_DEQUE_ABORT)
-            continue;
-        if (x == RT_DEQUE_EMPTY) {
-            if (atomic_load(&s->done))
-                break;
-            continue;
-        }
-        atomic_fetch_add_explicit(&s->seen[UNITEM(x)], 1, memory_order_relaxed);
-    }
-    /* Drain anything left (done is set only after the owner's last push). */
-    void *x;
-    while ((x = rt_deque_steal(&s->d)) != RT_DEQUE_EMPTY)
-        if (x != RT_DEQUE_ABORT)
-            atomic_fetch_add_explicit(&s->seen[UNITEM(x)], 1, memory_order_relaxed);
-    return NULL;
-}
-
-int scn_deque_thieves(void)
-{
-    int v = 0;
-    enum { THIEVES = 3 };
-    dq_shared s;
-    rt_deque_init(&s.d, 16);     /* small: forces growth under contention */
-    s.n = scaled(1000000, 20000);
-    s.seen = calloc((size_t)s.n, sizeof *s.seen);
-    atomic_init(&s.done, 0);
-    pthread_t th[THIEVES];
-    for (int i = 0; i < THIEVES; i++)
-        pthread_create(&th[i], NULL, dq_thief, &s);
-    uint64_t rng = 12345;
-    for (long i = 0; i < s.n; i++) {
-        rt_deque_push(&s.d, ITEM(i));
-        rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-        if ((rng & 3) == 0) {     /* the owner takes some back */
-            void *x = rt_deque_take(&s.d);
-            if (x != RT_DEQUE_EMPTY)
-                atomic_fetch_add_explicit(&s.seen[UNITEM(x)], 1, memory_order_relaxed);
-        }
-    }
-    void *x;
-    while ((x = rt_deque_take(&s.d)) != RT_DEQUE_EMPTY)
-        atomic_fetch_add_explicit(&s.seen[UNITEM(x)], 1, memory_order_relaxed);
-    atomic_store(&s.done, 1);
-    for (int i = 0; i < THIEVES; i++)
-        pthread_join(th[i], NULL);
-    long bad = 0;
-    for (long i = 0; i < s.n; i++)
-        if (atomic_load(&s.seen[i]) != 1 && bad++ < 5)
-            FAIL("deque item %ld consumed %d times", i, atomic_load(&s.seen[i]));
-    v += bad > 5 ? (int)(bad - 5) : 0;
-    free(s.seen);
-    rt_deque_fini(&s.d);
-    return v;
-}
-
-/* The split deque: the owner pushes to its private tail, exposes it at
- * random and whenever a thief asks, and takes from both ends of its side
- * (private pops without a fence, public takes racing the thieves); three
- * thieves steal and ask. Every item is consumed exactly once. */
-static void *dq_split_thief(void *p)
 {
     dq_shared *s = p;
     for (;;) {
@@ -216,6 +155,7 @@ static void *dq_split_thief(void *p)
         }
         atomic_fetch_add_explicit(&s->seen[UNITEM(x)], 1, memory_order_relaxed);
     }
+    /* Drain anything left (done is set only after the owner's last push). */
     void *x;
     while ((x = rt_deque_steal(&s->d)) != RT_DEQUE_EMPTY)
         if (x != RT_DEQUE_ABORT)
@@ -223,47 +163,81 @@ static void *dq_split_thief(void *p)
     return NULL;
 }
 
-int scn_deque_split(void)
+enum { DQ_THIEVES = 3 };
+
+/* The owner's side of a deque scenario: one call per item i. */
+typedef void (*dq_owner_step)(dq_shared *s, long i, uint64_t rng);
+
+/* One owner (this thread) calling step for each of n items, three
+ * thieves; then the owner drains, and every item must have been consumed
+ * exactly once. Returns the violations. */
+static int dq_run(const char *what, uint64_t rng, dq_owner_step step)
 {
     int v = 0;
-    enum { THIEVES = 3 };
     dq_shared s;
     rt_deque_init(&s.d, 16);     /* small: forces growth under contention */
     s.n = scaled(1000000, 20000);
     s.seen = calloc((size_t)s.n, sizeof *s.seen);
     atomic_init(&s.done, 0);
-    pthread_t th[THIEVES];
-    for (int i = 0; i < THIEVES; i++)
-        pthread_create(&th[i], NULL, dq_split_thief, &s);
-    uint64_t rng = 777;
+    pthread_t th[DQ_THIEVES];
+    for (int i = 0; i < DQ_THIEVES; i++)
+        pthread_create(&th[i], NULL, dq_thief, &s);
     for (long i = 0; i < s.n; i++) {
-        rt_deque_push_private(&s.d, ITEM(i));
         rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-        if (rt_deque_take_request(&s.d) || (rng & 15) == 0)
-            rt_deque_expose(&s.d);
-        if ((rng & 0x30) == 0) {   /* the owner takes some back */
-            for (int k = (int)((rng >> 8) & 3); k >= 0; k--) {
-                void *x = rt_deque_take(&s.d);
-                if (x == RT_DEQUE_EMPTY)
-                    break;
-                atomic_fetch_add_explicit(&s.seen[UNITEM(x)], 1, memory_order_relaxed);
-            }
-        }
+        step(&s, i, rng);
     }
     void *x;
     while ((x = rt_deque_take(&s.d)) != RT_DEQUE_EMPTY)
         atomic_fetch_add_explicit(&s.seen[UNITEM(x)], 1, memory_order_relaxed);
     atomic_store(&s.done, 1);
-    for (int i = 0; i < THIEVES; i++)
+    for (int i = 0; i < DQ_THIEVES; i++)
         pthread_join(th[i], NULL);
     long bad = 0;
     for (long i = 0; i < s.n; i++)
         if (atomic_load(&s.seen[i]) != 1 && bad++ < 5)
-            FAIL("split deque item %ld consumed %d times", i, atomic_load(&s.seen[i]));
+            FAIL("%s item %ld consumed %d times", what, i, atomic_load(&s.seen[i]));
     v += bad > 5 ? (int)(bad - 5) : 0;
     free(s.seen);
     rt_deque_fini(&s.d);
     return v;
+}
+
+static void dq_take_one(dq_shared *s)
+{
+    void *x = rt_deque_take(&s->d);
+    if (x != RT_DEQUE_EMPTY)
+        atomic_fetch_add_explicit(&s->seen[UNITEM(x)], 1, memory_order_relaxed);
+}
+
+/* Public pushes; the owner takes some back. */
+static void dq_plain_step(dq_shared *s, long i, uint64_t rng)
+{
+    rt_deque_push(&s->d, ITEM(i));
+    if ((rng & 3) == 0)
+        dq_take_one(s);
+}
+
+int scn_deque_thieves(void)
+{
+    return dq_run("deque", 12345, dq_plain_step);
+}
+
+/* The split deque: the owner pushes to its private tail, exposes it at
+ * random and whenever a thief asks, and takes from both ends of its side
+ * (private pops without a fence, public takes racing the thieves). */
+static void dq_split_step(dq_shared *s, long i, uint64_t rng)
+{
+    rt_deque_push_private(&s->d, ITEM(i));
+    if (rt_deque_take_request(&s->d) || (rng & 15) == 0)
+        rt_deque_expose(&s->d);
+    if ((rng & 0x30) == 0)
+        for (int k = (int)((rng >> 8) & 3); k >= 0; k--)
+            dq_take_one(s);
+}
+
+int scn_deque_split(void)
+{
+    return dq_run("split deque", 777, dq_split_step);
 }
 
 /* ------------------------------------------------------------ inbox */
