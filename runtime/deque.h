@@ -307,6 +307,11 @@ static inline void *rt_deque_steal(rt_deque *d)
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1,
             memory_order_seq_cst, memory_order_relaxed))
         return RT_DEQUE_ABORT;
+    /* We took the last public item: ask for more now, so the owner need
+     * not watch for its public part running dry (a line we own after the
+     * CAS; relaxed: a hint, see rt_deque_request). */
+    if (t + 1 == s && !atomic_load_explicit(&d->splitreq, memory_order_relaxed))
+        atomic_store_explicit(&d->splitreq, 1, memory_order_relaxed);
     return x;
 }
 

@@ -259,13 +259,13 @@ static inline void dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void
     /* relaxed: the private tail is the owner's alone; thieves stop at split. */
     __atomic_store_n(&a->slot[b & a->mask], (void *)f, __ATOMIC_RELAXED);
     __atomic_store_n(&v->bottom, b + 1, __ATOMIC_RELAXED);
-    /* The private-tail policy of sched.c (must_expose), as relaxed hints:
-     * expose when the public part is empty, a thief asked, or a thread is
-     * idle. A stale hint exposes early or late, never loses the frame. */
-    if (!v->solo &&
-        (__atomic_load_n(&v->split, __ATOMIC_RELAXED) <= t ||
-         __atomic_load_n(&v->splitreq, __ATOMIC_RELAXED) ||
-         __atomic_load_n(v->nidle, __ATOMIC_RELAXED) > 0))
+    /* Expose part of the tail when a thief asked (a thief that finds the
+     * public part empty asks, and so does one that takes its last item,
+     * deque.h) or a thread is idle (it may be asleep: the exposure wakes
+     * it). relaxed: hints; a stale one exposes early or late, never loses
+     * the frame. */
+    if (__builtin_expect(__atomic_load_n(&v->splitreq, __ATOMIC_RELAXED) != 0 ||
+                         __atomic_load_n(v->nidle, __ATOMIC_RELAXED) > 0, 0))
         dagrt__fork_expose(w);
 }
 
