@@ -992,14 +992,23 @@ RT_NOINLINE bool dagrt__join_slow(dagrt_worker *w, dagrt_frame *f)
 
 #if !defined(__GNUC__) && !defined(__clang__)
 /* Other compilers get dagrt.h's inline functions out of line here. */
-void dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg)
+int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg)
 {
     rt_frame *fr = (rt_frame *)(void *)f;
+    if (!f || !fn) {
+        if (f) {
+            fr->group.owner = (rt_ctx *)(void *)w;
+            atomic_init(&fr->group.word, 0);
+            fr->group.local = 0;
+            fr->group.armed = 0;
+        }
+        return DAGRT_EINVAL;
+    }
     fr->task.fn = fn;
     fr->task.arg = arg;
     if (!w) {
         fn(arg);
-        return;
+        return 0;
     }
     rt_ctx *c = (rt_ctx *)(void *)w;
     fr->task.group = &fr->group;
@@ -1010,11 +1019,12 @@ void dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg)
     fr->group.armed = 0;
     fr->group.magic = RT_GROUP_MAGIC;
     dagrt__fork_slow(w, f);
+    return 0;
 }
 
 bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f)
 {
-    return w ? dagrt__join_slow(w, f) : false;
+    return w && f ? dagrt__join_slow(w, f) : false;
 }
 
 void dagrt_join(dagrt_worker *w, dagrt_frame *f)

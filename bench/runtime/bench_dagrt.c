@@ -212,6 +212,7 @@ int main(int argc, char **argv)
     int fn = 30;
     double serial = bw_time_fib_serial(fn, s, reps);
     printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
+    double frames_t[2] = {0, 0};
     for (int threads = 1; threads <= 2; threads++) {
         dagrt *rt = threads == 1 ? make(0, true, DAGRT_IDLE_PARK) : g_rt;
         dagrt *keep = g_rt;
@@ -232,7 +233,10 @@ int main(int argc, char **argv)
             if (v != bw_fib_serial(fn))
                 fprintf(stderr, "fib (frames) wrong\n");
         }
-        printf("RESULT fib30_frames_%dt %.2f x_serial\n", threads, (double)bw_median(s, reps) / serial);
+        frames_t[threads - 1] = (double)bw_median(s, reps);
+        printf("RESULT fib30_frames_%dt %.2f x_serial\n", threads, frames_t[threads - 1] / serial);
+        if (threads == 2)
+            printf("RESULT fib30_frames_2t_vs_1t %.2f x\n", frames_t[0] / frames_t[1]);
         if (threads == 1) {
             /* The same in CPU time (only one thread runs): on a shared,
              * oversubscribed machine this is the figure that means

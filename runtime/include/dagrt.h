@@ -189,17 +189,19 @@ bool dagrt__join_slow(dagrt_worker *w, dagrt_frame *f);
  * same memory the library accesses through C11 atomics (same size and
  * alignment), so ThreadSanitizer and the memory model see atomics on both
  * sides. */
+struct dagrt__dbuf {
+    int64_t mask;
+    void *retired_;
+    void *slot[1];               /* mask + 1 slots */
+};
+
 typedef struct dagrt__wview {
     int64_t top;                 /* thieves' end */
     int32_t splitreq;            /* a thief asks for the private tail */
     uint32_t pad0_;
     char pad1_[48];
     int64_t split;               /* end of the public part */
-    struct dagrt__dbuf {
-        int64_t mask;
-        void *retired_;
-        void *slot[1];           /* mask + 1 slots */
-    } *buf;
+    struct dagrt__dbuf *buf;
     char pad2_[48];
     int64_t bottom;              /* end of the private tail */
     char pad3_[56];
@@ -228,15 +230,27 @@ typedef struct dagrt__fview {
 #define DAGRT__FRAME_FLAGS  ((1u << 17) | (1u << 18))   /* RT_TASK_OWNED | RT_TASK_FRAME */
 #define DAGRT__GROUP_MAGIC  0x6772u
 
-/* Forks fn(arg) as a task that any thread may steal until it is joined. */
-static inline void dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg)
+/* Forks fn(arg) as a task that any thread may steal until it is joined.
+ * Returns 0, or DAGRT_EINVAL for a NULL f or fn (nothing forked; a join of
+ * that frame returns false). The checks fold away for a frame on the
+ * caller's stack and a named function. */
+static inline int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg)
 {
     dagrt__fview *fv = (dagrt__fview *)(void *)f;
+    if (!f || !fn) {
+        if (f) {
+            fv->owner = w;           /* a count that is done: local 0 */
+            fv->word = 0;
+            fv->local = 0;
+            fv->armed = 0;
+        }
+        return DAGRT_EINVAL;
+    }
     fv->fn = fn;
     fv->arg = arg;
     if (!w) {
         fn(arg);
-        return;
+        return 0;
     }
     dagrt__wview *v = (dagrt__wview *)(void *)w;
     fv->group_ = &fv->word;
@@ -254,7 +268,7 @@ static inline void dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void
     struct dagrt__dbuf *a = __atomic_load_n(&v->buf, __ATOMIC_RELAXED);  /* owner wrote it */
     if (__builtin_expect(b - t > a->mask, 0)) {
         dagrt__fork_slow(w, f);   /* grows the deque */
-        return;
+        return 0;
     }
     /* relaxed: the private tail is the owner's alone; thieves stop at split. */
     __atomic_store_n(&a->slot[b & a->mask], (void *)f, __ATOMIC_RELAXED);
@@ -267,6 +281,7 @@ static inline void dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void
     if (__builtin_expect(__atomic_load_n(&v->splitreq, __ATOMIC_RELAXED) != 0 ||
                          __atomic_load_n(v->nidle, __ATOMIC_RELAXED) > 0, 0))
         dagrt__fork_expose(w);
+    return 0;
 }
 
 /* Joins a forked frame. true: nobody had started it; it is the caller's
@@ -275,7 +290,7 @@ static inline void dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void
  * effects are visible. */
 static inline bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f)
 {
-    if (!w)
+    if (!w || !f)
         return false;
     dagrt__wview *v = (dagrt__wview *)(void *)w;
     int64_t b = __atomic_load_n(&v->bottom, __ATOMIC_RELAXED);   /* owner's own */
@@ -304,7 +319,7 @@ static inline void dagrt_join(dagrt_worker *w, dagrt_frame *f)
 }
 #else
 /* Other compilers: the same API out of line. */
-void dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg);
+int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg);
 bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f);
 void dagrt_join(dagrt_worker *w, dagrt_frame *f);
 #endif

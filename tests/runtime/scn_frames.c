@@ -293,7 +293,7 @@ static void *null_thread(void *p)
 
 /* dagrt_worker_get is NULL on a fiber task (which may migrate between a
  * fork and its join) and on a thread outside the runtime; frames then run
- * at their fork. */
+ * at their fork. And misuse gets DAGRT_EINVAL, not a crash. */
 int scn_frames_null_worker(void)
 {
     int v = 0;
@@ -314,6 +314,20 @@ int scn_frames_null_worker(void)
         FAIL("outside thread: worker %s, fork/join record %ld (want NULL, 110)", e.got_null ? "NULL" : "set", e.sum);
     if (dagrt_worker_get(NULL) != NULL)
         FAIL("dagrt_worker_get(NULL) is not NULL");
+    /* Misuse: an error code, nothing forked, a join that reports "done". */
+    dagrt_worker *w = dagrt_worker_get(rt);
+    dagrt_frame fm;
+    cell m = {0};
+    if (dagrt_fork(w, &fm, NULL, &m) != DAGRT_EINVAL)
+        FAIL("dagrt_fork with a NULL function did not return DAGRT_EINVAL");
+    if (dagrt_join_take(w, &fm))
+        FAIL("join of a frame whose fork failed took it back");
+    if (dagrt_fork(w, NULL, cell_task, &m) != DAGRT_EINVAL)
+        FAIL("dagrt_fork with a NULL frame did not return DAGRT_EINVAL");
+    if (dagrt_join_take(w, NULL))
+        FAIL("dagrt_join_take(w, NULL) returned true");
+    if (atomic_load(&m.runs) != 0)
+        FAIL("a failed fork ran its function");
     dagrt_destroy(rt);
     return v;
 }
