@@ -8,7 +8,8 @@
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames, after a warm-up), the ratio to the serial floor,
- * allocations per frame for libdagrt, and a checked run per contender.
+ * the distribution of single frames (p50/p99, 1 us bodies), allocations per
+ * frame for libdagrt, and a checked run per contender.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -129,6 +130,30 @@ static double timed_run(const contender *k, struct bench_ctx *c, double min_ns, 
     return (t - t0) / 1e3 / (double)frames;
 }
 
+/* Single frames timed one by one: the mean above says what a frame costs on
+ * average, preemptions included; the percentiles say what a typical frame
+ * costs, and how long the slow ones take. One clock read per frame (tens of
+ * ns) is in each figure, the same for every contender. */
+#define DIST_FRAMES 4000
+static void frame_dist(const contender *k, struct bench_ctx *c, long frames, double *p50,
+                       double *p99)
+{
+    static double t[DIST_FRAMES];
+    if (frames > DIST_FRAMES)
+        frames = DIST_FRAMES;
+    k->frames(c, frames / 4);   /* warm-up */
+    double prev = now_ns();
+    for (long f = 0; f < frames; f++) {
+        k->frames(c, 1);
+        double now = now_ns();
+        t[f] = (now - prev) / 1e3;
+        prev = now;
+    }
+    qsort(t, (size_t)frames, sizeof t[0], cmp_double);
+    *p50 = t[frames / 2];
+    *p99 = t[frames * 99 / 100];
+}
+
 int main(int argc, char **argv)
 {
     int runs = 5;
@@ -201,6 +226,18 @@ int main(int argc, char **argv)
                e[0], e[1], res[k][0][0] / serial_med[0], res[k][1][0] / serial_med[1]);
     }
     printf("\n2-core ideal with 1 us bodies: 16 us/frame (32 us of work on 2 threads)\n");
+
+    /* The distribution of single frames with 1 us bodies, contenders in
+     * turn, as the means above. */
+    ctx.iters = iters_1us;
+    printf("\nsingle frames, 1 us bodies, %ld frames each (us): p50 / p99\n",
+           min_frames < DIST_FRAMES ? min_frames : (long)DIST_FRAMES);
+    for (size_t k = 0; k < NCONT; k++) {
+        double p50, p99;
+        frame_dist(&contenders[k], &ctx, min_frames, &p50, &p99);
+        printf("%-20s %8.2f / %8.2f\n", contenders[k].name, p50, p99);
+    }
+    printf("\n");
 
     /* Allocations per frame on libdagrt, after the first frames: empty
      * bodies (the frame runs on the caller alone) and 1 us bodies (with one
