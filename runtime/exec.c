@@ -855,16 +855,15 @@ static void plan_helper_entry(void *arg)
     dagrt *rt = s->rt;
     /* The caller runs both lists itself when no worker serves it; a
      * helper that the main thread picks up (in some later wait) only ends. */
-    if (dagrt_on_main_thread(rt))
+    if (dagrt_on_main_thread(rt)) {
+        atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
         return;
+    }
     rt_ctx *self = rt_ctx_current(rt);
     /* On a fiber only if some wait on a fiber stack ran this task. */
     bool counted = !dagrt_in_fiber(rt);
     uint64_t seen = 0;
     for (;;) {
-        /* relaxed: `present` is a count for the caller's spawn decision;
-         * the leaving side below carries the ordering. */
-        atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
         seen = plan_linger(s, self, counted, seen);
         /* seq_cst decrement, then seq_cst read of the offer: the Dekker
          * pair with plan_ensure_helper (see "between runs"). */
@@ -873,16 +872,27 @@ static void plan_helper_entry(void *arg)
         if (g == seen || !plan_join(s, g))
             return;
         seen = g;
-        if (!plan_serve(s, g, counted))
+        /* relaxed: see plan_spawn_helper. */
+        atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
+        if (!plan_serve(s, g, counted)) {
+            atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
             return;
+        }
     }
 }
 
 static void plan_spawn_helper(dagrt *rt, plan_slot *s)
 {
+    /* A helper counts as present from its spawn, not from its start:
+     * while the worker wakes up (microseconds), the next runs must not
+     * spawn more, each of which would only make the one before leave
+     * (it sees queued work). relaxed: a count for this decision; the
+     * leaving side carries the ordering (plan_helper_entry). */
+    atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
     /* No group: the helper outlives the run. dagrt_destroy waits for it
      * like for any task. A failed spawn leaves both lists to the caller. */
-    (void)dagrt_spawn_ex(rt, NULL, plan_helper_entry, s, DAGRT_SPAWN_DEFAULT);
+    if (dagrt_spawn_ex(rt, NULL, plan_helper_entry, s, DAGRT_SPAWN_DEFAULT) != 0)
+        atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
 }
 
 /* The caller found its worker list without an owner: make sure a helper
