@@ -4,12 +4,14 @@
  * serial calls, as dagc-generated code on libdagrt, as OpenMP tasks with
  * depend clauses and as a oneTBB flow graph, side by side in one run.
  *
- *   bench_frame [--runs N] [--min-ms MS] [--quick]
+ *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME] [--quick]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames, after a warm-up), the ratio to the serial floor,
  * the distribution of single frames (p50/p99, 1 us bodies), allocations per
- * frame for libdagrt, and a checked run per contender.
+ * frame for libdagrt, and a checked run per contender. --only NAME keeps
+ * the serial floor and the contenders whose name contains NAME (quick A/B
+ * pairs of one runtime; the published tables use every contender).
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -154,12 +156,20 @@ static void frame_dist(const contender *k, struct bench_ctx *c, long frames, dou
     *p99 = t[frames * 99 / 100];
 }
 
+static const char *only_name;
+/* Whether contender k runs (--only); the serial floor always does. */
+static int selected(size_t k)
+{
+    return k == 0 || !only_name || strstr(contenders[k].name, only_name) != NULL;
+}
+
 int main(int argc, char **argv)
 {
     int runs = 5;
     double min_ms = 100;
     long min_frames = 10000;
     int workers = 1;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]);
@@ -167,15 +177,19 @@ int main(int argc, char **argv)
             min_ms = atof(argv[++i]);
         else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
             workers = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0)
             runs = 1, min_ms = 5, min_frames = 200;
         else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME] [--quick]\n",
+                    argv[0]);
             return 2;
         }
     }
     if (runs < 1 || runs > 101)
         runs = 5;
+    only_name = only;
 
     static struct bench_ctx ctx;
     dagrt_config cfg;
@@ -208,6 +222,8 @@ int main(int argc, char **argv)
         ctx.iters = iters[b];
         ctx.checked = 0;
         for (size_t k = 0; k < NCONT; k++) {
+            if (!selected(k))
+                continue;
             timed_run(&contenders[k], &ctx, min_ms * 1e6 / 4, min_frames / 4); /* warm-up */
             double t[101];
             for (int r = 0; r < runs; r++)
@@ -219,6 +235,8 @@ int main(int argc, char **argv)
         serial_med[b] = res[0][b][0];
     }
     for (size_t k = 0; k < NCONT; k++) {
+        if (!selected(k))
+            continue;
         char e[2][40];
         for (int b = 0; b < 2; b++)
             snprintf(e[b], sizeof e[b], "%.2f (%.2f)", res[k][b][0], res[k][b][1]);
@@ -233,6 +251,8 @@ int main(int argc, char **argv)
     printf("\nsingle frames, 1 us bodies, %ld frames each (us): p50 / p99\n",
            min_frames < DIST_FRAMES ? min_frames : (long)DIST_FRAMES);
     for (size_t k = 0; k < NCONT; k++) {
+        if (!selected(k))
+            continue;
         double p50, p99;
         frame_dist(&contenders[k], &ctx, min_frames, &p50, &p99);
         printf("%-20s %8.2f / %8.2f\n", contenders[k].name, p50, p99);
@@ -258,6 +278,8 @@ int main(int argc, char **argv)
     ctx.iters = iters_1us / 8;
     ctx.checked = 1;
     for (size_t k = 0; k < NCONT; k++) {
+        if (!selected(k))
+            continue;
         atomic_store(&ctx.errors, 0);
         contenders[k].frames(&ctx, min_frames / 5 + 1);
         int e = atomic_load(&ctx.errors);
