@@ -452,6 +452,11 @@ static bool asym_fence_available(void)
 #endif
 }
 
+bool rt_work_visible(rt_ctx *c)
+{
+    return work_visible(c);
+}
+
 /* A spinner that stopped with work in sight hands the search on. */
 static void handoff(rt_ctx *c)
 {
@@ -1170,6 +1175,7 @@ static void rt_free_all(dagrt *rt)
     }
     slabs_free(rt->shared_slabs);
     pthread_mutex_destroy(&rt->shared_mu);
+    free(rt->exec);   /* exec.c's slot; its helpers finished before the join */
     free(rt);
 }
 

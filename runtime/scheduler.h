@@ -257,6 +257,10 @@ void rt_task_run(rt_ctx *c, rt_task *t);
 /* The task has finished: free it, complete its group. Any thread. */
 void rt_task_finish(dagrt *rt, rt_task *t);
 
+/* Whether c could find a task now (relaxed hints: for a thread that spins
+ * outside the idle protocol and should leave it when there is work). */
+bool rt_work_visible(rt_ctx *c);
+
 /* Finds one ready task for c (hot lane, own queue, own deque, steal) and
  * runs it. Returns true if it ran one. The "help" step of every wait. */
 bool rt_help_one(rt_ctx *c);
