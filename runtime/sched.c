@@ -944,8 +944,10 @@ static void frame_expose(rt_ctx *c)
     /* relaxed: the owner's own indices; the other two are hints. */
     int64_t s = atomic_load_explicit(&c->deque.split, memory_order_relaxed);
     int64_t b = atomic_load_explicit(&c->deque.bottom, memory_order_relaxed);
-    if (b <= s)
+    if (b <= s) {
+        rt_deque_take_request(&c->deque);   /* nothing to give */
         return;
+    }
     int64_t n = atomic_load_explicit(c->fj_nidle, memory_order_relaxed), half = (b - s + 1) / 2;
     n = n < 1 ? 1 : n > half ? half : n;
     expose_to(c->rt, c, s + n);
