@@ -59,8 +59,11 @@
  * caller's list before it leaves the run. Short: each poll of the caller's
  * cursor costs the caller's next claim a cache-line trip. */
 #define PLAN_LINGER_SPINS 32
-/* Polls of the helper's completion before the caller blocks on the group. */
-#define PLAN_END_SPINS 4096
+/* How long a worker's helper waits between runs for the next one to be
+ * offered (see "between runs" below) before it leaves and its worker
+ * idles as usual: as long as an idle worker polls before it parks
+ * (RT_SPIN_NS), so lingering costs no more CPU than idling would. */
+#define PLAN_LINGER_NS 50000
 #define PLAN_LEFT UINT32_MAX
 
 /* Per-node run state, overlaid on dagrt_node_state (one cache line each). */
@@ -118,6 +121,11 @@ typedef struct graph_rt {
      * Each sits on the line its owner alone writes in a normal run, so a
      * claim is a locked instruction on a line already in the owner's cache. */
     _Atomic uint32_t cursor0;
+    /* Plan mode, caller only: the last node of list 1 (NONE if empty), and
+     * whether the caller claimed a node of list 1 in this run (see
+     * plan_run's end). On the caller's own line. */
+    uint32_t ltail1;
+    bool stole1;
     _Alignas(64) _Atomic uint32_t tail;   /* line 2: next slot to fill */
     _Atomic uint32_t cursor1;
     /* Helpers spawned and not yet finished: only a heuristic for when to
@@ -434,10 +442,10 @@ static void helper_entry(void *arg)
  *   running, or at its list's cursor (everything before it on its list is
  *   done), where its owner, or the caller, which only leaves once every
  *   node is claimed, takes it.
- * - The caller spawns the worker's helper before running anything, so the
- *   worker's wake-up overlaps the roots, and waits for it on the group at
- *   the end (the helper leaves once the caller's list is all claimed, or
- *   after lingering PLAN_LINGER_SPINS polls with nothing to take).
+ * - Between runs, the worker's helper (a runtime task) lingers, polling a
+ *   runtime-owned slot, so that a run's start costs the caller two stores
+ *   and no spawn, deque push or wake-up check, and its end no task
+ *   completion and no group wait; see "between runs" below.
  */
 
 static inline _Atomic uint32_t *plan_cursor(graph_rt *r, uint32_t k)
@@ -554,15 +562,23 @@ static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, bool counted, uint
     uint32_t s = plan_claim(r, k, on_main, epoch);
     if (s == NONE)
         return false;
+    if (k == 1)
+        r->stole1 = true;   /* only the caller takes from list 1 */
     plan_publish(r, s, execute_on(r, s, counted), epoch);
     return true;
 }
 
+static void plan_ensure_helper(graph_rt *r);
+
 /* One thread's part of a run: its own list `own`, then whatever it can take
  * from the other one. The caller (on_main) stays until every node is
  * claimed; the worker's helper may leave earlier. counted: as for
- * execute_on, decided once (the thread's stack cannot change meanwhile). */
-static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
+ * execute_on, decided once (the thread's stack cannot change meanwhile).
+ * first: a node of list `own` the caller claimed before the run was
+ * offered, run first, or NONE. Returns true when the helper (own == 1) ran
+ * the last node of its own list: publishing it was then its last access to
+ * the run's state (see plan_run's end). */
+static bool plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_t first)
 {
     const uint32_t epoch = r->epoch;
     const uint32_t other = own ^ 1u;
@@ -570,6 +586,12 @@ static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
     uint32_t prev = NONE;
     uint8_t prev_status = 0;
     unsigned spins = 0;
+    bool ensured = false;
+    if (first != NONE) {
+        plan_prefetch(r, r->nodes[first].lnext);
+        prev_status = execute_on(r, first, counted);
+        prev = first;
+    }
     for (;;) {
         /* relaxed: see plan_claim. */
         uint32_t i = atomic_load_explicit(cur, memory_order_relaxed);
@@ -587,15 +609,21 @@ static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
             }
             plan_relax(++spins, plan_other_cpu(r, own));
             /* The caller takes the worker's list at once while no helper
-             * runs it. */
-            if ((spins >= PLAN_STEAL_SPINS || (own == 0 && plan_other_cpu(r, 0) < 0)) &&
+             * runs it, and makes sure one is coming (once a run). */
+            bool unowned = own == 0 && plan_other_cpu(r, 0) < 0;
+            if (unowned && !ensured) {
+                ensured = true;
+                plan_ensure_helper(r);
+            }
+            if ((spins >= PLAN_STEAL_SPINS || unowned) &&
                 plan_steal(r, other, on_main, counted, epoch))
                 spins = 0;
             continue;
         }
         /* relaxed CAS: see plan_claim. It fails when the other thread took
          * the node meanwhile: look again. */
-        if (!atomic_compare_exchange_weak_explicit(cur, &i, r->nodes[i].lnext, memory_order_relaxed,
+        uint32_t next = r->nodes[i].lnext;
+        if (!atomic_compare_exchange_weak_explicit(cur, &i, next, memory_order_relaxed,
                                                    memory_order_relaxed))
             continue;
         spins = 0;
@@ -605,9 +633,18 @@ static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
          * stalling the claim. */
         if (prev != NONE)
             plan_publish(r, prev, prev_status, epoch);
-        plan_prefetch(r, r->nodes[i].lnext);
+        plan_prefetch(r, next);
         prev_status = execute_on(r, i, counted);
         prev = i;
+        if (next == NONE && own == 1) {
+            /* The helper's list is done, and the helper leaves without
+             * taking the caller's last nodes: its last access to the run
+             * is this publication, which the caller reads anyway before
+             * it returns (plan_run), instead of one more cache-line trip
+             * for a separate "left" word on every run. */
+            plan_publish(r, i, prev_status, epoch);
+            return true;
+        }
     }
     if (prev != NONE)
         plan_publish(r, prev, prev_status, epoch);
@@ -621,6 +658,7 @@ static void plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted)
             break;
         plan_relax(idle, plan_other_cpu(r, own));
     }
+    return false;
 }
 
 /* This worker was woken onto the caller's CPU, `cpu` (park.h: on a VM whose
@@ -649,27 +687,227 @@ static int plan_move_away(int cpu)
 #endif
 }
 
+/* ------------------------------------------------------- between runs
+ *
+ * The worker's helper does not end with its run. It lingers, polling the
+ * runtime's plan slot (runtime-owned, so that no helper ever touches a
+ * graph state between runs: the caller may free one as soon as
+ * dagrt_graph_run returns), and serves the next run offered there:
+ * - The caller offers a run by storing its state and a new ticket in the
+ *   slot (one line the helper polls), and spawns a helper only when none
+ *   lingers (`present`). Nothing stalls the caller: the stores drain while
+ *   it runs its first node, which it claimed before the offer (no one else
+ *   could see the run yet, so no CAS either).
+ * - A helper serves ticket t only after winning `join` for it (a CAS from
+ *   a lower ticket to t); the caller, at the end of a run whose worker list
+ *   it had to take nodes from, closes t the same way if no helper won it,
+ *   so a helper that comes late never joins a finished run. At most one
+ *   helper serves a run.
+ * - The end of a run: if the caller took no node of list 1, the helper
+ *   that joined ran all of them, the last one last, and touches the run's
+ *   state no more after publishing it (plan_work): the caller waits for
+ *   that node's `done`, a line it has usually just read for the sink. Else
+ *   it waits for the slot's `left`, which the helper stores after its last
+ *   access.
+ * - A helper leaves after PLAN_LINGER_NS without a run, at once when other
+ *   tasks are queued (its worker should run them) or when it finds itself
+ *   on the caller's CPU (it would only keep the caller off it). Leaving
+ *   races with an offer: the helper decrements `present` (seq_cst) and then
+ *   reads `go` (seq_cst); the caller, when its worker list has no owner,
+ *   fences (seq_cst) and reads `present` (plan_ensure_helper): either the
+ *   helper sees the new ticket and serves it, or the caller sees no helper
+ *   and spawns one. Either way the run completes: the caller takes any
+ *   node no helper does. */
+
+typedef struct plan_slot {
+    /* line 0: the offer, written by the caller (the main thread) */
+    _Alignas(64) _Atomic uint64_t go;     /* latest ticket offered, 0 none */
+    /* The offered run's state. relaxed: the acquire load of `go` orders
+     * it; a helper reads it only after winning `join` for that ticket, and
+     * the run (so the state) cannot end before that helper is done with it,
+     * so the helper never reads a later run's pointer for an earlier ticket. */
+    _Atomic(graph_rt *) run;
+    _Atomic int caller_cpu;               /* a hint for lingering helpers */
+    uint64_t ticket;                      /* caller only: tickets issued */
+    dagrt *rt;
+    /* line 1: written by the helper that serves a run (and the caller's
+     * closing CAS) */
+    _Alignas(64) _Atomic uint64_t join;   /* ticket << 1 joined, | 1 closed */
+    _Atomic uint64_t left;                /* last ticket whose helper left */
+    /* line 2: helpers lingering; changes only when one starts or stops,
+     * so the caller's read at each run's start stays in its cache. */
+    _Alignas(64) _Atomic uint32_t present;
+} plan_slot;
+
+/* The runtime's slot, made at its first plan run (freed by dagrt_destroy,
+ * after every task, lingering helpers included, has finished). Caller only.
+ * NULL if out of memory: the caller then runs both lists itself. */
+static plan_slot *plan_slot_of(dagrt *rt)
+{
+    if (!rt->exec) {
+        plan_slot *s = aligned_alloc(64, sizeof(plan_slot));
+        if (!s)
+            return NULL;
+        memset(s, 0, sizeof *s);
+        s->rt = rt;
+        atomic_init(&s->go, 0);
+        atomic_init(&s->run, NULL);
+        atomic_init(&s->caller_cpu, -1);
+        atomic_init(&s->join, 0);
+        atomic_init(&s->left, 0);
+        atomic_init(&s->present, 0);
+        rt->exec = s;
+    }
+    return rt->exec;
+}
+
+/* Wins ticket t for the calling helper, or returns false (another helper
+ * serves it, or the caller closed it). relaxed: `join` only decides who
+ * serves; what the helper reads of the run came through `go`'s acquire,
+ * and what the caller reads of the helper's work comes through `done` or
+ * `left`. Tickets only grow, so there is no ABA. */
+static bool plan_join(plan_slot *s, uint64_t t)
+{
+    uint64_t j = atomic_load_explicit(&s->join, memory_order_relaxed);
+    while (t != 0 && (j >> 1) < t)
+        if (atomic_compare_exchange_weak_explicit(&s->join, &j, t << 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return true;
+    return false;
+}
+
+/* Serves run t, joined. Returns false when this helper should stop
+ * lingering (it is stuck on the caller's CPU). */
+static bool plan_serve(plan_slot *s, uint64_t t, bool counted)
+{
+    graph_rt *r = atomic_load_explicit(&s->run, memory_order_relaxed);
+    int cpu = plan_cpu();
+    if (cpu >= 0 && cpu == r->caller_cpu)
+        cpu = plan_move_away(cpu);
+    bool ok = !(cpu >= 0 && cpu == r->caller_cpu);
+    /* Still on the caller's CPU, we could only take turns with it: leave
+     * the run to the caller (it takes an unowned list's nodes at once). */
+    if (ok) {
+        atomic_store_explicit(&r->owner1, (uint32_t)(cpu + 1), memory_order_relaxed);
+        if (plan_work(r, 1, false, counted, NONE)) {
+            /* r is not ours any more (see plan_work). */
+            atomic_store_explicit(&s->left, t, memory_order_release);
+            return true;
+        }
+    }
+    atomic_store_explicit(&r->owner1, PLAN_LEFT, memory_order_relaxed);
+    /* release: everything this helper did in the run happens before the
+     * caller's acquire of `left`, and after it the caller owns r again. */
+    atomic_store_explicit(&s->left, t, memory_order_release);
+    return ok;
+}
+
+static uint64_t plan_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Polls for an offer until it is time to leave (see above); serves the
+ * offers it wins. Returns the last ticket it saw. */
+static uint64_t plan_linger(plan_slot *s, rt_ctx *self, bool counted, uint64_t seen)
+{
+    uint64_t t0 = 0;
+    for (unsigned i = 1;; i++) {
+        /* acquire: pairs with the caller's release store of the ticket,
+         * so the run's setup is visible to the helper that serves it. */
+        uint64_t g = atomic_load_explicit(&s->go, memory_order_acquire);
+        if (g != seen) {
+            seen = g;
+            if (plan_join(s, g)) {
+                if (!plan_serve(s, g, counted))
+                    return seen;
+                t0 = 0;
+                i = 0;
+                continue;
+            }
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield");
+#endif
+        if ((i & 63) != 0)
+            continue;
+        if (self && rt_work_visible(self))
+            return seen;
+        /* relaxed: a hint; a wrong value costs a spin or an early leave. */
+        int cc = atomic_load_explicit(&s->caller_cpu, memory_order_relaxed);
+        if (cc >= 0 && plan_cpu() == cc)
+            return seen;
+        uint64_t now = plan_now_ns();
+        if (t0 == 0)
+            t0 = now;
+        else if (now - t0 > PLAN_LINGER_NS)
+            return seen;
+    }
+}
+
 static void plan_helper_entry(void *arg)
 {
-    graph_rt *r = arg;
-    bool on_main = dagrt_on_main_thread(r->rt);
-    /* The caller itself may end up running this task (in its final group
-     * wait, when no worker took it): by then both lists are all claimed. */
-    if (!on_main) {
-        int cpu = plan_cpu();
-        if (cpu >= 0 && cpu == r->caller_cpu)
-            cpu = plan_move_away(cpu);
-        /* Still on the caller's CPU, we could only take turns with it:
-         * leave the run to the caller (it takes an unowned list's nodes at
-         * once). */
-        if (cpu >= 0 && cpu == r->caller_cpu)
-            return;
-        atomic_store_explicit(&r->owner1, (uint32_t)(cpu + 1), memory_order_relaxed);
+    plan_slot *s = arg;
+    dagrt *rt = s->rt;
+    /* The caller runs both lists itself when no worker serves it; a
+     * helper that the main thread picks up (in some later wait) only ends. */
+    if (dagrt_on_main_thread(rt)) {
+        atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
+        return;
     }
+    rt_ctx *self = rt_ctx_current(rt);
     /* On a fiber only if some wait on a fiber stack ran this task. */
-    plan_work(r, 1, on_main, !dagrt_in_fiber(r->rt));
-    if (!on_main)
-        atomic_store_explicit(&r->owner1, PLAN_LEFT, memory_order_relaxed);
+    bool counted = !dagrt_in_fiber(rt);
+    uint64_t seen = 0;
+    for (;;) {
+        seen = plan_linger(s, self, counted, seen);
+        /* seq_cst decrement, then seq_cst read of the offer: the Dekker
+         * pair with plan_ensure_helper (see "between runs"). */
+        atomic_fetch_sub_explicit(&s->present, 1, memory_order_seq_cst);
+        uint64_t g = atomic_load_explicit(&s->go, memory_order_seq_cst);
+        if (g == seen || !plan_join(s, g))
+            return;
+        seen = g;
+        /* relaxed: see plan_spawn_helper. */
+        atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
+        if (!plan_serve(s, g, counted)) {
+            atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
+            return;
+        }
+    }
+}
+
+static void plan_spawn_helper(dagrt *rt, plan_slot *s)
+{
+    /* A helper counts as present from its spawn, not from its start:
+     * while the worker wakes up (microseconds), the next runs must not
+     * spawn more, each of which would only make the one before leave
+     * (it sees queued work). relaxed: a count for this decision; the
+     * leaving side carries the ordering (plan_helper_entry). */
+    atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
+    /* No group: the helper outlives the run. dagrt_destroy waits for it
+     * like for any task. A failed spawn leaves both lists to the caller. */
+    if (dagrt_spawn_ex(rt, NULL, plan_helper_entry, s, DAGRT_SPAWN_DEFAULT) != 0)
+        atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
+}
+
+/* The caller found its worker list without an owner: make sure a helper
+ * is coming, unless one lingers (then it has seen, or will see, the
+ * offer). Once a run at most. */
+static void plan_ensure_helper(graph_rt *r)
+{
+    plan_slot *s = r->rt->exec;
+    if (!s || atomic_load_explicit(&r->owner1, memory_order_relaxed) != 0)
+        return;
+    /* seq_cst fence between the offer (the release store of `go`) and the
+     * read of `present`: the Dekker pair with a leaving helper. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&s->present, memory_order_relaxed) == 0)
+        plan_spawn_helper(r->rt, s);
 }
 
 /* Makes the two lists for r->g (see the top of this section). Plain
@@ -768,6 +1006,7 @@ static bool plan_build(graph_rt *r)
             tail[k] = u;
         }
     }
+    r->ltail1 = tail[1];
     return true;
 }
 
@@ -780,30 +1019,58 @@ static int plan_run(graph_rt *r)
             atomic_store_explicit(&r->nodes[i].done, 0, memory_order_relaxed);
         r->epoch = 1;
     }
-    atomic_store_explicit(&r->cursor0, r->lhead[0], memory_order_relaxed);
+    const uint32_t epoch = r->epoch;
+    plan_slot *s = plan_slot_of(r->rt);
+    r->caller_cpu = plan_cpu();
+    r->stole1 = false;
     atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
     atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
-    r->caller_cpu = plan_cpu();
-    dagrt_group_init(&r->group);
-    /* Before any node: the worker's wake-up overlaps the first bodies. If
-     * the spawn fails the caller runs both lists. */
-    if (r->lhead[1] != NONE)
-        (void)dagrt_spawn_ex(r->rt, &r->group, plan_helper_entry, r, DAGRT_SPAWN_DEFAULT);
-    plan_work(r, 0, true, true);   /* dagrt_graph_run refuses fibers */
-    /* Every node is claimed; the helper may still run its last one. Poll a
-     * while before the group wait, which arms and may sleep. */
-    rt_group *gi = rt_group_of(&r->group);
-    for (unsigned spins = 0; spins < PLAN_END_SPINS; spins++) {
-        /* Not started: the worker is busy or asleep, and the group wait
-         * will run the helper here (it finds nothing left to do). */
-        if (atomic_load_explicit(&r->owner1, memory_order_relaxed) == 0)
-            break;
-        /* acquire: the helper's task finish releases its nodes' effects. */
-        if (atomic_load_explicit(&gi->word, memory_order_acquire) == 0)
-            return 0;
-        plan_relax(spins, plan_other_cpu(r, 0));
+    /* The caller's first node, if it is a root, is claimed before the run
+     * is offered: nobody else can claim it yet, so a plain store does it,
+     * and the offer's stores below (to lines the helper polls) drain
+     * during its body instead of before a locked claim. */
+    uint32_t first = r->lhead[0];
+    if (first != NONE && r->nodes[first].npl == 0) {
+        atomic_store_explicit(&r->cursor0, r->nodes[first].lnext, memory_order_relaxed);
+    } else {
+        atomic_store_explicit(&r->cursor0, first, memory_order_relaxed);
+        first = NONE;
     }
-    return dagrt_group_wait(r->rt, &r->group);
+    uint64_t t = 0;
+    if (s && r->lhead[1] != NONE) {
+        t = ++s->ticket;
+        atomic_store_explicit(&s->run, r, memory_order_relaxed);
+        atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);
+        /* release: the run's setup above (and the plan) before the ticket. */
+        atomic_store_explicit(&s->go, t, memory_order_release);
+        /* relaxed: a stale "present" is caught by plan_ensure_helper. */
+        if (atomic_load_explicit(&s->present, memory_order_relaxed) == 0)
+            plan_spawn_helper(r->rt, s);
+    }
+    plan_work(r, 0, true, true, first);   /* dagrt_graph_run refuses fibers */
+    if (t == 0)
+        return 0;   /* no worker list, or no slot: the caller ran everything */
+    /* Every node is claimed; a helper may still run its last ones. */
+    if (!r->stole1) {
+        /* The helper that joined ran all of list 1, and its last access to
+         * r is the publication of the list's last node (plan_work).
+         * acquire: its effects, and all the helper's, before we return. */
+        _Atomic uint32_t *d = &r->nodes[r->ltail1].done;
+        for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;)
+            plan_relax(++spins, plan_other_cpu(r, 0));
+        return 0;
+    }
+    /* We took nodes of list 1: perhaps no helper joined. Close the ticket
+     * if so (relaxed: see plan_join); else wait until the helper left. */
+    uint64_t j = atomic_load_explicit(&s->join, memory_order_relaxed);
+    while ((j >> 1) < t)
+        if (atomic_compare_exchange_weak_explicit(&s->join, &j, (t << 1) | 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return 0;
+    /* acquire: pairs with plan_serve's release of `left`. */
+    for (unsigned spins = 0; atomic_load_explicit(&s->left, memory_order_acquire) != t;)
+        plan_relax(++spins, plan_other_cpu(r, 0));
+    return 0;
 }
 
 /* ------------------------------------------------------------ public API */

@@ -4,11 +4,14 @@
  * serial calls, as dagc-generated code on libdagrt, as OpenMP tasks with
  * depend clauses and as a oneTBB flow graph, side by side in one run.
  *
- *   bench_frame [--runs N] [--min-ms MS] [--quick]
+ *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME] [--quick]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames, after a warm-up), the ratio to the serial floor,
- * allocations per frame for libdagrt, and a checked run per contender.
+ * the distribution of single frames (p50/p99, 1 us bodies), allocations per
+ * frame for libdagrt, and a checked run per contender. --only NAME keeps
+ * the serial floor and the contenders whose name contains NAME (quick A/B
+ * pairs of one runtime; the published tables use every contender).
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -129,12 +132,44 @@ static double timed_run(const contender *k, struct bench_ctx *c, double min_ns, 
     return (t - t0) / 1e3 / (double)frames;
 }
 
+/* Single frames timed one by one: the mean above says what a frame costs on
+ * average, preemptions included; the percentiles say what a typical frame
+ * costs, and how long the slow ones take. One clock read per frame (tens of
+ * ns) is in each figure, the same for every contender. */
+#define DIST_FRAMES 4000
+static void frame_dist(const contender *k, struct bench_ctx *c, long frames, double *p50,
+                       double *p99)
+{
+    static double t[DIST_FRAMES];
+    if (frames > DIST_FRAMES)
+        frames = DIST_FRAMES;
+    k->frames(c, frames / 4);   /* warm-up */
+    double prev = now_ns();
+    for (long f = 0; f < frames; f++) {
+        k->frames(c, 1);
+        double now = now_ns();
+        t[f] = (now - prev) / 1e3;
+        prev = now;
+    }
+    qsort(t, (size_t)frames, sizeof t[0], cmp_double);
+    *p50 = t[frames / 2];
+    *p99 = t[frames * 99 / 100];
+}
+
+static const char *only_name;
+/* Whether contender k runs (--only); the serial floor always does. */
+static int selected(size_t k)
+{
+    return k == 0 || !only_name || strstr(contenders[k].name, only_name) != NULL;
+}
+
 int main(int argc, char **argv)
 {
     int runs = 5;
     double min_ms = 100;
     long min_frames = 10000;
     int workers = 1;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]);
@@ -142,15 +177,19 @@ int main(int argc, char **argv)
             min_ms = atof(argv[++i]);
         else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc)
             workers = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0)
             runs = 1, min_ms = 5, min_frames = 200;
         else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME] [--quick]\n",
+                    argv[0]);
             return 2;
         }
     }
     if (runs < 1 || runs > 101)
         runs = 5;
+    only_name = only;
 
     static struct bench_ctx ctx;
     dagrt_config cfg;
@@ -183,6 +222,8 @@ int main(int argc, char **argv)
         ctx.iters = iters[b];
         ctx.checked = 0;
         for (size_t k = 0; k < NCONT; k++) {
+            if (!selected(k))
+                continue;
             timed_run(&contenders[k], &ctx, min_ms * 1e6 / 4, min_frames / 4); /* warm-up */
             double t[101];
             for (int r = 0; r < runs; r++)
@@ -194,6 +235,8 @@ int main(int argc, char **argv)
         serial_med[b] = res[0][b][0];
     }
     for (size_t k = 0; k < NCONT; k++) {
+        if (!selected(k))
+            continue;
         char e[2][40];
         for (int b = 0; b < 2; b++)
             snprintf(e[b], sizeof e[b], "%.2f (%.2f)", res[k][b][0], res[k][b][1]);
@@ -201,6 +244,20 @@ int main(int argc, char **argv)
                e[0], e[1], res[k][0][0] / serial_med[0], res[k][1][0] / serial_med[1]);
     }
     printf("\n2-core ideal with 1 us bodies: 16 us/frame (32 us of work on 2 threads)\n");
+
+    /* The distribution of single frames with 1 us bodies, contenders in
+     * turn, as the means above. */
+    ctx.iters = iters_1us;
+    printf("\nsingle frames, 1 us bodies, %ld frames each (us): p50 / p99\n",
+           min_frames < DIST_FRAMES ? min_frames : (long)DIST_FRAMES);
+    for (size_t k = 0; k < NCONT; k++) {
+        if (!selected(k))
+            continue;
+        double p50, p99;
+        frame_dist(&contenders[k], &ctx, min_frames, &p50, &p99);
+        printf("%-20s %8.2f / %8.2f\n", contenders[k].name, p50, p99);
+    }
+    printf("\n");
 
     /* Allocations per frame on libdagrt, after the first frames: empty
      * bodies (the frame runs on the caller alone) and 1 us bodies (with one
@@ -221,6 +278,8 @@ int main(int argc, char **argv)
     ctx.iters = iters_1us / 8;
     ctx.checked = 1;
     for (size_t k = 0; k < NCONT; k++) {
+        if (!selected(k))
+            continue;
         atomic_store(&ctx.errors, 0);
         contenders[k].frames(&ctx, min_frames / 5 + 1);
         int e = atomic_load(&ctx.errors);

@@ -48,6 +48,32 @@ static void fib_task(void *p)
     a->r = x.r + y.r;
 }
 
+/* The same with inline fork-join frames (dagrt_fork / dagrt_join_take):
+ * every call is still a task that a thief may steal; the parent takes
+ * back what nobody stole and runs it as a direct call. */
+static long fibf(dagrt_worker *w, int n);
+
+static void fibf_task(void *p)
+{
+    fib_arg *a = p;
+    a->r = fibf(dagrt_worker_get(g_rt), a->n);
+}
+
+static long fibf(dagrt_worker *w, int n)
+{
+    if (n < 2)
+        return n;
+    fib_arg x = {n - 1, 0}, y = {n - 2, 0};
+    dagrt_frame fx, fy;
+    dagrt_fork(w, &fx, fibf_task, &x);
+    dagrt_fork(w, &fy, fibf_task, &y);
+    if (dagrt_join_take(w, &fy))
+        y.r = fibf(w, y.n);
+    if (dagrt_join_take(w, &fx))
+        x.r = fibf(w, x.n);
+    return x.r + y.r;
+}
+
 /* ------------------------------------------------------ parallel for */
 
 static void body_cheap(void *arg, size_t b, size_t e) { bw_range_cheap(arg, b, e); }
@@ -124,10 +150,21 @@ static double wake_us(dagrt_idle_policy idle, int trips)
 #include <unistd.h>
 
 static _Atomic uint32_t g_fx_word;
+static int g_fx_cpu = -1;   /* the sleeper's CPU, or -1: anywhere */
+
+static void pin_self(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
 
 static void *fx_sleeper(void *p)
 {
     (void)p;
+    if (g_fx_cpu >= 0)
+        pin_self(g_fx_cpu);
     for (;;) {
         while (atomic_load(&g_fx_word) == 0)
             syscall(SYS_futex, (uint32_t *)&g_fx_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
@@ -138,8 +175,26 @@ static void *fx_sleeper(void *p)
     }
 }
 
-static double wake_floor_us(int trips)
+/* place: 0 the kernel places the sleeper; 1 on the waker's CPU; 2 on
+ * another CPU than the waker's (both pinned for the measurement). The
+ * pinned forms show the VM's two wake paths: a context switch on the
+ * waker's CPU, or an interrupt to a halted virtual CPU. */
+static double wake_floor_us(int trips, int place)
 {
+    cpu_set_t saved;
+    pthread_getaffinity_np(pthread_self(), sizeof saved, &saved);
+    g_fx_cpu = -1;
+    if (place) {
+        int here = sched_getcpu(), other = -1;
+        for (int c = 0; c < CPU_SETSIZE && other < 0; c++)
+            if (c != here && CPU_ISSET(c, &saved))
+                other = c;
+        if (here < 0 || other < 0)
+            return -1;
+        pin_self(here);
+        g_fx_cpu = place == 1 ? here : other;
+    }
+    atomic_store(&g_fx_word, 0);   /* 2 (exit) from the previous call */
     pthread_t th;
     if (pthread_create(&th, NULL, fx_sleeper, NULL) != 0)
         return -1;
@@ -158,6 +213,7 @@ static double wake_floor_us(int trips)
     atomic_store(&g_fx_word, 2);
     syscall(SYS_futex, (uint32_t *)&g_fx_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     pthread_join(th, NULL);
+    pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
     double r = (double)bw_median(lat, trips) / 1000.0;
     free(lat);
     return r;
@@ -186,6 +242,7 @@ int main(int argc, char **argv)
     int fn = 30;
     double serial = bw_time_fib_serial(fn, s, reps);
     printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
+    double frames_t[2] = {0, 0};
     for (int threads = 1; threads <= 2; threads++) {
         dagrt *rt = threads == 1 ? make(0, true, DAGRT_IDLE_PARK) : g_rt;
         dagrt *keep = g_rt;
@@ -199,6 +256,17 @@ int main(int argc, char **argv)
                 fprintf(stderr, "fib wrong\n");
         }
         printf("RESULT fib30_%dt %.2f x_serial\n", threads, (double)bw_median(s, reps) / serial);
+        for (int r = 0; r < reps; r++) {
+            uint64_t t0 = bw_now_ns();
+            long v = fibf(dagrt_worker_get(rt), fn);
+            s[r] = bw_now_ns() - t0;
+            if (v != bw_fib_serial(fn))
+                fprintf(stderr, "fib (frames) wrong\n");
+        }
+        frames_t[threads - 1] = (double)bw_median(s, reps);
+        printf("RESULT fib30_frames_%dt %.2f x_serial\n", threads, frames_t[threads - 1] / serial);
+        if (threads == 2)
+            printf("RESULT fib30_frames_2t_vs_1t %.2f x\n", frames_t[0] / frames_t[1]);
         if (threads == 1) {
             /* The same in CPU time (only one thread runs): on a shared,
              * oversubscribed machine this is the figure that means
@@ -238,7 +306,9 @@ int main(int argc, char **argv)
     printf("RESULT wake_park %.2f us\n", wake_us(DAGRT_IDLE_PARK, trips));
     printf("RESULT wake_spin %.2f us\n", wake_us(DAGRT_IDLE_SPIN, trips));
 #if defined(__linux__)
-    printf("RESULT wake_futex_floor %.2f us\n", wake_floor_us(trips));
+    printf("RESULT wake_futex_floor %.2f us\n", wake_floor_us(trips, 0));
+    printf("RESULT wake_futex_same_cpu %.2f us\n", wake_floor_us(trips, 1));
+    printf("RESULT wake_futex_other_cpu %.2f us\n", wake_floor_us(trips, 2));
 #endif
     return 0;
 }
