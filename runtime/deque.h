@@ -52,10 +52,14 @@ typedef struct rt_deque {
      * the owner's pushes. */
     _Alignas(64) _Atomic int64_t top;
     _Atomic int splitreq;                 /* a thief asks for the tail (hint) */
+    /* split and buf: written by the owner only when it exposes, takes from
+     * the public part or grows; read by every steal. */
     _Alignas(64) _Atomic int64_t split;   /* thieves' end of the public part */
-    _Atomic int64_t bottom;               /* end of the private tail */
     _Atomic(rt_deque_buf *) buf;
-    char pad_[64 - 2 * sizeof(_Atomic int64_t) - sizeof(void *)];
+    /* bottom: written at every owner push and take; on a line of its own
+     * so that thieves' reads of split do not take it from the owner. */
+    _Alignas(64) _Atomic int64_t bottom;  /* end of the private tail */
+    char pad_[64 - sizeof(_Atomic int64_t)];
 } rt_deque;
 
 #define RT_DEQUE_EMPTY ((void *)0)
@@ -133,23 +137,30 @@ static inline bool rt_deque_push_private(rt_deque *d, void *x)
     return true;
 }
 
+/* Owner only: makes the oldest items of the private tail public, up to
+ * (not including) index to; split < to <= bottom. Exposing a prefix is the
+ * same publication as exposing it all: split only moves up, and the items
+ * it passes were written before. */
+static inline void rt_deque_expose_to(rt_deque *d, int64_t to)
+{
+    /* release: the slots (and the tasks they point to) are visible to a
+     * thief that reads this split with acquire. */
+    atomic_store_explicit(&d->split, to, memory_order_release);
+}
+
 /* Owner only: makes the whole private tail public. */
 static inline void rt_deque_expose(rt_deque *d)
 {
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed); /* owner's own */
-    /* release: the slots (and the tasks they point to) are visible to a
-     * thief that reads this split with acquire. */
-    atomic_store_explicit(&d->split, b, memory_order_release);
+    rt_deque_expose_to(d, atomic_load_explicit(&d->bottom, memory_order_relaxed)); /* owner's own */
 }
 
 /* Owner only: the same with a seq_cst RMW, for the idle protocol: the
  * exposure is then the "publish" half of its Dekker pair by itself, and the
  * notifier needs no separate fence (sched.c, notify_after_sc). An exchange
  * is a single locked instruction on x86, cheaper than a store plus mfence. */
-static inline void rt_deque_expose_sc(rt_deque *d)
+static inline void rt_deque_expose_sc_to(rt_deque *d, int64_t to)
 {
-    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    atomic_exchange_explicit(&d->split, b, memory_order_seq_cst);
+    atomic_exchange_explicit(&d->split, to, memory_order_seq_cst);
 }
 
 /* Owner only: a public push (push to the tail, expose it). */
@@ -185,6 +196,17 @@ static inline void rt_deque_request(rt_deque *d)
     /* relaxed: a hint the owner polls; the read first keeps the line shared
      * while a request is already pending. */
     if (!atomic_load_explicit(&d->splitreq, memory_order_relaxed))
+        atomic_store_explicit(&d->splitreq, 1, memory_order_relaxed);
+}
+
+/* Thief: asks for the tail if the owner keeps one and nobody asked yet.
+ * The pending request is checked first: a thief polling in its idle loop
+ * then reads only the line it wrote, not the owner's `bottom` (whose line
+ * the owner writes at every push and take). */
+static inline void rt_deque_ask(rt_deque *d)
+{
+    /* relaxed: hints, see rt_deque_request. */
+    if (!atomic_load_explicit(&d->splitreq, memory_order_relaxed) && rt_deque_has_private(d))
         atomic_store_explicit(&d->splitreq, 1, memory_order_relaxed);
 }
 
@@ -285,6 +307,11 @@ static inline void *rt_deque_steal(rt_deque *d)
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1,
             memory_order_seq_cst, memory_order_relaxed))
         return RT_DEQUE_ABORT;
+    /* We took the last public item: ask for more now, so the owner need
+     * not watch for its public part running dry (a line we own after the
+     * CAS; relaxed: a hint, see rt_deque_request). */
+    if (t + 1 == s && !atomic_load_explicit(&d->splitreq, memory_order_relaxed))
+        atomic_store_explicit(&d->splitreq, 1, memory_order_relaxed);
     return x;
 }
 

@@ -61,6 +61,7 @@
                               DAGRT_SPAWN_LARGE_STACK)
 #define RT_TASK_SELF  (1u << 16)      /* internal: fn gets the rt_task * itself, not arg */
 #define RT_TASK_OWNED (1u << 17)      /* counted in its group's owner-local count */
+#define RT_TASK_FRAME (1u << 18)      /* a dagrt_frame on its forker's stack (rt_frame) */
 #define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */
 
 typedef struct rt_group rt_group;
@@ -140,6 +141,18 @@ void rt_group_done(rt_group *g);
  * group's word is 0 by then. */
 int rt_group_arm(rt_group *g, rt_waiter *w);
 
+/* An inline fork-join frame (dagrt_frame): the task descriptor and, right
+ * after it, the count its join waits on. Forked with RT_TASK_OWNED |
+ * RT_TASK_FRAME, local = 1 and owner = the forking ctx: a thief that runs
+ * it completes the group atomically (word -1), the forker's join folds its
+ * local 1 in (pending 0); a frame taken back by its join never touches the
+ * count. Frames are not counted in nspawned/nfinished (a frame cannot
+ * outlive its join) and never go back to a pool. */
+typedef struct rt_frame {
+    rt_task task;
+    rt_group group;
+} rt_frame;
+
 /* ------------------------------------------------------------ contexts */
 
 typedef struct rt_ctx rt_ctx;
@@ -150,6 +163,10 @@ typedef struct rt_slab {
 
 struct rt_ctx {
     rt_deque deque;
+    /* Read by the inline dagrt_fork (dagrt.h, dagrt__wview): constant
+     * after creation. */
+    const _Atomic int *fj_nidle;   /* &rt->nidle */
+    int fj_solo;                   /* no other thread can ever steal */
     rt_mpsc inbox;
     dagrt *rt;
     uint32_t index;

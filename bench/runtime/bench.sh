@@ -40,10 +40,13 @@ for c in cs:
             if p and p[0] == "RESULT":
                 vals.setdefault((p[1], c), []).append(float(p[2]))
                 units[p[1]] = p[3]
-rows = ["spawn_tree", "spawn_tree_1t_cpu", "fib30_serial", "fib30_1t", "fib30_1t_cpu", "fib30_2t"] + \
+rows = ["spawn_tree", "spawn_tree_1t_cpu", "fib30_serial", "fib30_1t", "fib30_1t_cpu", "fib30_2t",
+        "fib30_frames_1t", "fib30_frames_2t", "fib30_frames_2t_vs_1t"] + \
        [f"pfor_{k}_{n}" for k in ("0.5ns", "6ns") for n in (1000, 100000, 4000000)] + \
        ["wake_park", "wake_spin"]
-target = {"spawn_tree": ">= 100", "fib30_1t": "<= 8", "fib30_1t_cpu": "<= 8 (CPU time, 1 thread)", "fib30_2t": "<= 8, 2t >= 1.8x faster than 1t",
+target = {"spawn_tree": ">= 100", "fib30_1t": "<= 8 (dagrt_spawn + group wait)", "fib30_1t_cpu": "<= 8 (CPU time, 1 thread)", "fib30_2t": "<= 8 (dagrt_spawn + group wait)",
+          "fib30_frames_1t": "<= 8 (dagrt_fork + dagrt_join_take)", "fib30_frames_2t": "<= 8 (dagrt_fork + dagrt_join_take)",
+          "fib30_frames_2t_vs_1t": ">= 1.8",
           "pfor_0.5ns_1000": ">= 0.9", "pfor_0.5ns_100000": ">= 0.9", "pfor_0.5ns_4000000": ">= 0.9",
           "pfor_6ns_1000": ">= 1.6", "pfor_6ns_100000": ">= 1.95", "pfor_6ns_4000000": ">= 0.9",
           "wake_park": "<= 3 (dagrt)"}

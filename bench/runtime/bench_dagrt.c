@@ -48,6 +48,32 @@ static void fib_task(void *p)
     a->r = x.r + y.r;
 }
 
+/* The same with inline fork-join frames (dagrt_fork / dagrt_join_take):
+ * every call is still a task that a thief may steal; the parent takes
+ * back what nobody stole and runs it as a direct call. */
+static long fibf(dagrt_worker *w, int n);
+
+static void fibf_task(void *p)
+{
+    fib_arg *a = p;
+    a->r = fibf(dagrt_worker_get(g_rt), a->n);
+}
+
+static long fibf(dagrt_worker *w, int n)
+{
+    if (n < 2)
+        return n;
+    fib_arg x = {n - 1, 0}, y = {n - 2, 0};
+    dagrt_frame fx, fy;
+    dagrt_fork(w, &fx, fibf_task, &x);
+    dagrt_fork(w, &fy, fibf_task, &y);
+    if (dagrt_join_take(w, &fy))
+        y.r = fibf(w, y.n);
+    if (dagrt_join_take(w, &fx))
+        x.r = fibf(w, x.n);
+    return x.r + y.r;
+}
+
 /* ------------------------------------------------------ parallel for */
 
 static void body_cheap(void *arg, size_t b, size_t e) { bw_range_cheap(arg, b, e); }
@@ -186,6 +212,7 @@ int main(int argc, char **argv)
     int fn = 30;
     double serial = bw_time_fib_serial(fn, s, reps);
     printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
+    double frames_t[2] = {0, 0};
     for (int threads = 1; threads <= 2; threads++) {
         dagrt *rt = threads == 1 ? make(0, true, DAGRT_IDLE_PARK) : g_rt;
         dagrt *keep = g_rt;
@@ -199,6 +226,17 @@ int main(int argc, char **argv)
                 fprintf(stderr, "fib wrong\n");
         }
         printf("RESULT fib30_%dt %.2f x_serial\n", threads, (double)bw_median(s, reps) / serial);
+        for (int r = 0; r < reps; r++) {
+            uint64_t t0 = bw_now_ns();
+            long v = fibf(dagrt_worker_get(rt), fn);
+            s[r] = bw_now_ns() - t0;
+            if (v != bw_fib_serial(fn))
+                fprintf(stderr, "fib (frames) wrong\n");
+        }
+        frames_t[threads - 1] = (double)bw_median(s, reps);
+        printf("RESULT fib30_frames_%dt %.2f x_serial\n", threads, frames_t[threads - 1] / serial);
+        if (threads == 2)
+            printf("RESULT fib30_frames_2t_vs_1t %.2f x\n", frames_t[0] / frames_t[1]);
         if (threads == 1) {
             /* The same in CPU time (only one thread runs): on a shared,
              * oversubscribed machine this is the figure that means

@@ -131,6 +131,199 @@ typedef void (*dagrt_range_fn)(void *arg, size_t begin, size_t end);
 int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
                        dagrt_range_fn fn, void *arg);
 
+/* ------------------------------------------------- inline fork-join frames */
+/* The fast path for recursive fork-join (divide and conquer, tree walks):
+ * spawn and join inlined into the caller, the task's descriptor on the
+ * caller's stack, no group to count. A fork pushes the frame onto the
+ * calling worker's own deque, where any idle thread may steal it; the join
+ * takes it back if nobody did (the common case: the caller then runs the
+ * work itself, as a direct call the compiler can inline), or waits for the
+ * thief, helping meanwhile.
+ *
+ *     static long fib(dagrt_worker *w, int n)
+ *     {
+ *         if (n < 2) return n;
+ *         fib_arg a = {n - 1, 0};
+ *         dagrt_frame f;
+ *         dagrt_fork(w, &f, fib_task, &a);      // fib_task: a->r = fib(dagrt_worker_get(rt), a->n)
+ *         long y = fib(w, n - 2);
+ *         if (dagrt_join_take(w, &f))           // not stolen: run it here
+ *             a.r = fib(w, a.n);
+ *         return a.r + y;
+ *     }
+ *
+ * Rules (the price of the speed): the frame lives until its join returns,
+ * so every dagrt_fork is joined, on the same thread, before the function
+ * that forked returns; frames are joined in the reverse order of their
+ * forks (another order is correct but slow). w comes from dagrt_worker_get
+ * on the thread that forks and is passed down, not kept: a task that runs
+ * a stolen frame gets its own with dagrt_worker_get. On a fiber task or a
+ * thread outside the runtime dagrt_worker_get returns NULL, and with a
+ * NULL w dagrt_fork runs the function at once (no parallelism: use
+ * dagrt_spawn there) and dagrt_join_take returns false.
+ * A frame forked but not yet taken back sits in the worker's private tail
+ * (docs/runtime.md): it is exposed to thieves when one asks or is idle, at
+ * the worker's next fork or join. */
+
+typedef struct dagrt_worker dagrt_worker;
+
+/* The frame: 96 bytes of caller-owned storage (an inline task descriptor
+ * and its completion count). */
+typedef struct dagrt_frame {
+    uint64_t opaque_[12];
+} dagrt_frame;
+
+/* The calling thread's worker in rt, or NULL on a fiber task or a thread
+ * that is not one of rt's (see above). */
+dagrt_worker *dagrt_worker_get(dagrt *rt);
+
+/* Out-of-line halves of the inline functions below; not for direct use. */
+void dagrt__fork_slow(dagrt_worker *w, dagrt_frame *f);
+void dagrt__fork_expose(dagrt_worker *w);
+bool dagrt__join_slow(dagrt_worker *w, dagrt_frame *f);
+
+#if defined(__GNUC__) || defined(__clang__)
+/* What the inline halves touch: the head of the runtime's rt_ctx (its deque)
+ * and of a frame. sched.c checks every offset against the real structures
+ * at compile time. The accesses use the compiler's __atomic builtins on the
+ * same memory the library accesses through C11 atomics (same size and
+ * alignment), so ThreadSanitizer and the memory model see atomics on both
+ * sides. */
+struct dagrt__dbuf {
+    int64_t mask;
+    void *retired_;
+    void *slot[1];               /* mask + 1 slots */
+};
+
+typedef struct dagrt__wview {
+    int64_t top;                 /* thieves' end */
+    int32_t splitreq;            /* a thief asks for the private tail */
+    uint32_t pad0_;
+    char pad1_[48];
+    int64_t split;               /* end of the public part */
+    struct dagrt__dbuf *buf;
+    char pad2_[48];
+    int64_t bottom;              /* end of the private tail */
+    char pad3_[56];
+    const int32_t *nidle;        /* the runtime's idle count */
+    int32_t solo;                /* no other thread can ever steal */
+} dagrt__wview;
+
+typedef struct dagrt__fview {
+    void *node_;
+    dagrt_fn fn;
+    void *arg;
+    void *group_;
+    uint32_t flags;
+    uint32_t home_;
+    void *fiber_;
+    uintptr_t u_[2];
+    /* the completion count (an rt_group) */
+    int64_t word;
+    void *owner;
+    void *waiter_;
+    int32_t local;
+    uint16_t armed;
+    uint16_t magic;
+} dagrt__fview;
+
+#define DAGRT__FRAME_FLAGS  ((1u << 17) | (1u << 18))   /* RT_TASK_OWNED | RT_TASK_FRAME */
+#define DAGRT__GROUP_MAGIC  0x6772u
+
+/* Forks fn(arg) as a task that any thread may steal until it is joined.
+ * Returns 0, or DAGRT_EINVAL for a NULL f or fn (nothing forked; a join of
+ * that frame returns false). The checks fold away for a frame on the
+ * caller's stack and a named function. */
+static inline int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg)
+{
+    dagrt__fview *fv = (dagrt__fview *)(void *)f;
+    if (!f || !fn) {
+        if (f) {
+            fv->owner = w;           /* a count that is done: local 0 */
+            fv->word = 0;
+            fv->local = 0;
+            fv->armed = 0;
+        }
+        return DAGRT_EINVAL;
+    }
+    fv->fn = fn;
+    fv->arg = arg;
+    if (!w) {
+        fn(arg);
+        return 0;
+    }
+    dagrt__wview *v = (dagrt__wview *)(void *)w;
+    fv->group_ = &fv->word;
+    fv->flags = DAGRT__FRAME_FLAGS;
+    /* Counted once, owner-locally: only a thief's completion is atomic. */
+    fv->word = 0;
+    fv->owner = w;
+    fv->local = 1;
+    fv->armed = 0;
+    fv->magic = DAGRT__GROUP_MAGIC;
+    int64_t b = __atomic_load_n(&v->bottom, __ATOMIC_RELAXED);   /* owner's own */
+    /* acquire: pairs with thieves' CAS on top, so a slot they vacated is
+     * free before we overwrite it (deque.h, rt_deque_push_private). */
+    int64_t t = __atomic_load_n(&v->top, __ATOMIC_ACQUIRE);
+    struct dagrt__dbuf *a = __atomic_load_n(&v->buf, __ATOMIC_RELAXED);  /* owner wrote it */
+    if (__builtin_expect(b - t > a->mask, 0)) {
+        dagrt__fork_slow(w, f);   /* grows the deque */
+        return 0;
+    }
+    /* relaxed: the private tail is the owner's alone; thieves stop at split. */
+    __atomic_store_n(&a->slot[b & a->mask], (void *)f, __ATOMIC_RELAXED);
+    __atomic_store_n(&v->bottom, b + 1, __ATOMIC_RELAXED);
+    /* Expose part of the tail when a thief asked (a thief that finds the
+     * public part empty asks, and so does one that takes its last item,
+     * deque.h) or a thread is idle (it may be asleep: the exposure wakes
+     * it). relaxed: hints; a stale one exposes early or late, never loses
+     * the frame. */
+    if (__builtin_expect(__atomic_load_n(&v->splitreq, __ATOMIC_RELAXED) != 0 ||
+                         __atomic_load_n(v->nidle, __ATOMIC_RELAXED) > 0, 0))
+        dagrt__fork_expose(w);
+    return 0;
+}
+
+/* Joins a forked frame. true: nobody had started it; it is the caller's
+ * again, and the caller must run the work itself (a plain call). false:
+ * it has run elsewhere (or at fork, with a NULL w) and has finished; its
+ * effects are visible. */
+static inline bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f)
+{
+    if (!w || !f)
+        return false;
+    dagrt__wview *v = (dagrt__wview *)(void *)w;
+    int64_t b = __atomic_load_n(&v->bottom, __ATOMIC_RELAXED);   /* owner's own */
+    int64_t s = __atomic_load_n(&v->split, __ATOMIC_RELAXED);    /* owner's own */
+    if (__builtin_expect(b > s, 1)) {
+        struct dagrt__dbuf *a = __atomic_load_n(&v->buf, __ATOMIC_RELAXED);
+        /* relaxed: the private tail is ours alone. */
+        if (__builtin_expect(__atomic_load_n(&a->slot[(b - 1) & a->mask], __ATOMIC_RELAXED) == (void *)f, 1)) {
+            __atomic_store_n(&v->bottom, b - 1, __ATOMIC_RELAXED);
+            /* Answer a thief's request while more of the tail is left. */
+            if (b - 1 > s && __atomic_load_n(&v->splitreq, __ATOMIC_RELAXED))
+                dagrt__fork_expose(w);
+            return true;
+        }
+    }
+    return dagrt__join_slow(w, f);
+}
+
+/* Joins a forked frame, running it here if nobody had started it. */
+static inline void dagrt_join(dagrt_worker *w, dagrt_frame *f)
+{
+    if (dagrt_join_take(w, f)) {
+        dagrt__fview *fv = (dagrt__fview *)(void *)f;
+        fv->fn(fv->arg);
+    }
+}
+#else
+/* Other compilers: the same API out of line. */
+int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg);
+bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f);
+void dagrt_join(dagrt_worker *w, dagrt_frame *f);
+#endif
+
 /* ------------------------------------------- fibers and fiber-aware waits */
 /* (events, mutexes, semaphores; see docs/runtime.md)
  *

@@ -5,12 +5,14 @@
  * no fence at all. The owner's store of `split` goes through a TSO-style
  * store buffer (the reordering x86 allows).
  *
- * Start: item 0 public, item 1 private (top 0, split 1, bottom 2). The
- * owner takes twice: the first take pops the private item 1 (no fence), the
- * second races the thief for item 0 (Chase-Lev take on split, with its
- * fence). Optionally (EXPOSE) the owner first exposes its tail, making both
- * takes public. A thief steals twice and, finding the public part empty,
- * may ask for the tail. Property: no item is consumed twice, none is lost.
+ * Start: item 0 public, items 1 and 2 private (top 0, split 1, bottom 3).
+ * The owner takes three times: private pops (no fence) while the tail
+ * lasts, then the Chase-Lev take on split (with its fence) racing the thief.
+ * Optionally (EXPOSE) the owner first exposes part of its tail (split 2:
+ * one item, what a frame exposure does) or all of it; between takes it
+ * answers a thief's request the same two ways. A thief steals three times
+ * and asks for the tail when it finds the public part empty or has just
+ * taken its last item. Property: no item is consumed twice, none is lost.
  *
  * Negative controls (spin must find a violation):
  *   -DTHIEF_SEES_TAIL  thieves bound their steal by bottom instead of split:
@@ -20,8 +22,8 @@
  */
 int top = 0;
 int split = 1;
-int bottom = 2;
-byte got[2];
+int bottom = 3;
+byte got[3];
 bool buffered = false;   /* owner's store of split not yet visible */
 int buf_split;
 byte done = 0;
@@ -61,28 +63,37 @@ inline owner_take() {
     fi
 }
 
+/* A release store of split exposing one item or the whole tail. */
+inline expose() {
+    if
+    :: bottom - split >= 1 -> atomic { (!buffered); split = split + 1 }
+    :: atomic { (!buffered); split = bottom }
+    fi
+}
+
 active proctype owner()
 {
-    int b, s, t;
+    int b, s, t, k;
 #ifdef EXPOSE
     if
-    :: atomic { (!buffered); split = bottom }   /* release store of split */
+    :: expose()
     :: skip
     fi;
 #endif
-    owner_take();
-    if
-    :: splitreq -> splitreq = false; atomic { (!buffered); split = bottom }
-    :: else -> skip
-    fi;
-    owner_take();
+    for (k : 0 .. 2) {
+        owner_take();
+        if
+        :: splitreq && bottom > split -> splitreq = false; expose()
+        :: else -> skip
+        fi
+    }
     done++
 }
 
 active proctype thief()
 {
     int t, s, k;
-    for (k : 0 .. 1) {
+    for (k : 0 .. 2) {
         t = top;
 #ifdef THIEF_SEES_TAIL
         s = bottom;
@@ -90,7 +101,9 @@ active proctype thief()
         s = split;                   /* after top (the fence in steal) */
 #endif
         if
-        :: t < s -> atomic { if :: top == t -> top = t + 1; got[t]++ :: else -> skip fi }
+        :: t < s -> atomic { if :: top == t -> top = t + 1; got[t]++;
+                                   if :: t + 1 == s -> splitreq = true :: else -> skip fi
+                                 :: else -> skip fi }
         :: else -> splitreq = true
         fi
     }
@@ -100,8 +113,8 @@ active proctype thief()
 active proctype check()
 {
     atomic { done == 2 && !buffered ->
-        assert(got[0] <= 1 && got[1] <= 1);
+        assert(got[0] <= 1 && got[1] <= 1 && got[2] <= 1);
         /* Nothing lost: whatever was not consumed is still in [top, bottom). */
-        assert(got[0] + got[1] + (bottom > top -> bottom - top : 0) == 2)
+        assert(got[0] + got[1] + got[2] + (bottom > top -> bottom - top : 0) == 3)
     }
 }

@@ -1232,5 +1232,9 @@ const scenario scenarios[] = {
     {"spin_policy", scn_spin_policy},
     {"group_mixed", scn_group_mixed},
     {"group_armed_spawn", scn_group_armed_spawn},
+    {"frames_tree", scn_frames_tree},
+    {"frames_deep", scn_frames_deep},
+    {"frames_mixed", scn_frames_mixed},
+    {"frames_null_worker", scn_frames_null_worker},
     {NULL, NULL},
 };

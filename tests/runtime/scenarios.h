@@ -45,5 +45,9 @@ int scn_external_threads(void);
 int scn_spin_policy(void);
 int scn_group_mixed(void);
 int scn_group_armed_spawn(void);
+int scn_frames_tree(void);
+int scn_frames_deep(void);
+int scn_frames_mixed(void);
+int scn_frames_null_worker(void);
 
 #endif

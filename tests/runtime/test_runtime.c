@@ -34,6 +34,10 @@ SCENARIO(external_threads, 60)
 SCENARIO(spin_policy, 60)
 SCENARIO(group_mixed, 60)
 SCENARIO(group_armed_spawn, 60)
+SCENARIO(frames_tree, 120)
+SCENARIO(frames_deep, 60)
+SCENARIO(frames_mixed, 120)
+SCENARIO(frames_null_worker, 30)
 
 static dagrt_config cfg_with(int workers, bool no_workers, int hot, int idle)
 {
