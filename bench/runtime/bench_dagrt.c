@@ -150,10 +150,21 @@ static double wake_us(dagrt_idle_policy idle, int trips)
 #include <unistd.h>
 
 static _Atomic uint32_t g_fx_word;
+static int g_fx_cpu = -1;   /* the sleeper's CPU, or -1: anywhere */
+
+static void pin_self(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
 
 static void *fx_sleeper(void *p)
 {
     (void)p;
+    if (g_fx_cpu >= 0)
+        pin_self(g_fx_cpu);
     for (;;) {
         while (atomic_load(&g_fx_word) == 0)
             syscall(SYS_futex, (uint32_t *)&g_fx_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
@@ -164,8 +175,26 @@ static void *fx_sleeper(void *p)
     }
 }
 
-static double wake_floor_us(int trips)
+/* place: 0 the kernel places the sleeper; 1 on the waker's CPU; 2 on
+ * another CPU than the waker's (both pinned for the measurement). The
+ * pinned forms show the VM's two wake paths: a context switch on the
+ * waker's CPU, or an interrupt to a halted virtual CPU. */
+static double wake_floor_us(int trips, int place)
 {
+    cpu_set_t saved;
+    pthread_getaffinity_np(pthread_self(), sizeof saved, &saved);
+    g_fx_cpu = -1;
+    if (place) {
+        int here = sched_getcpu(), other = -1;
+        for (int c = 0; c < CPU_SETSIZE && other < 0; c++)
+            if (c != here && CPU_ISSET(c, &saved))
+                other = c;
+        if (here < 0 || other < 0)
+            return -1;
+        pin_self(here);
+        g_fx_cpu = place == 1 ? here : other;
+    }
+    atomic_store(&g_fx_word, 0);   /* 2 (exit) from the previous call */
     pthread_t th;
     if (pthread_create(&th, NULL, fx_sleeper, NULL) != 0)
         return -1;
@@ -184,6 +213,7 @@ static double wake_floor_us(int trips)
     atomic_store(&g_fx_word, 2);
     syscall(SYS_futex, (uint32_t *)&g_fx_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     pthread_join(th, NULL);
+    pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
     double r = (double)bw_median(lat, trips) / 1000.0;
     free(lat);
     return r;
@@ -276,7 +306,9 @@ int main(int argc, char **argv)
     printf("RESULT wake_park %.2f us\n", wake_us(DAGRT_IDLE_PARK, trips));
     printf("RESULT wake_spin %.2f us\n", wake_us(DAGRT_IDLE_SPIN, trips));
 #if defined(__linux__)
-    printf("RESULT wake_futex_floor %.2f us\n", wake_floor_us(trips));
+    printf("RESULT wake_futex_floor %.2f us\n", wake_floor_us(trips, 0));
+    printf("RESULT wake_futex_same_cpu %.2f us\n", wake_floor_us(trips, 1));
+    printf("RESULT wake_futex_other_cpu %.2f us\n", wake_floor_us(trips, 2));
 #endif
     return 0;
 }
