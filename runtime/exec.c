@@ -837,9 +837,11 @@ static uint64_t plan_linger(plan_slot *s, rt_ctx *self, bool counted, uint64_t s
             continue;
         if (self && rt_work_visible(self))
             return seen;
-        /* relaxed: a hint; a wrong value costs a spin or an early leave. */
+        /* On the caller's CPU we would only keep the caller off it: move
+         * (as plan_serve does), or leave if we cannot. relaxed: a hint; a
+         * wrong value costs a spin, a move or an early leave. */
         int cc = atomic_load_explicit(&s->caller_cpu, memory_order_relaxed);
-        if (cc >= 0 && plan_cpu() == cc)
+        if (cc >= 0 && plan_cpu() == cc && plan_move_away(cc) == cc)
             return seen;
         uint64_t now = plan_now_ns();
         if (t0 == 0)

@@ -7,7 +7,12 @@
  * - the worker held by another task for the whole time, so the caller must
  *   take the worker's list (no owner) and finally run the spawned helper
  *   itself in its group wait;
- * - the worker held for part of the frames and released mid-way.
+ * - the worker held for part of the frames and released mid-way;
+ * - frames on a graph state allocated for the run and freed right after
+ *   it, some of them after pauses longer than the worker's helper lingers
+ *   between runs: under ThreadSanitizer, a helper that touched a run's
+ *   state after dagrt_graph_run returned would be reported (the state is
+ *   the caller's again the moment the call returns).
  * Bodies spin ~1 us (CLOCK_MONOTONIC), so the frames are never "tiny"
  * (runs on the caller alone without plan mode). A plain C driver, so it
  * runs under ThreadSanitizer too (suite tsan). */
@@ -15,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bench_frame.h"
@@ -59,6 +65,110 @@ NODE(n14, 14) NODE(n15, 15) NODE(n16, 16) NODE(n17, 17) NODE(n18, 18) NODE(n19, 
 NODE(n20, 20) NODE(n21, 21) NODE(n22, 22) NODE(n23, 23) NODE(n24, 24) NODE(n25, 25)
 NODE(n26, 26) NODE(n27, 27) NODE(n28, 28) NODE(n29, 29) NODE(n30, 30)
 NODE(present, 31)
+
+/* The same graph as a hand-built table (bench_preds), so that the test
+ * can run it on states of its own. The trampolines take the context
+ * itself. */
+#define TRAMP(i) static void tramp_##i(void *c) { body(c, i); }
+TRAMP(0) TRAMP(1) TRAMP(2) TRAMP(3) TRAMP(4) TRAMP(5) TRAMP(6) TRAMP(7) TRAMP(8) TRAMP(9)
+TRAMP(10) TRAMP(11) TRAMP(12) TRAMP(13) TRAMP(14) TRAMP(15) TRAMP(16) TRAMP(17) TRAMP(18)
+TRAMP(19) TRAMP(20) TRAMP(21) TRAMP(22) TRAMP(23) TRAMP(24) TRAMP(25) TRAMP(26) TRAMP(27)
+TRAMP(28) TRAMP(29) TRAMP(30) TRAMP(31)
+static const dagrt_node_fn tramps[BENCH_NODES] = {
+    tramp_0, tramp_1, tramp_2, tramp_3, tramp_4, tramp_5, tramp_6, tramp_7, tramp_8,
+    tramp_9, tramp_10, tramp_11, tramp_12, tramp_13, tramp_14, tramp_15, tramp_16,
+    tramp_17, tramp_18, tramp_19, tramp_20, tramp_21, tramp_22, tramp_23, tramp_24,
+    tramp_25, tramp_26, tramp_27, tramp_28, tramp_29, tramp_30, tramp_31,
+};
+static dagrt_node table_nodes[BENCH_NODES];
+static uint32_t table_succ[2 * BENCH_NODES];
+static dagrt_graph table;
+
+static void build_table(void)
+{
+    uint32_t ns = 0;
+    for (int u = 0; u < BENCH_NODES; u++) {
+        dagrt_node *n = &table_nodes[u];
+        n->name = bench_names[u];
+        n->kind = DAGRT_NODE_TASK;
+        n->join = DAGRT_JOIN_AND;
+        n->run = tramps[u];
+        n->succ_first = ns;
+        for (int v = u + 1; v < BENCH_NODES; v++)
+            for (int k = 0; k < 2; k++)
+                if (bench_preds[v][k] == u) {
+                    table_succ[ns++] = (uint32_t)v;
+                    n->nsucc++;
+                }
+        for (int k = 0; k < 2; k++)
+            n->npred += bench_preds[u][k] >= 0;
+    }
+    table.version = DAGRT_GRAPH_VERSION;
+    table.nnodes = BENCH_NODES;
+    table.nsucc = ns;
+    table.name = "plan_frames_table";
+    table.nodes = table_nodes;
+    table.succ = table_succ;
+}
+
+/* Frames, each on a state allocated for it and freed after it. */
+static int fresh_state_frames(dagrt *rt, struct bench_ctx *c, int n)
+{
+    int bad = 0;
+    for (int f = 0; f < n; f++) {
+        dagrt_graph_state *st = aligned_alloc(64, sizeof *st);
+        dagrt_node_state *ns = aligned_alloc(64, BENCH_NODES * sizeof *ns);
+        if (!st || !ns) {
+            fprintf(stderr, "plan_frames: out of memory\n");
+            free(st);
+            free(ns);
+            return bad + 1;
+        }
+        memset(st, 0, sizeof *st);
+        memset(ns, 0, BENCH_NODES * sizeof *ns);
+        st->nodes = ns;
+        st->nnodes = BENCH_NODES;
+        c->frame++;
+        for (int i = 0; i < BENCH_NODES; i++)
+            atomic_store_explicit(&node[i].runs, 0, memory_order_relaxed);
+        /* Two frames per state: the first makes the plan, the second runs
+         * on a plan already made. */
+        for (int rep = 0; rep < 2; rep++) {
+            if (rep) {
+                c->frame++;
+                for (int i = 0; i < BENCH_NODES; i++)
+                    atomic_store_explicit(&node[i].runs, 0, memory_order_relaxed);
+            }
+            int rc = dagrt_graph_run(rt, &table, st, c);
+            if (rc != 0) {
+                fprintf(stderr, "plan_frames: fresh state %d: %s\n", f, dagrt_strerror(rc));
+                bad++;
+                continue;
+            }
+            for (int i = 0; i < BENCH_NODES; i++) {
+                unsigned r = atomic_load_explicit(&node[i].runs, memory_order_relaxed);
+                if (r != 1) {
+                    fprintf(stderr, "plan_frames: fresh state %d: %s ran %u times\n", f,
+                            bench_names[i], r);
+                    bad++;
+                }
+            }
+        }
+        /* Scribble over the state before freeing it: a late helper that
+         * read it would go astray even where no sanitizer watches. */
+        memset(ns, 0xa5, BENCH_NODES * sizeof *ns);
+        memset(st, 0xa5, sizeof *st);
+        free(ns);
+        free(st);
+        /* Every 8th frame, a pause longer than a helper lingers
+         * (PLAN_LINGER_NS, 50 us): the next run spawns a new one. */
+        if (f % 8 == 7) {
+            struct timespec ts = {0, 200000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return bad;
+}
 
 /* Holds the only worker until released. */
 static _Atomic int hold;
@@ -143,6 +253,10 @@ int main(void)
     atomic_store(&hold, 0);
     if (dagrt_group_wait(rt, &g) != 0)
         bad++;
+
+    /* 4. States of the caller's, freed after each run. */
+    build_table();
+    bad += fresh_state_frames(rt, &ctx, scale(200));
 
     bad += atomic_load(&errors);
     printf("plan_frames: %d errors (%d ordering)\n", bad, atomic_load(&errors));
