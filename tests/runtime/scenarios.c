@@ -619,6 +619,57 @@ int scn_pfor_repeat(void)
     return v;
 }
 
+/* A helper that looks idle but never comes: the caller sets a share aside
+ * for a polling helper (slot 1) before inviting it, and must run that share
+ * itself when it takes its invitation back at the end. The only worker is
+ * kept busy in a task while the idle count is faked, so every loop takes
+ * that path (white box: rt->nspinning). Then the same loops with the worker
+ * free and really polling, where the helper usually does come, late or not. */
+typedef struct busy_arg {
+    _Atomic int started, release;
+} busy_arg;
+
+static void busy_task(void *p)
+{
+    busy_arg *b = p;
+    atomic_store_explicit(&b->started, 1, memory_order_release);
+    while (!atomic_load_explicit(&b->release, memory_order_acquire))
+        sched_yield();
+}
+
+int scn_pfor_withdraw(void)
+{
+    int v = 0;
+    static const size_t sizes[] = {64, 100, 1000, 4097};
+    static const size_t grains[] = {0, 1, 7, 40};
+    dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    int rounds = (int)scaled(20, 3);
+    busy_arg b = {0, 0};
+    dagrt_group g;
+    dagrt_group_init(&g);
+    if (dagrt_spawn(rt, &g, busy_task, &b) != 0)
+        FAIL("spawn busy task");
+    while (!atomic_load_explicit(&b.started, memory_order_acquire))
+        sched_yield();
+    /* The worker is inside busy_task: it cannot take an invitation, and
+     * the fake spinner makes every loop presplit and invite. relaxed: the
+     * test's own counter games; parallel_for reads it relaxed too. */
+    atomic_fetch_add_explicit(&rt->nspinning, 1, memory_order_relaxed);
+    for (int r = 0; r < rounds; r++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+            for (size_t gi = 0; gi < sizeof grains / sizeof *grains; gi++)
+                v += pfor_one(rt, 5, sizes[si], grains[gi], 300);
+    atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_relaxed);
+    atomic_store_explicit(&b.release, 1, memory_order_release);
+    dagrt_group_wait(rt, &g);
+    for (int r = 0; r < rounds * 10; r++)
+        v += pfor_one(rt, 5, sizes[r % 4], grains[(r / 4) % 4], 300);
+    dagrt_destroy(rt);
+    return v;
+}
+
 typedef struct nested_arg {
     dagrt *rt;
     _Atomic long *sum;
@@ -1221,6 +1272,7 @@ const scenario scenarios[] = {
     {"pfor_cover", scn_pfor_cover},
     {"pfor_nested", scn_pfor_nested},
     {"pfor_repeat", scn_pfor_repeat},
+    {"pfor_withdraw", scn_pfor_withdraw},
     {"park_wake", scn_park_wake},
     {"park_wake_external", scn_park_wake_external},
     {"group_wait_parks", scn_group_wait_parks},
