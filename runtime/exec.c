@@ -520,15 +520,6 @@ static inline void plan_prefetch(graph_rt *r, uint32_t i)
 #endif
 }
 
-static inline int plan_cpu(void)
-{
-#if defined(__linux__)
-    return sched_getcpu();
-#else
-    return -1;
-#endif
-}
-
 /* One poll of a wait. `other_cpu`: where the thread we wait for runs, or -1
  * if unknown. */
 static inline void plan_relax(unsigned spins, int other_cpu)
@@ -542,7 +533,7 @@ static inline void plan_relax(unsigned spins, int other_cpu)
      * caller's CPU (park.h) and stay there: spinning then only keeps the
      * thread we wait for off the CPU. Give it the CPU when we share it, and
      * after long waits in any case. */
-    if ((spins & 63) == 63 && other_cpu >= 0 && plan_cpu() == other_cpu)
+    if ((spins & 63) == 63 && other_cpu >= 0 && rt_cpu_now() == other_cpu)
         sched_yield();
     else if ((spins & 0x3fff) == 0x3fff)
         sched_yield();
@@ -678,32 +669,6 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uin
     return false;
 }
 
-/* This worker was woken onto the caller's CPU, `cpu` (park.h: on a VM whose
- * idle vCPUs look busy the kernel puts a wakee beside its waker). Left
- * there, it parks again each frame and the next frame's wake-up puts it
- * back: measured on the development VM, 22 us per frame in the spawn alone.
- * Moving it costs two affinity calls, once: forbid this CPU, which makes
- * the kernel migrate the thread now, then allow the old set again, which
- * leaves it where it went. Returns the CPU it runs on then. */
-static int plan_move_away(int cpu)
-{
-#if defined(__linux__)
-    cpu_set_t old, away;
-    pthread_t self = pthread_self();
-    if (pthread_getaffinity_np(self, sizeof old, &old) != 0 || CPU_COUNT(&old) < 2 ||
-        cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &old))
-        return cpu;
-    away = old;
-    CPU_CLR(cpu, &away);
-    if (pthread_setaffinity_np(self, sizeof away, &away) != 0)
-        return cpu;
-    (void)pthread_setaffinity_np(self, sizeof old, &old);
-    return plan_cpu();
-#else
-    return cpu;
-#endif
-}
-
 /* ------------------------------------------------------- between runs
  *
  * The worker's helper does not end with its run. It lingers, polling the
@@ -798,9 +763,12 @@ static bool plan_join(plan_slot *s, uint64_t t)
 static bool plan_serve(plan_slot *s, uint64_t t, bool counted)
 {
     graph_rt *r = atomic_load_explicit(&s->run, memory_order_relaxed);
-    int cpu = plan_cpu();
+    /* Woken onto the caller's CPU (park.h), a helper left there parks
+     * again each frame and the next wake-up puts it back (22 us per frame
+     * in the spawn alone on the development VM): move off it once. */
+    int cpu = rt_cpu_now();
     if (cpu >= 0 && cpu == r->caller_cpu)
-        cpu = plan_move_away(cpu);
+        cpu = rt_cpu_leave(cpu);
     bool ok = !(cpu >= 0 && cpu == r->caller_cpu);
     /* Still on the caller's CPU, we could only take turns with it: leave
      * the run to the caller (it takes an unowned list's nodes at once). */
@@ -858,7 +826,7 @@ static uint64_t plan_linger(plan_slot *s, rt_ctx *self, bool counted, uint64_t s
          * (as plan_serve does), or leave if we cannot. relaxed: a hint; a
          * wrong value costs a spin, a move or an early leave. */
         int cc = atomic_load_explicit(&s->caller_cpu, memory_order_relaxed);
-        if (cc >= 0 && plan_cpu() == cc && plan_move_away(cc) == cc)
+        if (cc >= 0 && rt_cpu_now() == cc && rt_cpu_leave(cc) == cc)
             return seen;
         uint64_t now = plan_now_ns();
         if (t0 == 0)
@@ -1040,7 +1008,7 @@ static int plan_run(graph_rt *r)
     }
     const uint32_t epoch = r->epoch;
     plan_slot *s = plan_slot_of(r->rt);
-    r->caller_cpu = plan_cpu();
+    r->caller_cpu = rt_cpu_now();
     r->stole1 = false;
     atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
     atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);

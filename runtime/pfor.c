@@ -191,47 +191,6 @@ static inline uint64_t pack(uint32_t b, uint32_t e) { return (uint64_t)e << 32 |
 static inline uint32_t lo(uint64_t w) { return (uint32_t)w; }
 static inline uint32_t hi(uint64_t w) { return (uint32_t)(w >> 32); }
 
-/* Called by a worker that picked up a task from a thread that ran on CPU
- * `from`. On a VM whose idle vCPUs look busy to the kernel, a futex wake
- * puts the woken worker on its waker's CPU (park.h), where it can only take
- * turns with the thread it should run beside. If that is where we are, hop
- * once to another CPU this thread may run on; then (and if we were
- * elsewhere already) we are not beside our waker, so the idle loop may
- * poll for the next loop's invitation instead of parking at once. */
-static void leave_waker_cpu(rt_ctx *c, int from)
-{
-#if defined(__linux__)
-    if (from >= 0 && sched_getcpu() == from) {
-        cpu_set_t all, other;
-        CPU_ZERO(&all);
-        if (sched_getaffinity(0, sizeof all, &all) != 0)
-            return;
-        other = all;
-        CPU_CLR(from, &other);
-        if (CPU_COUNT(&other) == 0)
-            return;  /* pinned there: stay */
-        /* The kernel moves us off that CPU before the first call returns;
-         * the second gives back the mask the thread had. */
-        if (sched_setaffinity(0, sizeof other, &other) != 0)
-            return;
-        (void)sched_setaffinity(0, sizeof all, &all);
-    }
-    c->beside_waker = false;   /* owner's own field: c is this thread's ctx */
-#else
-    (void)c;
-    (void)from;
-#endif
-}
-
-static int this_cpu(void)
-{
-#if defined(__linux__)
-    return sched_getcpu();
-#else
-    return -1;
-#endif
-}
-
 /* Steering a wake-up. On the same VMs, the worker a futex wake puts beside
  * its waker then waits in that CPU's run queue until the waker's time slice
  * ends (milliseconds: the caller of a loop does not block), while the loop
@@ -310,7 +269,7 @@ static int invite(pfor_job *j, rt_ctx *c)
     t->arg = j;
     t->group = j->g;      /* pfor_task completes it itself (see there) */
     t->flags = RT_TASK_SELF;
-    int cpu = this_cpu();
+    int cpu = rt_cpu_now();
     t->u[0] = (uintptr_t)(intptr_t)cpu;
     t->u[1] = steer(j->rt, cpu);
     /* relaxed: a heuristic count (it only throttles re-invitations), made
@@ -486,7 +445,7 @@ static void pfor_task(void *p)
     int mine = atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
     rt_ctx *c = rt_ctx_current(rt);
     if (c && c->worker)
-        leave_waker_cpu(c, (int)(intptr_t)t->u[0]);
+        rt_ctx_leave_waker(c, (int)(intptr_t)t->u[0]);
     if (mine < j->maxslots) {
         /* Slot 1 may hold a share the caller set aside for us (presplit);
          * any other slot is empty and we go straight to splitting. */
@@ -517,7 +476,7 @@ static void pfor_kick(void *p)
     unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
     rt_ctx *c = rt_ctx_current(rt);
     if (c && c->worker)   /* not a thread that waits and took it back */
-        leave_waker_cpu(c, (int)(intptr_t)t->u[0]);
+        rt_ctx_leave_waker(c, (int)(intptr_t)t->u[0]);
 }
 
 /* A kick (pfor_kick) is due when loops come back to back (so a worker kept
@@ -545,7 +504,7 @@ static void kick(dagrt *rt, rt_ctx *c)
     t->fn = pfor_kick;
     t->arg = rt;
     t->flags = RT_TASK_SELF;
-    int cpu = this_cpu();
+    int cpu = rt_cpu_now();
     t->u[0] = (uintptr_t)(intptr_t)cpu;
     t->u[1] = steer(rt, cpu);
     if (rt_submit(rt, c, t) != 0) {

@@ -686,6 +686,45 @@ static RT_INLINE bool must_expose(dagrt *rt, rt_ctx *c)
            atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed);
 }
 
+int rt_cpu_now(void)
+{
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+int rt_cpu_leave(int cpu)
+{
+#if defined(__linux__)
+    cpu_set_t old, away;
+    pthread_t self = pthread_self();
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getcpu() != cpu)
+        return sched_getcpu();
+    if (pthread_getaffinity_np(self, sizeof old, &old) != 0 || !CPU_ISSET(cpu, &old))
+        return cpu;
+    away = old;
+    CPU_CLR(cpu, &away);
+    if (CPU_COUNT(&away) == 0)
+        return cpu;   /* pinned there: stay */
+    if (pthread_setaffinity_np(self, sizeof away, &away) != 0)
+        return cpu;
+    (void)pthread_setaffinity_np(self, sizeof old, &old);
+    return sched_getcpu();
+#else
+    (void)cpu;
+    return -1;
+#endif
+}
+
+void rt_ctx_leave_waker(rt_ctx *c, int from)
+{
+    /* Still there (pinned, or the calls failed): keep sleeping at once. */
+    if (rt_cpu_leave(from) != from)
+        c->beside_waker = false;   /* owner's own field: c is this thread's ctx */
+}
+
 void rt_ctx_publish_tail(rt_ctx *c)
 {
     if (c && c->rt->nctx >= 2 && rt_deque_has_private(&c->deque))

@@ -236,6 +236,24 @@ rt_ctx *rt_ctx_current(const dagrt *rt);
  * thread about to block outside the runtime's helping waits. c may be NULL. */
 void rt_ctx_publish_tail(rt_ctx *c);
 
+/* CPU placement (sched.c). On a VM whose idle vCPUs look busy to the
+ * kernel, a futex wake puts the woken thread on its waker's CPU (park.h),
+ * where the two can only take turns; the parallel-for and the executor's
+ * plan helpers move off it with rt_cpu_leave. */
+
+/* The CPU the calling thread runs on, or -1 where that is unknown. */
+int rt_cpu_now(void);
+/* If the calling thread runs on `cpu` and may run on another, moves it
+ * there: two affinity calls, the first forbidding `cpu` (the kernel
+ * migrates the thread before it returns), the second giving the thread's
+ * own mask back (it stays where it went). A thread pinned to `cpu` stays.
+ * Returns the CPU the thread runs on afterwards (or -1). */
+int rt_cpu_leave(int cpu);
+/* c is the calling thread's ctx, woken for work that the thread on CPU
+ * `from` published: leaves that CPU and, once off it, lets c's next idle
+ * round poll again instead of sleeping at once (ctx_idle). */
+void rt_ctx_leave_waker(rt_ctx *c, int from);
+
 /* Descriptors. rt_task_alloc: c must be the calling thread's ctx (fast, no
  * lock, no malloc once warm). rt_task_alloc_any: any thread. Both return
  * NULL only when out of memory. The fields are zeroed except node. */
