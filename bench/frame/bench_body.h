@@ -19,6 +19,15 @@ struct bench_ctx {
     struct { _Alignas(64) _Atomic uint64_t stamp; uint64_t sink; } node[BENCH_NODES];
 };
 
+/* The graph's nodes in bench_frame.dag's (topological) order, X(name,
+ * index): for defining the functions its generated code calls. */
+#define BENCH_FRAME_NODES(X) \
+    X(input, 0) X(n1, 1) X(n2, 2) X(n3, 3) X(n4, 4) X(n5, 5) X(n6, 6) X(n7, 7) \
+    X(n8, 8) X(n9, 9) X(n10, 10) X(n11, 11) X(n12, 12) X(n13, 13) X(n14, 14) \
+    X(n15, 15) X(n16, 16) X(n17, 17) X(n18, 18) X(n19, 19) X(n20, 20) X(n21, 21) \
+    X(n22, 22) X(n23, 23) X(n24, 24) X(n25, 25) X(n26, 26) X(n27, 27) X(n28, 28) \
+    X(n29, 29) X(n30, 30) X(present, 31)
+
 /* Predecessors of each node (index into the topological order), -1: none. */
 extern const int bench_preds[BENCH_NODES][2];
 extern const char *const bench_names[BENCH_NODES];

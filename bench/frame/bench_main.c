@@ -47,13 +47,7 @@ void *aligned_alloc(size_t a, size_t n) { atomic_fetch_add_explicit(&n_allocs, 1
 
 #define NODE(name, idx) \
     void bench_frame_##name(struct bench_ctx *c) { bench_body(c, idx); }
-NODE(input, 0)
-NODE(n1, 1) NODE(n2, 2) NODE(n3, 3) NODE(n4, 4) NODE(n5, 5) NODE(n6, 6) NODE(n7, 7)
-NODE(n8, 8) NODE(n9, 9) NODE(n10, 10) NODE(n11, 11) NODE(n12, 12) NODE(n13, 13)
-NODE(n14, 14) NODE(n15, 15) NODE(n16, 16) NODE(n17, 17) NODE(n18, 18) NODE(n19, 19)
-NODE(n20, 20) NODE(n21, 21) NODE(n22, 22) NODE(n23, 23) NODE(n24, 24) NODE(n25, 25)
-NODE(n26, 26) NODE(n27, 27) NODE(n28, 28) NODE(n29, 29) NODE(n30, 30)
-NODE(present, 31)
+BENCH_FRAME_NODES(NODE)
 
 /* ------------------------------------------------------------ contenders */
 

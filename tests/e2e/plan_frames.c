@@ -58,13 +58,7 @@ static void body(struct bench_ctx *c, int idx)
 
 #define NODE(name, idx) \
     void bench_frame_##name(struct bench_ctx *c) { body(c, idx); }
-NODE(input, 0)
-NODE(n1, 1) NODE(n2, 2) NODE(n3, 3) NODE(n4, 4) NODE(n5, 5) NODE(n6, 6) NODE(n7, 7)
-NODE(n8, 8) NODE(n9, 9) NODE(n10, 10) NODE(n11, 11) NODE(n12, 12) NODE(n13, 13)
-NODE(n14, 14) NODE(n15, 15) NODE(n16, 16) NODE(n17, 17) NODE(n18, 18) NODE(n19, 19)
-NODE(n20, 20) NODE(n21, 21) NODE(n22, 22) NODE(n23, 23) NODE(n24, 24) NODE(n25, 25)
-NODE(n26, 26) NODE(n27, 27) NODE(n28, 28) NODE(n29, 29) NODE(n30, 30)
-NODE(present, 31)
+BENCH_FRAME_NODES(NODE)
 
 /* The same graph as a hand-built table (bench_preds), so that the test
  * can run it on states of its own. The trampolines take the context
@@ -111,6 +105,34 @@ static void build_table(void)
     table.succ = table_succ;
 }
 
+/* Starts the next frame: every node's run count back to 0. */
+static void next_frame(struct bench_ctx *c)
+{
+    c->frame++;
+    for (int i = 0; i < BENCH_NODES; i++)
+        atomic_store_explicit(&node[i].runs, 0, memory_order_relaxed);
+}
+
+/* After run f of `what` returned rc: that it succeeded and every node ran
+ * exactly once. Returns the violations. */
+static int check_frame(const char *what, int f, int rc)
+{
+    if (rc != 0) {
+        fprintf(stderr, "plan_frames: %s %d: %s\n", what, f, dagrt_strerror(rc));
+        return 1;
+    }
+    int bad = 0;
+    for (int i = 0; i < BENCH_NODES; i++) {
+        /* relaxed: read after the run, ordered by its return. */
+        unsigned r = atomic_load_explicit(&node[i].runs, memory_order_relaxed);
+        if (r != 1) {
+            fprintf(stderr, "plan_frames: %s %d: %s ran %u times\n", what, f, bench_names[i], r);
+            bad++;
+        }
+    }
+    return bad;
+}
+
 /* Frames, each on a state allocated for it and freed after it. */
 static int fresh_state_frames(dagrt *rt, struct bench_ctx *c, int n)
 {
@@ -128,31 +150,11 @@ static int fresh_state_frames(dagrt *rt, struct bench_ctx *c, int n)
         memset(ns, 0, BENCH_NODES * sizeof *ns);
         st->nodes = ns;
         st->nnodes = BENCH_NODES;
-        c->frame++;
-        for (int i = 0; i < BENCH_NODES; i++)
-            atomic_store_explicit(&node[i].runs, 0, memory_order_relaxed);
         /* Two frames per state: the first makes the plan, the second runs
          * on a plan already made. */
         for (int rep = 0; rep < 2; rep++) {
-            if (rep) {
-                c->frame++;
-                for (int i = 0; i < BENCH_NODES; i++)
-                    atomic_store_explicit(&node[i].runs, 0, memory_order_relaxed);
-            }
-            int rc = dagrt_graph_run(rt, &table, st, c);
-            if (rc != 0) {
-                fprintf(stderr, "plan_frames: fresh state %d: %s\n", f, dagrt_strerror(rc));
-                bad++;
-                continue;
-            }
-            for (int i = 0; i < BENCH_NODES; i++) {
-                unsigned r = atomic_load_explicit(&node[i].runs, memory_order_relaxed);
-                if (r != 1) {
-                    fprintf(stderr, "plan_frames: fresh state %d: %s ran %u times\n", f,
-                            bench_names[i], r);
-                    bad++;
-                }
-            }
+            next_frame(c);
+            bad += check_frame("fresh state", f, dagrt_graph_run(rt, &table, st, c));
         }
         /* Scribble over the state before freeing it: a late helper that
          * read it would go astray even where no sanitizer watches. */
@@ -188,22 +190,8 @@ static int frames(dagrt *rt, struct bench_ctx *c, int n, int release_at)
     for (int f = 0; f < n; f++) {
         if (f == release_at)
             atomic_store_explicit(&hold, 0, memory_order_release);
-        c->frame++;
-        for (int i = 0; i < BENCH_NODES; i++)
-            atomic_store_explicit(&node[i].runs, 0, memory_order_relaxed);
-        int rc = bench_frame_run(rt, c);
-        if (rc != 0) {
-            fprintf(stderr, "plan_frames: frame %d: %s\n", f, dagrt_strerror(rc));
-            bad++;
-            continue;
-        }
-        for (int i = 0; i < BENCH_NODES; i++) {
-            unsigned r = atomic_load_explicit(&node[i].runs, memory_order_relaxed);
-            if (r != 1) {
-                fprintf(stderr, "plan_frames: frame %d: %s ran %u times\n", f, bench_names[i], r);
-                bad++;
-            }
-        }
+        next_frame(c);
+        bad += check_frame("frame", f, bench_frame_run(rt, c));
     }
     return bad;
 }
