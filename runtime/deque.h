@@ -310,8 +310,8 @@ static inline void *rt_deque_steal(rt_deque *d)
     /* We took the last public item: ask for more now, so the owner need
      * not watch for its public part running dry (a line we own after the
      * CAS; relaxed: a hint, see rt_deque_request). */
-    if (t + 1 == s && !atomic_load_explicit(&d->splitreq, memory_order_relaxed))
-        atomic_store_explicit(&d->splitreq, 1, memory_order_relaxed);
+    if (t + 1 == s)
+        rt_deque_request(d);
     return x;
 }
 

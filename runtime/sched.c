@@ -930,7 +930,6 @@ RT_SAME_OFFSET(rt_ctx, deque.split, dagrt__wview, split);
 RT_SAME_OFFSET(rt_ctx, deque.bottom, dagrt__wview, bottom);
 RT_SAME_OFFSET(rt_ctx, deque.buf, dagrt__wview, buf);
 RT_SAME_OFFSET(rt_ctx, fj_nidle, dagrt__wview, nidle);
-RT_SAME_OFFSET(rt_ctx, fj_solo, dagrt__wview, solo);
 RT_SAME_OFFSET(rt_deque_buf, mask, struct dagrt__dbuf, mask);
 RT_SAME_OFFSET(rt_deque_buf, slot, struct dagrt__dbuf, slot);
 RT_SAME_OFFSET(rt_frame, task.fn, dagrt__fview, fn);
@@ -963,14 +962,12 @@ dagrt_worker *dagrt_worker_get(dagrt *rt)
     return (dagrt_worker *)(void *)c;
 }
 
+/* The inline fork's rule (dagrt.h): a thief asked, or a thread is idle. */
 static inline bool frame_policy_expose(rt_ctx *c)
 {
-    /* must_expose without its depth rule: a frame is joined by the code
-     * that forked it, which answers requests at every fork and join. */
-    return !c->fj_solo &&
-           (atomic_load_explicit(c->fj_nidle, memory_order_relaxed) > 0 ||   /* hint */
-            rt_deque_public_empty(&c->deque) ||
-            atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed));  /* hint */
+    /* relaxed: hints, see dagrt_fork. */
+    return atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed) ||
+           atomic_load_explicit(c->fj_nidle, memory_order_relaxed) > 0;
 }
 
 /* How much of the tail a frame exposure makes public: in fork-join the
@@ -1282,7 +1279,6 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
         c->waiter.fn = wake_ctx;
         c->fj_nidle = &rt->nidle;
-        c->fj_solo = rt->nctx < 2;
         /* Each ctx's first task slab now, not at its first spawn: that may
          * come in any later frame (the first time a worker spawns), and a
          * frame after the first must not allocate (tests/e2e/alloc_frame). */

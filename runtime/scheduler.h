@@ -166,7 +166,6 @@ struct rt_ctx {
     /* Read by the inline dagrt_fork (dagrt.h, dagrt__wview): constant
      * after creation. */
     const _Atomic int *fj_nidle;   /* &rt->nidle */
-    int fj_solo;                   /* no other thread can ever steal */
     rt_mpsc inbox;
     dagrt *rt;
     uint32_t index;

@@ -206,7 +206,6 @@ typedef struct dagrt__wview {
     int64_t bottom;              /* end of the private tail */
     char pad3_[56];
     const int32_t *nidle;        /* the runtime's idle count */
-    int32_t solo;                /* no other thread can ever steal */
 } dagrt__wview;
 
 typedef struct dagrt__fview {
