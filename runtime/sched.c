@@ -668,7 +668,8 @@ static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
  *     least its oldest task is stealable (in fork-join code the oldest is
  *     the biggest: what a thief wants);
  *   - some thread is idle (nidle > 0): it may be looking, or asleep;
- *   - a thief asked (splitreq): it found the public part empty;
+ *   - a thief asked (splitreq): it found the public part empty, or took
+ *     its last item (deque.h, rt_deque_steal);
  *   - the spawner is not inside a task (depth 0: the main thread's own
  *     code), which goes off to run code of its own between runtime calls
  *     and would sit on its tail meanwhile.
