@@ -34,6 +34,14 @@
  * keep it awake otherwise). Each participant re-invites while it runs if
  * someone else turned hungry and no invitation is pending, so P threads
  * ramp up one after the other without the caller paying for all of them.
+ * The first invitation to a polling helper is an offer instead (offer_post):
+ * a task descriptor inside the job, posted in the runtime's one offer word,
+ * which pollers look at before they steal. It costs the caller one CAS
+ * instead of a descriptor, a deque push and its fence, and the helper one
+ * exchange instead of a steal; nobody is woken for it, and a caller whose
+ * offer nobody took withdraws it (finish). A caller whose last loop a
+ * helper joined a moment ago counts that helper as polling without asking:
+ * it is on its way back, and the offer is the first thing it looks at.
  *
  * Completion. The invitations are counted (atomically) in a group on the
  * caller's stack. After its own range and every split it could make, the
@@ -46,7 +54,10 @@
  * Costs are judged in time, not items: the first chunk is timed (cheap
  * cycle counter where there is one) to estimate ns per item, or a
  * per-thread estimate from an earlier call of the same (fn, arg) is used,
- * which lets the first invitation go out before any item has run.
+ * which lets the first invitation go out before any item has run. Two
+ * threads need not run items at the same speed (on a VM, a vCPU whose
+ * host core is shared runs slower for stretches): the caller learns the
+ * ratio from the loops a helper joined and sizes the helper's share by it.
  */
 #define _GNU_SOURCE
 #include "scheduler.h"
@@ -75,6 +86,7 @@
 #define PFOR_KICK_GAP_NS   200000.0  /* "back to back": previous loop ended this recently */
 #define PFOR_KICK_EVERY_NS 1000000.0 /* at most one speculative wake per thread this often */
 #define PFOR_SLOTS         16        /* participants per loop (caller included) */
+#define PFOR_BACK_NS       2000.0    /* a helper that left this recently is on its way back */
 #define PFOR_MAX_ITEMS     UINT32_MAX
 
 /* ------------------------------------------------------------ clock */
@@ -133,6 +145,11 @@ static _Thread_local uint64_t last_end;    /* ticks; 0: none yet */
  * (about 0.3-1 us here, depending on where the lines are). */
 static _Thread_local double join_ns = 500.0;
 static _Thread_local uint64_t last_kick;
+/* Whether a helper joined this thread's last shared loop (it took slot 1). */
+static _Thread_local bool last_helped;
+/* A helper's ns per item over the caller's, in the loops one joined: how
+ * to share between the two (presplit). Learnt like join_ns. */
+static _Thread_local double speed_ratio = 1.0;
 
 static double hint_get(dagrt_range_fn fn, void *arg)
 {
@@ -180,10 +197,16 @@ typedef struct pfor_job {
      * reads of the fields above stay hits. */
     _Alignas(64) _Atomic int nslots;   /* slots handed out; slot 0 is the caller's */
     _Atomic int invites;               /* invitations made (pending: invites - (nslots - 1)) */
-    /* Ticks when the helper that got slot 1 started on it (0: none did).
-     * Plain: written by that helper before its completion is counted, read
-     * by the caller after the count reached 0 (release/acquire there). */
+    /* The helper that got slot 1: ticks when it started on it (0: none
+     * did) and when its own share ran out, and how many items that share
+     * held then. Plain: written by that helper before its completion is
+     * counted, read by the caller after the count reached 0
+     * (release/acquire there). */
     uint64_t t_join;
+    uint64_t t_hend;
+    uint32_t h_items;
+    bool posted;       /* caller only: offer points to this job's offer */
+    rt_task offer;     /* the offer's descriptor (offer_post) */
     pfor_slot slot[PFOR_SLOTS];
 } pfor_job;
 
@@ -256,6 +279,7 @@ static void unsteer(dagrt *rt, uintptr_t steered, int cpu)
 }
 
 static void pfor_task(void *p);
+static void pfor_offer_task(void *p);
 
 /* Pushes one invitation from ctx c. Returns 0 or an error (nothing
  * pushed then). u[0]: the CPU we run on; u[1]: steer()'s token when the
@@ -285,6 +309,52 @@ static int invite(pfor_job *j, rt_ctx *c)
         rt_group_done(j->g);
     }
     return r;
+}
+
+/* Posts j's offer (see the top of the file) if the runtime's offer word is
+ * free. Returns whether it did; the offer then holds one count in the
+ * loop's group, which its taker completes, or the caller if it withdraws
+ * the offer (finish). No wake-up goes with it: an offer is only ever
+ * extra help, since the caller withdraws one nobody took, so the idle
+ * protocol (sched.c) need not see it. */
+static bool offer_post(pfor_job *j)
+{
+    dagrt *rt = j->rt;
+    /* relaxed: a hint that spares the RMW while another loop's offer is
+     * up; the CAS below decides. */
+    if (atomic_load_explicit(&rt->offer, memory_order_relaxed) != NULL)
+        return false;
+    j->offer = (rt_task){.fn = pfor_offer_task, .arg = j, .group = j->g,
+                         .flags = RT_TASK_SELF | RT_TASK_FRAME};
+    /* relaxed: as in invite. */
+    atomic_fetch_add_explicit(&j->invites, 1, memory_order_relaxed);
+    rt_group_add(j->g, 1);
+    rt_task *none = NULL;
+    /* release: the taker's exchange (acquire, find_task) must see the job
+     * (fields, presplit slots, the group's count) and the descriptor as
+     * written above. relaxed on failure: nothing was published. */
+    if (atomic_compare_exchange_strong_explicit(&rt->offer, &none, &j->offer,
+            memory_order_release, memory_order_relaxed)) {
+        j->posted = true;
+        return true;
+    }
+    atomic_fetch_sub_explicit(&j->invites, 1, memory_order_relaxed);
+    rt_group_done(j->g);
+    return false;
+}
+
+/* Takes j's offer back if nobody took it. relaxed: only the CAS's outcome
+ * matters, and the two sides cannot both win it: the taker's exchange and
+ * this CAS are read-modify-writes of one word. On success the offer's
+ * count is ours; on failure its taker completes it (release in
+ * rt_group_done, acquired by the caller's wait). */
+static bool offer_withdraw(pfor_job *j)
+{
+    rt_task *mine = &j->offer;
+    j->posted = false;
+    return atomic_load_explicit(&j->rt->offer, memory_order_relaxed) == mine &&
+           atomic_compare_exchange_strong_explicit(&j->rt->offer, &mine, NULL,
+               memory_order_relaxed, memory_order_relaxed);
 }
 
 /* Worth inviting one more helper now? remaining: the caller's own
@@ -425,12 +495,9 @@ static bool steal_into(pfor_job *j, int mine)
     }
 }
 
-static void pfor_task(void *p)
+/* A helper's arrival: takes a slot index. */
+static inline int join_job(pfor_job *j)
 {
-    rt_task *t = p;
-    pfor_job *j = t->arg;
-    rt_group *g = j->g;
-    dagrt *rt = j->rt;
 #if defined(__GNUC__)
     /* Lines the caller wrote, all needed before our first item: ask for
      * them at once, so that the misses overlap instead of queueing behind
@@ -442,19 +509,53 @@ static void pfor_task(void *p)
 #endif
     /* relaxed: the slot index only has to be unique (an RMW gives that);
      * it also counts the invitation as picked up (see hungry). */
-    int mine = atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
+    return atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
+}
+
+/* A helper's part: its slot, then whatever it can split off the others. */
+static void help_job(pfor_job *j, int mine)
+{
+    if (mine >= j->maxslots)
+        return;
+    /* Slot 1 may hold a share the caller set aside for us (presplit); any
+     * other slot is empty and we go straight to splitting. The first
+     * helper times its own share, so that the caller learns how fast it
+     * runs items (speed_ratio). */
+    if (mine == 1) {
+        /* relaxed: the bounds only (top of file). */
+        uint64_t w = atomic_load_explicit(&j->slot[1].r, memory_order_relaxed);
+        j->h_items = hi(w) > lo(w) ? hi(w) - lo(w) : 0;
+        j->t_join = ticks();
+    }
+    run_slot(j, &j->slot[mine], NULL, false);
+    if (mine == 1)
+        j->t_hend = ticks();
+    while (steal_into(j, mine))
+        run_slot(j, &j->slot[mine], NULL, false);
+}
+
+/* The offer, run by the thread that took it (find_task in sched.c). It is
+ * RT_TASK_FRAME: not pooled, not counted, and the count it holds in the
+ * loop's group is completed by the task's finish, after this returns:
+ * that is the taker's last access to the job. */
+static void pfor_offer_task(void *p)
+{
+    rt_task *t = p;
+    pfor_job *j = t->arg;
+    help_job(j, join_job(j));
+}
+
+static void pfor_task(void *p)
+{
+    rt_task *t = p;
+    pfor_job *j = t->arg;
+    rt_group *g = j->g;
+    dagrt *rt = j->rt;
+    int mine = join_job(j);
     rt_ctx *c = rt_ctx_current(rt);
     if (c && c->worker)
         rt_ctx_leave_waker(c, (int)(intptr_t)t->u[0]);
-    if (mine < j->maxslots) {
-        /* Slot 1 may hold a share the caller set aside for us (presplit);
-         * any other slot is empty and we go straight to splitting. */
-        if (mine == 1)
-            j->t_join = ticks();
-        run_slot(j, &j->slot[mine], NULL, false);
-        while (steal_into(j, mine))
-            run_slot(j, &j->slot[mine], NULL, false);
-    }
+    help_job(j, mine);
     /* Complete the group here, not after the descriptor is recycled: the
      * caller spins on it, and the free may cost a cache miss of its own.
      * This is our last access to the job and the group. */
@@ -521,6 +622,20 @@ static int finish(pfor_job *j, dagrt_group *dg)
     rt_ctx *c = rt_ctx_current(rt);   /* fresh: fn may have moved us */
     uint64_t t0 = 0;
     bool look = c != NULL;    /* still worth looking at our deque */
+    if (j->posted && offer_withdraw(j)) {
+        /* Nobody came for it: run what it would have (slot 1 may hold a
+         * presplit share), as for a withdrawn invitation below, then
+         * complete its count ourselves. relaxed: as in join_job. */
+        int mine = atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
+        if (mine < j->maxslots) {
+            run_slot(j, &j->slot[mine], NULL, false);
+            while (steal_into(j, mine))
+                run_slot(j, &j->slot[mine], NULL, false);
+        }
+        rt_group_done(g);
+        c = rt_ctx_current(rt);   /* fn may have moved us */
+        look = c != NULL;
+    }
     for (unsigned i = 0;; i++) {
         /* acquire: every helper's effects (its fn calls) are visible once
          * its completion is counted (release in rt_group_done). No waiter
@@ -582,14 +697,17 @@ static int finish(pfor_job *j, dagrt_group *dg)
  * run their own slot and split the other's as usual, so a wrong guess (a
  * helper that comes late or not at all) is evened out by the same lazy
  * splitting, and an invitation nobody takes gives slot 1 back to the
- * caller (finish). The first invitation's submit (release) publishes the
- * slot. Returns whether it split. */
+ * caller (finish). The first invitation's post or submit (release)
+ * publishes the slot. The helper's share is g items of rem, with the
+ * helper's time per item speed_ratio times ours: both end together when
+ * (rem - g) * per = join_ns + g * per * speed_ratio. Returns whether it
+ * split. */
 static bool presplit(pfor_job *j, uint32_t done, uint32_t n, double per)
 {
     if (j->maxslots < 2)
         return false;
     double rem = (double)(n - done);
-    double give = (rem - join_ns / per) / 2;
+    double give = (rem - join_ns / per) / (1.0 + speed_ratio);
     if (give < (double)j->grain || give * per < PFOR_SPLIT_MIN_NS ||
         rem - give < (double)j->grain)
         return false;
@@ -642,6 +760,9 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
     atomic_init(&j.nslots, 1);
     atomic_init(&j.invites, 0);
     j.t_join = 0;
+    j.t_hend = 0;
+    j.h_items = 0;
+    j.posted = false;
     atomic_init(&j.slot[0].r, pack(done, n));
     /* Only the slots helpers can get: one per other thread. (A thread may
      * pick up a second invitation of the same loop while fn waits; that
@@ -652,8 +773,11 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
     double est = (double)(n - done) * per;
     uint64_t t_inv = 0;       /* set when we invite a polling helper */
     bool invited = false;
-    /* relaxed: a heuristic read. */
-    bool polling = atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0;
+    /* A helper that joined our last loop and left it a moment ago is
+     * polling again, or about to: then skip the read of the spinner count
+     * (a line it has just written). relaxed: a heuristic read. */
+    bool polling = (last_helped && ticks_to_ns(now - last_end) < PFOR_BACK_NS) ||
+                   atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0;
     if (polling || est >= PFOR_WAKE_NS) {
         rt_ctx *c = rt_ctx_current(rt);   /* fresh: fn may have moved us */
         if (c) {
@@ -662,7 +786,7 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
              * from when we start on our own share; it is learnt from every
              * such loop, split or not (an estimate that only split loops
              * taught could grow until they no longer split). */
-            invited = invite(&j, c) == 0;
+            invited = (polling && offer_post(&j)) || invite(&j, c) == 0;
             if (invited && polling) {
                 t_inv = ticks();
             } else if (split) {
@@ -677,7 +801,7 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
         if (c)
             kick(rt, c);
     }
-    double fresh;
+    double fresh = 0.0;
     /* With one other thread, our one invitation is all there can be: then
      * we never read the line our helper writes as it arrives (a transfer
      * per loop, paid while our chunk waits on it). */
@@ -688,6 +812,16 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
         run_slot(&j, &j.slot[0], NULL, invited && j.maxslots <= 2);
     int r = finish(&j, &dg);
     last_end = ticks();
+    last_helped = j.t_join != 0;
+    /* The helper's speed, from a share it ran as one claim (nobody can
+     * have taken part of it then) against our first chunk's: clamped and
+     * averaged like the lag, for the same reason. */
+    if (j.t_join != 0 && j.t_hend > j.t_join && j.h_items > 0 && j.h_items <= j.chunk &&
+        done == 0 && fresh > 0.0) {
+        double rm = ticks_to_ns(j.t_hend - j.t_join) / (double)j.h_items / fresh;
+        rm = rm < 0.33 ? 0.33 : (rm > 3.0 ? 3.0 : rm);
+        speed_ratio += (rm - speed_ratio) / 4;
+    }
     if (t_inv != 0 && j.t_join != 0) {
         /* A late join (a helper that was preempted, a page fault) must not
          * make the next loops hand out less than half for long: clamp what

@@ -371,6 +371,10 @@ static bool work_visible(rt_ctx *c)
     dagrt *rt = c->rt;
     if (rt_mpsc_nonempty(&rt->hot) || rt_mpsc_nonempty(&c->inbox))
         return true;
+    /* relaxed: an offer is extra work nobody waits on (pfor.c), so missing
+     * one is never a lost wake-up; seeing one sends us to find_task. */
+    if (atomic_load_explicit(&rt->offer, memory_order_relaxed))
+        return true;
     for (int i = 0; i < rt->nctx; i++) {
         rt_ctx *v = &rt->ctx[i];
         if (rt_deque_nonempty(&v->deque))
@@ -494,6 +498,15 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
     void *x = rt_deque_take(&c->deque);
     if (x != RT_DEQUE_EMPTY)
         return x;
+    /* A parallel-for's offer before a steal: its caller is waiting for a
+     * helper right now. The relaxed load keeps the empty case to a read of
+     * a line that rarely changes; the exchange (acquire, pairs with the
+     * post's release CAS in pfor.c) decides who takes it. */
+    if (atomic_load_explicit(&rt->offer, memory_order_relaxed)) {
+        rt_task *o = atomic_exchange_explicit(&rt->offer, NULL, memory_order_acquire);
+        if (o)
+            return o;
+    }
     uint32_t start = (uint32_t)(xorshift(&c->rng) % (uint64_t)nctx);
     for (int k = 0; k < nctx; k++) {
         uint32_t v = (start + (uint32_t)k) % (uint32_t)nctx;
@@ -1255,6 +1268,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt->nworkers = nworkers;
     rt->nctx = nworkers + 1;
     atomic_init(&rt->spin_ns, RT_SPIN_NS);
+    atomic_init(&rt->offer, NULL);
     pthread_mutex_init(&rt->shared_mu, NULL);
     rt_mpsc_init(&rt->hot);
     rt->asym_fence = asym_fence_available();

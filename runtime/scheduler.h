@@ -225,6 +225,10 @@ struct dagrt {
     void *fiber;
     /* Executor state (owned by exec.c). */
     void *exec;
+    /* The parallel-for's offer (pfor.c): a task on its caller's stack that
+     * any thread looking for work may take with an exchange (find_task),
+     * or NULL. Its own line: pollers read it, posters and takers write it. */
+    _Alignas(64) _Atomic(rt_task *) offer;
 };
 
 /* The calling thread's ctx in rt, or NULL (not one of rt's threads).
