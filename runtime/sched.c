@@ -504,8 +504,10 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
      * post's release CAS in pfor.c) decides who takes it. */
     if (atomic_load_explicit(&rt->offer, memory_order_relaxed)) {
         rt_task *o = atomic_exchange_explicit(&rt->offer, NULL, memory_order_acquire);
-        if (o)
+        if (o) {
+            atomic_fetch_add_explicit(&rt->offers_taken, 1, memory_order_relaxed);
             return o;
+        }
     }
     uint32_t start = (uint32_t)(xorshift(&c->rng) % (uint64_t)nctx);
     for (int k = 0; k < nctx; k++) {
@@ -1269,6 +1271,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt->nctx = nworkers + 1;
     atomic_init(&rt->spin_ns, RT_SPIN_NS);
     atomic_init(&rt->offer, NULL);
+    atomic_init(&rt->offers_taken, 0);
     pthread_mutex_init(&rt->shared_mu, NULL);
     rt_mpsc_init(&rt->hot);
     rt->asym_fence = asym_fence_available();

@@ -229,6 +229,9 @@ struct dagrt {
      * any thread looking for work may take with an exchange (find_task),
      * or NULL. Its own line: pollers read it, posters and takers write it. */
     _Alignas(64) _Atomic(rt_task *) offer;
+    /* Offers taken, counted by their takers on the line they just wrote
+     * (relaxed: a statistic, for tests and diagnostics). */
+    _Atomic uint64_t offers_taken;
 };
 
 /* The calling thread's ctx in rt, or NULL (not one of rt's threads).

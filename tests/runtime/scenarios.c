@@ -662,10 +662,91 @@ int scn_pfor_withdraw(void)
             for (size_t gi = 0; gi < sizeof grains / sizeof *grains; gi++)
                 v += pfor_one(rt, 5, sizes[si], grains[gi], 300);
     atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_relaxed);
+    /* Those loops offer their share first (the fake spinner says someone
+     * polls), and the only thread that could take an offer was inside
+     * busy_task: each must have been withdrawn. relaxed: a statistic, and
+     * nobody counts now. */
+    if (atomic_load_explicit(&rt->offers_taken, memory_order_relaxed) != 0)
+        FAIL("%llu offers taken while the only worker was busy",
+             (unsigned long long)atomic_load(&rt->offers_taken));
     atomic_store_explicit(&b.release, 1, memory_order_release);
     dagrt_group_wait(rt, &g);
     for (int r = 0; r < rounds * 10; r++)
         v += pfor_one(rt, 5, sizes[r % 4], grains[(r / 4) % 4], 300);
+    dagrt_destroy(rt);
+    return v;
+}
+
+/* The parallel-for's offer (runtime/pfor.c): a loop's first share goes to
+ * a polling helper through the runtime's offer word. With the spin policy
+ * the only worker polls whenever it is not helping, so loops back to back
+ * must be joined by it through offers (white box: rt->offers_taken; the
+ * machine may be loaded, so the test bounds the time, not the count).
+ * Every index is covered exactly once, and no offer is left posted once a
+ * loop has returned (rt->offer would then point into the returned loop's
+ * stack frame). Offers nobody takes are withdrawn in pfor_withdraw. */
+typedef struct offer_arg {
+    pfor_check c;
+    pthread_t caller;
+    _Atomic size_t others;   /* items run by threads other than the caller */
+} offer_arg;
+
+static void offer_body(void *p, size_t b, size_t e)
+{
+    offer_arg *a = p;
+    if (!pthread_equal(pthread_self(), a->caller))
+        atomic_fetch_add_explicit(&a->others, e - b, memory_order_relaxed);
+    pfor_body(&a->c, b, e);
+}
+
+int scn_pfor_offer(void)
+{
+    int v = 0;
+    dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_SPIN);
+    if (!rt)
+        return 1;
+    static const size_t sizes[] = {300, 2000, 50};
+    offer_arg a;
+    a.c.hits = calloc(2000, sizeof *a.c.hits);
+    a.c.spin = 100;
+    a.caller = pthread_self();
+    int loops = 0, helped = 0;
+    uint64_t t0 = now_ns();
+    while (helped < 50 && now_ns() - t0 < 20000000000ull) {
+        size_t n = sizes[loops % 3];
+        a.c.begin = 7;
+        a.c.end = 7 + n;
+        atomic_store(&a.c.bad, 0);
+        atomic_store(&a.others, 0);
+        for (size_t i = 0; i < n; i++)
+            atomic_store_explicit(&a.c.hits[i], 0, memory_order_relaxed);
+        int rc = dagrt_parallel_for(rt, a.c.begin, a.c.end, 0, offer_body, &a);
+        loops++;
+        if (rc != 0)
+            FAIL("offer loop %d: %s", loops, dagrt_strerror(rc));
+        if (atomic_load(&a.c.bad))
+            FAIL("offer loop %d: empty or out-of-range sub-range", loops);
+        for (size_t i = 0; i < n; i++)
+            if (atomic_load(&a.c.hits[i]) != 1) {
+                FAIL("offer loop %d (n %zu): index %zu covered %d times", loops, n, i,
+                     atomic_load(&a.c.hits[i]));
+                break;
+            }
+        /* relaxed: this thread posted and withdrew every offer it made;
+         * a pointer here now would be a dangling one into our frame. */
+        if (atomic_load_explicit(&rt->offer, memory_order_relaxed) != NULL)
+            FAIL("offer loop %d: an offer is still posted after the loop returned", loops);
+        if (v)
+            break;
+        /* relaxed: the taker's count is ordered before its completion,
+         * which the loop's return acquired. */
+        uint64_t taken = atomic_load_explicit(&rt->offers_taken, memory_order_relaxed);
+        helped += atomic_load(&a.others) > 0 && taken > 0;
+    }
+    if (helped == 0)
+        FAIL("a polling worker took no offer in %d loops (%llu offers taken)", loops,
+             (unsigned long long)atomic_load(&rt->offers_taken));
+    free(a.c.hits);
     dagrt_destroy(rt);
     return v;
 }
@@ -1273,6 +1354,7 @@ const scenario scenarios[] = {
     {"pfor_nested", scn_pfor_nested},
     {"pfor_repeat", scn_pfor_repeat},
     {"pfor_withdraw", scn_pfor_withdraw},
+    {"pfor_offer", scn_pfor_offer},
     {"park_wake", scn_park_wake},
     {"park_wake_external", scn_park_wake_external},
     {"group_wait_parks", scn_group_wait_parks},

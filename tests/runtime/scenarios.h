@@ -35,6 +35,7 @@ int scn_pfor_cover(void);
 int scn_pfor_nested(void);
 int scn_pfor_repeat(void);
 int scn_pfor_withdraw(void);
+int scn_pfor_offer(void);
 int scn_park_wake(void);
 int scn_park_wake_external(void);
 int scn_group_wait_parks(void);
