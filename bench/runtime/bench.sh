@@ -42,13 +42,14 @@ for c in cs:
                 units[p[1]] = p[3]
 rows = ["spawn_tree", "spawn_tree_1t_cpu", "fib30_serial", "fib30_1t", "fib30_1t_cpu", "fib30_2t",
         "fib30_frames_1t", "fib30_frames_2t", "fib30_frames_2t_vs_1t"] + \
-       [f"pfor_{k}_{n}" for k in ("0.5ns", "6ns") for n in (1000, 100000, 4000000)] + \
+       [f"pfor_{k}_{n}" for k in ("0.5ns", "6ns") for n in (1000, 100000, 4000000)] + ["pfor_6ns_1000_floor"] + \
        ["wake_park", "wake_spin", "wake_futex_floor", "wake_futex_same_cpu", "wake_futex_other_cpu"]
 target = {"spawn_tree": ">= 100", "fib30_1t": "<= 8 (dagrt_spawn + group wait)", "fib30_1t_cpu": "<= 8 (CPU time, 1 thread)", "fib30_2t": "<= 8 (dagrt_spawn + group wait)",
           "fib30_frames_1t": "<= 8 (dagrt_fork + dagrt_join_take)", "fib30_frames_2t": "<= 8 (dagrt_fork + dagrt_join_take)",
           "fib30_frames_2t_vs_1t": ">= 1.8",
           "pfor_0.5ns_1000": ">= 0.9", "pfor_0.5ns_100000": ">= 0.9", "pfor_0.5ns_4000000": ">= 0.9",
           "pfor_6ns_1000": ">= 1.6", "pfor_6ns_100000": ">= 1.95", "pfor_6ns_4000000": ">= 0.9",
+          "pfor_6ns_1000_floor": "1,000 x 6 ns split with a spinning pthread, no runtime",
           "wake_park": "<= 3 (dagrt)", "wake_futex_floor": "bare futex wake, no runtime",
           "wake_futex_same_cpu": "bare futex, sleeper on the waker's CPU", "wake_futex_other_cpu": "bare futex, sleeper on the other CPU"}
 w = max(len(r) for r in rows) + 2

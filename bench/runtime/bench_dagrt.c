@@ -1,6 +1,7 @@
 /* bench_dagrt.c - the runtime workloads on libdagrt (see workloads.h).
  * 2 task-executing threads: the main thread + 1 worker. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -84,6 +85,96 @@ static void par_calls(uint64_t *out, int heavy, size_t n, int calls, void *ctx)
     (void)ctx;
     for (int c = 0; c < calls; c++)
         dagrt_parallel_for(g_rt, 0, n, 0, heavy ? body_heavy : body_cheap, out);
+}
+
+/* ------------------------------------ parallel-for floor, no runtime */
+
+/* The floor under the 1,000 x 6 ns parallel-for row: the same loop split
+ * between this thread and a plain pthread that spins on a flag and never
+ * sleeps, at a split point chosen by measurement. A call costs one
+ * cache-line trip to start the helper and one to hear that it finished,
+ * and nothing else. Measured like the row: plain loops, then as many split
+ * calls, the median of reps samples of each. */
+static _Alignas(64) _Atomic uint64_t g_fl_go;
+static _Alignas(64) _Atomic uint64_t g_fl_done;
+static uint64_t *g_fl_out;
+static size_t g_fl_b, g_fl_e;     /* the helper's part; set while it waits */
+static uint64_t g_fl_seq;
+
+static inline void fl_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void *fl_helper(void *p)
+{
+    (void)p;
+    uint64_t seen = 0;
+    for (;;) {
+        uint64_t g;
+        /* acquire: its bounds were written before the go. */
+        while ((g = atomic_load_explicit(&g_fl_go, memory_order_acquire)) == seen)
+            fl_pause();
+        if (g == UINT64_MAX)
+            return NULL;
+        seen = g;
+        bw_range_heavy(g_fl_out, g_fl_b, g_fl_e);
+        /* release: our items before the caller goes on. */
+        atomic_store_explicit(&g_fl_done, g, memory_order_release);
+    }
+}
+
+static void fl_call(size_t n, size_t mid)
+{
+    g_fl_b = mid;
+    g_fl_e = n;
+    atomic_store_explicit(&g_fl_go, ++g_fl_seq, memory_order_release);
+    bw_range_heavy(g_fl_out, 0, mid);
+    while (atomic_load_explicit(&g_fl_done, memory_order_acquire) != g_fl_seq)
+        fl_pause();
+}
+
+static double pfor_floor(int quick, int reps, size_t *split)
+{
+    size_t n = 1000;
+    int calls = bw_pfor_calls(n, 6.0);
+    if (quick)
+        calls = calls / 4 + 1;
+    *split = n / 2;
+    g_fl_out = calloc(n, sizeof *g_fl_out);
+    pthread_t th;
+    if (!g_fl_out || pthread_create(&th, NULL, fl_helper, NULL) != 0)
+        return -1;
+    uint64_t t[64], bt = UINT64_MAX;
+    for (size_t mid = 400; mid <= 700; mid += 25) {
+        for (int k = 0; k < 64; k++) {
+            uint64_t t0 = bw_now_ns();
+            fl_call(n, mid);
+            t[k] = bw_now_ns() - t0;
+        }
+        uint64_t m = bw_median(t, 64);
+        if (m < bt) {
+            bt = m;
+            *split = mid;
+        }
+    }
+    uint64_t sp[16], sl[16];
+    for (int r = 0; r < reps; r++) {
+        uint64_t t0 = bw_now_ns();
+        for (int c = 0; c < calls; c++)
+            bw_range_heavy(g_fl_out, 0, n);
+        sl[r] = bw_now_ns() - t0;
+        t0 = bw_now_ns();
+        for (int c = 0; c < calls; c++)
+            fl_call(n, *split);
+        sp[r] = bw_now_ns() - t0;
+    }
+    atomic_store_explicit(&g_fl_go, UINT64_MAX, memory_order_release);
+    pthread_join(th, NULL);
+    free(g_fl_out);
+    return (double)bw_median(sl, reps) / (double)bw_median(sp, reps);
 }
 
 /* ------------------------------------------------------- wake latency */
@@ -301,6 +392,10 @@ int main(int argc, char **argv)
     /* parallel-for speed-up over the plain loop, 2 threads */
     bw_pfor_table(quick, reps, par_calls, NULL);
     dagrt_destroy(g_rt);
+    size_t split;
+    double fl = pfor_floor(quick, reps, &split);
+    printf("RESULT pfor_6ns_1000_floor %.2f x_plain (no runtime: a spinning pthread, split at %zu)\n",
+           fl, split);
 
     int trips = quick ? 400 : 10000;
     printf("RESULT wake_park %.2f us\n", wake_us(DAGRT_IDLE_PARK, trips));
