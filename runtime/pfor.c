@@ -495,6 +495,17 @@ static bool steal_into(pfor_job *j, int mine)
     }
 }
 
+/* Runs slot `mine` (if the loop has one that high), then splits what the
+ * others have left: a participant's whole part. */
+static void run_part(pfor_job *j, int mine)
+{
+    if (mine >= j->maxslots)
+        return;
+    run_slot(j, &j->slot[mine], NULL, false);
+    while (steal_into(j, mine))
+        run_slot(j, &j->slot[mine], NULL, false);
+}
+
 /* A helper's arrival: takes a slot index. */
 static inline int join_job(pfor_job *j)
 {
@@ -626,12 +637,7 @@ static int finish(pfor_job *j, dagrt_group *dg)
         /* Nobody came for it: run what it would have (slot 1 may hold a
          * presplit share), as for a withdrawn invitation below, then
          * complete its count ourselves. relaxed: as in join_job. */
-        int mine = atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
-        if (mine < j->maxslots) {
-            run_slot(j, &j->slot[mine], NULL, false);
-            while (steal_into(j, mine))
-                run_slot(j, &j->slot[mine], NULL, false);
-        }
+        run_part(j, atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed));
         rt_group_done(g);
         c = rt_ctx_current(rt);   /* fn may have moved us */
         look = c != NULL;
@@ -658,9 +664,7 @@ static int finish(pfor_job *j, dagrt_group *dg)
                 unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
                 rt_task_finish(rt, t);
                 if (mine < j->maxslots) {
-                    run_slot(j, &j->slot[mine], NULL, false);
-                    while (steal_into(j, mine))
-                        run_slot(j, &j->slot[mine], NULL, false);
+                    run_part(j, mine);
                     c = rt_ctx_current(rt);   /* fn may have moved us */
                     look = c != NULL;
                 }
