@@ -633,6 +633,14 @@ static int finish(pfor_job *j, dagrt_group *dg)
     rt_ctx *c = rt_ctx_current(rt);   /* fresh: fn may have moved us */
     uint64_t t0 = 0;
     bool look = c != NULL;    /* still worth looking at our deque */
+    /* An offer is most likely taken by now, often finished too: look at
+     * the count first, whose line the helper's completion sends us anyway,
+     * and at the offer word (which its taker's exchange took away from
+     * us, a second miss in a row) only if the loop is not over. acquire:
+     * as in the loop below; a count of 0 includes the offer's, so it was
+     * taken (and the word emptied) and completed. */
+    if (j->posted && atomic_load_explicit(&g->word, memory_order_acquire) == 0)
+        return 0;
     if (j->posted && offer_withdraw(j)) {
         /* Nobody came for it: run what it would have (slot 1 may hold a
          * presplit share), as for a withdrawn invitation below, then
