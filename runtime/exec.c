@@ -524,11 +524,7 @@ static inline void plan_prefetch(graph_rt *r, uint32_t i)
  * if unknown. */
 static inline void plan_relax(unsigned spins, int other_cpu)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
+    rt_cpu_relax();
     /* On a VM whose idle vCPUs look busy, a worker can be put on the
      * caller's CPU (park.h) and stay there: spinning then only keeps the
      * thread we wait for off the CPU. Give it the CPU when we share it, and
@@ -787,13 +783,6 @@ static bool plan_serve(plan_slot *s, uint64_t t, bool counted)
     return ok;
 }
 
-static uint64_t plan_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Polls for an offer until it is time to leave (see above); serves the
  * offers it wins. Returns the last ticket it saw. */
 static uint64_t plan_linger(plan_slot *s, rt_ctx *self, bool counted, uint64_t seen)
@@ -813,11 +802,7 @@ static uint64_t plan_linger(plan_slot *s, rt_ctx *self, bool counted, uint64_t s
                 continue;
             }
         }
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        __asm__ __volatile__("yield");
-#endif
+        rt_cpu_relax();
         if ((i & 63) != 0)
             continue;
         if (self && rt_work_visible(self))
@@ -828,7 +813,7 @@ static uint64_t plan_linger(plan_slot *s, rt_ctx *self, bool counted, uint64_t s
         int cc = atomic_load_explicit(&s->caller_cpu, memory_order_relaxed);
         if (cc >= 0 && rt_cpu_now() == cc && rt_cpu_leave(cc) == cc)
             return seen;
-        uint64_t now = plan_now_ns();
+        uint64_t now = rt_now_ns();
         if (t0 == 0)
             t0 = now;
         else if (now - t0 > PLAN_LINGER_NS)

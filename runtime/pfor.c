@@ -91,12 +91,6 @@
 
 /* ------------------------------------------------------------ clock */
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 #ifdef PFOR_TSC
 static double ns_per_tick = 1.0;
@@ -104,9 +98,9 @@ static pthread_once_t tick_once = PTHREAD_ONCE_INIT;
 
 static void tick_calibrate(void)
 {
-    uint64_t n0 = mono_ns(), c0 = __rdtsc(), n1;
+    uint64_t n0 = rt_now_ns(), c0 = __rdtsc(), n1;
     do
-        n1 = mono_ns();
+        n1 = rt_now_ns();
     while (n1 - n0 < 200000);   /* 0.2 ms, once per process */
     uint64_t c1 = __rdtsc();
     if (c1 > c0)
@@ -117,7 +111,7 @@ static inline uint64_t ticks(void) { return __rdtsc(); }
 static inline double ticks_to_ns(uint64_t t) { return (double)t * ns_per_tick; }
 static inline void ticks_init(void) { pthread_once(&tick_once, tick_calibrate); }
 #else
-static inline uint64_t ticks(void) { return mono_ns(); }
+static inline uint64_t ticks(void) { return rt_now_ns(); }
 static inline double ticks_to_ns(uint64_t t) { return (double)t; }
 static inline void ticks_init(void) {}
 #endif
@@ -496,12 +490,15 @@ static bool steal_into(pfor_job *j, int mine)
 }
 
 /* Runs slot `mine` (if the loop has one that high), then splits what the
- * others have left: a participant's whole part. */
-static void run_part(pfor_job *j, int mine)
+ * others have left: a participant's whole part. own_end: if not NULL, gets
+ * the ticks when the slot itself ran out, before the splits. */
+static void run_part(pfor_job *j, int mine, uint64_t *own_end)
 {
     if (mine >= j->maxslots)
         return;
     run_slot(j, &j->slot[mine], NULL, false);
+    if (own_end)
+        *own_end = ticks();
     while (steal_into(j, mine))
         run_slot(j, &j->slot[mine], NULL, false);
 }
@@ -526,23 +523,18 @@ static inline int join_job(pfor_job *j)
 /* A helper's part: its slot, then whatever it can split off the others. */
 static void help_job(pfor_job *j, int mine)
 {
-    if (mine >= j->maxslots)
-        return;
     /* Slot 1 may hold a share the caller set aside for us (presplit); any
      * other slot is empty and we go straight to splitting. The first
      * helper times its own share, so that the caller learns how fast it
-     * runs items (speed_ratio). */
+     * runs items (speed_ratio). (Slot 1 always exists: a loop is shared
+     * only with at least two threads.) */
     if (mine == 1) {
         /* relaxed: the bounds only (top of file). */
         uint64_t w = atomic_load_explicit(&j->slot[1].r, memory_order_relaxed);
         j->h_items = hi(w) > lo(w) ? hi(w) - lo(w) : 0;
         j->t_join = ticks();
     }
-    run_slot(j, &j->slot[mine], NULL, false);
-    if (mine == 1)
-        j->t_hend = ticks();
-    while (steal_into(j, mine))
-        run_slot(j, &j->slot[mine], NULL, false);
+    run_part(j, mine, mine == 1 ? &j->t_hend : NULL);
 }
 
 /* The offer, run by the thread that took it (find_task in sched.c). It is
@@ -645,7 +637,7 @@ static int finish(pfor_job *j, dagrt_group *dg)
         /* Nobody came for it: run what it would have (slot 1 may hold a
          * presplit share), as for a withdrawn invitation below, then
          * complete its count ourselves. relaxed: as in join_job. */
-        run_part(j, atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed));
+        run_part(j, atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed), NULL);
         rt_group_done(g);
         c = rt_ctx_current(rt);   /* fn may have moved us */
         look = c != NULL;
@@ -672,7 +664,7 @@ static int finish(pfor_job *j, dagrt_group *dg)
                 unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
                 rt_task_finish(rt, t);
                 if (mine < j->maxslots) {
-                    run_part(j, mine);
+                    run_part(j, mine, NULL);
                     c = rt_ctx_current(rt);   /* fn may have moved us */
                     look = c != NULL;
                 }
@@ -693,9 +685,7 @@ static int finish(pfor_job *j, dagrt_group *dg)
             else if (ticks_to_ns(t - t0) > PFOR_END_SPIN_NS)
                 break;
         }
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
+        rt_cpu_relax();
     }
     return dagrt_group_wait(rt, dg);
 }
@@ -818,7 +808,7 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
      * we never read the line our helper writes as it arrives (a transfer
      * per loop, paid while our chunk waits on it). */
     run_slot(&j, &j.slot[0], done == 0 ? &fresh : NULL, invited && j.maxslots <= 2);
-    if (done == 0 && fresh > 0.0)
+    if (fresh > 0.0)   /* timed: done == 0 */
         hint_put(fn, arg, fresh < 0.01 ? 0.01 : fresh);
     while (steal_into(&j, 0))
         run_slot(&j, &j.slot[0], NULL, invited && j.maxslots <= 2);
@@ -829,7 +819,7 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
      * have taken part of it then) against our first chunk's: clamped and
      * averaged like the lag, for the same reason. */
     if (j.t_join != 0 && j.t_hend > j.t_join && j.h_items > 0 && j.h_items <= j.chunk &&
-        done == 0 && fresh > 0.0) {
+        fresh > 0.0) {
         double rm = ticks_to_ns(j.t_hend - j.t_join) / (double)j.h_items / fresh;
         rm = rm < 0.33 ? 0.33 : (rm > 3.0 ? 3.0 : rm);
         speed_ratio += (rm - speed_ratio) / 4;

@@ -84,21 +84,6 @@ static _Thread_local rt_ctx *tls_ctx;
 
 /* ------------------------------------------------------------- helpers */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static inline uint64_t xorshift(uint64_t *s)
 {
@@ -519,7 +504,7 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
             x = rt_deque_steal(&vc->deque);
             if (x != RT_DEQUE_ABORT)
                 break;
-            cpu_relax();
+            rt_cpu_relax();
         }
         if (x != RT_DEQUE_EMPTY && x != RT_DEQUE_ABORT)
             return x;
@@ -617,14 +602,14 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
         if (!forever && (c->beside_waker ||
                          atomic_load_explicit(&rt->spin_ns, memory_order_relaxed) == 0))
             break;
-        cpu_relax();
+        rt_cpu_relax();
         if ((i & 63) == 63) {
             if (forever) {
                 if ((i & 1023) == 1023)
                     sched_yield();   /* be polite when oversubscribed */
                 continue;
             }
-            uint64_t t = now_ns();
+            uint64_t t = rt_now_ns();
             if (t0 == 0)
                 t0 = t;
             else if (t - t0 > atomic_load_explicit(&rt->spin_ns, memory_order_relaxed))
@@ -864,7 +849,7 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
         unsigned spins = 0;
         while (atomic_load_explicit(&g->word, memory_order_acquire) != 0) {
             if (spins < 2000) {
-                cpu_relax();
+                rt_cpu_relax();
                 spins++;
             } else if (spins < 2100) {
                 sched_yield();
@@ -1373,7 +1358,7 @@ void dagrt_destroy(dagrt *rt)
             continue;
         }
         if (++idle_rounds < 64) {
-            cpu_relax();
+            rt_cpu_relax();
         } else {
             struct timespec ts = {0, 20000};
             nanosleep(&ts, NULL);

@@ -48,6 +48,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "dagrt.h"
 #include "deque.h"
@@ -233,6 +234,24 @@ struct dagrt {
      * (relaxed: a statistic, for tests and diagnostics). */
     _Atomic uint64_t offers_taken;
 };
+
+/* One poll of a spin: the CPU's hint that we are waiting on memory. */
+static inline void rt_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* CLOCK_MONOTONIC in ns: the runtime's clock for spin and linger limits. */
+static inline uint64_t rt_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* The calling thread's ctx in rt, or NULL (not one of rt's threads).
  * A real call: re-do it after any fiber switch (see top of file). */

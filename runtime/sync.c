@@ -392,15 +392,6 @@ _Static_assert(sizeof(rt_wq) <= sizeof(dagrt_sem), "dagrt_sem too small");
 #define WQ_MUTEX 0x6d757478u   /* "mutx" */
 #define WQ_SEM   0x73656d61u   /* "sema" */
 
-static inline void cpu_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 static void wq_lock(rt_wq *q)
 {
     /* acquire: the critical section sees the previous holder's writes. A
@@ -411,7 +402,7 @@ static void wq_lock(rt_wq *q)
             return;
         while (atomic_load_explicit(&q->lock, memory_order_relaxed) != 0) {
             if (++i < 64)
-                cpu_pause();
+                rt_cpu_relax();
             else
                 sched_yield();
         }
