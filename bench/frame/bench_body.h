@@ -13,7 +13,11 @@
 struct bench_ctx {
     uint64_t iters;              /* LCG steps per body; 0: empty bodies */
     int checked;                 /* check predecessors ran this frame */
-    uint64_t frame;
+    /* Written by the caller every frame (frame) or by any body on an error:
+     * on a line of their own, or every body's read of iters and checked
+     * above would miss once per frame on the threads other than the
+     * caller's (a cross-core transfer inside the first body each runs). */
+    _Alignas(64) uint64_t frame;
     _Atomic int errors;
     /* One cache line per node so bodies on different threads never share. */
     struct { _Alignas(64) _Atomic uint64_t stamp; uint64_t sink; } node[BENCH_NODES];
