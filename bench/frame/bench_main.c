@@ -1,17 +1,20 @@
 /*
  * bench_main.c - the frame-graph benchmark (bench/frame/README.md): the
  * 32-node graph of bench_frame.dag with empty and ~1 us bodies, as direct
- * serial calls, as dagc-generated code on libdagrt, as OpenMP tasks with
- * depend clauses and as a oneTBB flow graph, side by side in one run.
+ * serial calls, as dagc-generated code on libdagrt, with no runtime at all
+ * (two threads spinning on per-node flags: the floor, bench_floor.c), as
+ * OpenMP tasks with depend clauses and as a oneTBB flow graph, side by side
+ * in one run.
  *
- *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME] [--quick]
+ *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--quick]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
- * and >= 10000 frames, after a warm-up), the ratio to the serial floor,
+ * and >= 10000 frames, after a warm-up), the ratio to serial calls,
  * the distribution of single frames (p50/p99, 1 us bodies), allocations per
- * frame for libdagrt, and a checked run per contender. --only NAME keeps
- * the serial floor and the contenders whose name contains NAME (quick A/B
- * pairs of one runtime; the published tables use every contender).
+ * frame for libdagrt, and a checked run per contender. --only NAME[,NAME]
+ * keeps the serial calls and the contenders whose name contains a NAME
+ * (quick A/B pairs, e.g. --only libdagrt,floor; the published tables use
+ * every contender).
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -21,6 +24,7 @@
 #include <time.h>
 
 #include "bench_body.h"
+#include "bench_floor.h"
 #include "bench_frame.h"
 
 /* ------------------------------------------------ counting allocations */
@@ -90,6 +94,7 @@ typedef struct contender {
 static const contender contenders[] = {
     {"serial calls", "1 (caller)", serial_frames},
     {"dagc + libdagrt", "caller + 1 worker", dagrt_frames},
+    {"no runtime (floor)", "caller + 1 pthread", bench_floor_frames},
 #ifdef HAVE_OMP
     {"OpenMP depend", "2 (single + 1)", bench_omp_frames},
 #endif
@@ -98,6 +103,8 @@ static const contender contenders[] = {
 #endif
 };
 #define NCONT (sizeof contenders / sizeof contenders[0])
+#define DAGRT 1   /* contenders[DAGRT]: libdagrt */
+#define FLOOR 2   /* contenders[FLOOR]: bench_floor.c */
 
 static double now_ns(void)
 {
@@ -151,10 +158,24 @@ static void frame_dist(const contender *k, struct bench_ctx *c, long frames, dou
 }
 
 static const char *only_name;
-/* Whether contender k runs (--only); the serial floor always does. */
+/* Whether contender k runs (--only NAME[,NAME...]: any NAME is part of its
+ * name); the serial calls always run, every ratio is over them. */
 static int selected(size_t k)
 {
-    return k == 0 || !only_name || strstr(contenders[k].name, only_name) != NULL;
+    if (k == 0 || !only_name)
+        return 1;
+    for (const char *p = only_name; *p;) {
+        size_t n = strcspn(p, ",");
+        char want[64];
+        if (n > 0 && n < sizeof want) {
+            memcpy(want, p, n);
+            want[n] = '\0';
+            if (strstr(contenders[k].name, want))
+                return 1;
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -176,7 +197,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--quick") == 0)
             runs = 1, min_ms = 5, min_frames = 200;
         else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME] [--quick]\n",
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--quick]\n",
                     argv[0]);
             return 2;
         }
@@ -199,6 +220,10 @@ int main(int argc, char **argv)
 #ifdef HAVE_TBB
     bench_tbb_setup(&ctx, 2);
 #endif
+    if (bench_floor_setup(&ctx, bench_body) != 0) {
+        fprintf(stderr, "bench_frame: cannot start the floor's pthread\n");
+        return 1;
+    }
     uint64_t iters_1us = bench_calibrate(1000.0);
     printf("frame graph: 32 nodes, 58 edges, critical path 8; 1 us body = %llu LCG steps\n",
            (unsigned long long)iters_1us);
@@ -238,6 +263,11 @@ int main(int argc, char **argv)
                e[0], e[1], res[k][0][0] / serial_med[0], res[k][1][0] / serial_med[1]);
     }
     printf("\n2-core ideal with 1 us bodies: 16 us/frame (32 us of work on 2 threads)\n");
+    /* Only with 1 us bodies: the floor always runs both threads, while
+     * libdagrt runs a frame of empty bodies on the caller alone. */
+    if (selected(DAGRT) && selected(FLOOR))
+        printf("libdagrt over the no-runtime floor, 1 us bodies: %.3f\n",
+               res[DAGRT][1][0] / res[FLOOR][1][0]);
 
     /* The distribution of single frames with 1 us bodies, contenders in
      * turn, as the means above. */
@@ -287,6 +317,7 @@ int main(int argc, char **argv)
 #ifdef HAVE_TBB
     bench_tbb_teardown();
 #endif
+    bench_floor_teardown();
     dagrt_destroy(the_rt);
     return failed;
 }

@@ -1,0 +1,159 @@
+/*
+ * bench_floor.c - the frame graph with no runtime at all: what two threads
+ * that spin on per-node flags reach on this machine, the floor the
+ * runtimes' figures are read against (bench/frame/README.md).
+ *
+ * The split is fixed: the caller runs input, n1, n2, n5-n8, n13-n16, n21,
+ * n22, n25, n26, n29 and present, a helper pthread the other 15 nodes, each
+ * list in topological order. That is the split libdagrt's plan mode makes
+ * for this graph (frame_trace prints it). Its only handoffs on the critical
+ * path are the two that no two-thread schedule of this graph avoids: the
+ * helper cannot start before input is done, and present cannot start before
+ * the helper's last node is. Every other edge between the lists is from a
+ * node that finished a body or more before its successor is reached. So a
+ * frame costs 17 bodies + 2 cross-core transfers, plus the VM's stalls.
+ *
+ * Each node's flag is the frame number it last completed (release store
+ * after its body, acquire loads before a successor's): nothing is reset
+ * between frames. The helper spins between frames for FLOOR_LINGER_NS, then
+ * sleeps on a condition variable so that it does not take a core from the
+ * contenders measured after it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "bench_floor.h"
+
+#define FLOOR_LINGER_NS 200000.0
+
+static const int floor_caller[] = {0, 1, 2, 5, 6, 7, 8, 13, 14, 15, 16, 21, 22, 25, 26, 29, 31};
+#define NCALLER ((int)(sizeof floor_caller / sizeof floor_caller[0]))
+
+static int list[2][BENCH_NODES], len[2];
+static struct {
+    _Alignas(64) _Atomic uint64_t v;
+} done[BENCH_NODES];
+/* The frame the helper should run (the caller's stores), on its own line. */
+static _Alignas(64) _Atomic uint64_t go;
+static _Alignas(64) _Atomic int sleeping;
+static _Atomic int stop;
+static uint64_t frame_no;
+static struct bench_ctx *the_ctx;
+static void (*the_body)(struct bench_ctx *c, int idx);
+static pthread_t helper;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+static inline void spin_hint(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static double mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static void run_list(int k, uint64_t f)
+{
+    for (int j = 0; j < len[k]; j++) {
+        int i = list[k][j];
+        for (int q = 0; q < 2; q++) {
+            int p = bench_preds[i][q];
+            /* acquire: pairs with the release below, so the predecessor's
+             * body is visible to this one. */
+            if (p >= 0)
+                while (atomic_load_explicit(&done[p].v, memory_order_acquire) != f)
+                    spin_hint();
+        }
+        the_body(the_ctx, i);
+        /* release: this body's effects before the flag a successor reads. */
+        atomic_store_explicit(&done[i].v, f, memory_order_release);
+    }
+}
+
+static void *helper_main(void *arg)
+{
+    (void)arg;
+    uint64_t seen = 0;
+    for (;;) {
+        double since = mono_ns();
+        unsigned spins = 0;
+        uint64_t g;
+        /* acquire: the caller's frame setup (ctx->frame) before its go. */
+        while ((g = atomic_load_explicit(&go, memory_order_acquire)) == seen) {
+            if (atomic_load_explicit(&stop, memory_order_relaxed))
+                return NULL;
+            spin_hint();
+            if (++spins % 256 == 0 && mono_ns() - since > FLOOR_LINGER_NS) {
+                pthread_mutex_lock(&mu);
+                /* seq_cst store then load, against the caller's seq_cst
+                 * store of go then load of sleeping: one of the two sees the
+                 * other's store, so a frame is never posted to a sleeper
+                 * that nobody signals. */
+                atomic_store(&sleeping, 1);
+                while (atomic_load(&go) == seen && !atomic_load(&stop))
+                    pthread_cond_wait(&cv, &mu);
+                atomic_store(&sleeping, 0);
+                pthread_mutex_unlock(&mu);
+                since = mono_ns();
+            }
+        }
+        seen = g;
+        run_list(1, g);
+    }
+}
+
+static void wake_helper(void)
+{
+    if (atomic_load(&sleeping)) {   /* seq_cst: see helper_main */
+        pthread_mutex_lock(&mu);
+        pthread_cond_signal(&cv);
+        pthread_mutex_unlock(&mu);
+    }
+}
+
+int bench_floor_setup(struct bench_ctx *c, void (*body)(struct bench_ctx *c, int idx))
+{
+    bool mine[BENCH_NODES] = {false};
+    for (int j = 0; j < NCALLER; j++)
+        mine[floor_caller[j]] = true;
+    for (int i = 0; i < BENCH_NODES; i++) {
+        int k = mine[i] ? 0 : 1;
+        list[k][len[k]++] = i;
+    }
+    the_ctx = c;
+    the_body = body;
+    return pthread_create(&helper, NULL, helper_main, NULL);
+}
+
+void bench_floor_frames(struct bench_ctx *c, long n)
+{
+    for (long f = 0; f < n; f++) {
+        c->frame++;
+        uint64_t g = ++frame_no;
+        atomic_store(&go, g);   /* seq_cst: see helper_main; also a release */
+        wake_helper();
+        /* present, the caller's last node, waits for the helper's last. */
+        run_list(0, g);
+    }
+}
+
+void bench_floor_teardown(void)
+{
+    atomic_store(&stop, 1);
+    pthread_mutex_lock(&mu);
+    pthread_cond_signal(&cv);
+    pthread_mutex_unlock(&mu);
+    pthread_join(helper, NULL);
+}
