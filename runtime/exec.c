@@ -48,9 +48,9 @@
 
 /* Plan mode: the threads' lists (the caller's and one worker's), and the
  * most predecessors a node may have for a graph to run in plan mode (they
- * are kept in the node's own line). */
+ * are kept in the node's own state, and xpred has a bit for each). */
 #define PLAN_LISTS 2
-#define PLAN_MAXPRED 9
+#define PLAN_MAXPRED 32
 /* Polls (a pause each, ~60 ns on the development VM) of a node's
  * predecessors before its claimer takes a ready node off the other
  * thread's list although that thread is there to run it. */
@@ -66,7 +66,8 @@
 #define PLAN_LINGER_NS 50000
 #define PLAN_LEFT UINT32_MAX
 
-/* Per-node run state, overlaid on dagrt_node_state (one cache line each). */
+/* Per-node run state, overlaid on dagrt_node_state (128 bytes each, see
+ * dagrt.h). */
 typedef struct node_rt {
     /* Predecessors not yet completed in this run. fetch_sub is acq_rel: the
      * release half publishes the completing node's effects (user data it
@@ -90,15 +91,22 @@ typedef struct node_rt {
      * the runners of its successors: their node sees this node's effects. */
     _Atomic uint32_t done;
     uint32_t lnext;              /* plan mode: next node on the same list */
-    uint16_t xpred;              /* plan mode: bit k: pred[k] is on the other list */
+    uint32_t xpred;              /* plan mode: bit k: pred[k] is on the other list */
     uint16_t pred[PLAN_MAXPRED]; /* plan mode: predecessors (read-only in a run) */
 } node_rt;
 
-/* Per-graph run state, overlaid on dagrt_graph_state's opaque words. Fields
- * written by different threads in a run sit on different cache lines. */
+/* Per-graph run state, overlaid on dagrt_graph_state's opaque words. It is
+ * in four blocks of RT_APART bytes, one per writer and rate: block 0 is set
+ * by the caller between runs and only read during one, block 1 is the
+ * caller's during a run, block 2 the plan worker's, block 3 holds what any
+ * thread may touch once a run. A block is RT_APART (128) bytes rather than a
+ * 64-byte line because x86 cores fetch lines in aligned pairs (the L2's
+ * adjacent-line prefetcher): a line next to one the other thread writes
+ * would otherwise travel with it. */
 typedef struct graph_rt {
-    /* line 0: set by the caller before a run, read-only during it */
-    dagrt *rt;
+    /* block 0: set by the caller before a run (or after it), read-only
+     * during it */
+    _Alignas(RT_APART) dagrt *rt;
     const dagrt_graph *g;
     void *ctx;
     node_rt *nodes;
@@ -112,21 +120,28 @@ typedef struct graph_rt {
     /* 1 while a run is in progress. exchange with acquire / store with
      * release: a run that starts after another ended sees all its writes. */
     _Atomic uint32_t running;
-    uint32_t main_head;          /* main-only list (LIFO); main thread only */
+    uint32_t epoch;              /* plan mode: this run's number, never 0 */
     uint64_t runs;
     uint64_t last_ns;            /* average wall time of recent runs (caller only) */
-    _Alignas(64) _Atomic uint32_t head;   /* line 1: next slot to pop */
-    /* Plan mode: the next unclaimed node of the caller's list (cursor[0],
-     * here) and of the worker's list (cursor[1], line 2); NONE at the end.
-     * Each sits on the line its owner alone writes in a normal run, so a
+    int caller_cpu;              /* plan mode: the caller's CPU at the start, or -1 */
+    uint32_t lhead[PLAN_LISTS];  /* plan mode: first node of each list */
+    /* Plan mode: the last node of list 1 (NONE if empty). */
+    uint32_t ltail1;
+    uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
+    const dagrt_graph *plan_g;   /* the graph the plan was made for */
+    /* block 1: the caller's during a run */
+    _Alignas(RT_APART) _Atomic uint32_t head;   /* next slot to pop */
+    /* Plan mode: the next unclaimed node of the caller's list (cursor0,
+     * here) and of the worker's list (cursor1, block 2); NONE at the end.
+     * Each sits in the block its owner alone writes in a normal run, so a
      * claim is a locked instruction on a line already in the owner's cache. */
     _Atomic uint32_t cursor0;
-    /* Plan mode, caller only: the last node of list 1 (NONE if empty), and
-     * whether the caller claimed a node of list 1 in this run (see
-     * plan_run's end). On the caller's own line. */
-    uint32_t ltail1;
+    uint32_t main_head;          /* main-only list (LIFO); main thread only */
+    /* Plan mode, caller only: whether the caller claimed a node of list 1
+     * in this run (see plan_run's end). */
     bool stole1;
-    _Alignas(64) _Atomic uint32_t tail;   /* line 2: next slot to fill */
+    /* block 2: the plan worker's during a run */
+    _Alignas(RT_APART) _Atomic uint32_t tail;   /* next slot to fill */
     _Atomic uint32_t cursor1;
     /* Helpers spawned and not yet finished: only a heuristic for when to
      * spawn another, so relaxed throughout (correctness never relies on a
@@ -135,17 +150,14 @@ typedef struct graph_rt {
     /* Nodes completed, added once per drain; the caller's final check. The
      * group wait already orders everything; relaxed is enough. */
     _Atomic uint32_t done;
-    _Alignas(64) dagrt_group group;       /* line 3: counts spawned tasks */
+    /* block 3 */
+    _Alignas(RT_APART) dagrt_group group;       /* counts spawned tasks */
     /* Plan mode: while a worker runs the worker's list, 1 + the CPU it
      * started on; 0 before a helper started, PLAN_LEFT after it left. The
      * caller leaves that list's nodes to a running helper. Only a hint:
-     * relaxed. */
+     * relaxed. The caller reads it while it waits: here, not next to a
+     * cursor, so that its reads never take a cursor's line away. */
     _Atomic uint32_t owner1;
-    int caller_cpu;              /* plan mode: the caller's CPU at the start, or -1 */
-    uint32_t epoch;              /* plan mode: this run's number, never 0 */
-    uint32_t lhead[PLAN_LISTS];  /* plan mode: first node of each list */
-    uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
-    const dagrt_graph *plan_g;   /* the graph the plan was made for */
 } graph_rt;
 
 _Static_assert(sizeof(node_rt) <= sizeof(dagrt_node_state), "node state too small");
@@ -698,8 +710,9 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uin
  *   node no helper does. */
 
 typedef struct plan_slot {
-    /* line 0: the offer, written by the caller (the main thread) */
-    _Alignas(64) _Atomic uint64_t go;     /* latest ticket offered, 0 none */
+    /* block 0 (RT_APART bytes, as in graph_rt): the offer, written by the
+     * caller (the main thread) */
+    _Alignas(RT_APART) _Atomic uint64_t go;     /* latest ticket offered, 0 none */
     /* The offered run's state. relaxed: the acquire load of `go` orders
      * it; a helper reads it only after winning `join` for that ticket, and
      * the run (so the state) cannot end before that helper is done with it,
@@ -708,13 +721,13 @@ typedef struct plan_slot {
     _Atomic int caller_cpu;               /* a hint for lingering helpers */
     uint64_t ticket;                      /* caller only: tickets issued */
     dagrt *rt;
-    /* line 1: written by the helper that serves a run (and the caller's
+    /* block 1: written by the helper that serves a run (and the caller's
      * closing CAS) */
-    _Alignas(64) _Atomic uint64_t join;   /* ticket << 1 joined, | 1 closed */
+    _Alignas(RT_APART) _Atomic uint64_t join;   /* ticket << 1 joined, | 1 closed */
     _Atomic uint64_t left;                /* last ticket whose helper left */
-    /* line 2: helpers lingering; changes only when one starts or stops,
+    /* block 2: helpers lingering; changes only when one starts or stops,
      * so the caller's read at each run's start stays in its cache. */
-    _Alignas(64) _Atomic uint32_t present;
+    _Alignas(RT_APART) _Atomic uint32_t present;
 } plan_slot;
 
 /* The runtime's slot, made at its first plan run (freed by dagrt_destroy,
@@ -723,7 +736,7 @@ typedef struct plan_slot {
 static plan_slot *plan_slot_of(dagrt *rt)
 {
     if (!rt->exec) {
-        plan_slot *s = aligned_alloc(64, sizeof(plan_slot));
+        plan_slot *s = aligned_alloc(RT_APART, sizeof(plan_slot));
         if (!s)
             return NULL;
         memset(s, 0, sizeof *s);
@@ -970,7 +983,7 @@ static bool plan_build(graph_rt *r)
             x->xpred = 0;
             for (uint32_t q = 0; q < x->npl; q++)
                 if (r->nodes[x->pred[q]].list != k)
-                    x->xpred |= (uint16_t)(1u << q);
+                    x->xpred |= 1u << q;
             if (tail[k] == NONE)
                 r->lhead[k] = u;
             else

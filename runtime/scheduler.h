@@ -235,6 +235,14 @@ struct dagrt {
     _Atomic uint64_t offers_taken;
 };
 
+/* How far apart data written by different threads must be so that one's
+ * writes never take the other's line: two 64-byte lines, because x86 cores
+ * fetch lines in aligned 128-byte pairs (the L2's adjacent-line prefetcher;
+ * also the line size of some AArch64 cores). Used where the layout is this
+ * runtime's to choose per run; the public state types in dagrt.h use the
+ * same figure. */
+#define RT_APART 128
+
 /* One poll of a spin: the CPU's hint that we are waiting on memory. */
 static inline void rt_cpu_relax(void)
 {

@@ -440,20 +440,22 @@ typedef struct dagrt_graph {
 /* Mutable per-run state, owned by the generated code as static storage sized
  * by dagc (one entry per node), so running a frame allocates nothing. The
  * contents are private to the runtime; the layout only reserves room.
- * Each node's state sits on its own cache line: its join counter is what the
- * threads completing its predecessors contend on. */
+ * Each node's state has 128 bytes of its own: its join counter and its
+ * completion word are what the threads running its neighbours contend on,
+ * and x86 cores move cache lines in aligned 128-byte pairs, so a node on a
+ * 64-byte line of its own would still travel with its neighbour's line. */
 #ifdef __cplusplus
-#define DAGRT_ALIGN_LINE_ alignas(64)
+#define DAGRT_ALIGN_PAIR_ alignas(128)
 #else
-#define DAGRT_ALIGN_LINE_ _Alignas(64)
+#define DAGRT_ALIGN_PAIR_ _Alignas(128)
 #endif
 
 typedef struct dagrt_node_state {
-    DAGRT_ALIGN_LINE_ uint64_t opaque_[8];
+    DAGRT_ALIGN_PAIR_ uint64_t opaque_[16];
 } dagrt_node_state;
 
 typedef struct dagrt_graph_state {
-    DAGRT_ALIGN_LINE_ uint64_t opaque_[32];
+    DAGRT_ALIGN_PAIR_ uint64_t opaque_[64];
     dagrt_node_state *nodes;     /* nnodes entries */
     uint32_t nnodes;
 } dagrt_graph_state;
