@@ -85,6 +85,15 @@ static uint64_t lcg(uint64_t x, uint64_t n)
 
 void bench_frame_advance(struct bench_ctx *c) { c->frame++; }
 
+void bench_serial_frames(struct bench_ctx *c, long n)
+{
+    for (long f = 0; f < n; f++) {
+        c->frame++;
+        for (int i = 0; i < BENCH_NODES; i++)
+            bench_body(c, i);
+    }
+}
+
 void bench_body(struct bench_ctx *c, int idx)
 {
     if (c->checked) {

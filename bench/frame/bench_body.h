@@ -14,13 +14,14 @@ struct bench_ctx {
     uint64_t iters;              /* LCG steps per body; 0: empty bodies */
     int checked;                 /* check predecessors ran this frame */
     /* Written by the caller every frame (frame) or by any body on an error:
-     * on a line of their own, or every body's read of iters and checked
-     * above would miss once per frame on the threads other than the
-     * caller's (a cross-core transfer inside the first body each runs). */
-    _Alignas(64) uint64_t frame;
+     * apart from iters and checked, or every body's read of those would
+     * miss once per frame on the threads other than the caller's (a
+     * cross-core transfer inside the first body each runs). */
+    _Alignas(128) uint64_t frame;
     _Atomic int errors;
-    /* One cache line per node so bodies on different threads never share. */
-    struct { _Alignas(64) _Atomic uint64_t stamp; uint64_t sink; } node[BENCH_NODES];
+    /* 128 bytes per node so that bodies on different threads never share
+     * a line, nor a pair of lines (x86 cores move lines in aligned pairs). */
+    struct { _Alignas(128) _Atomic uint64_t stamp; uint64_t sink; } node[BENCH_NODES];
 };
 
 /* The graph's nodes in bench_frame.dag's (topological) order, X(name,
@@ -41,6 +42,10 @@ void bench_frame_advance(struct bench_ctx *c);
 
 /* The body of node idx. */
 void bench_body(struct bench_ctx *c, int idx);
+
+/* n frames of the 32 bodies as direct calls in topological order: the
+ * serial yardstick of every ratio. */
+void bench_serial_frames(struct bench_ctx *c, long n);
 
 /* Calibrates iters so one body takes about target_ns. */
 uint64_t bench_calibrate(double target_ns);

@@ -55,15 +55,6 @@ BENCH_FRAME_NODES(NODE)
 
 /* ------------------------------------------------------------ contenders */
 
-static void serial_frames(struct bench_ctx *c, long n)
-{
-    for (long f = 0; f < n; f++) {
-        c->frame++;
-        for (int i = 0; i < BENCH_NODES; i++)
-            bench_body(c, i);
-    }
-}
-
 static dagrt *the_rt;
 static int dagrt_errors;
 
@@ -92,7 +83,7 @@ typedef struct contender {
 } contender;
 
 static const contender contenders[] = {
-    {"serial calls", "1 (caller)", serial_frames},
+    {"serial calls", "1 (caller)", bench_serial_frames},
     {"dagc + libdagrt", "caller + 1 worker", dagrt_frames},
     {"no runtime (floor)", "caller + 1 pthread", bench_floor_frames},
 #ifdef HAVE_OMP

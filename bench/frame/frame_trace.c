@@ -244,15 +244,6 @@ static void timed_frames(frames_fn fn, struct bench_ctx *c, int frames, double *
     }
 }
 
-static void serial_frames(struct bench_ctx *c, long n)
-{
-    for (long f = 0; f < n; f++) {
-        c->frame++;
-        for (int i = 0; i < BENCH_NODES; i++)
-            bench_body(c, i);
-    }
-}
-
 int main(int argc, char **argv)
 {
     int frames = 20000, workers = 1;
@@ -290,7 +281,7 @@ int main(int argc, char **argv)
     uint64_t fend = 0;
 
     /* Serial calls in topological order, timed per frame like the others. */
-    timed_frames(serial_frames, &ctx, frames, ft, fs, &fend);
+    timed_frames(bench_serial_frames, &ctx, frames, ft, fs, &fend);
     printf("frame trace: %d frames, 32 nodes, 1 us bodies (%llu LCG steps), caller + %d worker%s\n",
            frames, (unsigned long long)ctx.iters, workers, workers == 1 ? "" : "s");
     double serial_mean = summary("serial calls", ft, frames, 0);
