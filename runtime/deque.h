@@ -35,6 +35,8 @@
 #ifndef DAGRT_DEQUE_H
 #define DAGRT_DEQUE_H
 
+#include "apart.h"
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,15 +52,15 @@ typedef struct rt_deque {
     /* top is written by thieves and the owner (CAS); split and bottom only
      * by the owner. Separate cache lines so thieves polling top do not slow
      * the owner's pushes. */
-    _Alignas(64) _Atomic int64_t top;
+    _Alignas(RT_APART) _Atomic int64_t top;
     _Atomic int splitreq;                 /* a thief asks for the tail (hint) */
     /* split and buf: written by the owner only when it exposes, takes from
      * the public part or grows; read by every steal. */
-    _Alignas(64) _Atomic int64_t split;   /* thieves' end of the public part */
+    _Alignas(RT_APART) _Atomic int64_t split;   /* thieves' end of the public part */
     _Atomic(rt_deque_buf *) buf;
     /* bottom: written at every owner push and take; on a line of its own
      * so that thieves' reads of split do not take it from the owner. */
-    _Alignas(64) _Atomic int64_t bottom;  /* end of the private tail */
+    _Alignas(RT_APART) _Atomic int64_t bottom;  /* end of the private tail */
     char pad_[64 - sizeof(_Atomic int64_t)];
 } rt_deque;
 

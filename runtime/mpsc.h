@@ -23,6 +23,8 @@
 #ifndef DAGRT_MPSC_H
 #define DAGRT_MPSC_H
 
+#include "apart.h"
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,10 +34,10 @@ typedef struct rt_node {
 } rt_node;
 
 typedef struct rt_mpsc {
-    _Alignas(64) _Atomic(rt_node *) head;   /* producers' end */
-    _Alignas(64) _Atomic(rt_node *) tail;   /* consumer's end (atomic only so hints may read it) */
+    _Alignas(RT_APART) _Atomic(rt_node *) head;   /* producers' end */
+    _Alignas(RT_APART) _Atomic(rt_node *) tail;   /* consumer's end (atomic only so hints may read it) */
     _Atomic int lock;                       /* consumer try-lock */
-    _Alignas(64) _Atomic long n;            /* pushed - popped (counts pushes in progress) */
+    _Alignas(RT_APART) _Atomic long n;            /* pushed - popped (counts pushes in progress) */
     rt_node stub;
 } rt_mpsc;
 

@@ -172,7 +172,7 @@ static void hint_put(dagrt_range_fn fn, void *arg, double ns_per)
 /* -------------------------------------------------------- the loop */
 
 typedef struct pfor_slot {
-    _Alignas(64) _Atomic uint64_t r;   /* e << 32 | b, offsets from base */
+    _Alignas(RT_APART) _Atomic uint64_t r;   /* e << 32 | b, offsets from base */
 } pfor_slot;
 
 typedef struct pfor_job {
@@ -189,7 +189,7 @@ typedef struct pfor_job {
     int maxslots;      /* slots in use at most: min(threads, PFOR_SLOTS) */
     /* Written by helpers as they arrive; its own line so that the caller's
      * reads of the fields above stay hits. */
-    _Alignas(64) _Atomic int nslots;   /* slots handed out; slot 0 is the caller's */
+    _Alignas(RT_APART) _Atomic int nslots;   /* slots handed out; slot 0 is the caller's */
     _Atomic int invites;               /* invitations made (pending: invites - (nslots - 1)) */
     /* The helper that got slot 1: ticks when it started on it (0: none
      * did) and when its own share ran out, and how many items that share

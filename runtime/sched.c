@@ -1247,7 +1247,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     if (cfg->hot_workers > nworkers)
         goto fail;
     e = DAGRT_ENOMEM;
-    dagrt *rt = aligned_alloc(64, (sizeof(dagrt) + 63) & ~(size_t)63);
+    dagrt *rt = aligned_alloc(RT_APART, (sizeof(dagrt) + RT_APART - 1) & ~(size_t)(RT_APART - 1));
     if (!rt)
         goto fail;
     memset(rt, 0, sizeof *rt);
@@ -1260,8 +1260,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     pthread_mutex_init(&rt->shared_mu, NULL);
     rt_mpsc_init(&rt->hot);
     rt->asym_fence = asym_fence_available();
-    size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + 63) & ~(size_t)63;
-    rt->ctx = aligned_alloc(64, csz);
+    size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + RT_APART - 1) & ~(size_t)(RT_APART - 1);
+    rt->ctx = aligned_alloc(RT_APART, csz);
     if (!rt->ctx) {
         rt->nctx = 0;
         rt_free_all(rt);

@@ -50,6 +50,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "apart.h"
 #include "dagrt.h"
 #include "deque.h"
 #include "mpsc.h"
@@ -178,10 +179,10 @@ struct rt_ctx {
      * exchange, so there is no ABA). */
     rt_task *free;
     rt_slab *slabs;
-    _Alignas(64) _Atomic(rt_task *) remote;
+    _Alignas(RT_APART) _Atomic(rt_task *) remote;
     /* Idle protocol (sched.c): 1 while announced idle; a notifier claims the
      * ctx by CAS 1->0 and then unparks it. */
-    _Alignas(64) _Atomic int idle;
+    _Alignas(RT_APART) _Atomic int idle;
     rt_parker parker;
     rt_waiter waiter;          /* group waits on this thread: unparks it */
     char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
@@ -191,7 +192,7 @@ struct rt_ctx {
     /* Spawned / finished task counts, each written only by this ctx's
      * thread (relaxed load + store; finished with release), summed by
      * dagrt_destroy to know when everything spawned has run. */
-    _Alignas(64) _Atomic uint64_t nspawned;
+    _Alignas(RT_APART) _Atomic uint64_t nspawned;
     _Atomic uint64_t nfinished;
     pthread_t thread;
     bool started;
@@ -208,7 +209,7 @@ struct dagrt {
     rt_ctx *prev_tls;                  /* creator thread's ctx before (restored by destroy) */
     rt_mpsc hot;                       /* the hot lane */
     bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (sched.c) */
-    _Alignas(64) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
+    _Alignas(RT_APART) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
     _Atomic int nspinning;             /* idle ctxs still polling (not asleep) */
     _Atomic int stop;                  /* destroy: workers exit */
     _Atomic uint64_t ext_spawned;      /* spawns/finishes by threads without a ctx */
@@ -229,19 +230,11 @@ struct dagrt {
     /* The parallel-for's offer (pfor.c): a task on its caller's stack that
      * any thread looking for work may take with an exchange (find_task),
      * or NULL. Its own line: pollers read it, posters and takers write it. */
-    _Alignas(64) _Atomic(rt_task *) offer;
+    _Alignas(RT_APART) _Atomic(rt_task *) offer;
     /* Offers taken, counted by their takers on the line they just wrote
      * (relaxed: a statistic, for tests and diagnostics). */
     _Atomic uint64_t offers_taken;
 };
-
-/* How far apart data written by different threads must be so that one's
- * writes never take the other's line: two 64-byte lines, because x86 cores
- * fetch lines in aligned 128-byte pairs (the L2's adjacent-line prefetcher;
- * also the line size of some AArch64 cores). Used where the layout is this
- * runtime's to choose per run; the public state types in dagrt.h use the
- * same figure. */
-#define RT_APART 128
 
 /* One poll of a spin: the CPU's hint that we are waiting on memory. */
 static inline void rt_cpu_relax(void)

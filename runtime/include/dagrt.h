@@ -199,12 +199,12 @@ typedef struct dagrt__wview {
     int64_t top;                 /* thieves' end */
     int32_t splitreq;            /* a thief asks for the private tail */
     uint32_t pad0_;
-    char pad1_[48];
+    char pad1_[112];             /* the deque's fields are 128 bytes apart */
     int64_t split;               /* end of the public part */
     struct dagrt__dbuf *buf;
-    char pad2_[48];
+    char pad2_[112];
     int64_t bottom;              /* end of the private tail */
-    char pad3_[56];
+    char pad3_[120];
     const int32_t *nidle;        /* the runtime's idle count */
 } dagrt__wview;
 
