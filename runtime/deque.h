@@ -50,18 +50,18 @@ typedef struct rt_deque_buf {
 
 typedef struct rt_deque {
     /* top is written by thieves and the owner (CAS); split and bottom only
-     * by the owner. Separate cache lines so thieves polling top do not slow
-     * the owner's pushes. */
+     * by the owner. RT_APART apart (apart.h) so thieves polling top do not
+     * slow the owner's pushes. */
     _Alignas(RT_APART) _Atomic int64_t top;
     _Atomic int splitreq;                 /* a thief asks for the tail (hint) */
     /* split and buf: written by the owner only when it exposes, takes from
      * the public part or grows; read by every steal. */
     _Alignas(RT_APART) _Atomic int64_t split;   /* thieves' end of the public part */
     _Atomic(rt_deque_buf *) buf;
-    /* bottom: written at every owner push and take; on a line of its own
-     * so that thieves' reads of split do not take it from the owner. */
+    /* bottom: written at every owner push and take; RT_APART bytes of its
+     * own so that thieves' reads of split do not take it from the owner. */
     _Alignas(RT_APART) _Atomic int64_t bottom;  /* end of the private tail */
-    char pad_[64 - sizeof(_Atomic int64_t)];
+    char pad_[RT_APART - sizeof(_Atomic int64_t)];
 } rt_deque;
 
 #define RT_DEQUE_EMPTY ((void *)0)

@@ -187,8 +187,8 @@ typedef struct pfor_job {
     double ns_per;     /* estimate, ns per item */
     rt_group *g;
     int maxslots;      /* slots in use at most: min(threads, PFOR_SLOTS) */
-    /* Written by helpers as they arrive; its own line so that the caller's
-     * reads of the fields above stay hits. */
+    /* Written by helpers as they arrive; RT_APART bytes away so that the
+     * caller's reads of the fields above stay hits. */
     _Alignas(RT_APART) _Atomic int nslots;   /* slots handed out; slot 0 is the caller's */
     _Atomic int invites;               /* invitations made (pending: invites - (nslots - 1)) */
     /* The helper that got slot 1: ticks when it started on it (0: none

@@ -229,7 +229,8 @@ struct dagrt {
     void *exec;
     /* The parallel-for's offer (pfor.c): a task on its caller's stack that
      * any thread looking for work may take with an exchange (find_task),
-     * or NULL. Its own line: pollers read it, posters and takers write it. */
+     * or NULL. RT_APART bytes of its own: pollers read it, posters and
+     * takers write it. */
     _Alignas(RT_APART) _Atomic(rt_task *) offer;
     /* Offers taken, counted by their takers on the line they just wrote
      * (relaxed: a statistic, for tests and diagnostics). */
