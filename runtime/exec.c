@@ -775,9 +775,7 @@ static bool plan_serve(plan_slot *s, uint64_t t, bool counted)
     /* Woken onto the caller's CPU (park.h), a helper left there parks
      * again each frame and the next wake-up puts it back (22 us per frame
      * in the spawn alone on the development VM): move off it once. */
-    int cpu = rt_cpu_now();
-    if (cpu >= 0 && cpu == r->caller_cpu)
-        cpu = rt_cpu_leave(cpu);
+    int cpu = rt_cpu_leave(r->caller_cpu);   /* where we run, after a move if any */
     bool ok = !(cpu >= 0 && cpu == r->caller_cpu);
     /* Still on the caller's CPU, we could only take turns with it: leave
      * the run to the caller (it takes an unowned list's nodes at once). */
@@ -824,7 +822,7 @@ static uint64_t plan_linger(plan_slot *s, rt_ctx *self, bool counted, uint64_t s
          * (as plan_serve does), or leave if we cannot. relaxed: a hint; a
          * wrong value costs a spin, a move or an early leave. */
         int cc = atomic_load_explicit(&s->caller_cpu, memory_order_relaxed);
-        if (cc >= 0 && rt_cpu_now() == cc && rt_cpu_leave(cc) == cc)
+        if (cc >= 0 && rt_cpu_leave(cc) == cc)
             return seen;
         uint64_t now = rt_now_ns();
         if (t0 == 0)

@@ -91,7 +91,6 @@
 
 /* ------------------------------------------------------------ clock */
 
-
 #ifdef PFOR_TSC
 static double ns_per_tick = 1.0;
 static pthread_once_t tick_once = PTHREAD_ONCE_INIT;

@@ -84,7 +84,6 @@ static _Thread_local rt_ctx *tls_ctx;
 
 /* ------------------------------------------------------------- helpers */
 
-
 static inline uint64_t xorshift(uint64_t *s)
 {
     uint64_t x = *s;
@@ -701,8 +700,9 @@ int rt_cpu_leave(int cpu)
 #if defined(__linux__)
     cpu_set_t old, away;
     pthread_t self = pthread_self();
-    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getcpu() != cpu)
-        return sched_getcpu();
+    int now = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE || now != cpu)
+        return now;
     if (pthread_getaffinity_np(self, sizeof old, &old) != 0 || !CPU_ISSET(cpu, &old))
         return cpu;
     away = old;

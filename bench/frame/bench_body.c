@@ -111,7 +111,7 @@ void bench_body(struct bench_ctx *c, int idx)
         atomic_store_explicit(&c->node[idx].stamp, c->frame, memory_order_release);
 }
 
-static double now_ns(void)
+double bench_now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -124,9 +124,9 @@ uint64_t bench_calibrate(double target_ns)
     double best = 1e30;
     volatile uint64_t sink = 0;
     for (int r = 0; r < 5; r++) {
-        double t0 = now_ns();
+        double t0 = bench_now_ns();
         sink += lcg(sink + (uint64_t)r, n);
-        double dt = now_ns() - t0;
+        double dt = bench_now_ns() - t0;
         if (dt < best)
             best = dt;
     }

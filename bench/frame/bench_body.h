@@ -50,4 +50,17 @@ void bench_serial_frames(struct bench_ctx *c, long n);
 /* Calibrates iters so one body takes about target_ns. */
 uint64_t bench_calibrate(double target_ns);
 
+/* CLOCK_MONOTONIC in ns, for the frame programs' timings. */
+double bench_now_ns(void);
+
+/* One poll of a spin-wait: the CPU's hint that we wait on memory. */
+static inline void bench_spin_hint(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #endif

@@ -24,7 +24,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "bench_floor.h"
 
@@ -50,22 +49,6 @@ static pthread_t helper;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 
-static inline void spin_hint(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-static double mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 static void run_list(int k, uint64_t f)
 {
     for (int j = 0; j < len[k]; j++) {
@@ -76,7 +59,7 @@ static void run_list(int k, uint64_t f)
              * body is visible to this one. */
             if (p >= 0)
                 while (atomic_load_explicit(&done[p].v, memory_order_acquire) != f)
-                    spin_hint();
+                    bench_spin_hint();
         }
         the_body(the_ctx, i);
         /* release: this body's effects before the flag a successor reads. */
@@ -89,15 +72,15 @@ static void *helper_main(void *arg)
     (void)arg;
     uint64_t seen = 0;
     for (;;) {
-        double since = mono_ns();
+        double since = bench_now_ns();
         unsigned spins = 0;
         uint64_t g;
         /* acquire: the caller's frame setup (ctx->frame) before its go. */
         while ((g = atomic_load_explicit(&go, memory_order_acquire)) == seen) {
             if (atomic_load_explicit(&stop, memory_order_relaxed))
                 return NULL;
-            spin_hint();
-            if (++spins % 256 == 0 && mono_ns() - since > FLOOR_LINGER_NS) {
+            bench_spin_hint();
+            if (++spins % 256 == 0 && bench_now_ns() - since > FLOOR_LINGER_NS) {
                 pthread_mutex_lock(&mu);
                 /* seq_cst store then load, against the caller's seq_cst
                  * store of go then load of sleeping: one of the two sees the
@@ -108,7 +91,7 @@ static void *helper_main(void *arg)
                     pthread_cond_wait(&cv, &mu);
                 atomic_store(&sleeping, 0);
                 pthread_mutex_unlock(&mu);
-                since = mono_ns();
+                since = bench_now_ns();
             }
         }
         seen = g;

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_body.h"
 #include "bench_floor.h"
@@ -97,13 +96,6 @@ static const contender contenders[] = {
 #define DAGRT 1   /* contenders[DAGRT]: libdagrt */
 #define FLOOR 2   /* contenders[FLOOR]: bench_floor.c */
 
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -114,12 +106,12 @@ static int cmp_double(const void *a, const void *b)
 static double timed_run(const contender *k, struct bench_ctx *c, double min_ns, long min_frames)
 {
     long frames = 0;
-    double t0 = now_ns(), t;
+    double t0 = bench_now_ns(), t;
     long batch = min_frames < 10000 ? min_frames : 10000;
     do {
         k->frames(c, batch);
         frames += batch;
-        t = now_ns();
+        t = bench_now_ns();
     } while (frames < min_frames || t - t0 < min_ns);
     return (t - t0) / 1e3 / (double)frames;
 }
@@ -136,10 +128,10 @@ static void frame_dist(const contender *k, struct bench_ctx *c, long frames, dou
     if (frames > DIST_FRAMES)
         frames = DIST_FRAMES;
     k->frames(c, frames / 4);   /* warm-up */
-    double prev = now_ns();
+    double prev = bench_now_ns();
     for (long f = 0; f < frames; f++) {
         k->frames(c, 1);
-        double now = now_ns();
+        double now = bench_now_ns();
         t[f] = (now - prev) / 1e3;
         prev = now;
     }

@@ -102,20 +102,13 @@ static void traced_body(struct bench_ctx *c, int idx)
 BENCH_FRAME_NODES(X)
 #undef X
 
-static double mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 static void calibrate_stamps(void)
 {
-    double n0 = mono_ns();
+    double n0 = bench_now_ns();
     uint64_t s0 = stamp();
-    while (mono_ns() - n0 < 5e6)
+    while (bench_now_ns() - n0 < 5e6)
         ;
-    double n1 = mono_ns();
+    double n1 = bench_now_ns();
     uint64_t s1 = stamp();
     if (s1 > s0)
         ns_per_stamp = (n1 - n0) / (double)(s1 - s0);
