@@ -31,13 +31,6 @@ long scaled(long n, long min)
     return r < min ? min : r;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static dagrt *make_rt(int workers, bool no_workers, int hot, dagrt_idle_policy idle)
 {
     dagrt_config cfg;
@@ -711,8 +704,8 @@ int scn_pfor_offer(void)
     a.c.spin = 100;
     a.caller = pthread_self();
     int loops = 0, helped = 0;
-    uint64_t t0 = now_ns();
-    while (helped < 50 && now_ns() - t0 < 20000000000ull) {
+    uint64_t t0 = rt_now_ns();
+    while (helped < 50 && rt_now_ns() - t0 < 20000000000ull) {
         size_t n = sizes[loops % 3];
         a.c.begin = 7;
         a.c.end = 7 + n;
@@ -807,9 +800,9 @@ static void ping_task(void *p)
  * test instead of hanging it. */
 static bool await_flag(_Atomic int *flag, uint64_t timeout_ns)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = rt_now_ns();
     for (unsigned i = 0; !atomic_load_explicit(flag, memory_order_acquire); i++) {
-        if ((i & 1023) == 0 && now_ns() - t0 > timeout_ns)
+        if ((i & 1023) == 0 && rt_now_ns() - t0 > timeout_ns)
             return false;
     }
     return true;
