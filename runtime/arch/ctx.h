@@ -3,6 +3,7 @@
  *
  * One backend is compiled in, chosen by Meson (option fiber_backend):
  *   DAGRT_CTX_X86_64   switch_x86_64_sysv.S   (ctx_x86_64.h: save layout)
+ *   DAGRT_CTX_X86_64_WIN64 switch_x86_64_win64.S (ctx_x86_64_win64.h: layout)
  *   DAGRT_CTX_AARCH64  switch_aarch64_aapcs.S (ctx_aarch64.h: save layout)
  *   DAGRT_CTX_UCONTEXT switch_ucontext.c      (any other CPU; slow but portable)
  *
@@ -10,7 +11,8 @@
  *
  *   dagrt__ctx_make(c, lo, size, fn, arg)
  *       prepares *c so that the first switch to it calls fn(arg) on the stack
- *       [lo, lo+size). fn must never return: a fiber ends by switching away
+ *       [lo, lo+size) (on Windows: the committed top of a VirtualAlloc
+ *       reservation, see ctx_make.c). fn must never return: a fiber ends by switching away
  *       for good. The new context starts with the floating-point control
  *       state (MXCSR/x87 control word) of the thread that calls make.
  *   dagrt__ctx_switch(from, to)
@@ -28,6 +30,8 @@
 
 #if defined(DAGRT_CTX_X86_64)
 #  include "ctx_x86_64.h"
+#elif defined(DAGRT_CTX_X86_64_WIN64)
+#  include "ctx_x86_64_win64.h"
 #elif defined(DAGRT_CTX_AARCH64)
 #  include "ctx_aarch64.h"
 #elif defined(DAGRT_CTX_UCONTEXT)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(DAGRT_CTX_X86_64) || defined(DAGRT_CTX_AARCH64)
+#if defined(DAGRT_CTX_X86_64) || defined(DAGRT_CTX_X86_64_WIN64) || defined(DAGRT_CTX_AARCH64)
 void dagrt__ctx_entry(void);   /* in the .S file; never called from C */
 #endif
 
@@ -30,6 +30,48 @@ void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
     c->rbx = (uint64_t)(uintptr_t)fn;
     c->r12 = (uint64_t)(uintptr_t)arg;
     c->rsp = (uint64_t)(uintptr_t)sp;
+    /* Inherit the creating thread's FP control state. */
+    __asm__ volatile("stmxcsr %0" : "=m"(c->mxcsr));
+    __asm__ volatile("fnstcw %0" : "=m"(c->x87cw));
+}
+
+#elif defined(DAGRT_CTX_X86_64_WIN64)
+
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+const char dagrt__ctx_backend[] = "asm x86-64 Win64";
+
+void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
+                     dagrt_ctx_fn fn, void *arg)
+{
+    uintptr_t hi = (uintptr_t)stack_lo + stack_size;
+    uintptr_t top = hi & ~(uintptr_t)15;
+    /* As if dagrt__ctx_entry had been called: where the switch pops the
+     * entry address, rsp is then 8 mod 16 with a zero return address at
+     * [rsp] (stack walks and unwinding end there) and 32 bytes of the
+     * caller's shadow space above it. */
+    uint64_t *sp = (uint64_t *)(top - 48);
+    memset(sp, 0, 48);
+    sp[0] = (uint64_t)(uintptr_t)dagrt__ctx_entry;
+    memset(c, 0, sizeof *c);
+    c->rbx = (uint64_t)(uintptr_t)fn;
+    c->r12 = (uint64_t)(uintptr_t)arg;
+    c->rsp = (uint64_t)(uintptr_t)sp;
+    /* The TIB's view of this stack: StackBase is its top; StackLimit the
+     * lowest byte of the committed part that holds the top (the system
+     * grows it through the guard page below, as for a thread's stack);
+     * DeallocationStack the base of the whole reservation, which the
+     * system's overflow check measures its reserve from. */
+    MEMORY_BASIC_INFORMATION mi;
+    c->stack_base = (uint64_t)hi;
+    c->stack_limit = (uint64_t)(uintptr_t)stack_lo;
+    c->dealloc = (uint64_t)(uintptr_t)stack_lo;
+    if (VirtualQuery((void *)(hi - 1), &mi, sizeof mi) == sizeof mi) {
+        c->dealloc = (uint64_t)(uintptr_t)mi.AllocationBase;
+        if (mi.State == MEM_COMMIT)
+            c->stack_limit = (uint64_t)(uintptr_t)mi.BaseAddress;
+    }
     /* Inherit the creating thread's FP control state. */
     __asm__ volatile("stmxcsr %0" : "=m"(c->mxcsr));
     __asm__ volatile("fnstcw %0" : "=m"(c->x87cw));

@@ -26,7 +26,22 @@ long fs_scaled(long n)
 
 /* ------------------------------------------------- register preservation */
 
-#if defined(DAGRT_CTX_X86_64) || (defined(DAGRT_CTX_UCONTEXT) && defined(__x86_64__))
+#if defined(DAGRT_CTX_X86_64_WIN64)
+/* Win64 (regs_x86_64_win64.S): rdi, rsi and xmm6-xmm15 are callee-saved too. */
+#  define REGS_N 30
+static uint64_t regs_want[REGS_N] = {
+    0x1111111111111111u, 0x2222222222222222u, 0x7777777777777777u,
+    0x8888888888888888u, 0x3333333333333333u, 0x4444444444444444u,
+    0x5555555555555555u, 0x6666666666666666u,
+    0xffc0u /* mxcsr */, 0x0f7fu /* x87 cw */,
+};
+static const char *const regs_name[REGS_N] = {
+    "rbx", "rbp", "rdi", "rsi", "r12", "r13", "r14", "r15", "mxcsr", "x87cw",
+    "xmm6.lo", "xmm6.hi", "xmm7.lo", "xmm7.hi", "xmm8.lo", "xmm8.hi",
+    "xmm9.lo", "xmm9.hi", "xmm10.lo", "xmm10.hi", "xmm11.lo", "xmm11.hi",
+    "xmm12.lo", "xmm12.hi", "xmm13.lo", "xmm13.hi", "xmm14.lo", "xmm14.hi",
+    "xmm15.lo", "xmm15.hi" };
+#elif defined(DAGRT_CTX_X86_64) || (defined(DAGRT_CTX_UCONTEXT) && defined(__x86_64__))
 #  define REGS_N 8
 static const uint64_t regs_want[REGS_N] = {
     0x1111111111111111u, 0x2222222222222222u, 0x3333333333333333u,
@@ -62,6 +77,12 @@ static void regs_clobber_main(void *arg)
 
 int fs_regs_preserved(void)
 {
+#if defined(DAGRT_CTX_X86_64_WIN64)
+    for (int i = 0; i < 10; i++) {
+        regs_want[10 + 2 * i] = 0x0606000000000600u + 0x10u * (uint64_t)i;
+        regs_want[11 + 2 * i] = 0x6060000000006000u + 0x10u * (uint64_t)i;
+    }
+#endif
 #if defined(REGS_N) && REGS_N == 19
     for (int i = 0; i < 11; i++)
         regs_want[i] = 0x1919000000001919u + (uint64_t)i;
