@@ -25,13 +25,11 @@
  * - The caller drains, then waits on the run's group (helping), and repeats
  *   until every node has completed.
  */
-#define _GNU_SOURCE   /* sched_getcpu */
 #include "exec.h"
 
 #include <stdatomic.h>
 
 #include "scheduler.h"
-#include <sched.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
@@ -542,9 +540,9 @@ static inline void plan_relax(unsigned spins, int other_cpu)
      * thread we wait for off the CPU. Give it the CPU when we share it, and
      * after long waits in any case. */
     if ((spins & 63) == 63 && other_cpu >= 0 && rt_cpu_now() == other_cpu)
-        sched_yield();
+        rt_os_yield();
     else if ((spins & 0x3fff) == 0x3fff)
-        sched_yield();
+        rt_os_yield();
 }
 
 /* Where the other thread of the run is, for plan_relax. */
@@ -1103,10 +1101,10 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     /* The policy's clock: a clock read costs about 100 ns on a VM (kvm-clock),
      * as much as a node's overhead here, so only one run in
      * EXEC_TIME_EVERY is timed, the first ones always. */
-    struct timespec t0 = {0, 0};
+    uint64_t t0 = 0;
     bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;
     if (timed)
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        t0 = rt_now_ns();
     int rc = 0;
     /* One worker and a frame worth sharing: plan mode, if the graph allows. */
     if (workers == 1 && !tiny) {
@@ -1192,12 +1190,10 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         rc = dagrt_group_wait(rt, &r->group);
 finish:;
     if (timed) {
-        struct timespec t1;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
         /* A moving average (1/8 weight per timed frame): one frame stretched
          * by a preemption or a page fault must not flip a tiny graph to
          * parallel. */
-        uint64_t ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
+        uint64_t ns = rt_now_ns() - t0;
         r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
     }
     r->runs++;

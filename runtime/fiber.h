@@ -16,12 +16,12 @@
 #ifndef DAGRT_FIBER_H
 #define DAGRT_FIBER_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "arch/ctx.h"
+#include "os/os.h"
 
 /* Sanitizer detection: gcc defines __SANITIZE_*__, clang has __has_feature. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -102,7 +102,7 @@ void dagrt__fiber_started(dagrt_fiber *self);
 /* ---------------------------------------------------------------- the pool */
 
 typedef struct dagrt__fiber_pool {
-    pthread_mutex_t mu;
+    rt_os_mutex mu;
     dagrt_fiber *free_std, *free_large;
     dagrt_fiber *slots;          /* [max] descriptors, allocated at init */
     dagrt_fiber *unused;         /* slots with no fiber made in them */

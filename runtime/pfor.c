@@ -59,17 +59,12 @@
  * host core is shared runs slower for stretches): the caller learns the
  * ratio from the loops a helper joined and sizes the helper's share by it.
  */
-#define _GNU_SOURCE
 #include "scheduler.h"
 
-#include <pthread.h>
-#include <time.h>
-#if defined(__linux__)
-#include <sched.h>
-#endif
 #if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
 #define PFOR_TSC 1
+/* The cycle counter (the compiler's builtin: no system header). */
+static inline uint64_t rdtsc(void) { return __builtin_ia32_rdtsc(); }
 #endif
 
 #define PFOR_FIRST_ITEMS   64
@@ -93,22 +88,22 @@
 
 #ifdef PFOR_TSC
 static double ns_per_tick = 1.0;
-static pthread_once_t tick_once = PTHREAD_ONCE_INIT;
+static rt_os_once tick_once;
 
 static void tick_calibrate(void)
 {
-    uint64_t n0 = rt_now_ns(), c0 = __rdtsc(), n1;
+    uint64_t n0 = rt_now_ns(), c0 = rdtsc(), n1;
     do
         n1 = rt_now_ns();
     while (n1 - n0 < 200000);   /* 0.2 ms, once per process */
-    uint64_t c1 = __rdtsc();
+    uint64_t c1 = rdtsc();
     if (c1 > c0)
         ns_per_tick = (double)(n1 - n0) / (double)(c1 - c0);
 }
 
-static inline uint64_t ticks(void) { return __rdtsc(); }
+static inline uint64_t ticks(void) { return rdtsc(); }
 static inline double ticks_to_ns(uint64_t t) { return (double)t * ns_per_tick; }
-static inline void ticks_init(void) { pthread_once(&tick_once, tick_calibrate); }
+static inline void ticks_init(void) { rt_os_once_run(&tick_once, tick_calibrate); }
 #else
 static inline uint64_t ticks(void) { return rt_now_ns(); }
 static inline double ticks_to_ns(uint64_t t) { return (double)t; }
@@ -216,13 +211,8 @@ static inline uint32_t hi(uint64_t w) { return (uint32_t)(w >> 32); }
  * back (unsteer). Rare (it needs a sleeping worker, and kicks are rate
  * limited), so one mutex keeps concurrent steers of one worker consistent.
  * Returns the steered ctx index + 1, or 0 when nothing was done. */
-#if defined(__linux__)
-static pthread_mutex_t steer_mu = PTHREAD_MUTEX_INITIALIZER;
-#endif
-
 static uintptr_t steer(dagrt *rt, int cpu)
 {
-#if defined(__linux__)
     /* relaxed: heuristic reads; a wrong guess only skips the steering or
      * steers a worker that someone else then wakes. */
     if (cpu < 0 || atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0)
@@ -233,42 +223,32 @@ static uintptr_t steer(dagrt *rt, int cpu)
         if (atomic_load_explicit(&v->idle, memory_order_relaxed) != 1)
             continue;
         uintptr_t r = 0;
-        cpu_set_t m;
-        pthread_mutex_lock(&steer_mu);
-        if (pthread_getaffinity_np(v->thread, sizeof m, &m) == 0 &&
-            CPU_ISSET(cpu, &m) && CPU_COUNT(&m) > 1) {
-            CPU_CLR(cpu, &m);
-            if (pthread_setaffinity_np(v->thread, sizeof m, &m) == 0)
+        rt_os_cpuset m;
+        rt_os_mutex_lock(&rt->steer_mu);
+        if (rt_os_affinity_get(&v->thread, &m) == 0 &&
+            rt_os_cpuset_has(&m, cpu) && rt_os_cpuset_count(&m) > 1) {
+            rt_os_cpuset_del(&m, cpu);
+            if (rt_os_affinity_set(&v->thread, &m) == 0)
                 r = (uintptr_t)k + 1;
         }
-        pthread_mutex_unlock(&steer_mu);
+        rt_os_mutex_unlock(&rt->steer_mu);
         return r;
     }
-#else
-    (void)rt;
-    (void)cpu;
-#endif
     return 0;
 }
 
 static void unsteer(dagrt *rt, uintptr_t steered, int cpu)
 {
-#if defined(__linux__)
     if (steered == 0)
         return;
     rt_ctx *v = &rt->ctx[steered - 1];
-    cpu_set_t m;
-    pthread_mutex_lock(&steer_mu);
-    if (pthread_getaffinity_np(v->thread, sizeof m, &m) == 0) {
-        CPU_SET(cpu, &m);
-        (void)pthread_setaffinity_np(v->thread, sizeof m, &m);
+    rt_os_cpuset m;
+    rt_os_mutex_lock(&rt->steer_mu);
+    if (rt_os_affinity_get(&v->thread, &m) == 0) {
+        rt_os_cpuset_add(&m, cpu);
+        (void)rt_os_affinity_set(&v->thread, &m);
     }
-    pthread_mutex_unlock(&steer_mu);
-#else
-    (void)rt;
-    (void)steered;
-    (void)cpu;
-#endif
+    rt_os_mutex_unlock(&rt->steer_mu);
 }
 
 static void pfor_task(void *p);

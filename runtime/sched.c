@@ -48,20 +48,12 @@
  * (unpark, its ctx) on the group; the task that completes the group calls
  * it. Waits help: they run other ready tasks until the group completes.
  */
-#define _GNU_SOURCE
 #include "scheduler.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#if defined(__linux__)
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#endif
 
 #if defined(__GNUC__)
 #define RT_NOINLINE __attribute__((noinline))
@@ -193,7 +185,7 @@ rt_task *rt_task_alloc_any(dagrt *rt)
     rt_ctx *c = cur_ctx(rt);
     if (c)
         return rt_task_alloc(c);
-    pthread_mutex_lock(&rt->shared_mu);
+    rt_os_mutex_lock(&rt->shared_mu);
     rt_task *t = rt->shared_free;
     if (!t)
         t = atomic_exchange_explicit(&rt->shared_remote, NULL, memory_order_acquire);
@@ -204,7 +196,7 @@ rt_task *rt_task_alloc_any(dagrt *rt)
         t->home = RT_HOME_SHARED;
         task_reset(t);
     }
-    pthread_mutex_unlock(&rt->shared_mu);
+    rt_os_mutex_unlock(&rt->shared_mu);
     return t;
 }
 
@@ -418,26 +410,18 @@ static inline void notify_after_sc(dagrt *rt)
 /* The idler's half of the asymmetric variant (see the top of the file). */
 static void idle_barrier(dagrt *rt)
 {
-#if defined(__linux__) && defined(SYS_membarrier)
     if (rt->asym_fence)
-        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-#else
-    (void)rt;
-#endif
+        rt_os_barrier();
 }
 
 /* Whether pushes may skip their fence: registration succeeds only where the
  * kernel has PRIVATE_EXPEDITED (Linux 4.14+) and no filter forbids it. */
 static bool asym_fence_available(void)
 {
-    const char *off = getenv("DAGRT_NO_MEMBARRIER");
+    const char *off = rt_os_getenv("DAGRT_NO_MEMBARRIER");
     if (off && *off && *off != '0')
         return false;
-#if defined(__linux__) && defined(SYS_membarrier)
-    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-#else
-    return false;
-#endif
+    return rt_os_barrier_init();
 }
 
 bool rt_work_visible(rt_ctx *c)
@@ -605,7 +589,7 @@ static void ctx_idle(rt_ctx *c, rt_group *g)
         if ((i & 63) == 63) {
             if (forever) {
                 if ((i & 1023) == 1023)
-                    sched_yield();   /* be polite when oversubscribed */
+                    rt_os_yield();   /* be polite when oversubscribed */
                 continue;
             }
             uint64_t t = rt_now_ns();
@@ -688,35 +672,25 @@ static RT_INLINE bool must_expose(dagrt *rt, rt_ctx *c)
 
 int rt_cpu_now(void)
 {
-#if defined(__linux__)
-    return sched_getcpu();
-#else
-    return -1;
-#endif
+    return rt_os_cpu_current();
 }
 
 int rt_cpu_leave(int cpu)
 {
-#if defined(__linux__)
-    cpu_set_t old, away;
-    pthread_t self = pthread_self();
-    int now = sched_getcpu();
-    if (cpu < 0 || cpu >= CPU_SETSIZE || now != cpu)
+    rt_os_cpuset old, away;
+    int now = rt_os_cpu_current();
+    if (cpu < 0 || cpu >= RT_OS_CPUSET_BITS || now != cpu)
         return now;
-    if (pthread_getaffinity_np(self, sizeof old, &old) != 0 || !CPU_ISSET(cpu, &old))
+    if (rt_os_affinity_get(NULL, &old) != 0 || !rt_os_cpuset_has(&old, cpu))
         return cpu;
     away = old;
-    CPU_CLR(cpu, &away);
-    if (CPU_COUNT(&away) == 0)
+    rt_os_cpuset_del(&away, cpu);
+    if (rt_os_cpuset_count(&away) == 0)
         return cpu;   /* pinned there: stay */
-    if (pthread_setaffinity_np(self, sizeof away, &away) != 0)
+    if (rt_os_affinity_set(NULL, &away) != 0)
         return cpu;
-    (void)pthread_setaffinity_np(self, sizeof old, &old);
-    return sched_getcpu();
-#else
-    (void)cpu;
-    return -1;
-#endif
+    (void)rt_os_affinity_set(NULL, &old);
+    return rt_os_cpu_current();
 }
 
 void rt_ctx_leave_waker(rt_ctx *c, int from)
@@ -852,11 +826,10 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
                 rt_cpu_relax();
                 spins++;
             } else if (spins < 2100) {
-                sched_yield();
+                rt_os_yield();
                 spins++;
             } else {
-                struct timespec ts = {0, 50000};
-                nanosleep(&ts, NULL);
+                rt_os_sleep_ns(50000);
             }
         }
         return 0;
@@ -1154,26 +1127,16 @@ int dagrt_pump_main(dagrt *rt)
  * to give groups on this stack the owner fast path). */
 static void stack_bounds(rt_ctx *c)
 {
-    c->stack_lo = c->stack_hi = NULL;
-#if defined(__linux__)
-    pthread_attr_t a;
-    void *lo;
-    size_t sz;
-    if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        if (pthread_attr_getstack(&a, &lo, &sz) == 0) {
-            c->stack_lo = lo;
-            c->stack_hi = (char *)lo + sz;
-        }
-        pthread_attr_destroy(&a);
-    }
-#endif
+    if (!rt_os_thread_stack(&c->stack_lo, &c->stack_hi))
+        c->stack_lo = c->stack_hi = NULL;
 }
 
-static void *worker_main(void *arg)
+static void worker_main(void *arg)
 {
     rt_ctx *c = arg;
     dagrt *rt = c->rt;
     tls_ctx = c;
+    rt_os_thread_name("dagrt-worker");
     stack_bounds(c);
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         if (rt_help_one(c))
@@ -1181,7 +1144,6 @@ static void *worker_main(void *arg)
         ctx_idle(c, NULL);
     }
     tls_ctx = NULL;
-    return NULL;
 }
 
 /* ----------------------------------------------------- create / destroy */
@@ -1197,8 +1159,8 @@ void dagrt_config_init(dagrt_config *cfg)
 
 static int online_cpus(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (n > RT_MAX_WORKERS ? RT_MAX_WORKERS : (int)n);
+    int n = rt_os_cpu_count();
+    return n > RT_MAX_WORKERS ? RT_MAX_WORKERS : n;
 }
 
 static void rt_free_all(dagrt *rt)
@@ -1213,7 +1175,8 @@ static void rt_free_all(dagrt *rt)
         free(rt->ctx);
     }
     slabs_free(rt->shared_slabs);
-    pthread_mutex_destroy(&rt->shared_mu);
+    rt_os_mutex_fini(&rt->shared_mu);
+    rt_os_mutex_fini(&rt->steer_mu);
     free(rt->exec);   /* exec.c's slot; its helpers finished before the join */
     free(rt);
 }
@@ -1227,7 +1190,7 @@ static void stop_and_join(dagrt *rt)
         rt_unpark(&rt->ctx[i].parker);
     for (int i = 1; i < rt->nctx; i++)
         if (rt->ctx[i].started)
-            pthread_join(rt->ctx[i].thread, NULL);
+            rt_os_thread_join(&rt->ctx[i].thread);
 }
 
 dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
@@ -1257,7 +1220,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     atomic_init(&rt->spin_ns, RT_SPIN_NS);
     atomic_init(&rt->offer, NULL);
     atomic_init(&rt->offers_taken, 0);
-    pthread_mutex_init(&rt->shared_mu, NULL);
+    rt_os_mutex_init(&rt->shared_mu);
+    rt_os_mutex_init(&rt->steer_mu);
     rt_mpsc_init(&rt->hot);
     rt->asym_fence = asym_fence_available();
     size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + RT_APART - 1) & ~(size_t)(RT_APART - 1);
@@ -1293,13 +1257,12 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         rt_free_all(rt);
         goto fail;
     }
-    rt->main_thread = pthread_self();
     stack_bounds(&rt->ctx[0]);
     rt->prev_tls = tls_ctx;     /* a runtime created from inside another's thread */
     tls_ctx = &rt->ctx[0];
     for (int i = 1; i < rt->nctx; i++) {
         rt_ctx *c = &rt->ctx[i];
-        if (pthread_create(&c->thread, NULL, worker_main, c) != 0) {
+        if (rt_os_thread_start(&c->thread, worker_main, c) != 0) {
             stop_and_join(rt);
             tls_ctx = rt->prev_tls;
             rt_fiber_rt_fini(rt);
@@ -1360,8 +1323,7 @@ void dagrt_destroy(dagrt *rt)
         if (++idle_rounds < 64) {
             rt_cpu_relax();
         } else {
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
+            rt_os_sleep_ns(20000);
         }
     }
     stop_and_join(rt);

@@ -44,16 +44,15 @@
 #ifndef DAGRT_SCHEDULER_H
 #define DAGRT_SCHEDULER_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "apart.h"
 #include "dagrt.h"
 #include "deque.h"
 #include "mpsc.h"
+#include "os/os.h"
 #include "park.h"
 
 /* --------------------------------------------------------------- tasks */
@@ -194,7 +193,7 @@ struct rt_ctx {
      * dagrt_destroy to know when everything spawned has run. */
     _Alignas(RT_APART) _Atomic uint64_t nspawned;
     _Atomic uint64_t nfinished;
-    pthread_t thread;
+    rt_os_thread thread;
     bool started;
 };
 
@@ -205,7 +204,6 @@ struct dagrt {
     int nworkers;
     int nctx;                          /* nworkers + 1 */
     rt_ctx *ctx;                       /* [nctx], ctx[0] = main thread */
-    pthread_t main_thread;
     rt_ctx *prev_tls;                  /* creator thread's ctx before (restored by destroy) */
     rt_mpsc hot;                       /* the hot lane */
     bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (sched.c) */
@@ -219,7 +217,8 @@ struct dagrt {
     _Atomic uint32_t rr;               /* round robin for spawns from outside threads */
     _Atomic uint64_t spin_ns;          /* idle ctxs poll this long before parking (tests set 0; relaxed: a tuning knob) */
     /* Shared task pool for threads without a ctx. */
-    pthread_mutex_t shared_mu;
+    rt_os_mutex shared_mu;
+    rt_os_mutex steer_mu;              /* placement: one affinity change of a worker at a time */
     rt_task *shared_free;
     rt_slab *shared_slabs;
     _Atomic(rt_task *) shared_remote;
@@ -247,12 +246,10 @@ static inline void rt_cpu_relax(void)
 #endif
 }
 
-/* CLOCK_MONOTONIC in ns: the runtime's clock for spin and linger limits. */
+/* A monotonic clock in ns: the runtime's clock for spin and linger limits. */
 static inline uint64_t rt_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return rt_os_now_ns();
 }
 
 /* The calling thread's ctx in rt, or NULL (not one of rt's threads).

@@ -34,11 +34,9 @@
  * completion unparks it. A thread outside the runtime polls with sleeps
  * (rt_group_wait_thread with no ctx).
  */
-#define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 
 #include "fiber.h"
 #include "scheduler.h"
@@ -57,7 +55,7 @@ typedef struct fctx {
 
 typedef struct rt_fibers {
     dagrt__fiber_pool pool;
-    pthread_mutex_t mu;       /* the pending list, and pool get/put with it */
+    rt_os_mutex mu;       /* the pending list, and pool get/put with it */
     rt_task *pending_head;    /* fiber tasks waiting for a fiber (via t->fiber) */
     rt_task *pending_tail;
     _Atomic unsigned long npending_total;  /* statistic: tasks ever made to wait */
@@ -90,7 +88,7 @@ int rt_fiber_rt_init(dagrt *rt)
         free(fs);
         return r;
     }
-    pthread_mutex_init(&fs->mu, NULL);
+    rt_os_mutex_init(&fs->mu);
     atomic_init(&fs->npending_total, 0);
     atomic_init(&fs->nblocked, 0);
     atomic_init(&fs->warned_blocked, false);
@@ -106,7 +104,7 @@ void rt_fiber_rt_fini(dagrt *rt)
     /* Destroy runs only once every task has finished, so every fiber is
      * back in the pool, parked at the top of its loop. */
     dagrt__fiber_pool_fini(&fs->pool);
-    pthread_mutex_destroy(&fs->mu);
+    rt_os_mutex_fini(&fs->mu);
     free(fs->per);
     free(fs);
     rt->fiber = NULL;
@@ -168,7 +166,7 @@ static void pending_unlink(rt_fibers *fs, rt_task *prev, rt_task *t)
 static rt_task *fiber_release(rt_fibers *fs, dagrt_fiber *f)
 {
     rt_task *next = NULL;
-    pthread_mutex_lock(&fs->mu);
+    rt_os_mutex_lock(&fs->mu);
     /* The oldest pending task of f's stack size reuses f directly. */
     for (rt_task *prev = NULL, *t = fs->pending_head; t; prev = t, t = t->fiber) {
         if (((t->flags & DAGRT_SPAWN_LARGE_STACK) != 0) == f->large) {
@@ -192,7 +190,7 @@ static rt_task *fiber_release(rt_fibers *fs, dagrt_fiber *f)
             }
         }
     }
-    pthread_mutex_unlock(&fs->mu);
+    rt_os_mutex_unlock(&fs->mu);
     if (next)
         next->fiber = f;
     return next;
@@ -258,7 +256,7 @@ void rt_fiber_run(rt_ctx *c, rt_task *t)
     dagrt *rt = c->rt;
     rt_fibers *fs = fibers_of(rt);
     bool large = (t->flags & DAGRT_SPAWN_LARGE_STACK) != 0;
-    pthread_mutex_lock(&fs->mu);
+    rt_os_mutex_lock(&fs->mu);
     /* FIFO fairness: with tasks already pending, a new one queues behind. */
     dagrt_fiber *f = fs->pending_head ? NULL : dagrt__fiber_pool_get(&fs->pool, large);
     if (!f) {
@@ -269,7 +267,7 @@ void rt_fiber_run(rt_ctx *c, rt_task *t)
             fs->pending_head = t;
         fs->pending_tail = t;
     }
-    pthread_mutex_unlock(&fs->mu);
+    rt_os_mutex_unlock(&fs->mu);
     if (!f) {
         /* relaxed: a statistic. */
         atomic_fetch_add_explicit(&fs->npending_total, 1, memory_order_relaxed);
@@ -404,7 +402,7 @@ static void wq_lock(rt_wq *q)
             if (++i < 64)
                 rt_cpu_relax();
             else
-                sched_yield();
+                rt_os_yield();
         }
     }
 }
