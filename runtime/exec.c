@@ -734,7 +734,7 @@ typedef struct plan_slot {
 static plan_slot *plan_slot_of(dagrt *rt)
 {
     if (!rt->exec) {
-        plan_slot *s = aligned_alloc(RT_APART, sizeof(plan_slot));
+        plan_slot *s = rt_os_alloc_aligned(RT_APART, sizeof(plan_slot));
         if (!s)
             return NULL;
         memset(s, 0, sizeof *s);

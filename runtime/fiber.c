@@ -41,16 +41,17 @@ int dagrt__fiber_create(dagrt_fiber *f, size_t stack_size, dagrt_ctx_fn fn, void
     if (stack_size < DAGRT_FIBER_STACK_MIN)
         stack_size = DAGRT_FIBER_STACK_MIN;
     stack_size = (stack_size + pg - 1) & ~(pg - 1);
-    size_t len = stack_size + pg;
-    /* Stacks grow down: the guard is the lowest page, so an overflow faults
-     * there instead of running into whatever is mapped below. */
-    void *m = rt_os_stack_map(len, pg);
+    size_t guard = rt_os_stack_guard_size();
+    size_t len = stack_size + guard;
+    /* Stacks grow down: the guard is the lowest page(s), so an overflow
+     * faults there instead of running into whatever is mapped below. */
+    void *m = rt_os_stack_map(len, guard);
     if (!m)
         return DAGRT_ENOMEM;
     f->map = m;
     f->map_len = len;
-    f->guard_len = pg;
-    f->stack_lo = (unsigned char *)m + pg;
+    f->guard_len = guard;
+    f->stack_lo = (unsigned char *)m + guard;
     f->stack_len = stack_size;
     f->asan_lo = f->stack_lo;
     f->asan_len = f->stack_len;

@@ -117,7 +117,7 @@ static inline void bump(_Atomic uint64_t *x, memory_order mo)
 static rt_task *slab_new(rt_slab **slabs, uint32_t home)
 {
     size_t hdr = 64;   /* keeps the tasks 64-byte aligned */
-    unsigned char *m = aligned_alloc(64, hdr + RT_SLAB_TASKS * sizeof(rt_task));
+    unsigned char *m = rt_os_alloc_aligned(64, hdr + RT_SLAB_TASKS * sizeof(rt_task));
     if (!m)
         return NULL;
     rt_slab *s = (rt_slab *)(void *)m;
@@ -135,7 +135,7 @@ static void slabs_free(rt_slab *s)
 {
     while (s) {
         rt_slab *n = s->next;
-        free(s);
+        rt_os_free_aligned(s);
         s = n;
     }
 }
@@ -1172,13 +1172,13 @@ static void rt_free_all(dagrt *rt)
             rt_parker_fini(&c->parker);
             slabs_free(c->slabs);
         }
-        free(rt->ctx);
+        rt_os_free_aligned(rt->ctx);
     }
     slabs_free(rt->shared_slabs);
     rt_os_mutex_fini(&rt->shared_mu);
     rt_os_mutex_fini(&rt->steer_mu);
-    free(rt->exec);   /* exec.c's slot; its helpers finished before the join */
-    free(rt);
+    rt_os_free_aligned(rt->exec);   /* exec.c's slot; its helpers finished before the join */
+    rt_os_free_aligned(rt);
 }
 
 static void stop_and_join(dagrt *rt)
@@ -1210,7 +1210,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     if (cfg->hot_workers > nworkers)
         goto fail;
     e = DAGRT_ENOMEM;
-    dagrt *rt = aligned_alloc(RT_APART, (sizeof(dagrt) + RT_APART - 1) & ~(size_t)(RT_APART - 1));
+    dagrt *rt = rt_os_alloc_aligned(RT_APART, (sizeof(dagrt) + RT_APART - 1) & ~(size_t)(RT_APART - 1));
     if (!rt)
         goto fail;
     memset(rt, 0, sizeof *rt);
@@ -1225,7 +1225,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt_mpsc_init(&rt->hot);
     rt->asym_fence = asym_fence_available();
     size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + RT_APART - 1) & ~(size_t)(RT_APART - 1);
-    rt->ctx = aligned_alloc(RT_APART, csz);
+    rt->ctx = rt_os_alloc_aligned(RT_APART, csz);
     if (!rt->ctx) {
         rt->nctx = 0;
         rt_free_all(rt);

@@ -75,7 +75,7 @@ int rt_fiber_rt_init(dagrt *rt)
     rt_fibers *fs = calloc(1, sizeof *fs);
     if (!fs)
         return DAGRT_ENOMEM;
-    fs->per = aligned_alloc(64, ((size_t)rt->nctx * sizeof(fctx) + 63) & ~(size_t)63);
+    fs->per = rt_os_alloc_aligned(64, ((size_t)rt->nctx * sizeof(fctx) + 63) & ~(size_t)63);
     if (!fs->per) {
         free(fs);
         return DAGRT_ENOMEM;
@@ -84,7 +84,7 @@ int rt_fiber_rt_init(dagrt *rt)
     int r = dagrt__fiber_pool_init(&fs->pool, rt->cfg.fiber_pool_size, rt->cfg.fiber_stack_size,
                                    rt->cfg.fiber_large_stack_size, fiber_main);
     if (r != 0) {
-        free(fs->per);
+        rt_os_free_aligned(fs->per);
         free(fs);
         return r;
     }
@@ -105,7 +105,7 @@ void rt_fiber_rt_fini(dagrt *rt)
      * back in the pool, parked at the top of its loop. */
     dagrt__fiber_pool_fini(&fs->pool);
     rt_os_mutex_fini(&fs->mu);
-    free(fs->per);
+    rt_os_free_aligned(fs->per);
     free(fs);
     rt->fiber = NULL;
 }

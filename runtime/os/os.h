@@ -108,12 +108,20 @@ void rt_os_barrier(void);
 /* ------------------------------------------------------------- memory */
 
 size_t rt_os_page_size(void);
+/* The guard a fiber stack needs below its usable part (a multiple of the
+ * page size): one page on Linux; on Windows also the reserve in which the
+ * system raises and handles a stack overflow (os_win32.c). */
+size_t rt_os_stack_guard_size(void);
 /* Maps len bytes (a multiple of the page size) for a stack that grows
  * down, readable and writable, with the lowest `guard` bytes inaccessible
  * so an overflow faults there. Address space only until touched where the
  * system allows. NULL on failure. */
 void *rt_os_stack_map(size_t len, size_t guard);
 void rt_os_stack_unmap(void *base, size_t len);
+/* size bytes aligned to align (a power of two), or NULL; freed only with
+ * rt_os_free_aligned (Windows' C library keeps such blocks apart). */
+void *rt_os_alloc_aligned(size_t align, size_t size);
+void rt_os_free_aligned(void *p);
 
 /* --------------------------------------------------------------- CPUs */
 

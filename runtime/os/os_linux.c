@@ -221,6 +221,11 @@ size_t rt_os_page_size(void)
     return p > 0 ? (size_t)p : 4096;
 }
 
+size_t rt_os_stack_guard_size(void)
+{
+    return rt_os_page_size();
+}
+
 void *rt_os_stack_map(size_t len, size_t guard)
 {
     /* MAP_NORESERVE: a stack costs address space, not memory, until used. */
@@ -238,6 +243,17 @@ void *rt_os_stack_map(size_t len, size_t guard)
 void rt_os_stack_unmap(void *base, size_t len)
 {
     munmap(base, len);
+}
+
+void *rt_os_alloc_aligned(size_t align, size_t size)
+{
+    /* aligned_alloc wants a multiple of the alignment. */
+    return aligned_alloc(align, (size + align - 1) & ~(align - 1));
+}
+
+void rt_os_free_aligned(void *p)
+{
+    free(p);
 }
 
 /* --------------------------------------------------------------- CPUs */

@@ -25,6 +25,10 @@ static int run_zero(void) { return ss_zero_workers_main(); }
 static int run_large(void) { return ss_large_stack(); }
 
 static const struct { const char *name; int (*fn)(void); } scen[] = {
+#if defined(_WIN32)
+    { "tib", fs_win64_tib },
+    { "unwind", fs_win64_unwind },
+#endif
     { "regs", run_regs },
     { "fp", run_fp },
     { "pingpong", run_pingpong },
@@ -46,6 +50,11 @@ static const struct { const char *name; int (*fn)(void); } scen[] = {
 int main(int argc, char **argv)
 {
     int failed = 0;
+#if defined(_WIN32)
+    /* fs_guard_overflow's child: never listed, it ends in a stack overflow. */
+    if (argc == 2 && strcmp(argv[1], "guard_child") == 0)
+        return fs_guard_child();
+#endif
     for (size_t i = 0; i < NSCEN; i++) {
         int want = argc < 2;
         for (int a = 1; a < argc; a++)

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
+#if !defined(_WIN32)
+#  include <sys/wait.h>
+#endif
 
 #include "fiber.h"
 
@@ -258,6 +260,10 @@ int fs_fp_state_isolated(void) { return 0; }
 
 /* ---------------------------------------------------- guard page overflow */
 
+/* Windows has neither fork nor SIGSEGV: its version (a child process, a
+ * vectored exception handler) is in win64_scenarios.c. */
+#if !defined(_WIN32)
+
 static dagrt_fiber guard_main, guard_fiber;
 static volatile uintptr_t guard_lo, guard_hi;
 static volatile int guard_depth_limit = 1 << 21;
@@ -321,6 +327,8 @@ int fs_guard_overflow(void)
             WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
     return 1;
 }
+
+#endif /* !_WIN32 */
 
 /* ------------------------------------------------------------------ pool */
 

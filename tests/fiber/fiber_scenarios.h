@@ -16,5 +16,12 @@ int fs_guard_overflow(void);      /* overflow faults inside the guard page */
 int fs_pool_bounded(void);        /* pool: bounded, reuse, one warning */
 int fs_fp_state_isolated(void);   /* each fiber keeps its own FP control state */
 
+#if defined(_WIN32)
+/* win64_scenarios.c */
+int fs_win64_tib(void);           /* TIB stack bounds follow the fiber; probes grow it */
+int fs_win64_unwind(void);        /* a stack walk in a fiber ends at its entry */
+int fs_guard_child(void);         /* the child process of fs_guard_overflow */
+#endif
+
 
 #endif
