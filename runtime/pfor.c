@@ -82,7 +82,7 @@ static inline uint64_t rdtsc(void) { return __builtin_ia32_rdtsc(); }
 #define PFOR_KICK_EVERY_NS 1000000.0 /* at most one speculative wake per thread this often */
 #define PFOR_SLOTS         16        /* participants per loop (caller included) */
 #define PFOR_BACK_NS       2000.0    /* a helper that left this recently is on its way back */
-#define PFOR_MAX_ITEMS     UINT32_MAX
+#define PFOR_UNITS_MAX     ((size_t)1 << 31)   /* units per loop (32-bit slot offsets) */
 
 /* ------------------------------------------------------------ clock */
 
@@ -176,7 +176,9 @@ typedef struct pfor_job {
     dagrt_range_fn fn;
     void *arg;
     size_t base;
-    uint32_t grain;    /* smallest piece a thief takes (and leaves) */
+    size_t end;        /* the loop's end (the last unit may be short) */
+    size_t unit;       /* items per unit: slots count units (see dagrt_parallel_for) */
+    uint32_t grain;    /* smallest piece a thief takes (and leaves), in units */
     uint32_t chunk;    /* items per owner claim (see claim_size) */
     double ns_per;     /* estimate, ns per item */
     rt_group *g;
@@ -377,9 +379,18 @@ static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
  * vs 1.78, at 100000 x 6 ns 1.98 vs 1.97. The end stays even through
  * presplit and the thief's estimate of the chunk its victim is in
  * (steal_into). */
+/* Calls fn on units [b, e) of the loop. */
+static inline void run_units(const pfor_job *j, uint32_t b, uint32_t e)
+{
+    size_t n = j->end - j->base, hi_off = (size_t)e * j->unit;
+    j->fn(j->arg, j->base + (size_t)b * j->unit, hi_off >= n ? j->end : j->base + hi_off);
+}
+
 static inline uint32_t claim_size(const pfor_job *j, uint32_t rem)
 {
-    return j->chunk < rem ? j->chunk : rem;
+    /* Never leave a remainder smaller than a grain behind: it would become
+     * a piece of its own. */
+    return j->chunk < rem && rem - j->chunk >= j->grain ? j->chunk : rem;
 }
 
 /* Runs the range in slot s as its owner, a chunk per claim, until a claim
@@ -389,9 +400,6 @@ static inline uint32_t claim_size(const pfor_job *j, uint32_t rem)
  * hungry), so it need not look at the line its helpers write. */
 static void run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full)
 {
-    dagrt_range_fn fn = j->fn;
-    void *arg = j->arg;
-    size_t base = j->base;
     if (per_out)
         *per_out = 0.0;
     /* relaxed throughout: see the top of the file. */
@@ -414,11 +422,11 @@ static void run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full)
         }
         if (per_out) {
             uint64_t t0 = ticks();
-            fn(arg, base + b, base + b + k);
+            run_units(j, b, b + k);
             *per_out = ticks_to_ns(ticks() - t0) / (double)k;
             per_out = NULL;
         } else {
-            fn(arg, base + b, base + b + k);
+            run_units(j, b, b + k);
         }
         w = atomic_load_explicit(&s->r, memory_order_relaxed);
     }
@@ -699,9 +707,17 @@ static bool presplit(pfor_job *j, uint32_t done, uint32_t n, double per)
     return true;
 }
 
-static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
-                      dagrt_range_fn fn, void *arg, double per)
+static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n,
+                    uint32_t grain, dagrt_range_fn fn, void *arg, double per)
 {
+    /* Hints are ns per item: only a loop of one-item units keeps them. */
+    bool keep_hints = unit == 1;
+    pfor_job j;
+    j.fn = fn;
+    j.arg = arg;
+    j.base = begin;
+    j.end = end;
+    j.unit = unit;
     uint64_t now = ticks();
     uint32_t done = 0;
     if (per <= 0.0) {
@@ -709,28 +725,25 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
         uint32_t k0 = grain > PFOR_FIRST_ITEMS ? grain : PFOR_FIRST_ITEMS;
         if (k0 > n)
             k0 = n;
-        fn(arg, begin, begin + k0);
+        run_units(&j, 0, k0);
         uint64_t t1 = ticks();
         done = k0;
         per = ticks_to_ns(t1 - now) / (double)k0;
         if (per < 0.01)
             per = 0.01;
-        hint_put(fn, arg, per);
+        if (keep_hints)
+            hint_put(fn, arg, per);
         now = t1;
         if (done == n)
             return 0;
     }
     if ((double)(n - done) * per < PFOR_SHARE_MIN_NS) {
-        fn(arg, begin + done, begin + n);     /* too short to be worth sharing */
+        run_units(&j, done, n);     /* too short to be worth sharing */
         return 0;
     }
     dagrt_group dg;
     dagrt_group_init(&dg);
-    pfor_job j;
     j.rt = rt;
-    j.fn = fn;
-    j.arg = arg;
-    j.base = begin;
     j.grain = grain;
     j.ns_per = per;
     j.g = rt_group_of(&dg);
@@ -787,7 +800,7 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
      * we never read the line our helper writes as it arrives (a transfer
      * per loop, paid while our chunk waits on it). */
     run_slot(&j, &j.slot[0], done == 0 ? &fresh : NULL, invited && j.maxslots <= 2);
-    if (fresh > 0.0)   /* timed: done == 0 */
+    if (fresh > 0.0 && keep_hints)   /* timed: done == 0 */
         hint_put(fn, arg, fresh < 0.01 ? 0.01 : fresh);
     while (steal_into(&j, 0))
         run_slot(&j, &j.slot[0], NULL, invited && j.maxslots <= 2);
@@ -826,30 +839,27 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
         grain = 1;
     size_t n = end - begin;
     rt_ctx *c = rt_ctx_current(rt);
-    /* Nobody could help (a thread outside the runtime runs it alone too). */
-    if (!c || rt->nctx < 2 || n < 2 * grain) {
+    /* Nobody could help (a thread outside the runtime runs it alone too),
+     * or the range holds fewer than two grains (n / 2: 2 * grain may
+     * overflow). */
+    if (!c || rt->nctx < 2 || n / 2 < grain) {
         fn(arg, begin, end);
         return 0;
     }
-    double per = hint_get(fn, arg);
+    /* Slots hold 32-bit offsets: a longer range is shared in units of
+     * `unit` items (the last one shorter), at most 2^31 of them, and its
+     * grain in whole units rounded up, so no piece but the last is ever
+     * smaller than the caller's grain. (n <= 2^31 implies grain <= 2^30.) */
+    size_t unit = 1;
+    if (n > PFOR_UNITS_MAX)
+        unit = n / PFOR_UNITS_MAX + (n % PFOR_UNITS_MAX != 0);
+    size_t nu = n / unit + (n % unit != 0);
+    size_t gu = grain / unit + (grain % unit != 0);
+    double per = unit == 1 ? hint_get(fn, arg) : 0.0;
     if (per > 0.0 && (double)n * per < PFOR_SHARE_MIN_NS) {
         fn(arg, begin, end);    /* known to be too short to share */
         return 0;
     }
     ticks_init();
-    if (grain > PFOR_MAX_ITEMS / 4)
-        grain = PFOR_MAX_ITEMS / 4;
-    /* Ranges are 32-bit offsets: a longer loop runs as consecutive blocks
-     * of 2^31 items, each shared the same way. */
-    while (begin < end) {
-        size_t m = end - begin;
-        if (m > (size_t)1 << 31)
-            m = (size_t)1 << 31;
-        int r = pfor_block(rt, begin, (uint32_t)m, (uint32_t)grain, fn, arg, per);
-        per = hint_get(fn, arg);
-        if (r != 0)
-            return r;
-        begin += m;
-    }
-    return 0;
+    return pfor_run(rt, begin, end, unit, (uint32_t)nu, (uint32_t)gu, fn, arg, per);
 }

@@ -49,6 +49,7 @@
  * it. Waits help: they run other ready tasks until the group completes.
  */
 #include "scheduler.h"
+#include "exec.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -1138,11 +1139,15 @@ static void worker_main(void *arg)
     tls_ctx = c;
     rt_os_thread_name("dagrt-worker");
     stack_bounds(c);
+    if (!rt->cfg.no_overflow_report)
+        rt_overflow_thread_enter();
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         if (rt_help_one(c))
             continue;
         ctx_idle(c, NULL);
     }
+    if (!rt->cfg.no_overflow_report)
+        rt_overflow_thread_leave();
     tls_ctx = NULL;
 }
 
@@ -1253,7 +1258,13 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         if (!c->free)
             ok = 0;
     }
-    if (!ok || rt_fiber_rt_init(rt) != 0) {
+    if (!ok) {
+        rt_free_all(rt);
+        goto fail;
+    }
+    int fe = rt_fiber_rt_init(rt);   /* its own error: a bad fiber config is EINVAL */
+    if (fe != 0) {
+        e = fe;
         rt_free_all(rt);
         goto fail;
     }
@@ -1272,6 +1283,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         }
         c->started = true;
     }
+    if (!cfg->no_overflow_report)
+        rt_overflow_thread_enter();   /* the main thread runs fiber tasks too */
     if (err)
         *err = 0;
     return rt;
@@ -1307,9 +1320,12 @@ void dagrt_destroy(dagrt *rt)
     if (!rt)
         return;
     rt_ctx *c = rt_ctx_current(rt);
-    if (c && c->worker) {
-        /* Destroying from inside one of its own workers would join itself. */
-        fprintf(stderr, "dagrt_destroy: called from a worker thread of the same runtime; ignored\n");
+    /* From one of its own workers it would join itself; from a task (on
+     * the main thread too: a plain task, a fiber task, a graph node) it
+     * would wait for that task to finish. Refused alike, with a message. */
+    if (c && (c->worker || c->depth > 0 || dagrt_in_fiber(rt) || dagrt__exec_in_node())) {
+        fprintf(stderr, "dagrt_destroy: called from %s of the same runtime; ignored\n",
+                c->worker ? "a worker thread" : "inside a running task");
         return;
     }
     /* Run everything already spawned (main-thread tasks included) to
@@ -1328,6 +1344,10 @@ void dagrt_destroy(dagrt *rt)
     }
     stop_and_join(rt);
     rt_fiber_rt_fini(rt);
+    /* The creator's alternate stack: only from its own thread (from
+     * another one, the creator keeps it until it exits). */
+    if (c == &rt->ctx[0] && !rt->cfg.no_overflow_report)
+        rt_overflow_thread_leave();
     if (c)
         tls_ctx = rt->prev_tls;
     rt_free_all(rt);

@@ -243,6 +243,18 @@ static inline void rt_cpu_relax(void)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
+/* ---------------------------------------- overflow.c: the overflow report */
+
+struct dagrt__fiber_pool;
+/* Reports faults in the guard pages of p's fibers (installs the fault
+ * handler while any pool is watched). 0, or -1: p goes unwatched. */
+int rt_overflow_watch(struct dagrt__fiber_pool *p);
+void rt_overflow_unwatch(struct dagrt__fiber_pool *p);
+/* An alternate stack for the calling thread, so the report can run when
+ * the stack that overflowed is the one in use (counted per thread). */
+void rt_overflow_thread_enter(void);
+void rt_overflow_thread_leave(void);
+
 #endif
 }
 
@@ -323,5 +335,17 @@ int rt_fiber_group_wait(dagrt *rt, rt_group *g);
 /* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);
+
+/* ---------------------------------------- overflow.c: the overflow report */
+
+struct dagrt__fiber_pool;
+/* Reports faults in the guard pages of p's fibers (installs the fault
+ * handler while any pool is watched). 0, or -1: p goes unwatched. */
+int rt_overflow_watch(struct dagrt__fiber_pool *p);
+void rt_overflow_unwatch(struct dagrt__fiber_pool *p);
+/* An alternate stack for the calling thread, so the report can run when
+ * the stack that overflowed is the one in use (counted per thread). */
+void rt_overflow_thread_enter(void);
+void rt_overflow_thread_leave(void);
 
 #endif

@@ -62,6 +62,7 @@ typedef struct rt_fibers {
     _Atomic int nblocked;     /* runtime threads blocked in plain lock waits */
     atomic_bool warned_blocked;
     fctx *per;                /* [rt->nctx] */
+    bool watched;             /* the pool's guard faults are reported (overflow.c) */
 } rt_fibers;
 
 static inline rt_fibers *fibers_of(const dagrt *rt) { return (rt_fibers *)rt->fiber; }
@@ -89,6 +90,7 @@ int rt_fiber_rt_init(dagrt *rt)
         return r;
     }
     rt_os_mutex_init(&fs->mu);
+    fs->watched = !rt->cfg.no_overflow_report && rt_overflow_watch(&fs->pool) == 0;
     atomic_init(&fs->npending_total, 0);
     atomic_init(&fs->nblocked, 0);
     atomic_init(&fs->warned_blocked, false);
@@ -103,6 +105,8 @@ void rt_fiber_rt_fini(dagrt *rt)
         return;
     /* Destroy runs only once every task has finished, so every fiber is
      * back in the pool, parked at the top of its loop. */
+    if (fs->watched)
+        rt_overflow_unwatch(&fs->pool);
     dagrt__fiber_pool_fini(&fs->pool);
     rt_os_mutex_fini(&fs->mu);
     free(fs->per);

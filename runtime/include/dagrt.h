@@ -80,6 +80,12 @@ typedef struct dagrt_config {
     size_t fiber_stack_size;       /* standard fiber stack, bytes */
     size_t fiber_large_stack_size; /* large fiber stack, bytes */
     int fiber_pool_size;           /* most fibers alive at once */
+    /* A fiber task that overflows its stack faults in the guard page below
+     * it; the runtime then prints which stack size to raise before the
+     * fault takes its course (the handler installed before runs next, else
+     * the process ends as it would have). true: no report, and no signal
+     * handler or alternate stacks installed for it. */
+    bool no_overflow_report;
 } dagrt_config;
 
 #define DAGRT_WORKERS_AUTO 0
