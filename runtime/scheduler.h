@@ -469,6 +469,9 @@ void rt_fiber_run(rt_ctx *c, rt_task *t);
 /* If the caller is running on a fiber, waits for g by suspending and
  * returns 0 (or an error); returns 1 if the caller is not on a fiber. */
 int rt_fiber_group_wait(dagrt *rt, rt_group *g);
+/* A plain task or the main thread (ctx c, may be NULL) waits for g without
+ * helping (mutex and semaphore waits, sync.c). */
+int rt_fiber_block_wait(dagrt *rt, rt_ctx *c, rt_group *g);
 /* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);
