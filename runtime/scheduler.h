@@ -218,7 +218,12 @@ struct dagrt {
     _Atomic uint64_t spin_ns;          /* idle ctxs poll this long before parking (tests set 0; relaxed: a tuning knob) */
     /* Shared task pool for threads without a ctx. */
     rt_os_mutex shared_mu;
-    rt_os_mutex steer_mu;              /* placement: one affinity change of a worker at a time */
+    /* CPU placement (placement.c): whether the policy moves threads, and
+     * the mask the creator had at dagrt_create (threads with another one
+     * are the user's and stay where they are). Constant after create. */
+    bool place_on;
+    rt_os_cpuset place_mask;
+    rt_os_mutex steer_mu;              /* one affinity change of a worker at a time */
     rt_task *shared_free;
     rt_slab *shared_slabs;
     _Atomic(rt_task *) shared_remote;
@@ -448,10 +453,12 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g);
  * only take turns; the parallel-for and the executor's plan helpers move
  * off it with rt_cpu_leave. */
 
+/* Decides the policy for a runtime being created (on its creator). */
+void rt_place_init(dagrt *rt);
 /* The CPU the calling thread runs on, or -1 where that is unknown. */
 int rt_cpu_now(void);
-/* If the calling thread runs on `cpu` and may run on another, moves it
- * there: two affinity calls, the first forbidding `cpu` (the kernel
+/* If the calling thread is a worker the policy may move, runs on `cpu` and
+ * may run on another, moves it there: two affinity calls, the first forbidding `cpu` (the kernel
  * migrates the thread before it returns), the second giving the thread's
  * own mask back (it stays where it went). A thread pinned to `cpu` stays.
  * Returns the CPU the thread runs on afterwards (or -1). */

@@ -111,6 +111,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     }
     if (cfg->workers < 0 || cfg->workers > RT_MAX_WORKERS || cfg->hot_workers < 0 ||
         (cfg->idle != DAGRT_IDLE_PARK && cfg->idle != DAGRT_IDLE_SPIN) ||
+        (cfg->placement != DAGRT_PLACEMENT_AUTO && cfg->placement != DAGRT_PLACEMENT_NONE) ||
         cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0))
         goto fail;
     int nworkers = cfg->no_workers ? 0
@@ -132,6 +133,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt_os_mutex_init(&rt->steer_mu);
     rt_mpsc_init(&rt->hot);
     rt->asym_fence = rt_asym_fence_available();
+    rt_place_init(rt);   /* before the workers start: they read it */
     size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + RT_APART - 1) & ~(size_t)(RT_APART - 1);
     rt->ctx = aligned_alloc(RT_APART, csz);
     if (!rt->ctx) {

@@ -66,6 +66,16 @@ typedef enum dagrt_idle_policy {
     DAGRT_IDLE_SPIN = 1,   /* never sleep: for programs that own the machine */
 } dagrt_idle_policy;
 
+/* CPU placement (docs/runtime.md, "CPU placement"). */
+typedef enum dagrt_placement {
+    /* Where a wake-up lands a worker on the CPU of the thread that woke it,
+     * move it off (affinity calls on the runtime's own workers only; a
+     * thread whose mask the user set is left alone). The default. */
+    DAGRT_PLACEMENT_AUTO = 0,
+    /* Never touch any thread's CPU affinity. */
+    DAGRT_PLACEMENT_NONE = 1,
+} dagrt_placement;
+
 typedef struct dagrt_config {
     /* Worker threads to start. DAGRT_WORKERS_AUTO: one per core minus the
      * calling thread. 0 with no_workers set is legal: then only threads that
@@ -86,6 +96,7 @@ typedef struct dagrt_config {
      * the process ends as it would have). true: no report, and no signal
      * handler or alternate stacks installed for it. */
     bool no_overflow_report;
+    dagrt_placement placement;
 } dagrt_config;
 
 #define DAGRT_WORKERS_AUTO 0
