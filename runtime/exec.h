@@ -13,6 +13,12 @@
 #ifndef DAGRT_EXEC_H
 #define DAGRT_EXEC_H
 
+/* The runtime's own view of dagrt.h's shared structures: C11 atomics. */
+#if defined(DAGRT_H) && !defined(DAGRT_INSIDE_)
+#error "include libdagrt's internal headers before dagrt.h"
+#endif
+#define DAGRT_INSIDE_ 1
+
 #include <stdatomic.h>
 #include <stdbool.h>
 

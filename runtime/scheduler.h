@@ -44,6 +44,12 @@
 #ifndef DAGRT_SCHEDULER_H
 #define DAGRT_SCHEDULER_H
 
+/* The runtime's own view of dagrt.h's shared structures: C11 atomics. */
+#if defined(DAGRT_H) && !defined(DAGRT_INSIDE_)
+#error "include libdagrt's internal headers before dagrt.h"
+#endif
+#define DAGRT_INSIDE_ 1
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -61,21 +67,17 @@
 #define RT_TASK_PUBLIC_FLAGS (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER | \
                               DAGRT_SPAWN_LARGE_STACK)
 #define RT_TASK_SELF  (1u << 16)      /* internal: fn gets the rt_task * itself, not arg */
-#define RT_TASK_OWNED (1u << 17)      /* counted in its group's owner-local count */
-#define RT_TASK_FRAME (1u << 18)      /* a dagrt_frame on its forker's stack (rt_frame) */
+#define RT_TASK_OWNED DAGRT__TASK_OWNED   /* counted in its group's owner-local count */
+#define RT_TASK_FRAME DAGRT__TASK_FRAME   /* a dagrt_frame on its forker's stack (rt_frame) */
 #define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */
 
 typedef struct rt_group rt_group;
 
+/* A task descriptor: dagrt.h's one definition of its fields (the inline
+ * fork sets up a frame's). home: the ctx index whose pool owns it, or
+ * RT_HOME_SHARED; fiber NULL when allocated; u: parallel-for ranges. */
 typedef struct rt_task {
-    rt_node node;          /* inbox / free-list link; must stay first */
-    dagrt_fn fn;
-    void *arg;
-    rt_group *group;       /* completed when the task finishes; may be NULL */
-    uint32_t flags;        /* DAGRT_SPAWN_* */
-    uint32_t home;         /* ctx index whose pool owns it, or RT_HOME_SHARED */
-    void *fiber;           /* free for the fiber layer (NULL when allocated) */
-    uintptr_t u[2];        /* free for internal users (parallel-for ranges) */
+    DAGRT__TASK_FIELDS_(rt_node, struct rt_group)
 } rt_task;
 
 /* --------------------------------------------------------------- groups */
@@ -110,15 +112,10 @@ struct rt_waiter {
  * may be waited on by any one thread or fiber at a time. */
 typedef struct rt_group rt_group;
 struct rt_group {
-    _Atomic int64_t word;
-    struct rt_ctx *owner;      /* NULL: no owner fast path */
-    rt_waiter *waiter;
-    int32_t local;             /* owner only */
-    uint16_t armed;            /* owner only: a wait folded local into word */
-    uint16_t magic;
+    DAGRT__COUNT_FIELDS_(struct rt_ctx, rt_waiter)   /* dagrt.h: one definition */
 };
 #define RT_GROUP_WAITING (INT64_C(1) << 62)
-#define RT_GROUP_MAGIC   0x6772u   /* "gr" */
+#define RT_GROUP_MAGIC   DAGRT__GROUP_MAGIC
 
 static inline rt_group *rt_group_of(dagrt_group *g) { return (rt_group *)(void *)g; }
 
@@ -163,10 +160,9 @@ typedef struct rt_slab {
 } rt_slab;
 
 struct rt_ctx {
-    rt_deque deque;
-    /* Read by the inline dagrt_fork (dagrt.h, dagrt__wview): constant
-     * after creation. */
-    const _Atomic int *fj_nidle;   /* &rt->nidle */
+    /* The head the inline dagrt_fork reads (dagrt.h, one definition): the
+     * deque, and fj_nidle = &rt->nidle, constant after creation. */
+    DAGRT_WORKER_VIEW_FIELDS_
     rt_mpsc inbox;
     dagrt *rt;
     uint32_t index;

@@ -11,8 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dagrt.h"
-#include "deque.h"
+#include "deque.h"      /* the internal headers include dagrt.h themselves */
 #include "mpsc.h"
 #include "scheduler.h"
 
