@@ -35,34 +35,25 @@
 #ifndef DAGRT_DEQUE_H
 #define DAGRT_DEQUE_H
 
+/* The runtime's own view of dagrt.h's shared structures: C11 atomics. */
+#if defined(DAGRT_H) && !defined(DAGRT_INSIDE_)
+#error "include libdagrt's internal headers before dagrt.h"
+#endif
+#define DAGRT_INSIDE_ 1
+
 #include "apart.h"
+#include "dagrt.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-typedef struct rt_deque_buf {
-    int64_t mask;                     /* capacity - 1; capacity a power of two */
-    struct rt_deque_buf *retired;     /* older buffers, freed at fini */
-    _Atomic(void *) slot[];
-} rt_deque_buf;
-
-typedef struct rt_deque {
-    /* top is written by thieves and the owner (CAS); split and bottom only
-     * by the owner. RT_APART apart (apart.h) so thieves polling top do not
-     * slow the owner's pushes. */
-    _Alignas(RT_APART) _Atomic int64_t top;
-    _Atomic int splitreq;                 /* a thief asks for the tail (hint) */
-    /* split and buf: written by the owner only when it exposes, takes from
-     * the public part or grows; read by every steal. */
-    _Alignas(RT_APART) _Atomic int64_t split;   /* thieves' end of the public part */
-    _Atomic(rt_deque_buf *) buf;
-    /* bottom: written at every owner push and take; RT_APART bytes of its
-     * own so that thieves' reads of split do not take it from the owner. */
-    _Alignas(RT_APART) _Atomic int64_t bottom;  /* end of the private tail */
-    char pad_[RT_APART - sizeof(_Atomic int64_t)];
-} rt_deque;
+/* The deque and its buffer are dagrt.h's dagrt__deque / dagrt__deque_buf:
+ * the inline fork-join there works on them directly. */
+typedef dagrt__deque_buf rt_deque_buf;
+typedef dagrt__deque rt_deque;
+_Static_assert(RT_APART == 128, "dagrt.h's deque keeps its fields 128 bytes apart");
 
 #define RT_DEQUE_EMPTY ((void *)0)
 #define RT_DEQUE_ABORT ((void *)1)    /* steal lost a race; worth retrying */

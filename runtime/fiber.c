@@ -131,6 +131,23 @@ void dagrt__fiber_switch(dagrt_fiber *from, dagrt_fiber *to)
 
 /* ---------------------------------------------------------------- the pool */
 
+/* Whether a stack of `size` usable bytes can be made: its rounded size
+ * must not overflow, stay under the cap, and one such mapping must succeed
+ * now (address space, RLIMIT_AS), so a size the system cannot give fails
+ * at create instead of leaving fiber tasks that never start. */
+static bool stack_size_ok(size_t size)
+{
+    size_t pg = rt_os_page_size();
+    if (size > DAGRT_FIBER_STACK_MAX)
+        return false;
+    size_t len = ((size + pg - 1) & ~(pg - 1)) + pg;
+    void *m = rt_os_stack_map(len, pg);
+    if (!m)
+        return false;
+    rt_os_stack_unmap(m, len);
+    return true;
+}
+
 int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
                            size_t large_size, dagrt_ctx_fn entry)
 {
@@ -139,8 +156,12 @@ int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
         return DAGRT_EINVAL;
     p->max = max ? max : DAGRT_FIBER_POOL_DEFAULT;
     p->std_size = std_size ? std_size : DAGRT_FIBER_STACK_DEFAULT;
-    p->large_size = large_size ? large_size : DAGRT_FIBER_LARGE_STACK_DEFAULT;
-    if (p->std_size < DAGRT_FIBER_STACK_MIN || p->large_size < p->std_size)
+    /* The large default follows a standard size raised above it. */
+    p->large_size = large_size ? large_size
+                  : p->std_size > DAGRT_FIBER_LARGE_STACK_DEFAULT ? p->std_size
+                  : DAGRT_FIBER_LARGE_STACK_DEFAULT;
+    if (p->std_size < DAGRT_FIBER_STACK_MIN || p->large_size < p->std_size ||
+        !stack_size_ok(p->std_size) || !stack_size_ok(p->large_size))
         return DAGRT_EINVAL;
     p->entry = entry;
     atomic_init(&p->warned, false);

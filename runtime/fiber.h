@@ -50,6 +50,9 @@
 #define DAGRT_FIBER_LARGE_STACK_DEFAULT ((size_t)1024 * 1024 * DAGRT_FIBER_STACK_SCALE)
 #define DAGRT_FIBER_POOL_DEFAULT        256
 #define DAGRT_FIBER_STACK_MIN           ((size_t)16 * 1024)
+/* The most a fiber stack may ask for (DAGRT_EINVAL above): far more than
+ * any task needs, far from the rounding's overflow. */
+#define DAGRT_FIBER_STACK_MAX           ((size_t)1 << 30)
 
 typedef struct dagrt_fiber dagrt_fiber;
 
@@ -114,7 +117,10 @@ typedef struct dagrt__fiber_pool {
     atomic_ulong exhausted;      /* how often a get found the pool empty */
 } dagrt__fiber_pool;
 
-/* sizes/max 0 mean the defaults above. Returns 0 or DAGRT_EINVAL. */
+/* sizes/max 0 mean the defaults above (a large size of 0 follows a
+ * standard size raised above the large default). Returns 0, DAGRT_EINVAL
+ * (a size under the minimum, over DAGRT_FIBER_STACK_MAX, one the system
+ * cannot map now, or large < standard) or DAGRT_ENOMEM. */
 int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
                            size_t large_size, dagrt_ctx_fn entry);
 void dagrt__fiber_pool_fini(dagrt__fiber_pool *p);

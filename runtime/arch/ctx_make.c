@@ -72,6 +72,14 @@ void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
         if (mi.State == MEM_COMMIT)
             c->stack_limit = (uint64_t)(uintptr_t)mi.BaseAddress;
     }
+    /* The stack's own overflow reserve (its guard region but the bottom
+     * page and the last guard page, os_win32.c), switched in with it as
+     * SwitchToFiber does, so a fiber's overflow is handled in that room
+     * whatever the thread running it asked for its own stack. */
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    uint64_t below = (uint64_t)(uintptr_t)stack_lo - c->dealloc, pg = si.dwPageSize;
+    c->guarantee = below >= 4 * pg ? (uint32_t)(below - 2 * pg) : 0;
     /* Inherit the creating thread's FP control state. */
     __asm__ volatile("stmxcsr %0" : "=m"(c->mxcsr));
     __asm__ volatile("fnstcw %0" : "=m"(c->x87cw));

@@ -9,9 +9,11 @@
  * belong to the context too, because the system reads them: StackBase
  * (gs:[0x08], one past the highest byte), StackLimit (gs:[0x10], lowest
  * committed byte; guard-page growth moves it down), DeallocationStack
- * (gs:[0x1478], the base of the stack's allocation). Stack probes
- * (__chkstk), guard-page growth, stack-overflow detection and SEH
- * unwinding all check addresses against them.
+ * (gs:[0x1478], the base of the stack's allocation), and with them the
+ * TEB's GuaranteedStackBytes (gs:[0x1748], the reserve above the bottom
+ * in which a stack overflow is raised and handled), as SwitchToFiber
+ * does. Stack probes (__chkstk), guard-page growth, stack-overflow
+ * detection and SEH unwinding all check addresses against them.
  *
  *   offset  size  field
  *        0     8  rbx        (new context: the entry function)
@@ -28,7 +30,9 @@
  *       88     8  TEB DeallocationStack
  *       96     4  mxcsr      (whole register; only its control bits matter)
  *      100     2  x87 control word
- *      102    10  (padding, so that the xmm slots are 16-byte aligned)
+ *      102     2  (padding)
+ *      104     4  TEB GuaranteedStackBytes
+ *      108     4  (padding, so that the xmm slots are 16-byte aligned)
  *      112   160  xmm6 .. xmm15
  *   size 272
  */
@@ -49,6 +53,7 @@
 #define DAGRT_CTX_OFF_DEALLOC     88
 #define DAGRT_CTX_OFF_MXCSR  96
 #define DAGRT_CTX_OFF_X87CW 100
+#define DAGRT_CTX_OFF_GUARANTEE 104
 #define DAGRT_CTX_OFF_XMM6  112
 #define DAGRT_CTX_SIZE      272
 
@@ -56,6 +61,7 @@
 #define DAGRT_TEB_STACK_BASE   0x08
 #define DAGRT_TEB_STACK_LIMIT  0x10
 #define DAGRT_TEB_DEALLOC      0x1478
+#define DAGRT_TEB_GUARANTEE    0x1748
 
 #ifndef __ASSEMBLER__
 #include <assert.h>
@@ -67,7 +73,9 @@ typedef struct dagrt_ctx {
     uint64_t stack_base, stack_limit, dealloc;
     uint32_t mxcsr;
     uint16_t x87cw;
-    uint16_t pad_[5];
+    uint16_t pad_;
+    uint32_t guarantee;
+    uint32_t pad2_;
     uint64_t xmm[20];        /* xmm6 .. xmm15, two words each */
 } dagrt_ctx;
 
@@ -85,6 +93,7 @@ static_assert(offsetof(dagrt_ctx, stack_limit) == DAGRT_CTX_OFF_STACK_LIMIT, "ct
 static_assert(offsetof(dagrt_ctx, dealloc) == DAGRT_CTX_OFF_DEALLOC, "ctx layout");
 static_assert(offsetof(dagrt_ctx, mxcsr) == DAGRT_CTX_OFF_MXCSR, "ctx layout");
 static_assert(offsetof(dagrt_ctx, x87cw) == DAGRT_CTX_OFF_X87CW, "ctx layout");
+static_assert(offsetof(dagrt_ctx, guarantee) == DAGRT_CTX_OFF_GUARANTEE, "ctx layout");
 static_assert(offsetof(dagrt_ctx, xmm) == DAGRT_CTX_OFF_XMM6, "ctx layout");
 static_assert(DAGRT_CTX_OFF_XMM6 % 16 == 0, "ctx layout: xmm slots 16-byte aligned");
 static_assert(sizeof(dagrt_ctx) == DAGRT_CTX_SIZE, "ctx layout");

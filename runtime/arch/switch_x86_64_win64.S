@@ -4,13 +4,14 @@
  * Save layout (offsets from ctx_x86_64_win64.h, static_asserted in C):
  *   0 rbx | 8 rbp | 16 rdi | 24 rsi | 32 r12 | 40 r13 | 48 r14 | 56 r15
  *   64 rsp | 72 TIB StackBase | 80 TIB StackLimit | 88 DeallocationStack
- *   96 mxcsr (4) | 100 x87 control word (2) | 112 xmm6..xmm15 | size 272
+ *   96 mxcsr (4) | 100 x87 control word (2) | 104 GuaranteedStackBytes (4)
+ *   112 xmm6..xmm15 | size 272
  *
  * void dagrt__ctx_switch(dagrt_ctx *from (rcx), const dagrt_ctx *to (rdx))
  *   Stores the Win64 callee-saved registers, rsp (which points at our
  *   return address), the FP control state and the thread's stack bounds
  *   from the TIB into *from, loads the same from *to and returns on the
- *   other stack. The TIB fields are written just before rsp changes, so
+ *   other stack. The TIB fields (and the TEB's stack guarantee) are written just before rsp changes, so
  *   that the system always sees bounds that match the stack in use, as
  *   far as anything but these few instructions can tell. Like the System V
  *   switch it returns with pop + indirect jmp (see switch_x86_64_sysv.S).
@@ -48,6 +49,8 @@ dagrt__ctx_switch:
         movq    %rax, DAGRT_CTX_OFF_STACK_BASE(%rcx)
         movq    %r8, DAGRT_CTX_OFF_STACK_LIMIT(%rcx)
         movq    %r9, DAGRT_CTX_OFF_DEALLOC(%rcx)
+        movl    %gs:DAGRT_TEB_GUARANTEE, %eax
+        movl    %eax, DAGRT_CTX_OFF_GUARANTEE(%rcx)
         stmxcsr DAGRT_CTX_OFF_MXCSR(%rcx)
         fnstcw  DAGRT_CTX_OFF_X87CW(%rcx)
         movups  %xmm6,  DAGRT_CTX_OFF_XMM6 +   0(%rcx)
@@ -85,6 +88,8 @@ dagrt__ctx_switch:
         movq    %rax, %gs:DAGRT_TEB_STACK_BASE
         movq    %r8, %gs:DAGRT_TEB_STACK_LIMIT
         movq    %r9, %gs:DAGRT_TEB_DEALLOC
+        movl    DAGRT_CTX_OFF_GUARANTEE(%rdx), %eax
+        movl    %eax, %gs:DAGRT_TEB_GUARANTEE
         movq    DAGRT_CTX_OFF_RSP(%rdx), %rsp
         /* FP control state: loaded only when it differs, as in the System V
          * switch (fldcw is slow; MXCSR bits 0-5 are sticky flags, left out). */

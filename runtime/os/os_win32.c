@@ -211,12 +211,22 @@ size_t rt_os_page_size(void)
     return si.dwPageSize ? (size_t)si.dwPageSize : 4096;
 }
 
+/* The stack a thread keeps for handling its own stack overflow: Windows
+ * raises STATUS_STACK_OVERFLOW when the guard page would move into the
+ * last GuaranteedStackBytes (at least two pages) above the bottom page,
+ * then runs every handler there, the vectored ones and the unhandled-
+ * exception path included; two pages are not enough for the latter (under
+ * Wine it overflows again and the process hangs). rt_os_altstack_enter
+ * raises the calling thread's guarantee to this, and fiber stacks have
+ * room for it in their guard (rt_os_stack_guard_size). */
+#define STACK_RESERVE ((ULONG)32 * 1024)
+
 size_t rt_os_stack_guard_size(void)
 {
-    /* The lowest page stays reserved (the hard stop); the two above it are
-     * the system's reserve in which it raises STATUS_STACK_OVERFLOW and
-     * runs the exception handlers; the fourth is the last guard page. */
-    return 4 * rt_os_page_size();
+    /* The lowest page stays reserved (the hard stop); above it the reserve
+     * in which the overflow is handled; above that the last guard page. */
+    size_t pg = rt_os_page_size();
+    return pg + ((STACK_RESERVE + pg - 1) & ~(pg - 1)) + pg;
 }
 
 /* How much of a new stack is committed up front; the rest is committed by
@@ -401,15 +411,18 @@ void rt_os_fault_uninstall(void)
     ReleaseSRWLockExclusive(&fault_mu);
 }
 
-/* Windows dispatches an exception on the faulting stack itself; a stack
- * overflow is raised while the system's reserve at the bottom of the stack
- * (rt_os_stack_guard_size) is still free, and the handler runs there. So
- * no alternate stack is needed, and none is made. */
+/* Windows dispatches an exception on the faulting stack itself: a stack
+ * overflow is raised while the reserve at the bottom of the stack is still
+ * free, and the handlers run there. So instead of an alternate stack the
+ * thread gets a large enough reserve (STACK_RESERVE, on its own stack and,
+ * through the fibers' guard size, on theirs). A guarantee only grows; it
+ * stays with the thread after leave. */
 int rt_os_altstack_enter(rt_os_altstack *a)
 {
     a->mem = NULL;
     a->len = 0;
-    return 0;
+    ULONG want = STACK_RESERVE;
+    return SetThreadStackGuarantee(&want) ? 0 : -1;
 }
 
 void rt_os_altstack_leave(rt_os_altstack *a)

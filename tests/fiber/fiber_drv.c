@@ -28,6 +28,7 @@ static const struct { const char *name; int (*fn)(void); } scen[] = {
 #if defined(_WIN32)
     { "tib", fs_win64_tib },
     { "unwind", fs_win64_unwind },
+    { "overflow", fs_win64_overflow_report },
 #endif
     { "regs", run_regs },
     { "fp", run_fp },
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
     /* fs_guard_overflow's child: never listed, it ends in a stack overflow. */
     if (argc == 2 && strcmp(argv[1], "guard_child") == 0)
         return fs_guard_child();
+    if (argc == 3 && strcmp(argv[1], "overflow_child") == 0)
+        return fs_overflow_child(argv[2][0] - '0');
 #endif
     for (size_t i = 0; i < NSCEN; i++) {
         int want = argc < 2;

@@ -21,6 +21,8 @@ int fs_fp_state_isolated(void);   /* each fiber keeps its own FP control state *
 int fs_win64_tib(void);           /* TIB stack bounds follow the fiber; probes grow it */
 int fs_win64_unwind(void);        /* a stack walk in a fiber ends at its entry */
 int fs_guard_child(void);         /* the child process of fs_guard_overflow */
+int fs_win64_overflow_report(void); /* the runtime names a fiber overflow */
+int fs_overflow_child(int mode);  /* its child process */
 #endif
 
 

@@ -14,10 +14,11 @@
 #include <string.h>
 #include <windows.h>
 
+#include "dagrt.h"
 #include "fiber.h"
 
 typedef struct tib_view {
-    uintptr_t base, limit, dealloc;
+    uintptr_t base, limit, dealloc, guarantee;
 } tib_view;
 
 /* The TEB through gs, as the switch reads it (NtCurrentTeb()'s inline
@@ -28,6 +29,9 @@ static tib_view tib_now(void)
     __asm__ volatile("movq %%gs:%c1, %0" : "=r"(v.base) : "i"(DAGRT_TEB_STACK_BASE));
     __asm__ volatile("movq %%gs:%c1, %0" : "=r"(v.limit) : "i"(DAGRT_TEB_STACK_LIMIT));
     __asm__ volatile("movq %%gs:%c1, %0" : "=r"(v.dealloc) : "i"(DAGRT_TEB_DEALLOC));
+    uint32_t g;
+    __asm__ volatile("movl %%gs:%c1, %0" : "=r"(g) : "i"(DAGRT_TEB_GUARANTEE));
+    v.guarantee = g;
     return v;
 }
 
@@ -89,16 +93,23 @@ int fs_win64_tib(void)
     dagrt__fiber_switch(&s->main, &s->f);
     tib_view back = tib_now();
     if (memcmp(&back, &thread, sizeof back) != 0)
-        BAD("thread's TIB after switching back: base %#llx limit %#llx dealloc %#llx, "
-            "want %#llx %#llx %#llx", (unsigned long long)back.base,
+        BAD("thread's TIB after switching back: base %#llx limit %#llx dealloc %#llx "
+            "guarantee %#llx, want %#llx %#llx %#llx %#llx", (unsigned long long)back.base,
             (unsigned long long)back.limit, (unsigned long long)back.dealloc,
-            (unsigned long long)thread.base, (unsigned long long)thread.limit,
-            (unsigned long long)thread.dealloc);
+            (unsigned long long)back.guarantee, (unsigned long long)thread.base,
+            (unsigned long long)thread.limit, (unsigned long long)thread.dealloc,
+            (unsigned long long)thread.guarantee);
     tib_view e = s->at_entry, r = s->after_recursion;
     if (e.base != hi || e.dealloc != (uintptr_t)s->f.map)
         BAD("fiber's TIB: StackBase %#llx DeallocationStack %#llx, want %#llx %#llx",
             (unsigned long long)e.base, (unsigned long long)e.dealloc,
             (unsigned long long)hi, (unsigned long long)(uintptr_t)s->f.map);
+    /* Its overflow reserve: the guard but the bottom and the last guard page. */
+    uintptr_t want_g = s->f.guard_len - 2 * 4096;
+    if (e.guarantee != want_g || thread.guarantee == want_g)
+        BAD("fiber's GuaranteedStackBytes %#llx, want %#llx (the thread's: %#llx)",
+            (unsigned long long)e.guarantee, (unsigned long long)want_g,
+            (unsigned long long)thread.guarantee);
     if (e.limit < lo || e.limit >= hi || e.limit > s->frame0)
         BAD("fiber's StackLimit %#llx outside [%#llx, frame %#llx]",
             (unsigned long long)e.limit, (unsigned long long)lo, (unsigned long long)s->frame0);
@@ -268,4 +279,127 @@ int fs_guard_overflow(void)
     fprintf(stderr, "guard: child exited %#lx (3: fault outside the guard, 5: no fault, "
             "6: not reported as a stack overflow)\n", (unsigned long)code);
     return 1;
+}
+
+/* ------------------------------------- the runtime's overflow report */
+
+/* The Windows version of test_misuse.c's fiber_stack_overflow tests: a
+ * fiber task that overflows in a child process; the runtime's vectored
+ * handler names the overflow on stderr and hands the exception on. mode
+ * 0: report on; 1: on, with a handler the program installed before the
+ * runtime (it must still run, after the report); 2: report off. */
+
+static volatile char ovf_sink;
+
+static int ovf_recurse(int n)
+{
+    volatile char pad[1024];
+    pad[0] = (char)n;
+    ovf_sink = pad[0];
+    return n > 0 ? ovf_recurse(n + 1) + pad[1 % sizeof pad] : 0;
+}
+
+static void ovf_task(void *p)
+{
+    (void)p;
+    ovf_sink = (char)ovf_recurse(1);
+}
+
+static LONG CALLBACK ovf_user_veh(EXCEPTION_POINTERS *ep)
+{
+    if (ep->ExceptionRecord->ExceptionCode != EXCEPTION_STACK_OVERFLOW)
+        return EXCEPTION_CONTINUE_SEARCH;
+    static const char m[] = "user handler ran\n";
+    DWORD w;
+    WriteFile(GetStdHandle(STD_ERROR_HANDLE), m, sizeof m - 1, &w, NULL);
+    TerminateProcess(GetCurrentProcess(), 42);
+    return EXCEPTION_CONTINUE_SEARCH;
+}
+
+int fs_overflow_child(int mode)
+{
+    /* No error dialog, no debugger: an unhandled exception just ends us. */
+    SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX);
+    if (mode == 1)
+        AddVectoredExceptionHandler(1, ovf_user_veh);
+    dagrt_config c;
+    dagrt_config_init(&c);
+    c.workers = 1;
+    c.fiber_stack_size = 64 * 1024;
+    c.no_overflow_report = mode == 2;
+    dagrt *rt = dagrt_create(&c);
+    if (!rt)
+        return 99;
+    dagrt_group g;
+    dagrt_group_init(&g);
+    dagrt_spawn_ex(rt, &g, ovf_task, NULL, DAGRT_SPAWN_FIBER);
+    dagrt_group_wait(rt, &g);
+    return 0;   /* not reached */
+}
+
+/* Runs `PROGRAM overflow_child MODE` with its stderr in buf; its exit code. */
+static DWORD overflow_run(int mode, char *buf, size_t cap)
+{
+    char self[MAX_PATH], cmd[MAX_PATH + 32];
+    DWORD n = GetModuleFileNameA(NULL, self, sizeof self);
+    buf[0] = 0;
+    if (n == 0 || n >= sizeof self)
+        return 0;
+    snprintf(cmd, sizeof cmd, "\"%s\" overflow_child %d", self, mode);
+    SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
+    HANDLE rd, wr;
+    if (!CreatePipe(&rd, &wr, &sa, 0))
+        return 0;
+    SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
+    STARTUPINFOA si;
+    PROCESS_INFORMATION pi;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    si.dwFlags = STARTF_USESTDHANDLES;
+    si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+    si.hStdOutput = GetStdHandle(STD_OUTPUT_HANDLE);
+    si.hStdError = wr;
+    fflush(NULL);
+    BOOL ok = CreateProcessA(self, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi);
+    CloseHandle(wr);
+    if (!ok) {
+        CloseHandle(rd);
+        return 0;
+    }
+    size_t got = 0;
+    DWORD r;
+    while (got + 1 < cap && ReadFile(rd, buf + got, (DWORD)(cap - 1 - got), &r, NULL) && r > 0)
+        got += r;
+    buf[got] = 0;
+    CloseHandle(rd);
+    DWORD code = 0;
+    if (WaitForSingleObject(pi.hProcess, 120000) != WAIT_OBJECT_0)
+        TerminateProcess(pi.hProcess, 0);   /* a hang reads as "did not end" */
+    GetExitCodeProcess(pi.hProcess, &code);
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+    return code;
+}
+
+int fs_win64_overflow_report(void)
+{
+    char out[8192];
+    int bad = 0;
+    DWORD code = overflow_run(0, out, sizeof out);
+    if (code == 0 || !strstr(out, "fiber stack overflow") || !strstr(out, "fiber_stack_size") ||
+        !strstr(out, "65536")) {
+        fprintf(stderr, "overflow, report on: exit %#lx, stderr: %s\n", (unsigned long)code, out);
+        bad++;
+    }
+    code = overflow_run(1, out, sizeof out);
+    if (code != 42 || !strstr(out, "fiber stack overflow") || !strstr(out, "user handler ran")) {
+        fprintf(stderr, "overflow, earlier handler: exit %#lx, stderr: %s\n", (unsigned long)code, out);
+        bad++;
+    }
+    code = overflow_run(2, out, sizeof out);
+    if (code == 0 || strstr(out, "fiber stack overflow")) {
+        fprintf(stderr, "overflow, report off: exit %#lx, stderr: %s\n", (unsigned long)code, out);
+        bad++;
+    }
+    return bad;
 }
