@@ -9,7 +9,6 @@
 #include "emit_c.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,38 +25,16 @@ void emit_c_builtin_templates(emit_c_templates *t)
     t->source_name = "source.c.tpl";
 }
 
-static char *read_file(const char *path, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    dg_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        dg_buf_put(&b, chunk, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "%s: read error", path);
-        dg_buf_free(&b);
-        return NULL;
-    }
-    if (!b.p)
-        dg_buf_put(&b, "", 0);
-    return b.p;
-}
-
 bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     dg_buf hp = {0}, cp = {0};
     dg_buf_printf(&hp, "%s/header.h.tpl", dir);
     dg_buf_printf(&cp, "%s/source.c.tpl", dir);
-    char *h = read_file(hp.p, err, errlen);
-    char *c = h ? read_file(cp.p, err, errlen) : NULL;
+    char *h = NULL, *c = NULL;
+    size_t len;
+    if (dg_read_file(hp.p, EMIT_C_MAX_TEMPLATE, 1, &h, &len, err, errlen) == 0)
+        (void)dg_read_file(cp.p, EMIT_C_MAX_TEMPLATE, 1, &c, &len, err, errlen);
     if (!h || !c) {
         free(h);
         dg_buf_free(&hp);
@@ -348,11 +325,8 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
     comment_safe(&b, path);
     set_buf(d, "source", &b);
     /* The file's stem (frame.dag -> frame), for templates that name files. */
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t blen = strlen(base);
-    if (blen > 4 && strcmp(base + blen - 4, ".dag") == 0)
-        blen -= 4;
+    const char *base;
+    size_t blen = dg_path_stem(path, &base);
     dg_buf_put(&b, base, blen);
     set_buf(d, "stem", &b);
     c_string(&b, header_name);

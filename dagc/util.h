@@ -58,6 +58,19 @@ void *dg_xmalloc(size_t n);
 void *dg_xrealloc(void *p, size_t n);
 void *dg_xcalloc(size_t n, size_t sz);
 
+/* Reads a whole file into a malloc'd, NUL-terminated buffer (*len bytes
+ * before the NUL). PATH "-" reads standard input. Refuses a file over
+ * LIMIT bytes (reading at most LIMIT + 1, whatever its size claims) and,
+ * when regular_only, anything but a regular file (symlinks followed).
+ * Returns 0, or -1 with a message naming PATH and the reason in err. */
+int dg_read_file(const char *path, size_t limit, int regular_only, char **out, size_t *len,
+                 char *err, size_t errsz);
+
+/* The base name of PATH without a ".dag" suffix: *base points into PATH
+ * and the stem's length is returned. Standard input ("-" or "<stdin>") has
+ * the stem "stdin". */
+size_t dg_path_stem(const char *path, const char **base);
+
 /* Edit distance, capped: returns cap+1 when the distance exceeds cap. */
 unsigned dg_edit_distance(const char *a, const char *b, unsigned cap);
 
