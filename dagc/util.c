@@ -60,6 +60,21 @@ void dg_arena_free(dg_arena *a)
     dg_arena_init(a);
 }
 
+void dg_arena_reset(dg_arena *a)
+{
+    if (!a->head) return;
+    dg_arena_block *b = a->head->next;
+    while (b) {
+        dg_arena_block *n = b->next;
+        free(b);
+        b = n;
+    }
+    a->head->next = NULL;
+    /* Handed-out memory must be zero (dg_alloc's promise). */
+    memset(a->head->align, 0, a->used);
+    a->used = 0;
+}
+
 void *dg_alloc(dg_arena *a, size_t n)
 {
     const size_t al = sizeof(max_align_t);

@@ -20,6 +20,9 @@ void dg_arena_init(dg_arena *a);
 void dg_arena_free(dg_arena *a);
 /* Zeroed memory; aborts on OOM (a compiler has nothing sensible to do then). */
 void *dg_alloc(dg_arena *a, size_t n);
+/* Makes all of the arena's memory free again, keeping its newest block
+ * (for scratch arenas reused in a loop). */
+void dg_arena_reset(dg_arena *a);
 char *dg_strndup(dg_arena *a, const char *s, size_t n);
 char *dg_strdup(dg_arena *a, const char *s);
 char *dg_printf(dg_arena *a, const char *fmt, ...)
