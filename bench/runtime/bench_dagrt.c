@@ -234,7 +234,7 @@ static double wake_us(dagrt_idle_policy idle, int trips)
 }
 
 /* The floor under wake_park: one bare futex wake of a thread that slept
- * 5 ms, the waker spinning until the woken thread stores a flag. No
+ * 5 ms, the waker waiting (bench_wait.h) until the woken thread stores a flag. No
  * runtime in between, so wake_park / this is what the runtime adds. */
 #if defined(__linux__)
 #include <linux/futex.h>

@@ -91,7 +91,8 @@ int main(int argc, char **argv)
 
     bw_pfor_table(quick, reps, par_calls, NULL);
 
-    /* Wake: the team's second thread runs an empty piece after 5 ms idle. */
+    /* Wake: the team's second thread runs an empty piece after 5 ms idle;
+     * thread 0 waits for it with the wait loop of every contender (bench_wait.h). */
     int trips = quick ? 400 : 10000;
     uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)trips);
     for (int i = 0; i < trips; i++) {

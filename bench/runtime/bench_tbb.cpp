@@ -91,7 +91,8 @@ int main(int argc, char **argv)
     bw_pfor_table(quick, reps, par_calls, &a2);
 
     // Wake: enqueue one empty task into the idle arena (it runs on the
-    // arena's worker: the caller does not join), spin until it ran.
+    // arena's worker: the caller does not join), wait until it ran (the
+    // wait loop of every contender, bench_wait.h).
     int trips = quick ? 400 : 10000;
     uint64_t *lat = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)trips);
     std::atomic<int> flag{0};
