@@ -154,7 +154,7 @@ static size_t round_order(int r, size_t j)
 
 static void print_pingpong(const char *when, int quick)
 {
-    double lo, hi, med = bench_pingpong_ns(quick ? 20000 : 200000, quick ? 3 : 5, &lo, &hi);
+    double lo, hi, med = bench_pingpong_ns(quick ? 20000 : 200000, quick ? 3 : 5, quick ? 20 : 1000, &lo, &hi);
     if (med < 0)
         printf("cache-line round trip at the %s: not measured (no thread)\n", when);
     else

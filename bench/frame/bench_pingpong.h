@@ -7,9 +7,9 @@
 #ifndef BENCH_PINGPONG_H
 #define BENCH_PINGPONG_H
 
-/* The median round trip in ns of runs (<= 15) runs of trips trips each,
- * with the fastest and slowest run in *min and *max; -1 if no thread could
- * be started. */
-double bench_pingpong_ns(int trips, int runs, double *min, double *max);
+/* The median round trip in ns of runs (<= 15) runs of trips trips each (a
+ * run stops early after about cap_ms), with the fastest and slowest run in
+ * *min and *max; -1 if no thread could be started. */
+double bench_pingpong_ns(int trips, int runs, double cap_ms, double *min, double *max);
 
 #endif
