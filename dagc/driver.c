@@ -15,6 +15,8 @@ typedef struct unit {
     dg_arena arena;
     dg_source src;
     dg_diag diag;
+    const char *files[1]; /* the files read (dagc_program_files) */
+    size_t nfiles;
 } unit;
 
 /* Maps a program back to its unit: programs are allocated at the start of
@@ -67,6 +69,7 @@ int dagc_compile_file(const char *path, const dagc_opts *o, ir_program **out)
         free(u);
         return DAGC_EUSAGE;
     }
+    u->files[u->nfiles++] = path;
     int rc = run(u, o, out);
     if (rc != DAGC_OK) unit_free(u);
     return rc;
@@ -104,6 +107,13 @@ int dagc_program_warnings(const ir_program *p)
 dg_diag *dagc_program_diag(ir_program *p)
 {
     return &unit_of(p)->diag;
+}
+
+const char *const *dagc_program_files(const ir_program *p, size_t *n)
+{
+    unit *u = unit_of(p);
+    *n = u->nfiles;
+    return u->files;
 }
 
 void dagc_program_free(ir_program *p)
