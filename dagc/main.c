@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(_WIN32)
+#  include <fcntl.h>
+#  include <io.h>
+#endif
 
 #include "driver.h"
 #include "emit_c.h"
@@ -153,13 +157,12 @@ static char **found_includes(const char *input, const ir_program *p, size_t *n)
 {
     char **v = dg_xcalloc(p->nincludes + 1, sizeof *v);
     *n = 0;
-    const char *slash = strcmp(input, "-") == 0 ? NULL : strrchr(input, '/');
-    size_t dirlen = slash ? (size_t)(slash - input) + 1 : 0;
+    size_t dirlen = strcmp(input, "-") == 0 ? 0 : (size_t)(dg_path_base(input) - input);
     for (size_t i = 0; i < p->nincludes; i++) {
         const char *inc = p->includes[i];
         size_t len = dirlen + strlen(inc) + 1;
         char *path = dg_xmalloc(len);
-        if (inc[0] == '/') snprintf(path, len, "%s", inc);
+        if (dg_path_is_abs(inc)) snprintf(path, len, "%s", inc);
         else snprintf(path, len, "%.*s%s", (int)dirlen, input, inc);
         if (access(path, F_OK) == 0) v[(*n)++] = path;
         else free(path);
@@ -201,9 +204,9 @@ static char *stem_path(const char *dir, const char *input, const char *ext)
 /* "x/y.c" -> "x/y.h" (the other file of the pair, beside this one). */
 static char *sibling(const char *path, const char *ext)
 {
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(path, '.');
-    size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+    const char *base = dg_path_base(path);
+    const char *dot = strrchr(base, '.');
+    size_t n = dot ? (size_t)(dot - path) : strlen(path);
     char *s = dg_xmalloc(n + strlen(ext) + 1);
     snprintf(s, n + strlen(ext) + 1, "%.*s%s", (int)n, path, ext);
     return s;
@@ -253,10 +256,8 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outset *outs,
     } else {
         emit_c_builtin_templates(&t);
     }
-    const char *hbase = strrchr(hp, '/');
-    hbase = hbase ? hbase + 1 : hp;
-    const char *cbase = strrchr(cp, '/');
-    cbase = cbase ? cbase + 1 : cp;
+    const char *hbase = dg_path_base(hp);
+    const char *cbase = dg_path_base(cp);
     dg_buf h = {0}, src = {0};
     char terr[400];
     int rc = -1;
@@ -293,6 +294,12 @@ static int finish_stdout(int rc)
 
 int main(int argc, char **argv)
 {
+#if defined(_WIN32)
+    /* Binary standard streams: the bytes are the Linux build's, no CRLF. */
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
+    _setmode(_fileno(stdin), _O_BINARY);
+#endif
     cli c;
     memset(&c, 0, sizeof c);
     int rc = parse_args(&c, argc, argv);

@@ -78,7 +78,7 @@ static int check_clash(const dg_outset *s, const dg_outfile *f, char *err, size_
 
 static void outfile_free(dg_outfile *f)
 {
-    if (f->fp && f->fp != stdout) fclose(f->fp);
+    if (f->fp && f->fp != stdout) dg_os_stream_close(f->fp);
     if (f->direct) fclose(f->direct);
     if (f->tmp) {
         dg_os_remove(f->tmp);
@@ -143,7 +143,7 @@ static int finish_one(dg_outfile *f, char *err, size_t errsz)
 {
     int e = ferror(f->fp) ? (errno ? errno : EIO) : 0;
     if (fflush(f->fp) != 0 && !e) e = errno;
-    if (fclose(f->fp) != 0 && !e) e = errno;
+    if (dg_os_stream_close(f->fp) != 0 && !e) e = errno;
     f->fp = NULL;
     if (e) {
         set_err(err, errsz, "cannot write", f->path, e);

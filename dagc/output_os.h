@@ -1,7 +1,6 @@
 /*
  * output_os.h - what output.c needs from the operating system. One
- * implementation per OS family: output_posix.c (a Windows one would sit
- * beside it). Every function reports failures as an errno value (0: ok).
+ * implementation per OS family: output_posix.c, output_win32.c. Every function reports failures as an errno value (0: ok).
  */
 #ifndef DAGC_OUTPUT_OS_H
 #define DAGC_OUTPUT_OS_H
@@ -39,8 +38,12 @@ int dg_os_temp_create(const char *target, char **tmp, FILE **fp);
 /* Opens a character device or FIFO for writing in place. */
 int dg_os_open_direct(const char *target, FILE **fp);
 
-/* A stream into memory: after fclose, *buf (malloc'd) holds *len bytes. */
+/* A stream into memory: after dg_os_stream_close, *buf (malloc'd) holds
+ * *len bytes. */
 int dg_os_memory_stream(char **buf, size_t *len, FILE **fp);
+/* Closes a stream this layer opened, as fclose (0 or EOF with errno);
+ * Windows has no open_memstream, and reads a memory stream back here. */
+int dg_os_stream_close(FILE *fp);
 
 /* Keeps TARGET's old bytes under the name BACKUP (a hard link; where the
  * file system has none, TARGET is renamed to it). */

@@ -267,6 +267,11 @@ int dg_os_memory_stream(char **buf, size_t *len, FILE **fp)
     return 0;
 }
 
+int dg_os_stream_close(FILE *fp)
+{
+    return fclose(fp);
+}
+
 int dg_os_keep(const char *target, const char *backup)
 {
     if (link(target, backup) == 0) return 0;

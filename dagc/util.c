@@ -351,14 +351,36 @@ int dg_read_file(const char *path, size_t limit, int regular_only, char **out, s
     return 0;
 }
 
+const char *dg_path_base(const char *path)
+{
+    const char *b = path;
+    for (const char *p = path; *p; p++) {
+#if defined(_WIN32)
+        if (*p == '\\' || (*p == ':' && p == path + 1)) b = p + 1;
+#endif
+        if (*p == '/') b = p + 1;
+    }
+    return b;
+}
+
+int dg_path_is_abs(const char *path)
+{
+#if defined(_WIN32)
+    if (path[0] == '\\') return 1;
+    if (((path[0] | 0x20) >= 'a' && (path[0] | 0x20) <= 'z') && path[1] == ':' &&
+        (path[2] == '\\' || path[2] == '/'))
+        return 1;
+#endif
+    return path[0] == '/';
+}
+
 size_t dg_path_stem(const char *path, const char **base)
 {
     if (strcmp(path, "-") == 0 || strcmp(path, "<stdin>") == 0) {
         *base = "stdin";
         return 5;
     }
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
+    const char *b = dg_path_base(path);
     size_t n = strlen(b);
     if (n > 4 && strcmp(b + n - 4, ".dag") == 0) n -= 4;
     *base = b;

@@ -74,6 +74,13 @@ int dg_read_file(const char *path, size_t limit, int regular_only, char **out, s
  * the stem "stdin". */
 size_t dg_path_stem(const char *path, const char **base);
 
+/* Where PATH's last component starts: after its last '/' (on Windows
+ * also '\\', or the ':' of a drive, as in "C:x.dag"). */
+const char *dg_path_base(const char *path);
+/* Whether PATH is absolute: starts with '/' (on Windows also '\\' or a
+ * drive, "C:\\x" or "C:/x"). */
+int dg_path_is_abs(const char *path);
+
 /* Edit distance, capped: returns cap+1 when the distance exceeds cap. */
 unsigned dg_edit_distance(const char *a, const char *b, unsigned cap);
 

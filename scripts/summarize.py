@@ -1,9 +1,28 @@
 #!/usr/bin/env python3
-"""Prints 'N passed, N failed[, N skipped]' over one or more meson testlog.json files."""
-import json, sys
+"""Prints 'N passed, N failed[, N skipped]' over one or more meson testlog.json files.
+
+`--add "N passed, N failed"` adds the counts of a run that is not a meson
+test log (scripts/windows.sh --smoke); a missing or unreadable line counts
+as one failure."""
+import json, re, sys
 
 passed = failed = skipped = 0
-for path in sys.argv[1:]:
+paths = []
+args = sys.argv[1:]
+while args:
+    a = args.pop(0)
+    if a == "--add":
+        line = args.pop(0) if args else ""
+        m = re.search(r"(\d+) passed, (\d+) failed", line)
+        if m:
+            passed += int(m.group(1))
+            failed += int(m.group(2))
+        else:
+            failed += 1
+            print(f"summarize: no counts in {line!r}", file=sys.stderr)
+    else:
+        paths.append(a)
+for path in paths:
     try:
         with open(path) as f:
             lines = f.readlines()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds everything and
 # runs the whole default test suite (every suite but `slow`), then a short
-# sanitizer smoke (ThreadSanitizer and ASan+UBSan). Ends with "N passed, N failed".
+# sanitizer smoke (ThreadSanitizer and ASan+UBSan) and the Windows smoke under
+# Wine (scripts/windows.sh --smoke). Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 scripts/deps.sh test || exit 2
@@ -25,8 +26,18 @@ if [ -x scripts/sanitize.sh ] && [ "${DAGC_SKIP_SANITIZE:-0}" != 1 ]; then
   done
 fi
 
+# Windows x64: the cross-built runtime and fiber driver under Wine, a
+# handful of scenarios (scripts/windows.sh; the full run is its default, and
+# `windows_full` in the slow suite). Its "N passed, N failed" joins the sum.
+extra=()
+win_out=$(scripts/windows.sh --smoke "$B/windows-smoke" 2>&1)
+win_rc=$?
+echo "$win_out" | tail -n 20
+[ $win_rc -eq 0 ] || status=1
+extra+=(--add "$(echo "$win_out" | tail -n 1)")
+
 if [ ${#logs[@]} -gt 0 ]; then
-  python3 scripts/summarize.py "${logs[@]}" || status=1
+  python3 scripts/summarize.py "${logs[@]}" "${extra[@]}" || status=1
 else
   echo "0 passed, 1 failed"
 fi
