@@ -25,6 +25,16 @@
 
 #include "bench_frame.h"
 
+/* 64-byte aligned blocks: the Windows C library has no aligned_alloc. */
+#if defined(_WIN32)
+#  include <malloc.h>
+static void *pf_alloc64(size_t n) { return _aligned_malloc(n, 64); }
+static void pf_free64(void *p) { _aligned_free(p); }
+#else
+static void *pf_alloc64(size_t n) { return aligned_alloc(64, (n + 63) & ~(size_t)63); }
+static void pf_free64(void *p) { free(p); }
+#endif
+
 /* One line per node: bodies on different threads never share one. */
 static struct {
     _Alignas(64) _Atomic uint64_t stamp;   /* frame it last ran in */
@@ -138,12 +148,12 @@ static int fresh_state_frames(dagrt *rt, struct bench_ctx *c, int n)
 {
     int bad = 0;
     for (int f = 0; f < n; f++) {
-        dagrt_graph_state *st = aligned_alloc(64, sizeof *st);
-        dagrt_node_state *ns = aligned_alloc(64, BENCH_NODES * sizeof *ns);
+        dagrt_graph_state *st = pf_alloc64(sizeof *st);
+        dagrt_node_state *ns = pf_alloc64(BENCH_NODES * sizeof *ns);
         if (!st || !ns) {
             fprintf(stderr, "plan_frames: out of memory\n");
-            free(st);
-            free(ns);
+            pf_free64(st);
+            pf_free64(ns);
             return bad + 1;
         }
         memset(st, 0, sizeof *st);
@@ -160,8 +170,8 @@ static int fresh_state_frames(dagrt *rt, struct bench_ctx *c, int n)
          * read it would go astray even where no sanitizer watches. */
         memset(ns, 0xa5, BENCH_NODES * sizeof *ns);
         memset(st, 0xa5, sizeof *st);
-        free(ns);
-        free(st);
+        pf_free64(ns);
+        pf_free64(st);
         /* Every 8th frame, a pause longer than a helper lingers
          * (PLAN_LINGER_NS, 50 us): the next run spawns a new one. */
         if (f % 8 == 7) {
