@@ -142,7 +142,13 @@ static int parse_args(cli *c, int argc, char **argv)
 static void dep_path(FILE *o, const char *p)
 {
     for (; *p; p++) {
+#if defined(_WIN32)
+        /* A Windows path's backslashes are separators, which make and
+         * ninja read as they are there (no name holds a backslash). */
+        if (*p == ' ' || *p == '#') fputc('\\', o);
+#else
         if (*p == ' ' || *p == '#' || *p == '\\') fputc('\\', o);
+#endif
         if (*p == '$') fputc('$', o);
         fputc(*p, o);
     }

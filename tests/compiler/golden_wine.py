@@ -9,8 +9,9 @@ in the golden directory with the case's arguments (`// args: ...`, default
 directory spelled as a Windows path (drive letter, backslashes), and
 compares exit status, stdout and stderr byte for byte with NAME.expected and
 the DOT output with NAME.dot: the Windows build's text is the Linux build's
-(no CRLF). A failing run must leave no file behind. Prints one line per
-case and ends with `N passed, N failed`.
+(no CRLF). A failing run must leave no file behind. Then (all cases only)
+the Windows cases of windows_cases(). Prints one line per case and ends
+with `N passed, N failed`.
 """
 import argparse
 import os
@@ -65,6 +66,76 @@ def run_case(args, golden, name):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def windows_cases(args, here):
+    """dagc.exe on Windows paths, and outputs replaced all or nothing.
+
+    Yields (name, [reasons]) for: the golden_c cases compiled from a
+    backslashed input path into an absolute Windows -o directory
+    (byte-identical C, the header named by its base name); a depfile for a `src\\f.dag` input that
+    finds the include beside it; an existing output replaced (the old bytes
+    gone, no temporary left); and a failing run that leaves an existing
+    output as it was."""
+    gc = os.path.join(here, "golden_c")
+    for f in sorted(os.listdir(gc)):
+        if not f.endswith(".dag"):
+            continue
+        stem = f[:-4]
+        tmp = tempfile.mkdtemp(prefix="golden-wine-c-")
+        try:
+            # The input as golden_c\\NAME.dag from tests\\compiler: the
+            # generated comment names it as given, the only difference
+            # from the golden text allowed ("paths aside").
+            given = "golden_c\\" + f
+            r = subprocess.run([args.wine, args.dagc, "-o", win_path(tmp), given],
+                               cwd=here, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+            why = []
+            if r.returncode != 0:
+                why.append("exit %d: %s" % (r.returncode, r.stderr.decode("utf-8", "replace")))
+            for ext in (".c", ".h"):
+                got = os.path.join(tmp, stem + ext)
+                want = open(os.path.join(gc, stem + ext), "rb").read()
+                text = open(got, "rb").read() if os.path.exists(got) else None
+                if text is not None:
+                    text = text.replace(given.encode(), f.encode())
+                if text != want:
+                    why.append("%s%s differs from golden_c" % (stem, ext))
+            yield "c_" + stem, why
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    tmp = tempfile.mkdtemp(prefix="golden-wine-paths-")
+    try:
+        os.mkdir(os.path.join(tmp, "src"))
+        open(os.path.join(tmp, "src", "game.h"), "w").write("/* header */\n")
+        open(os.path.join(tmp, "src", "f.dag"), "w").write(
+            'include "game.h";\ninclude "elsewhere.h";\ngraph f { task a; }\n')
+        r = subprocess.run([args.wine, args.dagc, "--dot", "f.dot", "-M", "f.d", "src\\f.dag"],
+                           cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        dep = open(os.path.join(tmp, "f.d"), "rb").read() if os.path.exists(os.path.join(tmp, "f.d")) else b""
+        want = b"f.dot: src\\f.dag \\\n  src\\game.h\n"
+        yield "depfile_backslashes", ([] if r.returncode == 0 and dep == want else
+                                      ["exit %d, depfile %r, want %r" % (r.returncode, dep, want)])
+
+        out = os.path.join(tmp, "out.dot")
+        open(out, "wb").write(b"old bytes\n")
+        r = subprocess.run([args.wine, args.dagc, "--dot", win_path(out), "ok_comments.dag"],
+                           cwd=args.golden, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        got = open(out, "rb").read()
+        want = open(os.path.join(args.golden, "ok_comments.dot"), "rb").read()
+        left = [f for f in os.listdir(tmp) if ".tmp-" in f]
+        yield "replace_existing", ([] if r.returncode == 0 and got == want and not left else
+                                   ["exit %d, replaced: %s, left: %s" % (r.returncode, got == want, left)])
+
+        r = subprocess.run([args.wine, args.dagc, "--dot", win_path(out), "err_cycle.dag"],
+                           cwd=args.golden, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        kept = open(out, "rb").read() == want
+        left = [f for f in os.listdir(tmp) if ".tmp-" in f]
+        yield "failure_keeps_existing", ([] if r.returncode == 1 and kept and not left else
+                                         ["exit %d, kept: %s, left: %s" % (r.returncode, kept, left)])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dagc", required=True)
@@ -75,17 +146,28 @@ def main():
     args.dagc = os.path.abspath(args.dagc)
     names = args.names or sorted(f[:-4] for f in os.listdir(args.golden) if f.endswith(".dag"))
     passed = failed = 0
-    for n in names:
-        try:
-            why = run_case(args, args.golden, n)
-        except subprocess.TimeoutExpired:
-            why = ["timed out"]
+
+    def report(n, why):
+        nonlocal passed, failed
         if why:
             failed += 1
             print("FAIL golden_wine %s: %s" % (n, "; ".join(why)))
         else:
             passed += 1
             print("ok   golden_wine %s" % n)
+
+    for n in names:
+        try:
+            why = run_case(args, args.golden, n)
+        except subprocess.TimeoutExpired:
+            why = ["timed out"]
+        report(n, why)
+    if not args.names:
+        try:
+            for n, why in windows_cases(args, os.path.dirname(os.path.abspath(__file__))):
+                report("win_" + n, why)
+        except subprocess.TimeoutExpired:
+            report("win_cases", ["timed out"])
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
