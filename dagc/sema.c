@@ -717,6 +717,7 @@ static int lower_graph(sgraph *g, ir_graph *out)
         x->grain = s->grain;
         x->cost_ns = s->cost_ns;
         x->pos = s->pos;
+        x->sub = UINT32_MAX;
         /* Ascending index order: deterministic, and back ends may rely on it. */
         uint32_t *pl = lists + lp;
         x->npred = A.pstart[v + 1] - A.pstart[v];
@@ -883,6 +884,10 @@ ir_program *dg_sema(const ast_file *f, const char *path, dg_diag *d, dg_arena *a
     for (const ast_include *i = f->includes; i; i = i->next) incs[ninc++] = i->path;
     p->includes = incs;
     p->nincludes = ninc;
+    const char **files = dg_alloc(a, sizeof *files);
+    files[0] = path;
+    p->files = files;
+    p->nfiles = 1;
 
     ir_graph *graphs = dg_alloc(a, (ng + 1) * sizeof *graphs);
     dg_map gnames = {0};
