@@ -335,14 +335,13 @@ static void task_clauses(sgraph *g, uint32_t n, const ast_stmt *st)
     }
     if (seen[CL_RUN]) {
         /* The subgraph's own tasks say where and what they run. */
-        static const ast_clause_kind meaningless[] = {CL_MAIN, CL_HOT, CL_FIBER, CL_PARALLEL,
-                                                      CL_CALL, CL_COST, CL_READS, CL_WRITES};
-        for (size_t i = 0; i < sizeof meaningless / sizeof *meaningless; i++) {
-            const ast_clause *c = seen[meaningless[i]];
-            if (c)
-                dg_error(g->d, c->pos, "'%s' has no meaning on a 'run' node (the tasks of "
-                         "graph '%s' say where and what they run)", clause_word(c->kind),
-                         seen[CL_RUN]->name);
+        for (const ast_clause *c = st->clauses; c; c = c->next) {
+            if (c->kind == CL_AFTER || c->kind == CL_WHEN || c->kind == CL_RUN ||
+                seen[c->kind] != c)
+                continue;
+            dg_error(g->d, c->pos, "'%s' has no meaning on a 'run' node (the tasks of "
+                     "graph '%s' say where and what they run)", clause_word(c->kind),
+                     seen[CL_RUN]->name);
         }
         snode *s = &g->nodes[n];
         s->kind = IR_GATE;
