@@ -40,7 +40,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BUDGET_BYTES ((size_t)48 << 20) /* both bitset arrays together */
+#ifndef DAGC_RACE_BUDGET_BYTES
+#define DAGC_RACE_BUDGET_BYTES ((size_t)48 << 20) /* both bitset arrays together */
+#endif
+#define BUDGET_BYTES DAGC_RACE_BUDGET_BYTES
 
 typedef struct slot {
     uint32_t node, res;
