@@ -379,7 +379,7 @@ static void check_graph(const ir_program *p, const ir_graph *g, int pipeline, dg
         r = r1;
     }
     if (pipeline && !d->stop) {
-        qsort(R.cross, R.ncross, sizeof *R.cross, cross_cmp);
+        if (R.ncross) qsort(R.cross, R.ncross, sizeof *R.cross, cross_cmp);
         for (size_t i = 0; i < R.ncross; i++)
             report_cross(&R, &R.slots[R.cross[i].x], &R.slots[R.cross[i].y]);
         if (R.crossmore) {
