@@ -23,7 +23,7 @@
 
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
-    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES,
+    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_MT,
 };
 
 static const struct option_row {
@@ -40,14 +40,19 @@ static const struct option_row {
     {"--check", 0, OPT_CHECK, NULL, "parse and check only; write nothing"},
     {"--stats", 0, OPT_STATS, NULL, "print nodes, edges, depth, width, total cost, critical path"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
+    {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
     {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl instead of the built-in templates"},
     {"--version", 0, OPT_VERSION, NULL, "print the version and exit"},
     {"--help", 0, OPT_HELP, NULL, "print this help and exit"},
 };
 
+#define MAX_MT 16
+
 typedef struct cli {
     const char *input;
+    const char *mt[MAX_MT];  /* -MT targets, in order */
+    size_t nmt;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
     int check, stats, werror;
 } cli;
@@ -85,6 +90,10 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
     case OPT_TEMPLATES: c->templates = arg; break;
+    case OPT_MT:
+        if (c->nmt == MAX_MT) return usage_error("too many -MT targets (the limit is %s)", "16");
+        c->mt[c->nmt++] = arg;
+        break;
     case OPT_VERSION: printf("dagc %s (.dag language version 1)\n", DAGC_VERSION); return 0;
     case OPT_HELP: usage(stdout); return 0;
     }
@@ -100,21 +109,24 @@ static int parse_args(cli *c, int argc, char **argv)
             c->input = a;
             continue;
         }
+        /* The exact name first; else the longest name that prefixes it:
+         * --dot=FILE, and -oDIR / -MFILE / -MTTARGET spellings. */
         const struct option_row *row = NULL;
         const char *val = NULL;
+        size_t best = 0;
         for (size_t k = 0; k < sizeof option_table / sizeof *option_table; k++) {
             const struct option_row *r = &option_table[k];
             size_t n = strlen(r->name);
             if (strcmp(a, r->name) == 0) {
                 row = r;
+                val = NULL;
                 break;
             }
-            /* --dot=FILE and -oDIR / -MFILE spellings. */
-            if (r->has_arg && strncmp(a, r->name, n) == 0 &&
-                ((a[1] == '-' && a[n] == '=') || (a[1] != '-' && n == 2))) {
+            if (r->has_arg && n > best && strncmp(a, r->name, n) == 0 &&
+                ((a[1] == '-' && a[n] == '=') || a[1] != '-')) {
                 row = r;
+                best = n;
                 val = a + n + (a[n] == '=');
-                break;
             }
         }
         if (!row) return usage_error("unknown option '%s'", a);
@@ -129,6 +141,7 @@ static int parse_args(cli *c, int argc, char **argv)
     if (!c->input) return usage_error("%s", "no input file");
     if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates))
         return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --templates or -M");
+    if (c->nmt && !c->depfile) return usage_error("%s", "-MT names the depfile's targets: it needs -M FILE");
     return -1;
 }
 
@@ -145,6 +158,13 @@ static void dep_path(FILE *o, const char *p)
 static void write_depfile(FILE *o, const cli *c, const ir_program *p,
                           const char *const *targets, size_t ntargets)
 {
+    /* -MT names the targets; by default every output is one, the C source
+     * first: Ninja wants the first target to be the rule's first output,
+     * which the usual rules (CMake's OUTPUT, Meson's output:) make the .c. */
+    if (c->nmt) {
+        targets = c->mt;
+        ntargets = c->nmt;
+    }
     for (size_t i = 0; i < ntargets; i++) {
         if (i) fputc(' ', o);
         dep_path(o, targets[i]);
@@ -257,8 +277,9 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, siz
             snprintf(err, errsz, "cannot write '%s'", paths[i]);
             goto out;
         }
-        targets[(*ntargets)++] = paths[i];
     }
+    targets[(*ntargets)++] = cp;
+    targets[(*ntargets)++] = hp;
     rc = 0;
 out:
     dg_buf_free(&h);
@@ -306,7 +327,6 @@ int main(int argc, char **argv)
             snprintf(err, sizeof err, "cannot write '%s'", c.dot_path);
             goto io_error;
         }
-        if (strcmp(c.dot_path, "-") != 0) targets[ntargets++] = c.dot_path;
     }
 
     if (want_c) {
@@ -314,6 +334,8 @@ int main(int argc, char **argv)
         if (emit_c_files(&c, p, outs, &nout, targets, &ntargets, err, sizeof err) != 0)
             goto io_error;
     }
+
+    if (c.dot_path && strcmp(c.dot_path, "-") != 0) targets[ntargets++] = c.dot_path;
 
     if (c.depfile) {
         dg_outfile *f = &outs[nout];
