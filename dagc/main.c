@@ -23,7 +23,7 @@
 
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
-    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_MT,
+    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_MT, OPT_DIAG_FORMAT,
 };
 
 static const struct option_row {
@@ -43,6 +43,7 @@ static const struct option_row {
     {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
     {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl instead of the built-in templates"},
+    {"--diagnostics-format", 1, OPT_DIAG_FORMAT, "F", "text (default: FILE:LINE:COL: error: ...) or json (one document on stderr)"},
     {"--version", 0, OPT_VERSION, NULL, "print the version and exit"},
     {"--help", 0, OPT_HELP, NULL, "print this help and exit"},
 };
@@ -55,6 +56,7 @@ typedef struct cli {
     size_t nmt;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
     int check, stats, werror;
+    int diag_format;         /* dg_diag_format */
 } cli;
 
 static void usage(FILE *o)
@@ -93,6 +95,11 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_MT:
         if (c->nmt == MAX_MT) return usage_error("too many -MT targets (the limit is %s)", "16");
         c->mt[c->nmt++] = arg;
+        break;
+    case OPT_DIAG_FORMAT:
+        if (strcmp(arg, "text") == 0) c->diag_format = DG_DIAG_TEXT;
+        else if (strcmp(arg, "json") == 0) c->diag_format = DG_DIAG_JSON;
+        else return usage_error("unknown diagnostics format '%s' (expected text or json)", arg);
         break;
     case OPT_VERSION: printf("dagc %s (.dag language version 1)\n", DAGC_VERSION); return 0;
     case OPT_HELP: usage(stdout); return 0;
@@ -304,6 +311,7 @@ int main(int argc, char **argv)
     o.diag_out = stderr;
     o.werror = c.werror;
     o.color = isatty(fileno(stderr)) && !getenv("NO_COLOR");
+    o.diag_format = c.diag_format;
     ir_program *p = NULL;
     rc = dagc_compile_file(c.input, &o, &p);
     if (rc != DAGC_OK) return rc;
@@ -356,7 +364,7 @@ int main(int argc, char **argv)
     return DAGC_OK;
 
 io_error:
-    fprintf(stderr, "dagc: error: %s\n", err);
+    dg_error_plain(dagc_program_diag(p), "%s", err);
     status = DAGC_EUSAGE;
     for (size_t i = 0; i < nout; i++) dg_out_abort(&outs[i]);
     dagc_program_free(p);
