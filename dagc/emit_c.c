@@ -1,7 +1,10 @@
 /*
  * emit_c.c - the C back end. Turns the IR into template data (one dictionary
- * per graph, one item per node) and renders the two templates. All the C
- * syntax lives in templates/; this file only decides values.
+ * per graph, one item per node) and renders the two templates. The C
+ * declarations and definitions live in templates/; this file only decides
+ * values: names, C expressions for the table fields (flag sets, successor
+ * rows, string literals), the context type's declarators and the include
+ * spellings.
  */
 #include "emit_c.h"
 
@@ -155,16 +158,6 @@ static void flags_expr(dg_buf *b, unsigned f)
         dg_buf_puts(b, "0");
 }
 
-/* Has this graph declared a prototype for name already? Function names are
- * shared by tasks with the same `call`, and predicates by several tasks. */
-static bool seen(const char **names, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return true;
-    return false;
-}
-
 /* The trampoline's name, or NULL where the node has none. */
 static void fn_name(tpl_dict *nd, const char *key, bool has, const char *graph,
                     const char *what, uint32_t index)
@@ -172,31 +165,27 @@ static void fn_name(tpl_dict *nd, const char *key, bool has, const char *graph,
     if (has)
         tpl_setf(nd, key, "%s__dagc_%s_%u", graph, what, (unsigned)index);
     else
-        tpl_set(nd, key, "NULL");
+        tpl_set_ref(nd, key, "NULL");
 }
 
 static void graph_data(const ir_graph *g, tpl_dict *gd)
 {
     dg_buf b = {0};
-    tpl_set(gd, "name", g->name);
-    tpl_set(gd, "graph", g->name);
+    tpl_set_ref(gd, "name", g->name);
+    tpl_set_ref(gd, "graph", g->name);
     const char *ctype = g->ctype && g->ctype[0] ? g->ctype : "void *";
-    tpl_set(gd, "ctype", ctype);
+    tpl_set_ref(gd, "ctype", ctype);
     param(&b, ctype, "ctx");
     set_buf(gd, "param", &b);
     /* The generated code carries the context as a pointer to G_run's own
      * parameter, so any object type works (function pointers included,
      * which ISO C cannot convert to void *), const or not. */
-    dg_buf_printf(&b, "typedef ");
-    {
-        dg_buf nm = {0};
-        dg_buf_printf(&nm, "%s__dagc_ctx", g->name);
-        param(&b, ctype, nm.p);
-        dg_buf_free(&nm);
-    }
-    set_buf(gd, "ctx_typedef", &b);
-    dg_buf_printf(&b, "%s__dagc_ctx", g->name);
-    set_buf(gd, "ctx_t", &b);
+    dg_buf nm = {0};
+    dg_buf_printf(&nm, "%s__dagc_ctx", g->name);
+    param(&b, ctype, nm.p);
+    set_buf(gd, "ctx_decl", &b);
+    tpl_set(gd, "ctx_t", nm.p);
+    dg_buf_free(&nm);
     /* struct/union tags in the context type get a file-scope declaration in
      * the header, so prototypes never declare a tag of their own (which C
      * scopes to the prototype) when no include declares it first. */
@@ -227,74 +216,61 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
         nedges += g->nodes[i].nsucc;
     tpl_setf(gd, "nedges", "%u", (unsigned)nedges);
 
-    /* Prototypes, in node order, each function once. */
-    const char **names = calloc(2 * (size_t)g->nnodes + 1, sizeof *names);
-    size_t nnames = 0;
+    /* Prototypes, in node order, each function once: function names are
+     * shared by tasks with the same `call`, and predicates by several tasks.
+     * One map of the names declared so far keeps this linear. */
+    dg_map declared = {0};
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const ir_node *n = &g->nodes[i];
         if (n->kind != IR_TASK)
             continue;
-        if (!seen(names, nnames, n->func)) {
-            names[nnames++] = n->func;
-            if (n->flags & IR_F_PARALLEL) {
-                dg_buf_printf(&b, "void %s(", n->func);
-                param(&b, ctype, "ctx");
-                dg_buf_puts(&b, ", size_t begin, size_t end)");
-                set_buf(tpl_add(gd, "protos"), "proto", &b);
-                dg_buf_printf(&b, "size_t %s_count(", n->func);
-                param(&b, ctype, "ctx");
-                dg_buf_puts(&b, ")");
-                set_buf(tpl_add(gd, "protos"), "proto", &b);
-            } else {
-                dg_buf_printf(&b, "void %s(", n->func);
-                param(&b, ctype, "ctx");
-                dg_buf_puts(&b, ")");
-                set_buf(tpl_add(gd, "protos"), "proto", &b);
-            }
+        if (dg_map_get(&declared, n->func) < 0) {
+            dg_map_put(&declared, n->func, 1);
+            tpl_dict *pd = tpl_add(gd, "protos");
+            tpl_set_ref(pd, "func", n->func);
+            tpl_set_ref(pd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
         }
-        if ((n->flags & IR_F_WHEN) && n->when && !seen(names, nnames, n->when)) {
-            names[nnames++] = n->when;
-            dg_buf_printf(&b, "bool %s(", n->when);
-            param(&b, ctype, "ctx");
-            dg_buf_puts(&b, ")");
-            set_buf(tpl_add(gd, "protos"), "proto", &b);
+        if ((n->flags & IR_F_WHEN) && n->when && dg_map_get(&declared, n->when) < 0) {
+            dg_map_put(&declared, n->when, 1);
+            tpl_set_ref(tpl_add(gd, "protos"), "when", n->when);
         }
     }
-    free(names);
+    dg_map_free(&declared);
 
     /* Distinct functions and predicates, for templates that implement them
-     * (tests/e2e's checker does): several tasks may share one `call`. */
-    int *fid = calloc((size_t)g->nnodes + 1, sizeof *fid);
-    int *wid = calloc((size_t)g->nnodes + 1, sizeof *wid);
+     * (tests/e2e's checker does): several tasks may share one `call`. The
+     * maps give each name the id of its first task. */
+    int *fid = dg_xcalloc((size_t)g->nnodes + 1, sizeof *fid);
+    int *wid = dg_xcalloc((size_t)g->nnodes + 1, sizeof *wid);
+    dg_map fids = {0}, wids = {0};
     int nf = 0, nw = 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const ir_node *n = &g->nodes[i];
         fid[i] = wid[i] = -1;
         if (n->kind != IR_TASK)
             continue;
-        for (uint32_t j = 0; j < i && fid[i] < 0; j++)
-            if (g->nodes[j].kind == IR_TASK && strcmp(g->nodes[j].func, n->func) == 0)
-                fid[i] = fid[j];
+        fid[i] = dg_map_get(&fids, n->func);
         if (fid[i] < 0) {
             fid[i] = nf++;
+            dg_map_put(&fids, n->func, fid[i]);
             tpl_dict *fd = tpl_add(gd, "funcs");
-            tpl_set(fd, "func", n->func);
+            tpl_set_ref(fd, "func", n->func);
             tpl_setf(fd, "fid", "%d", fid[i]);
-            tpl_set(fd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
+            tpl_set_ref(fd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
         }
         if (!((n->flags & IR_F_WHEN) && n->when))
             continue;
-        for (uint32_t j = 0; j < i && wid[i] < 0; j++)
-            if (g->nodes[j].when && (g->nodes[j].flags & IR_F_WHEN) &&
-                strcmp(g->nodes[j].when, n->when) == 0)
-                wid[i] = wid[j];
+        wid[i] = dg_map_get(&wids, n->when);
         if (wid[i] < 0) {
             wid[i] = nw++;
+            dg_map_put(&wids, n->when, wid[i]);
             tpl_dict *wd = tpl_add(gd, "whens");
-            tpl_set(wd, "when", n->when);
+            tpl_set_ref(wd, "when", n->when);
             tpl_setf(wd, "wid", "%d", wid[i]);
         }
     }
+    dg_map_free(&fids);
+    dg_map_free(&wids);
     tpl_setf(gd, "nfuncs", "%d", nf);
     tpl_setf(gd, "nwhens", "%d", nw);
 
@@ -307,8 +283,8 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
         tpl_setf(nd, "when_id", "%d", wid[i]);
         c_string(&b, n->name);
         set_buf(nd, "name", &b);
-        tpl_set(nd, "kind", kind_name(n->kind));
-        tpl_set(nd, "join", join_name(n->join));
+        tpl_set_ref(nd, "kind", kind_name(n->kind));
+        tpl_set_ref(nd, "join", join_name(n->join));
         flags_expr(&b, n->flags);
         set_buf(nd, "flags", &b);
         tpl_setf(nd, "npred", "%u", (unsigned)n->npred);
@@ -319,12 +295,12 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
         bool par = task && (n->flags & IR_F_PARALLEL);
         bool when = task && (n->flags & IR_F_WHEN) && n->when;
         if (task) {
-            tpl_set(nd, "func", n->func);
-            tpl_set(nd, par ? "parallel" : "plain", "1");
+            tpl_set_ref(nd, "func", n->func);
+            tpl_set_ref(nd, par ? "parallel" : "plain", "1");
         }
         if (when) {
-            tpl_set(nd, "has_when", "1");
-            tpl_set(nd, "when", n->when);
+            tpl_set_ref(nd, "has_when", "1");
+            tpl_set_ref(nd, "when", n->when);
         }
         fn_name(nd, "run", task && !par, g->name, "run", i);
         fn_name(nd, "run_range", par, g->name, "range", i);

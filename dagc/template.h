@@ -31,8 +31,13 @@ typedef struct tpl_dict tpl_dict;
 /* Dictionaries: every dictionary made from a root is freed with the root. */
 tpl_dict *tpl_dict_new(void);
 void tpl_dict_free(tpl_dict *root);
+/* Keys are not copied: they must outlive the tree (callers pass string
+ * literals). */
 /* Sets key to a copy of value (replacing an earlier value). */
 void tpl_set(tpl_dict *d, const char *key, const char *value);
+/* The same without the copy: value must outlive the tree (a literal, or a
+ * string of the IR being rendered). */
+void tpl_set_ref(tpl_dict *d, const char *key, const char *value);
 void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
