@@ -23,7 +23,7 @@
 
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
-    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_MT, OPT_DIAG_FORMAT,
+    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX,
 };
 
 static const struct option_row {
@@ -42,7 +42,8 @@ static const struct option_row {
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
     {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
-    {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl instead of the built-in templates"},
+    {"--cxx", 0, OPT_CXX, NULL, "emit the source as C++ (STEM.cpp): the context may be any C++ type"},
+    {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl (source.cpp.tpl with --cxx) instead of the built-in templates"},
     {"--diagnostics-format", 1, OPT_DIAG_FORMAT, "F", "text (default: FILE:LINE:COL: error: ...) or json (one document on stderr)"},
     {"--version", 0, OPT_VERSION, NULL, "print the version and exit"},
     {"--help", 0, OPT_HELP, NULL, "print this help and exit"},
@@ -55,7 +56,7 @@ typedef struct cli {
     const char *mt[MAX_MT];  /* -MT targets, in order */
     size_t nmt;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
-    int check, stats, werror;
+    int check, stats, werror, cxx;
     int diag_format;         /* dg_diag_format */
 } cli;
 
@@ -92,6 +93,7 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
     case OPT_TEMPLATES: c->templates = arg; break;
+    case OPT_CXX: c->cxx = 1; break;
     case OPT_MT:
         if (c->nmt == MAX_MT) return usage_error("too many -MT targets (the limit is %s)", "16");
         c->mt[c->nmt++] = arg;
@@ -146,8 +148,8 @@ static int parse_args(cli *c, int argc, char **argv)
         if (rc >= 0) return rc;
     }
     if (!c->input) return usage_error("%s", "no input file");
-    if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates))
-        return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --templates or -M");
+    if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates || c->cxx))
+        return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --cxx, --templates or -M");
     if (c->nmt && !c->depfile) return usage_error("%s", "-MT names the depfile's targets: it needs -M FILE");
     return -1;
 }
@@ -238,10 +240,11 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, siz
     const char *dir = c->outdir ? c->outdir : ".";
     const char *cp = c->c_path, *hp = c->h_path;
     if (!cp && !hp) {
-        cp = owned_paths[0] = stem_path(dir, c->input, ".c");
+        cp = owned_paths[0] = stem_path(dir, c->input, c->cxx ? ".cpp" : ".c");
         hp = owned_paths[1] = stem_path(dir, c->input, ".h");
     } else if (!cp) {
-        cp = owned_paths[0] = c->outdir ? stem_path(dir, c->input, ".c") : sibling(hp, ".c");
+        const char *ext = c->cxx ? ".cpp" : ".c";
+        cp = owned_paths[0] = c->outdir ? stem_path(dir, c->input, ext) : sibling(hp, ext);
     } else if (!hp) {
         hp = owned_paths[1] = c->outdir ? stem_path(dir, c->input, ".h") : sibling(cp, ".h");
     }
@@ -259,7 +262,10 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, siz
     }
     emit_c_templates t;
     if (c->templates) {
-        if (!emit_c_load_templates(c->templates, &t, err, errsz)) return -1;
+        if (!(c->cxx ? emit_cxx_load_templates : emit_c_load_templates)(c->templates, &t, err, errsz))
+            return -1;
+    } else if (c->cxx) {
+        emit_cxx_builtin_templates(&t);
     } else {
         emit_c_builtin_templates(&t);
     }
@@ -303,7 +309,7 @@ int main(int argc, char **argv)
     if (rc >= 0) return rc;
 
     /* C output is the default action when nothing else was asked for. */
-    int want_c = c.outdir || c.c_path || c.h_path || c.templates ||
+    int want_c = c.outdir || c.c_path || c.h_path || c.templates || c.cxx ||
                  (!c.dot_path && !c.check && !c.stats);
 
     dagc_opts o;
