@@ -4,8 +4,9 @@
 # with one CMake generator, and checks what a build system must get right:
 # it builds and runs; a second build does nothing; touching the .dag or a
 # header it includes reruns dagc; a bad .dag fails the build with dagc's
-# diagnostic in the build output. Also: the SONAME, and that the CMake
-# package and dagrt.pc agree on the version.
+# diagnostic in the build output. A C++ target takes the graph as C++
+# (dagc_add_graph ... CXX, into an OUTPUT_DIR). Also: the SONAME, and that
+# the CMake package and dagrt.pc agree on the version.
 # usage: cmake_consumer.sh BUILD_DIR SOURCE_DIR GENERATOR SCRATCH_DIR
 set -eu
 build=$1 src=$2 gen=$3 scratch=$4
@@ -56,6 +57,7 @@ cmake -P "$scratch/ver.cmake" || fail "dagrtConfigVersion.cmake"
 
 cp "$src/examples/consumer/hello.dag" "$src/examples/consumer/hello_ctx.h" \
    "$src/examples/consumer/main.c" "$src/tests/build/cmake/CMakeLists.txt" "$scratch/proj/"
+cp -r "$src/tests/build/cxx" "$scratch/proj/cxx"
 p=$scratch/proj b=$scratch/b
 cmake -S "$p" -B "$b" -G "$gen" -DCMAKE_PREFIX_PATH="$scratch/root$prefix" \
     -DWANT_VERSION="$major.$minor" >"$scratch/configure.log" 2>&1 ||
@@ -78,6 +80,8 @@ build first || { cat "$scratch/first.log"; fail "first build"; }
 ran_dagc first || fail "the first build did not run dagc"
 [ -f "$b/dagc/hello/hello.svg" ] || [ -z "$(command -v dot)" ] || fail "DOT: no hello.svg"
 "$b/hello" || fail "the program failed"
+[ -f "$b/gen/world/frame.cpp" ] || fail "CXX: no gen/world/frame.cpp (OUTPUT_DIR)"
+"$b/world" || fail "the C++ program failed"
 readelf -d "$b/hello" | grep -q "NEEDED.*\[$want_so\]" || fail "hello does not link $want_so"
 
 build second || fail "second build"
