@@ -23,7 +23,8 @@
 
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
-    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX,
+    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_IMPORT_DIR, OPT_NO_PIPELINE_RACE,
+    OPT_MT, OPT_DIAG_FORMAT, OPT_CXX,
 };
 
 static const struct option_row {
@@ -41,7 +42,9 @@ static const struct option_row {
     {"--stats", 0, OPT_STATS, NULL, "print nodes, edges, depth, width, total cost, critical path"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
     {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
+    {"-I", 1, OPT_IMPORT_DIR, "DIR", "also look for imported .dag files in DIR (repeatable, in order)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
+    {"-Wno-pipeline-race", 0, OPT_NO_PIPELINE_RACE, NULL, "no warnings for races across consecutive frames of a pipeline"},
     {"--cxx", 0, OPT_CXX, NULL, "emit the source as C++ (STEM.cpp): the context may be any C++ type"},
     {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl (source.cpp.tpl with --cxx) instead of the built-in templates"},
     {"--diagnostics-format", 1, OPT_DIAG_FORMAT, "F", "text (default: FILE:LINE:COL: error: ...) or json (one document on stderr)"},
@@ -56,8 +59,10 @@ typedef struct cli {
     const char *mt[MAX_MT];  /* -MT targets, in order */
     size_t nmt;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
-    int check, stats, werror, cxx;
+    int check, stats, werror, no_pipeline_race, cxx;
     int diag_format;         /* dg_diag_format */
+    const char **import_dirs;
+    size_t nimport_dirs;
 } cli;
 
 static void usage(FILE *o)
@@ -92,6 +97,12 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_STATS: c->stats = 1; break;
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
+    case OPT_IMPORT_DIR:
+        c->import_dirs = realloc(c->import_dirs, (c->nimport_dirs + 1) * sizeof *c->import_dirs);
+        if (!c->import_dirs) return usage_error("%s", "out of memory");
+        c->import_dirs[c->nimport_dirs++] = arg;
+        break;
+    case OPT_NO_PIPELINE_RACE: c->no_pipeline_race = 1; break;
     case OPT_TEMPLATES: c->templates = arg; break;
     case OPT_CXX: c->cxx = 1; break;
     case OPT_MT:
@@ -103,7 +114,7 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
         else if (strcmp(arg, "json") == 0) c->diag_format = DG_DIAG_JSON;
         else return usage_error("unknown diagnostics format '%s' (expected text or json)", arg);
         break;
-    case OPT_VERSION: printf("dagc %s (.dag language version 1)\n", DAGC_VERSION); return 0;
+    case OPT_VERSION: printf("dagc %s (.dag language version 2)\n", DAGC_VERSION); return 0;
     case OPT_HELP: usage(stdout); return 0;
     }
     return -1;
@@ -181,6 +192,10 @@ static void write_depfile(FILE *o, const cli *c, const ir_program *p,
     fputs(":", o);
     fputc(' ', o);
     dep_path(o, c->input);
+    for (size_t i = 1; i < p->nfiles; i++) { /* (v2) every imported .dag file */
+        fputs(" \\\n  ", o);
+        dep_path(o, p->files[i]);
+    }
     /* Includes are C headers for the generated code; those found beside the
      * .dag file are dependencies too (others come from the C compiler's
      * search path, which its own depfile covers). */
@@ -316,6 +331,9 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.diag_out = stderr;
     o.werror = c.werror;
+    o.import_dirs = c.import_dirs;
+    o.nimport_dirs = c.nimport_dirs;
+    o.no_pipeline_race = c.no_pipeline_race;
     o.color = isatty(fileno(stderr)) && !getenv("NO_COLOR");
     o.diag_format = c.diag_format;
     ir_program *p = NULL;
