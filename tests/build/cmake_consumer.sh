@@ -2,8 +2,8 @@
 # Builds tests/build/cmake/ (a CMake project using find_package(dagrt) and
 # dagc_add_graph) against a `meson install --destdir` tree of this build,
 # with one CMake generator, and checks what a build system must get right:
-# it builds and runs; a second build does nothing; touching the .dag or a
-# header it includes reruns dagc; a bad .dag fails the build with dagc's
+# it builds and runs; a second build does nothing; touching the .dag, a
+# header it includes or a .dag it imports (IMPORT_DIRS) reruns dagc; a bad .dag fails the build with dagc's
 # diagnostic in the build output. A C++ target takes the graph as C++
 # (dagc_add_graph ... CXX, into an OUTPUT_DIR). Also: the SONAME, and that
 # the CMake package and dagrt.pc agree on the version.
@@ -58,6 +58,8 @@ cmake -P "$scratch/ver.cmake" || fail "dagrtConfigVersion.cmake"
 cp "$src/examples/consumer/hello.dag" "$src/examples/consumer/hello_ctx.h" \
    "$src/examples/consumer/main.c" "$src/tests/build/cmake/CMakeLists.txt" "$scratch/proj/"
 cp -r "$src/tests/build/cxx" "$scratch/proj/cxx"
+cp -r "$src/tests/build/cmake/lib" "$src/tests/build/cmake/tick.dag" "$src/tests/build/cmake/tick_ctx.h" \
+   "$src/tests/build/cmake/tick_main.c" "$scratch/proj/"
 p=$scratch/proj b=$scratch/b
 cmake -S "$p" -B "$b" -G "$gen" -DCMAKE_PREFIX_PATH="$scratch/root$prefix" \
     -DWANT_VERSION="$major.$minor" >"$scratch/configure.log" 2>&1 ||
@@ -70,9 +72,9 @@ build() { # build LOG_NAME: builds, output in $scratch/LOG_NAME.log
     n=$((n + 1))
     cmake --build "$b" >"$scratch/$1.log" 2>&1
 }
-ran_dagc() { grep -q "dagc hello.dag" "$scratch/$1.log"; }
+ran_dagc() { grep -q "dagc ${2:-hello}.dag" "$scratch/$1.log"; }
 noop() { # nothing rerun, nothing compiled or linked
-    ! ran_dagc "$1" && ! grep -Eq "Building|Linking|dot hello" "$scratch/$1.log" &&
+    ! grep -Eq "dagc |Building|Linking|dot hello" "$scratch/$1.log" &&
     { [ "$gen" != Ninja ] || grep -q "no work to do" "$scratch/$1.log"; }
 }
 
@@ -82,6 +84,8 @@ ran_dagc first || fail "the first build did not run dagc"
 "$b/hello" || fail "the program failed"
 [ -f "$b/gen/world/frame.cpp" ] || fail "CXX: no gen/world/frame.cpp (OUTPUT_DIR)"
 "$b/world" || fail "the C++ program failed"
+"$b/tick" || fail "the program with an imported graph failed"
+! readelf -d "$b/tick" | grep -q "NEEDED.*libdagrt" || fail "dagrt::dagrt_static linked the shared library"
 readelf -d "$b/hello" | grep -q "NEEDED.*\[$want_so\]" || fail "hello does not link $want_so"
 
 build second || fail "second build"
@@ -96,6 +100,11 @@ build after_dag && noop after_dag || { cat "$scratch/after_dag.log"; fail "a bui
 sleep 1; touch "$p/hello_ctx.h"
 build touch_h || fail "build after touching hello_ctx.h"
 ran_dagc touch_h || { cat "$scratch/touch_h.log"; fail "touching the included header did not rerun dagc"; }
+
+sleep 1; touch "$p/lib/sub.dag"
+build touch_import || fail "build after touching the imported lib/sub.dag"
+ran_dagc touch_import tick || { cat "$scratch/touch_import.log"; fail "touching an imported .dag did not rerun dagc"; }
+! ran_dagc touch_import hello || fail "touching tick.dag's import reran dagc on hello.dag"
 
 cp "$p/hello.dag" "$scratch/hello.dag.good"
 printf 'graph broken {\n    task a after nowhere;\n}\n' >>"$p/hello.dag"
