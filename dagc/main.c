@@ -68,11 +68,17 @@ typedef struct cli {
 static void usage(FILE *o)
 {
     fputs("usage: dagc [options] FILE.dag\n\noptions:\n", o);
+    int width = 0; /* the longest "NAME ARG", so the help texts line up */
+    for (size_t i = 0; i < sizeof option_table / sizeof *option_table; i++) {
+        const struct option_row *r = &option_table[i];
+        int w = (int)(strlen(r->name) + (r->arg ? 1 + strlen(r->arg) : 0));
+        if (w > width) width = w;
+    }
     for (size_t i = 0; i < sizeof option_table / sizeof *option_table; i++) {
         const struct option_row *r = &option_table[i];
         char left[40];
         snprintf(left, sizeof left, "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
-        fprintf(o, "  %-14s %s\n", left, r->help);
+        fprintf(o, "  %-*s %s\n", width, left, r->help);
     }
     fputs("\nexit status: 0 ok, 1 errors in the input, 2 usage or I/O errors\n", o);
 }

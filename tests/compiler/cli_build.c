@@ -180,3 +180,25 @@ Test(cli_build, cxx_context_declarators)
     remove_dir(tmp);
     free(tmp);
 }
+
+Test(cli_build, help_lists_the_options_aligned)
+{
+    spawn_result r;
+    RUN(r, NULL, "--help");
+    cr_expect_eq(r.status, 0);
+    const char *want[] = {"  -MT TARGET ", "  --cxx ", "  --diagnostics-format F "};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(r.out, want[i]) != NULL, "--help lacks %s", want[i]);
+    /* Option texts start in one column, the longest option's too. */
+    const char *texts[] = {"write DIR/STEM.h", "name TARGET as", "text (default", "print this help"};
+    long col = -1;
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        const char *t = strstr(r.out, texts[i]);
+        cr_assert_not_null(t, "%s", texts[i]);
+        const char *bol = t;
+        while (bol > r.out && bol[-1] != '\n') bol--;
+        if (col < 0) col = (long)(t - bol);
+        cr_expect_eq((long)(t - bol), col, "misaligned: %s", texts[i]);
+    }
+    spawn_free(&r);
+}
