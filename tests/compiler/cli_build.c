@@ -202,3 +202,36 @@ Test(cli_build, help_lists_the_options_aligned)
     }
     spawn_free(&r);
 }
+
+Test(cli_build, json_diagnostics_for_io_errors)
+{
+    spawn_result r;
+    RUN(r, NULL, "--check", "--diagnostics-format=json", "/nonexistent/dir/x.dag");
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err,
+        "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[\n"
+        "{\"severity\":\"error\",\"message\":\"cannot open '/nonexistent/dir/x.dag': No such file or directory\","
+        "\"file\":\"/nonexistent/dir/x.dag\",\"line\":null,\"column\":null,\"notes\":[],\"hint\":null}\n"
+        "]}\n");
+    spawn_free(&r);
+    /* An output that cannot be written: no position, still JSON, nothing
+     * written. */
+    char *tmp = make_temp_dir();
+    put(tmp, "f.dag", simple);
+    RUN(r, tmp, "f.dag", "--diagnostics-format", "json", "--c", "nodir/f.c");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strncmp(r.err, "{\"format\":\"dagc-diagnostics\"", 28) == 0, "%s", r.err);
+    cr_expect(strstr(r.err, "\"severity\":\"error\",\"message\":\"") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "cannot create 'nodir/f.h'") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "\"file\":null") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "dagc: error") == NULL, "%s", r.err);
+    cr_expect_eq(count_entries(tmp), 1, "only f.dag");
+    spawn_free(&r);
+    /* Usage errors stay text. */
+    RUN(r, tmp, "f.dag", "--diagnostics-format=xml");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "dagc: error: unknown diagnostics format 'xml' (expected text or json)") != NULL, "%s", r.err);
+    spawn_free(&r);
+    remove_dir(tmp);
+    free(tmp);
+}
