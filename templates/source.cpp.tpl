@@ -24,6 +24,9 @@ namespace {
 namespace dagc_{{name}} {
 using ctx_type = {{ctype}};
 using ctx_object = std::remove_reference<ctx_type>::type;
+// What a trampoline hands the user's function: the object itself, by
+// reference (a top-level const stays the object's), or moved for T &&.
+using ctx_pass = std::conditional<std::is_rvalue_reference<ctx_type>::value, ctx_type, ctx_object &>::type;
 } // namespace dagc_{{name}}
 } // namespace
 
@@ -34,23 +37,23 @@ extern "C" {
 {{#plain}}
 static void dagc_{{graph}}_run_{{index}}(void *ctx)
 {
-    {{func}}(static_cast<dagc_{{graph}}::ctx_type>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)));
+    {{func}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)));
 }
 {{/plain}}
 {{#parallel}}
 static void dagc_{{graph}}_range_{{index}}(void *ctx, size_t begin, size_t end)
 {
-    {{func}}(static_cast<dagc_{{graph}}::ctx_type>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)), begin, end);
+    {{func}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)), begin, end);
 }
 static size_t dagc_{{graph}}_count_{{index}}(void *ctx)
 {
-    return {{func}}_count(static_cast<dagc_{{graph}}::ctx_type>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)));
+    return {{func}}_count(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)));
 }
 {{/parallel}}
 {{#has_when}}
 static bool dagc_{{graph}}_when_{{index}}(void *ctx)
 {
-    return {{when}}(static_cast<dagc_{{graph}}::ctx_type>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)));
+    return {{when}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)));
 }
 {{/has_when}}
 {{/nodes}}

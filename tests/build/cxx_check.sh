@@ -2,8 +2,8 @@
 # C++: dagrt.h compiled and run as C++11 and C++20; dagc --cxx output for
 # C++ context types (tests/build/cxx/frame.dag: a namespaced class, a
 # reference to a template's instantiation, a std::function) compiled as
-# C++17 and run; and dagc --cxx for a C context, its header included from
-# C. Every compile with -Wall -Wextra -Wpedantic -Werror, with g++ and
+# C++17 and run; the C golden inputs (tests/compiler/golden_c) as C++; and
+# dagc --cxx for a C context, its header included from C. Every compile with -Wall -Wextra -Wpedantic -Werror, with g++ and
 # clang++ (each one that is installed; C with gcc and clang likewise).
 # usage: cxx_check.sh SOURCE_DIR DAGC LIBDAGRT_A SCRATCH_DIR
 set -eu
@@ -35,6 +35,18 @@ for cxx in $cxxs; do
     $cxx -std=c++17 $warn -I"$scratch/gen" -I"$t" -I"$inc" "$scratch/gen/frame.cpp" "$t/main.cpp" \
         "$lib" -pthread -o "$scratch/world" || fail "frame.cpp (C++ contexts) with $cxx"
     "$scratch/world" || fail "the C++ program ($cxx) failed"
+done
+
+# The C back end's golden inputs (every clause, function-pointer, const and
+# union contexts, shared call names) emitted as C++ compile cleanly too.
+mkdir "$scratch/golden"
+for dag in "$src"/tests/compiler/golden_c/*.dag; do
+    "$dagc" --cxx "$dag" -o "$scratch/golden" || fail "dagc --cxx $dag"
+    cpp=$scratch/golden/$(basename "$dag" .dag).cpp
+    for cxx in $cxxs; do
+        $cxx -std=c++17 $warn -I"$src/tests/compiler/golden_c" -I"$inc" -c "$cpp" -o "$scratch/golden/x.o" ||
+            fail "$(basename "$cpp") with $cxx"
+    done
 done
 
 # A C context: the header is C's too; the source is still C++.
