@@ -24,9 +24,15 @@ namespace {
 namespace dagc_{{name}} {
 using ctx_type = {{ctype}};
 using ctx_object = std::remove_reference<ctx_type>::type;
-// What a trampoline hands the user's function: the object itself, by
-// reference (a top-level const stays the object's), or moved for T &&.
-using ctx_pass = std::conditional<std::is_rvalue_reference<ctx_type>::value, ctx_type, ctx_object &>::type;
+// The object G_run's ctx parameter holds: an array or function type decays
+// to a pointer there (int[4] is an int *); a reference's is its referent.
+using ctx_param = std::conditional<
+    !std::is_reference<ctx_type>::value &&
+        (std::is_array<ctx_object>::value || std::is_function<ctx_object>::value),
+    std::decay<ctx_object>::type, ctx_object>::type;
+// What a trampoline hands the user's function: that object, by reference
+// (a top-level const stays the object's), or moved for T &&.
+using ctx_pass = std::conditional<std::is_rvalue_reference<ctx_type>::value, ctx_type, ctx_param &>::type;
 } // namespace dagc_{{name}}
 } // namespace
 
@@ -37,23 +43,23 @@ extern "C" {
 {{#plain}}
 static void dagc_{{graph}}_run_{{index}}(void *ctx)
 {
-    {{func}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)));
+    {{func}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_param *>(ctx)));
 }
 {{/plain}}
 {{#parallel}}
 static void dagc_{{graph}}_range_{{index}}(void *ctx, size_t begin, size_t end)
 {
-    {{func}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)), begin, end);
+    {{func}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_param *>(ctx)), begin, end);
 }
 static size_t dagc_{{graph}}_count_{{index}}(void *ctx)
 {
-    return {{func}}_count(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)));
+    return {{func}}_count(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_param *>(ctx)));
 }
 {{/parallel}}
 {{#has_when}}
 static bool dagc_{{graph}}_when_{{index}}(void *ctx)
 {
-    return {{when}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_object *>(ctx)));
+    return {{when}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_param *>(ctx)));
 }
 {{/has_when}}
 {{/nodes}}

@@ -36,6 +36,9 @@ void pool_total(engine::Pool<int, 4> &p)
 
 void notify_ping(const std::function<void(int)> *f) { (*f)(42); }
 
+void bump_first(long v[4]) { v[0] += 1; }
+void bump_second(long v[4]) { v[3] = v[0] + 1; }
+
 int main()
 {
     dagrt *rt = dagrt_create(nullptr);
@@ -51,11 +54,14 @@ int main()
     int got = 0;
     const std::function<void(int)> f = [&got](int v) { got = v; };
     int rc4 = notify_run(rt, &f);
+    long arr[4] = {0, 0, 0, 0};
+    int rc5 = bump_run(rt, arr);
     dagrt_destroy(rt);
     long want = 999L * 1000 / 2;
-    bool ok = rc == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && w.reported == want &&
-              w.checked == 1 && pool.sum == 10 && got == 42;
-    std::printf("cxx: runs %d %d %d %d, total %ld (expected %ld), checked %d, pool %d, ping %d: %s\n",
-                rc, rc2, rc3, rc4, w.reported, want, w.checked, pool.sum, got, ok ? "ok" : "FAILED");
+    bool ok = rc == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && rc5 == 0 && w.reported == want &&
+              w.checked == 1 && pool.sum == 10 && got == 42 && arr[0] == 1 && arr[3] == 2;
+    std::printf("cxx: runs %d %d %d %d %d, total %ld (expected %ld), checked %d, pool %d, ping %d,"
+                " array %ld %ld: %s\n", rc, rc2, rc3, rc4, rc5, w.reported, want, w.checked, pool.sum,
+                got, arr[0], arr[3], ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }
