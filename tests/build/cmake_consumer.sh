@@ -114,4 +114,20 @@ grep -q "hello.dag:11:18: error: unknown name 'nowhere'" "$scratch/bad.log" ||
 cp "$scratch/hello.dag.good" "$p/hello.dag"
 build fixed || { cat "$scratch/fixed.log"; fail "build after fixing the .dag"; }
 "$b/hello" >/dev/null || fail "the program failed after the fix"
+# Misuse of dagc_add_graph is a configure error that says what is wrong.
+mkdir -p "$scratch/misuse"
+cp "$p/hello.dag" "$p/hello_ctx.h" "$scratch/misuse/"
+for case in "nosuch hello.dag:'nosuch' is not a target" \
+            "hello hello.dag BOGUS:unknown arguments: BOGUS" \
+            "hello hello.dag CXX:the generated source is CXX;"; do
+    args=${case%%:*} want=${case#*:}
+    printf 'cmake_minimum_required(VERSION 3.20)\nproject(misuse C)\nfind_package(dagrt CONFIG REQUIRED)\nadd_executable(hello hello.c)\ndagc_add_graph(%s)\n' \
+        "$args" >"$scratch/misuse/CMakeLists.txt"
+    if cmake -S "$scratch/misuse" -B "$scratch/misuse/b" -G "$gen" -DCMAKE_PREFIX_PATH="$scratch/root$prefix" \
+        >"$scratch/misuse.log" 2>&1; then
+        fail "dagc_add_graph($args) configured"
+    fi
+    grep -q "$want" "$scratch/misuse.log" || { cat "$scratch/misuse.log"; fail "dagc_add_graph($args): no '$want'"; }
+    rm -rf "$scratch/misuse/b"
+done
 echo "ok: CMake ($gen): $n builds"
