@@ -22,6 +22,9 @@ typedef struct tpl_entry {
     const char *key;      /* the caller's (not copied) */
     const char *value;    /* a value, or NULL for a list */
     tpl_dict *first, *last; /* a list's items */
+    tpl_fill_fn fill;     /* a lazy list: fill(fill_ctx, i, item), i < nlazy */
+    void *fill_ctx;
+    size_t nlazy;
     uint32_t klen;
 } tpl_entry;
 
@@ -113,6 +116,14 @@ tpl_dict *tpl_add(tpl_dict *d, const char *key)
         e->first = item;
     e->last = item;
     return item;
+}
+
+void tpl_add_lazy(tpl_dict *d, const char *key, size_t n, tpl_fill_fn fill, void *ctx)
+{
+    tpl_entry *e = entry(d, key);
+    e->fill = fill;
+    e->fill_ctx = ctx;
+    e->nlazy = n;
 }
 
 /* ---------------------------------------------------------------- tokens */
@@ -259,6 +270,29 @@ static const tpl_entry *lookup(const scope *sc, const char *key, size_t n)
 }
 
 static bool render(const char *name, const toks *ts, size_t from, size_t to, const scope *sc,
+                   dg_buf *out, char *err, size_t errlen);
+
+/* Section token at for lazy list e: each item is filled into a scratch
+ * arena that the next item reuses. */
+static bool render_lazy(const char *name, const toks *ts, size_t at, const tpl_entry *e,
+                        const scope *sc, dg_buf *out, char *err, size_t errlen)
+{
+    dg_arena scratch;
+    dg_arena_init(&scratch);
+    bool ok = true;
+    for (size_t k = 0; k < e->nlazy && ok; k++) {
+        dg_arena_reset(&scratch);
+        tpl_dict *item = dg_alloc(&scratch, sizeof *item);
+        item->arena = &scratch;
+        e->fill(e->fill_ctx, k, item);
+        scope inner = {item, sc};
+        ok = render(name, ts, at + 1, ts->t[at].match, &inner, out, err, errlen);
+    }
+    dg_arena_free(&scratch);
+    return ok;
+}
+
+static bool render(const char *name, const toks *ts, size_t from, size_t to, const scope *sc,
                    dg_buf *out, char *err, size_t errlen)
 {
     for (size_t i = from; i < to; i++) {
@@ -278,12 +312,15 @@ static bool render(const char *name, const toks *ts, size_t from, size_t to, con
             continue;
         }
         /* A section: values are true when non-empty, lists when non-empty. */
-        bool truthy = e && (e->value ? e->value[0] != '\0' : e->first != NULL);
+        bool truthy = e && (e->value ? e->value[0] != '\0' : e->first != NULL || e->nlazy > 0);
         if (t->kind == T_INVERTED) {
             if (!truthy && !render(name, ts, i + 1, t->match, sc, out, err, errlen))
                 return false;
         } else if (truthy && e->value) {
             if (!render(name, ts, i + 1, t->match, sc, out, err, errlen))
+                return false;
+        } else if (truthy && e->fill) {
+            if (!render_lazy(name, ts, i, e, sc, out, err, errlen))
                 return false;
         } else if (truthy) {
             for (const tpl_dict *item = e->first; item; item = item->next) {

@@ -46,6 +46,13 @@ void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
 /* Appends a new item to list key (creating the list) and returns it. */
 tpl_dict *tpl_add(tpl_dict *d, const char *key);
 
+/* A list of n items made on demand: each time the list is rendered,
+ * fill(ctx, i, item) sets the values of item i into a fresh dictionary
+ * that lives only while that item is rendered. A list of a million nodes
+ * then costs the memory of one. ctx must outlive the rendering. */
+typedef void (*tpl_fill_fn)(void *ctx, size_t i, tpl_dict *item);
+void tpl_add_lazy(tpl_dict *d, const char *key, size_t n, tpl_fill_fn fill, void *ctx);
+
 /* Renders template text (named `name` in errors) with data d, appending to
  * out. On error returns false and writes "name:line: message" to err
  * (errlen bytes); out may then hold partial output, which callers discard. */
