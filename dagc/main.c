@@ -63,7 +63,7 @@ typedef struct cli {
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
     int check, stats, werror, no_pipeline_race, cxx;
     int diag_format;         /* dg_diag_format */
-    const char **import_dirs;
+    const char *import_dirs[64]; /* -I, in order */
     size_t nimport_dirs;
 } cli;
 
@@ -106,8 +106,8 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
     case OPT_IMPORT_DIR:
-        c->import_dirs = realloc(c->import_dirs, (c->nimport_dirs + 1) * sizeof *c->import_dirs);
-        if (!c->import_dirs) return usage_error("%s", "out of memory");
+        if (c->nimport_dirs == sizeof c->import_dirs / sizeof *c->import_dirs)
+            return usage_error("%s", "too many -I options (the limit is 64)");
         c->import_dirs[c->nimport_dirs++] = arg;
         break;
     case OPT_NO_PIPELINE_RACE: c->no_pipeline_race = 1; break;
