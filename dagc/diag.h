@@ -17,6 +17,7 @@
 
 #include "ir.h"
 #include "source.h"
+#include "util.h"
 
 typedef enum dg_diag_format {
     DG_DIAG_TEXT = 0,      /* FILE:LINE:COL: error: ..., as they come */
@@ -42,20 +43,20 @@ typedef struct dg_diag {
 void dg_diag_init(dg_diag *d, FILE *out, const dg_source *src);
 
 void dg_error(dg_diag *d, src_pos pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(DG_PRINTF_FMT, 3, 4)));
 void dg_warning(dg_diag *d, src_pos pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(DG_PRINTF_FMT, 3, 4)));
 /* Attached to the previous error or warning. */
 void dg_note(dg_diag *d, src_pos pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(DG_PRINTF_FMT, 3, 4)));
 /* An error with no source position: "dagc: error: ...". */
 void dg_error_plain(dg_diag *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(DG_PRINTF_FMT, 2, 3)));
 /* How to fix the previous error or warning (no position of its own):
  * "  hint: ..." on a line of its own, or the diagnostic's "hint" in JSON.
  * A second hint for the same diagnostic is added after "; ". */
 void dg_hint(dg_diag *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(DG_PRINTF_FMT, 2, 3)));
 /* Writes what the format held back (JSON: the whole document) and frees
  * it. Text writes as it goes, so this does nothing there. Call it once,
  * after the last diagnostic; the driver does when the program is freed. */

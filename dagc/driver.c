@@ -64,7 +64,7 @@ static int run(unit *u, const dagc_opts *o, ir_program **out)
     ast_file *f = dg_parse(&u->src, &u->diag, &u->arena);
     char *id = NULL;
     if (o && o->mem) id = dg_normalize_path(u->src.path);
-    else id = realpath(u->src.path, NULL);
+    else id = dg_realpath(u->src.path);
     if (!id) id = dg_normalize_path(u->src.path);
     dg_files_add(&u->files, &u->src, f, id);
     dg_import_opts io = {0};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "util.h"
 
 #define MAX_DEPTH 200 /* imports nested deeper are surely a generated mistake */
 
@@ -42,18 +43,33 @@ void dg_files_free(dg_files *F)
     memset(F, 0, sizeof *F);
 }
 
+/* Windows takes '\\' as a separator too; a normalized path uses '/'. */
+#if defined(_WIN32)
+#  define IS_SEP(c) ((c) == '/' || (c) == '\\')
+#else
+#  define IS_SEP(c) ((c) == '/')
+#endif
+
 char *dg_normalize_path(const char *p)
 {
     size_t n = strlen(p);
-    char *out = dg_xmalloc(n + 2);
-    size_t o = 0;
-    int abs = p[0] == '/';
+    char *out = dg_xmalloc(n + 3);
+    size_t o = 0, i = 0;
+#if defined(_WIN32)
+    /* A drive ("C:") stays in front; "C:\\x" is absolute, "C:x" is not. */
+    if (((p[0] | 0x20) >= 'a' && (p[0] | 0x20) <= 'z') && p[1] == ':') {
+        out[o++] = p[0];
+        out[o++] = ':';
+        i = 2;
+    }
+#endif
+    int abs = IS_SEP(p[i]);
     if (abs) out[o++] = '/';
     size_t keep = o; /* ".." cannot go above this */
-    for (size_t i = 0; i < n;) {
-        while (i < n && p[i] == '/') i++;
+    while (i < n) {
+        while (i < n && IS_SEP(p[i])) i++;
         size_t j = i;
-        while (j < n && p[j] != '/') j++;
+        while (j < n && !IS_SEP(p[j])) j++;
         size_t len = j - i;
         if (len == 0) break;
         if (len == 1 && p[i] == '.') {
@@ -70,7 +86,7 @@ char *dg_normalize_path(const char *p)
         }
         i = j;
     }
-    if (o == 0) out[o++] = '.';
+    if (o == keep && !abs) out[o++] = '.';
     out[o] = 0;
     return out;
 }
@@ -78,7 +94,7 @@ char *dg_normalize_path(const char *p)
 /* dir of path (with its '/') + name; name itself when absolute. */
 static char *join(const char *dir, size_t dirlen, const char *name)
 {
-    if (name[0] == '/') return dg_normalize_path(name);
+    if (dg_path_is_abs(name)) return dg_normalize_path(name);
     size_t n = dirlen + 1 + strlen(name) + 1;
     char *s = dg_xmalloc(n);
     if (dirlen) snprintf(s, n, "%.*s/%s", (int)dirlen, dir, name);
@@ -113,7 +129,7 @@ static int try_load(loader *L, const char *path, dg_source *s, char **id, char *
         }
         return 0;
     }
-    char *real = realpath(path, NULL);
+    char *real = dg_realpath(path);
     if (!real) {
         if (errno == ENOENT || errno == ENOTDIR) return 0;
         snprintf(err, errsz, "%s", strerror(errno));
@@ -156,9 +172,14 @@ static void report_cycle(loader *L, size_t from, const ast_import *im, size_t ta
 static void import_one(loader *L, size_t fi, const ast_import *im)
 {
     const char *from = L->F->src[fi]->path;
-    const char *slash = strrchr(from, '/');
-    size_t dirlen = slash ? (size_t)(slash - from) : 0;
-    if (slash == from) dirlen = 1; /* "/x.dag": the root */
+    /* The importing file's directory, without its last separator. */
+    const char *base = dg_path_base(from);
+    size_t dirlen = base > from ? (size_t)(base - from) - 1 : 0;
+    if (base == from + 1) dirlen = 1; /* "/x.dag": the root */
+#if defined(_WIN32)
+    if (base == from + 3 && from[1] == ':') dirlen = 3;      /* "C:\\x.dag" */
+    else if (base == from + 2 && from[1] == ':') dirlen = 2; /* "C:x.dag" */
+#endif
     size_t ncand = 1 + (L->o ? L->o->ndirs : 0);
     dg_source *s = dg_xcalloc(1, sizeof *s);
     char err[600] = "";
@@ -169,7 +190,7 @@ static void import_one(loader *L, size_t fi, const ast_import *im)
         int r = try_load(L, path, s, &id, err, sizeof err);
         if (r == 0) {
             free(path);
-            if (im->path[0] == '/') break;
+            if (dg_path_is_abs(im->path)) break;
             continue;
         }
         if (r < 0) {

@@ -40,7 +40,7 @@ void tpl_set(tpl_dict *d, const char *key, const char *value);
 void tpl_set_ref(tpl_dict *d, const char *key, const char *value);
 void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(DG_PRINTF_FMT, 3, 4)))
 #endif
     ;
 /* Appends a new item to list key (creating the list) and returns it. */

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if defined(_WIN32)
+#  define WIN32_LEAN_AND_MEAN
+#  include <windows.h>
+#endif
 
 struct dg_arena_block {
     dg_arena_block *next;
@@ -373,6 +377,45 @@ int dg_path_is_abs(const char *path)
 #endif
     return path[0] == '/';
 }
+
+#if defined(_WIN32)
+char *dg_realpath(const char *path)
+{
+    int n = MultiByteToWideChar(CP_UTF8, 0, path, -1, NULL, 0);
+    if (n <= 0) {
+        errno = ENOENT;
+        return NULL;
+    }
+    wchar_t *w = dg_xmalloc((size_t)n * sizeof *w);
+    MultiByteToWideChar(CP_UTF8, 0, path, -1, w, n);
+    HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        DWORD e = GetLastError();
+        errno = e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND || e == ERROR_INVALID_NAME
+              ? ENOENT : EACCES;
+        return NULL;
+    }
+    wchar_t buf[4 * MAX_PATH];
+    DWORD len = GetFinalPathNameByHandleW(h, buf, 4 * MAX_PATH, FILE_NAME_NORMALIZED);
+    CloseHandle(h);
+    if (len == 0 || len >= 4 * MAX_PATH) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    const wchar_t *p = wcsncmp(buf, L"\\\\?\\", 4) == 0 ? buf + 4 : buf;
+    n = WideCharToMultiByte(CP_UTF8, 0, p, -1, NULL, 0, NULL, NULL);
+    char *s = dg_xmalloc((size_t)n);
+    WideCharToMultiByte(CP_UTF8, 0, p, -1, s, n, NULL, NULL);
+    return s;
+}
+#else
+char *dg_realpath(const char *path)
+{
+    return realpath(path, NULL);
+}
+#endif
 
 size_t dg_path_stem(const char *path, const char **base)
 {

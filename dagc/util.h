@@ -9,6 +9,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* The printf archetype of format attributes: MinGW-w64's C99 printf
+ * (__USE_MINGW_ANSI_STDIO, meson.build) is gnu_printf, not msvcrt's. */
+#if defined(__MINGW32__)
+#  define DG_PRINTF_FMT __MINGW_PRINTF_FORMAT
+#else
+#  define DG_PRINTF_FMT printf
+#endif
 
 typedef struct dg_arena_block dg_arena_block;
 typedef struct dg_arena {
@@ -26,7 +35,7 @@ void dg_arena_reset(dg_arena *a);
 char *dg_strndup(dg_arena *a, const char *s, size_t n);
 char *dg_strdup(dg_arena *a, const char *s);
 char *dg_printf(dg_arena *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(DG_PRINTF_FMT, 2, 3)));
 
 /* Heap-backed growable array of bytes. */
 typedef struct dg_buf {
@@ -37,7 +46,7 @@ void dg_buf_put(dg_buf *b, const void *p, size_t n);
 void dg_buf_putc(dg_buf *b, char c);
 void dg_buf_puts(dg_buf *b, const char *s);
 void dg_buf_printf(dg_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(DG_PRINTF_FMT, 2, 3)));
 void dg_buf_vprintf(dg_buf *b, const char *fmt, va_list ap);
 void dg_buf_free(dg_buf *b);
 
@@ -80,6 +89,12 @@ const char *dg_path_base(const char *path);
 /* Whether PATH is absolute: starts with '/' (on Windows also '\\' or a
  * drive, "C:\\x" or "C:/x"). */
 int dg_path_is_abs(const char *path);
+
+/* The canonical absolute name of an existing file (symlinks followed; on
+ * Windows also the file system's own spelling of each component, so two
+ * spellings of one file compare equal), malloc'd; NULL with errno (ENOENT
+ * when there is no such file). */
+char *dg_realpath(const char *path);
 
 /* Edit distance, capped: returns cap+1 when the distance exceeds cap. */
 unsigned dg_edit_distance(const char *a, const char *b, unsigned cap);
