@@ -261,7 +261,7 @@ static int array(jp *j, dg_arena *a, dg_json *v, int streamed)
 {
     adv(j);
     dg_json **items = NULL;
-    size_t cap = 0;
+    size_t cap = 0, seen = 0;
     skip_ws(j);
     if (j->p < j->end && *j->p == ']') {
         adv(j);
@@ -269,6 +269,11 @@ static int array(jp *j, dg_arena *a, dg_json *v, int streamed)
     }
     for (;;) {
         skip_ws(j);
+        if (seen && j->p < j->end && *j->p == ']') {
+            FAIL(j, "trailing comma before ']'");
+            free(items);
+            return -1;
+        }
         dg_json *x;
         if (streamed) {
             dg_arena ea;
@@ -295,6 +300,7 @@ static int array(jp *j, dg_arena *a, dg_json *v, int streamed)
                 items = dg_xrealloc(items, (cap = cap ? cap * 2 : 8) * sizeof *items);
             items[v->n++] = x;
         }
+        seen++;
         skip_ws(j);
         if (j->p < j->end && *j->p == ',') {
             adv(j);
@@ -328,6 +334,10 @@ static int object(jp *j, dg_arena *a, dg_json *v, int root)
     }
     for (;;) {
         skip_ws(j);
+        if (v->n && j->p < j->end && *j->p == '}') {
+            FAIL(j, "trailing comma before '}'");
+            goto bad;
+        }
         if (j->p >= j->end || *j->p != '"') {
             FAIL(j, "expected a member name (a string), found %s", describe(j));
             goto bad;

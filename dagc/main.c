@@ -15,6 +15,7 @@
 #include "emit_dot.h"
 #include "ir.h"
 #include "output.h"
+#include "profile.h"
 #include "stats.h"
 
 #ifndef DAGC_VERSION
@@ -23,7 +24,7 @@
 
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
-    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES,
+    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_PROFILE,
 };
 
 static const struct option_row {
@@ -39,6 +40,7 @@ static const struct option_row {
     {"--dot", 1, OPT_DOT, "FILE", "write Graphviz DOT to FILE ('-': standard output); with only --dot, no C"},
     {"--check", 0, OPT_CHECK, NULL, "parse and check only; write nothing"},
     {"--stats", 0, OPT_STATS, NULL, "print nodes, edges, depth, width, total cost, critical path"},
+    {"--profile", 1, OPT_PROFILE, "TRACE", "with --dot/--stats: measured times from a libdagrt trace (docs/runtime.md)"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
     {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl instead of the built-in templates"},
@@ -48,7 +50,7 @@ static const struct option_row {
 
 typedef struct cli {
     const char *input;
-    const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
+    const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates, *profile;
     int check, stats, werror;
 } cli;
 
@@ -85,6 +87,7 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
     case OPT_TEMPLATES: c->templates = arg; break;
+    case OPT_PROFILE: c->profile = arg; break;
     case OPT_VERSION: printf("dagc %s (.dag language version 1)\n", DAGC_VERSION); return 0;
     case OPT_HELP: usage(stdout); return 0;
     }
@@ -127,6 +130,8 @@ static int parse_args(cli *c, int argc, char **argv)
         if (rc >= 0) return rc;
     }
     if (!c->input) return usage_error("%s", "no input file");
+    if (c->profile && !c->dot_path && !c->stats)
+        return usage_error("%s", "--profile needs --dot or --stats (what to show the measured times in)");
     if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates))
         return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --templates or -M");
     return -1;
@@ -287,7 +292,20 @@ int main(int argc, char **argv)
     rc = dagc_compile_file(c.input, &o, &p);
     if (rc != DAGC_OK) return rc;
 
+    /* The trace is input too: read it before anything is written. */
+    dg_profile prof = {0};
+    if (c.profile) {
+        char perr[2048];
+        rc = dg_profile_load(c.profile, p, &prof, perr, sizeof perr);
+        if (rc != DAGC_OK) {
+            fprintf(stderr, "dagc: error: %s\n", perr);
+            dagc_program_free(p);
+            return rc;
+        }
+    }
+
     if (c.stats) dg_print_stats(stdout, p);
+    if (c.stats && c.profile) dg_profile_print_stats(stdout, p, &prof);
 
     /* Every output goes to a temporary first; all are renamed into place
      * only when all were written. */
@@ -301,7 +319,7 @@ int main(int argc, char **argv)
         dg_outfile *f = &outs[nout];
         if (dg_out_open(f, c.dot_path, err, sizeof err) != 0) goto io_error;
         nout++;
-        dg_dot_opts dopt = {1};
+        dg_dot_opts dopt = {1, c.profile ? &prof : NULL};
         if (dg_emit_dot(f->fp, p, &dopt) != 0) {
             snprintf(err, sizeof err, "cannot write '%s'", c.dot_path);
             goto io_error;
@@ -330,6 +348,7 @@ int main(int argc, char **argv)
             goto io_error;
         }
     }
+    dg_profile_free(&prof);
     dagc_program_free(p);
     return DAGC_OK;
 
@@ -337,6 +356,7 @@ io_error:
     fprintf(stderr, "dagc: error: %s\n", err);
     status = DAGC_EUSAGE;
     for (size_t i = 0; i < nout; i++) dg_out_abort(&outs[i]);
+    dg_profile_free(&prof);
     dagc_program_free(p);
     return status;
 }
