@@ -1,16 +1,14 @@
 /*
  * fiber.c - fiber stacks, the sanitizer-annotated switch, the bounded pool.
  */
-#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS, MAP_STACK, MAP_NORESERVE */
 #include "fiber.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "dagrt.h"
+#include "os/os.h"
 
 #if defined(DAGRT_ASAN)
 #  include <sanitizer/asan_interface.h>
@@ -19,12 +17,6 @@
 #if defined(DAGRT_TSAN)
 #  include <sanitizer/tsan_interface.h>
 #endif
-
-static size_t page_size(void)
-{
-    long p = sysconf(_SC_PAGESIZE);
-    return p > 0 ? (size_t)p : 4096;
-}
 
 void dagrt__fiber_init_thread(dagrt_fiber *self)
 {
@@ -44,23 +36,17 @@ void dagrt__fiber_fini_thread(dagrt_fiber *self)
 
 int dagrt__fiber_create(dagrt_fiber *f, size_t stack_size, dagrt_ctx_fn fn, void *arg)
 {
-    size_t pg = page_size();
+    size_t pg = rt_os_page_size();
     memset(f, 0, sizeof *f);
     if (stack_size < DAGRT_FIBER_STACK_MIN)
         stack_size = DAGRT_FIBER_STACK_MIN;
     stack_size = (stack_size + pg - 1) & ~(pg - 1);
     size_t len = stack_size + pg;
-    /* MAP_NORESERVE: a stack costs address space, not memory, until used. */
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-    if (m == MAP_FAILED)
-        return DAGRT_ENOMEM;
     /* Stacks grow down: the guard is the lowest page, so an overflow faults
      * there instead of running into whatever is mapped below. */
-    if (mprotect(m, pg, PROT_NONE) != 0) {
-        munmap(m, len);
+    void *m = rt_os_stack_map(len, pg);
+    if (!m)
         return DAGRT_ENOMEM;
-    }
     f->map = m;
     f->map_len = len;
     f->guard_len = pg;
@@ -87,7 +73,7 @@ void dagrt__fiber_destroy(dagrt_fiber *f)
      * a later mapping at the same address must not inherit them. */
     __asan_unpoison_memory_region(f->stack_lo, f->stack_len);
 #endif
-    munmap(f->map, f->map_len);
+    rt_os_stack_unmap(f->map, f->map_len);
     f->map = NULL;
 }
 
@@ -144,6 +130,23 @@ void dagrt__fiber_switch(dagrt_fiber *from, dagrt_fiber *to)
 
 /* ---------------------------------------------------------------- the pool */
 
+/* Whether a stack of `size` usable bytes can be made: its rounded size
+ * must not overflow, stay under the cap, and one such mapping must succeed
+ * now (address space, RLIMIT_AS), so a size the system cannot give fails
+ * at create instead of leaving fiber tasks that never start. */
+static bool stack_size_ok(size_t size)
+{
+    size_t pg = rt_os_page_size();
+    if (size > DAGRT_FIBER_STACK_MAX)
+        return false;
+    size_t len = ((size + pg - 1) & ~(pg - 1)) + pg;
+    void *m = rt_os_stack_map(len, pg);
+    if (!m)
+        return false;
+    rt_os_stack_unmap(m, len);
+    return true;
+}
+
 int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
                            size_t large_size, dagrt_ctx_fn entry)
 {
@@ -152,8 +155,12 @@ int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
         return DAGRT_EINVAL;
     p->max = max ? max : DAGRT_FIBER_POOL_DEFAULT;
     p->std_size = std_size ? std_size : DAGRT_FIBER_STACK_DEFAULT;
-    p->large_size = large_size ? large_size : DAGRT_FIBER_LARGE_STACK_DEFAULT;
-    if (p->std_size < DAGRT_FIBER_STACK_MIN || p->large_size < p->std_size)
+    /* The large default follows a standard size raised above it. */
+    p->large_size = large_size ? large_size
+                  : p->std_size > DAGRT_FIBER_LARGE_STACK_DEFAULT ? p->std_size
+                  : DAGRT_FIBER_LARGE_STACK_DEFAULT;
+    if (p->std_size < DAGRT_FIBER_STACK_MIN || p->large_size < p->std_size ||
+        !stack_size_ok(p->std_size) || !stack_size_ok(p->large_size))
         return DAGRT_EINVAL;
     p->entry = entry;
     atomic_init(&p->warned, false);
@@ -168,7 +175,7 @@ int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
         p->slots[i].pool_next = p->unused;
         p->unused = &p->slots[i];
     }
-    if (pthread_mutex_init(&p->mu, NULL) != 0) {
+    if (rt_os_mutex_init(&p->mu) != 0) {
         free(p->slots);
         return DAGRT_ENOMEM;
     }
@@ -183,20 +190,20 @@ void dagrt__fiber_pool_fini(dagrt__fiber_pool *p)
     p->slots = NULL;
     p->free_std = p->free_large = p->unused = NULL;
     p->live = 0;
-    pthread_mutex_destroy(&p->mu);
+    rt_os_mutex_fini(&p->mu);
 }
 
 dagrt_fiber *dagrt__fiber_pool_get(dagrt__fiber_pool *p, bool large)
 {
     /* Fiber tasks are much rarer than plain ones and each costs a switch
      * pair anyway; a mutex keeps the pool obviously correct. */
-    pthread_mutex_lock(&p->mu);
+    rt_os_mutex_lock(&p->mu);
     dagrt_fiber **head = large ? &p->free_large : &p->free_std;
     dagrt_fiber *f = *head;
     if (f) {
         *head = f->pool_next;
         f->pool_next = NULL;
-        pthread_mutex_unlock(&p->mu);
+        rt_os_mutex_unlock(&p->mu);
         return f;
     }
     if (p->live >= p->max) {
@@ -204,7 +211,7 @@ dagrt_fiber *dagrt__fiber_pool_get(dagrt__fiber_pool *p, bool large)
         dagrt_fiber **other = large ? &p->free_std : &p->free_large;
         dagrt_fiber *victim = *other;
         if (!victim) {
-            pthread_mutex_unlock(&p->mu);
+            rt_os_mutex_unlock(&p->mu);
             /* relaxed: a statistic, read after the runtime is quiescent. */
             atomic_fetch_add_explicit(&p->exhausted, 1, memory_order_relaxed);
             return NULL;
@@ -219,15 +226,15 @@ dagrt_fiber *dagrt__fiber_pool_get(dagrt__fiber_pool *p, bool large)
     f = p->unused;
     p->unused = f->pool_next;
     p->live++;
-    pthread_mutex_unlock(&p->mu);
+    rt_os_mutex_unlock(&p->mu);
 
     int rc = dagrt__fiber_create(f, large ? p->large_size : p->std_size, p->entry, NULL);
     if (rc != 0) {
-        pthread_mutex_lock(&p->mu);
+        rt_os_mutex_lock(&p->mu);
         f->pool_next = p->unused;
         p->unused = f;
         p->live--;
-        pthread_mutex_unlock(&p->mu);
+        rt_os_mutex_unlock(&p->mu);
         return NULL;
     }
     dagrt__fiber_rearm(f, p->entry, f);   /* pooled fibers start in entry(fiber) */
@@ -237,11 +244,11 @@ dagrt_fiber *dagrt__fiber_pool_get(dagrt__fiber_pool *p, bool large)
 
 void dagrt__fiber_pool_put(dagrt__fiber_pool *p, dagrt_fiber *f)
 {
-    pthread_mutex_lock(&p->mu);
+    rt_os_mutex_lock(&p->mu);
     dagrt_fiber **head = f->large ? &p->free_large : &p->free_std;
     f->pool_next = *head;
     *head = f;
-    pthread_mutex_unlock(&p->mu);
+    rt_os_mutex_unlock(&p->mu);
 }
 
 void dagrt__fiber_pool_warn_once(dagrt__fiber_pool *p)

@@ -16,12 +16,12 @@
 #ifndef DAGRT_FIBER_H
 #define DAGRT_FIBER_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "arch/ctx.h"
+#include "os/os.h"
 
 /* Sanitizer detection: gcc defines __SANITIZE_*__, clang has __has_feature. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -50,6 +50,9 @@
 #define DAGRT_FIBER_LARGE_STACK_DEFAULT ((size_t)1024 * 1024 * DAGRT_FIBER_STACK_SCALE)
 #define DAGRT_FIBER_POOL_DEFAULT        256
 #define DAGRT_FIBER_STACK_MIN           ((size_t)16 * 1024)
+/* The most a fiber stack may ask for (DAGRT_EINVAL above): far more than
+ * any task needs, far from the rounding's overflow. */
+#define DAGRT_FIBER_STACK_MAX           ((size_t)1 << 30)
 
 typedef struct dagrt_fiber dagrt_fiber;
 
@@ -102,7 +105,7 @@ void dagrt__fiber_started(dagrt_fiber *self);
 /* ---------------------------------------------------------------- the pool */
 
 typedef struct dagrt__fiber_pool {
-    pthread_mutex_t mu;
+    rt_os_mutex mu;
     dagrt_fiber *free_std, *free_large;
     dagrt_fiber *slots;          /* [max] descriptors, allocated at init */
     dagrt_fiber *unused;         /* slots with no fiber made in them */
@@ -114,7 +117,10 @@ typedef struct dagrt__fiber_pool {
     atomic_ulong exhausted;      /* how often a get found the pool empty */
 } dagrt__fiber_pool;
 
-/* sizes/max 0 mean the defaults above. Returns 0 or DAGRT_EINVAL. */
+/* sizes/max 0 mean the defaults above (a large size of 0 follows a
+ * standard size raised above the large default). Returns 0, DAGRT_EINVAL
+ * (a size under the minimum, over DAGRT_FIBER_STACK_MAX, one the system
+ * cannot map now, or large < standard) or DAGRT_ENOMEM. */
 int dagrt__fiber_pool_init(dagrt__fiber_pool *p, int max, size_t std_size,
                            size_t large_size, dagrt_ctx_fn entry);
 void dagrt__fiber_pool_fini(dagrt__fiber_pool *p);

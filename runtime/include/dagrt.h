@@ -32,17 +32,26 @@ extern "C" {
 
 /* ------------------------------------------------------------------ errors */
 
+/* The one list of error codes: X(name, value, message). dagrt_error and
+ * dagrt_strerror are both generated from it (libuv's UV_ERRNO_MAP style);
+ * a new code goes here and nowhere else. */
+#define DAGRT_ERRNO_MAP(X) \
+    X(OK,        0, "success") \
+    X(EINVAL,   -1, "invalid argument")                    /* argument or configuration */ \
+    X(ENOMEM,   -2, "out of memory") \
+    X(ETHREAD,  -3, "thread creation failed") \
+    X(EBUSY,    -4, "graph is already running")            /* this graph state */ \
+    X(ENESTED,  -5, "called from inside a running task")   /* where that is not allowed */ \
+    X(ENOTFIBER,-6, "not inside a fiber task")             /* suspending needs one */ \
+    X(EDEADLK,  -7, "wait can never complete") \
+    X(EVERSION, -8, "graph descriptor version mismatch")   /* tables from another dagc */ \
+    X(EPERM,    -9, "not allowed from this thread")
+
 typedef enum dagrt_error {
-    DAGRT_OK        =  0,
-    DAGRT_EINVAL    = -1,  /* invalid argument or configuration */
-    DAGRT_ENOMEM    = -2,  /* out of memory */
-    DAGRT_ETHREAD   = -3,  /* a thread could not be created */
-    DAGRT_EBUSY     = -4,  /* this graph state is already running */
-    DAGRT_ENESTED   = -5,  /* called from inside a running task where that is not allowed */
-    DAGRT_ENOTFIBER = -6,  /* suspending needs a fiber task */
-    DAGRT_EDEADLK   = -7,  /* the wait could never complete */
-    DAGRT_EVERSION  = -8,  /* graph descriptor from an incompatible dagc */
-    DAGRT_EPERM     = -9,  /* not allowed from this thread */
+#define DAGRT_ERR_ENUM_(name, value, msg) DAGRT_##name = (value),
+    DAGRT_ERRNO_MAP(DAGRT_ERR_ENUM_)
+#undef DAGRT_ERR_ENUM_
+    DAGRT_ERR_LAST_ = -10          /* one past the most negative code */
 } dagrt_error;
 
 /* Names an error code ("invalid argument", ...); never returns NULL. */
@@ -56,6 +65,16 @@ typedef enum dagrt_idle_policy {
     DAGRT_IDLE_PARK = 0,   /* spin briefly, then sleep (default) */
     DAGRT_IDLE_SPIN = 1,   /* never sleep: for programs that own the machine */
 } dagrt_idle_policy;
+
+/* CPU placement (docs/runtime.md, "CPU placement"). */
+typedef enum dagrt_placement {
+    /* Where a wake-up lands a worker on the CPU of the thread that woke it,
+     * move it off (affinity calls on the runtime's own workers only; a
+     * thread whose mask the user set is left alone). The default. */
+    DAGRT_PLACEMENT_AUTO = 0,
+    /* Never touch any thread's CPU affinity. */
+    DAGRT_PLACEMENT_NONE = 1,
+} dagrt_placement;
 
 typedef struct dagrt_config {
     /* Worker threads to start. DAGRT_WORKERS_AUTO: one per core minus the
@@ -71,6 +90,13 @@ typedef struct dagrt_config {
     size_t fiber_stack_size;       /* standard fiber stack, bytes */
     size_t fiber_large_stack_size; /* large fiber stack, bytes */
     int fiber_pool_size;           /* most fibers alive at once */
+    /* A fiber task that overflows its stack faults in the guard page below
+     * it; the runtime then prints which stack size to raise before the
+     * fault takes its course (the handler installed before runs next, else
+     * the process ends as it would have). true: no report, and no signal
+     * handler or alternate stacks installed for it. */
+    bool no_overflow_report;
+    dagrt_placement placement;
 } dagrt_config;
 
 #define DAGRT_WORKERS_AUTO 0
