@@ -12,6 +12,71 @@
 /* Depth of graph node bodies running on this thread (see exec.h). */
 _Thread_local unsigned rt_exec_depth;
 
+/* ------------------------------------------------- observed dispatch */
+
+static int thread_of(dagrt *rt)
+{
+    rt_ctx *c = rt_ctx_current(rt);   /* a real call: fibers migrate */
+    return c ? (int)c->index : -1;
+}
+
+typedef struct piece_arg {
+    graph_rt *r;
+    const dagrt_node *n;
+    rt_obs *ob;
+    const dagrt_node_event *ev;
+} piece_arg;
+
+/* Each piece of a parallel task is reported on the thread that runs it; on
+ * a fiber, it is what a suspend would close. */
+static void piece_run(void *arg, size_t begin, size_t end)
+{
+    const piece_arg *pa = arg;
+    dagrt_node_event ev = *pa->ev;
+    ev.piece = true;
+    ev.begin = begin;
+    ev.end = end;
+    ev.thread = thread_of(pa->r->rt);
+    dagrt_node_event *prev = rt_fiber_obs_swap(pa->r->rt, &ev);
+    rt_obs_node(pa->ob, RT_OBS_BEGIN, &ev);
+    pa->n->run_range(pa->r->ctx, begin, end);
+    rt_obs_node(pa->ob, RT_OBS_END, &ev);
+    rt_fiber_obs_swap(pa->r->rt, prev);
+}
+
+uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob)
+{
+    const dagrt_node *n = &r->g->nodes[i];
+    if (n->kind == DAGRT_NODE_GATE)
+        return 0;
+    uint8_t status = 1;
+    if (counted)
+        rt_exec_depth++;
+    /* r->runs: set by the caller between runs, read-only during one. The
+     * state's address is the dagrt_graph_state's (graph_rt overlays it). */
+    dagrt_node_event ev = {r->g->name, n->name, i, thread_of(r->rt), r->runs, r, false, 0, 0};
+    if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
+        status = 2;
+    } else if (n->flags & DAGRT_NODE_PARALLEL) {
+        size_t count = n->count ? n->count(r->ctx) : 0;
+        piece_arg pa = {r, n, ob, &ev};
+        if (count > 0 && n->run_range &&
+            dagrt_parallel_for(r->rt, 0, count, n->grain, piece_run, &pa) != 0)
+            piece_run(&pa, 0, count);   /* as rt_exec_node_on: whole, exactly once */
+    } else if (n->run) {
+        /* On a fiber, the suspend/resume hooks report this node (and keep
+         * ev.thread current as it migrates). */
+        dagrt_node_event *prev = rt_fiber_obs_swap(r->rt, &ev);
+        rt_obs_node(ob, RT_OBS_BEGIN, &ev);
+        n->run(r->ctx);
+        rt_obs_node(ob, RT_OBS_END, &ev);
+        rt_fiber_obs_swap(r->rt, prev);
+    }
+    if (counted)
+        rt_exec_depth--;
+    return status;
+}
+
 
 
 /* ------------------------------------------------------------ public API */

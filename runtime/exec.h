@@ -201,8 +201,16 @@ bool dagrt__exec_in_node(void);
  * counted: raise this thread's node depth meanwhile (see execute).
  * Returns the node's status (0 gate, 1 ran, 2 skipped); the caller stores
  * it, so that plan mode can order that store after its next claim. */
+/* The same with node events for an observer or the trace recorder
+ * (exec.c): out of line, taken only while something observes. */
+uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob);
+
 static inline uint8_t rt_exec_node_on(graph_rt *r, uint32_t i, bool counted)
 {
+    /* The one predictable branch per node when nothing observes. */
+    rt_obs *ob = rt_obs_now(&r->rt->obs);
+    if (RT_UNLIKELY(ob != NULL))
+        return rt_exec_node_observed(r, i, counted, ob);
     const dagrt_node *n = &r->g->nodes[i];
     if (n->kind == DAGRT_NODE_GATE)
         return 0;

@@ -77,6 +77,9 @@ struct dagrt_fiber {
     _Atomic unsigned park;       /* see sync.c: 2 parties meet here */
     void *task;                  /* the task this fiber runs (scheduler's type) */
     void *owner;                 /* the runtime */
+    /* The node event (on this fiber's stack) that its suspends and resumes
+     * report to an observer, or NULL (fiber_sched.c, rt_fiber_obs_swap). */
+    struct dagrt_node_event *obs_ev;
 };
 
 /* Makes *self stand for the calling thread's own stack, so that a thread can

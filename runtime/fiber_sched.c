@@ -201,6 +201,26 @@ static rt_task *fiber_release(rt_fibers *fs, dagrt_fiber *f)
     return next;
 }
 
+/* A fiber's node leaves or comes back to thread `thread` (observe.h). */
+static void obs_fiber(dagrt *rt, dagrt_fiber *f, int what, uint32_t thread)
+{
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (!ob)
+        return;
+    f->obs_ev->thread = (int)thread;
+    rt_obs_node(ob, what, f->obs_ev);
+}
+
+dagrt_node_event *rt_fiber_obs_swap(dagrt *rt, dagrt_node_event *e)
+{
+    dagrt_fiber *f = current_fiber(rt);
+    if (!f)
+        return NULL;
+    dagrt_node_event *old = f->obs_ev;
+    f->obs_ev = e;
+    return old;
+}
+
 /* Worker side: runs f (fresh task or resumed wait) until it leaves again. */
 static void run_on_fiber(rt_ctx *c, dagrt_fiber *f)
 {
@@ -223,8 +243,14 @@ static void run_on_fiber(rt_ctx *c, dagrt_fiber *f)
         f->owner = rt;
         pc->cur = f;
         pc->after = AFTER_NONE;
+        if (f->obs_ev)
+            obs_fiber(rt, f, RT_OBS_RESUME, c->index);
         dagrt__fiber_switch(&pc->thread, f);
         pc->cur = NULL;
+        /* Before the handshake below: once it is done, f may run (and its
+         * stack, where obs_ev lives, change) on another thread. */
+        if (f->obs_ev && (pc->after == AFTER_PARKED || pc->after == AFTER_YIELDED))
+            obs_fiber(rt, f, RT_OBS_SUSPEND, c->index);
         /* Off f's stack now: act on what it asked for. */
         switch (pc->after) {
         case AFTER_FINISHED: {

@@ -86,6 +86,9 @@ static void wake_one(dagrt *rt)
             atomic_compare_exchange_strong_explicit(&v->idle, &one, 0,
                 memory_order_acq_rel, memory_order_relaxed)) {
             rt_unpark(&v->parker);
+            rt_ctx *me = rt_ctx_here(rt);   /* the waker's count, on its own line */
+            if (me)
+                rt_tstat_add(&me->stats.wakes, 1);
             return;
         }
     }
@@ -154,6 +157,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
 {
     dagrt *rt = c->rt;
     bool forever = c->hot || rt->cfg.idle == DAGRT_IDLE_SPIN;
+    uint64_t idle_from = rt_now_ns();   /* dagrt_get_stats' idle time */
     atomic_store_explicit(&c->idle, 1, memory_order_seq_cst);
     atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
     atomic_fetch_add_explicit(&rt->nspinning, 1, memory_order_seq_cst);
@@ -196,7 +200,13 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             !(g && rt_group_is_done(g, c)) &&
             !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
             atomic_load_explicit(&c->idle, memory_order_seq_cst) == 1) {
+            rt_tstat_add(&c->stats.parks, 1);
+            rt_obs *ob = rt_obs_now(&rt->obs);
+            if (ob)
+                rt_obs_idle(ob, true, (int)c->index);
             c->beside_waker = rt_park(&c->parker) != 0;
+            if (ob)
+                rt_obs_idle(ob, false, (int)c->index);
             claimed = atomic_load_explicit(&c->idle, memory_order_relaxed) == 0;
         }
         if (claimed)
@@ -207,6 +217,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     /* seq_cst: leaving must not be reordered before the re-checks above. */
     atomic_exchange_explicit(&c->idle, 0, memory_order_seq_cst);
     atomic_fetch_sub_explicit(&rt->nidle, 1, memory_order_seq_cst);
+    rt_tstat_add(&c->stats.idle_ns, rt_now_ns() - idle_from);
 }
 
 void rt_ctx_publish_tail(rt_ctx *c)

@@ -52,6 +52,7 @@
 #include "dagrt.h"
 #include "deque.h"
 #include "mpsc.h"
+#include "observe.h"
 #include "os/os.h"
 #include "park.h"
 
@@ -195,6 +196,8 @@ struct rt_ctx {
     _Atomic uint64_t nfinished;
     rt_os_thread thread;
     bool started;
+    /* dagrt_get_stats' counts (observe.h): this thread's own lines. */
+    rt_tstats stats;
 };
 
 /* --------------------------------------------------------------- runtime */
@@ -239,6 +242,9 @@ struct dagrt {
     /* Offers taken, counted by their takers on the line they just wrote
      * (relaxed: a statistic, for tests and diagnostics). */
     _Atomic uint64_t offers_taken;
+    /* Observers and the trace recorder (observe.c): read once per node
+     * and per sleep, changed between frames. */
+    _Alignas(RT_APART) rt_observe obs;
 };
 
 #if defined(__GNUC__)
@@ -479,6 +485,10 @@ int rt_fiber_group_wait(dagrt *rt, rt_group *g);
 /* A plain task or the main thread (ctx c, may be NULL) waits for g without
  * helping (mutex and semaphore waits, sync.c). */
 int rt_fiber_block_wait(dagrt *rt, rt_ctx *c, rt_group *g);
+/* On a fiber: makes e the node event its suspend/resume hooks report
+ * (observe.h) and returns the previous one; elsewhere does nothing and
+ * returns NULL. */
+dagrt_node_event *rt_fiber_obs_swap(dagrt *rt, dagrt_node_event *e);
 /* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);

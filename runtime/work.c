@@ -68,12 +68,16 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
                 break;
             rt_cpu_relax();
         }
-        if (x != RT_DEQUE_EMPTY && x != RT_DEQUE_ABORT)
+        if (x != RT_DEQUE_EMPTY && x != RT_DEQUE_ABORT) {
+            rt_tstat_add(&c->stats.steals, 1);
             return x;
+        }
         if (x == RT_DEQUE_EMPTY)
             rt_deque_ask(&vc->deque);
-        if (v != 0 && (n = rt_mpsc_trypop(&vc->inbox)))
+        if (v != 0 && (n = rt_mpsc_trypop(&vc->inbox))) {
+            rt_tstat_add(&c->stats.steals, 1);
             return (rt_task *)(void *)n;
+        }
     }
     return NULL;
 }
@@ -110,6 +114,7 @@ void rt_task_finish(dagrt *rt, rt_task *t)
 
 static RT_INLINE void task_run(rt_ctx *c, rt_task *t)
 {
+    rt_tstat_add(&c->stats.tasks, 1);
     if (RT_UNLIKELY(t->flags & DAGRT_SPAWN_FIBER)) {
         rt_fiber_run(c, t);
         return;
