@@ -16,6 +16,7 @@
 
 #include "apart.h"
 #include "dagrt.h"
+#include "os/os.h"
 
 enum { EV_NODE = 0, EV_IDLE = 1, EV_MARK = 2 };
 enum { F_PIECE = 1, F_RESUMED = 2, F_SUSPENDED = 4 };
@@ -127,11 +128,31 @@ bool rt_trace_is_on(const rt_trace *t)
     return atomic_load_explicit(&((rt_trace *)t)->on, memory_order_relaxed);
 }
 
+static bool same_span(const rt_trace_node *a, const rt_trace_node *b);
+
 static inline ring *ring_of(rt_trace *t, uint32_t tid)
 {
     if (!t || tid >= t->nthreads || !atomic_load_explicit(&t->on, memory_order_relaxed))
         return NULL;  /* relaxed: see rt_trace_set_on */
     return &t->rings[tid];
+}
+
+/* While recording is off, an end still closes its open span (nothing is
+ * recorded), so spans cut by a stop or a write do not linger. */
+static inline void open_drop(rt_trace *t, uint32_t tid, const rt_trace_node *n)
+{
+    if (!t || tid >= t->nthreads)
+        return;
+    ring *r = &t->rings[tid];
+    uint32_t k = r->depth < DEPTH ? r->depth : DEPTH;
+    if (r->depth > DEPTH) {
+        r->depth--;
+        return;
+    }
+    while (k > 0 && !same_span(&r->open[k - 1].n, n))
+        k--;
+    if (k > 0)
+        r->depth = k - 1;
 }
 
 static inline ev *slot_next(ring *r, uint64_t *h)
@@ -211,6 +232,8 @@ void rt_trace_end(rt_trace *t, uint32_t tid, const rt_trace_node *n)
     ring *r = ring_of(t, tid);
     if (r)
         open_close(t, r, n, 0);
+    else
+        open_drop(t, tid, n);
 }
 
 void rt_trace_suspend(rt_trace *t, uint32_t tid, const rt_trace_node *n)
@@ -218,6 +241,8 @@ void rt_trace_suspend(rt_trace *t, uint32_t tid, const rt_trace_node *n)
     ring *r = ring_of(t, tid);
     if (r)
         open_close(t, r, n, F_SUSPENDED);
+    else
+        open_drop(t, tid, n);
 }
 
 void rt_trace_resume(rt_trace *t, uint32_t tid, const rt_trace_node *n)
@@ -368,7 +393,7 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, bool *first)
 static int write_file(rt_trace *t, FILE *f, view *v)
 {
     /* One window for all threads: from the newest of the wrapped rings'
-     * oldest events. The oldest slot of a wrapped ring is skipped (a late
+     * earliest events. The oldest slot of a wrapped ring is skipped (a late
      * event may be landing there, trace.h). */
     uint64_t cutoff = 0, dropped = 0, cut = 0, kept = 0;
     size_t ng = 0, gcap = 0;
@@ -383,9 +408,14 @@ static int write_file(rt_trace *t, FILE *f, view *v)
         v[i].first = h > r->cap ? h - r->cap + 1 : 0;
         dropped += v[i].first;
         if (v[i].first > 0) {
-            uint64_t ts = r->slot[v[i].first % r->cap].ts;
-            if (ts > cutoff)
-                cutoff = ts;
+            /* Events are in the order they ended: the earliest begin kept
+             * may be past the oldest slot (an enclosing span ends later). */
+            uint64_t lo = UINT64_MAX;
+            for (uint64_t k = v[i].first; k < h; k++)
+                if (r->slot[k % r->cap].ts < lo)
+                    lo = r->slot[k % r->cap].ts;
+            if (lo != UINT64_MAX && lo > cutoff)
+                cutoff = lo;
         }
     }
     for (uint32_t i = 0; i < t->nthreads; i++)
@@ -479,6 +509,14 @@ int rt_trace_write(rt_trace *t, const char *path)
         free(tmp);
         return DAGRT_ENOMEM;
     }
+    /* Recording pauses while the rings are read. After the process-wide
+     * barrier every thread that saw recording on has passed a full
+     * barrier, so its next event sees it off: at most the one it is
+     * writing now is in flight, in a slot the writer skips (write_file). */
+    bool was_on = rt_trace_is_on(t);
+    rt_trace_set_on(t, false);
+    if (was_on && rt_os_barrier_init())
+        rt_os_barrier();
     snprintf(tmp, n, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd >= 0)
@@ -491,6 +529,7 @@ int rt_trace_write(rt_trace *t, const char *path)
         }
         free(v);
         free(tmp);
+        rt_trace_set_on(t, was_on);
         return DAGRT_EINVAL;
     }
     int rc = write_file(t, f, v);
@@ -504,5 +543,6 @@ int rt_trace_write(rt_trace *t, const char *path)
         unlink(tmp);
     free(v);
     free(tmp);
+    rt_trace_set_on(t, was_on);
     return rc;
 }

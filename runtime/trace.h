@@ -70,10 +70,10 @@ void rt_trace_wake(rt_trace *t, uint32_t tid);
 void rt_trace_mark(rt_trace *t, uint32_t tid, rt_trace_mark_kind m);
 
 /* Writes the file (through a temporary renamed into place: never half a
- * file). Call it with recording off, or from a quiet runtime: a thread
- * still recording may overwrite at most the one oldest event of its ring,
- * which the writer skips. Returns 0, DAGRT_EINVAL (bad path: cannot create
- * or write it) or DAGRT_ENOMEM. */
+ * file). Recording pauses meanwhile (events in that time are not kept):
+ * a thread still recording when it starts may overwrite at most the one
+ * oldest event of its ring, which the writer skips. Returns 0,
+ * DAGRT_EINVAL (bad path: cannot create or write it) or DAGRT_ENOMEM. */
 int rt_trace_write(rt_trace *t, const char *path);
 
 /* Counts for tests and tools. */

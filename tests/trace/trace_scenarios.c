@@ -253,7 +253,8 @@ static int trace_errors(void)
 }
 
 /* Threads record into their own rings at once, and the writer reads while
- * they still run (each ring tolerates the one event in flight). */
+ * they still run (recording pauses; each ring tolerates the one event in
+ * flight when it starts). */
 typedef struct rec_arg {
     rt_trace *t;
     uint32_t tid;
@@ -297,6 +298,12 @@ static int trace_threads(void)
     tc_trace tr;
     bad += load_checked(path, &tr);
     tc_free(&tr);
+    for (uint32_t i = 0; i < T; i++)
+        pthread_join(th[i], NULL);
+    /* Writing paused recording; now a batch with nobody writing. */
+    EXPECT(rt_trace_is_on(t));               /* the pause ended with the write */
+    for (uint32_t i = 0; i < T; i++)
+        pthread_create(&th[i], NULL, recorder, &args[i]);
     for (uint32_t i = 0; i < T; i++)
         pthread_join(th[i], NULL);
     rt_trace_set_on(t, false);
