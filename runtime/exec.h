@@ -208,9 +208,11 @@ uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob)
 static inline uint8_t rt_exec_node_on(graph_rt *r, uint32_t i, bool counted)
 {
     /* The one predictable branch per node when nothing observes. */
+#ifndef DAGRT_NO_NODE_HOOKS
     rt_obs *ob = rt_obs_now(&r->rt->obs);
     if (RT_UNLIKELY(ob != NULL))
         return rt_exec_node_observed(r, i, counted, ob);
+#endif
     const dagrt_node *n = &r->g->nodes[i];
     if (n->kind == DAGRT_NODE_GATE)
         return 0;

@@ -21,13 +21,19 @@ static bool any_cb(const dagrt_observer *c)
  * observe nothing). The old record stays valid until rt_observe_fini. */
 static int publish(rt_observe *o, const dagrt_observer *cb, void *user, rt_trace *trace)
 {
-    rt_obs *cur = atomic_load_explicit(&o->cur, memory_order_relaxed);  /* main thread's own */
     dagrt_observer none;
     memset(&none, 0, sizeof none);
     if (!cb)
         cb = &none;
     rt_obs *n = NULL;
-    if (any_cb(cb) || trace) {
+    /* The same settings again (an observer toggled between frames): the
+     * record made for them before, without allocating. */
+    for (rt_obs *r = o->all; r && (any_cb(cb) || trace); r = r->next)
+        if (r->user == user && r->trace == trace && memcmp(&r->cb, cb, sizeof *cb) == 0) {
+            n = r;
+            break;
+        }
+    if (!n && (any_cb(cb) || trace)) {
         n = calloc(1, sizeof *n);
         if (!n)
             return DAGRT_ENOMEM;
@@ -38,17 +44,9 @@ static int publish(rt_observe *o, const dagrt_observer *cb, void *user, rt_trace
         n->next = o->all;
         o->all = n;
     }
-    (void)cur;
     /* release: a thread that loads the new record sees its fields. */
     atomic_store_explicit(&o->cur, n, memory_order_release);
     return 0;
-}
-
-static const dagrt_observer *cur_cb(rt_observe *o, void **user)
-{
-    rt_obs *c = atomic_load_explicit(&o->cur, memory_order_relaxed);  /* main thread's own */
-    *user = c ? c->user : NULL;
-    return c && c->has_cb ? &c->cb : NULL;
 }
 
 void rt_obs_node(rt_obs *ob, int what, const dagrt_node_event *e)
@@ -128,15 +126,12 @@ int rt_observe_trace_start(rt_observe *o, int nthreads, const dagrt_trace_config
                                    cfg ? cfg->frames : 0);
         if (!o->trace)
             return DAGRT_ENOMEM;
-        void *user;
-        const dagrt_observer *cb = cur_cb(o, &user);
-        int rc = publish(o, cb, user, o->trace);
-        if (rc != 0) {
-            rt_trace_destroy(o->trace);
-            o->trace = NULL;
-            return rc;
-        }
     }
+    /* The record with the recorder only while it records: a stopped trace
+     * costs the nodes nothing. */
+    int rc = publish(o, o->has_cb ? &o->cb : NULL, o->user, o->trace);
+    if (rc != 0)
+        return rc;
     rt_trace_set_on(o->trace, true);
     return 0;
 }
@@ -146,7 +141,7 @@ int rt_observe_trace_stop(rt_observe *o)
     if (!o->trace)
         return DAGRT_EINVAL;
     rt_trace_set_on(o->trace, false);
-    return 0;
+    return publish(o, o->has_cb ? &o->cb : NULL, o->user, NULL);
 }
 
 int rt_observe_trace_write(rt_observe *o, const char *path)
@@ -158,14 +153,22 @@ int rt_observe_trace_write(rt_observe *o, const char *path)
 
 int rt_observe_set(rt_observe *o, const dagrt_observer *obs, void *user)
 {
-    return publish(o, obs, user, o->trace);
+    rt_trace *on = o->trace && rt_trace_is_on(o->trace) ? o->trace : NULL;
+    int rc = publish(o, obs, user, on);
+    if (rc != 0)
+        return rc;
+    o->has_cb = obs != NULL;
+    if (obs)
+        o->cb = *obs;
+    o->user = user;
+    return 0;
 }
 
 int rt_observe_init(rt_observe *o, int nthreads, const dagrt_observer *cfg_obs, void *cfg_user)
 {
     memset(o, 0, sizeof *o);
     atomic_init(&o->cur, NULL);
-    int rc = publish(o, cfg_obs, cfg_user, NULL);
+    int rc = rt_observe_set(o, cfg_obs, cfg_user);
     if (rc != 0)
         return rc;
     const char *path = rt_os_getenv("DAGRT_TRACE");

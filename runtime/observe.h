@@ -33,6 +33,9 @@ typedef struct rt_obs {
 typedef struct rt_observe {
     _Atomic(rt_obs *) cur;   /* NULL: nothing observes */
     rt_obs *all;             /* main thread only, like the rest */
+    dagrt_observer cb;       /* the user's observer (has_cb), for re-publishing */
+    void *user;
+    bool has_cb;
     rt_trace *trace;         /* the recorder, once started */
     char *env_path;          /* DAGRT_TRACE: written at destroy */
 } rt_observe;

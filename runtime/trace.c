@@ -18,6 +18,8 @@
 #include "dagrt.h"
 #include "os/os.h"
 
+#define RT_TRACE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 enum { EV_NODE = 0, EV_IDLE = 1, EV_MARK = 2 };
 enum { F_PIECE = 1, F_RESUMED = 2, F_SUSPENDED = 4 };
 
@@ -44,6 +46,7 @@ typedef struct ring {
     _Alignas(RT_APART) _Atomic uint64_t head;
     ev *slot;
     uint64_t cap;
+    uint32_t gen;                /* the start this thread's open spans belong to */
     uint32_t depth;              /* open spans, up to DEPTH stored */
     uint64_t idle_ts;            /* idle since (0: not idle) */
     open_span open[DEPTH];
@@ -51,6 +54,7 @@ typedef struct ring {
 
 struct rt_trace {
     _Atomic bool on;
+    _Atomic uint32_t gen;        /* starts so far: spans open before one are dropped */
     uint32_t nthreads;
     uint64_t frames;
     size_t max_bytes;
@@ -117,8 +121,13 @@ void rt_trace_destroy(rt_trace *t)
 
 void rt_trace_set_on(rt_trace *t, bool on)
 {
-    /* relaxed: a thread that sees the change late records one event more
-     * or less; the writer tolerates one in flight per ring (trace.h). */
+    /* relaxed (both): a thread that sees the change late records one event
+     * more or less; the writer tolerates one in flight per ring (trace.h).
+     * A thread that sees the new generation drops its open spans and idle
+     * mark: begun before a stop, their ends may never have come. */
+    if (on)
+        atomic_store_explicit(&t->gen, atomic_load_explicit(&t->gen, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     atomic_store_explicit(&t->on, on, memory_order_relaxed);
 }
 
@@ -134,7 +143,14 @@ static inline ring *ring_of(rt_trace *t, uint32_t tid)
 {
     if (!t || tid >= t->nthreads || !atomic_load_explicit(&t->on, memory_order_relaxed))
         return NULL;  /* relaxed: see rt_trace_set_on */
-    return &t->rings[tid];
+    ring *r = &t->rings[tid];
+    uint32_t g = atomic_load_explicit(&t->gen, memory_order_relaxed);  /* see rt_trace_set_on */
+    if (RT_TRACE_UNLIKELY(r->gen != g)) {
+        r->gen = g;
+        r->depth = 0;
+        r->idle_ts = 0;
+    }
+    return r;
 }
 
 /* While recording is off, an end still closes its open span (nothing is

@@ -17,6 +17,7 @@ static int run(const char *name)
 
 SCENARIO(trace_nesting)
 SCENARIO(trace_fiber_slices)
+SCENARIO(trace_restart)
 SCENARIO(trace_cap)
 SCENARIO(trace_frames)
 SCENARIO(trace_errors)

@@ -121,6 +121,38 @@ static int trace_nesting(void)
     return bad;
 }
 
+/* A span open across a stop and a start is dropped (its end may have come
+ * while stopped); one begun after the start is kept. */
+static int trace_restart(void)
+{
+    int bad = 0;
+    rt_trace *t = rt_trace_create(1, 0, 0);
+    if (!t)
+        return 1;
+    rt_trace_node a = node("g", "across", 0, 0), b = node("g", "after", 1, 0);
+    rt_trace_set_on(t, true);
+    rt_trace_begin(t, 0, &a);
+    rt_trace_idle(t, 0);
+    rt_trace_set_on(t, false);
+    rt_trace_set_on(t, true);
+    rt_trace_wake(t, 0);                     /* its idle began before the stop */
+    rt_trace_begin(t, 0, &b);
+    rt_trace_end(t, 0, &b);
+    rt_trace_end(t, 0, &a);
+    char path[512];
+    tmp_path(path, sizeof path, "restart");
+    EXPECT(rt_trace_write(t, path) == 0);
+    tc_trace tr;
+    bad += load_checked(path, &tr);
+    EXPECT(tc_count(&tr, "after", -1) == 1);
+    EXPECT(tc_count(&tr, "across", -1) == 0);
+    EXPECT(tc_count(&tr, "idle", -1) == 0);
+    tc_free(&tr);
+    unlink(path);
+    rt_trace_destroy(t);
+    return bad;
+}
+
 /* A fiber task that suspends on one thread and resumes on another is two
  * slices, one per thread. */
 static int trace_fiber_slices(void)
@@ -336,6 +368,7 @@ static int trace_threads(void)
 const trace_scenario trace_scenarios[] = {
     {"trace_nesting", trace_nesting},
     {"trace_fiber_slices", trace_fiber_slices},
+    {"trace_restart", trace_restart},
     {"trace_cap", trace_cap},
     {"trace_frames", trace_frames},
     {"trace_errors", trace_errors},
