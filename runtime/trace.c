@@ -10,9 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+#ifdef _WIN32
+#include <process.h>
+#define getpid _getpid
+#else
 #include <unistd.h>
+#endif
 
 #include "apart.h"
 #include "dagrt.h"
@@ -518,7 +522,7 @@ int rt_trace_write(rt_trace *t, const char *path)
     if (!t || !path || !*path)
         return DAGRT_EINVAL;
     view *v = calloc(t->nthreads, sizeof *v);
-    size_t n = strlen(path) + 16;
+    size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
     if (!v || !tmp) {
         free(v);
@@ -533,16 +537,12 @@ int rt_trace_write(rt_trace *t, const char *path)
     rt_trace_set_on(t, false);
     if (was_on && rt_os_barrier_init())
         rt_os_barrier();
-    snprintf(tmp, n, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd >= 0)
-        (void)fchmod(fd, 0644);  /* mkstemp's 0600 is for secrets, not traces */
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    /* Beside the target, named by process and write: only the main thread
+     * writes, so one name per write of this process. */
+    static unsigned long writes;
+    snprintf(tmp, n, "%s.tmp%ld.%lu", path, (long)getpid(), ++writes);
+    FILE *f = fopen(tmp, "wb");
     if (!f) {
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
         free(v);
         free(tmp);
         rt_trace_set_on(t, was_on);
@@ -553,10 +553,14 @@ int rt_trace_write(rt_trace *t, const char *path)
         rc = rc ? rc : DAGRT_EINVAL;
     if (fclose(f) != 0)
         rc = rc ? rc : DAGRT_EINVAL;
+#ifdef _WIN32
+    if (rc == 0)
+        remove(path);   /* rename does not replace a file there */
+#endif
     if (rc == 0 && rename(tmp, path) != 0)
         rc = DAGRT_EINVAL;
     if (rc != 0)
-        unlink(tmp);
+        remove(tmp);
     free(v);
     free(tmp);
     rt_trace_set_on(t, was_on);
