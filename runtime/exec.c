@@ -16,7 +16,7 @@ _Thread_local unsigned rt_exec_depth;
 
 /* ------------------------------------------------------------ public API */
 
-bool dagrt__exec_in_node(void) { return rt_exec_depth > 0; }
+bool rt_exec_in_node(void) { return rt_exec_depth > 0; }
 
 int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
 {

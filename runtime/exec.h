@@ -201,7 +201,7 @@ typedef struct plan_slot {
 /* ------------------------------------------------------------ exec.c */
 
 /* True while the calling thread runs the body of a graph node. */
-bool dagrt__exec_in_node(void);
+bool rt_exec_in_node(void);
 /* Node dispatch: the one place where node bodies run. */
 /* Runs node i's body (or skips it): gates and skipped tasks run nothing.
  * counted: raise this thread's node depth meanwhile (see execute).

@@ -481,11 +481,11 @@ void rt_fiber_rt_fini(dagrt *rt);
 
 /* ---------------------------------------- overflow.c: the overflow report */
 
-struct dagrt__fiber_pool;
+struct rt_fiber_pool;
 /* Reports faults in the guard pages of p's fibers (installs the fault
  * handler while any pool is watched). 0, or -1: p goes unwatched. */
-int rt_overflow_watch(struct dagrt__fiber_pool *p);
-void rt_overflow_unwatch(struct dagrt__fiber_pool *p);
+int rt_overflow_watch(struct rt_fiber_pool *p);
+void rt_overflow_unwatch(struct rt_fiber_pool *p);
 /* An alternate stack for the calling thread, so the report can run when
  * the stack that overflowed is the one in use (counted per thread). */
 void rt_overflow_thread_enter(void);

@@ -228,7 +228,7 @@ void dagrt_destroy(dagrt *rt)
     /* From one of its own workers it would join itself; from a task (on
      * the main thread too: a plain task, a fiber task, a graph node) it
      * would wait for that task to finish. Refused alike, with a message. */
-    if (c && (c->worker || c->depth > 0 || dagrt_in_fiber(rt) || dagrt__exec_in_node())) {
+    if (c && (c->worker || c->depth > 0 || dagrt_in_fiber(rt) || rt_exec_in_node())) {
         fprintf(stderr, "dagrt_destroy: called from %s of the same runtime; ignored\n",
                 c->worker ? "a worker thread" : "inside a running task");
         return;
