@@ -28,7 +28,7 @@
  * moved bottom). The owner exposes its tail by moving split up to bottom
  * (one release store, like a push of many items at once); a thief that
  * finds the public part empty while the tail is not sets `splitreq`, which
- * the owner polls. Who exposes when is the scheduler's policy (sched.c).
+ * the owner polls. Who exposes when is the scheduler's policy (work.c, the private tail policy).
  * rt_deque_push exposes at once, so callers that never use the private
  * calls get the plain Chase-Lev deque.
  */
@@ -149,7 +149,7 @@ static inline void rt_deque_expose(rt_deque *d)
 
 /* Owner only: the same with a seq_cst RMW, for the idle protocol: the
  * exposure is then the "publish" half of its Dekker pair by itself, and the
- * notifier needs no separate fence (sched.c, notify_after_sc). An exchange
+ * notifier needs no separate fence (idle.c, notify_after_sc). An exchange
  * is a single locked instruction on x86, cheaper than a store plus mfence. */
 static inline void rt_deque_expose_sc_to(rt_deque *d, int64_t to)
 {
@@ -309,7 +309,7 @@ static inline void *rt_deque_steal(rt_deque *d)
 }
 
 /* Any thread: the public part is non-empty; a hint, except in the parking
- * re-check where it is made after a seq_cst announcement (see sched.c).
+ * re-check where it is made after a seq_cst announcement (see idle.c).
  * seq_cst loads for that argument. */
 static inline bool rt_deque_nonempty(rt_deque *d)
 {

@@ -58,8 +58,8 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     int workers = dagrt_worker_count(rt);
     bool tiny = r->last_ns && r->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE;
     r->max_helpers = workers > 0 && !tiny ? (uint16_t)(workers < 65534 ? workers + 1 : 65535) : 0;
-    /* The policy's clock: a clock read costs about 100 ns on a VM (kvm-clock),
-     * as much as a node's overhead here, so only one run in
+    /* The policy's clock: a clock read can cost as much as a node's
+     * overhead here (a virtualised clock), so only one run in
      * EXEC_TIME_EVERY is timed, the first ones always. */
     uint64_t t0 = 0;
     bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;

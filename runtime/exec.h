@@ -42,7 +42,7 @@
  * are kept in the node's own state, and xpred has a bit for each). */
 #define PLAN_LISTS 2
 #define PLAN_MAXPRED 32
-/* Polls (a pause each, ~60 ns on the development VM) of a node's
+/* Polls (a pause each) of a node's
  * predecessors before its claimer takes a ready node off the other
  * thread's list although that thread is there to run it. */
 #define PLAN_STEAL_SPINS 64

@@ -81,8 +81,8 @@ static bool plan_serve(plan_slot *s, uint64_t t, bool counted)
 {
     graph_rt *r = atomic_load_explicit(&s->run, memory_order_relaxed);
     /* Woken onto the caller's CPU (park.h), a helper left there parks
-     * again each frame and the next wake-up puts it back (22 us per frame
-     * in the spawn alone on the development VM): move off it once. */
+     * again each frame and the next wake-up puts it back, a cost paid in
+     * every frame (docs/benchmarks.md): move off it once (placement.c). */
     int cpu = rt_cpu_leave(r->caller_cpu);   /* where we run, after a move if any */
     bool ok = !(cpu >= 0 && cpu == r->caller_cpu);
     /* Still on the caller's CPU, we could only take turns with it: leave

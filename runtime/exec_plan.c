@@ -8,8 +8,8 @@
  *
  * With one worker, the dynamic scheme above pays for every node in cross-
  * core cache traffic: join counters, the shared ready list and helper
- * spawns are locked instructions on lines the other core wrote last, about
- * 250 ns each on a VM (docs/benchmarks.md), several times per 1 us node.
+ * spawns are locked instructions on lines the other core wrote last, each
+ * a cross-core transfer (docs/benchmarks.md), several per node.
  * Plan mode runs such graphs without any of them:
  *
  * - Once per graph, the nodes are split into two lists, one for the caller
@@ -118,7 +118,7 @@ static inline void plan_prefetch(graph_rt *r, uint32_t i)
 static inline void plan_relax(unsigned spins, int other_cpu)
 {
     rt_cpu_relax();
-    /* On a VM whose idle vCPUs look busy, a worker can be put on the
+    /* Where idle CPUs look busy to the kernel, a worker can be put on the
      * caller's CPU (park.h) and stay there: spinning then only keeps the
      * thread we wait for off the CPU. Give it the CPU when we share it, and
      * after long waits in any case. */

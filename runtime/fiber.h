@@ -8,8 +8,8 @@
  * function, so it may compute the address of a _Thread_local variable once
  * and reuse it across a call that switches. The rule in this runtime: code
  * that can switch (anything that may suspend) never holds a TLS address
- * across the switch; it re-reads TLS through rt_fiber_tls_*() style
- * noinline accessors after every switch (see sync.c). The same rule holds
+ * across the switch; it re-reads TLS through a real (noinline) call after
+ * every switch (rt_ctx_current; see fiber_sched.c). The same rule holds
  * for users' fiber tasks: read thread-local data (errno included) again
  * after any wait; docs/runtime.md says so.
  */

@@ -29,8 +29,8 @@
  *
  * THE ASYMMETRIC VARIANT, for the one publication that is hot: a worker
  * exposing its deque's private tail (deque.h; "the pusher" below). A
- * seq_cst RMW per exposure costs ~6 ns on x86 and bounces the line thieves
- * poll, so where Linux's membarrier(2) with PRIVATE_EXPEDITED is available
+ * seq_cst RMW per exposure costs a locked instruction and bounces the line
+ * thieves poll, so where Linux's membarrier(2) with PRIVATE_EXPEDITED is available
  * (rt->asym_fence) the pusher does
  *      W(split, release); compiler barrier; R(nspinning), R(nidle) relaxed
  * and the idler pays instead: between step 3 and its re-check it calls

@@ -42,7 +42,7 @@ int rt_pfor_invite(pfor_job *j, rt_ctx *c)
  * loop's group, which its taker completes, or the caller if it withdraws
  * the offer (finish). No wake-up goes with it: an offer is only ever
  * extra help, since the caller withdraws one nobody took, so the idle
- * protocol (sched.c) need not see it. */
+ * protocol (idle.c) need not see it. */
 bool rt_pfor_offer_post(pfor_job *j)
 {
     dagrt *rt = j->rt;
@@ -120,16 +120,10 @@ static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
 
 /* Items the owner of a remainder of rem claims next: about 8 us of work,
  * or all of it. Claims are made large although a thief cannot take what
- * its owner has claimed: on this VM each claim past an owner's first cost
- * far more than its CAS (with 0.4 us claims a 1000 x 6 ns loop ran its
- * items ~1.5x slower on both threads than the plain loop, a cost that
- * went with the number of claims, not with the work). Pairs of variants
- * measured side by side in one process (median of 60 samples of the bench
- * loop, x the plain loop): 1000 x 6 ns, 2 us vs 0.4 us claims 1.34 vs
- * 1.29, 8 us vs 2 us 1.45 vs 1.35; 8 us vs 0.4 us at 100000 x 0.5 ns 1.90
- * vs 1.78, at 100000 x 6 ns 1.98 vs 1.97. The end stays even through
- * presplit and the thief's estimate of the chunk its victim is in
- * (steal_into). */
+ * its owner has claimed, because each claim past an owner's first can cost
+ * far more than its CAS (the measurements are in docs/benchmarks.md). The
+ * end stays even through presplit and the thief's estimate of the chunk
+ * its victim is in (steal_into). */
 
 /* Runs the range in slot s as its owner, a chunk per claim, until a claim
  * finds it empty (thieves may have taken the rest). per_out: if not NULL,
@@ -262,7 +256,7 @@ static void help_job(pfor_job *j, int mine)
     rt_pfor_run_part(j, mine, mine == 1 ? &j->t_hend : NULL);
 }
 
-/* The offer, run by the thread that took it (find_task in sched.c). It is
+/* The offer, run by the thread that took it (find_task in work.c). It is
  * RT_TASK_FRAME: not pooled, not counted, and the count it holds in the
  * loop's group is completed by the task's finish, after this returns:
  * that is the taker's last access to the job. */

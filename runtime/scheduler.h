@@ -175,14 +175,14 @@ struct rt_ctx {
     rt_task *free;
     rt_slab *slabs;
     _Alignas(RT_APART) _Atomic(rt_task *) remote;
-    /* Idle protocol (sched.c): 1 while announced idle; a notifier claims the
+    /* Idle protocol (idle.c): 1 while announced idle; a notifier claims the
      * ctx by CAS 1->0 and then unparks it. */
     _Alignas(RT_APART) _Atomic int idle;
     rt_parker parker;
     rt_waiter waiter;          /* group waits on this thread: unparks it */
     char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
-    bool handoff;              /* owner only: hand the search on (sched.c) */
-    bool beside_waker;         /* owner only: woken onto its waker's CPU (sched.c) */
+    bool handoff;              /* owner only: hand the search on (idle.c) */
+    bool beside_waker;         /* owner only: woken onto its waker's CPU (idle.c) */
     uint32_t depth;            /* owner only: plain tasks running nested on this thread */
     /* Spawned / finished task counts, each written only by this ctx's
      * thread (relaxed load + store; finished with release), summed by
@@ -202,7 +202,7 @@ struct dagrt {
     rt_ctx *ctx;                       /* [nctx], ctx[0] = main thread */
     rt_ctx *prev_tls;                  /* creator thread's ctx before (restored by destroy) */
     rt_mpsc hot;                       /* the hot lane */
-    bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (sched.c) */
+    bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (idle.c) */
     _Alignas(RT_APART) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
     _Atomic int nspinning;             /* idle ctxs still polling (not asleep) */
     _Atomic int stop;                  /* destroy: workers exit */

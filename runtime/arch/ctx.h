@@ -4,7 +4,7 @@
  * One backend is compiled in, chosen by Meson (option fiber_backend):
  *   DAGRT_CTX_X86_64   switch_x86_64_sysv.S   (ctx_x86_64.h: save layout)
  *   DAGRT_CTX_AARCH64  switch_aarch64_aapcs.S (ctx_aarch64.h: save layout)
- *   DAGRT_CTX_UCONTEXT switch_ucontext.c      (any other CPU; slow but portable)
+ *   DAGRT_CTX_UCONTEXT ctx_ucontext.h         (any other CPU; slow but portable)
  *
  * The contract of the two functions below is the same for all three:
  *

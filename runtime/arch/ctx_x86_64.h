@@ -8,7 +8,8 @@
  * control word (precision, rounding, masks). Everything else is
  * caller-saved, so the compiler has already spilled it around the call.
  * rip needs no slot: the switch is a call, so the return address sits at
- * [rsp] and the final `ret` on the new stack resumes there.
+ * [rsp], and the switch resumes the new context by popping it and jumping
+ * there (pop + indirect jmp, not ret: see switch_x86_64_sysv.S).
  *
  *   offset  size  field
  *        0     8  rbx        (new context: the entry function)
