@@ -34,9 +34,11 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         dagrt_in_fiber(rt))   /* fiber: see execute */
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
+    /* acquire: pairs with the release below, so this run sees the last one's writes. */
     if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)
         return DAGRT_EBUSY;
     if (!dagrt_on_main_thread(rt)) {
+        /* release: nothing of this state was touched; hands it back as it was. */
         atomic_store_explicit(&r->running, 0, memory_order_release);
         return DAGRT_EPERM;
     }
@@ -87,6 +89,7 @@ finish:;
         r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
     }
     r->runs++;
+    /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, 0, memory_order_release);
     return rc;
 }
@@ -97,6 +100,7 @@ int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)
         return DAGRT_EINVAL;
     memset(out, 0, sizeof *out);
     const graph_rt *r = (const graph_rt *)(const void *)st->opaque_;
+    /* acquire: pairs with the run's final release, so the statuses read below are complete. */
     if (atomic_load_explicit(&((graph_rt *)(void *)(uintptr_t)r)->running, memory_order_acquire))
         return DAGRT_EBUSY;
     out->runs = r->runs;

@@ -89,16 +89,19 @@ static inline rt_node *rt_mpsc_pop_locked(rt_mpsc *q)
             return NULL;
         atomic_store_explicit(&q->tail, next, memory_order_relaxed);
         tail = next;
+        /* acquire: pairs with the producer's release link store. */
         next = atomic_load_explicit(&next->next, memory_order_acquire);
     }
     if (next) {
         atomic_store_explicit(&q->tail, next, memory_order_relaxed);
         return tail;
     }
+    /* acquire: pairs with a producer's exchange on head. */
     rt_node *head = atomic_load_explicit(&q->head, memory_order_acquire);
     if (tail != head)
         return NULL;            /* a producer is between exchange and link */
     rt_mpsc_push_raw(q, &q->stub);
+    /* acquire: as above, the link store. */
     next = atomic_load_explicit(&tail->next, memory_order_acquire);
     if (next) {
         atomic_store_explicit(&q->tail, next, memory_order_relaxed);

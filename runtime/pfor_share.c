@@ -29,6 +29,7 @@ int rt_pfor_invite(pfor_job *j, rt_ctx *c)
     rt_group_add(j->g, 1);
     int r = rt_submit(j->rt, c, t);
     if (r != 0) {
+        /* relaxed: the heuristic count of invite's increment. */
         atomic_fetch_sub_explicit(&j->invites, 1, memory_order_relaxed);
         rt_place_unsteer(j->rt, t->u[1], cpu);
         rt_task_free(j->rt, t);
@@ -94,6 +95,7 @@ static inline bool hungry(pfor_job *j, uint32_t remaining, bool *full)
     if (*full || remaining < 2 * j->grain ||
         (double)remaining * j->ns_per < 2 * PFOR_SPLIT_MIN_NS)
         return false;
+    /* relaxed: heuristic reads that only decide whether to invite. */
     int slots = atomic_load_explicit(&j->nslots, memory_order_relaxed);
     if (slots >= j->maxslots) {
         *full = true;
@@ -160,7 +162,7 @@ void rt_pfor_run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full)
         } else {
             run_units(j, b, b + k);
         }
-        w = atomic_load_explicit(&s->r, memory_order_relaxed);
+        w = atomic_load_explicit(&s->r, memory_order_relaxed);   /* relaxed: bounds only */
     }
 }
 
@@ -168,6 +170,7 @@ void rt_pfor_run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full)
  * `mine` (empty, ours). Returns false when nothing is worth splitting. */
 bool rt_pfor_steal_into(pfor_job *j, int mine)
 {
+    /* relaxed: which slots to look at; the slot CAS decides. */
     int n = atomic_load_explicit(&j->nslots, memory_order_relaxed);
     if (n > j->maxslots)
         n = j->maxslots;
@@ -180,6 +183,7 @@ bool rt_pfor_steal_into(pfor_job *j, int mine)
         for (int v = 0; v < n; v++) {
             if (v == mine)
                 continue;
+            /* relaxed: bounds only */
             uint64_t w = atomic_load_explicit(&j->slot[v].r, memory_order_relaxed);
             uint32_t rem = hi(w) > lo(w) ? hi(w) - lo(w) : 0;
             if (rem > brem) {

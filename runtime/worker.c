@@ -46,6 +46,7 @@ static void worker_main(void *arg)
     stack_bounds(c);
     if (!rt->cfg.no_overflow_report)
         rt_overflow_thread_enter();
+    /* acquire: pairs with destroy's store of stop. */
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         if (rt_help_one(c))
             continue;
@@ -91,6 +92,7 @@ static void rt_free_all(dagrt *rt)
 
 static void stop_and_join(dagrt *rt)
 {
+    /* seq_cst: against the idlers' seq_cst re-check of stop before they park. */
     atomic_store_explicit(&rt->stop, 1, memory_order_seq_cst);
     /* Unconditional unparks leave tokens, so no worker can sleep through
      * the stop flag. */
@@ -216,7 +218,7 @@ static bool quiescent(dagrt *rt)
         f += atomic_load_explicit(&rt->ctx[i].nfinished, memory_order_acquire);
     uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
     for (int i = 0; i < rt->nctx; i++)
-        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);
+        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
     return f == s;
 }
 
