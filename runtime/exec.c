@@ -81,7 +81,7 @@ uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob)
 
 /* ------------------------------------------------------------ public API */
 
-bool dagrt__exec_in_node(void) { return rt_exec_depth > 0; }
+bool rt_exec_in_node(void) { return rt_exec_depth > 0; }
 
 int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
 {
@@ -99,9 +99,11 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         dagrt_in_fiber(rt))   /* fiber: see execute */
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
+    /* acquire: pairs with the release below, so this run sees the last one's writes. */
     if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)
         return DAGRT_EBUSY;
     if (!dagrt_on_main_thread(rt)) {
+        /* release: nothing of this state was touched; hands it back as it was. */
         atomic_store_explicit(&r->running, 0, memory_order_release);
         return DAGRT_EPERM;
     }
@@ -123,8 +125,8 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     int workers = dagrt_worker_count(rt);
     bool tiny = r->last_ns && r->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE;
     r->max_helpers = workers > 0 && !tiny ? (uint16_t)(workers < 65534 ? workers + 1 : 65535) : 0;
-    /* The policy's clock: a clock read costs about 100 ns on a VM (kvm-clock),
-     * as much as a node's overhead here, so only one run in
+    /* The policy's clock: a clock read can cost as much as a node's
+     * overhead here (a virtualised clock), so only one run in
      * EXEC_TIME_EVERY is timed, the first ones always. */
     uint64_t t0 = 0;
     bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;
@@ -152,6 +154,7 @@ finish:;
         r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
     }
     r->runs++;
+    /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, 0, memory_order_release);
     return rc;
 }
@@ -162,6 +165,7 @@ int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)
         return DAGRT_EINVAL;
     memset(out, 0, sizeof *out);
     const graph_rt *r = (const graph_rt *)(const void *)st->opaque_;
+    /* acquire: pairs with the run's final release, so the statuses read below are complete. */
     if (atomic_load_explicit(&((graph_rt *)(void *)(uintptr_t)r)->running, memory_order_acquire))
         return DAGRT_EBUSY;
     out->runs = r->runs;

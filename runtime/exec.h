@@ -13,6 +13,12 @@
 #ifndef DAGRT_EXEC_H
 #define DAGRT_EXEC_H
 
+/* The runtime's own view of dagrt.h's shared structures: C11 atomics. */
+#if defined(DAGRT_H) && !defined(DAGRT_INSIDE_)
+#error "include libdagrt's internal headers before dagrt.h"
+#endif
+#define DAGRT_INSIDE_ 1
+
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -36,7 +42,7 @@
  * are kept in the node's own state, and xpred has a bit for each). */
 #define PLAN_LISTS 2
 #define PLAN_MAXPRED 32
-/* Polls (a pause each, ~60 ns on the development VM) of a node's
+/* Polls (a pause each) of a node's
  * predecessors before its claimer takes a ready node off the other
  * thread's list although that thread is there to run it. */
 #define PLAN_STEAL_SPINS 64
@@ -195,7 +201,7 @@ typedef struct plan_slot {
 /* ------------------------------------------------------------ exec.c */
 
 /* True while the calling thread runs the body of a graph node. */
-bool dagrt__exec_in_node(void);
+bool rt_exec_in_node(void);
 /* Node dispatch: the one place where node bodies run. */
 /* Runs node i's body (or skips it): gates and skipped tasks run nothing.
  * counted: raise this thread's node depth meanwhile (see execute).

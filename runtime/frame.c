@@ -7,37 +7,18 @@
  */
 #include "scheduler.h"
 
-/* dagrt.h's inline fork and join read the head of rt_ctx and of rt_frame
- * through their own view structs; these keep the two layouts one. */
-#if defined(__GNUC__) || defined(__clang__)
-#define RT_SAME_OFFSET(a, fa, b, fb) \
-    _Static_assert(offsetof(a, fa) == offsetof(b, fb), #a "." #fa " moved: update dagrt.h's " #b)
-RT_SAME_OFFSET(rt_ctx, deque.top, dagrt__wview, top);
-RT_SAME_OFFSET(rt_ctx, deque.splitreq, dagrt__wview, splitreq);
-RT_SAME_OFFSET(rt_ctx, deque.split, dagrt__wview, split);
-RT_SAME_OFFSET(rt_ctx, deque.bottom, dagrt__wview, bottom);
-RT_SAME_OFFSET(rt_ctx, deque.buf, dagrt__wview, buf);
-RT_SAME_OFFSET(rt_ctx, fj_nidle, dagrt__wview, nidle);
-RT_SAME_OFFSET(rt_deque_buf, mask, struct dagrt__dbuf, mask);
-RT_SAME_OFFSET(rt_deque_buf, slot, struct dagrt__dbuf, slot);
-RT_SAME_OFFSET(rt_frame, task.fn, dagrt__fview, fn);
-RT_SAME_OFFSET(rt_frame, task.arg, dagrt__fview, arg);
-RT_SAME_OFFSET(rt_frame, task.group, dagrt__fview, group_);
-RT_SAME_OFFSET(rt_frame, task.flags, dagrt__fview, flags);
-RT_SAME_OFFSET(rt_frame, group.word, dagrt__fview, word);
-RT_SAME_OFFSET(rt_frame, group.owner, dagrt__fview, owner);
-RT_SAME_OFFSET(rt_frame, group.local, dagrt__fview, local);
-RT_SAME_OFFSET(rt_frame, group.armed, dagrt__fview, armed);
-RT_SAME_OFFSET(rt_frame, group.magic, dagrt__fview, magic);
+/* The runtime's structures are built from dagrt.h's definitions (see
+ * there); what is left to check is that the atomics they hold are plain
+ * sized, and that a frame fits its storage. */
 _Static_assert(sizeof(_Atomic int64_t) == sizeof(int64_t) && sizeof(_Atomic int) == sizeof(int32_t) &&
                sizeof(_Atomic(void *)) == sizeof(void *), "atomics are not plain-sized");
-_Static_assert(DAGRT__FRAME_FLAGS == (RT_TASK_OWNED | RT_TASK_FRAME), "frame flags");
-_Static_assert(DAGRT__GROUP_MAGIC == RT_GROUP_MAGIC, "group magic");
-#endif
+_Static_assert(sizeof(dagrt__frame_view) == sizeof(rt_frame), "the frame view is the frame");
 _Static_assert(sizeof(rt_frame) <= sizeof(dagrt_frame), "dagrt_frame too small");
 
-dagrt_worker *dagrt_worker_get(dagrt *rt)
+dagrt_worker *dagrt_worker_get_v(dagrt *rt, unsigned view_version)
 {
+    if (view_version != DAGRT_WORKER_VIEW_VERSION)
+        return NULL;   /* another layout: its forks run as plain calls */
     rt_ctx *c = rt ? rt_ctx_here(rt) : NULL;
     if (!c)
         return NULL;
@@ -48,6 +29,13 @@ dagrt_worker *dagrt_worker_get(dagrt *rt)
     if (sp < (uintptr_t)(void *)c->stack_lo || sp >= (uintptr_t)(void *)c->stack_hi)
         return NULL;
     return (dagrt_worker *)(void *)c;
+}
+
+/* The plain entry point, for callers of the function itself (a binary
+ * built before the view was versioned has the current one). */
+dagrt_worker *(dagrt_worker_get)(dagrt *rt)
+{
+    return dagrt_worker_get_v(rt, DAGRT_WORKER_VIEW_VERSION);
 }
 
 /* The inline fork's rule (dagrt.h): a thief asked, or a thread is idle. */
@@ -72,6 +60,7 @@ static void frame_expose(rt_ctx *c)
         rt_deque_take_request(&c->deque);   /* nothing to give */
         return;
     }
+    /* relaxed: a hint for how much to expose. */
     int64_t n = atomic_load_explicit(c->fj_nidle, memory_order_relaxed), half = (b - s + 1) / 2;
     n = n < 1 ? 1 : n > half ? half : n;
     rt_expose_to(c->rt, c, s + n);
@@ -122,33 +111,23 @@ RT_NOINLINE bool dagrt__join_slow(dagrt_worker *w, dagrt_frame *f)
 }
 
 #if !defined(__GNUC__) && !defined(__clang__)
-/* Other compilers get dagrt.h's inline functions out of line here. */
+/* Other compilers get dagrt.h's inline functions out of line here, with
+ * its one frame setup. */
 int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg)
 {
-    rt_frame *fr = (rt_frame *)(void *)f;
+    dagrt__frame_view *fv = (dagrt__frame_view *)(void *)f;
     if (!f || !fn) {
-        if (f) {
-            fr->group.owner = (rt_ctx *)(void *)w;
-            atomic_init(&fr->group.word, 0);
-            fr->group.local = 0;
-            fr->group.armed = 0;
-        }
+        if (f)
+            dagrt__frame_setup_done(fv, w);
         return DAGRT_EINVAL;
     }
-    fr->task.fn = fn;
-    fr->task.arg = arg;
     if (!w) {
+        fv->task.fn = fn;
+        fv->task.arg = arg;
         fn(arg);
         return 0;
     }
-    rt_ctx *c = (rt_ctx *)(void *)w;
-    fr->task.group = &fr->group;
-    fr->task.flags = RT_TASK_OWNED | RT_TASK_FRAME;
-    atomic_init(&fr->group.word, 0);
-    fr->group.owner = c;
-    fr->group.local = 1;
-    fr->group.armed = 0;
-    fr->group.magic = RT_GROUP_MAGIC;
+    dagrt__frame_setup(fv, w, fn, arg);
     dagrt__fork_slow(w, f);
     return 0;
 }

@@ -29,8 +29,8 @@
  *
  * THE ASYMMETRIC VARIANT, for the one publication that is hot: a worker
  * exposing its deque's private tail (deque.h; "the pusher" below). A
- * seq_cst RMW per exposure costs ~6 ns on x86 and bounces the line thieves
- * poll, so where Linux's membarrier(2) with PRIVATE_EXPEDITED is available
+ * seq_cst RMW per exposure costs a locked instruction and bounces the line
+ * thieves poll, so where Linux's membarrier(2) with PRIVATE_EXPEDITED is available
  * (rt->asym_fence) the pusher does
  *      W(split, release); compiler barrier; R(nspinning), R(nidle) relaxed
  * and the idler pays instead: between step 3 and its re-check it calls
@@ -97,6 +97,7 @@ static void wake_one(dagrt *rt)
 /* After publishing work (see the protocol at the top). */
 void rt_notify(dagrt *rt)
 {
+    /* seq_cst fence: the publisher's half of the Dekker pair (top of file). */
     atomic_thread_fence(memory_order_seq_cst);
     /* relaxed loads: ordered after the publication by the fence. */
     if (atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0)
@@ -144,6 +145,7 @@ void rt_handoff(rt_ctx *c)
 {
     c->handoff = false;
     dagrt *rt = c->rt;
+    /* seq_cst: the handoff reads are re-checks of the protocol. */
     if (atomic_load_explicit(&rt->nspinning, memory_order_seq_cst) == 0 &&
         atomic_load_explicit(&rt->nidle, memory_order_seq_cst) > 0 &&
         work_visible(c))
@@ -158,6 +160,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     dagrt *rt = c->rt;
     bool forever = c->hot || rt->cfg.idle == DAGRT_IDLE_SPIN;
     uint64_t idle_from = rt_now_ns();   /* dagrt_get_stats' idle time */
+    /* seq_cst: step 1, the idler's writes of the Dekker pair (top of file). */
     atomic_store_explicit(&c->idle, 1, memory_order_seq_cst);
     atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
     atomic_fetch_add_explicit(&rt->nspinning, 1, memory_order_seq_cst);
@@ -167,6 +170,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     for (unsigned i = 0;; i++) {
         if (work_visible(c) ||
             (g && rt_group_is_done(g, c)) ||
+            /* acquire: a claimer's CAS or destroy's stop publishes what we act on. */
             atomic_load_explicit(&rt->stop, memory_order_acquire) ||
             atomic_load_explicit(&c->idle, memory_order_acquire) == 0) {
             leave = true;
@@ -175,6 +179,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
         /* Polling on the CPU of the thread that woke us only keeps that
          * thread off it (park.h): go back to sleep instead. */
         if (!forever && (c->beside_waker ||
+                         /* relaxed: spin_ns is a tuning knob. */
                          atomic_load_explicit(&rt->spin_ns, memory_order_relaxed) == 0))
             break;
         rt_cpu_relax();
@@ -187,10 +192,12 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             uint64_t t = rt_now_ns();
             if (t0 == 0)
                 t0 = t;
+            /* relaxed: the knob */
             else if (t - t0 > atomic_load_explicit(&rt->spin_ns, memory_order_relaxed))
                 break;
         }
     }
+    /* seq_cst: step 3, before the re-check. */
     int left = atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_seq_cst) - 1;
     c->beside_waker = false;   /* one short poll per such wake-up */
     if (!leave) {
@@ -198,6 +205,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
         idle_barrier(rt);      /* pushes that skipped their fence are visible now */
         if (!work_visible(c) &&
             !(g && rt_group_is_done(g, c)) &&
+            /* seq_cst: the re-check half of the pair. */
             !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
             atomic_load_explicit(&c->idle, memory_order_seq_cst) == 1) {
             rt_tstat_add(&c->stats.parks, 1);
@@ -207,6 +215,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             c->beside_waker = rt_park(&c->parker) != 0;
             if (ob)
                 rt_obs_idle(ob, false, (int)c->index);
+            /* relaxed: our own word after the park, which acquired the claim. */
             claimed = atomic_load_explicit(&c->idle, memory_order_relaxed) == 0;
         }
         if (claimed)

@@ -2,6 +2,7 @@
  * observe.c - observer records, their dispatch, the recorder's switch and
  * the DAGRT_TRACE environment (observe.h).
  */
+#include "scheduler.h"   /* first: it defines what dagrt.h builds on inside */
 #include "observe.h"
 
 #include <stdio.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 
 #include "os/os.h"
-#include "scheduler.h"
 
 static bool any_cb(const dagrt_observer *c)
 {

@@ -44,6 +44,12 @@
 #ifndef DAGRT_SCHEDULER_H
 #define DAGRT_SCHEDULER_H
 
+/* The runtime's own view of dagrt.h's shared structures: C11 atomics. */
+#if defined(DAGRT_H) && !defined(DAGRT_INSIDE_)
+#error "include libdagrt's internal headers before dagrt.h"
+#endif
+#define DAGRT_INSIDE_ 1
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,21 +68,17 @@
 #define RT_TASK_PUBLIC_FLAGS (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER | \
                               DAGRT_SPAWN_LARGE_STACK)
 #define RT_TASK_SELF  (1u << 16)      /* internal: fn gets the rt_task * itself, not arg */
-#define RT_TASK_OWNED (1u << 17)      /* counted in its group's owner-local count */
-#define RT_TASK_FRAME (1u << 18)      /* a dagrt_frame on its forker's stack (rt_frame) */
+#define RT_TASK_OWNED DAGRT__TASK_OWNED   /* counted in its group's owner-local count */
+#define RT_TASK_FRAME DAGRT__TASK_FRAME   /* a dagrt_frame on its forker's stack (rt_frame) */
 #define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */
 
 typedef struct rt_group rt_group;
 
+/* A task descriptor: dagrt.h's one definition of its fields (the inline
+ * fork sets up a frame's). home: the ctx index whose pool owns it, or
+ * RT_HOME_SHARED; fiber NULL when allocated; u: parallel-for ranges. */
 typedef struct rt_task {
-    rt_node node;          /* inbox / free-list link; must stay first */
-    dagrt_fn fn;
-    void *arg;
-    rt_group *group;       /* completed when the task finishes; may be NULL */
-    uint32_t flags;        /* DAGRT_SPAWN_* */
-    uint32_t home;         /* ctx index whose pool owns it, or RT_HOME_SHARED */
-    void *fiber;           /* free for the fiber layer (NULL when allocated) */
-    uintptr_t u[2];        /* free for internal users (parallel-for ranges) */
+    DAGRT__TASK_FIELDS_(rt_node, struct rt_group)
 } rt_task;
 
 /* --------------------------------------------------------------- groups */
@@ -111,15 +113,10 @@ struct rt_waiter {
  * may be waited on by any one thread or fiber at a time. */
 typedef struct rt_group rt_group;
 struct rt_group {
-    _Atomic int64_t word;
-    struct rt_ctx *owner;      /* NULL: no owner fast path */
-    rt_waiter *waiter;
-    int32_t local;             /* owner only */
-    uint16_t armed;            /* owner only: a wait folded local into word */
-    uint16_t magic;
+    DAGRT__COUNT_FIELDS_(struct rt_ctx, rt_waiter)   /* dagrt.h: one definition */
 };
 #define RT_GROUP_WAITING (INT64_C(1) << 62)
-#define RT_GROUP_MAGIC   0x6772u   /* "gr" */
+#define RT_GROUP_MAGIC   DAGRT__GROUP_MAGIC
 
 static inline rt_group *rt_group_of(dagrt_group *g) { return (rt_group *)(void *)g; }
 
@@ -164,10 +161,9 @@ typedef struct rt_slab {
 } rt_slab;
 
 struct rt_ctx {
-    rt_deque deque;
-    /* Read by the inline dagrt_fork (dagrt.h, dagrt__wview): constant
-     * after creation. */
-    const _Atomic int *fj_nidle;   /* &rt->nidle */
+    /* The head the inline dagrt_fork reads (dagrt.h, one definition): the
+     * deque, and fj_nidle = &rt->nidle, constant after creation. */
+    DAGRT_WORKER_VIEW_FIELDS_
     rt_mpsc inbox;
     dagrt *rt;
     uint32_t index;
@@ -180,14 +176,14 @@ struct rt_ctx {
     rt_task *free;
     rt_slab *slabs;
     _Alignas(RT_APART) _Atomic(rt_task *) remote;
-    /* Idle protocol (sched.c): 1 while announced idle; a notifier claims the
+    /* Idle protocol (idle.c): 1 while announced idle; a notifier claims the
      * ctx by CAS 1->0 and then unparks it. */
     _Alignas(RT_APART) _Atomic int idle;
     rt_parker parker;
     rt_waiter waiter;          /* group waits on this thread: unparks it */
     char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
-    bool handoff;              /* owner only: hand the search on (sched.c) */
-    bool beside_waker;         /* owner only: woken onto its waker's CPU (sched.c) */
+    bool handoff;              /* owner only: hand the search on (idle.c) */
+    bool beside_waker;         /* owner only: woken onto its waker's CPU (idle.c) */
     uint32_t depth;            /* owner only: plain tasks running nested on this thread */
     /* Spawned / finished task counts, each written only by this ctx's
      * thread (relaxed load + store; finished with release), summed by
@@ -209,7 +205,7 @@ struct dagrt {
     rt_ctx *ctx;                       /* [nctx], ctx[0] = main thread */
     rt_ctx *prev_tls;                  /* creator thread's ctx before (restored by destroy) */
     rt_mpsc hot;                       /* the hot lane */
-    bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (sched.c) */
+    bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (idle.c) */
     _Alignas(RT_APART) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
     _Atomic int nspinning;             /* idle ctxs still polling (not asleep) */
     _Atomic int stop;                  /* destroy: workers exit */
@@ -495,11 +491,11 @@ void rt_fiber_rt_fini(dagrt *rt);
 
 /* ---------------------------------------- overflow.c: the overflow report */
 
-struct dagrt__fiber_pool;
+struct rt_fiber_pool;
 /* Reports faults in the guard pages of p's fibers (installs the fault
  * handler while any pool is watched). 0, or -1: p goes unwatched. */
-int rt_overflow_watch(struct dagrt__fiber_pool *p);
-void rt_overflow_unwatch(struct dagrt__fiber_pool *p);
+int rt_overflow_watch(struct rt_fiber_pool *p);
+void rt_overflow_unwatch(struct rt_fiber_pool *p);
 /* An alternate stack for the calling thread, so the report can run when
  * the stack that overflowed is the one in use (counted per thread). */
 void rt_overflow_thread_enter(void);

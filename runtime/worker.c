@@ -49,6 +49,7 @@ static void worker_main(void *arg)
     rt_obs *ob = rt_obs_now(&rt->obs);
     if (ob)
         rt_obs_thread(ob, true, (int)c->index);
+    /* acquire: pairs with destroy's store of stop. */
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         if (rt_help_one(c))
             continue;
@@ -97,6 +98,7 @@ static void rt_free_all(dagrt *rt)
 
 static void stop_and_join(dagrt *rt)
 {
+    /* seq_cst: against the idlers' seq_cst re-check of stop before they park. */
     atomic_store_explicit(&rt->stop, 1, memory_order_seq_cst);
     /* Unconditional unparks leave tokens, so no worker can sleep through
      * the stop flag. */
@@ -231,7 +233,7 @@ static bool quiescent(dagrt *rt)
         f += atomic_load_explicit(&rt->ctx[i].nfinished, memory_order_acquire);
     uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
     for (int i = 0; i < rt->nctx; i++)
-        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);
+        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
     return f == s;
 }
 
@@ -243,7 +245,7 @@ void dagrt_destroy(dagrt *rt)
     /* From one of its own workers it would join itself; from a task (on
      * the main thread too: a plain task, a fiber task, a graph node) it
      * would wait for that task to finish. Refused alike, with a message. */
-    if (c && (c->worker || c->depth > 0 || dagrt_in_fiber(rt) || dagrt__exec_in_node())) {
+    if (c && (c->worker || c->depth > 0 || dagrt_in_fiber(rt) || rt_exec_in_node())) {
         fprintf(stderr, "dagrt_destroy: called from %s of the same runtime; ignored\n",
                 c->worker ? "a worker thread" : "inside a running task");
         return;

@@ -325,7 +325,7 @@ int ss_pool_exhaustion(void)
         if (dagrt_spawn_ex(rt, &g, px_task, &x, DAGRT_SPAWN_FIBER)) bad++;
     /* Wait (bounded, 20 s) until a task found the pool exhausted: POOL
      * fibers are then suspended on `go`, which nothing has set yet. */
-    for (long i = 0; dagrt__fiber_pending_total(rt) == 0; i++) {
+    for (long i = 0; rt_fiber_pending_total(rt) == 0; i++) {
         if (i > 20L * 1000 * 1000) { bad++; break; }
         usleep(1);
     }
@@ -336,10 +336,10 @@ int ss_pool_exhaustion(void)
     if (atomic_load(&x.max_inside) > POOL) bad++;
     /* A second exhaustion warns no more. */
     dagrt_event_reset(&x.go);
-    unsigned long before = dagrt__fiber_pending_total(rt);
+    unsigned long before = rt_fiber_pending_total(rt);
     for (int i = 0; i < TASKS; i++)
         if (dagrt_spawn_ex(rt, &g, px_task, &x, DAGRT_SPAWN_FIBER)) bad++;
-    for (long i = 0; dagrt__fiber_pending_total(rt) == before; i++) {
+    for (long i = 0; rt_fiber_pending_total(rt) == before; i++) {
         if (i > 20L * 1000 * 1000) { bad++; break; }
         usleep(1);
     }
@@ -589,6 +589,7 @@ static void zw_fiber(void *p)
 static void zw_plain(void *p)
 {
     struct zw *z = p;
+    z->order[atomic_fetch_add(&z->n, 1)] = 0;
     dagrt_event_set(&z->b);
 }
 
@@ -608,7 +609,13 @@ int ss_zero_workers_main(void)
     if (dagrt_spawn_ex(rt, &g, zw_fiber, &z, DAGRT_SPAWN_FIBER)) bad++;
     if (dagrt_spawn(rt, &g, zw_plain, &z)) bad++;
     if (dagrt_group_wait(rt, &g)) bad++;
-    if (atomic_load(&z.n) != 3) bad++;
+    /* The fiber starts (1) and resumes (2) only after the plain task set b
+     * (0, before or after the fiber started), and the main task finishes (3)
+     * only after the fiber set a: 0 1 2 3 or 1 0 2 3, nothing else. */
+    static const int ok[2][4] = {{0, 1, 2, 3}, {1, 0, 2, 3}};
+    if (atomic_load(&z.n) != 4 ||
+        (memcmp(z.order, ok[0], sizeof ok[0]) != 0 && memcmp(z.order, ok[1], sizeof ok[1]) != 0))
+        bad++;
     bad += atomic_load(&z.bad);
     dagrt_destroy(rt);
     return bad;
