@@ -64,13 +64,15 @@ uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob)
             dagrt_parallel_for(r->rt, 0, count, n->grain, piece_run, &pa) != 0)
             piece_run(&pa, 0, count);   /* as rt_exec_node_on: whole, exactly once */
     } else if (n->run) {
-        /* On a fiber, the suspend/resume hooks report this node (and keep
-         * ev.thread current as it migrates). */
-        dagrt_node_event *prev = rt_fiber_obs_swap(r->rt, &ev);
+        /* On a fiber (counted is false exactly there, see exec.h), the
+         * suspend/resume hooks report this node and keep ev.thread current
+         * as it migrates. */
+        dagrt_node_event *prev = counted ? NULL : rt_fiber_obs_swap(r->rt, &ev);
         rt_obs_node(ob, RT_OBS_BEGIN, &ev);
         n->run(r->ctx);
         rt_obs_node(ob, RT_OBS_END, &ev);
-        rt_fiber_obs_swap(r->rt, prev);
+        if (!counted)
+            rt_fiber_obs_swap(r->rt, prev);
     }
     if (counted)
         rt_exec_depth--;

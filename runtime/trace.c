@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #ifdef _WIN32
 #include <process.h>
 #define getpid _getpid
@@ -58,21 +57,52 @@ typedef struct ring {
 
 struct rt_trace {
     _Atomic bool on;
+    bool use_counter;            /* ticks: counter(); else ns */
+    uint64_t t0_ns;              /* the clock at t0 */
     _Atomic uint32_t gen;        /* starts so far: spans open before one are dropped */
     uint32_t nthreads;
     uint64_t frames;
     size_t max_bytes;
-    uint64_t t0;
+    uint64_t t0;                 /* ticks at creation */
+    double ns_per_tick;          /* set by the writer */
     uint64_t written, cut;
     ring *rings;
 };
 
 static uint64_t now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return rt_os_now_ns();
 }
+
+/* Events are stamped with the CPU's constant-rate counter where there is
+ * one (a third of a clock call's cost or less), converted to nanoseconds
+ * when the file is written, by the counter's rate over the recording
+ * (measured against the monotonic clock from creation to the write). */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+static inline uint64_t counter(void)
+{
+    unsigned lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+static bool counter_ok(void)
+{
+    unsigned a, b, c, d;   /* CPUID 0x80000007 EDX bit 8: invariant TSC */
+    return __get_cpuid(0x80000007, &a, &b, &c, &d) && ((d >> 8) & 1);
+}
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+static inline uint64_t counter(void)
+{
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
+static bool counter_ok(void) { return true; }   /* the generic timer: constant rate */
+#else
+static inline uint64_t counter(void) { return 0; }
+static bool counter_ok(void) { return false; }
+#endif
 
 size_t rt_trace_event_bytes(void) { return sizeof(ev); }
 
@@ -101,15 +131,20 @@ rt_trace *rt_trace_create(uint32_t nthreads, size_t max_bytes, uint64_t frames)
         ring *r = &t->rings[i];
         atomic_init(&r->head, 0);
         r->cap = per;
-        /* Touched only as events arrive: a large cap costs address space. */
         r->slot = malloc(per * sizeof(ev));
         if (!r->slot) {
             rt_trace_destroy(t);
             return NULL;
         }
+        /* Touched now, not as events arrive: a page fault per 64 events
+         * would be the recorder's largest cost while it fills. */
+        memset(r->slot, 0, per * sizeof(ev));
     }
     atomic_init(&t->on, false);
-    t->t0 = now_ns();
+    t->use_counter = counter_ok();
+    t->t0_ns = now_ns();
+    t->t0 = t->use_counter ? counter() : t->t0_ns;
+    t->ns_per_tick = 1.0;
     return t;
 }
 
@@ -182,6 +217,11 @@ static inline ev *slot_next(ring *r, uint64_t *h)
     return &r->slot[*h % r->cap];
 }
 
+static inline uint64_t ticks(const rt_trace *t)
+{
+    return t->use_counter ? counter() : now_ns();
+}
+
 static inline void slot_done(ring *r, uint64_t h)
 {
     /* release: the event's fields are visible to a writer that reads head
@@ -189,11 +229,11 @@ static inline void slot_done(ring *r, uint64_t h)
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
 }
 
-static void open_push(ring *r, const rt_trace_node *n, uint8_t flags)
+static void open_push(rt_trace *t, ring *r, const rt_trace_node *n, uint8_t flags)
 {
     if (r->depth < DEPTH) {
         open_span *o = &r->open[r->depth];
-        o->ts = now_ns();
+        o->ts = ticks(t);
         o->n = *n;
         o->flags = flags | (n->piece ? F_PIECE : 0);
     }
@@ -225,7 +265,7 @@ static void open_close(rt_trace *t, ring *r, const rt_trace_node *n, uint8_t fla
         return;  /* its begin was not recorded */
     open_span *o = &r->open[k - 1];
     r->depth = k - 1;  /* spans above it were left open by a restart: gone */
-    uint64_t h, end = now_ns();
+    uint64_t h, end = ticks(t);
     ev *e = slot_next(r, &h);
     e->ts = o->ts - t->t0;
     e->dur = end - o->ts;
@@ -244,7 +284,7 @@ void rt_trace_begin(rt_trace *t, uint32_t tid, const rt_trace_node *n)
 {
     ring *r = ring_of(t, tid);
     if (r)
-        open_push(r, n, 0);
+        open_push(t, r, n, 0);
 }
 
 void rt_trace_end(rt_trace *t, uint32_t tid, const rt_trace_node *n)
@@ -269,14 +309,14 @@ void rt_trace_resume(rt_trace *t, uint32_t tid, const rt_trace_node *n)
 {
     ring *r = ring_of(t, tid);
     if (r)
-        open_push(r, n, F_RESUMED);
+        open_push(t, r, n, F_RESUMED);
 }
 
 void rt_trace_idle(rt_trace *t, uint32_t tid)
 {
     ring *r = ring_of(t, tid);
     if (r)
-        r->idle_ts = now_ns();
+        r->idle_ts = ticks(t);
 }
 
 void rt_trace_wake(rt_trace *t, uint32_t tid)
@@ -284,7 +324,7 @@ void rt_trace_wake(rt_trace *t, uint32_t tid)
     ring *r = ring_of(t, tid);
     if (!r || r->idle_ts == 0)
         return;
-    uint64_t h, end = now_ns();
+    uint64_t h, end = ticks(t);
     ev *e = slot_next(r, &h);
     memset(e, 0, sizeof *e);
     e->ts = r->idle_ts - t->t0;
@@ -305,7 +345,7 @@ void rt_trace_mark(rt_trace *t, uint32_t tid, rt_trace_mark_kind m)
     uint64_t h;
     ev *e = slot_next(r, &h);
     memset(e, 0, sizeof *e);
-    e->ts = now_ns() - t->t0;
+    e->ts = ticks(t) - t->t0;
     e->name = names[m];
     e->cat = "dagrt";
     e->kind = EV_MARK;
@@ -379,7 +419,11 @@ static bool keep_event(const rt_trace *t, const ev *e, uint64_t cutoff, const gm
     return m && e->frame + t->frames > m->max;
 }
 
-static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, bool *first)
+/* Ticks since t0 to ns; begin and end each, so that nesting survives
+ * the rounding. */
+static uint64_t to_ns(uint64_t ticks, double k) { return (uint64_t)((double)ticks * k + 0.5); }
+
+static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, double k, bool *first)
 {
     fputs(*first ? "\n" : ",\n", f);
     *first = false;
@@ -388,10 +432,11 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, bool *first)
     fputs(",\"cat\":", f);
     put_str(f, e->cat);
     fputs(",\"ts\":", f);
-    put_us(f, e->ts);
+    uint64_t b = to_ns(e->ts, k);
+    put_us(f, b);
     if (e->kind != EV_MARK) {
         fputs(",\"dur\":", f);
-        put_us(f, e->dur);
+        put_us(f, to_ns(e->ts + e->dur, k) - b);
     } else {
         fputs(",\"s\":\"t\"", f);
     }
@@ -412,6 +457,11 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, bool *first)
 
 static int write_file(rt_trace *t, FILE *f, view *v)
 {
+    if (t->use_counter) {
+        uint64_t c1 = counter(), n1 = now_ns();
+        if (c1 > t->t0 && n1 > t->t0_ns)
+            t->ns_per_tick = (double)(n1 - t->t0_ns) / (double)(c1 - t->t0);
+    }
     /* One window for all threads: from the newest of the wrapped rings'
      * earliest events. The oldest slot of a wrapped ring is skipped (a late
      * event may be landing there, trace.h). */
@@ -495,12 +545,13 @@ static int write_file(rt_trace *t, FILE *f, view *v)
                 cut++;
                 continue;
             }
-            put_event(f, e, i, pid, &first);
+            put_event(f, e, i, pid, t->ns_per_tick, &first);
             kept++;
         }
     fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"recorder\":\"libdagrt\"", f);
-    fprintf(f, ",\"version\":\"%d.%d.%d\",\"clock\":\"CLOCK_MONOTONIC\"", DAGRT_VERSION_MAJOR,
-            DAGRT_VERSION_MINOR, DAGRT_VERSION_PATCH);
+    fprintf(f, ",\"version\":\"%d.%d.%d\",\"clock\":\"%s\"", DAGRT_VERSION_MAJOR,
+            DAGRT_VERSION_MINOR, DAGRT_VERSION_PATCH,
+            t->use_counter ? "CPU counter, scaled to the monotonic clock" : "monotonic clock");
     fprintf(f, ",\"threads\":%u,\"events\":%llu,\"event_bytes\":%zu,\"cap_bytes\":%zu",
             t->nthreads, (unsigned long long)kept, sizeof(ev), t->max_bytes);
     if (t->frames)
