@@ -20,7 +20,7 @@ enum { EV_NODE = 0, EV_IDLE = 1, EV_MARK = 2 };
 enum { F_PIECE = 1, F_RESUMED = 2, F_SUSPENDED = 4 };
 
 typedef struct ev {
-    uint64_t ts, dur;           /* ns since the trace's start */
+    uint64_t ts, dur;           /* ticks since the trace's start (trace_ring.h: counter) */
     const char *name, *cat;
     uint64_t frame, b, e;
     uint32_t index;
