@@ -46,11 +46,19 @@ static void miss(loader *l, misses *m, const char *name)
     m->names[m->n++] = s;
 }
 
+/* Times up to about 115 days in microseconds, counts up to 2^53: past
+ * that a double no longer holds them exactly (and ns would overflow). */
+#define MAX_FIELD 1e13
+
 static int num_field(const dg_json *obj, const char *key, double *out, char *err, size_t errsz)
 {
     const dg_json *v = dg_json_get(obj, key);
     if (!v || v->kind != DG_JSON_NUM || v->num < 0) {
         snprintf(err, errsz, "a complete event needs a non-negative number \"%s\"", key);
+        return -1;
+    }
+    if (v->num > MAX_FIELD) {
+        snprintf(err, errsz, "\"%s\" is out of range (%g; at most %g)", key, v->num, MAX_FIELD);
         return -1;
     }
     *out = v->num;
@@ -89,8 +97,9 @@ static int on_event(void *user, const dg_json *e, char *err, size_t errsz)
     if (num_field(e, "ts", &ts, err, errsz) || num_field(e, "dur", &dur, err, errsz) ||
         num_field(e, "tid", &tid, err, errsz))
         return -1;
-    if (!args || num_field(args, "frame", &frame, err, errsz)) {
-        snprintf(err, errsz, "event '%s' of graph '%s' has no \"args\": {\"frame\": N}",
+    if (!args || num_field(args, "frame", &frame, err, errsz) ||
+        (double)(uint64_t)frame != frame) {
+        snprintf(err, errsz, "event '%s' of graph '%s' has no \"args\": {\"frame\": N} with a whole N",
                  name->str, cat->str);
         return -1;
     }
