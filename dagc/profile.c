@@ -160,7 +160,8 @@ static void span_add(span_list *s, uint64_t x)
 
 static void aggregate(loader *l, dg_profile *out)
 {
-    qsort(l->ev, l->n, sizeof *l->ev, cmp_ev);
+    if (l->n)   /* qsort wants a base even for none */
+        qsort(l->ev, l->n, sizeof *l->ev, cmp_ev);
     for (size_t gi = 0; gi < out->ngraphs; gi++) {
         const ir_graph *g = &l->p->graphs[gi];
         dg_prof_graph *pg = &out->graphs[gi];
