@@ -68,7 +68,7 @@ static inline uint64_t now_ns(void)
 }
 
 /* Events are stamped with the CPU's constant-rate counter where there is
- * one (a third of a clock call's cost or less), converted to nanoseconds
+ * one (cheaper than a clock call), converted to nanoseconds
  * when the file is written, by the counter's rate over the recording
  * (measured against the monotonic clock from creation to the write). */
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))

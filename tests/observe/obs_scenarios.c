@@ -276,7 +276,7 @@ static void on_begin(void *u, const dagrt_node_event *e)
     push(b, e);
     atomic_fetch_add_explicit(&b->begins, 1, memory_order_relaxed);  /* relaxed: counters */
     if (e->piece) {
-        atomic_fetch_add_explicit(&b->pieces, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&b->pieces, 1, memory_order_relaxed);  /* relaxed: a counter */
         atomic_fetch_add_explicit(&b->items, (long)(e->end - e->begin), memory_order_relaxed);
     }
     if (!e->graph || strcmp(e->graph, "obs") != 0 || !e->node)
@@ -286,13 +286,13 @@ static void on_end(void *u, const dagrt_node_event *e)
 {
     bal *b = u;
     pop(b, e);
-    atomic_fetch_add_explicit(&b->ends, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->ends, 1, memory_order_relaxed);  /* relaxed: a counter */
 }
 static void on_suspend(void *u, const dagrt_node_event *e)
 {
     bal *b = u;
     pop(b, e);
-    atomic_fetch_add_explicit(&b->suspends, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->suspends, 1, memory_order_relaxed);  /* relaxed: a counter */
     if (strcmp(e->node, "loader") != 0)
         note_bad(b, "a suspend of a task that is not a fiber task", e);
 }
@@ -300,7 +300,7 @@ static void on_resume(void *u, const dagrt_node_event *e)
 {
     bal *b = u;
     push(b, e);
-    atomic_fetch_add_explicit(&b->resumes, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->resumes, 1, memory_order_relaxed);  /* relaxed: a counter */
 }
 static void on_start(void *u, int thread, const char *name)
 {
@@ -311,28 +311,28 @@ static void on_start(void *u, int thread, const char *name)
     if (tl_thread != -1 || strcmp(name, want) != 0)
         note_bad(b, "thread started twice or misnamed", NULL);
     tl_thread = thread;
-    atomic_fetch_add_explicit(&b->starts, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->starts, 1, memory_order_relaxed);  /* relaxed: a counter */
 }
 static void on_stop(void *u, int thread)
 {
     bal *b = u;
     if (thread != tl_thread)
         note_bad(b, "thread_stop on another thread", NULL);
-    atomic_fetch_add_explicit(&b->stops, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->stops, 1, memory_order_relaxed);  /* relaxed: a counter */
 }
 static void on_idle(void *u, int thread)
 {
     bal *b = u;
     if (thread != tl_thread)
         note_bad(b, "idle on another thread", NULL);
-    atomic_fetch_add_explicit(&b->idles, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->idles, 1, memory_order_relaxed);  /* relaxed: a counter */
 }
 static void on_wake(void *u, int thread)
 {
     bal *b = u;
     if (thread != tl_thread)
         note_bad(b, "wake on another thread", NULL);
-    atomic_fetch_add_explicit(&b->wakes, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->wakes, 1, memory_order_relaxed);  /* relaxed: a counter */
 }
 
 static const dagrt_observer balance_obs = {
@@ -388,7 +388,7 @@ static void count_start(void *u, int thread, const char *name)
 {
     (void)u;
     if (thread == 0 && strcmp(name, "dagrt-main") == 0)
-        atomic_fetch_add_explicit(&main_starts, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&main_starts, 1, memory_order_relaxed);  /* relaxed: a counter */
 }
 static const dagrt_observer count_obs = {.node_begin = count_begin, .thread_start = count_start};
 
