@@ -87,8 +87,12 @@ static void wake_one(dagrt *rt)
                 memory_order_acq_rel, memory_order_relaxed)) {
             rt_unpark(&v->parker);
             rt_ctx *me = rt_ctx_here(rt);   /* the waker's count, on its own line */
-            if (me)
+            if (me) {
                 rt_tstat_add(&me->stats.wakes, 1);
+                rt_obs *ob = rt_obs_now(&rt->obs);
+                if (ob)
+                    rt_obs_mark(ob, (int)me->index, RT_TRACE_WAKE);
+            }
             return;
         }
     }

@@ -102,6 +102,12 @@ void rt_obs_idle(rt_obs *ob, bool idle, int thread)
         f(ob->user, thread);
 }
 
+void rt_obs_mark(rt_obs *ob, int thread, rt_trace_mark_kind m)
+{
+    if (ob->trace)
+        rt_trace_mark(ob->trace, (uint32_t)thread, m);
+}
+
 /* A non-negative decimal, or -1. */
 static long long env_num(const char *name)
 {

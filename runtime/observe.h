@@ -70,6 +70,9 @@ enum { RT_OBS_BEGIN, RT_OBS_END, RT_OBS_SUSPEND, RT_OBS_RESUME };
 void rt_obs_node(rt_obs *ob, int what, const dagrt_node_event *e);
 void rt_obs_thread(rt_obs *ob, bool start, int thread);
 void rt_obs_idle(rt_obs *ob, bool idle, int thread);
+/* The recorder's instant marks (no observer callback): a steal by thread,
+ * a wake-up sent by thread. */
+void rt_obs_mark(rt_obs *ob, int thread, rt_trace_mark_kind m);
 
 /* Set-up and tear-down (main thread). nthreads: main + workers.
  * rt_observe_init reads DAGRT_TRACE, DAGRT_TRACE_FRAMES, DAGRT_TRACE_MB

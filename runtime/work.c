@@ -21,6 +21,15 @@ static inline uint64_t xorshift(uint64_t *s)
     return *s = x;
 }
 
+/* dagrt_get_stats' count, and a mark in the trace while one records. */
+static RT_INLINE void note_steal(rt_ctx *c)
+{
+    rt_tstat_add(&c->stats.steals, 1);
+    rt_obs *ob = rt_obs_now(&c->rt->obs);
+    if (RT_UNLIKELY(ob != NULL))
+        rt_obs_mark(ob, (int)c->index, RT_TRACE_STEAL);
+}
+
 static RT_INLINE rt_task *find_task(rt_ctx *c)
 {
     dagrt *rt = c->rt;
@@ -70,13 +79,13 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
             rt_cpu_relax();
         }
         if (x != RT_DEQUE_EMPTY && x != RT_DEQUE_ABORT) {
-            rt_tstat_add(&c->stats.steals, 1);
+            note_steal(c);
             return x;
         }
         if (x == RT_DEQUE_EMPTY)
             rt_deque_ask(&vc->deque);
         if (v != 0 && (n = rt_mpsc_trypop(&vc->inbox))) {
-            rt_tstat_add(&c->stats.steals, 1);
+            note_steal(c);
             return (rt_task *)(void *)n;
         }
     }
