@@ -18,6 +18,8 @@ typedef struct unit {
     dg_source src;
     dg_diag diag;
     dg_files files;    /* (v2) the input and every import */
+    const char *input; /* the input's path as given ("-": standard input) */
+    const char **read; /* dagc_program_files: input, then p->files' imports */
 } unit;
 
 /* Maps a program back to its unit: programs are allocated at the start of
@@ -86,6 +88,7 @@ int dagc_compile_file(const char *path, const dagc_opts *o, ir_program **out)
         free(u);
         return DAGC_EUSAGE;
     }
+    u->input = path;
     int rc = run(u, o, out);
     if (rc != DAGC_OK) unit_free(u);
     return rc;
@@ -123,6 +126,24 @@ int dagc_program_warnings(const ir_program *p)
 dg_diag *dagc_program_diag(ir_program *p)
 {
     return &unit_of(p)->diag;
+}
+
+const char *const *dagc_program_files(const ir_program *p, size_t *n)
+{
+    /* The program's list (the input, then every import) with the input as
+     * the command line named it; a compile from memory read no file. */
+    unit *u = unit_of(p);
+    if (!u->input) {
+        *n = 0;
+        return p->files;
+    }
+    if (!u->read) {
+        u->read = dg_alloc(&u->arena, (p->nfiles + 1) * sizeof *u->read);
+        u->read[0] = u->input;
+        for (size_t i = 1; i < p->nfiles; i++) u->read[i] = p->files[i];
+    }
+    *n = p->nfiles > 0 ? p->nfiles : 1;
+    return u->read;
 }
 
 void dagc_program_free(ir_program *p)

@@ -41,6 +41,9 @@ int dagc_program_warnings(const ir_program *p);
 /* The diagnostics sink P was compiled with, so back ends can report more
  * (with source lines) after the front end. */
 dg_diag *dagc_program_diag(ir_program *p);
+/* Every .dag file the compile of P read, the input first ("-" for
+ * standard input): outputs may not overwrite any of them. */
+const char *const *dagc_program_files(const ir_program *p, size_t *n);
 void dagc_program_free(ir_program *p);
 
 #endif
