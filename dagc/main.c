@@ -380,9 +380,14 @@ int main(int argc, char **argv)
         char perr[2048];
         rc = dg_profile_load(c.profile, p, &prof, perr, sizeof perr);
         if (rc != DAGC_OK) {
-            fprintf(stderr, "dagc: error: %s\n", perr);
+            /* Through the sink: in the JSON document too. */
+            for (char *l = perr, *nl; l; l = nl) {
+                nl = strchr(l, '\n');
+                if (nl) *nl++ = 0;
+                dg_error_plain(dagc_program_diag(p), "%s", l);
+            }
             dagc_program_free(p);
-            return rc;
+            return finish_stdout(rc);
         }
     }
 

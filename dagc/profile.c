@@ -283,7 +283,7 @@ int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, char
     for (size_t gi = 0; gi < p->ngraphs; gi++) {
         if (!l.bad_node[gi].n)
             continue;
-        dg_buf_printf(&msg, "%s%s: graph '%s' of %s has no node%s ", msg.len ? "\ndagc: error: " : "", path,
+        dg_buf_printf(&msg, "%s%s: graph '%s' of %s has no node%s ", msg.len ? "\n" : "", path,
                       p->graphs[gi].name, in, l.bad_node[gi].n > 1 ? "s" : "");
         list_names(&msg, &l.bad_node[gi]);
         dg_buf_puts(&msg, " (named in the trace)");

@@ -46,7 +46,7 @@ typedef struct dg_profile {
 /* Reads PATH for program P. Returns 0, or DAGC_EINPUT (a trace that is not
  * valid JSON, lacks fields, names nodes or graphs P does not have, or has
  * no events of P's graphs) or DAGC_EUSAGE (cannot read it), with the
- * message in err. */
+ * message in err (one error a line). */
 int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, char *err,
                     size_t errsz);
 void dg_profile_free(dg_profile *prof);
