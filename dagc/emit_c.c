@@ -16,6 +16,7 @@
 /* Generated at build time from the .tpl files in templates/. */
 extern const char dagc_tpl_header_h[];
 extern const char dagc_tpl_source_c[];
+extern const char dagc_tpl_source_cpp[];
 
 void emit_c_builtin_templates(emit_c_templates *t)
 {
@@ -23,6 +24,7 @@ void emit_c_builtin_templates(emit_c_templates *t)
     t->source = dagc_tpl_source_c;
     t->header_name = "header.h.tpl";
     t->source_name = "source.c.tpl";
+    t->cxx = false;
 }
 
 bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
@@ -63,19 +65,31 @@ void emit_c_free_templates(emit_c_templates *t)
  *   "struct game *" -> "struct game *ctx"
  *   "void (*)(int)" -> "void (*ctx)(int)"
  *   "char *const"   -> "char *const ctx" */
-static void param(dg_buf *b, const char *ctype, const char *name)
+static void param(dg_buf *b, const char *ctype, const char *name, bool cxx)
 {
     size_t n = strlen(ctype);
     while (n && ctype[n - 1] == ' ')
         n--;
     size_t at = strcspn(ctype, ")[");
+    if (cxx) {
+        /* C++: a template's arguments hold no declarator
+         * (std::function<void(int)> *ctx); C has no '<' outside
+         * expressions, so this is for C++ type-ids only. */
+        int depth = 0;
+        for (at = 0; at < n; at++) {
+            char ch = ctype[at];
+            if (ch == '<') depth++;
+            else if (ch == '>' && depth) depth--;
+            else if (!depth && (ch == ')' || ch == '[')) break;
+        }
+    }
     if (at > n)
         at = n;
     size_t pre = at;
     while (pre && ctype[pre - 1] == ' ')
         pre--;
     dg_buf_put(b, ctype, pre);
-    if (pre && ctype[pre - 1] != '*' && ctype[pre - 1] != '(')
+    if (pre && ctype[pre - 1] != '*' && ctype[pre - 1] != '(' && !(cxx && ctype[pre - 1] == '&'))
         dg_buf_puts(b, " ");
     dg_buf_puts(b, name);
     dg_buf_put(b, ctype + at, n - at);
@@ -231,21 +245,21 @@ static void graph_ctx_free(graph_ctx *gc)
     dg_buf_free(&gc->b);
 }
 
-static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc)
+static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
 {
     dg_buf b = {0};
     tpl_set_ref(gd, "name", g->name);
     tpl_set_ref(gd, "graph", g->name);
     const char *ctype = g->ctype && g->ctype[0] ? g->ctype : "void *";
     tpl_set_ref(gd, "ctype", ctype);
-    param(&b, ctype, "ctx");
+    param(&b, ctype, "ctx", cxx);
     set_buf(gd, "param", &b);
     /* The generated code carries the context as a pointer to G_run's own
      * parameter, so any object type works (function pointers included,
      * which ISO C cannot convert to void *), const or not. */
     dg_buf nm = {0};
     dg_buf_printf(&nm, "%s__dagc_ctx", g->name);
-    param(&b, ctype, nm.p);
+    param(&b, ctype, nm.p, cxx);
     set_buf(gd, "ctx_decl", &b);
     tpl_set(gd, "ctx_t", nm.p);
     dg_buf_free(&nm);
@@ -411,7 +425,7 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
     }
     graph_ctx *gcs = dg_xcalloc(prog->ngraphs + 1, sizeof *gcs);
     for (size_t i = 0; i < prog->ngraphs; i++)
-        graph_data(&prog->graphs[i], tpl_add(d, "graphs"), &gcs[i]);
+        graph_data(&prog->graphs[i], tpl_add(d, "graphs"), &gcs[i], t->cxx);
     dg_buf_free(&b);
 
     bool ok = tpl_render(t->header_name, t->header, d, h, err, errlen) &&
@@ -421,4 +435,39 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
         graph_ctx_free(&gcs[i]);
     free(gcs);
     return ok;
+}
+
+/* ---- the C++ back end (--cxx): the same header, the source through
+ * source.cpp.tpl, and the context type read as a C++ type-id. */
+
+void emit_cxx_builtin_templates(emit_c_templates *t)
+{
+    emit_c_builtin_templates(t);
+    t->source = dagc_tpl_source_cpp;
+    t->source_name = "source.cpp.tpl";
+    t->cxx = true;
+}
+
+bool emit_cxx_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    dg_buf hp = {0}, cp = {0};
+    dg_buf_printf(&hp, "%s/header.h.tpl", dir);
+    dg_buf_printf(&cp, "%s/source.cpp.tpl", dir);
+    char *h = NULL, *c = NULL;
+    size_t len;
+    if (dg_read_file(hp.p, EMIT_C_MAX_TEMPLATE, 1, &h, &len, err, errlen) == 0)
+        (void)dg_read_file(cp.p, EMIT_C_MAX_TEMPLATE, 1, &c, &len, err, errlen);
+    if (!h || !c) {
+        free(h);
+        dg_buf_free(&hp);
+        dg_buf_free(&cp);
+        return false;
+    }
+    t->header = h;
+    t->source = c;
+    t->header_name = hp.p;
+    t->source_name = cp.p;
+    t->cxx = true;
+    return true;
 }

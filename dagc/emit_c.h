@@ -17,6 +17,7 @@ typedef struct emit_c_templates {
     const char *source;       /* text of source.c.tpl */
     const char *header_name;  /* names for errors */
     const char *source_name;
+    bool cxx;                 /* the C++ back end: C++ source, C++ context types */
 } emit_c_templates;
 
 /* The templates built into dagc (templates/ at build time). */
@@ -30,6 +31,11 @@ void emit_c_builtin_templates(emit_c_templates *t);
  * are malloc'd; free them with emit_c_free_templates. */
 bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen);
 void emit_c_free_templates(emit_c_templates *t);
+
+/* The same for the C++ back end (dagc --cxx): header.h.tpl and
+ * source.cpp.tpl, and the context type taken as a C++ type-id. */
+void emit_cxx_builtin_templates(emit_c_templates *t);
+bool emit_cxx_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen);
 
 /* Renders prog into h (the header) and c (the source). header_name is the
  * name the source uses to #include the header (usually its base name). The

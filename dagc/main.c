@@ -25,7 +25,8 @@
 
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
-    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES,
+    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_IMPORT_DIR, OPT_NO_PIPELINE_RACE,
+    OPT_MT, OPT_DIAG_FORMAT, OPT_CXX,
 };
 
 static const struct option_row {
@@ -42,26 +43,44 @@ static const struct option_row {
     {"--check", 0, OPT_CHECK, NULL, "parse and check only; write nothing"},
     {"--stats", 0, OPT_STATS, NULL, "print nodes, edges, depth, width, total cost, critical path"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
+    {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
+    {"-I", 1, OPT_IMPORT_DIR, "DIR", "also look for imported .dag files in DIR (repeatable, in order)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
-    {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl instead of the built-in templates"},
+    {"-Wno-pipeline-race", 0, OPT_NO_PIPELINE_RACE, NULL, "no warnings for races across consecutive frames of a pipeline"},
+    {"--cxx", 0, OPT_CXX, NULL, "emit the source as C++ (STEM.cpp): the context may be any C++ type"},
+    {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl (source.cpp.tpl with --cxx) instead of the built-in templates"},
+    {"--diagnostics-format", 1, OPT_DIAG_FORMAT, "F", "text (default: FILE:LINE:COL: error: ...) or json (one document on stderr)"},
     {"--version", 0, OPT_VERSION, NULL, "print the version and exit"},
     {"--help", 0, OPT_HELP, NULL, "print this help and exit"},
 };
 
+#define MAX_MT 16
+
 typedef struct cli {
     const char *input;
+    const char *mt[MAX_MT];  /* -MT targets, in order */
+    size_t nmt;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
-    int check, stats, werror;
+    int check, stats, werror, no_pipeline_race, cxx;
+    int diag_format;         /* dg_diag_format */
+    const char *import_dirs[64]; /* -I, in order */
+    size_t nimport_dirs;
 } cli;
 
 static void usage(FILE *o)
 {
     fputs("usage: dagc [options] FILE.dag     (FILE.dag '-': standard input)\n\noptions:\n", o);
+    int width = 0; /* the longest "NAME ARG", so the help texts line up */
+    for (size_t i = 0; i < sizeof option_table / sizeof *option_table; i++) {
+        const struct option_row *r = &option_table[i];
+        int w = (int)(strlen(r->name) + (r->arg ? 1 + strlen(r->arg) : 0));
+        if (w > width) width = w;
+    }
     for (size_t i = 0; i < sizeof option_table / sizeof *option_table; i++) {
         const struct option_row *r = &option_table[i];
         char left[40];
         snprintf(left, sizeof left, "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
-        fprintf(o, "  %-14s %s\n", left, r->help);
+        fprintf(o, "  %-*s %s\n", width, left, r->help);
     }
     fputs("\nexit status: 0 ok, 1 errors in the input, 2 usage or I/O errors\n", o);
 }
@@ -86,8 +105,24 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_STATS: c->stats = 1; break;
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
+    case OPT_IMPORT_DIR:
+        if (c->nimport_dirs == sizeof c->import_dirs / sizeof *c->import_dirs)
+            return usage_error("%s", "too many -I options (the limit is 64)");
+        c->import_dirs[c->nimport_dirs++] = arg;
+        break;
+    case OPT_NO_PIPELINE_RACE: c->no_pipeline_race = 1; break;
     case OPT_TEMPLATES: c->templates = arg; break;
-    case OPT_VERSION: printf("dagc %s (.dag language version 1)\n", DAGC_VERSION); return 0;
+    case OPT_CXX: c->cxx = 1; break;
+    case OPT_MT:
+        if (c->nmt == MAX_MT) return usage_error("too many -MT targets (the limit is %s)", "16");
+        c->mt[c->nmt++] = arg;
+        break;
+    case OPT_DIAG_FORMAT:
+        if (strcmp(arg, "text") == 0) c->diag_format = DG_DIAG_TEXT;
+        else if (strcmp(arg, "json") == 0) c->diag_format = DG_DIAG_JSON;
+        else return usage_error("unknown diagnostics format '%s' (expected text or json)", arg);
+        break;
+    case OPT_VERSION: printf("dagc %s (.dag language version 2)\n", DAGC_VERSION); return 0;
     case OPT_HELP: usage(stdout); return 0;
     }
     return -1;
@@ -102,21 +137,24 @@ static int parse_args(cli *c, int argc, char **argv)
             c->input = a;
             continue;
         }
+        /* The exact name first; else the longest name that prefixes it:
+         * --dot=FILE, and -oDIR / -MFILE / -MTTARGET spellings. */
         const struct option_row *row = NULL;
         const char *val = NULL;
+        size_t best = 0;
         for (size_t k = 0; k < sizeof option_table / sizeof *option_table; k++) {
             const struct option_row *r = &option_table[k];
             size_t n = strlen(r->name);
             if (strcmp(a, r->name) == 0) {
                 row = r;
+                val = NULL;
                 break;
             }
-            /* --dot=FILE and -oDIR / -MFILE spellings. */
-            if (r->has_arg && strncmp(a, r->name, n) == 0 &&
-                ((a[1] == '-' && a[n] == '=') || (a[1] != '-' && n == 2))) {
+            if (r->has_arg && n > best && strncmp(a, r->name, n) == 0 &&
+                ((a[1] == '-' && a[n] == '=') || a[1] != '-')) {
                 row = r;
+                best = n;
                 val = a + n + (a[n] == '=');
-                break;
             }
         }
         if (!row) return usage_error("unknown option '%s'", a);
@@ -129,8 +167,9 @@ static int parse_args(cli *c, int argc, char **argv)
         if (rc >= 0) return rc;
     }
     if (!c->input) return usage_error("%s", "no input file");
-    if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates))
-        return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --templates or -M");
+    if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates || c->cxx))
+        return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --cxx, --templates or -M");
+    if (c->nmt && !c->depfile) return usage_error("%s", "-MT names the depfile's targets: it needs -M FILE");
     return -1;
 }
 
@@ -167,9 +206,16 @@ static char **found_includes(const char *input, const ir_program *p, size_t *n)
     return v;
 }
 
-static void write_depfile(FILE *o, const cli *c, char *const *incs, size_t nincs,
-                          const char *const *targets, size_t ntargets)
+static void write_depfile(FILE *o, const cli *c, const ir_program *p, char *const *incs,
+                          size_t nincs, const char *const *targets, size_t ntargets)
 {
+    /* -MT names the targets; by default every output is one, the C source
+     * first: Ninja wants the first target to be the rule's first output,
+     * which the usual rules (CMake's OUTPUT, Meson's output:) make the .c. */
+    if (c->nmt) {
+        targets = c->mt;
+        ntargets = c->nmt;
+    }
     for (size_t i = 0; i < ntargets; i++) {
         if (i) fputc(' ', o);
         dep_path(o, targets[i]);
@@ -179,6 +225,10 @@ static void write_depfile(FILE *o, const cli *c, char *const *incs, size_t nincs
     if (strcmp(c->input, "-") != 0) {
         fputc(' ', o);
         dep_path(o, c->input);
+    }
+    for (size_t i = 1; i < p->nfiles; i++) { /* (v2) every imported .dag file */
+        fputs(" \\\n  ", o);
+        dep_path(o, p->files[i]);
     }
     for (size_t i = 0; i < nincs; i++) {
         fputs(" \\\n  ", o);
@@ -232,10 +282,11 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outset *outs,
     const char *dir = c->outdir ? c->outdir : ".";
     const char *cp = c->c_path, *hp = c->h_path;
     if (!cp && !hp) {
-        cp = owned_paths[0] = stem_path(dir, c->input, ".c");
+        cp = owned_paths[0] = stem_path(dir, c->input, c->cxx ? ".cpp" : ".c");
         hp = owned_paths[1] = stem_path(dir, c->input, ".h");
     } else if (!cp) {
-        cp = owned_paths[0] = c->outdir ? stem_path(dir, c->input, ".c") : sibling(hp, ".c");
+        const char *ext = c->cxx ? ".cpp" : ".c";
+        cp = owned_paths[0] = c->outdir ? stem_path(dir, c->input, ext) : sibling(hp, ext);
     } else if (!hp) {
         hp = owned_paths[1] = c->outdir ? stem_path(dir, c->input, ".h") : sibling(cp, ".h");
     }
@@ -249,7 +300,10 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outset *outs,
     }
     emit_c_templates t;
     if (c->templates) {
-        if (!emit_c_load_templates(c->templates, &t, err, errsz)) return -1;
+        if (!(c->cxx ? emit_cxx_load_templates : emit_c_load_templates)(c->templates, &t, err, errsz))
+            return -1;
+    } else if (c->cxx) {
+        emit_cxx_builtin_templates(&t);
     } else {
         emit_c_builtin_templates(&t);
     }
@@ -265,9 +319,9 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outset *outs,
         goto out;
     }
     if (put_output(outs, hp, &h, err, errsz) != 0) goto out;
-    targets[(*ntargets)++] = hp;
     if (put_output(outs, cp, &src, err, errsz) != 0) goto out;
     targets[(*ntargets)++] = cp;
+    targets[(*ntargets)++] = hp;
     rc = 0;
 out:
     dg_buf_free(&h);
@@ -299,14 +353,18 @@ int main(int argc, char **argv)
     if (rc >= 0) return finish_stdout(rc);
 
     /* C output is the default action when nothing else was asked for. */
-    int want_c = c.outdir || c.c_path || c.h_path || c.templates ||
+    int want_c = c.outdir || c.c_path || c.h_path || c.templates || c.cxx ||
                  (!c.dot_path && !c.check && !c.stats);
 
     dagc_opts o;
     memset(&o, 0, sizeof o);
     o.diag_out = stderr;
     o.werror = c.werror;
+    o.import_dirs = c.import_dirs;
+    o.nimport_dirs = c.nimport_dirs;
+    o.no_pipeline_race = c.no_pipeline_race;
     o.color = isatty(fileno(stderr)) && !getenv("NO_COLOR");
+    o.diag_format = c.diag_format;
     ir_program *p = NULL;
     rc = dagc_compile_file(c.input, &o, &p);
     if (rc != DAGC_OK) return rc;
@@ -345,7 +403,6 @@ int main(int argc, char **argv)
         dg_dot_opts dopt = {1};
         (void)dg_emit_dot(f, p, &dopt); /* a write error shows in finish */
         if (dg_outset_finish(&outs, err, sizeof err) != 0) goto io_error;
-        if (strcmp(c.dot_path, "-") != 0) targets[ntargets++] = c.dot_path;
     }
 
     if (want_c) {
@@ -354,11 +411,13 @@ int main(int argc, char **argv)
             goto io_error;
     }
 
+    if (c.dot_path && strcmp(c.dot_path, "-") != 0) targets[ntargets++] = c.dot_path;
+
     if (c.depfile) {
         FILE *f = dg_outset_add(&outs, c.depfile, err, sizeof err);
         if (!f) goto io_error;
         if (ntargets == 0) targets[ntargets++] = c.input; /* nothing written: name the input */
-        write_depfile(f, &c, incs, nincs, targets, ntargets);
+        write_depfile(f, &c, p, incs, nincs, targets, ntargets);
         if (dg_outset_finish(&outs, err, sizeof err) != 0) goto io_error;
     }
 
@@ -366,7 +425,7 @@ int main(int argc, char **argv)
     goto done;
 
 io_error:
-    fprintf(stderr, "dagc: error: %s\n", err);
+    dg_error_plain(dagc_program_diag(p), "%s", err);
     status = DAGC_EUSAGE;
     dg_outset_abort(&outs);
 done:
