@@ -229,11 +229,14 @@ char *print_race_prog(rprog *p, rng *r, size_t *len)
         line++;
     }
     /* Resources in one or two declarations. */
+    int nres = p->nres;
+    if (p->hide_access)
+        p->nres = 0;
     int split = p->nres > 1 && rng_below(r, 2) ? 1 + (int)rng_below(r, (uint32_t)p->nres - 1) : p->nres;
     for (int k = 0; k < p->nres; k++)
         fprintf(f, "%s%s%s", k == 0 || k == split ? "resource " : ", ", p->res[k],
                 k + 1 == split || k + 1 == p->nres ? ";\n" : "");
-    line += split < p->nres ? 2 : 1;
+    line += p->nres == 0 ? 0 : split < p->nres ? 2 : 1;
     int gorder[RM_MAX_GRAPHS];
     for (int i = 0; i < p->ng; i++)
         gorder[i] = i;
@@ -269,9 +272,11 @@ char *print_race_prog(rprog *p, rng *r, size_t *len)
             if (x->grain) fprintf(f, " grain %u", x->grain);
             if (x->cost_us) fprintf(f, " cost %uus", x->cost_us);
             int w_first = rng_below(r, 2);
-            if (w_first) print_res(f, p, "writes", x->writes);
-            print_res(f, p, "reads", x->reads);
-            if (!w_first) print_res(f, p, "writes", x->writes);
+            if (p->nres) {
+                if (w_first) print_res(f, p, "writes", x->writes);
+                print_res(f, p, "reads", x->reads);
+                if (!w_first) print_res(f, p, "writes", x->writes);
+            }
             if (x->when[0]) fprintf(f, " when %s", x->when);
             fputs(";\n", f);
         }
@@ -279,5 +284,6 @@ char *print_race_prog(rprog *p, rng *r, size_t *len)
         line++;
     }
     fclose(f);
+    p->nres = nres;
     return buf;
 }

@@ -42,7 +42,7 @@ typedef struct rnode {
     int kind;
     rx *e;               /* after (task, run) or the gate's expression; NULL: a root */
     int sub;             /* RN_RUN: index of the graph it runs */
-    char when[16];       /* "" when none */
+    char when[24];       /* "" when none */
     unsigned flags;      /* RF_*: printed, no effect on ordering */
     unsigned grain, cost_us;
     uint32_t reads, writes; /* resource bit masks (disjoint) */
@@ -61,6 +61,7 @@ typedef struct rprog {
     int nres;
     char res[RM_MAX_RES][16];
     char include[32];    /* printed as `include "...";` when not empty */
+    int hide_access;     /* print no resources or accesses (a version-1 file) */
     rx pool[RM_POOL];
     int npool;
 } rprog;
