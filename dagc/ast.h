@@ -15,6 +15,7 @@ typedef enum ast_expr_kind { AST_NAME, AST_AND, AST_OR } ast_expr_kind;
 typedef struct ast_expr {
     ast_expr_kind kind;
     int paren;                /* written in parentheses */
+    int prev;                 /* (v2) AST_NAME written `prev NAME` */
     src_pos pos;              /* the name, or the first operand */
     const char *name;         /* AST_NAME */
     struct ast_expr *kids;    /* AST_AND / AST_OR operands, >= 2 */
@@ -24,14 +25,23 @@ typedef struct ast_expr {
 
 typedef enum ast_clause_kind {
     CL_AFTER, CL_MAIN, CL_HOT, CL_FIBER, CL_PARALLEL, CL_CALL, CL_WHEN, CL_COST,
+    CL_RUN, CL_READS, CL_WRITES, /* (v2) */
     CL_COUNT_
 } ast_clause_kind;
+
+/* (v2) A name in a list: `reads a, b`, `resource a, b`. */
+typedef struct ast_name {
+    const char *name;
+    src_pos pos;
+    struct ast_name *next;
+} ast_name;
 
 typedef struct ast_clause {
     ast_clause_kind kind;
     src_pos pos;              /* the keyword */
     ast_expr *expr;           /* CL_AFTER */
-    const char *name;         /* CL_CALL, CL_WHEN */
+    const char *name;         /* CL_CALL, CL_WHEN, CL_RUN */
+    ast_name *names;          /* CL_READS, CL_WRITES */
     src_pos arg_pos;          /* the name, grain or duration */
     int has_grain;            /* CL_PARALLEL with `grain` */
     int bad;                  /* the value was already reported as invalid */
@@ -67,9 +77,19 @@ typedef struct ast_include {
     struct ast_include *next;
 } ast_include;
 
+/* (v2) `import "x.dag";` */
+typedef struct ast_import {
+    src_pos pos;              /* the string */
+    const char *path;         /* unescaped */
+    struct ast_import *next;
+} ast_import;
+
 typedef struct ast_file {
+    const char *path;         /* as loaded (relative to the importer's directory) */
     ast_include *includes, *last_include;
     ast_graph *graphs, *last_graph;
+    ast_import *imports, *last_import;        /* (v2) */
+    ast_name *resources, *last_resource;      /* (v2) */
 } ast_file;
 
 #endif

@@ -29,9 +29,11 @@ void dg_diag_init(dg_diag *d, FILE *out, const dg_source *src)
  * byte. */
 static void show_line(dg_diag *d, dg_buf *o, src_pos pos)
 {
-    if (!d->src || pos.line == 0) return;
+    const dg_source *s = d->src;
+    while (s && pos.file && s->path != pos.file && strcmp(s->path, pos.file) != 0) s = s->next;
+    if (!s || pos.line == 0) return;
     size_t len;
-    const char *p = dg_source_line(d->src, pos.line, &len);
+    const char *p = dg_source_line(s, pos.line, &len);
     size_t col = pos.col ? pos.col - 1 : 0;
     if (col > len) col = len;
     size_t b = 0, e = len;

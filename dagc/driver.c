@@ -1,8 +1,10 @@
+#define _XOPEN_SOURCE 700
 #include "driver.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "import.h"
 #include "parse.h"
 #include "sema.h"
 #include "source.h"
@@ -15,6 +17,7 @@ typedef struct unit {
     dg_arena arena;
     dg_source src;
     dg_diag diag;
+    dg_files files;    /* (v2) the input and every import */
 } unit;
 
 /* Maps a program back to its unit: programs are allocated at the start of
@@ -34,8 +37,23 @@ static int run(unit *u, const dagc_opts *o, ir_program **out)
         else if (o->max_errors < 0) u->diag.max_errors = 0;
     }
     ast_file *f = dg_parse(&u->src, &u->diag, &u->arena);
+    char *id = NULL;
+    if (o && o->mem) id = dg_normalize_path(u->src.path);
+    else id = realpath(u->src.path, NULL);
+    if (!id) id = dg_normalize_path(u->src.path);
+    dg_files_add(&u->files, &u->src, f, id);
+    dg_import_opts io = {0};
+    if (o) {
+        io.dirs = o->import_dirs;
+        io.ndirs = o->nimport_dirs;
+        io.mem = o->mem;
+        io.nmem = o->nmem;
+    }
+    if (!u->diag.stop) dg_load_imports(&u->files, &io, &u->diag, &u->arena);
     ir_program *p = NULL;
-    if (!u->diag.stop) p = dg_sema(f, u->src.path, &u->diag, &u->arena);
+    dg_sema_opts so = {o ? !o->no_pipeline_race : 1};
+    if (!u->diag.stop)
+        p = dg_sema((const ast_file *const *)u->files.ast, u->files.n, &so, &u->diag, &u->arena);
     if (u->diag.nerrors > 0 || u->diag.stop || !p) {
         *out = NULL;
         return DAGC_EINPUT;
@@ -50,6 +68,7 @@ static int run(unit *u, const dagc_opts *o, ir_program **out)
 
 static void unit_free(unit *u)
 {
+    dg_files_free(&u->files);
     dg_arena_free(&u->arena);
     dg_source_free(&u->src);
     free(u);

@@ -16,6 +16,12 @@ typedef struct dagc_opts {
     int color;        /* ANSI colours in diagnostics */
     int werror;       /* warnings are errors */
     int max_errors;   /* 0: the default (20); negative: no limit */
+    /* (v2) */
+    const char *const *import_dirs; /* -I DIR, searched in order after the importer's directory */
+    size_t nimport_dirs;
+    int no_pipeline_race;           /* -Wno-pipeline-race */
+    const struct dagc_memfile *mem; /* non-NULL: imports are read from these, never the disk */
+    size_t nmem;
 } dagc_opts;
 
 /* Exit statuses, as the command line contract has them. */

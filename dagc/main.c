@@ -23,7 +23,7 @@
 
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
-    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES,
+    OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_IMPORT_DIR, OPT_NO_PIPELINE_RACE,
 };
 
 static const struct option_row {
@@ -40,7 +40,9 @@ static const struct option_row {
     {"--check", 0, OPT_CHECK, NULL, "parse and check only; write nothing"},
     {"--stats", 0, OPT_STATS, NULL, "print nodes, edges, depth, width, total cost, critical path"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
+    {"-I", 1, OPT_IMPORT_DIR, "DIR", "also look for imported .dag files in DIR (repeatable, in order)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
+    {"-Wno-pipeline-race", 0, OPT_NO_PIPELINE_RACE, NULL, "no warnings for races across consecutive frames of a pipeline"},
     {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl instead of the built-in templates"},
     {"--version", 0, OPT_VERSION, NULL, "print the version and exit"},
     {"--help", 0, OPT_HELP, NULL, "print this help and exit"},
@@ -49,7 +51,9 @@ static const struct option_row {
 typedef struct cli {
     const char *input;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
-    int check, stats, werror;
+    int check, stats, werror, no_pipeline_race;
+    const char **import_dirs;
+    size_t nimport_dirs;
 } cli;
 
 static void usage(FILE *o)
@@ -84,8 +88,14 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_STATS: c->stats = 1; break;
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
+    case OPT_IMPORT_DIR:
+        c->import_dirs = realloc(c->import_dirs, (c->nimport_dirs + 1) * sizeof *c->import_dirs);
+        if (!c->import_dirs) return usage_error("%s", "out of memory");
+        c->import_dirs[c->nimport_dirs++] = arg;
+        break;
+    case OPT_NO_PIPELINE_RACE: c->no_pipeline_race = 1; break;
     case OPT_TEMPLATES: c->templates = arg; break;
-    case OPT_VERSION: printf("dagc %s (.dag language version 1)\n", DAGC_VERSION); return 0;
+    case OPT_VERSION: printf("dagc %s (.dag language version 2)\n", DAGC_VERSION); return 0;
     case OPT_HELP: usage(stdout); return 0;
     }
     return -1;
@@ -152,6 +162,10 @@ static void write_depfile(FILE *o, const cli *c, const ir_program *p,
     fputs(":", o);
     fputc(' ', o);
     dep_path(o, c->input);
+    for (size_t i = 1; i < p->nfiles; i++) { /* (v2) every imported .dag file */
+        fputs(" \\\n  ", o);
+        dep_path(o, p->files[i]);
+    }
     /* Includes are C headers for the generated code; those found beside the
      * .dag file are dependencies too (others come from the C compiler's
      * search path, which its own depfile covers). */
@@ -282,6 +296,9 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.diag_out = stderr;
     o.werror = c.werror;
+    o.import_dirs = c.import_dirs;
+    o.nimport_dirs = c.nimport_dirs;
+    o.no_pipeline_race = c.no_pipeline_race;
     o.color = isatty(fileno(stderr)) && !getenv("NO_COLOR");
     ir_program *p = NULL;
     rc = dagc_compile_file(c.input, &o, &p);

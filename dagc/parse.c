@@ -30,6 +30,12 @@ static const char *tok_name(int code)
     case TK_WHEN: return "'when'";
     case TK_AND: return "'and'";
     case TK_OR: return "'or'";
+    case TK_IMPORT: return "'import'";
+    case TK_RUN: return "'run'";
+    case TK_RESOURCE: return "'resource'";
+    case TK_READS: return "'reads'";
+    case TK_WRITES: return "'writes'";
+    case TK_PREV: return "'prev'";
     case TK_NAME: return "a name";
     case TK_INT: return "an integer";
     case TK_DURATION: return "a duration";
@@ -60,7 +66,7 @@ void dg_syntax_error(dg_parser *P, const dg_token *tok, const int *expected, int
         snprintf(what, sizeof what, "string");
     else if (tok->code == TK_CTYPE)
         snprintf(what, sizeof what, "'('");
-    else if (tok->code >= TK_GRAPH && tok->code <= TK_OR)
+    else if (tok->code >= TK_GRAPH && tok->code <= TK_PREV)
         snprintf(what, sizeof what, "keyword %s", tok_name(tok->code));
     else
         snprintf(what, sizeof what, "%s", tok_name(tok->code));
@@ -109,6 +115,54 @@ void dg_ast_include(dg_parser *P, const dg_token *kw, const dg_token *str)
     if (P->file->last_include) P->file->last_include->next = inc;
     else P->file->includes = inc;
     P->file->last_include = inc;
+}
+
+void dg_ast_import(dg_parser *P, const dg_token *kw, const dg_token *str)
+{
+    ast_import *im = dg_alloc(P->arena, sizeof *im);
+    im->pos = str->pos;
+    im->path = str->text ? str->text : "";
+    if (!str->bad && im->path[0] == 0) dg_error(P->diag, str->pos, "empty import path");
+    (void)kw;
+    if (P->file->last_import) P->file->last_import->next = im;
+    else P->file->imports = im;
+    P->file->last_import = im;
+}
+
+static ast_name *new_name(dg_parser *P, const dg_token *name)
+{
+    ast_name *n = dg_alloc(P->arena, sizeof *n);
+    n->name = name->text;
+    n->pos = name->pos;
+    return n;
+}
+
+void dg_ast_resource(dg_parser *P, const dg_token *name)
+{
+    ast_name *n = new_name(P, name);
+    if (P->file->last_resource) P->file->last_resource->next = n;
+    else P->file->resources = n;
+    P->file->last_resource = n;
+}
+
+void dg_ast_access_name(dg_parser *P, const dg_token *name)
+{
+    ast_name *n = new_name(P, name);
+    if (P->pending_last) P->pending_last->next = n;
+    else P->pending = n;
+    P->pending_last = n;
+}
+
+void dg_ast_access_end(dg_parser *P, ast_clause_kind k, const dg_token *kw)
+{
+    ast_name *names = P->pending;
+    P->pending = P->pending_last = NULL;
+    dg_ast_clause(P, k, kw, NULL, NULL);
+    if (P->stmt && P->stmt->last_clause && P->stmt->last_clause->kind == k &&
+        !P->stmt->last_clause->names) {
+        P->stmt->last_clause->names = names;
+        if (names) P->stmt->last_clause->arg_pos = names->pos;
+    }
 }
 
 void dg_ast_graph_begin(dg_parser *P, const dg_token *name, const dg_token *ctype)
@@ -233,6 +287,7 @@ ast_file *dg_parse(const dg_source *src, dg_diag *d, dg_arena *a)
     P.arena = a;
     P.diag = d;
     P.file = dg_alloc(a, sizeof *P.file);
+    P.file->path = src->path;
 
     dg_lexer L;
     dg_lexer_init(&L, src, d, a);

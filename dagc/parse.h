@@ -20,6 +20,7 @@ typedef struct dg_parser {
     ast_stmt *stmt;       /* the task being parsed */
     int overflow;
     int eof_reported;     /* the lexer already reported an early end */
+    ast_name *pending, *pending_last; /* names of a `reads`/`writes` being parsed */
 } dg_parser;
 
 /* Parses the whole source; returns the AST (never NULL). Errors go to d. */
@@ -27,6 +28,10 @@ ast_file *dg_parse(const dg_source *src, dg_diag *d, dg_arena *a);
 
 /* Builders used by the grammar's actions. */
 void dg_ast_include(dg_parser *P, const dg_token *kw, const dg_token *str);
+void dg_ast_import(dg_parser *P, const dg_token *kw, const dg_token *str);
+void dg_ast_resource(dg_parser *P, const dg_token *name);
+void dg_ast_access_name(dg_parser *P, const dg_token *name);
+void dg_ast_access_end(dg_parser *P, ast_clause_kind k, const dg_token *kw);
 void dg_ast_graph_begin(dg_parser *P, const dg_token *name, const dg_token *ctype);
 void dg_ast_graph_end(dg_parser *P);
 void dg_ast_task_begin(dg_parser *P, const dg_token *name);

@@ -15,7 +15,14 @@
 
 #define DG_MAX_NODES (1u << 20) /* per graph, generated gates included */
 
-ir_program *dg_sema(const ast_file *f, const char *path, dg_diag *d, dg_arena *a);
+typedef struct dg_sema_opts {
+    int pipeline_warnings;   /* -Wpipeline-race (on unless -Wno-pipeline-race) */
+} dg_sema_opts;
+
+/* files[0] is the input, then every imported file in load order. Only the
+ * input's graphs go into the program, with their subgraphs flattened. */
+ir_program *dg_sema(const ast_file *const *files, size_t nfiles, const dg_sema_opts *o,
+                    dg_diag *d, dg_arena *a);
 
 /* Shared with tests: is NAME a C keyword or reserved C identifier? */
 int dg_is_c_keyword(const char *name);

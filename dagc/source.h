@@ -17,6 +17,7 @@ typedef struct dg_source {
     size_t start;         /* 3 when a UTF-8 BOM was skipped, else 0 */
     uint32_t *lines;      /* offset of each line's first byte; lines[0] = start */
     uint32_t nlines;
+    struct dg_source *next; /* (v2) the next loaded file, so diagnostics find any file's lines */
 } dg_source;
 
 /* Reads PATH. On failure returns -1 and writes a message ("cannot open

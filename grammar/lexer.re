@@ -225,6 +225,12 @@ int dg_lex(dg_lexer *L, dg_token *t)
         "when"     { return t->code = TK_WHEN; }
         "and"      { return t->code = TK_AND; }
         "or"       { return t->code = TK_OR; }
+        "import"   { return t->code = TK_IMPORT; }
+        "run"      { return t->code = TK_RUN; }
+        "resource" { return t->code = TK_RESOURCE; }
+        "reads"    { return t->code = TK_READS; }
+        "writes"   { return t->code = TK_WRITES; }
+        "prev"     { return t->code = TK_PREV; }
 
         id {
             size_t n = (size_t)(L->cur - tok);

@@ -26,7 +26,7 @@
 /* Listing every terminal fixes the numbering the lexer (which includes the
  * generated parser.h) returns. */
 %token GRAPH TASK GATE INCLUDE AFTER ON MAIN HOT FIBER PARALLEL GRAIN CALL COST
-       WHEN AND OR NAME INT DURATION STRING CTYPE LBRACE RBRACE LPAREN RPAREN
+       WHEN AND OR IMPORT RUN RESOURCE READS WRITES PREV NAME INT DURATION STRING CTYPE LBRACE RBRACE LPAREN RPAREN
        SEMI COMMA EQ.
 
 %syntax_error {
@@ -73,6 +73,10 @@ items ::= .
 items ::= items item.
 
 item ::= INCLUDE(K) STRING(S) SEMI.       { dg_ast_include(P, &K, &S); }
+item ::= IMPORT(K) STRING(S) SEMI.        { dg_ast_import(P, &K, &S); }
+item ::= RESOURCE rnames SEMI.
+rnames ::= NAME(N).                       { dg_ast_resource(P, &N); }
+rnames ::= rnames COMMA NAME(N).          { dg_ast_resource(P, &N); }
 item ::= graph.
 item ::= error SEMI.
 item ::= error RBRACE.
@@ -104,6 +108,11 @@ clause ::= PARALLEL(K) GRAIN INT(V).        { dg_ast_clause(P, CL_PARALLEL, &K, 
 clause ::= CALL(K) NAME(N).                 { dg_ast_clause(P, CL_CALL, &K, &N, NULL); }
 clause ::= WHEN(K) NAME(N).                 { dg_ast_clause(P, CL_WHEN, &K, &N, NULL); }
 clause ::= COST(K) DURATION(D).             { dg_ast_clause(P, CL_COST, &K, &D, NULL); }
+clause ::= RUN(K) NAME(N).                  { dg_ast_clause(P, CL_RUN, &K, &N, NULL); }
+clause ::= READS(K) anames.                 { dg_ast_access_end(P, CL_READS, &K); }
+clause ::= WRITES(K) anames.                { dg_ast_access_end(P, CL_WRITES, &K); }
+anames ::= NAME(N).                         { dg_ast_access_name(P, &N); }
+anames ::= anames COMMA NAME(N).            { dg_ast_access_name(P, &N); }
 
 %type expr { ast_expr * }
 %type orx { ast_expr * }
@@ -117,4 +126,5 @@ orx(A) ::= orx(B) OR andx(C).               { A = dg_ast_binary(P, AST_OR, B, C)
 andx(A) ::= prim(B).                        { A = B; }
 andx(A) ::= andx(B) AND prim(C).            { A = dg_ast_binary(P, AST_AND, B, C); }
 prim(A) ::= NAME(N).                        { A = dg_ast_name(P, &N); }
+prim(A) ::= PREV NAME(N).                   { A = dg_ast_name(P, &N); A->prev = 1; }
 prim(A) ::= LPAREN expr(B) RPAREN.          { A = dg_ast_paren(B); }

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *sink;
     if (!sink) sink = fopen("/dev/null", "w");
-    dagc_opts o = {sink, 0, (int)(size & 1), 0};
+    dagc_opts o = {.diag_out = sink, .werror = (int)(size & 1)};
     ir_program *p = NULL;
     if (dagc_compile_memory("fuzz.dag", (const char *)data, size, &o, &p) == DAGC_OK) {
         dg_dot_opts dopt = {1};

@@ -232,7 +232,7 @@ Test(ir, random_graphs_keep_their_meaning, .timeout = 120)
         char *diag = NULL;
         size_t dlen = 0;
         FILE *df = open_memstream(&diag, &dlen);
-        dagc_opts o = {df, 0, 0, 0};
+        dagc_opts o = {.diag_out = df};
         ir_program *p = NULL;
         int rc = dagc_compile_memory("rand.dag", src, len, &o, &p);
         fclose(df);
@@ -339,7 +339,7 @@ Test(ir, precedence_and_generated_gates)
         "  task t3 after ((a and b) and (c and d));\n" /* flat AND of 4 */
         "}\n";
     ir_program *p = NULL;
-    dagc_opts o = {NULL, 0, 0, 0};
+    dagc_opts o = {.diag_out = NULL};
     cr_assert_eq(dagc_compile_memory("p.dag", src, strlen(src), &o, &p), DAGC_OK);
     const ir_graph *g = &p->graphs[0];
     uint32_t i;
@@ -364,7 +364,7 @@ Test(ir, durations_are_exact)
     const char *src = "graph d { task a cost 800ns; task b cost 250us; task c cost 1.5ms;"
                       " task e cost 2s; task f cost 0.000000001s; task h cost 1.0000005ms; }\n";
     ir_program *p = NULL;
-    dagc_opts o = {NULL, 0, 0, 0};
+    dagc_opts o = {.diag_out = NULL};
     cr_assert_eq(dagc_compile_memory("d.dag", src, strlen(src), &o, &p), DAGC_OK);
     const ir_graph *g = &p->graphs[0];
     uint32_t i;

@@ -19,7 +19,7 @@ static void check_one(const char *buf, size_t len, int *nok, int *nerr)
     char *diag = NULL;
     size_t dlen = 0;
     FILE *df = open_memstream(&diag, &dlen);
-    dagc_opts o = {df, 0, 0, 0};
+    dagc_opts o = {.diag_out = df};
     ir_program *p = NULL;
     int rc = dagc_compile_memory("fuzz.dag", buf, len, &o, &p);
     fclose(df);

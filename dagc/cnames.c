@@ -1,0 +1,120 @@
+/*
+ * cnames.c - the C names the back end will generate (run functions, task
+ * functions, count functions, predicates), claimed across every output
+ * graph so that two of them never collide. A function that a flattened
+ * subgraph shares with the graph it came from is one declaration (the same
+ * source position), not a collision.
+ */
+#include "sema_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- generated C names, across the whole file ----------------------------- */
+
+typedef enum cname_kind { CN_RUN, CN_TASK, CN_PARALLEL, CN_COUNT, CN_PRED } cname_kind;
+
+typedef struct cname {
+    const char *name;
+    cname_kind kind;
+    const char *ctype;
+    int via_call;        /* named by `call`, so sharing it is intended */
+    src_pos pos;
+    const char *owner;   /* the task, or the graph for CN_RUN */
+} cname;
+
+typedef struct cnames {
+    dg_map map;
+    cname *v;
+    size_t n, cap;
+} cnames;
+
+/* Messages are only built when there is something to report: a 100k-node
+ * graph should not format 100k descriptions it never prints. */
+static const char *describe(const cname *c, char *buf, size_t n)
+{
+    switch (c->kind) {
+    case CN_RUN: snprintf(buf, n, "the run function of graph '%s'", c->owner); break;
+    case CN_COUNT: snprintf(buf, n, "the count function of task '%s'", c->owner); break;
+    case CN_PRED: snprintf(buf, n, "the predicate of task '%s'", c->owner); break;
+    default: snprintf(buf, n, "the function of task '%s'", c->owner); break;
+    }
+    return buf;
+}
+
+static void claim(cnames *C, dg_diag *d, cname x)
+{
+    char dx[300], de[300];
+    int i = dg_map_get(&C->map, x.name);
+    if (i >= 0) {
+        const cname *e = &C->v[i];
+        int same_ctype = strcmp(e->ctype, x.ctype) == 0;
+        if (e->kind == x.kind && same_ctype && e->pos.file == x.pos.file &&
+            e->pos.line == x.pos.line && e->pos.col == x.pos.col)
+            return; /* one task seen again through a flattened subgraph */
+        if (e->kind == x.kind && same_ctype && (x.kind == CN_PRED ||
+            (e->via_call && x.via_call && (x.kind == CN_TASK || x.kind == CN_PARALLEL ||
+                                          x.kind == CN_COUNT))))
+            return; /* one user function shared on purpose */
+        if (e->via_call && x.via_call &&
+            ((e->kind == CN_TASK && x.kind == CN_PARALLEL) ||
+             (e->kind == CN_PARALLEL && x.kind == CN_TASK))) {
+            dg_error(d, x.pos, "call name '%s' is used by tasks of different shapes "
+                     "(parallel and not)", x.name);
+            dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
+            return;
+        }
+        if (e->kind == x.kind && !same_ctype && x.via_call && e->via_call) {
+            dg_error(d, x.pos, "C function '%s' would be declared with two context types "
+                     "('%s' and '%s')", x.name, e->ctype, x.ctype);
+            dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
+            return;
+        }
+        if (x.kind == CN_COUNT && e->kind == CN_COUNT) return; /* reported with its task */
+        dg_error(d, x.pos, "generated C name '%s' of %s collides with %s", x.name,
+                 describe(&x, dx, sizeof dx), describe(e, de, sizeof de));
+        dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
+        return;
+    }
+    if (C->n == C->cap) {
+        C->cap = C->cap ? C->cap * 2 : 64;
+        C->v = dg_xrealloc(C->v, C->cap * sizeof *C->v);
+    }
+    C->v[C->n] = x;
+    dg_map_put(&C->map, x.name, (int)C->n);
+    C->n++;
+}
+
+void dg_check_c_names(const ir_program *p, dg_diag *d, dg_arena *a)
+{
+    cnames C = {0};
+    size_t total = 0;
+    for (size_t gi = 0; gi < p->ngraphs; gi++) total += p->graphs[gi].nnodes + 1;
+    dg_map_reserve(&C.map, total);
+    C.cap = total + 16;
+    C.v = dg_xmalloc(C.cap * sizeof *C.v);
+    for (size_t gi = 0; gi < p->ngraphs && !d->stop; gi++) {
+        const ir_graph *g = &p->graphs[gi];
+        cname r = {dg_printf(a, "%s_run", g->name), CN_RUN, g->ctype, 0, g->pos, g->name};
+        claim(&C, d, r);
+        for (uint32_t i = 0; i < g->nnodes; i++) {
+            const ir_node *x = &g->nodes[i];
+            if (x->kind != IR_TASK) continue;
+            int par = (x->flags & IR_F_PARALLEL) != 0, call = (x->flags & IR_F_CALL) != 0;
+            cname t = {x->func, par ? CN_PARALLEL : CN_TASK, g->ctype, call, x->pos, x->name};
+            claim(&C, d, t);
+            if (par) {
+                cname c = {dg_printf(a, "%s_count", x->func), CN_COUNT, g->ctype, call, x->pos,
+                           x->name};
+                claim(&C, d, c);
+            }
+            if (x->when) {
+                cname w = {x->when, CN_PRED, g->ctype, 1, x->pos, x->name};
+                claim(&C, d, w);
+            }
+        }
+    }
+    dg_map_free(&C.map);
+    free(C.v);
+}
