@@ -33,7 +33,8 @@ static int pick_prev(const rgraph *g, rng *r, int self)
     return -1;
 }
 
-/* A random expression over the nodes before SELF (and `prev` of any). */
+/* A random expression over the nodes before SELF (and `prev` of any when
+ * PREV is not 0; -1: not under an `or`). */
 static rx *gen_expr(rprog *p, const rgraph *g, rng *r, int self, int depth, int prev)
 {
     rx *e = new_rx(p);
@@ -50,9 +51,22 @@ static rx *gen_expr(rprog *p, const rgraph *g, rng *r, int self, int depth, int 
     }
     e->op = depth >= 2 && rng_below(r, 3) == 0 ? RX_COMMA : rng_below(r, 2) ? RX_AND : RX_OR;
     e->nk = 2 + (int)rng_below(r, 2);
+    if (e->op == RX_OR && prev < 0)
+        prev = 0; /* a subgraph's `prev` under `or`: a known dagc bug */
     for (int i = 0; i < e->nk; i++)
         e->k[i] = gen_expr(p, g, r, self, depth - 1, prev);
     return e;
+}
+
+/* Whether graph GI has a `when` anywhere inside (subgraphs included). */
+static int has_when(const rprog *p, int gi)
+{
+    for (int i = 0; i < p->g[gi].n; i++) {
+        const rnode *x = &p->g[gi].nodes[i];
+        if (x->when[0] || (x->kind == RN_RUN && has_when(p, x->sub)))
+            return 1;
+    }
+    return 0;
 }
 
 static void gen_graph(rprog *p, rng *r, int gi, int n, const rgen_opts *o)
@@ -82,7 +96,8 @@ static void gen_graph(rprog *p, rng *r, int gi, int n, const rgen_opts *o)
     for (int i = 0; i < n; i++) {
         rnode *x = &g->nodes[i];
         if (x->kind == RN_GATE || (i > 0 && rng_below(r, 6) != 0))
-            x->e = gen_expr(p, g, r, i, 1 + (int)rng_below(r, 3), o->prev);
+            x->e = gen_expr(p, g, r, i, 1 + (int)rng_below(r, 3),
+                            o->prev ? (gi > 0 && !o->known_bugs ? -1 : 1) : 0);
         else if (o->prev && rng_below(r, 10) == 0 && pick_prev(g, r, i) >= 0) {
             x->e = new_rx(p); /* only a `prev` input: a root outside a pipeline */
             x->e->op = RX_PREV;
@@ -91,7 +106,7 @@ static void gen_graph(rprog *p, rng *r, int gi, int n, const rgen_opts *o)
                 x->e = NULL;
         }
         if (x->kind == RN_RUN) {
-            if (rng_below(r, 3) == 0)
+            if (rng_below(r, 3) == 0 && (o->known_bugs || !has_when(p, x->sub)))
                 snprintf(x->when, sizeof x->when, "p%u", rng_below(r, 3));
             continue;
         }
@@ -153,7 +168,8 @@ void gen_race_prog(rprog *p, rng *r, const rgen_opts *o)
     p->ng = o->subgraphs ? 1 + (int)rng_below(r, 3) : 1;
     for (int gi = p->ng - 1; gi >= 1; gi--) {
         gen_graph(p, r, gi, 1 + (int)rng_below(r, 4), o);
-        strip(p, gi, r, 1);
+        if (!o->sub_races)
+            strip(p, gi, r, 1);
     }
     int max_flat = o->max_flat > 0 && o->max_flat <= RM_MAX_FLAT ? o->max_flat : 12;
     int pool0 = p->npool;

@@ -123,11 +123,15 @@ typedef struct rgen_opts {
     int prev;           /* use `prev` */
     int race_free;      /* strip accesses until the top graph has no in-frame race */
     int max_flat;       /* tasks of the top graph once inlined (<= RM_MAX_FLAT) */
+    /* Forms dagc gets wrong today (race_props.c, race_repro): `when` on a
+     * run node whose graph has `when` inside, and `prev` under an `or`
+     * inside a graph that is run as a subgraph. 0: not generated. */
+    int known_bugs;
+    int sub_races;      /* subgraphs may have races of their own */
 } rgen_opts;
 
-/* A random valid program: graph 0 is the top graph; graphs 1.. are only run
- * as subgraphs and have no race of their own (so what they report on their
- * own does not depend on how dagc words subgraph races). */
+/* A random valid program: graph 0 is the top graph; graphs 1.. are run as
+ * subgraphs and, unless sub_races, have no race of their own. */
 void gen_race_prog(rprog *p, rng *r, const rgen_opts *o);
 /* Prints P (random declaration order, one node per line; sets each node's
  * line). Returns a malloc'd NUL-terminated string. */

@@ -159,7 +159,8 @@ int main(int argc, char **argv)
                  "#include \"race_e2e.h\"\n", argv[1], argv[2], argv[3]);
     for (int k = 0; k < n; k++) {
         rng r = {seed * 1000003ULL + (uint64_t)k};
-        rgen_opts opt = {10, !v1, !v1, 1, 12};
+        rgen_opts opt = {.max_top = 10, .subgraphs = !v1, .prev = !v1, .race_free = 1,
+                         .max_flat = 12};
         do /* big enough to be worth running */
             gen_race_prog(&p, &r, &opt);
         while (p.g[0].n < 6);
