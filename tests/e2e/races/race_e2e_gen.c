@@ -82,7 +82,7 @@ static void emit(out *o, const rprog *p, const rprog *real, const char *header, 
                 }
             fprintf(o->b, "{-1, 0}};\n");
             int par = (x->flags & RF_PARALLEL) != 0;
-            unsigned spin = control ? 200000 : 500 + rng_below(r, 20000);
+            unsigned spin = control ? 2000000 : 500 + rng_below(r, 16000);
             fprintf(o->b, "#define TASK_%d {\"%s_%s\", %d, %d, %u, %d, acc_%d}\n", fid, g->name,
                     x->name, par, !par && !control, spin, nacc, fid);
             if (par)
