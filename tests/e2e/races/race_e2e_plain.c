@@ -7,8 +7,9 @@
 
 int main(void)
 {
-    const char *fr = getenv("DAGC_E2E_FRAMES");
-    int frames = fr && atoi(fr) > 0 ? atoi(fr) : 2000;
+    const char *fr = getenv("DAGC_E2E_FRAMES"), *sc = getenv("DAGC_TEST_SCALE");
+    double k = sc && atof(sc) > 0 ? atof(sc) : 1.0;
+    int frames = fr && atoi(fr) > 0 ? atoi(fr) : (int)(2000 * k) > 0 ? (int)(2000 * k) : 1;
     int v = race_e2e_sound(frames);
     int missed = race_e2e_control(5000);
     printf("%d violations in race-free graphs; negative control %s\n", v,
