@@ -68,10 +68,11 @@ static int lit(const char **s, const char *w)
 
 /* One race diagnostic's message in the reference's canonical form; 0 if
  * the message does not have one of the contract's four shapes. */
-static int parse_race(const char *msg, int warning, char *canon, size_t n, char *x, char *y)
+static int parse_race(const char *msg, int warning, char *canon, size_t n, char *x, char *y,
+                      char *r)
 {
     const char *s = msg;
-    char r[64], w[96], rd[96];
+    char w[96], rd[96];
     if (!quoted(&s, x, 96) || !lit(&s, " and ") || !quoted(&s, y, 96))
         return 0;
     int cross = lit(&s, " of the next frame");
@@ -79,10 +80,10 @@ static int parse_race(const char *msg, int warning, char *canon, size_t n, char 
         return 0;
     int both = lit(&s, " and both write ");
     if (both) {
-        if (!quoted(&s, r, sizeof r))
+        if (!quoted(&s, r, 64))
             return 0;
     } else if (!lit(&s, "; ") || !quoted(&s, w, sizeof w) || !lit(&s, " writes ") ||
-               !quoted(&s, r, sizeof r) || !lit(&s, " and ") || !quoted(&s, rd, sizeof rd) ||
+               !quoted(&s, r, 64) || !lit(&s, " and ") || !quoted(&s, rd, sizeof rd) ||
                !lit(&s, " reads it")) {
         return 0;
     }
@@ -144,7 +145,35 @@ static int line_of(const names *t, const char *name)
 }
 
 /* dagc's races (from DIAG) into GOT; other problems into BAD. */
-static void parse_diag(const char *diag, const names *ref, strs *got, strs *bad)
+/* Whether line LN, column COL of SRC is in an access clause naming RES:
+ * at `reads`/`writes` or at the resource's name after one. */
+static int at_access(const char *src, int ln, int col, const char *res)
+{
+    const char *p = src;
+    for (int l = 1; l < ln && p; l++)
+        p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+    if (!p || col < 1 || (size_t)(col - 1) > strcspn(p, "\n"))
+        return 0;
+    const char *at = p + col - 1;
+    if (strncmp(at, "reads ", 6) == 0 || strncmp(at, "writes ", 7) == 0)
+        return 1;
+    size_t n = strlen(res);
+    if (strncmp(at, res, n) != 0 || at[n] == '_' || (at[n] >= '0' && at[n] <= '9') ||
+        (at[n] >= 'a' && at[n] <= 'z') || (at[n] >= 'A' && at[n] <= 'Z'))
+        return 0;
+    /* the clause keyword before it, past other names of the list */
+    const char *b = at;
+    while (b > p && (b[-1] == ' ' || b[-1] == ',' || b[-1] == '_' ||
+                     (b[-1] >= '0' && b[-1] <= '9') || (b[-1] >= 'a' && b[-1] <= 'z')))
+        b--;
+    for (const char *k = b; k < at; k++)
+        if (strncmp(k, "reads ", 6) == 0 || strncmp(k, "writes ", 7) == 0)
+            return 1;
+    return 0;
+}
+
+static void parse_diag(const char *diag, const char *src, const names *ref, strs *got,
+                       strs *bad)
 {
     const char *p = diag;
     while (*p) {
@@ -161,18 +190,18 @@ static void parse_diag(const char *diag, const names *ref, strs *got, strs *bad)
         int warning = strcmp(sev, "warning") == 0;
         if (strcmp(sev, "note") == 0 || strcmp(sev, "hint") == 0)
             continue;
-        char canon[512], x[96], y[96];
+        char canon[512], x[96], y[96], res[64];
         if (strstr(msg, "may run at the same time")) {
-            if (!parse_race(msg, warning, canon, sizeof canon, x, y)) {
+            if (!parse_race(msg, warning, canon, sizeof canon, x, y, res)) {
                 add(bad, line);
                 continue;
             }
             add(got, canon);
             int lx = line_of(ref, x), ly = line_of(ref, y);
-            if (ln != lx && ln != ly) {
+            if ((ln != lx && ln != ly) || !at_access(src, ln, col, res)) {
                 char m[1200];
-                snprintf(m, sizeof m, "at line %d, not at the tasks' lines %d, %d: %s", ln, lx, ly,
-                         line);
+                snprintf(m, sizeof m, "not at an access clause of either task (lines %d, %d): %s",
+                         lx, ly, line);
                 add(bad, m);
             }
         } else if (!warning) {
@@ -236,7 +265,7 @@ static int compare(const rprog *p, const char *src, size_t len, char **report, i
     char *diag = NULL;
     int rc;
     compile(src, len, &diag, &rc);
-    parse_diag(diag, &tab, &got, &bad);
+    parse_diag(diag, src, &tab, &got, &bad);
     if ((in_frame ? DAGC_EINPUT : DAGC_OK) != rc) {
         char m[64];
         snprintf(m, sizeof m, "exit status %d", rc);
