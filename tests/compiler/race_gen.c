@@ -93,11 +93,17 @@ static void gen_graph(rprog *p, rng *r, int gi, int n, const rgen_opts *o)
             x->kind = RN_GATE;
         }
     }
+    /* Most graphs that can run another do (nesting two deep often). */
+    if (runs == 0 && gi + 1 < p->ng && n >= 2 && rng_below(r, 4) != 0) {
+        rnode *x = &g->nodes[1 + rng_below(r, (uint32_t)n - 1)];
+        x->kind = RN_RUN;
+        x->sub = gi + 1;
+    }
     for (int i = 0; i < n; i++) {
         rnode *x = &g->nodes[i];
         if (x->kind == RN_GATE || (i > 0 && rng_below(r, 6) != 0))
             x->e = gen_expr(p, g, r, i, 1 + (int)rng_below(r, 3),
-                            o->prev ? (gi > 0 && !o->known_bugs ? -1 : 1) : 0);
+                            o->prev ? (gi > 0 && !(o->known_bugs & 2) ? -1 : 1) : 0);
         else if (o->prev && rng_below(r, 10) == 0 && pick_prev(g, r, i) >= 0) {
             x->e = new_rx(p); /* only a `prev` input: a root outside a pipeline */
             x->e->op = RX_PREV;
@@ -106,7 +112,7 @@ static void gen_graph(rprog *p, rng *r, int gi, int n, const rgen_opts *o)
                 x->e = NULL;
         }
         if (x->kind == RN_RUN) {
-            if (rng_below(r, 3) == 0 && (o->known_bugs || !has_when(p, x->sub)))
+            if (rng_below(r, 3) == 0 && ((o->known_bugs & 1) || !has_when(p, x->sub)))
                 snprintf(x->when, sizeof x->when, "p%u", rng_below(r, 3));
             continue;
         }
@@ -165,9 +171,9 @@ void gen_race_prog(rprog *p, rng *r, const rgen_opts *o)
     p->nres = 1 + (int)rng_below(r, 4);
     for (int k = 0; k < p->nres; k++)
         snprintf(p->res[k], sizeof p->res[k], "r%d", k);
-    p->ng = o->subgraphs ? 1 + (int)rng_below(r, 3) : 1;
+    p->ng = o->subgraphs ? 2 + (int)rng_below(r, 2) : 1;
     for (int gi = p->ng - 1; gi >= 1; gi--) {
-        gen_graph(p, r, gi, 1 + (int)rng_below(r, 4), o);
+        gen_graph(p, r, gi, (gi + 1 < p->ng ? 2 : 1) + (int)rng_below(r, 3), o);
         if (!o->sub_races)
             strip(p, gi, r, 1);
     }

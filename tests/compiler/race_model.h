@@ -123,9 +123,9 @@ typedef struct rgen_opts {
     int prev;           /* use `prev` */
     int race_free;      /* strip accesses until the top graph has no in-frame race */
     int max_flat;       /* tasks of the top graph once inlined (<= RM_MAX_FLAT) */
-    /* Forms dagc gets wrong today (race_props.c, race_repro): `when` on a
-     * run node whose graph has `when` inside, and `prev` under an `or`
-     * inside a graph that is run as a subgraph. 0: not generated. */
+    /* Forms dagc gets wrong today (race_props.c, race_repro), generated
+     * only when asked: bit 0, `when` on a run node whose graph has `when`
+     * inside; bit 1, `prev` under an `or` in a graph run as a subgraph. */
     int known_bugs;
     int sub_races;      /* subgraphs may have races of their own */
 } rgen_opts;

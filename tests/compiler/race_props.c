@@ -327,7 +327,7 @@ Test(race_props, dagc_agrees_with_brute_force, .timeout = 1800)
         int d = compare(&p, src, len, &rep, &races, &pipes);
         if (d) {
             bad_cases++;
-            if (shown++ < 5)
+            if (shown++ < env_int("RACE_PROPS_SHOW", 5))
                 fprintf(stderr, "race_props: seed %llu (RACE_PROPS_SEED=%llu RACE_PROPS_CASES=1):"
                         " %d differences\n--- race.dag\n%s--- differences\n%s\n",
                         (unsigned long long)seed, (unsigned long long)seed, d, src, rep);
