@@ -1,17 +1,23 @@
 #include "emit_dot.h"
 #include "stats.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 /* The visual language (see docs/language.md): tasks are boxes; `on main`
  * blue and marked "main"; `hot` warm orange; `fiber` double-bordered;
  * `parallel` a 3-D box with its grain; `when` dashed with its predicate;
  * AND gates diamonds, OR gates ellipses ("or" inputs dashed); the critical
- * path by cost drawn bold. */
+ * path by cost drawn bold; (v2) a flattened `run` node a cluster labelled
+ * "NODE: run GRAPH", and `prev` inputs dotted blue back edges labelled
+ * "prev" that do not shape the layout. */
 #define COL_TASK "#ffffff"
 #define COL_MAIN "#c6dbef"
 #define COL_HOT "#fdae6b"
 #define COL_GATE "#f0f0f0"
+#define COL_PREV "#2b6cb0"
 
 static void put_escaped(FILE *o, const char *s)
 {
@@ -32,6 +38,14 @@ static void node_id(FILE *o, const ir_program *p, const ir_graph *g, const ir_no
     fputc('"', o);
 }
 
+/* Inside a subgraph's cluster, which names the run node, a node is
+ * labelled with its own name. */
+static const char *label_name(const ir_node *x)
+{
+    const char *dot = x->sub != UINT32_MAX ? strrchr(x->name, '.') : NULL;
+    return dot ? dot + 1 : x->name;
+}
+
 static void task_node(FILE *o, const ir_node *x, int crit)
 {
     char cost[32];
@@ -42,7 +56,7 @@ static void task_node(FILE *o, const ir_node *x, int crit)
     if (x->flags & IR_F_FIBER) fputs(", peripheries=2", o);
     if (crit) fputs(", penwidth=2.5", o);
     fputs(", label=\"", o);
-    put_escaped(o, x->name);
+    put_escaped(o, label_name(x));
     /* Second line: the clauses that change how it runs. */
     char tags[96] = "";
     size_t t = 0;
@@ -87,9 +101,76 @@ static void gate_node(FILE *o, const ir_node *x, int crit)
     fprintf(o, ", label=\"%s", kind);
     if (!anon) {
         fputs("\\n", o);
-        put_escaped(o, x->name);
+        put_escaped(o, label_name(x));
     }
     fputs("\"];\n", o);
+}
+
+static void indent(FILE *o, unsigned depth)
+{
+    for (unsigned i = 0; i < depth; i++) fputs("  ", o);
+}
+
+static void one_node(FILE *o, const ir_program *p, const ir_graph *g, uint32_t i,
+                     const dg_analysis *an, unsigned depth)
+{
+    const ir_node *x = &g->nodes[i];
+    indent(o, depth);
+    node_id(o, p, g, x);
+    if (x->kind == IR_TASK) task_node(o, x, an->on_crit[i]);
+    else gate_node(o, x, an->on_crit[i]);
+}
+
+/* A flattened subgraph: its nodes, then its own subgraphs, in a cluster.
+ * first/list: the nodes of each sub (counting sort by sub). */
+static void emit_sub(FILE *o, const ir_program *p, const ir_graph *g, uint32_t s,
+                     const dg_analysis *an, const uint32_t *first, const uint32_t *list,
+                     unsigned depth)
+{
+    const ir_sub *sb = &g->subs[s];
+    indent(o, depth);
+    fputs("subgraph \"cluster_", o);
+    put_escaped(o, g->name);
+    fputc('.', o);
+    put_escaped(o, sb->name);
+    fputs("\" {\n", o);
+    indent(o, depth + 1);
+    fputs("label=\"", o);
+    put_escaped(o, sb->name);
+    fputs(": run ", o);
+    put_escaped(o, sb->graph);
+    fputs("\"; labeljust=l; style=rounded; color=\"#777777\";\n", o);
+    for (uint32_t k = first[s]; k < first[s + 1]; k++) one_node(o, p, g, list[k], an, depth + 1);
+    for (uint32_t c = s + 1; c < g->nsubs; c++)
+        if (g->subs[c].parent == s) emit_sub(o, p, g, c, an, first, list, depth + 1);
+    indent(o, depth);
+    fputs("}\n", o);
+}
+
+static void emit_nodes(FILE *o, const ir_program *p, const ir_graph *g, const dg_analysis *an)
+{
+    if (g->nsubs == 0) {
+        for (uint32_t i = 0; i < g->nnodes; i++) one_node(o, p, g, i, an, 2);
+        return;
+    }
+    uint32_t ns = g->nsubs;
+    uint32_t *first = dg_xcalloc(ns + 2, sizeof *first);
+    uint32_t *list = dg_xmalloc((g->nnodes + 1) * sizeof *list);
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        if (g->nodes[i].sub != UINT32_MAX) first[g->nodes[i].sub + 1]++;
+    for (uint32_t s = 0; s < ns; s++) first[s + 1] += first[s];
+    uint32_t *fill = dg_xmalloc((ns + 1) * sizeof *fill);
+    memcpy(fill, first, (ns + 1) * sizeof *fill);
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        uint32_t s = g->nodes[i].sub;
+        if (s == UINT32_MAX) one_node(o, p, g, i, an, 2);
+        else list[fill[s]++] = i;
+    }
+    for (uint32_t s = 0; s < ns; s++)
+        if (g->subs[s].parent == UINT32_MAX) emit_sub(o, p, g, s, an, first, list, 2);
+    free(fill);
+    free(first);
+    free(list);
 }
 
 /* Legend ids contain '-', which no .dag name can, so a graph named
@@ -108,6 +189,10 @@ static void legend(FILE *o)
           "    \"-legend-and\" [shape=diamond, style=filled, fillcolor=\"" COL_GATE "\", fontsize=9, margin=0.02, width=0.3, height=0.3, label=\"and\"];\n"
           "    \"-legend-or\" [shape=ellipse, style=filled, fillcolor=\"" COL_GATE "\", fontsize=9, margin=0.02, width=0.3, height=0.3, label=\"or\"];\n"
           "    \"-legend-crit\" [shape=box, style=filled, fillcolor=\"" COL_TASK "\", penwidth=2.5, label=\"critical path\"];\n"
+          "    subgraph \"cluster-legend-run\" { label=\"node: run graph\"; style=rounded; color=\"#777777\"; fontsize=9;\n"
+          "      \"-legend-sub\" [shape=box, style=filled, fillcolor=\"" COL_TASK "\", label=\"its tasks\"]; }\n"
+          "    \"-legend-prev\" [shape=box, style=filled, fillcolor=\"" COL_TASK "\", label=\"after prev x\"];\n"
+          "    \"-legend-prev\" -> \"-legend-prev\" [style=dotted, color=\"" COL_PREV "\", label=\" prev\", fontsize=8, fontcolor=\"" COL_PREV "\"];\n"
           "    \"-legend-task\" -> \"-legend-main\" -> \"-legend-hot\" [style=invis];\n"
           "    \"-legend-fiber\" -> \"-legend-parallel\" -> \"-legend-when\" [style=invis];\n"
           "    \"-legend-and\" -> \"-legend-or\" [style=dashed, label=\" any\", fontsize=8];\n"
@@ -135,13 +220,7 @@ int dg_emit_dot(FILE *o, const ir_program *p, const dg_dot_opts *opt)
         fputs("(", o);
         put_escaped(o, g->ctype);
         fputs(")\"; labeljust=l; color=\"#bbbbbb\";\n", o);
-        for (uint32_t i = 0; i < g->nnodes; i++) {
-            const ir_node *x = &g->nodes[i];
-            fputs("    ", o);
-            node_id(o, p, g, x);
-            if (x->kind == IR_TASK) task_node(o, x, an.on_crit[i]);
-            else gate_node(o, x, an.on_crit[i]);
-        }
+        emit_nodes(o, p, g, &an);
         for (uint32_t i = 0; i < g->nnodes; i++) {
             const ir_node *x = &g->nodes[i];
             for (uint32_t k = 0; k < x->npred; k++) {
@@ -155,6 +234,14 @@ int dg_emit_dot(FILE *o, const ir_program *p, const dg_dot_opts *opt)
                 else if (x->join == IR_JOIN_OR) fputs(" [style=dashed]", o);
                 else if (crit) fputs(" [style=bold, penwidth=2.5]", o);
                 fputs(";\n", o);
+            }
+            for (uint32_t k = 0; k < x->nprev; k++) {
+                fputs("    ", o);
+                node_id(o, p, g, &g->nodes[x->prev[k]]);
+                fputs(" -> ", o);
+                node_id(o, p, g, x);
+                fputs(" [style=dotted, color=\"" COL_PREV "\", constraint=false, label=\" prev\", "
+                      "fontsize=8, fontcolor=\"" COL_PREV "\"];\n", o);
             }
         }
         fputs("  }\n", o);

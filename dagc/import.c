@@ -195,8 +195,9 @@ static void import_one(loader *L, size_t fi, const ast_import *im)
             return;
         }
         s->path = path;
-        ast_file *f = dg_parse(s, L->d, L->a);
-        dg_files_add(L->F, s, f, id);
+        /* Linked first, so that the parser's own errors show its lines. */
+        dg_files_add(L->F, s, NULL, id);
+        L->F->ast[L->F->n - 1] = dg_parse(s, L->d, L->a);
         if (L->sp >= MAX_DEPTH) {
             dg_error(L->d, im->pos, "imports nested too deeply (the limit is %d)", MAX_DEPTH);
             return;

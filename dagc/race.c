@@ -36,10 +36,14 @@
  */
 #include "sema_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BUDGET_BYTES ((size_t)48 << 20) /* both bitset arrays together */
+#ifndef DAGC_RACE_BUDGET_BYTES
+#define DAGC_RACE_BUDGET_BYTES ((size_t)48 << 20) /* both bitset arrays together */
+#endif
+#define BUDGET_BYTES DAGC_RACE_BUDGET_BYTES
 
 typedef struct slot {
     uint32_t node, res;
@@ -101,6 +105,31 @@ static const char *local_name(const ir_graph *g, uint32_t in, uint32_t v)
     return in == UINT32_MAX ? n : n + strlen(g->subs[in].name) + 1;
 }
 
+/* Whether v has an `after` clause in its own graph (a subgraph's root
+ * waits only for the run node's entry, which the user did not write). */
+static int has_after(const ir_graph *g, uint32_t v)
+{
+    const ir_node *x = &g->nodes[v];
+    if (x->nprev) return 1;
+    if (x->npred == 1 && x->sub != UINT32_MAX && g->subs[x->sub].entry == x->pred[0]) return 0;
+    return x->npred > 0;
+}
+
+/* The hint: make `to` (at level `in`) also wait for `what`. */
+static void hint(const rctx *R, uint32_t to, uint32_t in, const char *prefix, uint32_t what)
+{
+    const ir_graph *g = R->g;
+    const char *tn = local_name(g, in, to), *wn = local_name(g, in, what);
+    char where[300] = "";
+    if (in != UINT32_MAX) snprintf(where, sizeof where, " in graph '%s'", g->subs[in].graph);
+    if (has_after(g, to))
+        dg_note(R->d, g->nodes[to].pos, "to order them, add ', %s%s' to the 'after' of '%s'%s",
+                prefix, wn, tn, where);
+    else
+        dg_note(R->d, g->nodes[to].pos, "to order them, add 'after %s%s' to '%s'%s", prefix, wn,
+                tn, where);
+}
+
 static void message(dg_buf *b, const rctx *R, const slot *x, const slot *y, const char *opening)
 {
     const char *xn = R->g->nodes[x->node].name, *yn = R->g->nodes[y->node].name;
@@ -131,13 +160,7 @@ static void report_race(const rctx *R, const slot *x, const slot *y)
      * the common level: waiting there for y's block adds no cycle. */
     uint32_t ax, ay, in;
     common_level(R->g, x->node, y->node, &ax, &ay, &in);
-    const ir_node *an = &R->g->nodes[ax];
-    if (in == UINT32_MAX)
-        dg_note(R->d, an->pos, "to order them, add 'after %s' to '%s'",
-                local_name(R->g, in, ay), local_name(R->g, in, ax));
-    else
-        dg_note(R->d, an->pos, "to order them, add 'after %s' to '%s' in graph '%s'",
-                local_name(R->g, in, ay), local_name(R->g, in, ax), R->g->subs[in].graph);
+    hint(R, ax, in, "", ay);
 }
 
 static void report_cross(const rctx *R, const slot *x, const slot *y)
@@ -149,13 +172,7 @@ static void report_cross(const rctx *R, const slot *x, const slot *y)
     note_other(R, y);
     uint32_t ax, ay, in;
     common_level(R->g, x->node, y->node, &ax, &ay, &in);
-    const ir_node *yn = &R->g->nodes[ay];
-    if (in == UINT32_MAX)
-        dg_note(R->d, yn->pos, "to order them, add 'after prev %s' to '%s'",
-                local_name(R->g, in, ax), local_name(R->g, in, ay));
-    else
-        dg_note(R->d, yn->pos, "to order them, add 'after prev %s' to '%s' in graph '%s'",
-                local_name(R->g, in, ax), local_name(R->g, in, ay), R->g->subs[in].graph);
+    hint(R, ay, in, "prev ", ax);
 }
 
 static void add_cross(rctx *R, uint32_t x, uint32_t y, size_t cap)

@@ -1,6 +1,7 @@
 /*
- * sema.h - semantic analysis: resolves names, checks clauses, lowers
- * `after` expressions and gates into one node graph per `graph` (anonymous
+ * sema.h - semantic analysis (sema.c, program.c, subgraph.c, race.c):
+ * resolves names, checks clauses, lowers `after` expressions and gates
+ * into one node graph per `graph` (anonymous
  * AND/OR gates for mixed sub-expressions), finds cycles, and builds the IR
  * in topological order. Reports through diag; the returned program is only
  * meaningful when no error was reported.

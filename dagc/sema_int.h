@@ -106,6 +106,9 @@ void dg_check_c_names(const ir_program *p, dg_diag *d, dg_arena *a);
 /* race.c: the race checks over the output graphs (flattened). */
 void dg_check_races(const ir_program *p, int pipeline_warnings, dg_diag *d);
 
+/* sema.c: one graph's AST -> its IR, run nodes not yet flattened. */
+int dg_lower_graph(sgraph *g, lgraph *L);
+
 /* Shared helpers (sema.c). */
 int dg_check_name(dg_diag *d, src_pos pos, const char *name, const char *what);
 const char *dg_suggest(const char *name, const char *const *cands, size_t n);

@@ -58,6 +58,8 @@ void dg_analyze(const ir_graph *g, dg_analysis *an)
         if (x->kind == IR_TASK) {
             an->ntasks++;
             an->total_cost += x->cost_ns;
+        } else if (x->flags & IR_F_RUN) {
+            an->nruns++;
         } else if (x->flags & IR_F_ANON) {
             if (x->join == IR_JOIN_OR) an->nanon_or++;
             else an->nanon_and++;
@@ -122,6 +124,61 @@ void dg_analysis_free(dg_analysis *an)
     memset(an, 0, sizeof *an);
 }
 
+/* (v2) The shortest period between frames of a pipeline: no frame can start
+ * a node before the same node of the last frame ends (so the longest task
+ * bounds it), and a `prev q` input of v closes a loop v -> ... -> q -> v of
+ * the next frame: the earliest q can finish after v starts bounds it too.
+ * That earliest finish follows AND joins after their latest input and OR
+ * joins after their earliest, from v alone (everything else taken as done),
+ * so it is a lower bound. Work bounds it as well: total cost / threads. */
+static uint64_t loop_bound(const ir_graph *g, uint32_t *from)
+{
+    uint64_t best = 0;
+    *from = UINT32_MAX;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        if (g->nodes[i].cost_ns > best) best = g->nodes[i].cost_ns;
+    if (g->nprev == 0) return best;
+    uint64_t *fin = dg_xmalloc((g->nnodes + 1) * sizeof *fin);
+    const uint64_t none = UINT64_MAX;
+    size_t budget = 50u * 1000 * 1000; /* past it, the node bound alone */
+    for (uint32_t v = 0; v < g->nnodes; v++) {
+        const ir_node *x = &g->nodes[v];
+        uint32_t hi = 0;
+        for (uint32_t k = 0; k < x->nprev; k++)
+            if (x->prev[k] >= v && x->prev[k] + 1 > hi) hi = x->prev[k] + 1;
+        if (hi == 0 || budget < (size_t)(hi - v)) continue;
+        budget -= hi - v;
+        fin[v] = x->cost_ns;
+        for (uint32_t u = v + 1; u < hi; u++) {
+            const ir_node *y = &g->nodes[u];
+            uint64_t t = none;
+            int all = 1;
+            for (uint32_t k = 0; k < y->npred; k++) {
+                uint32_t p = y->pred[k];
+                uint64_t f = p >= v ? fin[p] : none;
+                if (f == none) all = 0;
+                else if (y->join == IR_JOIN_AND ? (t == none || f > t) : 0) t = f;
+            }
+            if (y->join == IR_JOIN_OR) {
+                t = none;
+                for (uint32_t k = 0; k < y->npred && all; k++)
+                    if (t == none || fin[y->pred[k]] < t) t = fin[y->pred[k]];
+                if (!all) t = none;
+            }
+            fin[u] = t == none ? none : t + y->cost_ns;
+        }
+        for (uint32_t k = 0; k < x->nprev; k++) {
+            uint32_t q = x->prev[k];
+            if (q >= v && fin[q] != none && fin[q] > best) {
+                best = fin[q];
+                *from = v;
+            }
+        }
+    }
+    free(fin);
+    return best;
+}
+
 static void list_names(FILE *out, const ir_graph *g, int roots)
 {
     uint32_t shown = 0, total = 0;
@@ -143,9 +200,23 @@ void dg_print_stats(FILE *out, const ir_program *p)
         dg_analyze(g, &an);
         char b1[32], b2[32];
         fprintf(out, "graph %s(%s)\n", g->name, g->ctype);
-        fprintf(out, "  nodes        %u: %u tasks, %u gates, %u generated gates (%u and, %u or)\n",
-                g->nnodes, an.ntasks, an.ngates, an.nanon_and + an.nanon_or, an.nanon_and,
-                an.nanon_or);
+        if (an.nruns)
+            fprintf(out, "  nodes        %u: %u tasks, %u gates, %u run nodes, %u generated gates "
+                    "(%u and, %u or)\n", g->nnodes, an.ntasks, an.ngates, an.nruns,
+                    an.nanon_and + an.nanon_or, an.nanon_and, an.nanon_or);
+        else
+            fprintf(out, "  nodes        %u: %u tasks, %u gates, %u generated gates (%u and, %u or)\n",
+                    g->nnodes, an.ntasks, an.ngates, an.nanon_and + an.nanon_or, an.nanon_and,
+                    an.nanon_or);
+        for (uint32_t s = 0; s < g->nsubs; s++) {
+            uint32_t inner = g->subs[s].exit - g->subs[s].entry + 1;
+            fprintf(out, "  %-12s %s: run %s, %u nodes\n", s ? "" : "subgraphs", g->subs[s].name,
+                    g->subs[s].graph, inner);
+            if (s == 15 && g->nsubs > 16) {
+                fprintf(out, "               ... %u more\n", g->nsubs - 16);
+                break;
+            }
+        }
         fprintf(out, "  edges        %u\n", g->nedges);
         fprintf(out, "  roots        %u", an.roots);
         list_names(out, g, 1);
@@ -172,6 +243,22 @@ void dg_print_stats(FILE *out, const ir_program *p)
         else if (an.crit_tasks > 0)
             fprintf(out, "  parallelism  %.2f (tasks / tasks on the longest chain; no costs given)\n",
                     (double)an.ntasks / (double)an.crit_tasks);
+        if (an.total_cost > 0) {
+            uint32_t from;
+            uint64_t loop = loop_bound(g, &from);
+            char b3[32];
+            dg_fmt_duration(loop, b3, sizeof b3);
+            fprintf(out, "  pipeline     a frame every max(total cost / threads, %s) at best: ", b3);
+            for (unsigned t = 2; t <= 8; t *= 2) {
+                uint64_t per = (an.total_cost + t - 1) / t;
+                dg_fmt_duration(per > loop ? per : loop, b1, sizeof b1);
+                fprintf(out, "%s%s at %u threads", t > 2 ? ", " : "", b1, t);
+            }
+            fprintf(out, " (one at a time: %s)\n", b2);
+            if (from != UINT32_MAX)
+                fprintf(out, "               %s: the loop through 'prev' from '%s'\n", b3,
+                        g->nodes[from].name);
+        }
         dg_analysis_free(&an);
     }
 }

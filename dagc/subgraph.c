@@ -53,7 +53,7 @@ static void resolve(lgraph *L, size_t n, const dg_map *gnames, dg_diag *d, dg_ar
                 if (s) dg_error(d, g->run_pos[v], "unknown graph '%s' in 'run'; did you mean '%s'?",
                                 g->run[v], s);
                 else dg_error(d, g->run_pos[v], "unknown graph '%s' in 'run'", g->run[v]);
-                g->ok = 0;
+                g->state = 3;
                 continue;
             }
             const lgraph *h = &L[t];
@@ -62,7 +62,7 @@ static void resolve(lgraph *L, size_t n, const dg_map *gnames, dg_diag *d, dg_ar
                 dg_error(d, g->run_pos[v], "graph '%s' has context type '%s', but graph '%s', "
                          "which runs it, has '%s'", h->ag->name, ht, g->g.name, g->g.ctype);
                 dg_note(d, h->ag->pos, "graph '%s' is defined here", h->ag->name);
-                g->ok = 0;
+                g->state = 3;
                 continue;
             }
             g->target[v] = (uint32_t)t;
@@ -96,7 +96,7 @@ static void report_loop(walk *w, size_t from, uint32_t t, uint32_t v)
     const lgraph *first = &w->L[w->stack_g[start]];
     uint32_t fv = start + 1 < w->sp ? w->stack_v[start + 1] : v;
     dg_error(w->d, first->run_pos[fv], "graph '%s' runs itself: %s", first->g.name, msg.p);
-    for (size_t k = start; k < w->sp; k++) {
+    for (size_t k = start; k < w->sp && w->sp - start > 1; k++) {
         const lgraph *g = &w->L[w->stack_g[k]];
         uint32_t nv = k + 1 < w->sp ? w->stack_v[k + 1] : v;
         dg_note(w->d, g->run_pos[nv], "'%s' runs '%s' here (task '%s')", g->g.name,

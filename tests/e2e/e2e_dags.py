@@ -2,9 +2,12 @@
 """Configure-time helper for tests/e2e/meson.build: lists every .dag file
 under tests/, examples/ and bench/ that is meant to compile (golden error
 and usage cases, named err_* and usage_*, are not), one per line as
-ID<TAB>PATH<TAB>STUBDIR, and writes stub headers into STUBDIR for each
+ID<TAB>PATH<TAB>STUBDIR<TAB>IMPORT_DIRS, and writes stub headers into STUBDIR for each
 `include` that does not exist beside the .dag file (golden inputs include
 headers that were never written; the e2e build only needs them to exist).
+
+IMPORT_DIRS are the `-I DIR` of the file's `// args:` line (golden cases
+that import through -I), absolute and ':'-separated, or '-' for none.
 
 usage: e2e_dags.py SOURCE_ROOT STUB_ROOT"""
 import os
@@ -19,6 +22,16 @@ def includes(text):
     # Strings only after `include`; \" and \\ escapes (language contract).
     for m in re.finditer(r'\binclude\s*"((?:[^"\\\n]|\\.)*)"\s*;', text):
         yield re.sub(r'\\(.)', r'\1', m.group(1))
+
+
+def import_dirs(text, src_dir):
+    first = text.split("\n", 1)[0]
+    if not first.startswith("// args:"):
+        return "-"
+    words = first[len("// args:"):].split()
+    dirs = [os.path.normpath(os.path.join(src_dir, words[i + 1]))
+            for i, w in enumerate(words[:-1]) if w == "-I"]
+    return ":".join(dirs) or "-"
 
 
 def main():
@@ -43,7 +56,7 @@ def main():
             if not os.path.exists(path):
                 with open(path, "w") as fh:
                     fh.write("/* stub written by tests/e2e/e2e_dags.py */\n")
-        print("%s\t%s\t%s" % (ident, rel, stub))
+        print("%s\t%s\t%s\t%s" % (ident, rel, stub, import_dirs(text, src_dir)))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,149 @@
+/*
+ * program.c - the compilation as a whole: every file's resources (one name,
+ * one resource), every file's graphs lowered (sema.c), the `run` nodes
+ * resolved and flattened (subgraph.c), then the checks that need the whole
+ * program: unused resources, generated C names (cnames.c), races (race.c).
+ * Only the input file's graphs become the program's output.
+ */
+#include "sema.h"
+#include "sema_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Every file's resources, in load order: one name is one resource. */
+static ir_resource *declare_resources(const ast_file *const *files, size_t nfiles, dg_map *m,
+                                      size_t *nres, dg_diag *d, dg_arena *a)
+{
+    size_t n = 0;
+    for (size_t f = 0; f < nfiles; f++)
+        for (const ast_name *r = files[f]->resources; r; r = r->next) n++;
+    ir_resource *res = dg_alloc(a, (n + 1) * sizeof *res);
+    size_t k = 0;
+    for (size_t f = 0; f < nfiles; f++) {
+        for (const ast_name *r = files[f]->resources; r; r = r->next) {
+            if (!r->name) continue;
+            int prev = dg_map_get(m, r->name);
+            if (prev >= 0) {
+                dg_error(d, r->pos, "resource '%s' is declared twice", r->name);
+                dg_note(d, res[prev].pos, "first declared here");
+                continue;
+            }
+            res[k].name = r->name;
+            res[k].pos = r->pos;
+            dg_map_put(m, r->name, (int)k);
+            k++;
+        }
+    }
+    *nres = k;
+    return res;
+}
+
+static void warn_unused_resources(const lgraph *L, size_t nl, const ir_resource *res,
+                                  size_t nres, dg_diag *d)
+{
+    uint8_t *used = dg_xcalloc(nres + 1, 1);
+    for (size_t i = 0; i < nl; i++) {
+        if (!L[i].ok) {
+            free(used); /* a graph with errors may hide accesses */
+            return;
+        }
+        for (uint32_t v = 0; v < L[i].g.nnodes; v++)
+            for (uint32_t k = 0; k < L[i].g.nodes[v].nacc; k++)
+                used[L[i].g.nodes[v].acc[k].res] = 1;
+    }
+    for (size_t r = 0; r < nres; r++)
+        if (!used[r]) dg_warning(d, res[r].pos, "resource '%s' is never accessed "
+                                 "(no task reads or writes it)", res[r].name);
+    free(used);
+}
+
+ir_program *dg_sema(const ast_file *const *files, size_t nfiles, const dg_sema_opts *o,
+                    dg_diag *d, dg_arena *a)
+{
+    ir_program *p = dg_alloc(a, sizeof *p);
+    const ast_file *f = files[0];
+    p->path = f->path;
+    size_t ninc = 0, ng = 0;
+    for (const ast_include *i = f->includes; i; i = i->next) ninc++;
+    const char **incs = dg_alloc(a, (ninc + 1) * sizeof *incs);
+    ninc = 0;
+    for (const ast_include *i = f->includes; i; i = i->next) incs[ninc++] = i->path;
+    p->includes = incs;
+    p->nincludes = ninc;
+    const char **paths = dg_alloc(a, (nfiles + 1) * sizeof *paths);
+    for (size_t i = 0; i < nfiles; i++) paths[i] = files[i]->path;
+    p->files = paths;
+    p->nfiles = nfiles;
+
+    dg_map rmap = {0};
+    size_t nres = 0;
+    ir_resource *res = declare_resources(files, nfiles, &rmap, &nres, d, a);
+    p->resources = res;
+    p->nresources = nres;
+
+    for (size_t fi = 0; fi < nfiles; fi++)
+        for (const ast_graph *g = files[fi]->graphs; g; g = g->next) ng++;
+    lgraph *L = dg_xcalloc(ng + 1, sizeof *L);
+    int *want = dg_xcalloc(ng + 1, sizeof *want);
+    dg_map gnames = {0};
+    size_t nl = 0;
+    int ok = d->nerrors == 0;
+    for (size_t fi = 0; fi < nfiles; fi++) {
+        for (const ast_graph *ag = files[fi]->graphs; ag && !d->stop; ag = ag->next) {
+            if (!ag->name) continue;
+            dg_check_name(d, ag->pos, ag->name, "graph name");
+            int prev = dg_map_get(&gnames, ag->name);
+            if (prev >= 0) {
+                dg_error(d, ag->pos, "graph '%s' is defined twice", ag->name);
+                dg_note(d, L[prev].ag->pos, "previous definition is here");
+                ok = 0;
+                continue;
+            }
+            lgraph *lg = &L[nl];
+            lg->ag = ag;
+            lg->file = fi;
+            want[nl] = fi == 0;
+            dg_map_put(&gnames, ag->name, (int)nl);
+            nl++;
+            sgraph g;
+            memset(&g, 0, sizeof g);
+            g.d = d;
+            g.a = a;
+            g.ag = ag;
+            g.resources = &rmap;
+            g.res = res;
+            g.nres = nres;
+            lg->ok = dg_lower_graph(&g, lg) == 0;
+            if (!lg->ok) {
+                ok = 0;
+                lg->g.name = ag->name;
+                lg->g.ctype = ag->ctype ? ag->ctype : "void *";
+                lg->g.pos = ag->pos;
+            }
+            for (uint32_t i = 0; i < g.n; i++) free(g.nodes[i].acc);
+            free(g.nodes);
+            free(g.edges);
+            free(g.pedges);
+            dg_map_free(&g.names);
+        }
+    }
+    if (!d->stop) dg_flatten(L, nl, &gnames, want, d, a);
+    ir_graph *graphs = dg_alloc(a, (nl + 1) * sizeof *graphs);
+    size_t out = 0;
+    for (size_t i = 0; i < nl; i++) {
+        if (!want[i]) continue;
+        if (L[i].state != 2) ok = 0;
+        graphs[out++] = L[i].state == 2 ? L[i].flat : L[i].g;
+    }
+    p->graphs = graphs;
+    p->ngraphs = out;
+    if (!d->stop && ok) warn_unused_resources(L, nl, res, nres, d);
+    if (ok && !d->stop && d->nerrors == 0) dg_check_c_names(p, d, a);
+    if (ok && !d->stop && d->nerrors == 0) dg_check_races(p, o ? o->pipeline_warnings : 1, d);
+    dg_map_free(&gnames);
+    dg_map_free(&rmap);
+    free(L);
+    free(want);
+    return p;
+}
