@@ -104,7 +104,8 @@ typedef struct rresult {
 /* Inlines graph GI of P; returns 0, or -1 if it is too big for the model
  * (more than RM_MAX_FLAT tasks) or runs itself. */
 int ref_flatten(const rprog *p, int gi, rflat *f);
-/* The races of graph GI: 0, or -1 as ref_flatten. */
+/* The races of graph GI: 0, or -1 as ref_flatten or when there are more
+ * than rresult holds. */
 int ref_races(const rprog *p, int gi, rresult *r);
 /* The same concurrency relations computed by the literal exploration of
  * (completed, running) states, for cross-checking the compact one on small

@@ -306,10 +306,14 @@ int ref_races(const rprog *p, int gi, rresult *r)
                     continue;
                 int writer = wrx && wry ? -1 : wrx ? x : y;
                 int size = (int)(sizeof r->races / sizeof r->races[0]);
-                if (x < y && ((r->conc[x] >> y) & 1) && r->nraces < size)
-                    r->races[r->nraces++] = (rrace){0, x, y, res, writer};
-                if (((r->cross[x] >> y) & 1) && r->nraces < size)
-                    r->races[r->nraces++] = (rrace){1, x, y, res, writer};
+                for (int cross = 0; cross < 2; cross++) {
+                    uint64_t rel = cross ? r->cross[x] : x < y ? r->conc[x] : 0;
+                    if (!((rel >> y) & 1))
+                        continue;
+                    if (r->nraces == size)
+                        return -1; /* more races than the model holds */
+                    r->races[r->nraces++] = (rrace){cross, x, y, res, writer};
+                }
             }
     }
     return 0;
