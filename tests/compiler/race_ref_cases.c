@@ -190,7 +190,8 @@ Test(race_ref, nested_and_twice)
 Test(race_ref, prev_inside_a_subgraph_is_per_instance)
 {
     /* In each instance s1 waits for the previous frame's s0 of the same
-     * instance; the two instances stay unordered with each other. */
+     * instance (so no 'y.s0' 'y.s1' pair), but x of the next frame only
+     * waits for its own previous tasks, not for y. */
     check("resource r;\n"
           "graph sub { task s0 writes r; task s1 after s0, prev s0 reads r; }\n"
           "graph top { task x run sub; task y after x run sub; }\n",
