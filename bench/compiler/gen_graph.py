@@ -1,49 +1,121 @@
 #!/usr/bin/env python3
-"""Writes a seeded random layered .dag graph with N nodes to stdout.
+"""Writes a seeded random .dag graph to stdout, for bench/compiler/run.sh.
 
-usage: gen_graph.py N [SEED]
+usage: gen_graph.py N [SEED] [--resources R [--accessors A]] [--chain]
 
-Shape: levels of about sqrt(N) nodes; each task waits for 1 to 3 nodes of
-the previous two levels (joined with `,`, sometimes `or`); every 16th node is
-a named gate; about a third of the tasks carry a cost. Dependencies are
-written to nodes declared later as often as earlier (forward references).
+Default shape: N nodes in levels of about sqrt(N) nodes; each task waits for
+1 to 3 nodes of the previous two levels (joined with `,`, sometimes `or`);
+every 16th node is a named gate; about a third of the tasks carry a cost.
+Dependencies are written to nodes declared later as often as earlier
+(forward references).
+
+--resources R (language v2): the same layered graph without `or` joins, and
+R resources with A accessors each (default 8), race-free by construction, so
+dagc must exit 0. Half of the resources are shared along one dependency
+path: A tasks on a path through the graph (each ordered after the one
+before), the first one writing, each other one writing or reading. The
+other half are only read, by A tasks anywhere (readers never race).
+
+--chain (language v2): N tasks in one chain, every one writing the same
+resource, so every pair of the N tasks is an access pair the race check
+must find ordered.
 """
+import argparse
 import math
 import random
 import sys
 
 
-def main():
-    n = int(sys.argv[1])
-    rnd = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
+def layered(n, rnd, allow_or):
+    """The default shape: (names, preds, is_gate, separator) per node."""
     width = max(2, int(math.sqrt(n)))
     levels = []
-    names = []
+    nodes = []
     for i in range(n):
         if not levels or len(levels[-1]) >= width:
             levels.append([])
         kind = "gate" if i % 16 == 15 and len(levels) > 1 else "task"
-        name = f"n{i}"
-        levels[-1].append((name, kind))
-        names.append((name, kind, len(levels) - 1))
-    out = [f"// generated: {n} nodes, seed {sys.argv[2] if len(sys.argv) > 2 else 1}",
-           "graph big(struct world *) {"]
-    order = list(range(n))
-    rnd.shuffle(order)
-    for i in order:
-        name, kind, lv = names[i]
-        preds = []
+        levels[-1].append(i)
+        nodes.append({"name": f"n{i}", "kind": kind, "level": len(levels) - 1})
+    for nd in nodes:
+        lv = nd["level"]
+        nd["preds"] = []
+        nd["sep"] = ", "
         if lv > 0:
             pool = levels[lv - 1] + (levels[lv - 2] if lv > 1 else [])
             k = rnd.randint(1, min(3, len(pool)))
-            preds = [p[0] for p in rnd.sample(pool, k)]
-        if kind == "gate":
-            out.append(f"    gate {name} = {' and '.join(preds)};")
+            nd["preds"] = rnd.sample(pool, k)
+            if allow_or and nd["kind"] == "task" and k > 1 and rnd.random() < 0.1:
+                nd["sep"] = " or "
+    return nodes
+
+
+def add_resources(nodes, rnd, nres, acc):
+    """Race-free accesses: nodes[i]["reads"/"writes"] sets of resource names."""
+    succs = [[] for _ in nodes]
+    for i, nd in enumerate(nodes):
+        nd["reads"], nd["writes"] = set(), set()
+        for p in nd["preds"]:
+            succs[p].append(i)
+    tasks = [i for i, nd in enumerate(nodes) if nd["kind"] == "task"]
+    n = len(nodes)
+    for r in range(nres):
+        res = f"R{r}"
+        if r % 2 == 1:                       # readers anywhere
+            for i in rnd.sample(tasks, min(acc, len(tasks))):
+                nodes[i]["reads"].add(res)
             continue
-        line = f"    task {name}"
+        for _attempt in range(1000):         # a path with acc tasks on it
+            i = rnd.randrange(n // 2)
+            path = [i] if nodes[i]["kind"] == "task" else []
+            while len(path) < acc and succs[i]:
+                i = rnd.choice(succs[i])     # i waits for the node before (AND)
+                if nodes[i]["kind"] == "task":
+                    path.append(i)
+            if len(path) == acc:
+                break
+        else:
+            sys.exit(f"gen_graph.py: no path of {acc} tasks found; try a larger N")
+        for j, i in enumerate(path):
+            if j == 0 or rnd.random() < 0.5:
+                nodes[i]["writes"].add(res)
+            else:
+                nodes[i]["reads"].add(res)
+    for nd in nodes:
+        nd["reads"] -= nd["writes"]          # `writes` includes reading
+
+
+def resource_decls(names):
+    out = []
+    for k in range(0, len(names), 16):
+        out.append("resource " + ", ".join(names[k:k + 16]) + ";")
+    return out
+
+
+def sort_key(name):
+    return int(name[1:])
+
+
+def write_layered(args, rnd):
+    v2 = args.resources > 0
+    nodes = layered(args.n, rnd, allow_or=not v2)
+    out = [f"// generated: {args.n} nodes, seed {args.seed}"
+           + (f", {args.resources} resources x {args.accessors} accessors" if v2 else "")]
+    if v2:
+        add_resources(nodes, rnd, args.resources, args.accessors)
+        out += resource_decls([f"R{r}" for r in range(args.resources)])
+    out.append("graph big(struct world *) {")
+    order = list(range(len(nodes)))
+    rnd.shuffle(order)
+    for i in order:
+        nd = nodes[i]
+        preds = [nodes[p]["name"] for p in nd["preds"]]
+        if nd["kind"] == "gate":
+            out.append(f"    gate {nd['name']} = {' and '.join(preds)};")
+            continue
+        line = f"    task {nd['name']}"
         if preds:
-            sep = " or " if len(preds) > 1 and rnd.random() < 0.1 else ", "
-            line += " after " + sep.join(preds)
+            line += " after " + nd["sep"].join(preds)
         r = rnd.random()
         if r < 0.05:
             line += " hot"
@@ -51,8 +123,43 @@ def main():
             line += " parallel grain 64"
         if rnd.random() < 0.33:
             line += f" cost {rnd.randint(1, 999)}us"
+        if v2 and nd["reads"]:
+            line += " reads " + ", ".join(sorted(nd["reads"], key=sort_key))
+        if v2 and nd["writes"]:
+            line += " writes " + ", ".join(sorted(nd["writes"], key=sort_key))
         out.append(line + ";")
     out.append("}")
+    return out
+
+
+def write_chain(args, rnd):
+    out = [f"// generated: a chain of {args.n} tasks writing one resource, seed {args.seed}",
+           "resource shared;",
+           "graph chain(struct world *) {"]
+    order = list(range(args.n))
+    rnd.shuffle(order)
+    for i in order:
+        after = f" after t{i - 1}" if i > 0 else ""
+        out.append(f"    task t{i}{after} writes shared;")
+    out.append("}")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Writes a seeded random .dag graph to stdout.")
+    ap.add_argument("n", type=int, help="number of nodes")
+    ap.add_argument("seed", type=int, nargs="?", default=1)
+    ap.add_argument("--resources", type=int, default=0, metavar="R",
+                    help="R resources, race-free accesses (language v2)")
+    ap.add_argument("--accessors", type=int, default=8, metavar="A",
+                    help="accessing tasks per resource (default 8)")
+    ap.add_argument("--chain", action="store_true",
+                    help="N tasks in one chain, all writing one resource (language v2)")
+    args = ap.parse_args()
+    if args.n < 1 or args.resources < 0 or args.accessors < 1:
+        ap.error("N and A must be positive, R not negative")
+    rnd = random.Random(args.seed)
+    out = write_chain(args, rnd) if args.chain else write_layered(args, rnd)
     sys.stdout.write("\n".join(out) + "\n")
 
 

@@ -6,15 +6,21 @@
  * OpenMP tasks with depend clauses and as a oneTBB flow graph, side by side
  * in one run.
  *
- *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--quick]
+ *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]]
+ *               [--load [N]] [--quick]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
- * and >= 10000 frames, after a warm-up), the ratio to serial calls,
- * the distribution of single frames (p50/p99, 1 us bodies), allocations per
- * frame for libdagrt, and a checked run per contender. --only NAME[,NAME]
- * keeps the serial calls and the contenders whose name contains a NAME
- * (quick A/B pairs, e.g. --only libdagrt,floor; the published tables use
- * every contender).
+ * and >= 10000 frames), the ratio to serial calls, the distribution of
+ * single frames (p50/p99, 1 us bodies), allocations per frame for libdagrt,
+ * and a checked run per contender. The timed runs go in rounds, every
+ * contender once per round, in turn forwards and backwards (A B C, C B A,
+ * ...), each run after a short warm-up of its own, so that a change of the
+ * machine's state during the run falls on every contender alike; the
+ * cache-line round trip is printed at the start and at the end. --load
+ * runs the rounds and the single frames beside N (default 1) busy-looping
+ * processes (bench_load.c). --only NAME[,NAME] keeps the serial calls and
+ * the contenders whose name contains a NAME (quick A/B pairs, e.g. --only
+ * libdagrt,floor; the published tables use every contender).
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -25,6 +31,12 @@
 #include "bench_body.h"
 #include "bench_floor.h"
 #include "bench_frame.h"
+#include "bench_load.h"
+#include "bench_pingpong.h"
+
+#ifndef BENCH_BUILD
+#define BENCH_BUILD "unknown (not built by bench/meson.build)"
+#endif
 
 /* ------------------------------------------------ counting allocations */
 
@@ -119,15 +131,12 @@ static double timed_run(const contender *k, struct bench_ctx *c, double min_ns, 
 /* Single frames timed one by one: the mean above says what a frame costs on
  * average, preemptions included; the percentiles say what a typical frame
  * costs, and how long the slow ones take. One clock read per frame (tens of
- * ns) is in each figure, the same for every contender. */
+ * ns) is in each figure, the same for every contender. Appends frames
+ * times (us) to t, after a warm-up of a quarter as many. */
 #define DIST_FRAMES 4000
-static void frame_dist(const contender *k, struct bench_ctx *c, long frames, double *p50,
-                       double *p99)
+static void frame_dist(const contender *k, struct bench_ctx *c, long frames, double *t)
 {
-    static double t[DIST_FRAMES];
-    if (frames > DIST_FRAMES)
-        frames = DIST_FRAMES;
-    k->frames(c, frames / 4);   /* warm-up */
+    k->frames(c, frames / 4 + 1);   /* warm-up */
     double prev = bench_now_ns();
     for (long f = 0; f < frames; f++) {
         k->frames(c, 1);
@@ -135,9 +144,22 @@ static void frame_dist(const contender *k, struct bench_ctx *c, long frames, dou
         t[f] = (now - prev) / 1e3;
         prev = now;
     }
-    qsort(t, (size_t)frames, sizeof t[0], cmp_double);
-    *p50 = t[frames / 2];
-    *p99 = t[frames * 99 / 100];
+}
+
+/* Contender k of round r: forwards in even rounds, backwards in odd ones. */
+static size_t round_order(int r, size_t j)
+{
+    return r % 2 ? NCONT - 1 - j : j;
+}
+
+static void print_pingpong(const char *when, int quick)
+{
+    double lo, hi, med = bench_pingpong_ns(quick ? 20000 : 200000, quick ? 3 : 5, quick ? 20 : 1000, &lo, &hi);
+    if (med < 0)
+        printf("cache-line round trip at the %s: not measured (no thread)\n", when);
+    else
+        printf("cache-line round trip at the %s: %.0f ns (median of %d; min %.0f, max %.0f)\n",
+               when, med, quick ? 3 : 5, lo, hi);
 }
 
 static const char *only_name;
@@ -167,6 +189,7 @@ int main(int argc, char **argv)
     double min_ms = 100;
     long min_frames = 10000;
     int workers = 1;
+    int load = 0, quick = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
@@ -177,10 +200,16 @@ int main(int argc, char **argv)
             workers = atoi(argv[++i]);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
-        else if (strcmp(argv[i], "--quick") == 0)
-            runs = 1, min_ms = 5, min_frames = 200;
+        else if (strcmp(argv[i], "--load") == 0) {
+            load = 1;
+            if (i + 1 < argc && argv[i + 1][0] >= '1' && argv[i + 1][0] <= '9')
+                load = atoi(argv[++i]);
+            if (load > 16)
+                load = 16;
+        } else if (strcmp(argv[i], "--quick") == 0)
+            runs = 1, min_ms = 5, min_frames = 200, quick = 1;
         else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--quick]\n",
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick]\n",
                     argv[0]);
             return 2;
         }
@@ -207,11 +236,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_frame: cannot start the floor's pthread\n");
         return 1;
     }
+    printf("build: %s\n", BENCH_BUILD);
+    print_pingpong("start", quick);
     uint64_t iters_1us = bench_calibrate(1000.0);
     printf("frame graph: 32 nodes, 58 edges, critical path 8; 1 us body = %llu LCG steps\n",
            (unsigned long long)iters_1us);
-    printf("us per frame, median (best) of %d runs of >= %.0f ms and >= %ld frames\n\n", runs,
-           min_ms, min_frames);
+    printf("us per frame, median (best) of %d runs of >= %.0f ms and >= %ld frames, in rounds "
+           "(contenders forwards, then backwards)\n", runs, min_ms, min_frames);
+    if (load) {
+        if (bench_load_start(load) != 0) {
+            fprintf(stderr, "bench_frame: cannot start the load\n");
+            return 1;
+        }
+        printf("UNDER LOAD: %d busy-looping process%s beside this one, from here to the single "
+               "frames; every ratio is over the serial calls measured under the same load\n",
+               load, load > 1 ? "es" : "");
+    }
+    printf("\n");
 
     int failed = 0;
     const uint64_t iters[2] = {0, iters_1us};
@@ -223,16 +264,25 @@ int main(int argc, char **argv)
     for (int b = 0; b < 2; b++) {
         ctx.iters = iters[b];
         ctx.checked = 0;
+        static double t[NCONT][101];
+        for (int r = 0; r < runs; r++) {
+            for (size_t j = 0; j < NCONT; j++) {
+                size_t k = round_order(r, j);
+                if (!selected(k))
+                    continue;
+                /* Its own warm-up: the previous contender's threads may
+                 * still be spinning, and this one's are asleep. */
+                timed_run(&contenders[k], &ctx, min_ms * 1e6 / (r ? 10 : 4),
+                          min_frames / (r ? 10 : 4));
+                t[k][r] = timed_run(&contenders[k], &ctx, min_ms * 1e6, min_frames);
+            }
+        }
         for (size_t k = 0; k < NCONT; k++) {
             if (!selected(k))
                 continue;
-            timed_run(&contenders[k], &ctx, min_ms * 1e6 / 4, min_frames / 4); /* warm-up */
-            double t[101];
-            for (int r = 0; r < runs; r++)
-                t[r] = timed_run(&contenders[k], &ctx, min_ms * 1e6, min_frames);
-            qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-            res[k][b][0] = t[runs / 2];
-            res[k][b][1] = t[0];
+            qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_double);
+            res[k][b][0] = t[k][runs / 2];
+            res[k][b][1] = t[k][0];
         }
         serial_med[b] = res[0][b][0];
     }
@@ -252,18 +302,30 @@ int main(int argc, char **argv)
         printf("libdagrt over the no-runtime floor, 1 us bodies: %.3f\n",
                res[DAGRT][1][0] / res[FLOOR][1][0]);
 
-    /* The distribution of single frames with 1 us bodies, contenders in
-     * turn, as the means above. */
+    /* The distribution of single frames with 1 us bodies, in the same
+     * rounds as the means above, each round a share of the frames. */
     ctx.iters = iters_1us;
-    printf("\nsingle frames, 1 us bodies, %ld frames each (us): p50 / p99\n",
-           min_frames < DIST_FRAMES ? min_frames : (long)DIST_FRAMES);
+    long dist = min_frames < DIST_FRAMES ? min_frames : (long)DIST_FRAMES;
+    long per_round = dist / runs > 0 ? dist / runs : 1;
+    dist = per_round * runs;
+    static double d[NCONT][DIST_FRAMES];
+    for (int r = 0; r < runs; r++)
+        for (size_t j = 0; j < NCONT; j++)
+            if (selected(round_order(r, j)))
+                frame_dist(&contenders[round_order(r, j)], &ctx, per_round,
+                           d[round_order(r, j)] + r * per_round);
+    if (load)
+        bench_load_stop();
+    printf("\nsingle frames, 1 us bodies, %ld frames each in %d rounds (us): p50 / p99\n", dist,
+           runs);
     for (size_t k = 0; k < NCONT; k++) {
         if (!selected(k))
             continue;
-        double p50, p99;
-        frame_dist(&contenders[k], &ctx, min_frames, &p50, &p99);
-        printf("%-20s %8.2f / %8.2f\n", contenders[k].name, p50, p99);
+        qsort(d[k], (size_t)dist, sizeof d[k][0], cmp_double);
+        printf("%-20s %8.2f / %8.2f\n", contenders[k].name, d[k][dist / 2], d[k][dist * 99 / 100]);
     }
+    if (load)
+        printf("(load stopped)\n");
     printf("\n");
 
     /* Allocations per frame on libdagrt, after the first frames: empty
@@ -302,5 +364,6 @@ int main(int argc, char **argv)
 #endif
     bench_floor_teardown();
     dagrt_destroy(the_rt);
+    print_pingpong("end", quick);
     return failed;
 }

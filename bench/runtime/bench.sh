@@ -40,13 +40,21 @@ for c in cs:
             if p and p[0] == "RESULT":
                 vals.setdefault((p[1], c), []).append(float(p[2]))
                 units[p[1]] = p[3]
-rows = ["spawn_tree", "spawn_tree_1t_cpu", "fib30_serial", "fib30_1t", "fib30_1t_cpu", "fib30_2t",
-        "fib30_frames_1t", "fib30_frames_2t", "fib30_frames_2t_vs_1t"] + \
+info = {}
+for c in cs:
+    for line in open(os.path.join(tmp, f"{c}.1")):
+        p = line.split(None, 2)
+        if len(p) == 3 and p[0] == "INFO":
+            info.setdefault(p[1], {})[c] = p[2].strip()
+fib = [r for t in ("1t", "2t", "frames_1t", "frames_2t") for r in (f"fib30_{t}", f"fib30_{t}_ms")]
+rows = ["spawn_tree", "spawn_tree_1t_cpu", "fib30_serial"] + fib[:2] + ["fib30_1t_cpu"] + fib[2:] + \
+       ["fib30_frames_2t_vs_1t"] + \
        [f"pfor_{k}_{n}" for k in ("0.5ns", "6ns") for n in (1000, 100000, 4000000)] + ["pfor_6ns_1000_floor"] + \
        ["wake_park", "wake_spin", "wake_futex_floor", "wake_futex_same_cpu", "wake_futex_other_cpu"]
 target = {"spawn_tree": ">= 100", "fib30_1t": "<= 8 (dagrt_spawn + group wait)", "fib30_1t_cpu": "<= 8 (CPU time, 1 thread)", "fib30_2t": "<= 8 (dagrt_spawn + group wait)",
           "fib30_frames_1t": "<= 8 (dagrt_fork + dagrt_join_take)", "fib30_frames_2t": "<= 8 (dagrt_fork + dagrt_join_take)",
           "fib30_frames_2t_vs_1t": ">= 1.8",
+          "fib30_serial": "timed first in each process, before any thread; the same C function",
           "pfor_0.5ns_1000": ">= 0.9", "pfor_0.5ns_100000": ">= 0.9", "pfor_0.5ns_4000000": ">= 0.9",
           "pfor_6ns_1000": ">= 1.6", "pfor_6ns_100000": ">= 1.95", "pfor_6ns_4000000": ">= 0.9",
           "pfor_6ns_1000_floor": "1,000 x 6 ns split with a spinning pthread, no runtime",
@@ -55,6 +63,9 @@ target = {"spawn_tree": ">= 100", "fib30_1t": "<= 8 (dagrt_spawn + group wait)",
 w = max(len(r) for r in rows) + 2
 print(f"runtime benchmarks: median of {runs} runs; 2 task-executing threads each; "
       "ratios vs the plain loop / serial code of the same process")
+for k in ("build", "wait"):
+    for v in sorted(set(info.get(k, {}).values())):
+        print(f"{k}: {v} (" + ", ".join(c for c in cs if info[k].get(c) == v) + ")")
 print("workload".ljust(w) + "unit".ljust(12) + "".join(c.rjust(10) for c in cs) + "   target")
 for r in rows:
     if not any((r, c) in vals for c in cs):

@@ -221,8 +221,7 @@ static double wake_us(dagrt_idle_policy idle, int trips)
         dagrt_group_init(&g);
         uint64_t t0 = bw_now_ns();
         dagrt_spawn(g_rt, &g, flag_task, NULL);
-        while (!atomic_load_explicit(&g_flag, memory_order_acquire))
-            ;
+        BENCH_WAIT_UNTIL(atomic_load_explicit(&g_flag, memory_order_acquire));
         lat[i] = bw_now_ns() - t0;
         dagrt_group_wait(g_rt, &g);
     }
@@ -235,7 +234,7 @@ static double wake_us(dagrt_idle_policy idle, int trips)
 }
 
 /* The floor under wake_park: one bare futex wake of a thread that slept
- * 5 ms, the waker spinning until the woken thread stores a flag. No
+ * 5 ms, the waker waiting (bench_wait.h) until the woken thread stores a flag. No
  * runtime in between, so wake_park / this is what the runtime adds. */
 #if defined(__linux__)
 #include <linux/futex.h>
@@ -300,8 +299,7 @@ static double wake_floor_us(int trips, int place)
         uint64_t t0 = bw_now_ns();
         atomic_store(&g_fx_word, 1);
         syscall(SYS_futex, (uint32_t *)&g_fx_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-        while (!atomic_load_explicit(&g_flag, memory_order_acquire))
-            ;
+        BENCH_WAIT_UNTIL(atomic_load_explicit(&g_flag, memory_order_acquire));
         lat[i] = bw_now_ns() - t0;
     }
     atomic_store(&g_fx_word, 2);
@@ -319,6 +317,10 @@ int main(int argc, char **argv)
     int quick = bw_arg_quick(argc, argv);
     int reps = quick ? 3 : 7;
     uint64_t s[16];
+    bw_print_info();
+    int fn = 30;
+    double serial = bw_time_fib_serial(fn, s, reps);   /* before any thread */
+    printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
 
     /* spawn tree, 2 threads */
     g_rt = make(1, false, DAGRT_IDLE_PARK);
@@ -333,9 +335,6 @@ int main(int argc, char **argv)
     printf("RESULT spawn_tree %.1f Mtasks/s\n", nodes / ((double)bw_median(s, reps) / 1e3));
 
     /* fib(30), every call a task: 1 thread (no workers) and 2 threads */
-    int fn = 30;
-    double serial = bw_time_fib_serial(fn, s, reps);
-    printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
     double frames_t[2] = {0, 0};
     for (int threads = 1; threads <= 2; threads++) {
         dagrt *rt = threads == 1 ? make(0, true, DAGRT_IDLE_PARK) : g_rt;
@@ -349,7 +348,9 @@ int main(int argc, char **argv)
             if (a.r != bw_fib_serial(fn))
                 fprintf(stderr, "fib wrong\n");
         }
-        printf("RESULT fib30_%dt %.2f x_serial\n", threads, (double)bw_median(s, reps) / serial);
+        char row[32];
+        snprintf(row, sizeof row, "fib30_%dt", threads);
+        bw_print_fib(row, (double)bw_median(s, reps), serial);
         for (int r = 0; r < reps; r++) {
             uint64_t t0 = bw_now_ns();
             long v = fibf(dagrt_worker_get(rt), fn);
@@ -358,7 +359,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "fib (frames) wrong\n");
         }
         frames_t[threads - 1] = (double)bw_median(s, reps);
-        printf("RESULT fib30_frames_%dt %.2f x_serial\n", threads, frames_t[threads - 1] / serial);
+        snprintf(row, sizeof row, "fib30_frames_%dt", threads);
+        bw_print_fib(row, frames_t[threads - 1], serial);
         if (threads == 2)
             printf("RESULT fib30_frames_2t_vs_1t %.2f x\n", frames_t[0] / frames_t[1]);
         if (threads == 1) {

@@ -57,6 +57,10 @@ int main(int argc, char **argv)
     int quick = bw_arg_quick(argc, argv);
     int reps = quick ? 3 : 7;
     uint64_t s[16];
+    bw_print_info();
+    int fn = 30;
+    double serial = bw_time_fib_serial(fn, s, reps);   // before any thread
+    printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
     tbb::task_arena a2(2), a1(1);
 
     int depth = 19;
@@ -69,9 +73,6 @@ int main(int argc, char **argv)
     }
     printf("RESULT spawn_tree %.1f Mtasks/s\n", nodes / ((double)bw_median(s, reps) / 1e3));
 
-    int fn = 30;
-    double serial = bw_time_fib_serial(fn, s, reps);
-    printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
     for (int threads = 1; threads <= 2; threads++) {
         tbb::task_arena &a = threads == 1 ? a1 : a2;
         for (int r = 0; r < reps; r++) {
@@ -82,13 +83,16 @@ int main(int argc, char **argv)
             if (res != bw_fib_serial(fn))
                 fprintf(stderr, "fib wrong\n");
         }
-        printf("RESULT fib30_%dt %.2f x_serial\n", threads, (double)bw_median(s, reps) / serial);
+        char row[32];
+        snprintf(row, sizeof row, "fib30_%dt", threads);
+        bw_print_fib(row, (double)bw_median(s, reps), serial);
     }
 
     bw_pfor_table(quick, reps, par_calls, &a2);
 
     // Wake: enqueue one empty task into the idle arena (it runs on the
-    // arena's worker: the caller does not join), spin until it ran.
+    // arena's worker: the caller does not join), wait until it ran (the
+    // wait loop of every contender, bench_wait.h).
     int trips = quick ? 400 : 10000;
     uint64_t *lat = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)trips);
     std::atomic<int> flag{0};
@@ -98,8 +102,7 @@ int main(int argc, char **argv)
         flag.store(0);
         uint64_t t0 = bw_now_ns();
         a2.enqueue([&] { flag.store(1, std::memory_order_release); });
-        while (!flag.load(std::memory_order_acquire))
-            ;
+        BENCH_WAIT_UNTIL(flag.load(std::memory_order_acquire));
         lat[i] = bw_now_ns() - t0;
     }
     printf("RESULT wake_park %.2f us\n", (double)bw_median(lat, trips) / 1000.0);

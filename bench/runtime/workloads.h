@@ -14,6 +14,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_wait.h"
+
+#ifndef BENCH_BUILD
+#define BENCH_BUILD "unknown (not built by bench/meson.build)"
+#endif
+
 static inline uint64_t bw_now_ns(void)
 {
     struct timespec ts;
@@ -41,23 +47,42 @@ static inline uint64_t bw_median(uint64_t *v, int n)
     return v[n / 2];
 }
 
-/* Serial fib: the baseline the tasked versions are compared with. */
-static inline long bw_fib_serial(int n)
-{
-    return n < 2 ? n : bw_fib_serial(n - 1) + bw_fib_serial(n - 2);
-}
+/* Serial fib: the baseline the tasked versions are compared with, defined
+ * once in serial.c (compiled as C for every contender, the C++ one too), so
+ * every baseline runs the same machine code. */
+long bw_fib_serial(int n);
 
-/* The serial floor for fib: median ns of reps runs of bw_fib_serial(n),
- * measured the same way in every contender's process. s: reps slots. */
+/* The serial floor for fib: median ns of reps runs of bw_fib_serial(n)
+ * after one warm-up run. Every contender calls it first thing in main,
+ * before its runtime has started a thread, so no contender's idle threads
+ * (libgomp's and oneTBB's spin for a while after each parallel region) share
+ * the machine with its baseline. s: reps slots. */
 static inline double bw_time_fib_serial(int n, uint64_t *s, int reps)
 {
-    for (int r = 0; r < reps; r++) {
+    for (int r = -1; r < reps; r++) {
         uint64_t t0 = bw_now_ns();
         volatile long x = bw_fib_serial(n);
         (void)x;
-        s[r] = bw_now_ns() - t0;
+        if (r >= 0)
+            s[r] = bw_now_ns() - t0;
     }
     return (double)bw_median(s, reps);
+}
+
+/* fib's rows: the ratio over the serial baseline and, beside it, the time
+ * itself, so that contenders can also be compared without their baselines. */
+static inline void bw_print_fib(const char *row, double ns, double serial_ns)
+{
+    printf("RESULT %s %.2f x_serial\n", row, ns / serial_ns);
+    printf("RESULT %s_ms %.2f ms\n", row, ns / 1e6);
+}
+
+/* The first lines of every contender's output: how it was built and how
+ * its threads wait (bench.sh prints them above the table). */
+static inline void bw_print_info(void)
+{
+    printf("INFO build %s\n", BENCH_BUILD);
+    printf("INFO wait %s (every contender's waits)\n", BENCH_WAIT_DESC);
 }
 
 /* Item functions for the parallel-for: "cheap" (about 0.5 ns) and "heavy"

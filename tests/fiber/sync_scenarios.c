@@ -589,6 +589,7 @@ static void zw_fiber(void *p)
 static void zw_plain(void *p)
 {
     struct zw *z = p;
+    z->order[atomic_fetch_add(&z->n, 1)] = 0;
     dagrt_event_set(&z->b);
 }
 
@@ -608,7 +609,13 @@ int ss_zero_workers_main(void)
     if (dagrt_spawn_ex(rt, &g, zw_fiber, &z, DAGRT_SPAWN_FIBER)) bad++;
     if (dagrt_spawn(rt, &g, zw_plain, &z)) bad++;
     if (dagrt_group_wait(rt, &g)) bad++;
-    if (atomic_load(&z.n) != 3) bad++;
+    /* The fiber starts (1) and resumes (2) only after the plain task set b
+     * (0, before or after the fiber started), and the main task finishes (3)
+     * only after the fiber set a: 0 1 2 3 or 1 0 2 3, nothing else. */
+    static const int ok[2][4] = {{0, 1, 2, 3}, {1, 0, 2, 3}};
+    if (atomic_load(&z.n) != 4 ||
+        (memcmp(z.order, ok[0], sizeof ok[0]) != 0 && memcmp(z.order, ok[1], sizeof ok[1]) != 0))
+        bad++;
     bad += atomic_load(&z.bad);
     dagrt_destroy(rt);
     return bad;
