@@ -139,8 +139,10 @@ ir_program *dg_sema(const ast_file *const *files, size_t nfiles, const dg_sema_o
     p->graphs = graphs;
     p->ngraphs = out;
     if (!d->stop && ok) warn_unused_resources(L, nl, res, nres, d);
-    if (ok && !d->stop && d->nerrors == 0) dg_check_c_names(p, d, a);
-    if (ok && !d->stop && d->nerrors == 0) dg_check_races(p, o ? o->pipeline_warnings : 1, d);
+    /* Both need every graph lowered and flattened, nothing more: a warning
+     * made an error by -Werror, or a C name collision, hides no race. */
+    if (ok && !d->stop) dg_check_c_names(p, d, a);
+    if (ok && !d->stop) dg_check_races(p, o ? o->pipeline_warnings : 1, d);
     dg_map_free(&gnames);
     dg_map_free(&rmap);
     free(L);

@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_NEST 256           /* run inside run inside ...: deeper is an error */
+#define MAX_TOTAL (2u * DG_MAX_NODES) /* flattened nodes of all graphs together */
+
 /* Context types compare after collapsing white space (the lexer already
  * folds runs into one space; this also ignores where spaces are). */
 static int same_ctype(const char *a, const char *b)
@@ -108,6 +111,13 @@ static void report_loop(walk *w, size_t from, uint32_t t, uint32_t v)
 static void visit(walk *w, uint32_t gi, uint32_t via)
 {
     lgraph *g = &w->L[gi];
+    if (w->sp >= MAX_NEST) {
+        const lgraph *up = &w->L[w->stack_g[w->sp - 1]];
+        dg_error(w->d, up->run_pos[via], "subgraphs nested too deeply (the limit is %d)", MAX_NEST);
+        g->state = 3;
+        w->color[gi] = 2;
+        return;
+    }
     w->color[gi] = 1;
     w->stack_g[w->sp] = gi;
     w->stack_v[w->sp] = via;
@@ -156,7 +166,8 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a);
+static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a, uint64_t *budget,
+                       unsigned depth);
 
 /* Appends node x with its pred and prev lists (already remapped). */
 static ir_node *add(fb *B, const ir_node *x)
@@ -169,11 +180,18 @@ static ir_node *add(fb *B, const ir_node *x)
     return y;
 }
 
-static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a)
+static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a, uint64_t *budget,
+                       unsigned depth)
 {
     lgraph *g = &L[gi];
     if (g->state == 2) return 0;
     if (g->state == 3 || !g->ok) return -1;
+    if (depth > MAX_NEST) {
+        dg_error(d, g->g.pos, "subgraphs nested too deeply in graph '%s' (the limit is %d)",
+                 g->g.name, MAX_NEST);
+        g->state = 3;
+        return -1;
+    }
     const ir_graph *G = &g->g;
     uint64_t total = 0;
     int any = 0;
@@ -183,7 +201,7 @@ static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a)
             total++;
             continue;
         }
-        if (flatten_one(L, t, d, a) != 0) {
+        if (flatten_one(L, t, d, a, budget, depth + 1) != 0) {
             g->state = 3;
             return -1;
         }
@@ -195,12 +213,14 @@ static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a)
         g->state = 2;
         return 0;
     }
-    if (total > DG_MAX_NODES) {
+    if (total > DG_MAX_NODES || total > *budget) {
         dg_error(d, G->pos, "graph '%s' has too many nodes with its subgraphs flattened "
-                 "(the limit is %u)", G->name, DG_MAX_NODES);
+                 "(the limit is %u, and %u for all graphs together)", G->name, DG_MAX_NODES,
+                 MAX_TOTAL);
         g->state = 3;
         return -1;
     }
+    *budget -= total;
     fb B;
     memset(&B, 0, sizeof B);
     B.nodes = dg_alloc(a, (size_t)total * sizeof *B.nodes);
@@ -368,6 +388,7 @@ void dg_flatten(lgraph *L, size_t n, const dg_map *gnames, const int *want, dg_d
     free(w.stack_g);
     free(w.stack_v);
     free(w.color);
+    uint64_t budget = MAX_TOTAL;
     for (size_t i = 0; i < n && !d->stop; i++)
-        if (want[i]) flatten_one(L, (uint32_t)i, d, a);
+        if (want[i]) flatten_one(L, (uint32_t)i, d, a, &budget, 0);
 }
