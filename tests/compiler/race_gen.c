@@ -22,12 +22,16 @@ static rx *new_rx(rprog *p)
     return e;
 }
 
+/* Whether `prev` may name a run node (dagc's extension: docs/language.md;
+ * the contract says a task or gate). Set per program by gen_race_prog. */
+static int prev_of_runs;
+
 /* A node that `prev` may name: a task or gate other than SELF, or -1. */
 static int pick_prev(const rgraph *g, rng *r, int self)
 {
     for (int tries = 0; tries < 8; tries++) {
         int k = (int)rng_below(r, (uint32_t)g->n);
-        if (k != self && g->nodes[k].kind != RN_RUN)
+        if (k != self && (prev_of_runs || g->nodes[k].kind != RN_RUN))
             return k;
     }
     return -1;
@@ -168,6 +172,7 @@ static void strip(rprog *p, int gi, rng *r, int cross)
 void gen_race_prog(rprog *p, rng *r, const rgen_opts *o)
 {
     memset(p, 0, sizeof *p);
+    prev_of_runs = o->prev_of_runs;
     p->nres = 1 + (int)rng_below(r, 4);
     for (int k = 0; k < p->nres; k++)
         snprintf(p->res[k], sizeof p->res[k], "r%d", k);

@@ -129,6 +129,7 @@ typedef struct rgen_opts {
      * inside; bit 1, `prev` under an `or` in a graph run as a subgraph. */
     int known_bugs;
     int sub_races;      /* subgraphs may have races of their own */
+    int prev_of_runs;   /* `prev` may name a run node (dagc: all of it) */
 } rgen_opts;
 
 /* A random valid program: graph 0 is the top graph; graphs 1.. are run as

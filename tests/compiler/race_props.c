@@ -325,7 +325,8 @@ Test(race_props, dagc_agrees_with_brute_force, .timeout = 1800)
         rgen_opts o = {.max_top = 10, .subgraphs = rng_below(&r, 3) != 0,
                        .prev = (int)rng_below(&r, 2), .max_flat = 12,
                        .known_bugs = env_int("RACE_PROPS_KNOWN_BUGS", 0),
-                       .sub_races = (int)rng_below(&r, 2)};
+                       .sub_races = (int)rng_below(&r, 2),
+                       .prev_of_runs = (int)rng_below(&r, 2)};
         gen_race_prog(&p, &r, &o);
         size_t len;
         char *src = print_race_prog(&p, &r, &len);

@@ -212,7 +212,7 @@ Test(race_ref, compact_equals_literal, .timeout = 120)
     for (int c = 0; c < scaled(300); c++) {
         rng r = {0xc0ffeeULL + (uint64_t)c * 7919};
         rgen_opts o = {.max_top = 6, .subgraphs = c % 3 != 0, .prev = c % 2, .max_flat = 7,
-                       .known_bugs = 3, .sub_races = c % 5 == 0};
+                       .known_bugs = 3, .sub_races = c % 5 == 0, .prev_of_runs = c % 7 < 3};
         gen_race_prog(&p, &r, &o);
         for (int gi = 0; gi < p.ng; gi++) {
             rresult *res = malloc(sizeof *res);
@@ -241,7 +241,7 @@ Test(race_ref, print_parse_round_trip, .timeout = 120)
     for (int c = 0; c < scaled(200); c++) {
         rng r = {0xabcdefULL + (uint64_t)c};
         rgen_opts o = {.max_top = 10, .subgraphs = 1, .prev = 1, .race_free = c % 4 == 0,
-                       .max_flat = 12, .known_bugs = 3};
+                       .max_flat = 12, .known_bugs = 3, .prev_of_runs = c % 2};
         gen_race_prog(&p, &r, &o);
         size_t len;
         char *src = print_race_prog(&p, &r, &len);
