@@ -5,6 +5,7 @@
  *     brute-force reference until no two conflicting tasks are unordered;
  *   race_e2e_bad.dag: the negative control, a race hidden from dagc by
  *     declaring one of two conflicting writes on another resource;
+ *   race_e2e_bad_honest.dag: the same with the write declared as made;
  *   race_e2e_bodies.c: every task body, predicate and count function, with
  *     the accesses each task really makes, for the checker (race_e2e.c).
  *
@@ -193,6 +194,10 @@ int main(int argc, char **argv)
     size_t len;
     char *src = print_race_prog(&p, &r, &len);
     write_text(dir, "race_e2e_bad.dag", src);
+    free(src);
+    /* The control as it really is, which dagc must reject (meson.build). */
+    src = print_race_prog(&real, &r, &len);
+    write_text(dir, "race_e2e_bad_honest.dag", src);
     free(src);
     emit(&o, &p, &real, "race_e2e_bad.h", 1, &r);
     fprintf(o.b, "\nconst race_task race_tasks[] = {\n");
