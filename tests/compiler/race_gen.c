@@ -137,10 +137,10 @@ static void gen_graph(rprog *p, rng *r, int gi, int n, const rgen_opts *o)
         if (rng_below(r, 5) == 0)
             snprintf(x->when, sizeof x->when, "p%u", rng_below(r, 3));
         for (int k = 0; k < p->nres; k++) {
-            uint32_t a = rng_below(r, 10);
-            if (a < 3)
+            uint32_t a = rng_below(r, 10), d = o->dense ? 4 : 0;
+            if (a < 3 + d / 2)
                 x->reads |= 1u << k;
-            else if (a < 5)
+            else if (a < 5 + d)
                 x->writes |= 1u << k;
         }
     }
@@ -173,7 +173,7 @@ void gen_race_prog(rprog *p, rng *r, const rgen_opts *o)
 {
     memset(p, 0, sizeof *p);
     prev_of_runs = o->prev_of_runs;
-    p->nres = 1 + (int)rng_below(r, 4);
+    p->nres = o->dense ? 5 + (int)rng_below(r, RM_MAX_RES - 4) : 1 + (int)rng_below(r, 4);
     for (int k = 0; k < p->nres; k++)
         snprintf(p->res[k], sizeof p->res[k], "r%d", k);
     p->ng = o->subgraphs ? 2 + (int)rng_below(r, 2) : 1;

@@ -130,6 +130,9 @@ typedef struct rgen_opts {
     int known_bugs;
     int sub_races;      /* subgraphs may have races of their own */
     int prev_of_runs;   /* `prev` may name a run node (dagc: all of it) */
+    int dense;          /* 5-8 resources, most tasks accessing most of them
+                           (more than 64 (resource, task) pairs: bitsets of
+                           several words) */
 } rgen_opts;
 
 /* A random valid program: graph 0 is the top graph; graphs 1.. are run as

@@ -326,7 +326,8 @@ Test(race_props, dagc_agrees_with_brute_force, .timeout = 1800)
                        .prev = (int)rng_below(&r, 2), .max_flat = 12,
                        .known_bugs = env_int("RACE_PROPS_KNOWN_BUGS", 0),
                        .sub_races = (int)rng_below(&r, 2),
-                       .prev_of_runs = (int)rng_below(&r, 2)};
+                       .prev_of_runs = (int)rng_below(&r, 2),
+                       .dense = rng_below(&r, 4) == 0};
         gen_race_prog(&p, &r, &o);
         size_t len;
         char *src = print_race_prog(&p, &r, &len);
