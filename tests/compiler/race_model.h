@@ -126,7 +126,8 @@ typedef struct rgen_opts {
     int max_flat;       /* tasks of the top graph once inlined (<= RM_MAX_FLAT) */
     /* Forms dagc gets wrong today (race_props.c, race_repro), generated
      * only when asked: bit 0, `when` on a run node whose graph has `when`
-     * inside; bit 1, `prev` under an `or` in a graph run as a subgraph. */
+     * inside; bit 1, `prev` under an `or` in a graph run as a subgraph.
+     * (race_props reads bit 2 too: hints checked strictly.) */
     int known_bugs;
     int sub_races;      /* subgraphs may have races of their own */
     int prev_of_runs;   /* `prev` may name a run node (dagc: all of it) */
@@ -149,5 +150,15 @@ char *print_race_prog(rprog *p, rng *r, size_t *len);
 int parse_race_prog(const char *src, rprog *p, char *err, size_t errn);
 /* Index of graph NAME in P, or -1. */
 int race_graph_index(const rprog *p, const char *name);
+
+/* ---- hints (race_hint.c) */
+
+/* Applies dagc's hint text ("to order them, add 'after X' to 'Y'" or "add
+ * ', X' to the 'after' of 'Y'", X maybe "prev X", maybe then " in graph
+ * 'G'") to P, where graph TOP is the one checked. Returns 0, or -1 with a
+ * message in ERR (unknown shape or names, or the edit makes a cycle).
+ * LENIENT: accept the known dagc bug of extending a missing `after` of a
+ * run node inside a subgraph. */
+int race_apply_hint(rprog *p, int top, const char *hint, int lenient, char *err, size_t errn);
 
 #endif
