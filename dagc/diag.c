@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "diag_json.h"
 #include "util.h"
 
 #define C_BOLD "\033[1m"
@@ -67,6 +68,15 @@ static void emit(dg_diag *d, src_pos pos, const char *kind, const char *kcolor,
                  const char *suffix, const char *fmt, va_list ap)
 {
     if (!d->out) return;
+    if (d->format == DG_DIAG_JSON) {
+        dg_buf m = {0};
+        dg_buf_vprintf(&m, fmt, ap);
+        dg_buf_puts(&m, suffix);
+        if (strcmp(kind, "note") == 0) dg_json_note(d, pos, m.p);
+        else dg_json_diag(d, kind, pos, m.p);
+        dg_buf_free(&m);
+        return;
+    }
     dg_buf o = {0};
     if (d->color) dg_buf_puts(&o, C_BOLD);
     if (pos.file && pos.line) dg_buf_printf(&o, "%s:%u:%u: ", pos.file, pos.line, pos.col);
@@ -90,9 +100,15 @@ static int count_error(dg_diag *d)
 {
     if (!d->stop && d->max_errors && d->nerrors >= d->max_errors) {
         d->stop = 1;
-        if (d->out)
+        if (d->out && d->format == DG_DIAG_JSON) {
+            char m[80];
+            snprintf(m, sizeof m, "too many errors (more than %d), stopping now", d->max_errors);
+            src_pos none = {0};
+            dg_json_diag(d, "fatal", none, m);
+        } else if (d->out) {
             fprintf(d->out, "dagc: fatal error: too many errors (more than %d), stopping now\n",
                     d->max_errors);
+        }
     }
     if (d->stop) {
         d->muted = 1;
@@ -150,4 +166,28 @@ void dg_note(dg_diag *d, src_pos pos, const char *fmt, ...)
     va_start(ap, fmt);
     emit(d, pos, "note", C_CYAN, "", fmt, ap);
     va_end(ap);
+}
+
+void dg_hint(dg_diag *d, const char *fmt, ...)
+{
+    if (d->muted || !d->out) return;
+    dg_buf o = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    if (d->format == DG_DIAG_JSON) {
+        dg_buf_vprintf(&o, fmt, ap);
+        dg_json_hint(d, o.p);
+    } else {
+        dg_buf_puts(&o, d->color ? "  " C_GREEN "hint:" C_RESET " " : "  hint: ");
+        dg_buf_vprintf(&o, fmt, ap);
+        dg_buf_putc(&o, '\n');
+        fwrite(o.p, 1, o.len, d->out);
+    }
+    va_end(ap);
+    dg_buf_free(&o);
+}
+
+void dg_diag_finish(dg_diag *d)
+{
+    if (d->format == DG_DIAG_JSON) dg_json_finish(d);
 }

@@ -5,6 +5,10 @@
  * the way C compilers do; notes the same way. Colour only when asked (main.c
  * asks when stderr is a terminal). After max_errors errors it prints
  * "too many errors" once and sets `stop`, which the stages poll to bail out.
+ *
+ * With format DG_DIAG_JSON the same diagnostics are collected instead, each
+ * with its notes and hint, and dg_diag_finish writes them as one JSON
+ * document (diag_json.c; docs/build-integration.md has the format).
  */
 #ifndef DAGC_DIAG_H
 #define DAGC_DIAG_H
@@ -13,6 +17,13 @@
 
 #include "ir.h"
 #include "source.h"
+
+typedef enum dg_diag_format {
+    DG_DIAG_TEXT = 0,      /* FILE:LINE:COL: error: ..., as they come */
+    DG_DIAG_JSON = 1,      /* one JSON document, written by dg_diag_finish */
+} dg_diag_format;
+
+typedef struct dg_json_diags dg_json_diags;
 
 typedef struct dg_diag {
     FILE *out;
@@ -24,6 +35,8 @@ typedef struct dg_diag {
     int nwarnings;
     int stop;              /* the error limit was hit */
     int muted;             /* the last error was dropped: drop its notes */
+    int format;            /* dg_diag_format; set after dg_diag_init */
+    dg_json_diags *json;   /* DG_DIAG_JSON: what was collected (diag_json.c) */
 } dg_diag;
 
 void dg_diag_init(dg_diag *d, FILE *out, const dg_source *src);
@@ -38,5 +51,14 @@ void dg_note(dg_diag *d, src_pos pos, const char *fmt, ...)
 /* An error with no source position: "dagc: error: ...". */
 void dg_error_plain(dg_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* How to fix the previous error or warning (no position of its own):
+ * "  hint: ..." on a line of its own, or the diagnostic's "hint" in JSON.
+ * A second hint for the same diagnostic is added after "; ". */
+void dg_hint(dg_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Writes what the format held back (JSON: the whole document) and frees
+ * it. Text writes as it goes, so this does nothing there. Call it once,
+ * after the last diagnostic; the driver does when the program is freed. */
+void dg_diag_finish(dg_diag *d);
 
 #endif

@@ -1,6 +1,7 @@
 #define _XOPEN_SOURCE 700
 #include "driver.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,8 @@ typedef struct unit {
     dg_source src;
     dg_diag diag;
     dg_files files;    /* (v2) the input and every import */
+    const char *input; /* the input's path as given ("-": standard input) */
+    const char **read; /* dagc_program_files: input, then p->files' imports */
 } unit;
 
 /* Maps a program back to its unit: programs are allocated at the start of
@@ -27,15 +30,37 @@ typedef struct prog_box {
     unit *u;
 } prog_box;
 
-static int run(unit *u, const dagc_opts *o, ir_program **out)
+static void diag_setup(unit *u, const dagc_opts *o)
 {
     dg_diag_init(&u->diag, o ? o->diag_out : stderr, &u->src);
     if (o) {
-        u->diag.color = o->color;
+        u->diag.color = o->color && o->diag_format == DG_DIAG_TEXT;
         u->diag.werror = o->werror;
+        u->diag.format = o->diag_format;
         if (o->max_errors > 0) u->diag.max_errors = o->max_errors;
         else if (o->max_errors < 0) u->diag.max_errors = 0;
     }
+}
+
+/* An input that could not be read: reported through the sink, so that it
+ * is in the JSON document too, then finished. */
+static int load_failed(unit *u, const dagc_opts *o, const char *path, const char *err)
+{
+    diag_setup(u, o);
+    u->diag.src = NULL;
+    /* JSON names the file; the text line stays "dagc: error: ...". */
+    src_pos at = {0};
+    at.file = path;
+    if (u->diag.format == DG_DIAG_JSON) dg_error(&u->diag, at, "%s", err);
+    else dg_error_plain(&u->diag, "%s", err);
+    dg_diag_finish(&u->diag);
+    free(u);
+    return DAGC_EUSAGE;
+}
+
+static int run(unit *u, const dagc_opts *o, ir_program **out)
+{
+    diag_setup(u, o);
     ast_file *f = dg_parse(&u->src, &u->diag, &u->arena);
     char *id = NULL;
     if (o && o->mem) id = dg_normalize_path(u->src.path);
@@ -68,6 +93,7 @@ static int run(unit *u, const dagc_opts *o, ir_program **out)
 
 static void unit_free(unit *u)
 {
+    dg_diag_finish(&u->diag);
     dg_files_free(&u->files);
     dg_arena_free(&u->arena);
     dg_source_free(&u->src);
@@ -80,12 +106,9 @@ int dagc_compile_file(const char *path, const dagc_opts *o, ir_program **out)
     unit *u = dg_xcalloc(1, sizeof *u);
     dg_arena_init(&u->arena);
     char err[512];
-    if (dg_source_load(&u->src, path, err, sizeof err) != 0) {
-        FILE *dout = o ? o->diag_out : stderr;
-        if (dout) fprintf(dout, "dagc: error: %s\n", err);
-        free(u);
-        return DAGC_EUSAGE;
-    }
+    if (dg_source_load(&u->src, path, err, sizeof err) != 0)
+        return load_failed(u, o, path, err);
+    u->input = path;
     int rc = run(u, o, out);
     if (rc != DAGC_OK) unit_free(u);
     return rc;
@@ -98,11 +121,10 @@ int dagc_compile_memory(const char *name, const char *buf, size_t n, const dagc_
     unit *u = dg_xcalloc(1, sizeof *u);
     dg_arena_init(&u->arena);
     if (n > DG_MAX_FILE_SIZE) {
-        FILE *dout = o ? o->diag_out : stderr;
-        if (dout) fprintf(dout, "dagc: error: cannot read '%s': file is larger than the %zu MiB limit\n",
-                          name, DG_MAX_FILE_SIZE >> 20);
-        free(u);
-        return DAGC_EUSAGE;
+        char err[512];
+        snprintf(err, sizeof err, "cannot read '%s': file is larger than the %zu MiB limit",
+                 name, DG_MAX_FILE_SIZE >> 20);
+        return load_failed(u, o, name, err);
     }
     dg_source_from_memory(&u->src, name, buf, n);
     int rc = run(u, o, out);
@@ -123,6 +145,24 @@ int dagc_program_warnings(const ir_program *p)
 dg_diag *dagc_program_diag(ir_program *p)
 {
     return &unit_of(p)->diag;
+}
+
+const char *const *dagc_program_files(const ir_program *p, size_t *n)
+{
+    /* The program's list (the input, then every import) with the input as
+     * the command line named it; a compile from memory read no file. */
+    unit *u = unit_of(p);
+    if (!u->input) {
+        *n = 0;
+        return p->files;
+    }
+    if (!u->read) {
+        u->read = dg_alloc(&u->arena, (p->nfiles + 1) * sizeof *u->read);
+        u->read[0] = u->input;
+        for (size_t i = 1; i < p->nfiles; i++) u->read[i] = p->files[i];
+    }
+    *n = p->nfiles > 0 ? p->nfiles : 1;
+    return u->read;
 }
 
 void dagc_program_free(ir_program *p)

@@ -16,6 +16,7 @@ typedef struct dagc_opts {
     int color;        /* ANSI colours in diagnostics */
     int werror;       /* warnings are errors */
     int max_errors;   /* 0: the default (20); negative: no limit */
+    int diag_format;  /* dg_diag_format: DG_DIAG_TEXT (0) or DG_DIAG_JSON */
     /* (v2) */
     const char *const *import_dirs; /* -I DIR, searched in order after the importer's directory */
     size_t nimport_dirs;
@@ -37,8 +38,12 @@ int dagc_compile_memory(const char *name, const char *buf, size_t n, const dagc_
 /* Number of warnings the last successful compile of P reported. */
 int dagc_program_warnings(const ir_program *p);
 /* The diagnostics sink P was compiled with, so back ends can report more
- * (with source lines) after the front end. */
+ * (with source lines) after the front end. dagc_program_free finishes it
+ * (JSON diagnostics are written then). */
 dg_diag *dagc_program_diag(ir_program *p);
+/* Every .dag file the compile of P read, the input first ("-" for
+ * standard input): outputs may not overwrite any of them. */
+const char *const *dagc_program_files(const ir_program *p, size_t *n);
 void dagc_program_free(ir_program *p);
 
 #endif

@@ -1,12 +1,14 @@
 /*
  * emit_c.c - the C back end. Turns the IR into template data (one dictionary
- * per graph, one item per node) and renders the two templates. All the C
- * syntax lives in templates/; this file only decides values.
+ * per graph, one item per node) and renders the two templates. The C
+ * declarations and definitions live in templates/; this file only decides
+ * values: names, C expressions for the table fields (flag sets, successor
+ * rows, string literals), the context type's declarators and the include
+ * spellings.
  */
 #include "emit_c.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 /* Generated at build time from the .tpl files in templates/. */
 extern const char dagc_tpl_header_h[];
 extern const char dagc_tpl_source_c[];
+extern const char dagc_tpl_source_cpp[];
 
 void emit_c_builtin_templates(emit_c_templates *t)
 {
@@ -21,30 +24,7 @@ void emit_c_builtin_templates(emit_c_templates *t)
     t->source = dagc_tpl_source_c;
     t->header_name = "header.h.tpl";
     t->source_name = "source.c.tpl";
-}
-
-static char *read_file(const char *path, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    dg_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        dg_buf_put(&b, chunk, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "%s: read error", path);
-        dg_buf_free(&b);
-        return NULL;
-    }
-    if (!b.p)
-        dg_buf_put(&b, "", 0);
-    return b.p;
+    t->cxx = false;
 }
 
 bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
@@ -53,8 +33,10 @@ bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size
     dg_buf hp = {0}, cp = {0};
     dg_buf_printf(&hp, "%s/header.h.tpl", dir);
     dg_buf_printf(&cp, "%s/source.c.tpl", dir);
-    char *h = read_file(hp.p, err, errlen);
-    char *c = h ? read_file(cp.p, err, errlen) : NULL;
+    char *h = NULL, *c = NULL;
+    size_t len;
+    if (dg_read_file(hp.p, EMIT_C_MAX_TEMPLATE, 1, &h, &len, err, errlen) == 0)
+        (void)dg_read_file(cp.p, EMIT_C_MAX_TEMPLATE, 1, &c, &len, err, errlen);
     if (!h || !c) {
         free(h);
         dg_buf_free(&hp);
@@ -83,19 +65,31 @@ void emit_c_free_templates(emit_c_templates *t)
  *   "struct game *" -> "struct game *ctx"
  *   "void (*)(int)" -> "void (*ctx)(int)"
  *   "char *const"   -> "char *const ctx" */
-static void param(dg_buf *b, const char *ctype, const char *name)
+static void param(dg_buf *b, const char *ctype, const char *name, bool cxx)
 {
     size_t n = strlen(ctype);
     while (n && ctype[n - 1] == ' ')
         n--;
     size_t at = strcspn(ctype, ")[");
+    if (cxx) {
+        /* C++: a template's arguments hold no declarator
+         * (std::function<void(int)> *ctx); C has no '<' outside
+         * expressions, so this is for C++ type-ids only. */
+        int depth = 0;
+        for (at = 0; at < n; at++) {
+            char ch = ctype[at];
+            if (ch == '<') depth++;
+            else if (ch == '>' && depth) depth--;
+            else if (!depth && (ch == ')' || ch == '[')) break;
+        }
+    }
     if (at > n)
         at = n;
     size_t pre = at;
     while (pre && ctype[pre - 1] == ' ')
         pre--;
     dg_buf_put(b, ctype, pre);
-    if (pre && ctype[pre - 1] != '*' && ctype[pre - 1] != '(')
+    if (pre && ctype[pre - 1] != '*' && ctype[pre - 1] != '(' && !(cxx && ctype[pre - 1] == '&'))
         dg_buf_puts(b, " ");
     dg_buf_puts(b, name);
     dg_buf_put(b, ctype + at, n - at);
@@ -155,16 +149,6 @@ static void flags_expr(dg_buf *b, unsigned f)
         dg_buf_puts(b, "0");
 }
 
-/* Has this graph declared a prototype for name already? Function names are
- * shared by tasks with the same `call`, and predicates by several tasks. */
-static bool seen(const char **names, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return true;
-    return false;
-}
-
 /* The trampoline's name, or NULL where the node has none. */
 static void fn_name(tpl_dict *nd, const char *key, bool has, const char *graph,
                     const char *what, uint32_t index)
@@ -172,31 +156,99 @@ static void fn_name(tpl_dict *nd, const char *key, bool has, const char *graph,
     if (has)
         tpl_setf(nd, key, "%s__dagc_%s_%u", graph, what, (unsigned)index);
     else
-        tpl_set(nd, key, "NULL");
+        tpl_set_ref(nd, key, "NULL");
 }
 
-static void graph_data(const ir_graph *g, tpl_dict *gd)
+/* What one graph's lazy lists (nodes, succ_rows) read while the templates
+ * render: their items are made per item, on demand (template.h), so the
+ * template data stays small however many nodes the graph has. */
+typedef struct graph_ctx {
+    const ir_graph *g;
+    int *fid, *wid;          /* per node: its function's and predicate's id, or -1 */
+    uint32_t *succ_first;    /* per node: where its successors start */
+    uint32_t *rows;          /* the nodes that have successors */
+    size_t nrows;
+    dg_buf b;                /* scratch */
+} graph_ctx;
+
+static void fill_node(void *ctx, size_t i, tpl_dict *nd)
+{
+    graph_ctx *gc = ctx;
+    const ir_graph *g = gc->g;
+    const ir_node *n = &g->nodes[i];
+    dg_buf *b = &gc->b;
+    tpl_setf(nd, "index", "%u", (unsigned)i);
+    tpl_setf(nd, "func_id", "%d", gc->fid[i]);
+    tpl_setf(nd, "when_id", "%d", gc->wid[i]);
+    c_string(b, n->name);
+    set_buf(nd, "name", b);
+    tpl_set_ref(nd, "kind", kind_name(n->kind));
+    tpl_set_ref(nd, "join", join_name(n->join));
+    flags_expr(b, n->flags);
+    set_buf(nd, "flags", b);
+    tpl_setf(nd, "npred", "%u", (unsigned)n->npred);
+    tpl_setf(nd, "succ_first", "%u", (unsigned)gc->succ_first[i]);
+    tpl_setf(nd, "nsucc", "%u", (unsigned)n->nsucc);
+    tpl_setf(nd, "grain", "%u", (unsigned)((n->flags & IR_F_PARALLEL) ? n->grain : 0));
+    bool task = n->kind == IR_TASK;
+    bool par = task && (n->flags & IR_F_PARALLEL);
+    bool when = task && (n->flags & IR_F_WHEN) && n->when;
+    if (task) {
+        tpl_set_ref(nd, "func", n->func);
+        tpl_set_ref(nd, par ? "parallel" : "plain", "1");
+    }
+    if (when) {
+        tpl_set_ref(nd, "has_when", "1");
+        tpl_set_ref(nd, "when", n->when);
+    }
+    uint32_t index = (uint32_t)i;
+    fn_name(nd, "run", task && !par, g->name, "run", index);
+    fn_name(nd, "run_range", par, g->name, "range", index);
+    fn_name(nd, "count", par, g->name, "count", index);
+    fn_name(nd, "when_fn", when, g->name, "when", index);
+}
+
+static void fill_row(void *ctx, size_t k, tpl_dict *rd)
+{
+    graph_ctx *gc = ctx;
+    uint32_t i = gc->rows[k];
+    const ir_node *n = &gc->g->nodes[i];
+    dg_buf *b = &gc->b;
+    for (uint32_t j = 0; j < n->nsucc; j++)
+        dg_buf_printf(b, "%u, ", (unsigned)n->succ[j]);
+    dg_buf_puts(b, "/* ");
+    comment_safe(b, n->name);
+    dg_buf_printf(b, " [%u] */", (unsigned)i);
+    set_buf(rd, "row", b);
+}
+
+static void graph_ctx_free(graph_ctx *gc)
+{
+    free(gc->fid);
+    free(gc->wid);
+    free(gc->succ_first);
+    free(gc->rows);
+    dg_buf_free(&gc->b);
+}
+
+static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
 {
     dg_buf b = {0};
-    tpl_set(gd, "name", g->name);
-    tpl_set(gd, "graph", g->name);
+    tpl_set_ref(gd, "name", g->name);
+    tpl_set_ref(gd, "graph", g->name);
     const char *ctype = g->ctype && g->ctype[0] ? g->ctype : "void *";
-    tpl_set(gd, "ctype", ctype);
-    param(&b, ctype, "ctx");
+    tpl_set_ref(gd, "ctype", ctype);
+    param(&b, ctype, "ctx", cxx);
     set_buf(gd, "param", &b);
     /* The generated code carries the context as a pointer to G_run's own
      * parameter, so any object type works (function pointers included,
      * which ISO C cannot convert to void *), const or not. */
-    dg_buf_printf(&b, "typedef ");
-    {
-        dg_buf nm = {0};
-        dg_buf_printf(&nm, "%s__dagc_ctx", g->name);
-        param(&b, ctype, nm.p);
-        dg_buf_free(&nm);
-    }
-    set_buf(gd, "ctx_typedef", &b);
-    dg_buf_printf(&b, "%s__dagc_ctx", g->name);
-    set_buf(gd, "ctx_t", &b);
+    dg_buf nm = {0};
+    dg_buf_printf(&nm, "%s__dagc_ctx", g->name);
+    param(&b, ctype, nm.p, cxx);
+    set_buf(gd, "ctx_decl", &b);
+    tpl_set(gd, "ctx_t", nm.p);
+    dg_buf_free(&nm);
     /* struct/union tags in the context type get a file-scope declaration in
      * the header, so prototypes never declare a tag of their own (which C
      * scopes to the prototype) when no include declares it first. */
@@ -227,122 +279,78 @@ static void graph_data(const ir_graph *g, tpl_dict *gd)
         nedges += g->nodes[i].nsucc;
     tpl_setf(gd, "nedges", "%u", (unsigned)nedges);
 
-    /* Prototypes, in node order, each function once. */
-    const char **names = calloc(2 * (size_t)g->nnodes + 1, sizeof *names);
-    size_t nnames = 0;
+    /* Prototypes, in node order, each function once: function names are
+     * shared by tasks with the same `call`, and predicates by several tasks.
+     * One map of the names declared so far keeps this linear. */
+    dg_map declared = {0};
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const ir_node *n = &g->nodes[i];
         if (n->kind != IR_TASK)
             continue;
-        if (!seen(names, nnames, n->func)) {
-            names[nnames++] = n->func;
-            if (n->flags & IR_F_PARALLEL) {
-                dg_buf_printf(&b, "void %s(", n->func);
-                param(&b, ctype, "ctx");
-                dg_buf_puts(&b, ", size_t begin, size_t end)");
-                set_buf(tpl_add(gd, "protos"), "proto", &b);
-                dg_buf_printf(&b, "size_t %s_count(", n->func);
-                param(&b, ctype, "ctx");
-                dg_buf_puts(&b, ")");
-                set_buf(tpl_add(gd, "protos"), "proto", &b);
-            } else {
-                dg_buf_printf(&b, "void %s(", n->func);
-                param(&b, ctype, "ctx");
-                dg_buf_puts(&b, ")");
-                set_buf(tpl_add(gd, "protos"), "proto", &b);
-            }
+        if (dg_map_get(&declared, n->func) < 0) {
+            dg_map_put(&declared, n->func, 1);
+            tpl_dict *pd = tpl_add(gd, "protos");
+            tpl_set_ref(pd, "func", n->func);
+            tpl_set_ref(pd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
         }
-        if ((n->flags & IR_F_WHEN) && n->when && !seen(names, nnames, n->when)) {
-            names[nnames++] = n->when;
-            dg_buf_printf(&b, "bool %s(", n->when);
-            param(&b, ctype, "ctx");
-            dg_buf_puts(&b, ")");
-            set_buf(tpl_add(gd, "protos"), "proto", &b);
+        if ((n->flags & IR_F_WHEN) && n->when && dg_map_get(&declared, n->when) < 0) {
+            dg_map_put(&declared, n->when, 1);
+            tpl_set_ref(tpl_add(gd, "protos"), "when", n->when);
         }
     }
-    free(names);
+    dg_map_free(&declared);
 
     /* Distinct functions and predicates, for templates that implement them
-     * (tests/e2e's checker does): several tasks may share one `call`. */
-    int *fid = calloc((size_t)g->nnodes + 1, sizeof *fid);
-    int *wid = calloc((size_t)g->nnodes + 1, sizeof *wid);
+     * (tests/e2e's checker does): several tasks may share one `call`. The
+     * maps give each name the id of its first task. */
+    int *fid = dg_xcalloc((size_t)g->nnodes + 1, sizeof *fid);
+    int *wid = dg_xcalloc((size_t)g->nnodes + 1, sizeof *wid);
+    dg_map fids = {0}, wids = {0};
     int nf = 0, nw = 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const ir_node *n = &g->nodes[i];
         fid[i] = wid[i] = -1;
         if (n->kind != IR_TASK)
             continue;
-        for (uint32_t j = 0; j < i && fid[i] < 0; j++)
-            if (g->nodes[j].kind == IR_TASK && strcmp(g->nodes[j].func, n->func) == 0)
-                fid[i] = fid[j];
+        fid[i] = dg_map_get(&fids, n->func);
         if (fid[i] < 0) {
             fid[i] = nf++;
+            dg_map_put(&fids, n->func, fid[i]);
             tpl_dict *fd = tpl_add(gd, "funcs");
-            tpl_set(fd, "func", n->func);
+            tpl_set_ref(fd, "func", n->func);
             tpl_setf(fd, "fid", "%d", fid[i]);
-            tpl_set(fd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
+            tpl_set_ref(fd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
         }
         if (!((n->flags & IR_F_WHEN) && n->when))
             continue;
-        for (uint32_t j = 0; j < i && wid[i] < 0; j++)
-            if (g->nodes[j].when && (g->nodes[j].flags & IR_F_WHEN) &&
-                strcmp(g->nodes[j].when, n->when) == 0)
-                wid[i] = wid[j];
+        wid[i] = dg_map_get(&wids, n->when);
         if (wid[i] < 0) {
             wid[i] = nw++;
+            dg_map_put(&wids, n->when, wid[i]);
             tpl_dict *wd = tpl_add(gd, "whens");
-            tpl_set(wd, "when", n->when);
+            tpl_set_ref(wd, "when", n->when);
             tpl_setf(wd, "wid", "%d", wid[i]);
         }
     }
+    dg_map_free(&fids);
+    dg_map_free(&wids);
     tpl_setf(gd, "nfuncs", "%d", nf);
     tpl_setf(gd, "nwhens", "%d", nw);
 
+    gc->g = g;
+    gc->fid = fid;
+    gc->wid = wid;
+    gc->succ_first = dg_xcalloc((size_t)g->nnodes + 1, sizeof *gc->succ_first);
+    gc->rows = dg_xcalloc((size_t)g->nnodes + 1, sizeof *gc->rows);
     uint32_t first = 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
-        const ir_node *n = &g->nodes[i];
-        tpl_dict *nd = tpl_add(gd, "nodes");
-        tpl_setf(nd, "index", "%u", (unsigned)i);
-        tpl_setf(nd, "func_id", "%d", fid[i]);
-        tpl_setf(nd, "when_id", "%d", wid[i]);
-        c_string(&b, n->name);
-        set_buf(nd, "name", &b);
-        tpl_set(nd, "kind", kind_name(n->kind));
-        tpl_set(nd, "join", join_name(n->join));
-        flags_expr(&b, n->flags);
-        set_buf(nd, "flags", &b);
-        tpl_setf(nd, "npred", "%u", (unsigned)n->npred);
-        tpl_setf(nd, "succ_first", "%u", (unsigned)first);
-        tpl_setf(nd, "nsucc", "%u", (unsigned)n->nsucc);
-        tpl_setf(nd, "grain", "%u", (unsigned)((n->flags & IR_F_PARALLEL) ? n->grain : 0));
-        bool task = n->kind == IR_TASK;
-        bool par = task && (n->flags & IR_F_PARALLEL);
-        bool when = task && (n->flags & IR_F_WHEN) && n->when;
-        if (task) {
-            tpl_set(nd, "func", n->func);
-            tpl_set(nd, par ? "parallel" : "plain", "1");
-        }
-        if (when) {
-            tpl_set(nd, "has_when", "1");
-            tpl_set(nd, "when", n->when);
-        }
-        fn_name(nd, "run", task && !par, g->name, "run", i);
-        fn_name(nd, "run_range", par, g->name, "range", i);
-        fn_name(nd, "count", par, g->name, "count", i);
-        fn_name(nd, "when_fn", when, g->name, "when", i);
-
-        if (n->nsucc) {
-            for (uint32_t k = 0; k < n->nsucc; k++)
-                dg_buf_printf(&b, "%u, ", (unsigned)n->succ[k]);
-            dg_buf_puts(&b, "/* ");
-            comment_safe(&b, n->name);
-            dg_buf_printf(&b, " [%u] */", (unsigned)i);
-            set_buf(tpl_add(gd, "succ_rows"), "row", &b);
-        }
-        first += n->nsucc;
+        gc->succ_first[i] = first;
+        first += g->nodes[i].nsucc;
+        if (g->nodes[i].nsucc)
+            gc->rows[gc->nrows++] = i;
     }
-    free(fid);
-    free(wid);
+    tpl_add_lazy(gd, "nodes", g->nnodes, fill_node, gc);
+    tpl_add_lazy(gd, "succ_rows", gc->nrows, fill_row, gc);
     dg_buf_free(&b);
 }
 
@@ -372,11 +380,8 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
     comment_safe(&b, path);
     set_buf(d, "source", &b);
     /* The file's stem (frame.dag -> frame), for templates that name files. */
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t blen = strlen(base);
-    if (blen > 4 && strcmp(base + blen - 4, ".dag") == 0)
-        blen -= 4;
+    const char *base;
+    size_t blen = dg_path_stem(path, &base);
     dg_buf_put(&b, base, blen);
     set_buf(d, "stem", &b);
     c_string(&b, header_name);
@@ -404,12 +409,51 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
         }
         set_buf(tpl_add(d, "includes"), "include", &b);
     }
+    graph_ctx *gcs = dg_xcalloc(prog->ngraphs + 1, sizeof *gcs);
     for (size_t i = 0; i < prog->ngraphs; i++)
-        graph_data(&prog->graphs[i], tpl_add(d, "graphs"));
+        graph_data(&prog->graphs[i], tpl_add(d, "graphs"), &gcs[i], t->cxx);
     dg_buf_free(&b);
 
     bool ok = tpl_render(t->header_name, t->header, d, h, err, errlen) &&
               tpl_render(t->source_name, t->source, d, c, err, errlen);
     tpl_dict_free(d);
+    for (size_t i = 0; i < prog->ngraphs; i++)
+        graph_ctx_free(&gcs[i]);
+    free(gcs);
     return ok;
+}
+
+/* ---- the C++ back end (--cxx): the same header, the source through
+ * source.cpp.tpl, and the context type read as a C++ type-id. */
+
+void emit_cxx_builtin_templates(emit_c_templates *t)
+{
+    emit_c_builtin_templates(t);
+    t->source = dagc_tpl_source_cpp;
+    t->source_name = "source.cpp.tpl";
+    t->cxx = true;
+}
+
+bool emit_cxx_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    dg_buf hp = {0}, cp = {0};
+    dg_buf_printf(&hp, "%s/header.h.tpl", dir);
+    dg_buf_printf(&cp, "%s/source.cpp.tpl", dir);
+    char *h = NULL, *c = NULL;
+    size_t len;
+    if (dg_read_file(hp.p, EMIT_C_MAX_TEMPLATE, 1, &h, &len, err, errlen) == 0)
+        (void)dg_read_file(cp.p, EMIT_C_MAX_TEMPLATE, 1, &c, &len, err, errlen);
+    if (!h || !c) {
+        free(h);
+        dg_buf_free(&hp);
+        dg_buf_free(&cp);
+        return false;
+    }
+    t->header = h;
+    t->source = c;
+    t->header_name = hp.p;
+    t->source_name = cp.p;
+    t->cxx = true;
+    return true;
 }

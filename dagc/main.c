@@ -5,6 +5,7 @@
  * Options are one table: add a row and a case in apply_option().
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "ir.h"
 #include "output.h"
 #include "stats.h"
+#include "util.h"
 
 #ifndef DAGC_VERSION
 #define DAGC_VERSION "0.0.0"
@@ -24,6 +26,7 @@
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
     OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_IMPORT_DIR, OPT_NO_PIPELINE_RACE,
+    OPT_MT, OPT_DIAG_FORMAT, OPT_CXX,
 };
 
 static const struct option_row {
@@ -40,30 +43,44 @@ static const struct option_row {
     {"--check", 0, OPT_CHECK, NULL, "parse and check only; write nothing"},
     {"--stats", 0, OPT_STATS, NULL, "print nodes, edges, depth, width, total cost, critical path"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
+    {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
     {"-I", 1, OPT_IMPORT_DIR, "DIR", "also look for imported .dag files in DIR (repeatable, in order)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
     {"-Wno-pipeline-race", 0, OPT_NO_PIPELINE_RACE, NULL, "no warnings for races across consecutive frames of a pipeline"},
-    {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl instead of the built-in templates"},
+    {"--cxx", 0, OPT_CXX, NULL, "emit the source as C++ (STEM.cpp): the context may be any C++ type"},
+    {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl (source.cpp.tpl with --cxx) instead of the built-in templates"},
+    {"--diagnostics-format", 1, OPT_DIAG_FORMAT, "F", "text (default: FILE:LINE:COL: error: ...) or json (one document on stderr)"},
     {"--version", 0, OPT_VERSION, NULL, "print the version and exit"},
     {"--help", 0, OPT_HELP, NULL, "print this help and exit"},
 };
 
+#define MAX_MT 16
+
 typedef struct cli {
     const char *input;
+    const char *mt[MAX_MT];  /* -MT targets, in order */
+    size_t nmt;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
-    int check, stats, werror, no_pipeline_race;
-    const char **import_dirs;
+    int check, stats, werror, no_pipeline_race, cxx;
+    int diag_format;         /* dg_diag_format */
+    const char *import_dirs[64]; /* -I, in order */
     size_t nimport_dirs;
 } cli;
 
 static void usage(FILE *o)
 {
     fputs("usage: dagc [options] FILE.dag\n\noptions:\n", o);
+    int width = 0; /* the longest "NAME ARG", so the help texts line up */
+    for (size_t i = 0; i < sizeof option_table / sizeof *option_table; i++) {
+        const struct option_row *r = &option_table[i];
+        int w = (int)(strlen(r->name) + (r->arg ? 1 + strlen(r->arg) : 0));
+        if (w > width) width = w;
+    }
     for (size_t i = 0; i < sizeof option_table / sizeof *option_table; i++) {
         const struct option_row *r = &option_table[i];
         char left[40];
         snprintf(left, sizeof left, "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
-        fprintf(o, "  %-14s %s\n", left, r->help);
+        fprintf(o, "  %-*s %s\n", width, left, r->help);
     }
     fputs("\nexit status: 0 ok, 1 errors in the input, 2 usage or I/O errors\n", o);
 }
@@ -89,12 +106,22 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
     case OPT_IMPORT_DIR:
-        c->import_dirs = realloc(c->import_dirs, (c->nimport_dirs + 1) * sizeof *c->import_dirs);
-        if (!c->import_dirs) return usage_error("%s", "out of memory");
+        if (c->nimport_dirs == sizeof c->import_dirs / sizeof *c->import_dirs)
+            return usage_error("%s", "too many -I options (the limit is 64)");
         c->import_dirs[c->nimport_dirs++] = arg;
         break;
     case OPT_NO_PIPELINE_RACE: c->no_pipeline_race = 1; break;
     case OPT_TEMPLATES: c->templates = arg; break;
+    case OPT_CXX: c->cxx = 1; break;
+    case OPT_MT:
+        if (c->nmt == MAX_MT) return usage_error("too many -MT targets (the limit is %s)", "16");
+        c->mt[c->nmt++] = arg;
+        break;
+    case OPT_DIAG_FORMAT:
+        if (strcmp(arg, "text") == 0) c->diag_format = DG_DIAG_TEXT;
+        else if (strcmp(arg, "json") == 0) c->diag_format = DG_DIAG_JSON;
+        else return usage_error("unknown diagnostics format '%s' (expected text or json)", arg);
+        break;
     case OPT_VERSION: printf("dagc %s (.dag language version 2)\n", DAGC_VERSION); return 0;
     case OPT_HELP: usage(stdout); return 0;
     }
@@ -110,21 +137,24 @@ static int parse_args(cli *c, int argc, char **argv)
             c->input = a;
             continue;
         }
+        /* The exact name first; else the longest name that prefixes it:
+         * --dot=FILE, and -oDIR / -MFILE / -MTTARGET spellings. */
         const struct option_row *row = NULL;
         const char *val = NULL;
+        size_t best = 0;
         for (size_t k = 0; k < sizeof option_table / sizeof *option_table; k++) {
             const struct option_row *r = &option_table[k];
             size_t n = strlen(r->name);
             if (strcmp(a, r->name) == 0) {
                 row = r;
+                val = NULL;
                 break;
             }
-            /* --dot=FILE and -oDIR / -MFILE spellings. */
-            if (r->has_arg && strncmp(a, r->name, n) == 0 &&
-                ((a[1] == '-' && a[n] == '=') || (a[1] != '-' && n == 2))) {
+            if (r->has_arg && n > best && strncmp(a, r->name, n) == 0 &&
+                ((a[1] == '-' && a[n] == '=') || a[1] != '-')) {
                 row = r;
+                best = n;
                 val = a + n + (a[n] == '=');
-                break;
             }
         }
         if (!row) return usage_error("unknown option '%s'", a);
@@ -137,8 +167,9 @@ static int parse_args(cli *c, int argc, char **argv)
         if (rc >= 0) return rc;
     }
     if (!c->input) return usage_error("%s", "no input file");
-    if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates))
-        return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --templates or -M");
+    if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates || c->cxx))
+        return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --cxx, --templates or -M");
+    if (c->nmt && !c->depfile) return usage_error("%s", "-MT names the depfile's targets: it needs -M FILE");
     return -1;
 }
 
@@ -152,37 +183,56 @@ static void dep_path(FILE *o, const char *p)
     }
 }
 
-static void write_depfile(FILE *o, const cli *c, const ir_program *p,
-                          const char *const *targets, size_t ntargets)
+/* The includes that exist relative to the .dag file's directory (the
+ * current one for standard input), as paths: the depfile lists them, and
+ * outputs may not overwrite them. Includes are C headers for the generated
+ * code; others come from the C compiler's search path, which its own
+ * depfile covers. The paths are malloc'd, the array too. */
+static char **found_includes(const char *input, const ir_program *p, size_t *n)
 {
+    char **v = dg_xcalloc(p->nincludes + 1, sizeof *v);
+    *n = 0;
+    const char *slash = strcmp(input, "-") == 0 ? NULL : strrchr(input, '/');
+    size_t dirlen = slash ? (size_t)(slash - input) + 1 : 0;
+    for (size_t i = 0; i < p->nincludes; i++) {
+        const char *inc = p->includes[i];
+        size_t len = dirlen + strlen(inc) + 1;
+        char *path = dg_xmalloc(len);
+        if (inc[0] == '/') snprintf(path, len, "%s", inc);
+        else snprintf(path, len, "%.*s%s", (int)dirlen, input, inc);
+        if (access(path, F_OK) == 0) v[(*n)++] = path;
+        else free(path);
+    }
+    return v;
+}
+
+static void write_depfile(FILE *o, const cli *c, const ir_program *p, char *const *incs,
+                          size_t nincs, const char *const *targets, size_t ntargets)
+{
+    /* -MT names the targets; by default every output is one, the C source
+     * first: Ninja wants the first target to be the rule's first output,
+     * which the usual rules (CMake's OUTPUT, Meson's output:) make the .c. */
+    if (c->nmt) {
+        targets = c->mt;
+        ntargets = c->nmt;
+    }
     for (size_t i = 0; i < ntargets; i++) {
         if (i) fputc(' ', o);
         dep_path(o, targets[i]);
     }
     fputs(":", o);
-    fputc(' ', o);
-    dep_path(o, c->input);
+    /* Standard input is no file make could check. */
+    if (strcmp(c->input, "-") != 0) {
+        fputc(' ', o);
+        dep_path(o, c->input);
+    }
     for (size_t i = 1; i < p->nfiles; i++) { /* (v2) every imported .dag file */
         fputs(" \\\n  ", o);
         dep_path(o, p->files[i]);
     }
-    /* Includes are C headers for the generated code; those found beside the
-     * .dag file are dependencies too (others come from the C compiler's
-     * search path, which its own depfile covers). */
-    const char *slash = strrchr(c->input, '/');
-    size_t dirlen = slash ? (size_t)(slash - c->input) + 1 : 0;
-    for (size_t i = 0; i < p->nincludes; i++) {
-        const char *inc = p->includes[i];
-        size_t n = dirlen + strlen(inc) + 1;
-        char *path = malloc(n);
-        if (!path) continue;
-        if (inc[0] == '/') snprintf(path, n, "%s", inc);
-        else snprintf(path, n, "%.*s%s", (int)dirlen, c->input, inc);
-        if (access(path, F_OK) == 0) {
-            fputs(" \\\n  ", o);
-            dep_path(o, path);
-        }
-        free(path);
+    for (size_t i = 0; i < nincs; i++) {
+        fputs(" \\\n  ", o);
+        dep_path(o, incs[i]);
     }
     fputc('\n', o);
 }
@@ -190,13 +240,11 @@ static void write_depfile(FILE *o, const cli *c, const ir_program *p,
 /* dir/stem + ext, where stem is the input's base name without .dag. */
 static char *stem_path(const char *dir, const char *input, const char *ext)
 {
-    const char *base = strrchr(input, '/');
-    base = base ? base + 1 : input;
-    size_t n = strlen(base);
-    if (n > 4 && strcmp(base + n - 4, ".dag") == 0) n -= 4;
+    const char *base;
+    size_t n = dg_path_stem(input, &base);
     size_t len = strlen(dir) + 1 + n + strlen(ext) + 1;
-    char *s = malloc(len);
-    if (s) snprintf(s, len, "%s/%.*s%s", dir, (int)n, base, ext);
+    char *s = dg_xmalloc(len);
+    snprintf(s, len, "%s/%.*s%s", dir, (int)n, base, ext);
     return s;
 }
 
@@ -206,35 +254,41 @@ static char *sibling(const char *path, const char *ext)
     const char *slash = strrchr(path, '/');
     const char *dot = strrchr(path, '.');
     size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
-    char *s = malloc(n + strlen(ext) + 1);
-    if (s) snprintf(s, n + strlen(ext) + 1, "%.*s%s", (int)n, path, ext);
+    char *s = dg_xmalloc(n + strlen(ext) + 1);
+    snprintf(s, n + strlen(ext) + 1, "%.*s%s", (int)n, path, ext);
     return s;
 }
 
 static char *owned_paths[2];
 
+/* Writes one whole buffer as an output of the set. */
+static int put_output(dg_outset *outs, const char *path, const dg_buf *b, char *err, size_t errsz)
+{
+    FILE *f = dg_outset_add(outs, path, err, errsz);
+    if (!f) return -1;
+    if (b->len) (void)fwrite(b->p, 1, b->len, f); /* errors: dg_outset_finish */
+    return dg_outset_finish(outs, err, errsz);
+}
+
 /* Renders the header and source (through the built-in templates, or those
- * in --templates DIR) and opens both outputs in outs[]; nothing is renamed
- * into place until main commits every output. Paths: -o DIR gives
+ * in --templates DIR) and writes both to outputs of the set; nothing is
+ * renamed into place until main commits the set. Paths: -o DIR gives
  * DIR/STEM.h and DIR/STEM.c; --c/--h override one each; given only one of
  * them, the other goes beside it. The source includes the header by its
  * base name. */
-static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, size_t *nout,
+static int emit_c_files(const cli *c, const ir_program *p, dg_outset *outs,
                         const char **targets, size_t *ntargets, char *err, size_t errsz)
 {
     const char *dir = c->outdir ? c->outdir : ".";
     const char *cp = c->c_path, *hp = c->h_path;
     if (!cp && !hp) {
-        cp = owned_paths[0] = stem_path(dir, c->input, ".c");
+        cp = owned_paths[0] = stem_path(dir, c->input, c->cxx ? ".cpp" : ".c");
         hp = owned_paths[1] = stem_path(dir, c->input, ".h");
     } else if (!cp) {
-        cp = owned_paths[0] = c->outdir ? stem_path(dir, c->input, ".c") : sibling(hp, ".c");
+        const char *ext = c->cxx ? ".cpp" : ".c";
+        cp = owned_paths[0] = c->outdir ? stem_path(dir, c->input, ext) : sibling(hp, ext);
     } else if (!hp) {
         hp = owned_paths[1] = c->outdir ? stem_path(dir, c->input, ".h") : sibling(cp, ".h");
-    }
-    if (!cp || !hp) {
-        snprintf(err, errsz, "out of memory");
-        return -1;
     }
     if (strcmp(cp, "-") == 0 || strcmp(hp, "-") == 0) {
         snprintf(err, errsz, "the C outputs must be files ('-' is only for --dot)");
@@ -246,7 +300,10 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, siz
     }
     emit_c_templates t;
     if (c->templates) {
-        if (!emit_c_load_templates(c->templates, &t, err, errsz)) return -1;
+        if (!(c->cxx ? emit_cxx_load_templates : emit_c_load_templates)(c->templates, &t, err, errsz))
+            return -1;
+    } else if (c->cxx) {
+        emit_cxx_builtin_templates(&t);
     } else {
         emit_c_builtin_templates(&t);
     }
@@ -261,18 +318,10 @@ static int emit_c_files(const cli *c, const ir_program *p, dg_outfile *outs, siz
         snprintf(err, errsz, "template %s", terr);
         goto out;
     }
-    const char *paths[2] = {hp, cp};
-    const dg_buf *bufs[2] = {&h, &src};
-    for (int i = 0; i < 2; i++) {
-        dg_outfile *f = &outs[*nout];
-        if (dg_out_open(f, paths[i], err, errsz) != 0) goto out;
-        (*nout)++;
-        if (bufs[i]->len && fwrite(bufs[i]->p, 1, bufs[i]->len, f->fp) != bufs[i]->len) {
-            snprintf(err, errsz, "cannot write '%s'", paths[i]);
-            goto out;
-        }
-        targets[(*ntargets)++] = paths[i];
-    }
+    if (put_output(outs, hp, &h, err, errsz) != 0) goto out;
+    if (put_output(outs, cp, &src, err, errsz) != 0) goto out;
+    targets[(*ntargets)++] = cp;
+    targets[(*ntargets)++] = hp;
     rc = 0;
 out:
     dg_buf_free(&h);
@@ -281,15 +330,30 @@ out:
     return rc;
 }
 
+/* Standard output is checked like any output: a failed write (a full
+ * disk, a closed pipe) is an I/O error, never a silent exit 0. A run that
+ * failed already said why. */
+static int finish_stdout(int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    if ((bad || ferror(stdout)) && rc == DAGC_OK) {
+        fprintf(stderr, "dagc: error: cannot write to standard output: %s\n",
+                strerror(errno ? errno : EIO));
+        return DAGC_EUSAGE;
+    }
+    return bad || ferror(stdout) ? DAGC_EUSAGE : rc;
+}
+
 int main(int argc, char **argv)
 {
     cli c;
     memset(&c, 0, sizeof c);
     int rc = parse_args(&c, argc, argv);
-    if (rc >= 0) return rc;
+    if (rc >= 0) return finish_stdout(rc);
 
     /* C output is the default action when nothing else was asked for. */
-    int want_c = c.outdir || c.c_path || c.h_path || c.templates ||
+    int want_c = c.outdir || c.c_path || c.h_path || c.templates || c.cxx ||
                  (!c.dot_path && !c.check && !c.stats);
 
     dagc_opts o;
@@ -300,60 +364,76 @@ int main(int argc, char **argv)
     o.nimport_dirs = c.nimport_dirs;
     o.no_pipeline_race = c.no_pipeline_race;
     o.color = isatty(fileno(stderr)) && !getenv("NO_COLOR");
+    o.diag_format = c.diag_format;
     ir_program *p = NULL;
     rc = dagc_compile_file(c.input, &o, &p);
     if (rc != DAGC_OK) return rc;
 
-    if (c.stats) dg_print_stats(stdout, p);
+    char err[1200];
+    if (c.stats) {
+        dg_print_stats(stdout, p);
+        /* Before any output is committed: a run that cannot say its stats
+         * writes nothing. */
+        if (finish_stdout(0) != 0) {
+            dagc_program_free(p);
+            return DAGC_EUSAGE;
+        }
+    }
 
-    /* Every output goes to a temporary first; all are renamed into place
-     * only when all were written. */
-    dg_outfile outs[4];
+    /* The files read (the .dag files and the includes found beside them):
+     * no output may overwrite one of them. */
+    size_t nfiles, nincs;
+    const char *const *files = dagc_program_files(p, &nfiles);
+    char **incs = found_includes(c.input, p, &nincs);
+    const char **inputs = dg_xcalloc(nfiles + nincs, sizeof *inputs);
+    for (size_t i = 0; i < nfiles; i++) inputs[i] = files[i];
+    for (size_t i = 0; i < nincs; i++) inputs[nfiles + i] = incs[i];
+
+    /* Every output is written and flushed first; the set then replaces
+     * them all, or none (output.h). */
+    dg_outset outs;
+    dg_outset_init(&outs, inputs, nfiles + nincs);
     const char *targets[4];
-    size_t nout = 0, ntargets = 0;
-    char err[600];
+    size_t ntargets = 0;
     int status = DAGC_OK;
 
     if (c.dot_path) {
-        dg_outfile *f = &outs[nout];
-        if (dg_out_open(f, c.dot_path, err, sizeof err) != 0) goto io_error;
-        nout++;
+        FILE *f = dg_outset_add(&outs, c.dot_path, err, sizeof err);
+        if (!f) goto io_error;
         dg_dot_opts dopt = {1};
-        if (dg_emit_dot(f->fp, p, &dopt) != 0) {
-            snprintf(err, sizeof err, "cannot write '%s'", c.dot_path);
-            goto io_error;
-        }
-        if (strcmp(c.dot_path, "-") != 0) targets[ntargets++] = c.dot_path;
+        (void)dg_emit_dot(f, p, &dopt); /* a write error shows in finish */
+        if (dg_outset_finish(&outs, err, sizeof err) != 0) goto io_error;
     }
 
     if (want_c) {
         /* ---- C output (the C back end, dagc/emit_c.c) ---- */
-        if (emit_c_files(&c, p, outs, &nout, targets, &ntargets, err, sizeof err) != 0)
+        if (emit_c_files(&c, p, &outs, targets, &ntargets, err, sizeof err) != 0)
             goto io_error;
     }
+
+    if (c.dot_path && strcmp(c.dot_path, "-") != 0) targets[ntargets++] = c.dot_path;
 
     if (c.depfile) {
-        dg_outfile *f = &outs[nout];
-        if (dg_out_open(f, c.depfile, err, sizeof err) != 0) goto io_error;
-        nout++;
+        FILE *f = dg_outset_add(&outs, c.depfile, err, sizeof err);
+        if (!f) goto io_error;
         if (ntargets == 0) targets[ntargets++] = c.input; /* nothing written: name the input */
-        write_depfile(f->fp, &c, p, targets, ntargets);
+        write_depfile(f, &c, p, incs, nincs, targets, ntargets);
+        if (dg_outset_finish(&outs, err, sizeof err) != 0) goto io_error;
     }
 
-    for (size_t i = 0; i < nout; i++) {
-        if (dg_out_commit(&outs[i], err, sizeof err) != 0) {
-            for (size_t k = i + 1; k < nout; k++) dg_out_abort(&outs[k]);
-            nout = 0;
-            goto io_error;
-        }
-    }
-    dagc_program_free(p);
-    return DAGC_OK;
+    if (dg_outset_commit(&outs, err, sizeof err) != 0) goto io_error;
+    goto done;
 
 io_error:
-    fprintf(stderr, "dagc: error: %s\n", err);
+    dg_error_plain(dagc_program_diag(p), "%s", err);
     status = DAGC_EUSAGE;
-    for (size_t i = 0; i < nout; i++) dg_out_abort(&outs[i]);
+    dg_outset_abort(&outs);
+done:
+    for (size_t i = 0; i < nincs; i++) free(incs[i]);
+    free(incs);
+    free(inputs);
+    free(owned_paths[0]);
+    free(owned_paths[1]);
     dagc_program_free(p);
-    return status;
+    return finish_stdout(status);
 }

@@ -1,86 +1,272 @@
-#define _POSIX_C_SOURCE 200809L
+/*
+ * output.c - the all-or-nothing output set (output.h). The order of the
+ * steps is what makes the guarantee, so it lives here, once; the system
+ * calls behind each step are in output_posix.c.
+ */
 #include "output.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-int dg_out_open(dg_outfile *o, const char *path, char *err, size_t errsz)
+#include "output_os.h"
+#include "util.h"
+
+struct dg_outfile {
+    const char *path;     /* as given */
+    char *target;         /* the file written: path with symlinks followed */
+    dg_os_kind kind;
+    bool is_stdout;
+    dg_os_id id;          /* of the existing target */
+    FILE *fp;             /* what the caller writes to, until finished */
+    char *tmp;            /* temporary beside target (new and regular files) */
+    char *backup;         /* the replaced file, kept during the commit */
+    bool replaced;        /* renamed into place by this commit */
+    FILE *direct;         /* devices and FIFOs: opened when added */
+    char *mem;            /* stdout, devices, FIFOs: the bytes, until commit */
+    size_t memlen;
+};
+
+void dg_outset_init(dg_outset *s, const char *const *inputs, size_t ninputs)
 {
-    memset(o, 0, sizeof *o);
-    o->path = path;
+    memset(s, 0, sizeof *s);
+    s->inputs = inputs;
+    s->ninputs = ninputs;
+    dg_os_signals_install();
+}
+
+static void set_err(char *err, size_t errsz, const char *what, const char *path, int e)
+{
+    snprintf(err, errsz, "%s '%s': %s", what, path, strerror(e ? e : EIO));
+}
+
+static bool same_id(dg_os_id a, dg_os_id b)
+{
+    return a.valid && b.valid && a.dev == b.dev && a.ino == b.ino;
+}
+
+/* The checks made before anything is created: an output must not be one of
+ * the inputs, nor a file another output writes. Devices and FIFOs are not
+ * damaged by being written, so only files that would be replaced count. */
+static int check_clash(const dg_outset *s, const dg_outfile *f, char *err, size_t errsz)
+{
+    if (f->kind != DG_OS_DIRECT || f->is_stdout) {
+        for (size_t i = 0; i < s->n; i++) {
+            const dg_outfile *o = s->f[i];
+            bool same = f->is_stdout ? o->is_stdout
+                                     : !o->is_stdout && o->kind != DG_OS_DIRECT &&
+                                           (same_id(f->id, o->id) || strcmp(f->target, o->target) == 0);
+            if (same) {
+                snprintf(err, errsz, "'%s' and '%s' name the same output file", o->path, f->path);
+                return -1;
+            }
+        }
+    }
+    if (f->kind != DG_OS_REGULAR) return 0;
+    for (size_t i = 0; i < s->ninputs; i++)
+        if (same_id(f->id, dg_os_file_id(s->inputs[i]))) {
+            const char *in = strcmp(s->inputs[i], "-") == 0 ? "<stdin>" : s->inputs[i];
+            if (strcmp(in, f->path) == 0)
+                snprintf(err, errsz, "refusing to write '%s': it is an input of this run", f->path);
+            else
+                snprintf(err, errsz, "refusing to write '%s': it is the input '%s'", f->path, in);
+            return -1;
+        }
+    return 0;
+}
+
+static void outfile_free(dg_outfile *f)
+{
+    if (f->fp && f->fp != stdout) fclose(f->fp);
+    if (f->direct) fclose(f->direct);
+    if (f->tmp) {
+        dg_os_remove(f->tmp);
+        dg_os_forget(f->tmp);
+    }
+    free(f->tmp);
+    free(f->backup);
+    free(f->mem);
+    free(f->target);
+    free(f);
+}
+
+FILE *dg_outset_add(dg_outset *s, const char *path, char *err, size_t errsz)
+{
+    if (s->n == DG_OUT_MAX) {
+        snprintf(err, errsz, "too many output files");
+        return NULL;
+    }
+    dg_outfile *f = dg_xcalloc(1, sizeof *f);
+    f->path = path;
+    int e;
     if (strcmp(path, "-") == 0) {
-        o->fp = stdout;
-        return 0;
+        f->is_stdout = true;
+        f->kind = DG_OS_DIRECT;
+    } else if ((e = dg_os_resolve(path, &f->target, &f->kind)) != 0) {
+        if (e == EINVAL)
+            snprintf(err, errsz, "cannot write '%s': not a regular file, character device or FIFO", path);
+        else
+            set_err(err, errsz, "cannot write", path, e);
+        free(f);
+        return NULL;
+    } else {
+        f->id = dg_os_file_id(f->target);
     }
-    size_t n = strlen(path);
-    o->tmp = malloc(n + 16);
-    if (!o->tmp) {
-        snprintf(err, errsz, "out of memory");
-        return -1;
+    if (check_clash(s, f, err, errsz) != 0) {
+        outfile_free(f);
+        return NULL;
     }
-    /* Same directory as the target, so rename() is atomic. */
-    snprintf(o->tmp, n + 16, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        snprintf(err, errsz, "cannot create '%s': %s", path, strerror(errno));
-        free(o->tmp);
-        o->tmp = NULL;
-        return -1;
+    if (f->kind != DG_OS_DIRECT) {
+        e = dg_os_temp_create(f->target, &f->tmp, &f->fp);
+        if (e) set_err(err, errsz, "cannot create", path, e);
+    } else {
+        e = f->is_stdout ? 0 : dg_os_open_direct(f->target, &f->direct);
+        if (e == EINVAL)
+            snprintf(err, errsz, "cannot write '%s': it changed while dagc opened it", path);
+        else if (e)
+            set_err(err, errsz, "cannot open", path, e);
+        if (!e && (e = dg_os_memory_stream(&f->mem, &f->memlen, &f->fp)) != 0)
+            set_err(err, errsz, "cannot write", path, e);
     }
-    /* mkstemp makes 0600; outputs get the usual 0666 & ~umask. */
-    mode_t m = umask(0);
-    umask(m);
-    (void)fchmod(fd, 0666 & ~m);
-    o->fp = fdopen(fd, "wb");
-    if (!o->fp) {
-        snprintf(err, errsz, "cannot create '%s': %s", path, strerror(errno));
-        close(fd);
-        unlink(o->tmp);
-        free(o->tmp);
-        o->tmp = NULL;
+    if (e) {
+        outfile_free(f);
+        return NULL;
+    }
+    s->f[s->n++] = f;
+    /* So that a failing write's reason is the write's own. */
+    errno = 0;
+    return f->fp;
+}
+
+static int finish_one(dg_outfile *f, char *err, size_t errsz)
+{
+    int e = ferror(f->fp) ? (errno ? errno : EIO) : 0;
+    if (fflush(f->fp) != 0 && !e) e = errno;
+    if (fclose(f->fp) != 0 && !e) e = errno;
+    f->fp = NULL;
+    if (e) {
+        set_err(err, errsz, "cannot write", f->path, e);
         return -1;
     }
     return 0;
 }
 
-int dg_out_commit(dg_outfile *o, char *err, size_t errsz)
+int dg_outset_finish(dg_outset *s, char *err, size_t errsz)
 {
-    if (!o->fp) return 0;
-    if (!o->tmp) { /* stdout */
-        int bad = fflush(o->fp) != 0 || ferror(o->fp);
-        o->fp = NULL;
-        if (bad) {
-            snprintf(err, errsz, "cannot write to standard output: %s", strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    int bad = ferror(o->fp);
-    if (fclose(o->fp) != 0) bad = 1;
-    o->fp = NULL;
-    if (bad) {
-        snprintf(err, errsz, "cannot write '%s': %s", o->path, strerror(errno ? errno : EIO));
-        unlink(o->tmp);
-    } else if (rename(o->tmp, o->path) != 0) {
-        snprintf(err, errsz, "cannot write '%s': %s", o->path, strerror(errno));
-        unlink(o->tmp);
-        bad = 1;
-    }
-    free(o->tmp);
-    o->tmp = NULL;
-    return bad ? -1 : 0;
+    if (s->n == 0 || !s->f[s->n - 1]->fp) return 0;
+    return finish_one(s->f[s->n - 1], err, errsz);
 }
 
-void dg_out_abort(dg_outfile *o)
+/* Writes an output that cannot be replaced: standard output, a device or a
+ * FIFO. */
+static int write_direct(dg_outfile *f, char *err, size_t errsz)
 {
-    if (o->fp && o->tmp) fclose(o->fp);
-    if (o->tmp) {
-        unlink(o->tmp);
-        free(o->tmp);
+    FILE *o = f->is_stdout ? stdout : f->direct;
+    errno = 0;
+    int e = 0;
+    if (f->memlen && fwrite(f->mem, 1, f->memlen, o) != f->memlen) e = errno ? errno : EIO;
+    if (fflush(o) != 0 && !e) e = errno;
+    if (!f->is_stdout) {
+        if (fclose(o) != 0 && !e) e = errno;
+        f->direct = NULL;
     }
-    o->fp = NULL;
-    o->tmp = NULL;
+    if (e) {
+        if (f->is_stdout) snprintf(err, errsz, "cannot write to standard output: %s", strerror(e));
+        else set_err(err, errsz, "cannot write", f->path, e);
+        return -1;
+    }
+    return 0;
+}
+
+/* Puts back every file this commit replaced; a file it cannot restore
+ * gets a note appended to err. */
+static void roll_back(dg_outset *s, char *err, size_t errsz)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        dg_outfile *f = s->f[i];
+        int e = 0;
+        if (f->backup) {
+            e = dg_os_rename(f->backup, f->target);
+            if (!e) {
+                /* Where the target was never replaced, both names are one
+                 * file and rename() leaves both: drop the extra name. */
+                dg_os_remove(f->backup);
+                free(f->backup);
+                f->backup = NULL;
+            }
+        } else if (f->replaced) {
+            dg_os_remove(f->target); /* it did not exist before */
+        }
+        if (e) {
+            size_t n = strlen(err);
+            snprintf(err + n, errsz - n, "; could not restore '%s' (%s): its old contents are in '%s'",
+                     f->path, strerror(e), f->backup);
+            free(f->backup); /* keep the file, forget the name */
+            f->backup = NULL;
+        }
+        f->replaced = false;
+    }
+}
+
+int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->f[i]->fp && finish_one(s->f[i], err, errsz) != 0) goto fail;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->f[i]->kind == DG_OS_DIRECT && write_direct(s->f[i], err, errsz) != 0) goto fail;
+
+    /* The renames, with signals held so that an interrupt cannot stop the
+     * commit half way: either every file is replaced or, on an error, every
+     * replaced file is put back from the link kept beside it. */
+    dg_os_hold_signals();
+    int nrename = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        dg_outfile *f = s->f[i];
+        if (f->kind == DG_OS_DIRECT) continue;
+        int e = 0;
+        if (f->kind == DG_OS_REGULAR) {
+            size_t n = strlen(f->tmp);
+            f->backup = dg_xmalloc(n + sizeof ".old");
+            memcpy(f->backup, f->tmp, n);
+            memcpy(f->backup + n, ".old", sizeof ".old");
+            e = dg_os_keep(f->target, f->backup);
+            if (e) {
+                free(f->backup);
+                f->backup = NULL;
+            }
+            if (e == ENOENT) e = 0; /* removed meanwhile: nothing to keep */
+            if (e) {
+                set_err(err, errsz, "cannot replace", f->path, e);
+                roll_back(s, err, errsz);
+                dg_os_release_signals();
+                goto fail;
+            }
+        }
+        e = ++nrename == s->fail_rename_at ? EIO : dg_os_rename(f->tmp, f->target);
+        if (e) {
+            set_err(err, errsz, "cannot write", f->path, e);
+            roll_back(s, err, errsz);
+            dg_os_release_signals();
+            goto fail;
+        }
+        f->replaced = true;
+        dg_os_forget(f->tmp);
+        free(f->tmp);
+        f->tmp = NULL;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        if (s->f[i]->backup) dg_os_remove(s->f[i]->backup);
+    dg_outset_abort(s);
+    dg_os_release_signals();
+    return 0;
+fail:
+    dg_outset_abort(s);
+    return -1;
+}
+
+void dg_outset_abort(dg_outset *s)
+{
+    for (size_t i = 0; i < s->n; i++) outfile_free(s->f[i]);
+    s->n = 0;
 }

@@ -80,9 +80,9 @@ static int slot_cmp(const void *a, const void *b)
 static void common_level(const ir_graph *g, uint32_t a, uint32_t b, uint32_t *na, uint32_t *nb,
                          uint32_t *in)
 {
-    uint32_t ca[64], cb[64], la = 0, lb = 0;
-    for (uint32_t s = g->nodes[a].sub; s != UINT32_MAX && la < 64; s = g->subs[s].parent) ca[la++] = s;
-    for (uint32_t s = g->nodes[b].sub; s != UINT32_MAX && lb < 64; s = g->subs[s].parent) cb[lb++] = s;
+    uint32_t ca[300], cb[300], la = 0, lb = 0; /* deeper than subgraphs nest (256) */
+    for (uint32_t s = g->nodes[a].sub; s != UINT32_MAX && la < 300; s = g->subs[s].parent) ca[la++] = s;
+    for (uint32_t s = g->nodes[b].sub; s != UINT32_MAX && lb < 300; s = g->subs[s].parent) cb[lb++] = s;
     /* The entry gate (the run node) belongs to its own sub, but is a node
      * of the enclosing graph. */
     if (la && g->subs[ca[0]].entry == a) la--, memmove(ca, ca + 1, la * sizeof *ca);
@@ -379,7 +379,7 @@ static void check_graph(const ir_program *p, const ir_graph *g, int pipeline, dg
         r = r1;
     }
     if (pipeline && !d->stop) {
-        qsort(R.cross, R.ncross, sizeof *R.cross, cross_cmp);
+        if (R.ncross) qsort(R.cross, R.ncross, sizeof *R.cross, cross_cmp);
         for (size_t i = 0; i < R.ncross; i++)
             report_cross(&R, &R.slots[R.cross[i].x], &R.slots[R.cross[i].y]);
         if (R.crossmore) {

@@ -2,11 +2,9 @@
 #include "source.h"
 #include "util.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static void index_lines(dg_source *s)
 {
@@ -37,48 +35,9 @@ void dg_source_from_memory(dg_source *s, const char *path, const char *p, size_t
 int dg_source_load(dg_source *s, const char *path, char *err, size_t errsz)
 {
     memset(s, 0, sizeof *s);
-    s->path = path;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errsz, "cannot open '%s': %s", path, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, errsz, "cannot read '%s': %s", path, strerror(EISDIR));
-        fclose(f);
-        return -1;
-    }
-    /* Read in chunks rather than trusting st_size: pipes and /proc files
-     * report 0, and the size limit must hold whatever the file claims. */
-    size_t cap = 64 * 1024, n = 0;
-    char *p = dg_xmalloc(cap + 1);
-    for (;;) {
-        if (n == cap) {
-            if (cap > DG_MAX_FILE_SIZE) break;
-            cap *= 2;
-            p = dg_xrealloc(p, cap + 1);
-        }
-        size_t got = fread(p + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) {
-        snprintf(err, errsz, "cannot read '%s': %s", path, strerror(errno ? errno : EIO));
-        free(p);
-        fclose(f);
-        return -1;
-    }
-    fclose(f);
-    if (n > DG_MAX_FILE_SIZE) {
-        snprintf(err, errsz, "cannot read '%s': file is larger than the %zu MiB limit",
-                 path, DG_MAX_FILE_SIZE >> 20);
-        free(p);
-        return -1;
-    }
-    p[n] = 0;
-    s->text = p;
-    s->len = n;
+    /* "-" is standard input, named so in diagnostics. */
+    s->path = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    if (dg_read_file(path, DG_MAX_FILE_SIZE, 0, &s->text, &s->len, err, errsz) != 0) return -1;
     index_lines(s);
     return 0;
 }

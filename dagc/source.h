@@ -20,8 +20,9 @@ typedef struct dg_source {
     struct dg_source *next; /* (v2) the next loaded file, so diagnostics find any file's lines */
 } dg_source;
 
-/* Reads PATH. On failure returns -1 and writes a message ("cannot open
- * 'x': No such file or directory") into err (size errsz). */
+/* Reads PATH ("-": standard input, then named "<stdin>"). On failure
+ * returns -1 and writes a message ("cannot open 'x': No such file or
+ * directory") into err (size errsz). */
 int dg_source_load(dg_source *s, const char *path, char *err, size_t errsz);
 /* Wraps bytes already in memory (copied), e.g. for tests and the fuzzer. */
 void dg_source_from_memory(dg_source *s, const char *path, const char *p, size_t n);

@@ -298,6 +298,7 @@ static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a, uint64_t
         ex.sub = s;
         add(&B, &ex);
         size_t p0 = B.np;
+        if (H->nnodes == 0) push_u32(&B.preds, &B.np, &B.npcap, entry); /* after syntax errors */
         for (uint32_t k = 0; k < H->nnodes; k++) {
             const ir_node *h = &H->nodes[k];
             if (h->nsucc == 0) push_u32(&B.preds, &B.np, &B.npcap, base + k);
@@ -320,7 +321,7 @@ static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a, uint64_t
     B.vfirst[n] = (uint32_t)B.nv;
     uint32_t *lists = dg_alloc(a, (2 * B.np + B.nv + 1) * sizeof *lists);
     uint32_t *scount = dg_xcalloc(n + 1, sizeof *scount);
-    memcpy(lists, B.preds, B.np * sizeof *lists);
+    if (B.np) memcpy(lists, B.preds, B.np * sizeof *lists);
     uint32_t *prevs = lists + 2 * B.np;
     for (size_t k = 0; k < B.nv; k++) {
         uint32_t x = B.prevs[k];

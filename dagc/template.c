@@ -6,100 +6,98 @@
 #include "template.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fputs("dagc: out of memory\n", stderr);
-        exit(1);
-    }
-    return p;
-}
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xrealloc(NULL, n), s, n);
-}
-
 /* ------------------------------------------------------------------ data */
 
+/* A tree holds one entry per node of a 1M-node graph and a dozen values
+ * each, so everything in it (dictionaries, entries, strings) comes from one
+ * arena owned by the root: building costs no malloc per value and freeing
+ * is one call. Entries and list items are linked in insertion order. */
 typedef struct tpl_entry {
-    char *key;
-    char *value;          /* a value, or NULL for a list */
-    tpl_dict **items;     /* a list */
-    size_t nitems, capitems;
+    struct tpl_entry *next;
+    const char *key;      /* the caller's (not copied) */
+    const char *value;    /* a value, or NULL for a list */
+    tpl_dict *first, *last; /* a list's items */
+    tpl_fill_fn fill;     /* a lazy list: fill(fill_ctx, i, item), i < nlazy */
+    void *fill_ctx;
+    size_t nlazy;
+    uint32_t klen;
 } tpl_entry;
 
 struct tpl_dict {
-    tpl_entry *e;
-    size_t n, cap;
-    tpl_dict *root;       /* owner of every dictionary of the tree */
-    tpl_dict **all;       /* root only: every child, to free them */
-    size_t nall, capall;
+    tpl_entry *first, *last;
+    tpl_dict *next;       /* the next item of the list this one is in */
+    dg_arena *arena;      /* the root's */
 };
+
+typedef struct tpl_root {
+    tpl_dict d;           /* must be first: the root is handed out as it */
+    dg_arena arena;
+} tpl_root;
 
 tpl_dict *tpl_dict_new(void)
 {
-    tpl_dict *d = xrealloc(NULL, sizeof *d);
-    memset(d, 0, sizeof *d);
-    d->root = d;
-    return d;
-}
-
-static void dict_clear(tpl_dict *d)
-{
-    for (size_t i = 0; i < d->n; i++) {
-        free(d->e[i].key);
-        free(d->e[i].value);
-        free(d->e[i].items);
-    }
-    free(d->e);
+    tpl_root *r = dg_xcalloc(1, sizeof *r);
+    dg_arena_init(&r->arena);
+    r->d.arena = &r->arena;
+    return &r->d;
 }
 
 void tpl_dict_free(tpl_dict *root)
 {
     if (!root)
         return;
-    for (size_t i = 0; i < root->nall; i++) {
-        dict_clear(root->all[i]);
-        free(root->all[i]);
-    }
-    free(root->all);
-    dict_clear(root);
-    free(root);
+    tpl_root *r = (tpl_root *)(void *)root;
+    dg_arena_free(&r->arena);
+    free(r);
 }
 
 static tpl_entry *entry(tpl_dict *d, const char *key)
 {
-    for (size_t i = 0; i < d->n; i++)
-        if (strcmp(d->e[i].key, key) == 0)
-            return &d->e[i];
-    if (d->n == d->cap) {
-        d->cap = d->cap ? d->cap * 2 : 8;
-        d->e = xrealloc(d->e, d->cap * sizeof *d->e);
-    }
-    tpl_entry *e = &d->e[d->n++];
-    memset(e, 0, sizeof *e);
-    e->key = xstrdup(key);
+    size_t n = strlen(key);
+    for (tpl_entry *e = d->first; e; e = e->next)
+        if (e->klen == n && memcmp(e->key, key, n) == 0)
+            return e;
+    tpl_entry *e = dg_alloc(d->arena, sizeof *e);
+    e->key = key;
+    e->klen = (uint32_t)n;
+    if (d->last)
+        d->last->next = e;
+    else
+        d->first = e;
+    d->last = e;
     return e;
 }
 
 void tpl_set(tpl_dict *d, const char *key, const char *value)
 {
-    tpl_entry *e = entry(d, key);
-    free(e->value);
-    e->value = xstrdup(value);
+    entry(d, key)->value = dg_strdup(d->arena, value);
+}
+
+void tpl_set_ref(tpl_dict *d, const char *key, const char *value)
+{
+    entry(d, key)->value = value;
 }
 
 void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
 {
-    dg_buf b = {0};
+    char small[64];
     va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < sizeof small) {
+        tpl_entry *e = entry(d, key);
+        e->value = dg_strndup(d->arena, small, (size_t)n);
+        return;
+    }
+    dg_buf b = {0};
     va_start(ap, fmt);
     dg_buf_vprintf(&b, fmt, ap);
     va_end(ap);
@@ -110,20 +108,22 @@ void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
 tpl_dict *tpl_add(tpl_dict *d, const char *key)
 {
     tpl_entry *e = entry(d, key);
-    tpl_dict *item = tpl_dict_new();
-    tpl_dict *root = d->root;
-    item->root = root;
-    if (root->nall == root->capall) {
-        root->capall = root->capall ? root->capall * 2 : 16;
-        root->all = xrealloc(root->all, root->capall * sizeof *root->all);
-    }
-    root->all[root->nall++] = item;
-    if (e->nitems == e->capitems) {
-        e->capitems = e->capitems ? e->capitems * 2 : 8;
-        e->items = xrealloc(e->items, e->capitems * sizeof *e->items);
-    }
-    e->items[e->nitems++] = item;
+    tpl_dict *item = dg_alloc(d->arena, sizeof *item);
+    item->arena = d->arena;
+    if (e->last)
+        e->last->next = item;
+    else
+        e->first = item;
+    e->last = item;
     return item;
+}
+
+void tpl_add_lazy(tpl_dict *d, const char *key, size_t n, tpl_fill_fn fill, void *ctx)
+{
+    tpl_entry *e = entry(d, key);
+    e->fill = fill;
+    e->fill_ctx = ctx;
+    e->nlazy = n;
 }
 
 /* ---------------------------------------------------------------- tokens */
@@ -147,7 +147,7 @@ static void push(toks *ts, tok t)
 {
     if (ts->n == ts->cap) {
         ts->cap = ts->cap ? ts->cap * 2 : 64;
-        ts->t = xrealloc(ts->t, ts->cap * sizeof *ts->t);
+        ts->t = dg_xrealloc(ts->t, ts->cap * sizeof *ts->t);
     }
     ts->t[ts->n++] = t;
 }
@@ -263,12 +263,33 @@ typedef struct scope {
 static const tpl_entry *lookup(const scope *sc, const char *key, size_t n)
 {
     for (; sc; sc = sc->up)
-        for (size_t i = 0; i < sc->d->n; i++) {
-            const tpl_entry *e = &sc->d->e[i];
-            if (strlen(e->key) == n && memcmp(e->key, key, n) == 0)
+        for (const tpl_entry *e = sc->d->first; e; e = e->next)
+            if (e->klen == n && memcmp(e->key, key, n) == 0)
                 return e;
-        }
     return NULL;
+}
+
+static bool render(const char *name, const toks *ts, size_t from, size_t to, const scope *sc,
+                   dg_buf *out, char *err, size_t errlen);
+
+/* Section token at for lazy list e: each item is filled into a scratch
+ * arena that the next item reuses. */
+static bool render_lazy(const char *name, const toks *ts, size_t at, const tpl_entry *e,
+                        const scope *sc, dg_buf *out, char *err, size_t errlen)
+{
+    dg_arena scratch;
+    dg_arena_init(&scratch);
+    bool ok = true;
+    for (size_t k = 0; k < e->nlazy && ok; k++) {
+        dg_arena_reset(&scratch);
+        tpl_dict *item = dg_alloc(&scratch, sizeof *item);
+        item->arena = &scratch;
+        e->fill(e->fill_ctx, k, item);
+        scope inner = {item, sc};
+        ok = render(name, ts, at + 1, ts->t[at].match, &inner, out, err, errlen);
+    }
+    dg_arena_free(&scratch);
+    return ok;
 }
 
 static bool render(const char *name, const toks *ts, size_t from, size_t to, const scope *sc,
@@ -291,16 +312,19 @@ static bool render(const char *name, const toks *ts, size_t from, size_t to, con
             continue;
         }
         /* A section: values are true when non-empty, lists when non-empty. */
-        bool truthy = e && (e->value ? e->value[0] != '\0' : e->nitems > 0);
+        bool truthy = e && (e->value ? e->value[0] != '\0' : e->first != NULL || e->nlazy > 0);
         if (t->kind == T_INVERTED) {
             if (!truthy && !render(name, ts, i + 1, t->match, sc, out, err, errlen))
                 return false;
         } else if (truthy && e->value) {
             if (!render(name, ts, i + 1, t->match, sc, out, err, errlen))
                 return false;
+        } else if (truthy && e->fill) {
+            if (!render_lazy(name, ts, i, e, sc, out, err, errlen))
+                return false;
         } else if (truthy) {
-            for (size_t k = 0; k < e->nitems; k++) {
-                scope inner = {e->items[k], sc};
+            for (const tpl_dict *item = e->first; item; item = item->next) {
+                scope inner = {item, sc};
                 if (!render(name, ts, i + 1, t->match, &inner, out, err, errlen))
                     return false;
             }

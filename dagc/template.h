@@ -31,8 +31,13 @@ typedef struct tpl_dict tpl_dict;
 /* Dictionaries: every dictionary made from a root is freed with the root. */
 tpl_dict *tpl_dict_new(void);
 void tpl_dict_free(tpl_dict *root);
+/* Keys are not copied: they must outlive the tree (callers pass string
+ * literals). */
 /* Sets key to a copy of value (replacing an earlier value). */
 void tpl_set(tpl_dict *d, const char *key, const char *value);
+/* The same without the copy: value must outlive the tree (a literal, or a
+ * string of the IR being rendered). */
+void tpl_set_ref(tpl_dict *d, const char *key, const char *value);
 void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -40,6 +45,13 @@ void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
     ;
 /* Appends a new item to list key (creating the list) and returns it. */
 tpl_dict *tpl_add(tpl_dict *d, const char *key);
+
+/* A list of n items made on demand: each time the list is rendered,
+ * fill(ctx, i, item) sets the values of item i into a fresh dictionary
+ * that lives only while that item is rendered. A list of a million nodes
+ * then costs the memory of one. ctx must outlive the rendering. */
+typedef void (*tpl_fill_fn)(void *ctx, size_t i, tpl_dict *item);
+void tpl_add_lazy(tpl_dict *d, const char *key, size_t n, tpl_fill_fn fill, void *ctx);
 
 /* Renders template text (named `name` in errors) with data d, appending to
  * out. On error returns false and writes "name:line: message" to err

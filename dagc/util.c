@@ -1,9 +1,12 @@
+#define _POSIX_C_SOURCE 200809L
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct dg_arena_block {
     dg_arena_block *next;
@@ -55,6 +58,21 @@ void dg_arena_free(dg_arena *a)
         b = n;
     }
     dg_arena_init(a);
+}
+
+void dg_arena_reset(dg_arena *a)
+{
+    if (!a->head) return;
+    dg_arena_block *b = a->head->next;
+    while (b) {
+        dg_arena_block *n = b->next;
+        free(b);
+        b = n;
+    }
+    a->head->next = NULL;
+    /* Handed-out memory must be zero (dg_alloc's promise). */
+    memset(a->head->align, 0, a->used);
+    a->used = 0;
 }
 
 void *dg_alloc(dg_arena *a, size_t n)
@@ -265,4 +283,84 @@ unsigned dg_edit_distance(const char *a, const char *b, unsigned cap)
         if (best > cap) return cap + 1;
     }
     return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+static void limit_err(char *err, size_t errsz, const char *name, size_t limit)
+{
+    if (limit >= (1u << 20))
+        snprintf(err, errsz, "cannot read '%s': file is larger than the %zu MiB limit", name,
+                 limit >> 20);
+    else
+        snprintf(err, errsz, "cannot read '%s': file is larger than the %zu KiB limit", name,
+                 limit >> 10);
+}
+
+int dg_read_file(const char *path, size_t limit, int regular_only, char **out, size_t *len,
+                 char *err, size_t errsz)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *name = is_stdin ? "<stdin>" : path;
+    struct stat st;
+    /* Checked before opening too: opening a FIFO would wait for a writer. */
+    if (regular_only && !is_stdin && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errsz, "cannot read '%s': %s", name,
+                 S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+        return -1;
+    }
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errsz, "cannot open '%s': %s", name, strerror(errno));
+        return -1;
+    }
+    if (fstat(fileno(f), &st) == 0 && (S_ISDIR(st.st_mode) || (regular_only && !S_ISREG(st.st_mode)))) {
+        snprintf(err, errsz, "cannot read '%s': %s", name,
+                 S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+        if (!is_stdin) fclose(f);
+        return -1;
+    }
+    /* Read in chunks rather than trusting st_size: pipes and /proc files
+     * report 0, and the limit must hold whatever the file claims. */
+    size_t cap = 64 * 1024, n = 0;
+    char *p = dg_xmalloc(cap + 1);
+    while (n <= limit) {
+        if (n == cap) {
+            cap *= 2;
+            p = dg_xrealloc(p, cap + 1);
+        }
+        size_t want = cap - n;
+        if (want > limit + 1 - n) want = limit + 1 - n;
+        size_t got = fread(p + n, 1, want, f);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f), e = errno;
+    if (!is_stdin) fclose(f);
+    if (bad) {
+        snprintf(err, errsz, "cannot read '%s': %s", name, strerror(e ? e : EIO));
+        free(p);
+        return -1;
+    }
+    if (n > limit) {
+        limit_err(err, errsz, name, limit);
+        free(p);
+        return -1;
+    }
+    p[n] = 0;
+    *out = p;
+    *len = n;
+    return 0;
+}
+
+size_t dg_path_stem(const char *path, const char **base)
+{
+    if (strcmp(path, "-") == 0 || strcmp(path, "<stdin>") == 0) {
+        *base = "stdin";
+        return 5;
+    }
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 4 && strcmp(b + n - 4, ".dag") == 0) n -= 4;
+    *base = b;
+    return n;
 }

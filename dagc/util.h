@@ -20,6 +20,9 @@ void dg_arena_init(dg_arena *a);
 void dg_arena_free(dg_arena *a);
 /* Zeroed memory; aborts on OOM (a compiler has nothing sensible to do then). */
 void *dg_alloc(dg_arena *a, size_t n);
+/* Makes all of the arena's memory free again, keeping its newest block
+ * (for scratch arenas reused in a loop). */
+void dg_arena_reset(dg_arena *a);
 char *dg_strndup(dg_arena *a, const char *s, size_t n);
 char *dg_strdup(dg_arena *a, const char *s);
 char *dg_printf(dg_arena *a, const char *fmt, ...)
@@ -57,6 +60,19 @@ void dg_map_reserve(dg_map *m, size_t n);
 void *dg_xmalloc(size_t n);
 void *dg_xrealloc(void *p, size_t n);
 void *dg_xcalloc(size_t n, size_t sz);
+
+/* Reads a whole file into a malloc'd, NUL-terminated buffer (*len bytes
+ * before the NUL). PATH "-" reads standard input. Refuses a file over
+ * LIMIT bytes (reading at most LIMIT + 1, whatever its size claims) and,
+ * when regular_only, anything but a regular file (symlinks followed).
+ * Returns 0, or -1 with a message naming PATH and the reason in err. */
+int dg_read_file(const char *path, size_t limit, int regular_only, char **out, size_t *len,
+                 char *err, size_t errsz);
+
+/* The base name of PATH without a ".dag" suffix: *base points into PATH
+ * and the stem's length is returned. Standard input ("-" or "<stdin>") has
+ * the stem "stdin". */
+size_t dg_path_stem(const char *path, const char **base);
 
 /* Edit distance, capped: returns cap+1 when the distance exceeds cap. */
 unsigned dg_edit_distance(const char *a, const char *b, unsigned cap);

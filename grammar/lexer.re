@@ -90,6 +90,23 @@ static void string_lit(dg_lexer *L, const unsigned char *tok, dg_token *t)
             p += 2;
             continue;
         }
+        /* A NUL or control byte would truncate or corrupt the name the C
+         * back end writes: an error where it is (a CR ending a CRLF line
+         * is the unterminated string above). */
+        if (*p < 0x20 || *p == 0x7f) {
+            if (*p == '\r' && p + 1 < L->end && p[1] == '\n') {
+                p++;
+                continue;
+            }
+            if (*p == 0)
+                dg_error(L->diag, pos_at(L, p), "NUL byte in a string");
+            else
+                dg_error(L->diag, pos_at(L, p), "control character 0x%02X in a string",
+                         (unsigned)*p);
+            t->bad = 1;
+            p++;
+            continue;
+        }
         dg_buf_putc(&b, (char)*p++);
     }
     L->cur = p;

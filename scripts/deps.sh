@@ -7,7 +7,7 @@ want=()
 case "${1:-test}" in
   example)  want=(gcc meson ninja-build re2c lemon graphviz pkg-config python3) ;;
   test)     want=(gcc make meson ninja-build re2c lemon graphviz pkg-config python3
-                  libcriterion-dev spin clang libclang-rt-14-dev
+                  libcriterion-dev spin clang libclang-rt-14-dev g++ cmake vim
                   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user) ;;
   bench)    want=(gcc g++ meson ninja-build re2c lemon graphviz pkg-config python3
                   libcriterion-dev libtbb-dev libgomp1) ;;

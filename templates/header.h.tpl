@@ -18,7 +18,16 @@ extern "C" {
 {{tag}};
 {{/tags}}
 {{#protos}}
-{{proto}};
+{{#plain}}
+void {{func}}({{param}});
+{{/plain}}
+{{#parallel}}
+void {{func}}({{param}}, size_t begin, size_t end);
+size_t {{func}}_count({{param}});
+{{/parallel}}
+{{#when}}
+bool {{when}}({{param}});
+{{/when}}
 {{/protos}}
 int {{name}}_run(dagrt *rt, {{param}});
 {{/graphs}}

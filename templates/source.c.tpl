@@ -6,7 +6,7 @@
 /* ---- graph {{name}}: {{nnodes}} nodes, {{nedges}} edges */
 
 /* The runtime passes the address of {{name}}_run's ctx parameter. */
-{{ctx_typedef}};
+typedef {{ctx_decl}};
 
 /* Typed trampolines: the runtime calls these through its own function types,
  * each calls the user's function with the graph's context. */

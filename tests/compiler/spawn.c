@@ -63,7 +63,7 @@ int remove_dir(const char *dir)
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
+        if (unlink(path) != 0) remove_dir(path); /* a directory */
         n++;
     }
     closedir(d);
@@ -72,6 +72,12 @@ int remove_dir(const char *dir)
 }
 
 int spawn_capture(const char *cwd, char *const argv[], spawn_result *r)
+{
+    return spawn_io(cwd, argv, NULL, NULL, r);
+}
+
+int spawn_io(const char *cwd, char *const argv[], const char *in_path, const char *out_path,
+             spawn_result *r)
 {
     memset(r, 0, sizeof *r);
     char *tmp = make_temp_dir();
@@ -82,11 +88,14 @@ int spawn_capture(const char *cwd, char *const argv[], spawn_result *r)
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int o = out_path ? open(out_path, O_WRONLY)
+                         : open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (o < 0 || e < 0) _exit(126);
+        int i = in_path ? open(in_path, O_RDONLY) : 0;
+        if (o < 0 || e < 0 || i < 0) _exit(126);
         dup2(o, 1);
         dup2(e, 2);
+        if (in_path) dup2(i, 0);
         if (cwd && chdir(cwd) != 0) _exit(126);
         execv(argv[0], argv);
         _exit(127);

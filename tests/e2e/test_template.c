@@ -109,3 +109,30 @@ Test(template, errors_name_the_line)
     cr_assert(strstr(err, "bad character"), "%s", err);
     tpl_dict_free(d);
 }
+
+/* Lazy lists: items made on demand, each in a dictionary of its own that
+ * sees the enclosing values, with nested lists of its own. */
+static void fill_item(void *ctx, size_t i, tpl_dict *item)
+{
+    int *calls = ctx;
+    (*calls)++;
+    tpl_setf(item, "i", "%zu", i);
+    if (i % 2) tpl_set(tpl_add(item, "odd"), "x", "o");
+}
+
+Test(template, lazy_lists_are_filled_per_item)
+{
+    tpl_dict *d = tpl_dict_new();
+    int calls = 0;
+    tpl_set(d, "g", "G");
+    tpl_add_lazy(d, "items", 3, fill_item, &calls);
+    tpl_add_lazy(d, "none", 0, fill_item, &calls);
+    char *s = render("{{#items}}{{g}}{{i}}{{#odd}}{{x}}{{/odd}} {{/items}}|{{^none}}empty{{/none}}"
+                     "{{#none}}never{{/none}}|{{#items}}{{i}}{{/items}}", d);
+    cr_assert_str_eq(s, "G0 G1o G2 |empty|012");
+    cr_assert_eq(calls, 6, "filled once per item per rendering");
+    free(s);
+    cr_assert_null(render("{{items}}", d));
+    cr_assert(strstr(err, "a list, not a value"), "%s", err);
+    tpl_dict_free(d);
+}

@@ -39,7 +39,7 @@ static const e2e_node {{name}}__e2e_nodes[] = {
 
 /* The checker keeps its state itself: the context is only passed through,
  * whatever its type (a zero value of it). */
-{{ctx_typedef}};
+typedef {{ctx_decl}};
 static {{ctx_t}} {{name}}__e2e_ctx;
 static int {{name}}__e2e_run(dagrt *rt) { return {{name}}_run(rt, {{name}}__e2e_ctx); }
 

@@ -1,0 +1,161 @@
+#include "diag_json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+struct dg_json_diags {
+    dg_buf done;      /* finished diagnostics, one JSON object a line */
+    dg_buf cur;       /* the open one, up to its notes */
+    dg_buf notes;     /* its notes, comma-separated objects */
+    dg_buf hint;      /* its hint, raw text; empty: none */
+    int open;
+    size_t ndone;
+};
+
+static dg_json_diags *state(dg_diag *d)
+{
+    if (!d->json) d->json = dg_xcalloc(1, sizeof *d->json);
+    return d->json;
+}
+
+/* Length of the well-formed UTF-8 sequence at s (1-4), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    if (c >= 0xF5) n = 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    /* Overlong forms, surrogates and values past U+10FFFF. */
+    if (n == 3 && ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))) return 0;
+    if (n == 4 && ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))) return 0;
+    return n;
+}
+
+/* A JSON string for s. Paths and messages are bytes: a byte that is not
+ * part of well-formed UTF-8 becomes U+FFFD, so the document stays valid. */
+static void json_str(dg_buf *b, const char *s)
+{
+    dg_buf_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            dg_buf_putc(b, '\\');
+            dg_buf_putc(b, (char)c);
+        } else if (c == '\n') {
+            dg_buf_puts(b, "\\n");
+        } else if (c == '\t') {
+            dg_buf_puts(b, "\\t");
+        } else if (c < 0x20 || c == 0x7f) {
+            dg_buf_printf(b, "\\u%04x", c);
+        } else if (c >= 0x80) {
+            size_t n = utf8_len(p);
+            if (!n) {
+                dg_buf_puts(b, "\\ufffd");
+                p++;
+                continue;
+            }
+            dg_buf_put(b, p, n);
+            p += n;
+            continue;
+        } else {
+            dg_buf_putc(b, (char)c);
+        }
+        p++;
+    }
+    dg_buf_putc(b, '"');
+}
+
+static void json_pos(dg_buf *b, src_pos pos)
+{
+    dg_buf_puts(b, "\"file\":");
+    if (pos.file) json_str(b, pos.file);
+    else dg_buf_puts(b, "null");
+    if (pos.file && pos.line)
+        dg_buf_printf(b, ",\"line\":%u,\"column\":%u", pos.line, pos.col);
+    else
+        dg_buf_puts(b, ",\"line\":null,\"column\":null");
+}
+
+static void close_open(dg_json_diags *j)
+{
+    if (!j->open) return;
+    if (j->ndone++) dg_buf_puts(&j->done, ",\n");
+    dg_buf_put(&j->done, j->cur.p, j->cur.len);
+    dg_buf_puts(&j->done, ",\"notes\":[");
+    if (j->notes.len) dg_buf_put(&j->done, j->notes.p, j->notes.len);
+    dg_buf_puts(&j->done, "],\"hint\":");
+    if (j->hint.len) json_str(&j->done, j->hint.p);
+    else dg_buf_puts(&j->done, "null");
+    dg_buf_putc(&j->done, '}');
+    j->cur.len = j->notes.len = j->hint.len = 0;
+    j->open = 0;
+}
+
+void dg_json_diag(dg_diag *d, const char *severity, src_pos pos, const char *msg)
+{
+    dg_json_diags *j = state(d);
+    close_open(j);
+    dg_buf_puts(&j->cur, "{\"severity\":");
+    json_str(&j->cur, severity);
+    dg_buf_puts(&j->cur, ",\"message\":");
+    json_str(&j->cur, msg);
+    dg_buf_putc(&j->cur, ',');
+    json_pos(&j->cur, pos);
+    j->open = 1;
+}
+
+void dg_json_note(dg_diag *d, src_pos pos, const char *msg)
+{
+    dg_json_diags *j = state(d);
+    if (!j->open) { /* a note of nothing: keep it, as a diagnostic of its own */
+        dg_json_diag(d, "note", pos, msg);
+        return;
+    }
+    if (j->notes.len) dg_buf_putc(&j->notes, ',');
+    dg_buf_puts(&j->notes, "{\"message\":");
+    json_str(&j->notes, msg);
+    dg_buf_putc(&j->notes, ',');
+    json_pos(&j->notes, pos);
+    dg_buf_putc(&j->notes, '}');
+}
+
+void dg_json_hint(dg_diag *d, const char *msg)
+{
+    dg_json_diags *j = state(d);
+    if (!j->open) {
+        src_pos none = {0};
+        dg_json_diag(d, "hint", none, msg);
+        return;
+    }
+    if (j->hint.len) dg_buf_puts(&j->hint, "; ");
+    dg_buf_puts(&j->hint, msg);
+}
+
+void dg_json_finish(dg_diag *d)
+{
+    dg_json_diags *j = state(d);
+    close_open(j);
+    if (d->out) {
+        /* One diagnostic a line: a document for tools, a diff for people. */
+        dg_buf o = {0};
+        dg_buf_puts(&o, "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[");
+        if (j->ndone) {
+            dg_buf_putc(&o, '\n');
+            dg_buf_put(&o, j->done.p, j->done.len);
+            dg_buf_putc(&o, '\n');
+        }
+        dg_buf_puts(&o, "]}\n");
+        fwrite(o.p, 1, o.len, d->out);
+        fflush(d->out);
+        dg_buf_free(&o);
+    }
+    dg_buf_free(&j->done);
+    dg_buf_free(&j->cur);
+    dg_buf_free(&j->notes);
+    dg_buf_free(&j->hint);
+    free(j);
+    d->json = NULL;
+}

@@ -1,0 +1,19 @@
+/*
+ * diag_json.h - the JSON side of the diagnostics sink, for diag.c only:
+ * collects each error or warning with its notes and hint, and writes them
+ * all as one document at the end (the format: docs/build-integration.md).
+ */
+#ifndef DAGC_DIAG_JSON_H
+#define DAGC_DIAG_JSON_H
+
+#include "diag.h"
+
+/* Starts a diagnostic: severity "error", "warning" or "fatal". */
+void dg_json_diag(dg_diag *d, const char *severity, src_pos pos, const char *msg);
+/* A note or hint of the diagnostic started last. */
+void dg_json_note(dg_diag *d, src_pos pos, const char *msg);
+void dg_json_hint(dg_diag *d, const char *msg);
+/* Writes the document to d->out and frees what was collected. */
+void dg_json_finish(dg_diag *d);
+
+#endif

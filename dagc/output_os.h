@@ -1,0 +1,62 @@
+/*
+ * output_os.h - what output.c needs from the operating system. One
+ * implementation per OS family: output_posix.c (a Windows one would sit
+ * beside it). Every function reports failures as an errno value (0: ok).
+ */
+#ifndef DAGC_OUTPUT_OS_H
+#define DAGC_OUTPUT_OS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum dg_os_kind {
+    DG_OS_NEW,      /* nothing there yet: created through a temporary */
+    DG_OS_REGULAR,  /* a regular file: replaced through a temporary */
+    DG_OS_DIRECT,   /* a character device or FIFO: written in place */
+} dg_os_kind;
+
+/* Identity of an existing file (device and inode). */
+typedef struct dg_os_id {
+    unsigned long long dev, ino;
+    bool valid;
+} dg_os_id;
+
+/* The identity of PATH, following symlinks ("-": standard input). Not
+ * valid when the file does not exist. */
+dg_os_id dg_os_file_id(const char *path);
+
+/* Follows PATH's symlinks to the file an output really replaces: *target
+ * (malloc'd) and its kind. Errors: EISDIR for a directory, EINVAL for
+ * another kind of file that is not written (socket, block device), ELOOP. */
+int dg_os_resolve(const char *path, char **target, dg_os_kind *kind);
+
+/* Creates an empty temporary beside TARGET (same directory) and opens it
+ * for writing; *tmp is its malloc'd name. The new file gets the mode of
+ * the file it replaces, or the usual 0666 & ~umask. The name is registered
+ * for removal on a signal until dg_os_forget(). */
+int dg_os_temp_create(const char *target, char **tmp, FILE **fp);
+/* Opens a character device or FIFO for writing in place. */
+int dg_os_open_direct(const char *target, FILE **fp);
+
+/* A stream into memory: after fclose, *buf (malloc'd) holds *len bytes. */
+int dg_os_memory_stream(char **buf, size_t *len, FILE **fp);
+
+/* Keeps TARGET's old bytes under the name BACKUP (a hard link; where the
+ * file system has none, TARGET is renamed to it). */
+int dg_os_keep(const char *target, const char *backup);
+/* Renames FROM over TO, atomically. */
+int dg_os_rename(const char *from, const char *to);
+/* Removes PATH; errors are ignored. */
+void dg_os_remove(const char *path);
+
+/* Signal handling: SIGINT, SIGTERM and SIGHUP remove every registered
+ * temporary and then kill the process with the same signal.
+ * dg_os_hold_signals delays them (during a commit), dg_os_release_signals
+ * delivers what arrived meanwhile. */
+void dg_os_signals_install(void);
+void dg_os_forget(const char *tmp);
+void dg_os_hold_signals(void);
+void dg_os_release_signals(void);
+
+#endif

@@ -1,0 +1,133 @@
+#!/bin/sh
+# Builds tests/build/cmake/ (a CMake project using find_package(dagrt) and
+# dagc_add_graph) against a `meson install --destdir` tree of this build,
+# with one CMake generator, and checks what a build system must get right:
+# it builds and runs; a second build does nothing; touching the .dag, a
+# header it includes or a .dag it imports (IMPORT_DIRS) reruns dagc; a bad .dag fails the build with dagc's
+# diagnostic in the build output. A C++ target takes the graph as C++
+# (dagc_add_graph ... CXX, into an OUTPUT_DIR). Also: the SONAME, and that
+# the CMake package and dagrt.pc agree on the version.
+# usage: cmake_consumer.sh BUILD_DIR SOURCE_DIR GENERATOR SCRATCH_DIR
+set -eu
+build=$1 src=$2 gen=$3 scratch=$4
+command -v cmake >/dev/null || { echo "SKIP: cmake is not installed"; exit 77; }
+case $gen in
+    Ninja) command -v ninja >/dev/null || { echo "SKIP: ninja is not installed"; exit 77; } ;;
+    *) command -v make >/dev/null || { echo "SKIP: make is not installed"; exit 77; } ;;
+esac
+fail() { echo "FAIL: $*"; exit 1; }
+
+rm -rf "$scratch"
+mkdir -p "$scratch/proj"
+meson install -C "$build" --no-rebuild --quiet --destdir "$scratch/root" >"$scratch/install.log" 2>&1 ||
+    { cat "$scratch/install.log"; fail "meson install"; }
+pc=$(find "$scratch/root" -name dagrt.pc | head -n 1)
+cfgdir=$(dirname "$(find "$scratch/root" -name dagrtConfig.cmake | head -n 1)")
+[ -f "$cfgdir/dagrtConfigVersion.cmake" ] || fail "the CMake package was not installed"
+version=$(sed -n 's/^Version: //p' "$pc")
+prefix=$(sed -n 's/^prefix=//p' "$pc")
+
+# The SONAME carries the ABI version (0.MINOR before 1.0).
+so=$(find "$scratch/root" -name libdagrt.so | head -n 1)
+major=${version%%.*}
+minor=${version#*.}; minor=${minor%%.*}
+[ "$major" = 0 ] && want_so="libdagrt.so.0.$minor" || want_so="libdagrt.so.$major"
+readelf -d "$so" | grep -q "Library soname: \[$want_so\]" || fail "SONAME is not $want_so"
+
+# The version file: same major (and minor, before 1.0), not newer.
+cat >"$scratch/ver.cmake" <<EOS
+cmake_minimum_required(VERSION 3.20)
+foreach(req IN ITEMS "$major.$minor:TRUE" "$major:TRUE" "$version:TRUE"
+                     "$major.$((minor + 1)):FALSE" "$((major + 1)).0:FALSE")
+  string(REPLACE ":" ";" p "\${req}")
+  list(GET p 0 PACKAGE_FIND_VERSION)
+  list(GET p 1 want)
+  string(REPLACE "." ";" parts "\${PACKAGE_FIND_VERSION}.")
+  list(GET parts 0 PACKAGE_FIND_VERSION_MAJOR)
+  list(GET parts 1 PACKAGE_FIND_VERSION_MINOR)
+  unset(PACKAGE_VERSION_COMPATIBLE)
+  set(CMAKE_SIZEOF_VOID_P 8)
+  include("$cfgdir/dagrtConfigVersion.cmake")
+  if(NOT "\${PACKAGE_VERSION_COMPATIBLE}" STREQUAL want)
+    message(FATAL_ERROR "version \${PACKAGE_FIND_VERSION}: compatible=\${PACKAGE_VERSION_COMPATIBLE}, expected \${want}")
+  endif()
+endforeach()
+EOS
+cmake -P "$scratch/ver.cmake" || fail "dagrtConfigVersion.cmake"
+
+cp "$src/examples/consumer/hello.dag" "$src/examples/consumer/hello_ctx.h" \
+   "$src/examples/consumer/main.c" "$src/tests/build/cmake/CMakeLists.txt" "$scratch/proj/"
+cp -r "$src/tests/build/cxx" "$scratch/proj/cxx"
+cp -r "$src/tests/build/cmake/lib" "$src/tests/build/cmake/tick.dag" "$src/tests/build/cmake/tick_ctx.h" \
+   "$src/tests/build/cmake/tick_main.c" "$scratch/proj/"
+p=$scratch/proj b=$scratch/b
+cmake -S "$p" -B "$b" -G "$gen" -DCMAKE_PREFIX_PATH="$scratch/root$prefix" \
+    -DWANT_VERSION="$major.$minor" >"$scratch/configure.log" 2>&1 ||
+    { cat "$scratch/configure.log"; fail "configure"; }
+grep -q "dagrt_VERSION=$version\$" "$scratch/configure.log" ||
+    fail "the CMake package's version is not dagrt.pc's $version"
+
+n=0
+build() { # build LOG_NAME: builds, output in $scratch/LOG_NAME.log
+    n=$((n + 1))
+    cmake --build "$b" >"$scratch/$1.log" 2>&1
+}
+ran_dagc() { grep -q "dagc ${2:-hello}.dag" "$scratch/$1.log"; }
+noop() { # nothing rerun, nothing compiled or linked
+    ! grep -Eq "dagc |Building|Linking|dot hello" "$scratch/$1.log" &&
+    { [ "$gen" != Ninja ] || grep -q "no work to do" "$scratch/$1.log"; }
+}
+
+build first || { cat "$scratch/first.log"; fail "first build"; }
+ran_dagc first || fail "the first build did not run dagc"
+[ -f "$b/dagc/hello/hello.svg" ] || [ -z "$(command -v dot)" ] || fail "DOT: no hello.svg"
+"$b/hello" || fail "the program failed"
+[ -f "$b/gen/world/frame.cpp" ] || fail "CXX: no gen/world/frame.cpp (OUTPUT_DIR)"
+"$b/world" || fail "the C++ program failed"
+"$b/tick" || fail "the program with an imported graph failed"
+! readelf -d "$b/tick" | grep -q "NEEDED.*libdagrt" || fail "dagrt::dagrt_static linked the shared library"
+readelf -d "$b/hello" | grep -q "NEEDED.*\[$want_so\]" || fail "hello does not link $want_so"
+
+build second || fail "second build"
+noop second || { cat "$scratch/second.log"; fail "a second build did work"; }
+
+# mtimes: one second apart, so that every make sees them newer.
+sleep 1; touch "$p/hello.dag"
+build touch_dag || fail "build after touching hello.dag"
+ran_dagc touch_dag || { cat "$scratch/touch_dag.log"; fail "touching hello.dag did not rerun dagc"; }
+build after_dag && noop after_dag || { cat "$scratch/after_dag.log"; fail "a build after the rerun did work"; }
+
+sleep 1; touch "$p/hello_ctx.h"
+build touch_h || fail "build after touching hello_ctx.h"
+ran_dagc touch_h || { cat "$scratch/touch_h.log"; fail "touching the included header did not rerun dagc"; }
+
+sleep 1; touch "$p/lib/sub.dag"
+build touch_import || fail "build after touching the imported lib/sub.dag"
+ran_dagc touch_import tick || { cat "$scratch/touch_import.log"; fail "touching an imported .dag did not rerun dagc"; }
+! ran_dagc touch_import hello || fail "touching tick.dag's import reran dagc on hello.dag"
+
+cp "$p/hello.dag" "$scratch/hello.dag.good"
+printf 'graph broken {\n    task a after nowhere;\n}\n' >>"$p/hello.dag"
+if build bad; then fail "a bad .dag did not fail the build"; fi
+grep -q "hello.dag:11:18: error: unknown name 'nowhere'" "$scratch/bad.log" ||
+    { cat "$scratch/bad.log"; fail "dagc's diagnostic is not in the build output"; }
+cp "$scratch/hello.dag.good" "$p/hello.dag"
+build fixed || { cat "$scratch/fixed.log"; fail "build after fixing the .dag"; }
+"$b/hello" >/dev/null || fail "the program failed after the fix"
+# Misuse of dagc_add_graph is a configure error that says what is wrong.
+mkdir -p "$scratch/misuse"
+cp "$p/hello.dag" "$p/hello_ctx.h" "$scratch/misuse/"
+for case in "nosuch hello.dag:'nosuch' is not a target" \
+            "hello hello.dag BOGUS:unknown arguments: BOGUS" \
+            "hello hello.dag CXX:the generated source is CXX;"; do
+    args=${case%%:*} want=${case#*:}
+    printf 'cmake_minimum_required(VERSION 3.20)\nproject(misuse C)\nfind_package(dagrt CONFIG REQUIRED)\nadd_executable(hello hello.c)\ndagc_add_graph(%s)\n' \
+        "$args" >"$scratch/misuse/CMakeLists.txt"
+    if cmake -S "$scratch/misuse" -B "$scratch/misuse/b" -G "$gen" -DCMAKE_PREFIX_PATH="$scratch/root$prefix" \
+        >"$scratch/misuse.log" 2>&1; then
+        fail "dagc_add_graph($args) configured"
+    fi
+    grep -q "$want" "$scratch/misuse.log" || { cat "$scratch/misuse.log"; fail "dagc_add_graph($args): no '$want'"; }
+    rm -rf "$scratch/misuse/b"
+done
+echo "ok: CMake ($gen): $n builds"

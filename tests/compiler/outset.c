@@ -1,0 +1,118 @@
+/*
+ * outset.c - the output set's commit (dagc/output.c) with a rename made to
+ * fail at each position in turn: every file replaced before it gets its old
+ * bytes back, a file created before it is removed, and nothing (no
+ * temporary, no kept copy) is left behind. Without a failure, every output
+ * is replaced and the kept copies are gone.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "spawn.h"
+
+static char *at(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* a (exists), b (missing), c (exists): replaced, created, replaced. */
+static int commit_with_failure_at(const char *tmp, int fail_at, char *err, size_t errsz)
+{
+    char *p[3] = {at(tmp, "a"), at(tmp, "b"), at(tmp, "c")};
+    put(p[0], "OLD A\n");
+    unlink(p[1]);
+    put(p[2], "OLD C\n");
+    dg_outset s;
+    dg_outset_init(&s, NULL, 0);
+    s.fail_rename_at = fail_at;
+    const char *text[3] = {"NEW A\n", "NEW B\n", "NEW C\n"};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = dg_outset_add(&s, p[i], err, errsz);
+        cr_assert_not_null(f, "%s", err);
+        fputs(text[i], f);
+        cr_assert_eq(dg_outset_finish(&s, err, errsz), 0, "%s", err);
+    }
+    int rc = dg_outset_commit(&s, err, errsz);
+    for (int i = 0; i < 3; i++) free(p[i]);
+    return rc;
+}
+
+static char *get(const char *dir, const char *name)
+{
+    char *p = at(dir, name);
+    char *s = slurp(p, NULL);
+    free(p);
+    return s;
+}
+
+Test(outset, a_failed_rename_puts_everything_back)
+{
+    for (int fail_at = 1; fail_at <= 3; fail_at++) {
+        char *tmp = make_temp_dir();
+        char err[512] = "";
+        cr_expect_eq(commit_with_failure_at(tmp, fail_at, err, sizeof err), -1);
+        cr_expect(strstr(err, "Input/output error") != NULL, "%s", err);
+        char *a = get(tmp, "a"), *b = get(tmp, "b"), *c = get(tmp, "c");
+        cr_expect_str_eq(a, "OLD A\n", "failure at rename %d", fail_at);
+        cr_expect_null(b, "failure at rename %d: b was created", fail_at);
+        cr_expect_str_eq(c, "OLD C\n", "failure at rename %d", fail_at);
+        cr_expect_eq(count_entries(tmp), 2, "failure at rename %d: leftovers", fail_at);
+        free(a); free(b); free(c);
+        remove_dir(tmp);
+        free(tmp);
+    }
+}
+
+Test(outset, a_commit_replaces_everything)
+{
+    char *tmp = make_temp_dir();
+    char err[512] = "";
+    cr_assert_eq(commit_with_failure_at(tmp, 0, err, sizeof err), 0, "%s", err);
+    char *a = get(tmp, "a"), *b = get(tmp, "b"), *c = get(tmp, "c");
+    cr_expect_str_eq(a, "NEW A\n");
+    cr_expect_str_eq(b, "NEW B\n");
+    cr_expect_str_eq(c, "NEW C\n");
+    cr_expect_eq(count_entries(tmp), 3, "no temporary or kept copy left");
+    free(a); free(b); free(c);
+    remove_dir(tmp);
+    free(tmp);
+}
+
+Test(outset, abort_touches_nothing)
+{
+    char *tmp = make_temp_dir();
+    char *p = at(tmp, "a");
+    put(p, "OLD\n");
+    dg_outset s;
+    dg_outset_init(&s, NULL, 0);
+    char err[512];
+    FILE *f = dg_outset_add(&s, p, err, sizeof err);
+    cr_assert_not_null(f, "%s", err);
+    fputs("NEW\n", f);
+    cr_expect_eq(count_entries(tmp), 2, "the temporary exists while writing");
+    dg_outset_abort(&s);
+    char *a = slurp(p, NULL);
+    cr_expect_str_eq(a, "OLD\n");
+    cr_expect_eq(count_entries(tmp), 1);
+    free(a);
+    free(p);
+    remove_dir(tmp);
+    free(tmp);
+}
