@@ -196,8 +196,14 @@ static void parse_diag(const char *diag, const char *src, const names *ref, strs
         p += n + (e != NULL);
         int ln, col, off = 0;
         char sev[16];
-        if (sscanf(line, "race.dag:%d:%d: %15[a-z]:%n", &ln, &col, sev, &off) != 3 || !off)
+        const char *bare = line + strspn(line, " ");
+        if (strncmp(bare, "hint: ", 6) == 0) { /* a hint on its own line */
+            snprintf(sev, sizeof sev, "hint");
+            off = (int)(bare - line) + 5;
+        } else if (sscanf(line, "race.dag:%d:%d: %15[a-z]:%n", &ln, &col, sev, &off) != 3 ||
+                   !off) {
             continue;
+        }
         const char *msg = line + off + (line[off] == ' ');
         int warning = strcmp(sev, "warning") == 0;
         if (strcmp(sev, "note") == 0 || strcmp(sev, "hint") == 0) {
