@@ -182,6 +182,8 @@ static void parse_diag(const char *diag, const char *src, const names *ref, strs
 {
     const char *p = diag;
     char pending[800] = ""; /* the last race, while its hint has not come */
+    int note_line = 0;      /* the line its note must be at (0: no note due) */
+    char note_res[64] = "";
     while (*p || pending[0]) {
         if (!*p) {
             char m[900];
@@ -206,6 +208,17 @@ static void parse_diag(const char *diag, const char *src, const names *ref, strs
         }
         const char *msg = line + off + (line[off] == ' ');
         int warning = strcmp(sev, "warning") == 0;
+        if (strcmp(sev, "note") == 0 && note_line) {
+            /* the note at the other task's access clause */
+            if (ln != note_line || !at_access(src, ln, col, note_res)) {
+                char m[1200];
+                snprintf(m, sizeof m, "note not at the other task's access (line %d): %s",
+                         note_line, line);
+                add(bad, m);
+            }
+            note_line = 0;
+            continue;
+        }
         if (strcmp(sev, "note") == 0 || strcmp(sev, "hint") == 0) {
             if (pending[0] && strncmp(msg, "to order them", 13) == 0) {
                 char h[1200];
@@ -215,11 +228,13 @@ static void parse_diag(const char *diag, const char *src, const names *ref, strs
             }
             continue;
         }
-        if (pending[0]) {
+        if (pending[0] || note_line) {
             char m[900];
-            snprintf(m, sizeof m, "no hint after the race %.800s", pending);
+            snprintf(m, sizeof m, "no %s after the race %.800s", note_line ? "note" : "hint",
+                     pending);
             add(bad, m);
             pending[0] = 0;
+            note_line = 0;
         }
         char canon[512], x[96], y[96], res[64];
         if (strstr(msg, "may run at the same time")) {
@@ -236,6 +251,8 @@ static void parse_diag(const char *diag, const char *src, const names *ref, strs
                          lx, ly, line);
                 add(bad, m);
             }
+            note_line = ln == lx ? ly : lx;
+            snprintf(note_res, sizeof note_res, "%s", res);
         } else if (!warning) {
             add(bad, line); /* the program is valid but for its races */
         }
