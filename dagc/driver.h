@@ -32,7 +32,9 @@ enum { DAGC_OK = 0, DAGC_EINPUT = 1, DAGC_EUSAGE = 2 };
  * the file; *out = NULL) or DAGC_EUSAGE (the file could not be read).
  * PATH must outlive *out (positions point at it). */
 int dagc_compile_file(const char *path, const dagc_opts *o, ir_program **out);
-/* The same for bytes in memory; NAME is used in diagnostics. */
+/* The same for bytes in memory; NAME is used in diagnostics. (v2) Imports
+ * are read from o->mem when it is set (the fuzzer and tests), else from the
+ * disk relative to NAME's directory and o->import_dirs. */
 int dagc_compile_memory(const char *name, const char *buf, size_t n, const dagc_opts *o,
                         ir_program **out);
 /* Number of warnings the last successful compile of P reported. */

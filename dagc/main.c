@@ -69,7 +69,7 @@ typedef struct cli {
 
 static void usage(FILE *o)
 {
-    fputs("usage: dagc [options] FILE.dag\n\noptions:\n", o);
+    fputs("usage: dagc [options] FILE.dag     (FILE.dag '-': standard input)\n\noptions:\n", o);
     int width = 0; /* the longest "NAME ARG", so the help texts line up */
     for (size_t i = 0; i < sizeof option_table / sizeof *option_table; i++) {
         const struct option_row *r = &option_table[i];

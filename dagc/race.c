@@ -122,12 +122,13 @@ static void hint(const rctx *R, uint32_t to, uint32_t in, const char *prefix, ui
     const char *tn = local_name(g, in, to), *wn = local_name(g, in, what);
     char where[300] = "";
     if (in != UINT32_MAX) snprintf(where, sizeof where, " in graph '%s'", g->subs[in].graph);
+    /* The hint names the task, so it needs no position (and JSON keeps it
+     * apart from the notes). */
     if (has_after(g, to))
-        dg_note(R->d, g->nodes[to].pos, "to order them, add ', %s%s' to the 'after' of '%s'%s",
-                prefix, wn, tn, where);
+        dg_hint(R->d, "to order them, add ', %s%s' to the 'after' of '%s'%s", prefix, wn, tn,
+                where);
     else
-        dg_note(R->d, g->nodes[to].pos, "to order them, add 'after %s%s' to '%s'%s", prefix, wn,
-                tn, where);
+        dg_hint(R->d, "to order them, add 'after %s%s' to '%s'%s", prefix, wn, tn, where);
 }
 
 static void message(dg_buf *b, const rctx *R, const slot *x, const slot *y, const char *opening)
