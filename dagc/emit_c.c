@@ -27,12 +27,14 @@ void emit_c_builtin_templates(emit_c_templates *t)
     t->cxx = false;
 }
 
-bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
+/* Reads DIR/HNAME and DIR/SNAME into t (--templates DIR). */
+static bool load_pair(const char *dir, const char *hname, const char *sname, bool cxx,
+                      emit_c_templates *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     dg_buf hp = {0}, cp = {0};
-    dg_buf_printf(&hp, "%s/header.h.tpl", dir);
-    dg_buf_printf(&cp, "%s/source.c.tpl", dir);
+    dg_buf_printf(&hp, "%s/%s", dir, hname);
+    dg_buf_printf(&cp, "%s/%s", dir, sname);
     char *h = NULL, *c = NULL;
     size_t len;
     if (dg_read_file(hp.p, EMIT_C_MAX_TEMPLATE, 1, &h, &len, err, errlen) == 0)
@@ -47,7 +49,13 @@ bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size
     t->source = c;
     t->header_name = hp.p;
     t->source_name = cp.p;
+    t->cxx = cxx;
     return true;
+}
+
+bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
+{
+    return load_pair(dir, "header.h.tpl", "source.c.tpl", false, t, err, errlen);
 }
 
 void emit_c_free_templates(emit_c_templates *t)
@@ -450,24 +458,5 @@ void emit_cxx_builtin_templates(emit_c_templates *t)
 
 bool emit_cxx_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
 {
-    memset(t, 0, sizeof *t);
-    dg_buf hp = {0}, cp = {0};
-    dg_buf_printf(&hp, "%s/header.h.tpl", dir);
-    dg_buf_printf(&cp, "%s/source.cpp.tpl", dir);
-    char *h = NULL, *c = NULL;
-    size_t len;
-    if (dg_read_file(hp.p, EMIT_C_MAX_TEMPLATE, 1, &h, &len, err, errlen) == 0)
-        (void)dg_read_file(cp.p, EMIT_C_MAX_TEMPLATE, 1, &c, &len, err, errlen);
-    if (!h || !c) {
-        free(h);
-        dg_buf_free(&hp);
-        dg_buf_free(&cp);
-        return false;
-    }
-    t->header = h;
-    t->source = c;
-    t->header_name = hp.p;
-    t->source_name = cp.p;
-    t->cxx = true;
-    return true;
+    return load_pair(dir, "header.h.tpl", "source.cpp.tpl", true, t, err, errlen);
 }
