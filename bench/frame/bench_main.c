@@ -7,7 +7,7 @@
  * in one run.
  *
  *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]]
- *               [--load [N]] [--quick] [--observer] [--trace]
+ *               [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames), the ratio to serial calls, the distribution of
@@ -226,6 +226,7 @@ int main(int argc, char **argv)
     int workers = 1;
     int load = 0, quick = 0;
     const char *only = NULL;
+    dagrt_placement placement = DAGRT_PLACEMENT_AUTO;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]);
@@ -243,12 +244,15 @@ int main(int argc, char **argv)
                 load = 16;
         } else if (strcmp(argv[i], "--quick") == 0)
             runs = 1, min_ms = 5, min_frames = 200, quick = 1;
+        else if (strcmp(argv[i], "--placement") == 0 && i + 1 < argc &&
+                 (strcmp(argv[i + 1], "auto") == 0 || strcmp(argv[i + 1], "none") == 0))
+            placement = strcmp(argv[++i], "none") == 0 ? DAGRT_PLACEMENT_NONE : DAGRT_PLACEMENT_AUTO;
         else if (strcmp(argv[i], "--observer") == 0)
             want_observer = 1;
         else if (strcmp(argv[i], "--trace") == 0)
             want_trace = 1;
         else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--observer] [--trace]\n",
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace]\n",
                     argv[0]);
             return 2;
         }
@@ -262,6 +266,8 @@ int main(int argc, char **argv)
     dagrt_config_init(&cfg);
     cfg.workers = workers;      /* 1 + the calling thread: 2 task threads */
     cfg.no_workers = workers == 0;
+    cfg.placement = placement;  /* A/B of the placement default (docs/benchmarks.md) */
+    printf("placement: %s\n", placement == DAGRT_PLACEMENT_NONE ? "none" : "auto");
     int err = 0;
     the_rt = dagrt_create_ex(&cfg, &err);
     if (!the_rt) {
