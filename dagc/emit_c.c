@@ -27,12 +27,14 @@ void emit_c_builtin_templates(emit_c_templates *t)
     t->cxx = false;
 }
 
-bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
+/* Reads DIR/HNAME and DIR/SNAME into t (--templates DIR). */
+static bool load_pair(const char *dir, const char *hname, const char *sname, bool cxx,
+                      emit_c_templates *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     dg_buf hp = {0}, cp = {0};
-    dg_buf_printf(&hp, "%s/header.h.tpl", dir);
-    dg_buf_printf(&cp, "%s/source.c.tpl", dir);
+    dg_buf_printf(&hp, "%s/%s", dir, hname);
+    dg_buf_printf(&cp, "%s/%s", dir, sname);
     char *h = NULL, *c = NULL;
     size_t len;
     if (dg_read_file(hp.p, EMIT_C_MAX_TEMPLATE, 1, &h, &len, err, errlen) == 0)
@@ -47,7 +49,13 @@ bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size
     t->source = c;
     t->header_name = hp.p;
     t->source_name = cp.p;
+    t->cxx = cxx;
     return true;
+}
+
+bool emit_c_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
+{
+    return load_pair(dir, "header.h.tpl", "source.c.tpl", false, t, err, errlen);
 }
 
 void emit_c_free_templates(emit_c_templates *t)
@@ -140,23 +148,33 @@ static void flags_expr(dg_buf *b, unsigned f)
         {IR_F_WHEN, "DAGRT_NODE_WHEN"},
     };
     bool any = false;
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (f & map[i].ir) {
-            dg_buf_printf(b, "%s%s", any ? " | " : "", map[i].rt);
-            any = true;
-        }
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        if (!(f & map[i].ir))
+            continue;
+        if (any)
+            dg_buf_puts(b, " | ");
+        dg_buf_puts(b, map[i].rt);
+        any = true;
+    }
     if (!any)
         dg_buf_puts(b, "0");
 }
 
-/* The trampoline's name, or NULL where the node has none. */
+/* The trampoline's name (G__dagc_WHAT_INDEX), or NULL where the node has
+ * none. b is scratch. */
 static void fn_name(tpl_dict *nd, const char *key, bool has, const char *graph,
-                    const char *what, uint32_t index)
+                    const char *what, uint32_t index, dg_buf *b)
 {
-    if (has)
-        tpl_setf(nd, key, "%s__dagc_%s_%u", graph, what, (unsigned)index);
-    else
+    if (!has) {
         tpl_set_ref(nd, key, "NULL");
+        return;
+    }
+    dg_buf_puts(b, graph);
+    dg_buf_puts(b, "__dagc_");
+    dg_buf_puts(b, what);
+    dg_buf_putc(b, '_');
+    dg_buf_put_int(b, index);
+    set_buf(nd, key, b);
 }
 
 /* What one graph's lazy lists (nodes, succ_rows) read while the templates
@@ -177,19 +195,19 @@ static void fill_node(void *ctx, size_t i, tpl_dict *nd)
     const ir_graph *g = gc->g;
     const ir_node *n = &g->nodes[i];
     dg_buf *b = &gc->b;
-    tpl_setf(nd, "index", "%u", (unsigned)i);
-    tpl_setf(nd, "func_id", "%d", gc->fid[i]);
-    tpl_setf(nd, "when_id", "%d", gc->wid[i]);
+    tpl_set_int(nd, "index", i);
+    tpl_set_int(nd, "func_id", gc->fid[i]);
+    tpl_set_int(nd, "when_id", gc->wid[i]);
     c_string(b, n->name);
     set_buf(nd, "name", b);
     tpl_set_ref(nd, "kind", kind_name(n->kind));
     tpl_set_ref(nd, "join", join_name(n->join));
     flags_expr(b, n->flags);
     set_buf(nd, "flags", b);
-    tpl_setf(nd, "npred", "%u", (unsigned)n->npred);
-    tpl_setf(nd, "succ_first", "%u", (unsigned)gc->succ_first[i]);
-    tpl_setf(nd, "nsucc", "%u", (unsigned)n->nsucc);
-    tpl_setf(nd, "grain", "%u", (unsigned)((n->flags & IR_F_PARALLEL) ? n->grain : 0));
+    tpl_set_int(nd, "npred", n->npred);
+    tpl_set_int(nd, "succ_first", gc->succ_first[i]);
+    tpl_set_int(nd, "nsucc", n->nsucc);
+    tpl_set_int(nd, "grain", (n->flags & IR_F_PARALLEL) ? n->grain : 0);
     bool task = n->kind == IR_TASK;
     bool par = task && (n->flags & IR_F_PARALLEL);
     bool when = task && (n->flags & IR_F_WHEN) && n->when;
@@ -202,10 +220,10 @@ static void fill_node(void *ctx, size_t i, tpl_dict *nd)
         tpl_set_ref(nd, "when", n->when);
     }
     uint32_t index = (uint32_t)i;
-    fn_name(nd, "run", task && !par, g->name, "run", index);
-    fn_name(nd, "run_range", par, g->name, "range", index);
-    fn_name(nd, "count", par, g->name, "count", index);
-    fn_name(nd, "when_fn", when, g->name, "when", index);
+    fn_name(nd, "run", task && !par, g->name, "run", index, b);
+    fn_name(nd, "run_range", par, g->name, "range", index, b);
+    fn_name(nd, "count", par, g->name, "count", index, b);
+    fn_name(nd, "when_fn", when, g->name, "when", index, b);
 }
 
 static void fill_row(void *ctx, size_t k, tpl_dict *rd)
@@ -214,11 +232,15 @@ static void fill_row(void *ctx, size_t k, tpl_dict *rd)
     uint32_t i = gc->rows[k];
     const ir_node *n = &gc->g->nodes[i];
     dg_buf *b = &gc->b;
-    for (uint32_t j = 0; j < n->nsucc; j++)
-        dg_buf_printf(b, "%u, ", (unsigned)n->succ[j]);
+    for (uint32_t j = 0; j < n->nsucc; j++) {
+        dg_buf_put_int(b, n->succ[j]);
+        dg_buf_puts(b, ", ");
+    }
     dg_buf_puts(b, "/* ");
     comment_safe(b, n->name);
-    dg_buf_printf(b, " [%u] */", (unsigned)i);
+    dg_buf_puts(b, " [");
+    dg_buf_put_int(b, i);
+    dg_buf_puts(b, "] */");
     set_buf(rd, "row", b);
 }
 
@@ -273,11 +295,11 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
         }
         q++;
     }
-    tpl_setf(gd, "nnodes", "%u", (unsigned)g->nnodes);
+    tpl_set_int(gd, "nnodes", g->nnodes);
     uint32_t nedges = 0;
     for (uint32_t i = 0; i < g->nnodes; i++)
         nedges += g->nodes[i].nsucc;
-    tpl_setf(gd, "nedges", "%u", (unsigned)nedges);
+    tpl_set_int(gd, "nedges", nedges);
 
     /* Prototypes, in node order, each function once: function names are
      * shared by tasks with the same `call`, and predicates by several tasks.
@@ -318,7 +340,7 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
             dg_map_put(&fids, n->func, fid[i]);
             tpl_dict *fd = tpl_add(gd, "funcs");
             tpl_set_ref(fd, "func", n->func);
-            tpl_setf(fd, "fid", "%d", fid[i]);
+            tpl_set_int(fd, "fid", fid[i]);
             tpl_set_ref(fd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
         }
         if (!((n->flags & IR_F_WHEN) && n->when))
@@ -329,13 +351,13 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
             dg_map_put(&wids, n->when, wid[i]);
             tpl_dict *wd = tpl_add(gd, "whens");
             tpl_set_ref(wd, "when", n->when);
-            tpl_setf(wd, "wid", "%d", wid[i]);
+            tpl_set_int(wd, "wid", wid[i]);
         }
     }
     dg_map_free(&fids);
     dg_map_free(&wids);
-    tpl_setf(gd, "nfuncs", "%d", nf);
-    tpl_setf(gd, "nwhens", "%d", nw);
+    tpl_set_int(gd, "nfuncs", nf);
+    tpl_set_int(gd, "nwhens", nw);
 
     gc->g = g;
     gc->fid = fid;
@@ -436,24 +458,5 @@ void emit_cxx_builtin_templates(emit_c_templates *t)
 
 bool emit_cxx_load_templates(const char *dir, emit_c_templates *t, char *err, size_t errlen)
 {
-    memset(t, 0, sizeof *t);
-    dg_buf hp = {0}, cp = {0};
-    dg_buf_printf(&hp, "%s/header.h.tpl", dir);
-    dg_buf_printf(&cp, "%s/source.cpp.tpl", dir);
-    char *h = NULL, *c = NULL;
-    size_t len;
-    if (dg_read_file(hp.p, EMIT_C_MAX_TEMPLATE, 1, &h, &len, err, errlen) == 0)
-        (void)dg_read_file(cp.p, EMIT_C_MAX_TEMPLATE, 1, &c, &len, err, errlen);
-    if (!h || !c) {
-        free(h);
-        dg_buf_free(&hp);
-        dg_buf_free(&cp);
-        return false;
-    }
-    t->header = h;
-    t->source = c;
-    t->header_name = hp.p;
-    t->source_name = cp.p;
-    t->cxx = true;
-    return true;
+    return load_pair(dir, "header.h.tpl", "source.cpp.tpl", true, t, err, errlen);
 }

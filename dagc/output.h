@@ -13,10 +13,10 @@
  *     the name: symlinks and hard links included) or that names the same
  *     file as another output is an error before anything is written.
  * At commit every output is already flushed; the renames then happen with
- * SIGINT, SIGTERM and SIGHUP held off, each replaced file kept (as a hard
- * link) until every rename succeeded, so a failing rename puts every
- * replaced file back. Until then a signal removes the temporaries and the
- * process dies of the signal.
+ * SIGINT, SIGTERM, SIGHUP and SIGPIPE held off, each replaced file kept
+ * (as a hard link) until every rename succeeded, so a failing rename puts
+ * every replaced file back. Until then one of those signals removes the
+ * temporaries and the process dies of it.
  *
  * The OS-specific half is output_posix.c (output_os.h).
  */

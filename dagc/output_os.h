@@ -53,7 +53,7 @@ int dg_os_rename(const char *from, const char *to);
 /* Removes PATH; errors are ignored. */
 void dg_os_remove(const char *path);
 
-/* Signal handling: SIGINT, SIGTERM and SIGHUP remove every registered
+/* Signal handling: SIGINT, SIGTERM, SIGHUP and SIGPIPE remove every registered
  * temporary and then kill the process with the same signal.
  * dg_os_hold_signals delays them (during a commit), dg_os_release_signals
  * delivers what arrived meanwhile. */

@@ -120,7 +120,9 @@ int dg_os_resolve(const char *path, char **target, dg_os_kind *kind)
  * a half-made change. */
 #define NSLOTS 32
 static const char *volatile slots[NSLOTS];
-static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP};
+/* SIGPIPE too: standard output (--dot -) is written before the renames,
+ * and a reader that went away must not leave the temporaries behind. */
+static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 static sigset_t saved_mask;
 static int hold_depth;
 

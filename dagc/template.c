@@ -30,6 +30,8 @@ typedef struct tpl_entry {
 
 struct tpl_dict {
     tpl_entry *first, *last;
+    uint64_t keys;        /* a bit per key_bit() of the keys set: lookups
+                           * skip a dictionary that cannot hold the key */
     tpl_dict *next;       /* the next item of the list this one is in */
     dg_arena *arena;      /* the root's */
 };
@@ -56,12 +58,20 @@ void tpl_dict_free(tpl_dict *root)
     free(r);
 }
 
+static uint64_t key_bit(const char *key, size_t n)
+{
+    return (uint64_t)1 << ((n * 7 + (unsigned char)key[0] + (unsigned char)key[n ? n - 1 : 0]) & 63);
+}
+
 static tpl_entry *entry(tpl_dict *d, const char *key)
 {
     size_t n = strlen(key);
-    for (tpl_entry *e = d->first; e; e = e->next)
-        if (e->klen == n && memcmp(e->key, key, n) == 0)
-            return e;
+    uint64_t bit = key_bit(key, n);
+    if (d->keys & bit)
+        for (tpl_entry *e = d->first; e; e = e->next)
+            if (e->klen == n && e->key[0] == key[0] && memcmp(e->key, key, n) == 0)
+                return e;
+    d->keys |= bit;
     tpl_entry *e = dg_alloc(d->arena, sizeof *e);
     e->key = key;
     e->klen = (uint32_t)n;
@@ -103,6 +113,20 @@ void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
     va_end(ap);
     tpl_set(d, key, b.p ? b.p : "");
     dg_buf_free(&b);
+}
+
+void tpl_set_int(tpl_dict *d, const char *key, long long v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    tmp[--i] = '\0';
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) tmp[--i] = '-';
+    entry(d, key)->value = dg_strndup(d->arena, tmp + i, sizeof tmp - 1 - i);
 }
 
 tpl_dict *tpl_add(tpl_dict *d, const char *key)
@@ -262,10 +286,14 @@ typedef struct scope {
 
 static const tpl_entry *lookup(const scope *sc, const char *key, size_t n)
 {
-    for (; sc; sc = sc->up)
+    uint64_t bit = key_bit(key, n);
+    for (; sc; sc = sc->up) {
+        if (!(sc->d->keys & bit))
+            continue;
         for (const tpl_entry *e = sc->d->first; e; e = e->next)
-            if (e->klen == n && memcmp(e->key, key, n) == 0)
+            if (e->klen == n && e->key[0] == key[0] && memcmp(e->key, key, n) == 0)
                 return e;
+    }
     return NULL;
 }
 

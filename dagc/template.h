@@ -43,6 +43,8 @@ void tpl_setf(tpl_dict *d, const char *key, const char *fmt, ...)
     __attribute__((format(DG_PRINTF_FMT, 3, 4)))
 #endif
     ;
+/* Sets key to the decimal text of v. */
+void tpl_set_int(tpl_dict *d, const char *key, long long v);
 /* Appends a new item to list key (creating the list) and returns it. */
 tpl_dict *tpl_add(tpl_dict *d, const char *key);
 

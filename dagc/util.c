@@ -173,6 +173,19 @@ void dg_buf_printf(dg_buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+void dg_buf_put_int(dg_buf *b, long long v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) tmp[--i] = '-';
+    dg_buf_put(b, tmp + i, sizeof tmp - i);
+}
+
 void dg_buf_free(dg_buf *b)
 {
     free(b->p);

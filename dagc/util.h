@@ -48,6 +48,8 @@ void dg_buf_puts(dg_buf *b, const char *s);
 void dg_buf_printf(dg_buf *b, const char *fmt, ...)
     __attribute__((format(DG_PRINTF_FMT, 2, 3)));
 void dg_buf_vprintf(dg_buf *b, const char *fmt, va_list ap);
+/* Decimal, without printf (the C back end writes millions of them). */
+void dg_buf_put_int(dg_buf *b, long long v);
 void dg_buf_free(dg_buf *b);
 
 /* Open-addressing map from NUL-terminated string to an int (>= 0).

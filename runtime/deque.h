@@ -28,7 +28,7 @@
  * moved bottom). The owner exposes its tail by moving split up to bottom
  * (one release store, like a push of many items at once); a thief that
  * finds the public part empty while the tail is not sets `splitreq`, which
- * the owner polls. Who exposes when is the scheduler's policy (sched.c).
+ * the owner polls. Who exposes when is the scheduler's policy (work.c, the private tail policy).
  * rt_deque_push exposes at once, so callers that never use the private
  * calls get the plain Chase-Lev deque.
  */
@@ -85,6 +85,7 @@ static inline int rt_deque_init(rt_deque *d, int64_t cap)
 
 static inline void rt_deque_fini(rt_deque *d)
 {
+    /* relaxed: fini runs once every thread is done with the deque. */
     rt_deque_buf *b = atomic_load_explicit(&d->buf, memory_order_relaxed);
     while (b) {
         rt_deque_buf *next = b->retired;
@@ -100,6 +101,7 @@ static inline rt_deque_buf *rt_deque_grow(rt_deque *d, rt_deque_buf *a, int64_t 
     if (!n)
         return NULL;
     for (int64_t i = t; i < b; i++)
+        /* relaxed: the new buffer is published below with release. */
         atomic_store_explicit(&n->slot[i & n->mask],
             atomic_load_explicit(&a->slot[i & a->mask], memory_order_relaxed),
             memory_order_relaxed);
@@ -149,7 +151,7 @@ static inline void rt_deque_expose(rt_deque *d)
 
 /* Owner only: the same with a seq_cst RMW, for the idle protocol: the
  * exposure is then the "publish" half of its Dekker pair by itself, and the
- * notifier needs no separate fence (sched.c, notify_after_sc). An exchange
+ * notifier needs no separate fence (idle.c, notify_after_sc). An exchange
  * is a single locked instruction on x86, cheaper than a store plus mfence. */
 static inline void rt_deque_expose_sc_to(rt_deque *d, int64_t to)
 {
@@ -218,6 +220,7 @@ static inline bool rt_deque_take_request(rt_deque *d)
  * no CAS. */
 static inline void *rt_deque_take_private(rt_deque *d)
 {
+    /* relaxed: nobody else takes or steals here (see above). */
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
     if (b <= t)
@@ -257,6 +260,7 @@ static inline void *rt_deque_take(rt_deque *d)
     int64_t t = atomic_load_explicit(&d->top, memory_order_seq_cst);
     void *x = RT_DEQUE_EMPTY;
     if (t <= s) {
+        /* relaxed: the slot is ours unless the CAS below loses it. */
         x = atomic_load_explicit(&a->slot[s & a->mask], memory_order_relaxed);
         if (t == s) {
             /* Last element: race the thieves for it through top.
@@ -272,6 +276,7 @@ static inline void *rt_deque_take(rt_deque *d)
             atomic_store_explicit(&d->bottom, s, memory_order_relaxed);
         }
     } else {
+        /* relaxed: owner's own indices; restoring them after an empty take. */
         atomic_store_explicit(&d->split, s + 1, memory_order_relaxed);
         atomic_store_explicit(&d->bottom, s + 1, memory_order_relaxed);
     }
@@ -309,7 +314,7 @@ static inline void *rt_deque_steal(rt_deque *d)
 }
 
 /* Any thread: the public part is non-empty; a hint, except in the parking
- * re-check where it is made after a seq_cst announcement (see sched.c).
+ * re-check where it is made after a seq_cst announcement (see idle.c).
  * seq_cst loads for that argument. */
 static inline bool rt_deque_nonempty(rt_deque *d)
 {

@@ -12,11 +12,78 @@
 /* Depth of graph node bodies running on this thread (see exec.h). */
 _Thread_local unsigned rt_exec_depth;
 
+/* ------------------------------------------------- observed dispatch */
+
+static int thread_of(dagrt *rt)
+{
+    rt_ctx *c = rt_ctx_current(rt);   /* a real call: fibers migrate */
+    return c ? (int)c->index : -1;
+}
+
+typedef struct piece_arg {
+    graph_rt *r;
+    const dagrt_node *n;
+    rt_obs *ob;
+    const dagrt_node_event *ev;
+} piece_arg;
+
+/* Each piece of a parallel task is reported on the thread that runs it; on
+ * a fiber, it is what a suspend would close. */
+static void piece_run(void *arg, size_t begin, size_t end)
+{
+    const piece_arg *pa = arg;
+    dagrt_node_event ev = *pa->ev;
+    ev.piece = true;
+    ev.begin = begin;
+    ev.end = end;
+    ev.thread = thread_of(pa->r->rt);
+    dagrt_node_event *prev = rt_fiber_obs_swap(pa->r->rt, &ev);
+    rt_obs_node(pa->ob, RT_OBS_BEGIN, &ev);
+    pa->n->run_range(pa->r->ctx, begin, end);
+    rt_obs_node(pa->ob, RT_OBS_END, &ev);
+    rt_fiber_obs_swap(pa->r->rt, prev);
+}
+
+uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob)
+{
+    const dagrt_node *n = &r->g->nodes[i];
+    if (n->kind == DAGRT_NODE_GATE)
+        return 0;
+    uint8_t status = 1;
+    if (counted)
+        rt_exec_depth++;
+    /* r->runs: set by the caller between runs, read-only during one. The
+     * state's address is the dagrt_graph_state's (graph_rt overlays it). */
+    dagrt_node_event ev = {r->g->name, n->name, i, thread_of(r->rt), r->runs, r, false, 0, 0};
+    if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
+        status = 2;
+    } else if (n->flags & DAGRT_NODE_PARALLEL) {
+        size_t count = n->count ? n->count(r->ctx) : 0;
+        piece_arg pa = {r, n, ob, &ev};
+        if (count > 0 && n->run_range &&
+            dagrt_parallel_for(r->rt, 0, count, n->grain, piece_run, &pa) != 0)
+            piece_run(&pa, 0, count);   /* as rt_exec_node_on: whole, exactly once */
+    } else if (n->run) {
+        /* On a fiber (counted is false exactly there, see exec.h), the
+         * suspend/resume hooks report this node and keep ev.thread current
+         * as it migrates. */
+        dagrt_node_event *prev = counted ? NULL : rt_fiber_obs_swap(r->rt, &ev);
+        rt_obs_node(ob, RT_OBS_BEGIN, &ev);
+        n->run(r->ctx);
+        rt_obs_node(ob, RT_OBS_END, &ev);
+        if (!counted)
+            rt_fiber_obs_swap(r->rt, prev);
+    }
+    if (counted)
+        rt_exec_depth--;
+    return status;
+}
+
 
 
 /* ------------------------------------------------------------ public API */
 
-bool dagrt__exec_in_node(void) { return rt_exec_depth > 0; }
+bool rt_exec_in_node(void) { return rt_exec_depth > 0; }
 
 int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
 {
@@ -34,9 +101,11 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         dagrt_in_fiber(rt))   /* fiber: see execute */
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
+    /* acquire: pairs with the release below, so this run sees the last one's writes. */
     if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)
         return DAGRT_EBUSY;
     if (!dagrt_on_main_thread(rt)) {
+        /* release: nothing of this state was touched; hands it back as it was. */
         atomic_store_explicit(&r->running, 0, memory_order_release);
         return DAGRT_EPERM;
     }
@@ -58,8 +127,8 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     int workers = dagrt_worker_count(rt);
     bool tiny = r->last_ns && r->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE;
     r->max_helpers = workers > 0 && !tiny ? (uint16_t)(workers < 65534 ? workers + 1 : 65535) : 0;
-    /* The policy's clock: a clock read costs about 100 ns on a VM (kvm-clock),
-     * as much as a node's overhead here, so only one run in
+    /* The policy's clock: a clock read can cost as much as a node's
+     * overhead here (a virtualised clock), so only one run in
      * EXEC_TIME_EVERY is timed, the first ones always. */
     uint64_t t0 = 0;
     bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;
@@ -87,6 +156,7 @@ finish:;
         r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
     }
     r->runs++;
+    /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, 0, memory_order_release);
     return rc;
 }
@@ -97,6 +167,7 @@ int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)
         return DAGRT_EINVAL;
     memset(out, 0, sizeof *out);
     const graph_rt *r = (const graph_rt *)(const void *)st->opaque_;
+    /* acquire: pairs with the run's final release, so the statuses read below are complete. */
     if (atomic_load_explicit(&((graph_rt *)(void *)(uintptr_t)r)->running, memory_order_acquire))
         return DAGRT_EBUSY;
     out->runs = r->runs;

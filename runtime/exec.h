@@ -42,7 +42,7 @@
  * are kept in the node's own state, and xpred has a bit for each). */
 #define PLAN_LISTS 2
 #define PLAN_MAXPRED 32
-/* Polls (a pause each, ~60 ns on the development VM) of a node's
+/* Polls (a pause each) of a node's
  * predecessors before its claimer takes a ready node off the other
  * thread's list although that thread is there to run it. */
 #define PLAN_STEAL_SPINS 64
@@ -201,14 +201,24 @@ typedef struct plan_slot {
 /* ------------------------------------------------------------ exec.c */
 
 /* True while the calling thread runs the body of a graph node. */
-bool dagrt__exec_in_node(void);
+bool rt_exec_in_node(void);
 /* Node dispatch: the one place where node bodies run. */
 /* Runs node i's body (or skips it): gates and skipped tasks run nothing.
  * counted: raise this thread's node depth meanwhile (see execute).
  * Returns the node's status (0 gate, 1 ran, 2 skipped); the caller stores
  * it, so that plan mode can order that store after its next claim. */
+/* The same with node events for an observer or the trace recorder
+ * (exec.c): out of line, taken only while something observes. */
+uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob);
+
 static inline uint8_t rt_exec_node_on(graph_rt *r, uint32_t i, bool counted)
 {
+    /* The one predictable branch per node when nothing observes. */
+#ifndef DAGRT_NO_NODE_HOOKS
+    rt_obs *ob = rt_obs_now(&r->rt->obs);
+    if (RT_UNLIKELY(ob != NULL))
+        return rt_exec_node_observed(r, i, counted, ob);
+#endif
     const dagrt_node *n = &r->g->nodes[i];
     if (n->kind == DAGRT_NODE_GATE)
         return 0;

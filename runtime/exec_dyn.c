@@ -50,6 +50,7 @@ static void list_push(graph_rt *r, uint32_t node)
 
 static uint32_t list_pop(graph_rt *r)
 {
+    /* relaxed: solo runs have one thread; otherwise the slot CAS below decides. */
     uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     if (r->solo) {
         if (h >= atomic_load_explicit(&r->tail, memory_order_relaxed))
@@ -66,6 +67,7 @@ static uint32_t list_pop(graph_rt *r)
         if (v == 0) {
             /* Reserved, not yet published: the pusher is between its two
              * instructions; wait for it rather than skip the slot. */
+            /* relaxed: a fresh look; the slot load above is the synchronising one. */
             h = atomic_load_explicit(&r->head, memory_order_relaxed);
             continue;
         }
@@ -101,6 +103,7 @@ static void spawn_node(graph_rt *r, uint32_t i, unsigned flags)
 
 static void maybe_spawn_helper(graph_rt *r)
 {
+    /* relaxed: the helper count is a heuristic (see graph_rt). */
     uint32_t h = atomic_load_explicit(&r->helpers, memory_order_relaxed);
     if (h >= r->max_helpers)
         return;
@@ -108,7 +111,8 @@ static void maybe_spawn_helper(graph_rt *r)
                                                  memory_order_relaxed))
         return;
     if (dagrt_spawn_ex(r->rt, &r->group, helper_entry, r, DAGRT_SPAWN_DEFAULT) != 0)
-        atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);
+        /* relaxed: as above, a heuristic. */
+        atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
 }
 
 /* Node i fired. Returns i if the calling thread should run it next itself
@@ -171,9 +175,11 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
             } else {
                 uint32_t old;
                 if (r->solo) {
+                    /* relaxed: solo, one thread runs the whole frame. */
                     old = atomic_load_explicit(&r->nodes[s].pending, memory_order_relaxed);
                     atomic_store_explicit(&r->nodes[s].pending, old - 1, memory_order_relaxed);
                 } else {
+                    /* acq_rel: see node_rt.pending. */
                     old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
                 }
                 fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
@@ -217,6 +223,7 @@ static void drain(drain_ctx *d, uint32_t next)
         next = complete(d, next);
     }
     if (d->completed) {
+        /* relaxed: see graph_rt.done (the group wait orders the work). */
         atomic_fetch_add_explicit(&r->done, d->completed, memory_order_relaxed);
         d->completed = 0;
     }
@@ -242,7 +249,7 @@ static void helper_entry(void *arg)
     graph_rt *r = arg;
     drain_ctx d = {r, dagrt_on_main_thread(r->rt), 0};
     drain(&d, NONE);
-    atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
 }
 
 
@@ -253,6 +260,7 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
     dagrt *rt = r->rt;
     int rc = 0;
     r->main_head = NONE;
+    /* relaxed: reset before anything is published; the first spawn releases it. */
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&r->helpers, 0, memory_order_relaxed);
@@ -262,6 +270,7 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
     for (uint32_t i = 0; i < g->nnodes; i++) {
         node_rt *n = &r->nodes[i];
         spawns |= (g->nodes[i].flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) != 0;
+        /* relaxed: as the reset above. */
         atomic_store_explicit(&n->pending, g->nodes[i].npred, memory_order_relaxed);
         atomic_store_explicit(&n->slot, 0, memory_order_relaxed);
         n->index = i;
@@ -298,6 +307,7 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
          * which wakes us when a helper is spawned or everything is done. */
         bool work = false;
         for (int spin = 0; spin < EXEC_SPIN && !work; spin++) {
+            /* relaxed: polls that only steer the loop; the group wait orders. */
             work = r->main_head != NONE ||
                    atomic_load_explicit(&r->head, memory_order_relaxed) <
                        atomic_load_explicit(&r->tail, memory_order_relaxed) ||
@@ -310,6 +320,7 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
         rc = dagrt_group_wait(rt, &r->group);
         if (rc != 0)
             break;
+        /* relaxed: after the group wait, which ordered every helper's writes. */
         if (r->main_head == NONE &&
             atomic_load_explicit(&r->head, memory_order_relaxed) >=
                 atomic_load_explicit(&r->tail, memory_order_relaxed) &&

@@ -79,18 +79,20 @@ static bool plan_join(plan_slot *s, uint64_t t)
  * lingering (it is stuck on the caller's CPU). */
 static bool plan_serve(plan_slot *s, uint64_t t, bool counted)
 {
+    /* relaxed: see plan_slot.run (the acquire of `go` orders it). */
     graph_rt *r = atomic_load_explicit(&s->run, memory_order_relaxed);
     /* Woken onto the caller's CPU (park.h), a helper left there parks
-     * again each frame and the next wake-up puts it back (22 us per frame
-     * in the spawn alone on the development VM): move off it once. */
+     * again each frame and the next wake-up puts it back, a cost paid in
+     * every frame (docs/benchmarks.md): move off it once (placement.c). */
     int cpu = rt_cpu_leave(r->caller_cpu);   /* where we run, after a move if any */
     bool ok = !(cpu >= 0 && cpu == r->caller_cpu);
     /* Still on the caller's CPU, we could only take turns with it: leave
      * the run to the caller (it takes an unowned list's nodes at once). */
     if (ok) {
-        atomic_store_explicit(&r->owner1, (uint32_t)(cpu + 1), memory_order_relaxed);
+        atomic_store_explicit(&r->owner1, (uint32_t)(cpu + 1), memory_order_relaxed);   /* relaxed: a hint */
         if (rt_plan_work(r, 1, false, counted, NONE)) {
             /* r is not ours any more (see plan_work). */
+            /* release: our last access to the run happens before the caller's acquire of `left`. */
             atomic_store_explicit(&s->left, t, memory_order_release);
             return true;
         }
@@ -147,6 +149,7 @@ static void plan_helper_entry(void *arg)
     /* The caller runs both lists itself when no worker serves it; a
      * helper that the main thread picks up (in some later wait) only ends. */
     if (dagrt_on_main_thread(rt)) {
+        /* relaxed: a leaving helper that never announced itself to an offer. */
         atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
         return;
     }
@@ -192,6 +195,7 @@ void rt_plan_spawn_helper(dagrt *rt, plan_slot *s)
 void rt_plan_ensure_helper(graph_rt *r)
 {
     plan_slot *s = r->rt->exec;
+    /* relaxed: owner1 is a hint (graph_rt). */
     if (!s || atomic_load_explicit(&r->owner1, memory_order_relaxed) != 0)
         return;
     /* seq_cst fence between the offer (the release store of `go`) and the

@@ -8,8 +8,8 @@
  *
  * With one worker, the dynamic scheme above pays for every node in cross-
  * core cache traffic: join counters, the shared ready list and helper
- * spawns are locked instructions on lines the other core wrote last, about
- * 250 ns each on a VM (docs/benchmarks.md), several times per 1 us node.
+ * spawns are locked instructions on lines the other core wrote last, each
+ * a cross-core transfer (docs/benchmarks.md), several per node.
  * Plan mode runs such graphs without any of them:
  *
  * - Once per graph, the nodes are split into two lists, one for the caller
@@ -118,7 +118,7 @@ static inline void plan_prefetch(graph_rt *r, uint32_t i)
 static inline void plan_relax(unsigned spins, int other_cpu)
 {
     rt_cpu_relax();
-    /* On a VM whose idle vCPUs look busy, a worker can be put on the
+    /* Where idle CPUs look busy to the kernel, a worker can be put on the
      * caller's CPU (park.h) and stay there: spinning then only keeps the
      * thread we wait for off the CPU. Give it the CPU when we share it, and
      * after long waits in any case. */
@@ -133,6 +133,7 @@ static inline int plan_other_cpu(graph_rt *r, uint32_t own)
 {
     if (own == 1)
         return r->caller_cpu;
+    /* relaxed: a hint (graph_rt.owner1). */
     uint32_t o = atomic_load_explicit(&r->owner1, memory_order_relaxed);
     return o == 0 || o == PLAN_LEFT ? -1 : (int)(o - 1);
 }
@@ -245,6 +246,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_
     if (prev != NONE)
         plan_publish(r, prev, prev_status, epoch);
     unsigned idle = 0;
+    /* relaxed: the claims themselves are the CASes; this only waits for them. */
     while (atomic_load_explicit(plan_cursor(r, other), memory_order_relaxed) != NONE) {
         if (plan_steal(r, other, on_main, counted, epoch)) {
             idle = 0;
@@ -276,6 +278,7 @@ bool rt_plan_build(graph_rt *r)
         x->index = i;
         x->run = r;
         x->status = 0;
+        /* relaxed: between runs, on the caller; a run's start publishes it. */
         atomic_store_explicit(&x->plan.done, 0, memory_order_relaxed);
         x->plan.level = 0;
         x->plan.bucket = NONE;
@@ -364,6 +367,7 @@ int rt_plan_run(graph_rt *r)
     if (++r->epoch == 0) {
         /* 2^32 runs: `done` words from the last wrap could match again. */
         for (uint32_t i = 0; i < r->nnodes; i++)
+            /* relaxed: as in plan_build: before the run is offered. */
             atomic_store_explicit(&r->nodes[i].plan.done, 0, memory_order_relaxed);
         r->epoch = 1;
     }
@@ -371,6 +375,7 @@ int rt_plan_run(graph_rt *r)
     plan_slot *s = rt_plan_slot_of(r->rt);
     r->caller_cpu = rt_cpu_now();
     r->stole1 = false;
+    /* relaxed: the offer below (release of `go`) publishes the run's start. */
     atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
     atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
     /* The caller's first node, if it is a root, is claimed before the run
@@ -387,6 +392,7 @@ int rt_plan_run(graph_rt *r)
     uint64_t t = 0;
     if (s && r->lhead[1] != NONE) {
         t = ++s->ticket;
+        /* relaxed: ordered by the release store of `go` below. */
         atomic_store_explicit(&s->run, r, memory_order_relaxed);
         atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);
         /* release: the run's setup above (and the plan) before the ticket. */

@@ -47,15 +47,15 @@ enum { AFTER_NONE, AFTER_FINISHED, AFTER_PARKED, AFTER_YIELDED };
 /* One per rt_ctx: the thread's own context and what runs on it. Only its
  * thread touches it (no atomics). Padded: neighbours are other threads. */
 typedef struct fctx {
-    dagrt_fiber thread;   /* the worker's own stack, as a switch target */
-    dagrt_fiber *cur;     /* the fiber running on this thread, or NULL */
+    rt_fiber thread;   /* the worker's own stack, as a switch target */
+    rt_fiber *cur;     /* the fiber running on this thread, or NULL */
     int after;            /* set by the fiber right before it switches back */
     bool inited;
     char pad_[64];
 } fctx;
 
 typedef struct rt_fibers {
-    dagrt__fiber_pool pool;
+    rt_fiber_pool pool;
     rt_os_mutex mu;       /* the pending list, and pool get/put with it */
     rt_task *pending_head;    /* fiber tasks waiting for a fiber (via t->fiber) */
     rt_task *pending_tail;
@@ -83,7 +83,7 @@ int rt_fiber_rt_init(dagrt *rt)
         return DAGRT_ENOMEM;
     }
     memset(fs->per, 0, (size_t)rt->nctx * sizeof(fctx));
-    int r = dagrt__fiber_pool_init(&fs->pool, rt->cfg.fiber_pool_size, rt->cfg.fiber_stack_size,
+    int r = rt_fiber_pool_init(&fs->pool, rt->cfg.fiber_pool_size, rt->cfg.fiber_stack_size,
                                    rt->cfg.fiber_large_stack_size, fiber_main);
     if (r != 0) {
         rt_os_free_aligned(fs->per);
@@ -108,7 +108,7 @@ void rt_fiber_rt_fini(dagrt *rt)
      * back in the pool, parked at the top of its loop. */
     if (fs->watched)
         rt_overflow_unwatch(&fs->pool);
-    dagrt__fiber_pool_fini(&fs->pool);
+    rt_fiber_pool_fini(&fs->pool);
     rt_os_mutex_fini(&fs->mu);
     rt_os_free_aligned(fs->per);
     free(fs);
@@ -125,7 +125,7 @@ static fctx *slot_now(dagrt *rt)
     return (c && fs) ? &fs->per[c->index] : NULL;
 }
 
-static dagrt_fiber *current_fiber(const dagrt *rt)
+static rt_fiber *current_fiber(const dagrt *rt)
 {
     fctx *pc = slot_now((dagrt *)rt);
     return pc ? pc->cur : NULL;
@@ -133,18 +133,18 @@ static dagrt_fiber *current_fiber(const dagrt *rt)
 
 /* Fiber side: back to the worker's own stack, telling it why. Returns when
  * some worker (maybe another) switches to this fiber again. */
-static void fiber_switch_out(dagrt_fiber *f, int after)
+static void fiber_switch_out(rt_fiber *f, int after)
 {
     fctx *pc = slot_now((dagrt *)f->owner);
     pc->after = after;
-    dagrt__fiber_switch(f, &pc->thread);
+    rt_fiber_switch(f, &pc->thread);
     /* pc is stale now if we migrated: not used again. */
 }
 
 static void fiber_main(void *arg)
 {
-    dagrt_fiber *f = arg;
-    dagrt__fiber_started(f);
+    rt_fiber *f = arg;
+    rt_fiber_started(f);
     for (;;) {
         rt_task *t = f->task;
         t->fn((t->flags & RT_TASK_SELF) ? (void *)t : t->arg);
@@ -152,7 +152,7 @@ static void fiber_main(void *arg)
     }
 }
 
-static void submit_resume(dagrt *rt, dagrt_fiber *f);
+static void submit_resume(dagrt *rt, rt_fiber *f);
 
 /* Unlinks pending task t (prev: the one before it, or NULL). fs->mu held. */
 static void pending_unlink(rt_fibers *fs, rt_task *prev, rt_task *t)
@@ -168,7 +168,7 @@ static void pending_unlink(rt_fibers *fs, rt_task *prev, rt_task *t)
 
 /* Worker side, f just finished its task: returns f to the pool, unless a
  * pending task can have it. Returns that task with t->fiber = its fiber. */
-static rt_task *fiber_release(rt_fibers *fs, dagrt_fiber *f)
+static rt_task *fiber_release(rt_fibers *fs, rt_fiber *f)
 {
     rt_task *next = NULL;
     rt_os_mutex_lock(&fs->mu);
@@ -181,12 +181,12 @@ static rt_task *fiber_release(rt_fibers *fs, dagrt_fiber *f)
         }
     }
     if (!next) {
-        dagrt__fiber_pool_put(&fs->pool, f);
+        rt_fiber_pool_put(&fs->pool, f);
         if (fs->pending_head) {
             /* Only tasks of the other size wait: the pool can reclaim the
              * fiber just returned to make one of the right size. */
             rt_task *t = fs->pending_head;
-            dagrt_fiber *g = dagrt__fiber_pool_get(&fs->pool,
+            rt_fiber *g = rt_fiber_pool_get(&fs->pool,
                                                    (t->flags & DAGRT_SPAWN_LARGE_STACK) != 0);
             if (g) {
                 pending_unlink(fs, NULL, t);
@@ -201,8 +201,28 @@ static rt_task *fiber_release(rt_fibers *fs, dagrt_fiber *f)
     return next;
 }
 
+/* A fiber's node leaves or comes back to thread `thread` (observe.h). */
+static void obs_fiber(dagrt *rt, rt_fiber *f, int what, uint32_t thread)
+{
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (!ob)
+        return;
+    f->obs_ev->thread = (int)thread;
+    rt_obs_node(ob, what, f->obs_ev);
+}
+
+dagrt_node_event *rt_fiber_obs_swap(dagrt *rt, dagrt_node_event *e)
+{
+    rt_fiber *f = current_fiber(rt);
+    if (!f)
+        return NULL;
+    dagrt_node_event *old = f->obs_ev;
+    f->obs_ev = e;
+    return old;
+}
+
 /* Worker side: runs f (fresh task or resumed wait) until it leaves again. */
-static void run_on_fiber(rt_ctx *c, dagrt_fiber *f)
+static void run_on_fiber(rt_ctx *c, rt_fiber *f)
 {
     dagrt *rt = c->rt;
     rt_fibers *fs = fibers_of(rt);
@@ -216,15 +236,21 @@ static void run_on_fiber(rt_ctx *c, dagrt_fiber *f)
         abort();
     }
     if (!pc->inited) {
-        dagrt__fiber_init_thread(&pc->thread);   /* on this very thread */
+        rt_fiber_init_thread(&pc->thread);   /* on this very thread */
         pc->inited = true;
     }
     for (;;) {
         f->owner = rt;
         pc->cur = f;
         pc->after = AFTER_NONE;
-        dagrt__fiber_switch(&pc->thread, f);
+        if (f->obs_ev)
+            obs_fiber(rt, f, RT_OBS_RESUME, c->index);
+        rt_fiber_switch(&pc->thread, f);
         pc->cur = NULL;
+        /* Before the handshake below: once it is done, f may run (and its
+         * stack, where obs_ev lives, change) on another thread. */
+        if (f->obs_ev && (pc->after == AFTER_PARKED || pc->after == AFTER_YIELDED))
+            obs_fiber(rt, f, RT_OBS_SUSPEND, c->index);
         /* Off f's stack now: act on what it asked for. */
         switch (pc->after) {
         case AFTER_FINISHED: {
@@ -263,7 +289,7 @@ void rt_fiber_run(rt_ctx *c, rt_task *t)
     bool large = (t->flags & DAGRT_SPAWN_LARGE_STACK) != 0;
     rt_os_mutex_lock(&fs->mu);
     /* FIFO fairness: with tasks already pending, a new one queues behind. */
-    dagrt_fiber *f = fs->pending_head ? NULL : dagrt__fiber_pool_get(&fs->pool, large);
+    rt_fiber *f = fs->pending_head ? NULL : rt_fiber_pool_get(&fs->pool, large);
     if (!f) {
         t->fiber = NULL;
         if (fs->pending_tail)
@@ -276,7 +302,7 @@ void rt_fiber_run(rt_ctx *c, rt_task *t)
     if (!f) {
         /* relaxed: a statistic. */
         atomic_fetch_add_explicit(&fs->npending_total, 1, memory_order_relaxed);
-        dagrt__fiber_pool_warn_once(&fs->pool);
+        rt_fiber_pool_warn_once(&fs->pool);
         return;   /* runs when a fiber is released (fiber_release) */
     }
     f->task = t;
@@ -286,12 +312,12 @@ void rt_fiber_run(rt_ctx *c, rt_task *t)
 /* The resume task: runs on a worker's own stack. */
 static void resume_entry(void *arg)
 {
-    dagrt_fiber *f = arg;
+    rt_fiber *f = arg;
     rt_ctx *c = rt_ctx_current((dagrt *)f->owner);
     run_on_fiber(c, f);
 }
 
-static void submit_resume(dagrt *rt, dagrt_fiber *f)
+static void submit_resume(dagrt *rt, rt_fiber *f)
 {
     rt_ctx *c = rt_ctx_current(rt);
     rt_task *t = c ? rt_task_alloc(c) : rt_task_alloc_any(rt);
@@ -314,20 +340,20 @@ static void submit_resume(dagrt *rt, dagrt_fiber *f)
  * own arrive, and fiber_wake reads f before that. */
 typedef struct fiber_waiter {
     rt_waiter w;          /* first: fiber_wake gets &w */
-    dagrt_fiber *f;
+    rt_fiber *f;
 } fiber_waiter;
 
 /* The waker's half of the handshake (see run_on_fiber, AFTER_PARKED). */
 static void fiber_wake(rt_waiter *w)
 {
-    dagrt_fiber *f = ((fiber_waiter *)(void *)w)->f;   /* before the arrive */
+    rt_fiber *f = ((fiber_waiter *)(void *)w)->f;   /* before the arrive */
     /* acq_rel: see AFTER_PARKED. */
     if (atomic_fetch_add_explicit(&f->park, 1, memory_order_acq_rel) == 1)
         submit_resume((dagrt *)f->owner, f);
 }
 
 /* Fiber side: suspends f until g completes. */
-static int fiber_wait_group(dagrt_fiber *f, rt_group *g)
+static int fiber_wait_group(rt_fiber *f, rt_group *g)
 {
     fiber_waiter fw = { { fiber_wake }, f };
     /* relaxed: the arm below is an acq_rel RMW on g that the waker's
@@ -344,7 +370,7 @@ static int fiber_wait_group(dagrt_fiber *f, rt_group *g)
 
 int rt_fiber_group_wait(dagrt *rt, rt_group *g)
 {
-    dagrt_fiber *f = current_fiber(rt);
+    rt_fiber *f = current_fiber(rt);
     if (!f)
         return 1;
     return fiber_wait_group(f, g);
@@ -359,7 +385,7 @@ int dagrt_fiber_yield(dagrt *rt)
 {
     if (!rt)
         return DAGRT_EINVAL;
-    dagrt_fiber *f = current_fiber(rt);
+    rt_fiber *f = current_fiber(rt);
     if (!f)
         return DAGRT_ENOTFIBER;
     fiber_switch_out(f, AFTER_YIELDED);
@@ -390,7 +416,7 @@ int rt_fiber_block_wait(dagrt *rt, rt_ctx *c, rt_group *g)
 
 /* ------------------------------------------------------------- for tests */
 
-unsigned long dagrt__fiber_pending_total(const dagrt *rt)
+unsigned long rt_fiber_pending_total(const dagrt *rt)
 {
     rt_fibers *fs = fibers_of(rt);
     /* relaxed: a statistic. */

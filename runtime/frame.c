@@ -60,6 +60,7 @@ static void frame_expose(rt_ctx *c)
         rt_deque_take_request(&c->deque);   /* nothing to give */
         return;
     }
+    /* relaxed: a hint for how much to expose. */
     int64_t n = atomic_load_explicit(c->fj_nidle, memory_order_relaxed), half = (b - s + 1) / 2;
     n = n < 1 ? 1 : n > half ? half : n;
     rt_expose_to(c->rt, c, s + n);

@@ -50,6 +50,7 @@ int rt_group_arm_on(rt_group *g, rt_ctx *c, rt_waiter *w)
         return DAGRT_EPERM;
     bool own = g->owner != NULL && g->owner == c;
     int64_t loc = own ? g->local : 0;
+    /* acquire: if pending is zero already, the tasks' effects are ours. */
     int64_t cur = atomic_load_explicit(&g->word, memory_order_acquire);
     if (cur + loc == 0)
         return 1;

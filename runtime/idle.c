@@ -29,8 +29,8 @@
  *
  * THE ASYMMETRIC VARIANT, for the one publication that is hot: a worker
  * exposing its deque's private tail (deque.h; "the pusher" below). A
- * seq_cst RMW per exposure costs ~6 ns on x86 and bounces the line thieves
- * poll, so where Linux's membarrier(2) with PRIVATE_EXPEDITED is available
+ * seq_cst RMW per exposure costs a locked instruction and bounces the line
+ * thieves poll, so where Linux's membarrier(2) with PRIVATE_EXPEDITED is available
  * (rt->asym_fence) the pusher does
  *      W(split, release); compiler barrier; R(nspinning), R(nidle) relaxed
  * and the idler pays instead: between step 3 and its re-check it calls
@@ -86,6 +86,13 @@ static void wake_one(dagrt *rt)
             atomic_compare_exchange_strong_explicit(&v->idle, &one, 0,
                 memory_order_acq_rel, memory_order_relaxed)) {
             rt_unpark(&v->parker);
+            rt_ctx *me = rt_ctx_here(rt);   /* the waker's count, on its own line */
+            if (me) {
+                rt_tstat_add(&me->stats.wakes, 1);
+                rt_obs *ob = rt_obs_now(&rt->obs);
+                if (ob)
+                    rt_obs_mark(ob, (int)me->index, RT_TRACE_WAKE);
+            }
             return;
         }
     }
@@ -94,6 +101,7 @@ static void wake_one(dagrt *rt)
 /* After publishing work (see the protocol at the top). */
 void rt_notify(dagrt *rt)
 {
+    /* seq_cst fence: the publisher's half of the Dekker pair (top of file). */
     atomic_thread_fence(memory_order_seq_cst);
     /* relaxed loads: ordered after the publication by the fence. */
     if (atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0)
@@ -141,6 +149,7 @@ void rt_handoff(rt_ctx *c)
 {
     c->handoff = false;
     dagrt *rt = c->rt;
+    /* seq_cst: the handoff reads are re-checks of the protocol. */
     if (atomic_load_explicit(&rt->nspinning, memory_order_seq_cst) == 0 &&
         atomic_load_explicit(&rt->nidle, memory_order_seq_cst) > 0 &&
         work_visible(c))
@@ -154,6 +163,8 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
 {
     dagrt *rt = c->rt;
     bool forever = c->hot || rt->cfg.idle == DAGRT_IDLE_SPIN;
+    uint64_t idle_from = rt_now_ns();   /* dagrt_get_stats' idle time */
+    /* seq_cst: step 1, the idler's writes of the Dekker pair (top of file). */
     atomic_store_explicit(&c->idle, 1, memory_order_seq_cst);
     atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
     atomic_fetch_add_explicit(&rt->nspinning, 1, memory_order_seq_cst);
@@ -163,6 +174,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     for (unsigned i = 0;; i++) {
         if (work_visible(c) ||
             (g && rt_group_is_done(g, c)) ||
+            /* acquire: a claimer's CAS or destroy's stop publishes what we act on. */
             atomic_load_explicit(&rt->stop, memory_order_acquire) ||
             atomic_load_explicit(&c->idle, memory_order_acquire) == 0) {
             leave = true;
@@ -171,6 +183,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
         /* Polling on the CPU of the thread that woke us only keeps that
          * thread off it (park.h): go back to sleep instead. */
         if (!forever && (c->beside_waker ||
+                         /* relaxed: spin_ns is a tuning knob. */
                          atomic_load_explicit(&rt->spin_ns, memory_order_relaxed) == 0))
             break;
         rt_cpu_relax();
@@ -183,10 +196,12 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             uint64_t t = rt_now_ns();
             if (t0 == 0)
                 t0 = t;
+            /* relaxed: the knob */
             else if (t - t0 > atomic_load_explicit(&rt->spin_ns, memory_order_relaxed))
                 break;
         }
     }
+    /* seq_cst: step 3, before the re-check. */
     int left = atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_seq_cst) - 1;
     c->beside_waker = false;   /* one short poll per such wake-up */
     if (!leave) {
@@ -194,9 +209,17 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
         idle_barrier(rt);      /* pushes that skipped their fence are visible now */
         if (!work_visible(c) &&
             !(g && rt_group_is_done(g, c)) &&
+            /* seq_cst: the re-check half of the pair. */
             !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
             atomic_load_explicit(&c->idle, memory_order_seq_cst) == 1) {
+            rt_tstat_add(&c->stats.parks, 1);
+            rt_obs *ob = rt_obs_now(&rt->obs);
+            if (ob)
+                rt_obs_idle(ob, true, (int)c->index);
             c->beside_waker = rt_park(&c->parker) != 0;
+            if (ob)
+                rt_obs_idle(ob, false, (int)c->index);
+            /* relaxed: our own word after the park, which acquired the claim. */
             claimed = atomic_load_explicit(&c->idle, memory_order_relaxed) == 0;
         }
         if (claimed)
@@ -207,6 +230,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     /* seq_cst: leaving must not be reordered before the re-checks above. */
     atomic_exchange_explicit(&c->idle, 0, memory_order_seq_cst);
     atomic_fetch_sub_explicit(&rt->nidle, 1, memory_order_seq_cst);
+    rt_tstat_add(&c->stats.idle_ns, rt_now_ns() - idle_from);
 }
 
 void rt_ctx_publish_tail(rt_ctx *c)

@@ -24,7 +24,7 @@
 
 /* The watched pools. A slot is claimed by CAS from NULL and cleared by its
  * pool at fini; the handler only reads. */
-static _Atomic(dagrt__fiber_pool *) watched[RT_WATCH_MAX];
+static _Atomic(rt_fiber_pool *) watched[RT_WATCH_MAX];
 
 /* The calling thread's alternate stack, shared by every runtime the thread
  * belongs to (a thread may be the main thread of several). */
@@ -56,11 +56,11 @@ static bool recognise(void *addr)
     unsigned char *a = addr;
     for (int i = 0; i < RT_WATCH_MAX; i++) {
         /* relaxed: see the top of the file (the handler only reads). */
-        dagrt__fiber_pool *p = atomic_load_explicit(&watched[i], memory_order_relaxed);
+        rt_fiber_pool *p = atomic_load_explicit(&watched[i], memory_order_relaxed);
         if (!p || !p->slots)
             continue;
         for (int k = 0; k < p->max; k++) {
-            dagrt_fiber *f = &p->slots[k];
+            rt_fiber *f = &p->slots[k];
             if (!f->map || a < f->map || a >= f->map + f->guard_len)
                 continue;
             char msg[320], *q = msg;
@@ -77,10 +77,10 @@ static bool recognise(void *addr)
     return false;
 }
 
-int rt_overflow_watch(dagrt__fiber_pool *p)
+int rt_overflow_watch(rt_fiber_pool *p)
 {
     for (int i = 0; i < RT_WATCH_MAX; i++) {
-        dagrt__fiber_pool *none = NULL;
+        rt_fiber_pool *none = NULL;
         /* relaxed: the handler tolerates any order (top of the file); the
          * install below is a system call, ordered by the kernel. */
         if (atomic_compare_exchange_strong_explicit(&watched[i], &none, p,
@@ -95,10 +95,10 @@ int rt_overflow_watch(dagrt__fiber_pool *p)
     return -1;   /* more runtimes alive than slots: this one goes unwatched */
 }
 
-void rt_overflow_unwatch(dagrt__fiber_pool *p)
+void rt_overflow_unwatch(rt_fiber_pool *p)
 {
     for (int i = 0; i < RT_WATCH_MAX; i++) {
-        dagrt__fiber_pool *mine = p;
+        rt_fiber_pool *mine = p;
         /* relaxed: as in watch. */
         if (atomic_compare_exchange_strong_explicit(&watched[i], &mine, NULL,
                 memory_order_relaxed, memory_order_relaxed)) {

@@ -8,7 +8,7 @@
  *         and the wait makes the wait return at once).
  * unpark: exchange(NOTIFIED); if it was PARKED, wake the sleeper.
  * The Promela model tests/models/park.pml covers this token with the idle
- * announcement protocol that sits on top of it (sched.c).
+ * announcement protocol that sits on top of it (idle.c).
  */
 #include "park.h"
 

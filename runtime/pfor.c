@@ -55,8 +55,8 @@
  * cycle counter where there is one) to estimate ns per item, or a
  * per-thread estimate from an earlier call of the same (fn, arg) is used,
  * which lets the first invitation go out before any item has run. Two
- * threads need not run items at the same speed (on a VM, a vCPU whose
- * host core is shared runs slower for stretches): the caller learns the
+ * threads need not run items at the same speed (a CPU whose core is
+ * shared with other work runs slower for stretches): the caller learns the
  * ratio from the loops a helper joined and sizes the helper's share by it.
  */
 #include "pfor.h"
@@ -101,7 +101,7 @@ static _Thread_local uint64_t last_end;    /* ticks; 0: none yet */
 /* How long after its invitation a polling helper starts on its share, in
  * ns: the head start the caller gets when it splits for such a helper
  * (presplit). Learnt from the loops that did, so it follows the machine
- * (about 0.3-1 us here, depending on where the lines are). */
+ * (and where the lines are). */
 static _Thread_local double join_ns = 500.0;
 static _Thread_local uint64_t last_kick;
 /* Whether a helper joined this thread's last shared loop (it took slot 1). */

@@ -29,6 +29,7 @@ int rt_pfor_invite(pfor_job *j, rt_ctx *c)
     rt_group_add(j->g, 1);
     int r = rt_submit(j->rt, c, t);
     if (r != 0) {
+        /* relaxed: the heuristic count of invite's increment. */
         atomic_fetch_sub_explicit(&j->invites, 1, memory_order_relaxed);
         rt_place_unsteer(j->rt, t->u[1], cpu);
         rt_task_free(j->rt, t);
@@ -42,7 +43,7 @@ int rt_pfor_invite(pfor_job *j, rt_ctx *c)
  * loop's group, which its taker completes, or the caller if it withdraws
  * the offer (finish). No wake-up goes with it: an offer is only ever
  * extra help, since the caller withdraws one nobody took, so the idle
- * protocol (sched.c) need not see it. */
+ * protocol (idle.c) need not see it. */
 bool rt_pfor_offer_post(pfor_job *j)
 {
     dagrt *rt = j->rt;
@@ -94,6 +95,7 @@ static inline bool hungry(pfor_job *j, uint32_t remaining, bool *full)
     if (*full || remaining < 2 * j->grain ||
         (double)remaining * j->ns_per < 2 * PFOR_SPLIT_MIN_NS)
         return false;
+    /* relaxed: heuristic reads that only decide whether to invite. */
     int slots = atomic_load_explicit(&j->nslots, memory_order_relaxed);
     if (slots >= j->maxslots) {
         *full = true;
@@ -120,16 +122,10 @@ static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
 
 /* Items the owner of a remainder of rem claims next: about 8 us of work,
  * or all of it. Claims are made large although a thief cannot take what
- * its owner has claimed: on this VM each claim past an owner's first cost
- * far more than its CAS (with 0.4 us claims a 1000 x 6 ns loop ran its
- * items ~1.5x slower on both threads than the plain loop, a cost that
- * went with the number of claims, not with the work). Pairs of variants
- * measured side by side in one process (median of 60 samples of the bench
- * loop, x the plain loop): 1000 x 6 ns, 2 us vs 0.4 us claims 1.34 vs
- * 1.29, 8 us vs 2 us 1.45 vs 1.35; 8 us vs 0.4 us at 100000 x 0.5 ns 1.90
- * vs 1.78, at 100000 x 6 ns 1.98 vs 1.97. The end stays even through
- * presplit and the thief's estimate of the chunk its victim is in
- * (steal_into). */
+ * its owner has claimed, because each claim past an owner's first can cost
+ * far more than its CAS (the measurements are in docs/benchmarks.md). The
+ * end stays even through presplit and the thief's estimate of the chunk
+ * its victim is in (steal_into). */
 
 /* Runs the range in slot s as its owner, a chunk per claim, until a claim
  * finds it empty (thieves may have taken the rest). per_out: if not NULL,
@@ -166,7 +162,7 @@ void rt_pfor_run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full)
         } else {
             run_units(j, b, b + k);
         }
-        w = atomic_load_explicit(&s->r, memory_order_relaxed);
+        w = atomic_load_explicit(&s->r, memory_order_relaxed);   /* relaxed: bounds only */
     }
 }
 
@@ -174,6 +170,7 @@ void rt_pfor_run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full)
  * `mine` (empty, ours). Returns false when nothing is worth splitting. */
 bool rt_pfor_steal_into(pfor_job *j, int mine)
 {
+    /* relaxed: which slots to look at; the slot CAS decides. */
     int n = atomic_load_explicit(&j->nslots, memory_order_relaxed);
     if (n > j->maxslots)
         n = j->maxslots;
@@ -186,6 +183,7 @@ bool rt_pfor_steal_into(pfor_job *j, int mine)
         for (int v = 0; v < n; v++) {
             if (v == mine)
                 continue;
+            /* relaxed: bounds only */
             uint64_t w = atomic_load_explicit(&j->slot[v].r, memory_order_relaxed);
             uint32_t rem = hi(w) > lo(w) ? hi(w) - lo(w) : 0;
             if (rem > brem) {
@@ -262,7 +260,7 @@ static void help_job(pfor_job *j, int mine)
     rt_pfor_run_part(j, mine, mine == 1 ? &j->t_hend : NULL);
 }
 
-/* The offer, run by the thread that took it (find_task in sched.c). It is
+/* The offer, run by the thread that took it (find_task in work.c). It is
  * RT_TASK_FRAME: not pooled, not counted, and the count it holds in the
  * loop's group is completed by the task's finish, after this returns:
  * that is the taker's last access to the job. */

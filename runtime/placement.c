@@ -82,6 +82,7 @@ uintptr_t rt_place_steer(dagrt *rt, int cpu)
     for (int k = 1; k < rt->nctx; k++) {
         rt_ctx *v = &rt->ctx[k];
         /* The first idle worker is the one the submit's wake_one claims. */
+        /* relaxed: a guess at which worker the submit will wake. */
         if (atomic_load_explicit(&v->idle, memory_order_relaxed) != 1)
             continue;
         uintptr_t r = 0;

@@ -58,6 +58,7 @@
 #include "dagrt.h"
 #include "deque.h"
 #include "mpsc.h"
+#include "observe.h"
 #include "os/os.h"
 #include "park.h"
 
@@ -175,14 +176,14 @@ struct rt_ctx {
     rt_task *free;
     rt_slab *slabs;
     _Alignas(RT_APART) _Atomic(rt_task *) remote;
-    /* Idle protocol (sched.c): 1 while announced idle; a notifier claims the
+    /* Idle protocol (idle.c): 1 while announced idle; a notifier claims the
      * ctx by CAS 1->0 and then unparks it. */
     _Alignas(RT_APART) _Atomic int idle;
     rt_parker parker;
     rt_waiter waiter;          /* group waits on this thread: unparks it */
     char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
-    bool handoff;              /* owner only: hand the search on (sched.c) */
-    bool beside_waker;         /* owner only: woken onto its waker's CPU (sched.c) */
+    bool handoff;              /* owner only: hand the search on (idle.c) */
+    bool beside_waker;         /* owner only: woken onto its waker's CPU (idle.c) */
     uint32_t depth;            /* owner only: plain tasks running nested on this thread */
     /* Spawned / finished task counts, each written only by this ctx's
      * thread (relaxed load + store; finished with release), summed by
@@ -191,6 +192,8 @@ struct rt_ctx {
     _Atomic uint64_t nfinished;
     rt_os_thread thread;
     bool started;
+    /* dagrt_get_stats' counts (observe.h): this thread's own lines. */
+    rt_tstats stats;
 };
 
 /* --------------------------------------------------------------- runtime */
@@ -202,7 +205,7 @@ struct dagrt {
     rt_ctx *ctx;                       /* [nctx], ctx[0] = main thread */
     rt_ctx *prev_tls;                  /* creator thread's ctx before (restored by destroy) */
     rt_mpsc hot;                       /* the hot lane */
-    bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (sched.c) */
+    bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (idle.c) */
     _Alignas(RT_APART) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
     _Atomic int nspinning;             /* idle ctxs still polling (not asleep) */
     _Atomic int stop;                  /* destroy: workers exit */
@@ -235,6 +238,9 @@ struct dagrt {
     /* Offers taken, counted by their takers on the line they just wrote
      * (relaxed: a statistic, for tests and diagnostics). */
     _Atomic uint64_t offers_taken;
+    /* Observers and the trace recorder (observe.c): read once per node
+     * and per sleep, changed between frames. */
+    _Alignas(RT_APART) rt_observe obs;
 };
 
 #if defined(__GNUC__)
@@ -475,17 +481,21 @@ int rt_fiber_group_wait(dagrt *rt, rt_group *g);
 /* A plain task or the main thread (ctx c, may be NULL) waits for g without
  * helping (mutex and semaphore waits, sync.c). */
 int rt_fiber_block_wait(dagrt *rt, rt_ctx *c, rt_group *g);
+/* On a fiber: makes e the node event its suspend/resume hooks report
+ * (observe.h) and returns the previous one; elsewhere does nothing and
+ * returns NULL. */
+dagrt_node_event *rt_fiber_obs_swap(dagrt *rt, dagrt_node_event *e);
 /* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);
 
 /* ---------------------------------------- overflow.c: the overflow report */
 
-struct dagrt__fiber_pool;
+struct rt_fiber_pool;
 /* Reports faults in the guard pages of p's fibers (installs the fault
  * handler while any pool is watched). 0, or -1: p goes unwatched. */
-int rt_overflow_watch(struct dagrt__fiber_pool *p);
-void rt_overflow_unwatch(struct dagrt__fiber_pool *p);
+int rt_overflow_watch(struct rt_fiber_pool *p);
+void rt_overflow_unwatch(struct rt_fiber_pool *p);
 /* An alternate stack for the calling thread, so the report can run when
  * the stack that overflowed is the one in use (counted per thread). */
 void rt_overflow_thread_enter(void);

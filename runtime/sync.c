@@ -147,6 +147,7 @@ void dagrt_event_set(dagrt_event *e)
     /* release: the lock-free readers (is_set, wait's sticky fast path)
      * acquire it, and must then see what the setter wrote before setting
      * (TSan caught the relaxed version). */
+    /* relaxed: under the queue's lock (rt_wq). */
     atomic_store_explicit(&q->value, 1, memory_order_release);
     wq_waiter *all = q->head;
     q->head = q->tail = NULL;
@@ -164,7 +165,8 @@ void dagrt_event_reset(dagrt_event *e)
     if (!e || q->magic != WQ_EVENT)
         return;
     wq_lock(q);
-    atomic_store_explicit(&q->value, 0, memory_order_relaxed);
+    /* relaxed: under the queue's lock (rt_wq). */
+    atomic_store_explicit(&q->value, 0, memory_order_relaxed);   /* relaxed: under the lock */
     wq_unlock(q);
 }
 
@@ -212,9 +214,10 @@ bool dagrt_mutex_trylock(dagrt_mutex *m)
     if (!m || q->magic != WQ_MUTEX)
         return false;
     wq_lock(q);
+    /* relaxed: under the queue's lock (rt_wq). */
     bool ok = atomic_load_explicit(&q->value, memory_order_relaxed) == 0;
     if (ok)
-        atomic_store_explicit(&q->value, 1, memory_order_relaxed);
+        atomic_store_explicit(&q->value, 1, memory_order_relaxed);   /* relaxed: under the lock */
     wq_unlock(q);
     return ok;
 }
@@ -227,8 +230,8 @@ int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m)
     wq_waiter w;
     waiter_init(&w);
     wq_lock(q);
-    if (atomic_load_explicit(&q->value, memory_order_relaxed) == 0) {
-        atomic_store_explicit(&q->value, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&q->value, memory_order_relaxed) == 0) {   /* relaxed: under the lock */
+        atomic_store_explicit(&q->value, 1, memory_order_relaxed);   /* relaxed: under the lock */
         wq_unlock(q);
         return 0;
     }
@@ -244,13 +247,13 @@ int dagrt_mutex_unlock(dagrt_mutex *m)
     if (!m || q->magic != WQ_MUTEX)
         return DAGRT_EINVAL;
     wq_lock(q);
-    if (atomic_load_explicit(&q->value, memory_order_relaxed) == 0) {
+    if (atomic_load_explicit(&q->value, memory_order_relaxed) == 0) {   /* relaxed: under the lock */
         wq_unlock(q);
         return DAGRT_EPERM;
     }
     wq_waiter *w = wq_pop(q);
     if (!w)
-        atomic_store_explicit(&q->value, 0, memory_order_relaxed);
+        atomic_store_explicit(&q->value, 0, memory_order_relaxed);   /* relaxed: under the lock */
     wq_unlock(q);
     if (w)
         waiter_wake(w);   /* direct hand-off: no barging past a waiter */
@@ -271,9 +274,10 @@ bool dagrt_sem_tryacquire(dagrt_sem *s)
     if (!s || q->magic != WQ_SEM)
         return false;
     wq_lock(q);
-    int64_t v = atomic_load_explicit(&q->value, memory_order_relaxed);
+    /* relaxed: under the queue's lock (rt_wq). */
+    int64_t v = atomic_load_explicit(&q->value, memory_order_relaxed);   /* relaxed: under the lock */
     if (v > 0)
-        atomic_store_explicit(&q->value, v - 1, memory_order_relaxed);
+        atomic_store_explicit(&q->value, v - 1, memory_order_relaxed);   /* relaxed: under the lock */
     wq_unlock(q);
     return v > 0;
 }
@@ -286,9 +290,9 @@ int dagrt_sem_acquire(dagrt *rt, dagrt_sem *s)
     wq_waiter w;
     waiter_init(&w);
     wq_lock(q);
-    int64_t v = atomic_load_explicit(&q->value, memory_order_relaxed);
+    int64_t v = atomic_load_explicit(&q->value, memory_order_relaxed);   /* relaxed: under the lock */
     if (v > 0) {
-        atomic_store_explicit(&q->value, v - 1, memory_order_relaxed);
+        atomic_store_explicit(&q->value, v - 1, memory_order_relaxed);   /* relaxed: under the lock */
         wq_unlock(q);
         return 0;
     }

@@ -57,10 +57,12 @@ rt_task *rt_task_alloc_any(dagrt *rt)
     rt_os_mutex_lock(&rt->shared_mu);
     rt_task *t = rt->shared_free;
     if (!t)
+        /* acquire: pairs with rt_task_push_remote's release CAS. */
         t = atomic_exchange_explicit(&rt->shared_remote, NULL, memory_order_acquire);
     if (!t)
         t = rt_slab_new(&rt->shared_slabs, RT_HOME_SHARED);
     if (t) {
+        /* relaxed: the shared free list is under shared_mu. */
         rt->shared_free = (rt_task *)(void *)atomic_load_explicit(&t->node.next, memory_order_relaxed);
         t->home = RT_HOME_SHARED;
         rt_task_reset(t);

@@ -21,6 +21,15 @@ static inline uint64_t xorshift(uint64_t *s)
     return *s = x;
 }
 
+/* dagrt_get_stats' count, and a mark in the trace while one records. */
+static RT_INLINE void note_steal(rt_ctx *c)
+{
+    rt_tstat_add(&c->stats.steals, 1);
+    rt_obs *ob = rt_obs_now(&c->rt->obs);
+    if (RT_UNLIKELY(ob != NULL))
+        rt_obs_mark(ob, (int)c->index, RT_TRACE_STEAL);
+}
+
 static RT_INLINE rt_task *find_task(rt_ctx *c)
 {
     dagrt *rt = c->rt;
@@ -39,6 +48,7 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
     int nctx = rt->nctx;
     if (nctx < 2)   /* nobody can steal from us: the cheap take */
         return rt_deque_take_private(&c->deque);
+    /* relaxed: a thief's request is a hint (work.c's tail policy). */
     if (RT_UNLIKELY(atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed)) &&
         rt_deque_has_private(&c->deque))
         rt_expose(rt, c);   /* a thief asked; we keep taking from the public end */
@@ -68,12 +78,16 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
                 break;
             rt_cpu_relax();
         }
-        if (x != RT_DEQUE_EMPTY && x != RT_DEQUE_ABORT)
+        if (x != RT_DEQUE_EMPTY && x != RT_DEQUE_ABORT) {
+            note_steal(c);
             return x;
+        }
         if (x == RT_DEQUE_EMPTY)
             rt_deque_ask(&vc->deque);
-        if (v != 0 && (n = rt_mpsc_trypop(&vc->inbox)))
+        if (v != 0 && (n = rt_mpsc_trypop(&vc->inbox))) {
+            note_steal(c);
             return (rt_task *)(void *)n;
+        }
     }
     return NULL;
 }
@@ -97,6 +111,7 @@ static RT_INLINE void task_finish_on(dagrt *rt, rt_ctx *c, rt_task *t)
     if (c)
         rt_bump(&c->nfinished, memory_order_release);
     else
+        /* release: as nfinished (worker.c, quiescent). */
         atomic_fetch_add_explicit(&rt->ext_finished, 1, memory_order_release);
     rt_task_free_on(rt, c, t);
     if (g)
@@ -110,6 +125,7 @@ void rt_task_finish(dagrt *rt, rt_task *t)
 
 static RT_INLINE void task_run(rt_ctx *c, rt_task *t)
 {
+    rt_tstat_add(&c->stats.tasks, 1);
     if (RT_UNLIKELY(t->flags & DAGRT_SPAWN_FIBER)) {
         rt_fiber_run(c, t);
         return;
@@ -146,6 +162,7 @@ static inline void count_spawn(dagrt *rt, rt_ctx *c)
     if (c)
         rt_bump(&c->nspawned, memory_order_relaxed);
     else
+        /* relaxed: before the publishing push */
         atomic_fetch_add_explicit(&rt->ext_spawned, 1, memory_order_relaxed);
 }
 
@@ -156,7 +173,9 @@ static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
     rt_ctx *m = &rt->ctx[0];
     count_spawn(rt, c);
     rt_mpsc_push(&m->inbox, &t->node);
+    /* seq_cst fence: publisher's half of the Dekker pair with the main ctx's idle. */
     atomic_thread_fence(memory_order_seq_cst);
+    /* relaxed: ordered after the push by the fence. */
     if (atomic_load_explicit(&m->idle, memory_order_relaxed))
         rt_unpark(&m->parker);
 }
@@ -198,6 +217,7 @@ static RT_INLINE int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
     /* Count before publishing: a thief may run and finish the task at
      * once, and destroy's quiescence test needs every counted finish to
      * have its spawn counted already (see quiescent()). */
+    /* relaxed: our own counter (single writer); destroy reads it with acquire. */
     uint64_t ns = atomic_load_explicit(&c->nspawned, memory_order_relaxed);
     atomic_store_explicit(&c->nspawned, ns + 1, memory_order_relaxed);
     bool ok;
@@ -211,6 +231,7 @@ static RT_INLINE int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
             rt_expose(rt, c);
     }
     if (RT_UNLIKELY(!ok)) {
+        /* relaxed: undoing our own count; the task was never published. */
         atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);
         return DAGRT_ENOMEM;
     }
@@ -225,6 +246,7 @@ int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
 static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t)
 {
     if (t->flags & DAGRT_SPAWN_MAIN) {
+        /* relaxed: a bound for dagrt_pump_main only. */
         atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed); /* a bound only */
         push_main(rt, c, t);
         return 0;
@@ -237,15 +259,19 @@ static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t)
     }
     /* From a thread outside the runtime. */
     if (rt->nworkers == 0) {
+        /* relaxed: a bound only */
         atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed);
         push_main(rt, c, t);
         return 0;
     }
+    /* relaxed: counted before the push that publishes the task (release). */
+    /* relaxed: before the publishing push */
     atomic_fetch_add_explicit(&rt->ext_spawned, 1, memory_order_relaxed);
     /* Prefer a worker that is idle: claim it, give it the task, wake it. */
     for (int k = 1; k < rt->nctx; k++) {
         rt_ctx *v = &rt->ctx[k];
         int one = 1;
+        /* relaxed pre-check; acq_rel CAS: as in wake_one (idle.c). */
         if (atomic_load_explicit(&v->idle, memory_order_relaxed) == 1 &&
             atomic_compare_exchange_strong_explicit(&v->idle, &one, 0,
                 memory_order_acq_rel, memory_order_relaxed)) {
@@ -254,6 +280,7 @@ static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t)
             return 0;
         }
     }
+    /* relaxed: round robin, any value will do. */
     uint32_t k = atomic_fetch_add_explicit(&rt->rr, 1, memory_order_relaxed);
     rt_mpsc_push(&rt->ctx[1 + k % (uint32_t)rt->nworkers].inbox, &t->node);
     rt_notify(rt);
@@ -315,6 +342,7 @@ int dagrt_pump_main(dagrt *rt)
         return DAGRT_EPERM;
     /* Bound: only what was queued when we started, so tasks that queue
      * more main-thread work cannot keep us here forever. */
+    /* acquire: the pushes counted here are visible to the pops below. */
     uint64_t avail = atomic_load_explicit(&rt->main_pushed, memory_order_acquire) - rt->main_popped;
     int n = 0;
     while (avail-- > 0 && n < 0x7fffffff) {
@@ -335,6 +363,7 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
             return DAGRT_EPERM;
         /* A thread outside the runtime cannot help: poll with backoff. */
         unsigned spins = 0;
+        /* acquire: the completer's release store of 0 publishes the tasks' effects. */
         while (atomic_load_explicit(&g->word, memory_order_acquire) != 0) {
             if (spins < 2000) {
                 rt_cpu_relax();

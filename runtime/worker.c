@@ -46,11 +46,17 @@ static void worker_main(void *arg)
     stack_bounds(c);
     if (!rt->cfg.no_overflow_report)
         rt_overflow_thread_enter();
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob)
+        rt_obs_thread(ob, true, (int)c->index);
+    /* acquire: pairs with destroy's store of stop. */
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         if (rt_help_one(c))
             continue;
         rt_ctx_idle(c, NULL);
     }
+    if ((ob = rt_obs_now(&rt->obs)))
+        rt_obs_thread(ob, false, (int)c->index);
     if (!rt->cfg.no_overflow_report)
         rt_overflow_thread_leave();
     rt_tls_ctx = NULL;
@@ -82,6 +88,7 @@ static void rt_free_all(dagrt *rt)
         }
         rt_os_free_aligned(rt->ctx);
     }
+    rt_observe_fini(&rt->obs);   /* writes DAGRT_TRACE's file: every thread has stopped */
     rt_slabs_free(rt->shared_slabs);
     rt_os_mutex_fini(&rt->shared_mu);
     rt_os_mutex_fini(&rt->steer_mu);
@@ -91,6 +98,7 @@ static void rt_free_all(dagrt *rt)
 
 static void stop_and_join(dagrt *rt)
 {
+    /* seq_cst: against the idlers' seq_cst re-check of stop before they park. */
     atomic_store_explicit(&rt->stop, 1, memory_order_seq_cst);
     /* Unconditional unparks leave tokens, so no worker can sleep through
      * the stop flag. */
@@ -162,6 +170,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         c->free = rt_slab_new(&c->slabs, c->index);
         if (!c->free)
             ok = 0;
+        c->stats.start_ns = rt_now_ns();
     }
     if (!ok) {
         rt_free_all(rt);
@@ -173,9 +182,17 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         rt_free_all(rt);
         goto fail;
     }
+    if (rt_observe_init(&rt->obs, rt->nctx, cfg->observer, cfg->observer_user) != 0) {
+        rt_fiber_rt_fini(rt);
+        rt_free_all(rt);
+        goto fail;
+    }
     stack_bounds(&rt->ctx[0]);
     rt->prev_tls = rt_tls_ctx;     /* a runtime created from inside another's thread */
     rt_tls_ctx = &rt->ctx[0];
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob)
+        rt_obs_thread(ob, true, 0);
     for (int i = 1; i < rt->nctx; i++) {
         rt_ctx *c = &rt->ctx[i];
         if (rt_os_thread_start(&c->thread, worker_main, c) != 0) {
@@ -216,7 +233,7 @@ static bool quiescent(dagrt *rt)
         f += atomic_load_explicit(&rt->ctx[i].nfinished, memory_order_acquire);
     uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
     for (int i = 0; i < rt->nctx; i++)
-        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);
+        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
     return f == s;
 }
 
@@ -228,7 +245,7 @@ void dagrt_destroy(dagrt *rt)
     /* From one of its own workers it would join itself; from a task (on
      * the main thread too: a plain task, a fiber task, a graph node) it
      * would wait for that task to finish. Refused alike, with a message. */
-    if (c && (c->worker || c->depth > 0 || dagrt_in_fiber(rt) || dagrt__exec_in_node())) {
+    if (c && (c->worker || c->depth > 0 || dagrt_in_fiber(rt) || rt_exec_in_node())) {
         fprintf(stderr, "dagrt_destroy: called from %s of the same runtime; ignored\n",
                 c->worker ? "a worker thread" : "inside a running task");
         return;
@@ -248,6 +265,9 @@ void dagrt_destroy(dagrt *rt)
         }
     }
     stop_and_join(rt);
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob && c == &rt->ctx[0])
+        rt_obs_thread(ob, false, 0);
     rt_fiber_rt_fini(rt);
     /* The creator's alternate stack: only from its own thread (from
      * another one, the creator keeps it until it exits). */

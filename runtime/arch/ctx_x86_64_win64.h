@@ -68,7 +68,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct dagrt_ctx {
+typedef struct rt_arch_ctx {
     uint64_t rbx, rbp, rdi, rsi, r12, r13, r14, r15, rsp;
     uint64_t stack_base, stack_limit, dealloc;
     uint32_t mxcsr;
@@ -77,26 +77,26 @@ typedef struct dagrt_ctx {
     uint32_t guarantee;
     uint32_t pad2_;
     uint64_t xmm[20];        /* xmm6 .. xmm15, two words each */
-} dagrt_ctx;
+} rt_arch_ctx;
 
-static_assert(offsetof(dagrt_ctx, rbx) == DAGRT_CTX_OFF_RBX, "ctx layout");
-static_assert(offsetof(dagrt_ctx, rbp) == DAGRT_CTX_OFF_RBP, "ctx layout");
-static_assert(offsetof(dagrt_ctx, rdi) == DAGRT_CTX_OFF_RDI, "ctx layout");
-static_assert(offsetof(dagrt_ctx, rsi) == DAGRT_CTX_OFF_RSI, "ctx layout");
-static_assert(offsetof(dagrt_ctx, r12) == DAGRT_CTX_OFF_R12, "ctx layout");
-static_assert(offsetof(dagrt_ctx, r13) == DAGRT_CTX_OFF_R13, "ctx layout");
-static_assert(offsetof(dagrt_ctx, r14) == DAGRT_CTX_OFF_R14, "ctx layout");
-static_assert(offsetof(dagrt_ctx, r15) == DAGRT_CTX_OFF_R15, "ctx layout");
-static_assert(offsetof(dagrt_ctx, rsp) == DAGRT_CTX_OFF_RSP, "ctx layout");
-static_assert(offsetof(dagrt_ctx, stack_base) == DAGRT_CTX_OFF_STACK_BASE, "ctx layout");
-static_assert(offsetof(dagrt_ctx, stack_limit) == DAGRT_CTX_OFF_STACK_LIMIT, "ctx layout");
-static_assert(offsetof(dagrt_ctx, dealloc) == DAGRT_CTX_OFF_DEALLOC, "ctx layout");
-static_assert(offsetof(dagrt_ctx, mxcsr) == DAGRT_CTX_OFF_MXCSR, "ctx layout");
-static_assert(offsetof(dagrt_ctx, x87cw) == DAGRT_CTX_OFF_X87CW, "ctx layout");
-static_assert(offsetof(dagrt_ctx, guarantee) == DAGRT_CTX_OFF_GUARANTEE, "ctx layout");
-static_assert(offsetof(dagrt_ctx, xmm) == DAGRT_CTX_OFF_XMM6, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, rbx) == DAGRT_CTX_OFF_RBX, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, rbp) == DAGRT_CTX_OFF_RBP, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, rdi) == DAGRT_CTX_OFF_RDI, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, rsi) == DAGRT_CTX_OFF_RSI, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, r12) == DAGRT_CTX_OFF_R12, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, r13) == DAGRT_CTX_OFF_R13, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, r14) == DAGRT_CTX_OFF_R14, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, r15) == DAGRT_CTX_OFF_R15, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, rsp) == DAGRT_CTX_OFF_RSP, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, stack_base) == DAGRT_CTX_OFF_STACK_BASE, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, stack_limit) == DAGRT_CTX_OFF_STACK_LIMIT, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, dealloc) == DAGRT_CTX_OFF_DEALLOC, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, mxcsr) == DAGRT_CTX_OFF_MXCSR, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, x87cw) == DAGRT_CTX_OFF_X87CW, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, guarantee) == DAGRT_CTX_OFF_GUARANTEE, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, xmm) == DAGRT_CTX_OFF_XMM6, "ctx layout");
 static_assert(DAGRT_CTX_OFF_XMM6 % 16 == 0, "ctx layout: xmm slots 16-byte aligned");
-static_assert(sizeof(dagrt_ctx) == DAGRT_CTX_SIZE, "ctx layout");
+static_assert(sizeof(rt_arch_ctx) == DAGRT_CTX_SIZE, "ctx layout");
 #endif
 
 #endif

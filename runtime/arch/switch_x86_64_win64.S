@@ -7,7 +7,7 @@
  *   96 mxcsr (4) | 100 x87 control word (2) | 104 GuaranteedStackBytes (4)
  *   112 xmm6..xmm15 | size 272
  *
- * void dagrt__ctx_switch(dagrt_ctx *from (rcx), const dagrt_ctx *to (rdx))
+ * void rt_arch_switch(rt_arch_ctx *from (rcx), const rt_arch_ctx *to (rdx))
  *   Stores the Win64 callee-saved registers, rsp (which points at our
  *   return address), the FP control state and the thread's stack bounds
  *   from the TIB into *from, loads the same from *to and returns on the
@@ -15,9 +15,9 @@
  *   that the system always sees bounds that match the stack in use, as
  *   far as anything but these few instructions can tell. Like the System V
  *   switch it returns with pop + indirect jmp (see switch_x86_64_sysv.S).
- *   movups: a dagrt_ctx is only 8-byte aligned inside its fiber.
+ *   movups: a rt_arch_ctx is only 8-byte aligned inside its fiber.
  *
- * dagrt__ctx_entry: first code a new context runs. dagrt__ctx_make leaves
+ * rt_arch_entry: first code a new context runs. rt_arch_make leaves
  *   rsp 8 mod 16 here with a zero "return address" at [rsp] and 32 bytes
  *   above it (a caller's shadow space), as after a call. The prologue
  *   makes the entry function's shadow space and 16-byte alignment; its
@@ -28,11 +28,11 @@
 
         .text
 
-        .globl  dagrt__ctx_switch
-        .def    dagrt__ctx_switch; .scl 2; .type 32; .endef
+        .globl  rt_arch_switch
+        .def    rt_arch_switch; .scl 2; .type 32; .endef
         .p2align 4
-dagrt__ctx_switch:
-        .seh_proc dagrt__ctx_switch
+rt_arch_switch:
+        .seh_proc rt_arch_switch
         .seh_endprologue
         movq    %rbx, DAGRT_CTX_OFF_RBX(%rcx)
         movq    %rbp, DAGRT_CTX_OFF_RBP(%rcx)
@@ -109,11 +109,11 @@ dagrt__ctx_switch:
         jmpq    *%r10
         .seh_endproc
 
-        .globl  dagrt__ctx_entry
-        .def    dagrt__ctx_entry; .scl 2; .type 32; .endef
+        .globl  rt_arch_entry
+        .def    rt_arch_entry; .scl 2; .type 32; .endef
         .p2align 4
-dagrt__ctx_entry:
-        .seh_proc dagrt__ctx_entry
+rt_arch_entry:
+        .seh_proc rt_arch_entry
         subq    $40, %rsp       /* 32 bytes of shadow space + 8: 16-aligned */
         .seh_stackalloc 40
         .seh_endprologue

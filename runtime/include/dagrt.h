@@ -97,6 +97,10 @@ typedef struct dagrt_config {
      * handler or alternate stacks installed for it. */
     bool no_overflow_report;
     dagrt_placement placement;
+    /* An observer installed before any thread starts, so that it sees
+     * every thread_start (see dagrt_set_observer below); NULL: none. */
+    const struct dagrt_observer *observer;
+    void *observer_user;
 } dagrt_config;
 
 #define DAGRT_WORKERS_AUTO 0
@@ -569,6 +573,92 @@ typedef struct dagrt_graph_stats {
 } dagrt_graph_stats;
 
 int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out);
+
+/* -------------------------------------------------- observing: profilers */
+/* (docs/runtime.md, "Observing and tracing")
+ *
+ * An observer is a struct of optional callbacks (NULL: not called) and a
+ * user pointer. The runtime calls them on the thread the event happens on;
+ * a callback must not call back into the runtime, and should be short (it
+ * runs inside the scheduler). With no observer installed and no trace
+ * recording, each node costs one predictable branch. */
+
+typedef struct dagrt_node_event {
+    const char *graph;       /* dagrt_graph.name */
+    const char *node;        /* dagrt_node.name */
+    uint32_t index;          /* the node's index in the graph's table */
+    int thread;              /* 0: the main thread; k: worker k */
+    uint64_t frame;          /* runs of this graph state before this one (from 0) */
+    const void *state;       /* the dagrt_graph_state: tells instances apart */
+    bool piece;              /* a parallel task's piece: [begin, end) of its range */
+    size_t begin, end;
+} dagrt_node_event;
+
+typedef struct dagrt_observer {
+    /* A task node's body (or, for a parallel task, each piece: once per
+     * sub-range, on the thread that runs it) begins / ends. Gates and tasks
+     * skipped by `when` run nothing and report nothing. begin and end come
+     * on the same thread, except for a fiber task, which reports: */
+    void (*node_begin)(void *user, const dagrt_node_event *e);
+    void (*node_end)(void *user, const dagrt_node_event *e);
+    /* A fiber task's node leaves its thread (e->thread) as the fiber
+     * suspends, and comes back (on e->thread, maybe another one) as it
+     * resumes: close and reopen a zone there. */
+    void (*fiber_suspend)(void *user, const dagrt_node_event *e);
+    void (*fiber_resume)(void *user, const dagrt_node_event *e);
+    /* On the thread itself: "dagrt-main" (0) or "dagrt-worker-k" (k).
+     * Threads that start before the observer is installed are not
+     * reported; dagrt_config.observer installs one before any starts. */
+    void (*thread_start)(void *user, int thread, const char *name);
+    void (*thread_stop)(void *user, int thread);
+    /* The thread found nothing to run and goes to sleep / woke up. */
+    void (*idle)(void *user, int thread);
+    void (*wake)(void *user, int thread);
+} dagrt_observer;
+
+/* Installs obs (copied) with user, or removes it (obs NULL). Main thread
+ * only (DAGRT_EPERM elsewhere), between frames: a node running while the
+ * observer changes may report its begin to one and its end to the other;
+ * worker events (idle, wake) may still reach the previous observer for a
+ * moment after the call, so keep what its user points at alive until
+ * dagrt_destroy. Reports thread_start of the main thread at once. */
+int dagrt_set_observer(dagrt *rt, const dagrt_observer *obs, void *user);
+
+/* The built-in trace recorder (Chrome Trace Event Format, which Perfetto,
+ * chrome://tracing and speedscope open). DAGRT_TRACE=FILE in the
+ * environment at dagrt_create starts it, and dagrt_destroy writes FILE;
+ * DAGRT_TRACE_FRAMES=N keeps only the last N frames of each graph;
+ * DAGRT_TRACE_MB=M sets the memory cap. */
+typedef struct dagrt_trace_config {
+    size_t max_bytes;        /* memory cap for all threads; 0: 64 MiB */
+    uint64_t frames;         /* keep the last N frames of each graph; 0: all */
+} dagrt_trace_config;
+
+/* Starts recording (cfg NULL: defaults), discarding what an earlier
+ * recording held. Main thread, between frames. */
+int dagrt_trace_start(dagrt *rt, const dagrt_trace_config *cfg);
+/* Stops recording; what was recorded stays until written or restarted. */
+int dagrt_trace_stop(dagrt *rt);
+/* Writes what was recorded to path (whole or not at all). Main thread,
+ * after dagrt_trace_stop or between frames. */
+int dagrt_trace_write(dagrt *rt, const char *path);
+
+/* Runtime statistics, kept always (a few plain counter updates per task
+ * and per sleep, each on its own thread's line). */
+typedef struct dagrt_thread_stats {
+    uint64_t busy_ns;        /* since start, minus idle_ns */
+    uint64_t idle_ns;        /* looking for work or asleep */
+    uint64_t tasks;          /* tasks run (nodes, pieces, spawns, frames stolen) */
+    uint64_t steals;         /* tasks taken from other threads */
+    uint64_t parks;          /* times it went to sleep */
+    uint64_t wakes;          /* sleepers it woke */
+} dagrt_thread_stats;
+
+/* Fills out[0, n) with thread 0 (main) and the workers; returns the
+ * number of threads (call with n 0 to size out), or DAGRT_EINVAL. The
+ * counts are read while threads run: each is exact, they are not one
+ * snapshot. */
+int dagrt_get_stats(const dagrt *rt, dagrt_thread_stats *out, int n);
 
 
 #if defined(__GNUC__) && !defined(DAGRT_NO_VISIBILITY_PRAGMA)

@@ -48,7 +48,7 @@ static unsigned pick(unsigned n)
 }
 
 typedef struct entry {
-    char name[64];
+    char name[320];
     mode_t kind;
     char *bytes; /* regular files */
 } entry;

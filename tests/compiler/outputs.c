@@ -444,3 +444,38 @@ Test(outputs, dash_reads_standard_input)
     remove_dir(tmp);
     free(tmp);
 }
+
+/* Standard output's reader is gone (a closed pipe) while other outputs
+ * wait in their temporaries: dagc dies of SIGPIPE, leaving nothing. */
+Test(outputs, a_closed_pipe_leaves_nothing, .timeout = 60)
+{
+    char *tmp = make_temp_dir();
+    put(tmp, "ok.dag", "graph g { task a; }\n");
+    put(tmp, "ok.h", "OLD\n");
+    char *argv[] = {(char *)dagc(), "--dot", "-", "-o", ".", "ok.dag", NULL};
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    close(fds[0]);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 2);
+        signal(SIGPIPE, SIG_DFL);
+        if (chdir(tmp) != 0) _exit(126);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE, "status 0x%x", st);
+    cr_expect_eq(temporaries(tmp), 0);
+    char *h = get(tmp, "ok.h");
+    cr_expect_str_eq(h, "OLD\n");
+    free(h);
+    cr_expect_eq(count_entries(tmp), 2);
+    remove_dir(tmp);
+    free(tmp);
+}

@@ -2,15 +2,15 @@
  * regs_x86_64_win64.S - the register-preservation test's helpers for the
  * Win64 ABI (tests/fiber/regs_x86_64.S is the System V one).
  *
- * void regs_probe(dagrt_ctx *self (rcx), dagrt_ctx *other (rdx), uint64_t out[30] (r8))
+ * void regs_probe(rt_arch_ctx *self (rcx), rt_arch_ctx *other (rdx), uint64_t out[30] (r8))
  *   Loads known patterns into every Win64 callee-saved register (rbx, rbp,
  *   rdi, rsi, r12-r15, xmm6-xmm15), MXCSR and the x87 control word,
- *   switches to *other with the raw dagrt__ctx_switch, and when switched
+ *   switches to *other with the raw rt_arch_switch, and when switched
  *   back stores what it finds into out = {rbx, rbp, rdi, rsi, r12, r13,
  *   r14, r15, mxcsr, x87cw, xmm6.lo, xmm6.hi, ..., xmm15.lo, xmm15.hi};
  *   then restores its caller's registers and FP control state.
  *
- * void regs_clobber(dagrt_ctx *self (rcx), dagrt_ctx *other (rdx))
+ * void regs_clobber(rt_arch_ctx *self (rcx), rt_arch_ctx *other (rdx))
  *   Puts different garbage in all of them and switches to *other; restores
  *   its caller's state if it is ever resumed.
  *
@@ -118,7 +118,7 @@ regs_probe:
         ldmxcsr 48(%rsp)
         movw    $0x0f7f, 48(%rsp)       /* RC=toward zero, PC=extended, all masked */
         fldcw   48(%rsp)
-        call    dagrt__ctx_switch
+        call    rt_arch_switch
         movq    32(%rsp), %rax
         movq    %rbx, 0(%rax)
         movq    %rbp, 8(%rax)
@@ -161,5 +161,5 @@ regs_clobber:
         ldmxcsr 48(%rsp)
         movw    $0x007f, 48(%rsp)       /* RC=nearest, PC=single */
         fldcw   48(%rsp)
-        call    dagrt__ctx_switch
+        call    rt_arch_switch
         regs_leave

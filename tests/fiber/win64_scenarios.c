@@ -42,7 +42,7 @@ static tib_view tib_now(void)
 enum { TIB_STACK = 512 * 1024, TIB_FRAME = 24 * 1024, TIB_DEPTH = 16 };
 
 struct tib_scn {
-    dagrt_fiber main, f;
+    rt_fiber main, f;
     tib_view at_entry, after_recursion, at_resume;
     uintptr_t frame0, deepest;
     int bad;
@@ -68,15 +68,15 @@ __attribute__((noinline)) static int tib_recurse(struct tib_scn *s, int depth)
 static void tib_entry(void *arg)
 {
     struct tib_scn *s = arg;
-    dagrt__fiber_started(&s->f);
+    rt_fiber_started(&s->f);
     s->frame0 = (uintptr_t)__builtin_frame_address(0);
     s->at_entry = tib_now();
     s->deepest = UINTPTR_MAX;
     (void)tib_recurse(s, 0);
     s->after_recursion = tib_now();
-    dagrt__fiber_switch(&s->f, &s->main);
+    rt_fiber_switch(&s->f, &s->main);
     s->at_resume = tib_now();
-    dagrt__fiber_switch(&s->f, &s->main);
+    rt_fiber_switch(&s->f, &s->main);
     abort();
 }
 
@@ -85,12 +85,12 @@ int fs_win64_tib(void)
     struct tib_scn *s = calloc(1, sizeof *s);
     if (!s)
         return 1;
-    dagrt__fiber_init_thread(&s->main);
-    if (dagrt__fiber_create(&s->f, TIB_STACK, tib_entry, s) != 0)
+    rt_fiber_init_thread(&s->main);
+    if (rt_fiber_create(&s->f, TIB_STACK, tib_entry, s) != 0)
         return 1;
     uintptr_t lo = (uintptr_t)s->f.stack_lo, hi = lo + s->f.stack_len;
     tib_view thread = tib_now();
-    dagrt__fiber_switch(&s->main, &s->f);
+    rt_fiber_switch(&s->main, &s->f);
     tib_view back = tib_now();
     if (memcmp(&back, &thread, sizeof back) != 0)
         BAD("thread's TIB after switching back: base %#llx limit %#llx dealloc %#llx "
@@ -127,22 +127,22 @@ int fs_win64_tib(void)
             (unsigned long long)r.limit, (unsigned long long)e.limit,
             (unsigned long long)s->deepest);
     /* Switched out and back in: the fiber's own (grown) bounds again. */
-    dagrt__fiber_switch(&s->main, &s->f);
+    rt_fiber_switch(&s->main, &s->f);
     if (memcmp(&s->at_resume, &r, sizeof r) != 0)
         BAD("fiber's TIB changed across a switch out and back (limit %#llx, was %#llx)",
             (unsigned long long)s->at_resume.limit, (unsigned long long)r.limit);
     int bad = s->bad;
-    dagrt__fiber_destroy(&s->f);
+    rt_fiber_destroy(&s->f);
     free(s);
     return bad;
 }
 
 /* ------------------------------------------- unwinding out of a fiber */
 
-void dagrt__ctx_entry(void);
+void rt_arch_entry(void);
 
 struct unw_scn {
-    dagrt_fiber main, f;
+    rt_fiber main, f;
     int frames;
     int ended_in_entry;
     int bad;
@@ -152,7 +152,7 @@ __attribute__((noinline)) static void unw_walk(struct unw_scn *s)
 {
     CONTEXT c;
     RtlCaptureContext(&c);
-    uintptr_t entry = (uintptr_t)dagrt__ctx_entry;
+    uintptr_t entry = (uintptr_t)rt_arch_entry;
     uintptr_t last = 0;
     for (s->frames = 0; c.Rip && s->frames < 64; s->frames++) {
         DWORD64 base = 0;
@@ -173,34 +173,34 @@ __attribute__((noinline)) static void unw_walk(struct unw_scn *s)
 static void unw_entry(void *arg)
 {
     struct unw_scn *s = arg;
-    dagrt__fiber_started(&s->f);
+    rt_fiber_started(&s->f);
     unw_walk(s);
-    dagrt__fiber_switch(&s->f, &s->main);
+    rt_fiber_switch(&s->f, &s->main);
     abort();
 }
 
 /* A stack walk from inside a fiber (what SEH dispatch and debuggers do)
- * ends in dagrt__ctx_entry, at the zero return address ctx_make left. */
+ * ends in rt_arch_entry, at the zero return address ctx_make left. */
 int fs_win64_unwind(void)
 {
     struct unw_scn s;
     memset(&s, 0, sizeof s);
-    dagrt__fiber_init_thread(&s.main);
-    if (dagrt__fiber_create(&s.f, 0, unw_entry, &s) != 0)
+    rt_fiber_init_thread(&s.main);
+    if (rt_fiber_create(&s.f, 0, unw_entry, &s) != 0)
         return 1;
-    dagrt__fiber_switch(&s.main, &s.f);
+    rt_fiber_switch(&s.main, &s.f);
     if (!s.ended_in_entry || s.frames < 3 || s.frames >= 64) {
-        fprintf(stderr, "unwind: %d frames, %s in dagrt__ctx_entry\n", s.frames,
+        fprintf(stderr, "unwind: %d frames, %s in rt_arch_entry\n", s.frames,
                 s.ended_in_entry ? "ended" : "did not end");
         s.bad++;
     }
-    dagrt__fiber_destroy(&s.f);
+    rt_fiber_destroy(&s.f);
     return s.bad;
 }
 
 /* ---------------------------------------------------- guard page overflow */
 
-static dagrt_fiber guard_main, guard_fiber;
+static rt_fiber guard_main, guard_fiber;
 static volatile uintptr_t guard_lo, guard_hi;
 static volatile int guard_depth_limit = 1 << 21;
 
@@ -233,20 +233,20 @@ __attribute__((noinline)) static int guard_recurse(int depth)
 static void guard_entry(void *arg)
 {
     (void)arg;
-    dagrt__fiber_started(&guard_fiber);
+    rt_fiber_started(&guard_fiber);
     guard_recurse(0);
-    dagrt__fiber_switch(&guard_fiber, &guard_main);
+    rt_fiber_switch(&guard_fiber, &guard_main);
 }
 
 int fs_guard_child(void)
 {
     AddVectoredExceptionHandler(1, guard_veh);
-    dagrt__fiber_init_thread(&guard_main);
-    if (dagrt__fiber_create(&guard_fiber, 32 * 1024, guard_entry, NULL))
+    rt_fiber_init_thread(&guard_main);
+    if (rt_fiber_create(&guard_fiber, 32 * 1024, guard_entry, NULL))
         ExitProcess(4);
     guard_lo = (uintptr_t)guard_fiber.map;
     guard_hi = guard_lo + guard_fiber.guard_len;
-    dagrt__fiber_switch(&guard_main, &guard_fiber);
+    rt_fiber_switch(&guard_main, &guard_fiber);
     ExitProcess(5);   /* the recursion returned: no fault at all */
 }
 

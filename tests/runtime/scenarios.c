@@ -669,7 +669,7 @@ int scn_pfor_withdraw(void)
     return v;
 }
 
-/* The parallel-for's offer (runtime/pfor.c): a loop's first share goes to
+/* The parallel-for's offer (runtime/pfor_share.c): a loop's first share goes to
  * a polling helper through the runtime's offer word. With the spin policy
  * the only worker polls whenever it is not helping, so loops back to back
  * must be joined by it through offers (white box: rt->offers_taken; the
