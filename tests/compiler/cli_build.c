@@ -11,36 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "spawn.h"
-
-static const char *dagc(void)
-{
-    const char *p = getenv("DAGC");
-    cr_assert_not_null(p, "DAGC must be set");
-    return p;
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char *get(const char *dir, const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return slurp(path, NULL);
-}
-
-#define RUN(r, cwd, ...) do { \
-        char *argv_[] = {(char *)dagc(), __VA_ARGS__, NULL}; \
-        cr_assert_eq(spawn_capture(cwd, argv_, &(r)), 0); \
-    } while (0)
+#include "dagc_run.h"
 
 static const char *simple = "include \"ctx.h\";\ngraph f(struct ctx *) { task a; }\n";
 

@@ -21,40 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "spawn.h"
-
-static const char *dagc(void)
-{
-    const char *p = getenv("DAGC");
-    cr_assert_not_null(p, "DAGC must be set");
-    return p;
-}
-
-static char *at(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-    char *path = at(dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    fclose(f);
-    free(path);
-}
-
-static char *get(const char *dir, const char *name)
-{
-    char *path = at(dir, name);
-    char *s = slurp(path, NULL);
-    free(path);
-    return s;
-}
+#include "dagc_run.h"
 
 static mode_t kind_of(const char *dir, const char *name)
 {
@@ -77,11 +44,6 @@ static int temporaries(const char *dir)
     closedir(d);
     return n;
 }
-
-#define RUN(r, cwd, ...) do { \
-        char *argv_[] = {(char *)dagc(), __VA_ARGS__, NULL}; \
-        cr_assert_eq(spawn_capture(cwd, argv_, &(r)), 0); \
-    } while (0)
 
 #define OK_DAG "include \"inc.h\";\ngraph g { task a; task b after a; }\n"
 
