@@ -47,29 +47,6 @@ static int dagc_checks_races(char **why)
     return yes;
 }
 
-/* Reads 'NAME' at *s into out; advances past it. */
-static int quoted(const char **s, char *out, size_t n)
-{
-    if (**s != '\'')
-        return 0;
-    const char *e = strchr(*s + 1, '\'');
-    if (!e || (size_t)(e - *s - 1) >= n)
-        return 0;
-    memcpy(out, *s + 1, (size_t)(e - *s - 1));
-    out[e - *s - 1] = 0;
-    *s = e + 1;
-    return 1;
-}
-
-static int lit(const char **s, const char *w)
-{
-    size_t n = strlen(w);
-    if (strncmp(*s, w, n) != 0)
-        return 0;
-    *s += n;
-    return 1;
-}
-
 /* One race diagnostic's message in the reference's canonical form; 0 if
  * the message does not have one of the contract's four shapes. */
 static int parse_race(const char *msg, int warning, char *canon, size_t n, char *x, char *y,
@@ -77,21 +54,21 @@ static int parse_race(const char *msg, int warning, char *canon, size_t n, char 
 {
     const char *s = msg;
     char w[96], rd[96];
-    if (!quoted(&s, x, 96) || !lit(&s, " and ") || !quoted(&s, y, 96))
+    if (!race_quoted(&s, x, 96) || !race_lit(&s, " and ") || !race_quoted(&s, y, 96))
         return 0;
-    int cross = lit(&s, " of the next frame");
-    if (!lit(&s, " may run at the same time"))
+    int cross = race_lit(&s, " of the next frame");
+    if (!race_lit(&s, " may run at the same time"))
         return 0;
-    int both = lit(&s, " and both write ");
+    int both = race_lit(&s, " and both write ");
     if (both) {
-        if (!quoted(&s, r, 64))
+        if (!race_quoted(&s, r, 64))
             return 0;
-    } else if (!lit(&s, "; ") || !quoted(&s, w, sizeof w) || !lit(&s, " writes ") ||
-               !quoted(&s, r, 64) || !lit(&s, " and ") || !quoted(&s, rd, sizeof rd) ||
-               !lit(&s, " reads it")) {
+    } else if (!race_lit(&s, "; ") || !race_quoted(&s, w, sizeof w) || !race_lit(&s, " writes ") ||
+               !race_quoted(&s, r, 64) || !race_lit(&s, " and ") || !race_quoted(&s, rd, sizeof rd) ||
+               !race_lit(&s, " reads it")) {
         return 0;
     }
-    if (cross && !lit(&s, " [-Wpipeline-race]"))
+    if (cross && !race_lit(&s, " [-Wpipeline-race]"))
         return 0;
     if (*s || cross != warning)
         return 0;
