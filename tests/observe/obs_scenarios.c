@@ -18,14 +18,6 @@
 #include "obs.h"
 #include "trace_check.h"
 
-#define EXPECT(c)                                                                   \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c);        \
-            bad++;                                                                  \
-        }                                                                           \
-    } while (0)
-
 static unsigned scaled(unsigned n)
 {
     const char *s = getenv("DAGC_TEST_SCALE");
@@ -458,7 +450,7 @@ static int obs_stats(void)
     return bad;
 }
 
-const obs_scenario obs_scenarios[] = {
+const scenario obs_scenarios[] = {
     {"obs_trace_api", obs_trace_api},
     {"obs_trace_env", obs_trace_env},
     {"obs_balanced", obs_balanced},

@@ -17,14 +17,6 @@
 #include "trace.h"
 #include "trace_check.h"
 
-#define EXPECT(c)                                                                   \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c);        \
-            bad++;                                                                  \
-        }                                                                           \
-    } while (0)
-
 static void tmp_path(char *buf, size_t n, const char *what)
 {
     const char *dir = getenv("TMPDIR");
@@ -365,7 +357,7 @@ static int trace_threads(void)
     return bad;
 }
 
-const trace_scenario trace_scenarios[] = {
+const scenario trace_scenarios[] = {
     {"trace_nesting", trace_nesting},
     {"trace_fiber_slices", trace_fiber_slices},
     {"trace_restart", trace_restart},
