@@ -50,19 +50,11 @@ Test(cli_build, mt_names_the_targets)
     free(dep);
     spawn_free(&r);
     /* -MT without -M has nothing to name. */
-    RUN(r, tmp, "f.dag", "-MT", "x");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "-MT names the depfile's targets: it needs -M FILE") != NULL, "%s", r.err);
-    spawn_free(&r);
-    RUN(r, tmp, "f.dag", "-M", "f.d", "-MT");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "option '-MT' needs an argument") != NULL, "%s", r.err);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(tmp, 2, "-MT names the depfile's targets: it needs -M FILE",
+                   "f.dag", "-MT", "x");
+    RUN_EXPECT_ERR(tmp, 2, "option '-MT' needs an argument", "f.dag", "-M", "f.d", "-MT");
     /* -M with a value glued on is still the depfile, not -MT. */
-    RUN(r, tmp, "f.dag", "--check", "-Mx.d");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "--check writes nothing") != NULL, "%s", r.err);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(tmp, 2, "--check writes nothing", "f.dag", "--check", "-Mx.d");
     remove_dir(tmp);
     free(tmp);
 }
@@ -199,10 +191,8 @@ Test(cli_build, json_diagnostics_for_io_errors)
     cr_expect_eq(count_entries(tmp), 1, "only f.dag");
     spawn_free(&r);
     /* Usage errors stay text. */
-    RUN(r, tmp, "f.dag", "--diagnostics-format=xml");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "dagc: error: unknown diagnostics format 'xml' (expected text or json)") != NULL, "%s", r.err);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(tmp, 2, "dagc: error: unknown diagnostics format 'xml' (expected text or json)",
+                   "f.dag", "--diagnostics-format=xml");
     remove_dir(tmp);
     free(tmp);
 }

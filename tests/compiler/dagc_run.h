@@ -59,6 +59,15 @@ static inline char *get(const char *dir, const char *name)
         cr_assert_eq(spawn_capture(cwd, argv_, &(r)), 0); \
     } while (0)
 
+/* Runs dagc like RUN and expects exit STATUS with WANT in its stderr. */
+#define RUN_EXPECT_ERR(cwd_, status_, want_, ...) do { \
+        spawn_result er_; \
+        RUN(er_, cwd_, __VA_ARGS__); \
+        cr_expect_eq(er_.status, (status_), "%s", er_.err); \
+        cr_expect(strstr(er_.err, (want_)) != NULL, "%s", er_.err); \
+        spawn_free(&er_); \
+    } while (0)
+
 static inline int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
