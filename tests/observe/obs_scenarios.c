@@ -142,12 +142,10 @@ static int obs_trace_api(void)
     EXPECT(dagrt_trace_write(rt, "/nonexistent-dir/t.json") == DAGRT_EINVAL);
     dagrt_destroy(rt);
     tc_trace t;
-    char err[600];
-    if (tc_load(path, &t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    int v = tc_load_checked(path, &t);
+    if (v < 0)
         return bad + 1;
-    }
-    bad += tc_check(&t);
+    bad += v;
     int64_t f0 = first_frame(&t);
     EXPECT(f0 >= 3);
     size_t in_range = 0;
@@ -184,12 +182,10 @@ static int obs_trace_env(void)
     EXPECT(access(path, F_OK) != 0);         /* not before destroy */
     dagrt_destroy(rt);
     tc_trace t;
-    char err[600];
-    if (tc_load(path, &t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    int v = tc_load_checked(path, &t);
+    if (v < 0)
         return bad + 1;
-    }
-    bad += tc_check(&t);
+    bad += v;
     int64_t f0 = first_frame(&t);
     for (unsigned f = 0; f < 3; f++)
         bad += check_frame(&t, f0 + f, 7 + f);

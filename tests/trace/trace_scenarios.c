@@ -31,12 +31,9 @@ static rt_trace_node node(const char *g, const char *name, uint32_t i, uint64_t 
 
 static int load_checked(const char *path, tc_trace *t)
 {
-    char err[600];
-    if (tc_load(path, t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    int bad = tc_load_checked(path, t);
+    if (bad < 0)
         return 1;
-    }
-    int bad = tc_check(t);
     if (!t->has_display_unit || !t->has_other) {
         fprintf(stderr, "%s: displayTimeUnit or otherData missing\n", path);
         bad++;
