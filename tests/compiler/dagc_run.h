@@ -1,7 +1,8 @@
 /*
  * dagc_run.h - what the Criterion tests that drive the dagc binary share:
  * the binary ($DAGC), writing and reading files in a scratch directory,
- * RUN (dagc with arguments, output captured) and the sorted list of a
+ * RUN (dagc with arguments, output captured) and the checks on a run
+ * (RUN_EXPECT_ERR) and a file (EXPECT_FILE), and the sorted list of a
  * directory's NAME.dag cases. Included by one test file per executable;
  * static inline, so a file that uses only some of it builds warning-free.
  */
@@ -66,6 +67,14 @@ static inline char *get(const char *dir, const char *name)
         cr_expect_eq(er_.status, (status_), "%s", er_.err); \
         cr_expect(strstr(er_.err, (want_)) != NULL, "%s", er_.err); \
         spawn_free(&er_); \
+    } while (0)
+
+/* Expects DIR/NAME to exist and hold exactly WANT. */
+#define EXPECT_FILE(dir_, name_, want_) do { \
+        char *got_ = get(dir_, name_); \
+        cr_assert_not_null(got_, "no %s", name_); \
+        cr_expect_str_eq(got_, (want_)); \
+        free(got_); \
     } while (0)
 
 static inline int cmp_str(const void *a, const void *b)
