@@ -301,26 +301,27 @@ static void on_start(void *u, int thread, const char *name)
     tl_thread = thread;
     atomic_fetch_add_explicit(&b->starts, 1, memory_order_relaxed);  /* relaxed: a counter */
 }
+/* A thread event must come on the thread it names; counts it in N. */
+static void on_own_thread(bal *b, int thread, const char *bad, _Atomic long *n)
+{
+    if (thread != tl_thread)
+        note_bad(b, bad, NULL);
+    atomic_fetch_add_explicit(n, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
 static void on_stop(void *u, int thread)
 {
     bal *b = u;
-    if (thread != tl_thread)
-        note_bad(b, "thread_stop on another thread", NULL);
-    atomic_fetch_add_explicit(&b->stops, 1, memory_order_relaxed);  /* relaxed: a counter */
+    on_own_thread(b, thread, "thread_stop on another thread", &b->stops);
 }
 static void on_idle(void *u, int thread)
 {
     bal *b = u;
-    if (thread != tl_thread)
-        note_bad(b, "idle on another thread", NULL);
-    atomic_fetch_add_explicit(&b->idles, 1, memory_order_relaxed);  /* relaxed: a counter */
+    on_own_thread(b, thread, "idle on another thread", &b->idles);
 }
 static void on_wake(void *u, int thread)
 {
     bal *b = u;
-    if (thread != tl_thread)
-        note_bad(b, "wake on another thread", NULL);
-    atomic_fetch_add_explicit(&b->wakes, 1, memory_order_relaxed);  /* relaxed: a counter */
+    on_own_thread(b, thread, "wake on another thread", &b->wakes);
 }
 
 static const dagrt_observer balance_obs = {
