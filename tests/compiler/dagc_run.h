@@ -69,11 +69,12 @@ static inline char *get(const char *dir, const char *name)
         spawn_free(&er_); \
     } while (0)
 
-/* Expects DIR/NAME to exist and hold exactly WANT. */
-#define EXPECT_FILE(dir_, name_, want_) do { \
+/* Expects DIR/NAME to exist and hold exactly WANT (then, optionally, the
+ * failure message and its arguments). */
+#define EXPECT_FILE(dir_, name_, ...) do { \
         char *got_ = get(dir_, name_); \
         cr_assert_not_null(got_, "no %s", name_); \
-        cr_expect_str_eq(got_, (want_)); \
+        cr_expect_str_eq(got_, __VA_ARGS__); \
         free(got_); \
     } while (0)
 

@@ -194,9 +194,7 @@ Test(outputs, other_special_files_are_errors)
      * not have been replaced. */
     RUN_EXPECT_ERR(tmp, 2, "cannot write 'cdir': Is a directory",
                    "--dot", "out.dot", "--c", "cdir", "ok.dag");
-    char *old = get(tmp, "out.dot");
-    cr_expect_str_eq(old, "OLD\n");
-    free(old);
+    EXPECT_FILE(tmp, "out.dot", "OLD\n");
     cr_expect_eq(kind_of(tmp, "cdir"), S_IFDIR);
     cr_expect_eq(temporaries(tmp), 0);
     free(d);
@@ -263,9 +261,7 @@ Test(outputs, stdout_write_errors_are_io_errors)
         cr_expect_str_eq(r.err, "dagc: error: cannot write to standard output: No space left on device\n");
         spawn_free(&r);
     }
-    char *dot = get(tmp, "out.dot");
-    cr_expect_str_eq(dot, "OLD\n", "--stats failed before any output was committed");
-    free(dot);
+    EXPECT_FILE(tmp, "out.dot", "OLD\n", "--stats failed before any output was committed");
     remove_dir(tmp);
     free(tmp);
 }
@@ -315,9 +311,7 @@ Test(outputs, a_signal_removes_the_temporaries, .timeout = 60)
         cr_assert_eq(waitpid(pid, &st, 0), pid);
         cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], "signal %d: status 0x%x", sigs[i], st);
         cr_expect_eq(temporaries(tmp), 0, "signal %d left a temporary", sigs[i]);
-        char *dot = get(tmp, "out.dot");
-        cr_expect_str_eq(dot, "OLD\n");
-        free(dot);
+        EXPECT_FILE(tmp, "out.dot", "OLD\n");
         free(fifo);
         remove_dir(tmp);
         free(tmp);
@@ -350,9 +344,7 @@ Test(outputs, templates_are_bounded_regular_files)
     RUN(r, tmp, "--templates", "tpl", "ok.dag");
     cr_expect_eq(r.status, 0, "%s", r.err);
     spawn_free(&r);
-    char *out = get(tmp, "ok.h");
-    cr_expect_str_eq(out, "/* ok.h */\n");
-    free(out);
+    EXPECT_FILE(tmp, "ok.h", "/* ok.h */\n");
     free(h);
     free(tdir);
     remove_dir(tmp);
@@ -389,9 +381,7 @@ Test(outputs, dash_reads_standard_input)
     cr_expect_eq(r.status, 2);
     cr_expect(strstr(r.err, "refusing to write 'in.dag': it is the input '<stdin>'") != NULL, "%s", r.err);
     spawn_free(&r);
-    char *s = get(tmp, "in.dag");
-    cr_expect_str_eq(s, "graph g { task a; }\n");
-    free(s);
+    EXPECT_FILE(tmp, "in.dag", "graph g { task a; }\n");
     free(in);
     free(bad);
     remove_dir(tmp);
@@ -425,9 +415,7 @@ Test(outputs, a_closed_pipe_leaves_nothing, .timeout = 60)
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE, "status 0x%x", st);
     cr_expect_eq(temporaries(tmp), 0);
-    char *h = get(tmp, "ok.h");
-    cr_expect_str_eq(h, "OLD\n");
-    free(h);
+    EXPECT_FILE(tmp, "ok.h", "OLD\n");
     cr_expect_eq(count_entries(tmp), 2);
     remove_dir(tmp);
     free(tmp);
