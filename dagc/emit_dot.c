@@ -1,4 +1,5 @@
 #include "emit_dot.h"
+#include "profile.h"
 #include "stats.h"
 
 #include <stdlib.h>
@@ -46,11 +47,13 @@ static const char *label_name(const ir_node *x)
     return dot ? dot + 1 : x->name;
 }
 
-static void task_node(FILE *o, const ir_node *x, int crit)
+/* measured: the profile's label line and fill, or NULL. */
+static void task_node(FILE *o, const ir_node *x, int crit, const char *measured, const char *mfill)
 {
     char cost[32];
     const char *shape = (x->flags & IR_F_PARALLEL) ? "box3d" : "box";
     const char *fill = (x->flags & IR_F_MAIN) ? COL_MAIN : (x->flags & IR_F_HOT) ? COL_HOT : COL_TASK;
+    if (mfill) fill = mfill;
     fprintf(o, " [shape=%s, style=\"filled%s\", fillcolor=\"%s\"", shape,
             (x->flags & IR_F_WHEN) ? ",dashed" : "", fill);
     if (x->flags & IR_F_FIBER) fputs(", peripheries=2", o);
@@ -91,6 +94,10 @@ static void task_node(FILE *o, const ir_node *x, int crit)
         fputs("\\ncall ", o);
         put_escaped(o, x->func);
     }
+    if (measured) {
+        fputs("\\n", o);
+        put_escaped(o, measured);
+    }
     fputs("\"];\n", o);
 }
 
@@ -115,13 +122,19 @@ static void indent(FILE *o, unsigned depth)
     for (unsigned i = 0; i < depth; i++) fputs("  ", o);
 }
 
+/* pg: the graph's measured times (--profile), or NULL. */
 static void one_node(FILE *o, const ir_program *p, const ir_graph *g, uint32_t i,
-                     const dg_analysis *an, unsigned depth)
+                     const dg_analysis *an, unsigned depth, const dg_prof_graph *pg)
 {
     const ir_node *x = &g->nodes[i];
     indent(o, depth);
     node_id(o, p, g, x);
-    if (x->kind == IR_TASK) task_node(o, x, an->on_crit[i]);
+    char line[96], fill[16];
+    if (pg) {
+        dg_profile_label(pg, i, line, sizeof line);
+        dg_profile_fill(pg, i, fill, sizeof fill);
+    }
+    if (x->kind == IR_TASK) task_node(o, x, an->on_crit[i], pg ? line : NULL, pg ? fill : NULL);
     else gate_node(o, x, an->on_crit[i]);
 }
 
@@ -129,7 +142,7 @@ static void one_node(FILE *o, const ir_program *p, const ir_graph *g, uint32_t i
  * first/list: the nodes of each sub (counting sort by sub). */
 static void emit_sub(FILE *o, const ir_program *p, const ir_graph *g, uint32_t s,
                      const dg_analysis *an, const uint32_t *first, const uint32_t *list,
-                     unsigned depth)
+                     unsigned depth, const dg_prof_graph *pg)
 {
     const ir_sub *sb = &g->subs[s];
     indent(o, depth);
@@ -144,17 +157,18 @@ static void emit_sub(FILE *o, const ir_program *p, const ir_graph *g, uint32_t s
     fputs(": run ", o);
     put_escaped(o, sb->graph);
     fputs("\"; labeljust=l; style=rounded; color=\"#777777\";\n", o);
-    for (uint32_t k = first[s]; k < first[s + 1]; k++) one_node(o, p, g, list[k], an, depth + 1);
+    for (uint32_t k = first[s]; k < first[s + 1]; k++) one_node(o, p, g, list[k], an, depth + 1, pg);
     for (uint32_t c = s + 1; c < g->nsubs; c++)
-        if (g->subs[c].parent == s) emit_sub(o, p, g, c, an, first, list, depth + 1);
+        if (g->subs[c].parent == s) emit_sub(o, p, g, c, an, first, list, depth + 1, pg);
     indent(o, depth);
     fputs("}\n", o);
 }
 
-static void emit_nodes(FILE *o, const ir_program *p, const ir_graph *g, const dg_analysis *an)
+static void emit_nodes(FILE *o, const ir_program *p, const ir_graph *g, const dg_analysis *an,
+                       const dg_prof_graph *pg)
 {
     if (g->nsubs == 0) {
-        for (uint32_t i = 0; i < g->nnodes; i++) one_node(o, p, g, i, an, 2);
+        for (uint32_t i = 0; i < g->nnodes; i++) one_node(o, p, g, i, an, 2, pg);
         return;
     }
     uint32_t ns = g->nsubs;
@@ -167,11 +181,11 @@ static void emit_nodes(FILE *o, const ir_program *p, const ir_graph *g, const dg
     memcpy(fill, first, (ns + 1) * sizeof *fill);
     for (uint32_t i = 0; i < g->nnodes; i++) {
         uint32_t s = g->nodes[i].sub;
-        if (s == UINT32_MAX) one_node(o, p, g, i, an, 2);
+        if (s == UINT32_MAX) one_node(o, p, g, i, an, 2, pg);
         else list[fill[s]++] = i;
     }
     for (uint32_t s = 0; s < ns; s++)
-        if (g->subs[s].parent == UINT32_MAX) emit_sub(o, p, g, s, an, first, list, 2);
+        if (g->subs[s].parent == UINT32_MAX) emit_sub(o, p, g, s, an, first, list, 2, pg);
     free(fill);
     free(first);
     free(list);
@@ -204,6 +218,20 @@ static void legend(FILE *o)
           "  }\n", o);
 }
 
+/* With --profile the fill means time, not placement: say so beside the
+ * legend (main and hot stay named in each label). */
+static void measured_legend(FILE *o)
+{
+    fputs("  subgraph \"cluster-measured\" {\n"
+          "    label=\"measured\"; fontsize=10; style=dashed; color=\"#999999\";\n"
+          "    node [fontsize=9, shape=box, style=filled];\n"
+          "    \"-measured-low\" [fillcolor=\"#ffffff\", label=\"small share\\nof the frame\"];\n"
+          "    \"-measured-high\" [fillcolor=\"#ef3b2c\", label=\"whole frame\\n(median)\"];\n"
+          "    \"-measured-crit\" [fillcolor=\"#ffffff\", penwidth=2.5, label=\"measured\\ncritical path\"];\n"
+          "    \"-measured-low\" -> \"-measured-high\" -> \"-measured-crit\" [style=invis];\n"
+          "  }\n", o);
+}
+
 int dg_emit_dot(FILE *o, const ir_program *p, const dg_dot_opts *opt)
 {
     fputs("// Generated by dagc from ", o);
@@ -216,15 +244,24 @@ int dg_emit_dot(FILE *o, const ir_program *p, const dg_dot_opts *opt)
     for (size_t gi = 0; gi < p->ngraphs; gi++) {
         const ir_graph *g = &p->graphs[gi];
         dg_analysis an;
-        dg_analyze(g, &an);
+        const dg_prof_graph *pg = opt && opt->prof && opt->prof->graphs[gi].present
+                                      ? &opt->prof->graphs[gi] : NULL;
+        if (pg) dg_profile_analyze(g, pg, &an);
+        else dg_analyze(g, &an);
         fputs("  subgraph \"cluster_", o);
         put_escaped(o, g->name);
         fputs("\" {\n    label=\"graph ", o);
         put_escaped(o, g->name);
         fputs("(", o);
         put_escaped(o, g->ctype);
-        fputs(")\"; labeljust=l; color=\"#bbbbbb\";\n", o);
-        emit_nodes(o, p, g, &an);
+        fputs(")", o);
+        if (pg) {
+            char m[32];
+            dg_fmt_duration(pg->frame_median_ns, m, sizeof m);
+            fprintf(o, "\\nmeasured: %u frames, median frame %s", pg->frames, m);
+        }
+        fputs("\"; labeljust=l; color=\"#bbbbbb\";\n", o);
+        emit_nodes(o, p, g, &an, pg);
         for (uint32_t i = 0; i < g->nnodes; i++) {
             const ir_node *x = &g->nodes[i];
             for (uint32_t k = 0; k < x->npred; k++) {
@@ -252,6 +289,7 @@ int dg_emit_dot(FILE *o, const ir_program *p, const dg_dot_opts *opt)
         dg_analysis_free(&an);
     }
     if (opt && opt->legend) legend(o);
+    if (opt && opt->legend && opt->prof) measured_legend(o);
     fputs("}\n", o);
     return ferror(o) ? -1 : 0;
 }

@@ -9,8 +9,13 @@
 
 #include "ir.h"
 
+struct dg_profile;
+
 typedef struct dg_dot_opts {
     int legend;  /* draw the legend cluster */
+    /* --profile: measured medians in labels, fill by share of the frame,
+     * the measured critical path bold (profile.h). NULL: as declared. */
+    const struct dg_profile *prof;
 } dg_dot_opts;
 
 /* Returns 0, or -1 when writing failed (ferror). */

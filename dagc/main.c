@@ -16,6 +16,7 @@
 #include "emit_dot.h"
 #include "ir.h"
 #include "output.h"
+#include "profile.h"
 #include "stats.h"
 #include "util.h"
 
@@ -26,7 +27,7 @@
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
     OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_IMPORT_DIR, OPT_NO_PIPELINE_RACE,
-    OPT_MT, OPT_DIAG_FORMAT, OPT_CXX,
+    OPT_PROFILE, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX,
 };
 
 static const struct option_row {
@@ -42,6 +43,7 @@ static const struct option_row {
     {"--dot", 1, OPT_DOT, "FILE", "write Graphviz DOT to FILE ('-': standard output); with only --dot, no C"},
     {"--check", 0, OPT_CHECK, NULL, "parse and check only; write nothing"},
     {"--stats", 0, OPT_STATS, NULL, "print nodes, edges, depth, width, total cost, critical path"},
+    {"--profile", 1, OPT_PROFILE, "TRACE", "with --dot/--stats: measured times from a libdagrt trace (docs/runtime.md)"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
     {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
     {"-I", 1, OPT_IMPORT_DIR, "DIR", "also look for imported .dag files in DIR (repeatable, in order)"},
@@ -60,7 +62,7 @@ typedef struct cli {
     const char *input;
     const char *mt[MAX_MT];  /* -MT targets, in order */
     size_t nmt;
-    const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates;
+    const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates, *profile;
     int check, stats, werror, no_pipeline_race, cxx;
     int diag_format;         /* dg_diag_format */
     const char *import_dirs[64]; /* -I, in order */
@@ -112,6 +114,7 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
         break;
     case OPT_NO_PIPELINE_RACE: c->no_pipeline_race = 1; break;
     case OPT_TEMPLATES: c->templates = arg; break;
+    case OPT_PROFILE: c->profile = arg; break;
     case OPT_CXX: c->cxx = 1; break;
     case OPT_MT:
         if (c->nmt == MAX_MT) return usage_error("too many -MT targets (the limit is %s)", "16");
@@ -167,6 +170,8 @@ static int parse_args(cli *c, int argc, char **argv)
         if (rc >= 0) return rc;
     }
     if (!c->input) return usage_error("%s", "no input file");
+    if (c->profile && !c->dot_path && !c->stats)
+        return usage_error("%s", "--profile needs --dot or --stats (what to show the measured times in)");
     if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates || c->cxx))
         return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --cxx, --templates or -M");
     if (c->nmt && !c->depfile) return usage_error("%s", "-MT names the depfile's targets: it needs -M FILE");
@@ -369,12 +374,31 @@ int main(int argc, char **argv)
     rc = dagc_compile_file(c.input, &o, &p);
     if (rc != DAGC_OK) return rc;
 
+    /* The trace is input too: read it before anything is written. */
+    dg_profile prof = {0};
+    if (c.profile) {
+        char perr[2048];
+        rc = dg_profile_load(c.profile, p, &prof, perr, sizeof perr);
+        if (rc != DAGC_OK) {
+            /* Through the sink: in the JSON document too. */
+            for (char *l = perr, *nl; l; l = nl) {
+                nl = strchr(l, '\n');
+                if (nl) *nl++ = 0;
+                dg_error_plain(dagc_program_diag(p), "%s", l);
+            }
+            dagc_program_free(p);
+            return finish_stdout(rc);
+        }
+    }
+
     char err[1200];
     if (c.stats) {
         dg_print_stats(stdout, p);
+        if (c.profile) dg_profile_print_stats(stdout, p, &prof);
         /* Before any output is committed: a run that cannot say its stats
          * writes nothing. */
         if (finish_stdout(0) != 0) {
+            dg_profile_free(&prof);
             dagc_program_free(p);
             return DAGC_EUSAGE;
         }
@@ -385,14 +409,16 @@ int main(int argc, char **argv)
     size_t nfiles, nincs;
     const char *const *files = dagc_program_files(p, &nfiles);
     char **incs = found_includes(c.input, p, &nincs);
-    const char **inputs = dg_xcalloc(nfiles + nincs, sizeof *inputs);
+    const char **inputs = dg_xcalloc(nfiles + nincs + 1, sizeof *inputs);
     for (size_t i = 0; i < nfiles; i++) inputs[i] = files[i];
     for (size_t i = 0; i < nincs; i++) inputs[nfiles + i] = incs[i];
+    size_t ninputs = nfiles + nincs;
+    if (c.profile) inputs[ninputs++] = c.profile;   /* the trace is read too */
 
     /* Every output is written and flushed first; the set then replaces
      * them all, or none (output.h). */
     dg_outset outs;
-    dg_outset_init(&outs, inputs, nfiles + nincs);
+    dg_outset_init(&outs, inputs, ninputs);
     const char *targets[4];
     size_t ntargets = 0;
     int status = DAGC_OK;
@@ -400,7 +426,7 @@ int main(int argc, char **argv)
     if (c.dot_path) {
         FILE *f = dg_outset_add(&outs, c.dot_path, err, sizeof err);
         if (!f) goto io_error;
-        dg_dot_opts dopt = {1};
+        dg_dot_opts dopt = {1, c.profile ? &prof : NULL};
         (void)dg_emit_dot(f, p, &dopt); /* a write error shows in finish */
         if (dg_outset_finish(&outs, err, sizeof err) != 0) goto io_error;
     }
@@ -434,6 +460,7 @@ done:
     free(inputs);
     free(owned_paths[0]);
     free(owned_paths[1]);
+    dg_profile_free(&prof);
     dagc_program_free(p);
     return finish_stdout(status);
 }

@@ -28,41 +28,32 @@
  * moved bottom). The owner exposes its tail by moving split up to bottom
  * (one release store, like a push of many items at once); a thief that
  * finds the public part empty while the tail is not sets `splitreq`, which
- * the owner polls. Who exposes when is the scheduler's policy (sched.c).
+ * the owner polls. Who exposes when is the scheduler's policy (work.c, the private tail policy).
  * rt_deque_push exposes at once, so callers that never use the private
  * calls get the plain Chase-Lev deque.
  */
 #ifndef DAGRT_DEQUE_H
 #define DAGRT_DEQUE_H
 
+/* The runtime's own view of dagrt.h's shared structures: C11 atomics. */
+#if defined(DAGRT_H) && !defined(DAGRT_INSIDE_)
+#error "include libdagrt's internal headers before dagrt.h"
+#endif
+#define DAGRT_INSIDE_ 1
+
 #include "apart.h"
+#include "dagrt.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-typedef struct rt_deque_buf {
-    int64_t mask;                     /* capacity - 1; capacity a power of two */
-    struct rt_deque_buf *retired;     /* older buffers, freed at fini */
-    _Atomic(void *) slot[];
-} rt_deque_buf;
-
-typedef struct rt_deque {
-    /* top is written by thieves and the owner (CAS); split and bottom only
-     * by the owner. RT_APART apart (apart.h) so thieves polling top do not
-     * slow the owner's pushes. */
-    _Alignas(RT_APART) _Atomic int64_t top;
-    _Atomic int splitreq;                 /* a thief asks for the tail (hint) */
-    /* split and buf: written by the owner only when it exposes, takes from
-     * the public part or grows; read by every steal. */
-    _Alignas(RT_APART) _Atomic int64_t split;   /* thieves' end of the public part */
-    _Atomic(rt_deque_buf *) buf;
-    /* bottom: written at every owner push and take; RT_APART bytes of its
-     * own so that thieves' reads of split do not take it from the owner. */
-    _Alignas(RT_APART) _Atomic int64_t bottom;  /* end of the private tail */
-    char pad_[RT_APART - sizeof(_Atomic int64_t)];
-} rt_deque;
+/* The deque and its buffer are dagrt.h's dagrt__deque / dagrt__deque_buf:
+ * the inline fork-join there works on them directly. */
+typedef dagrt__deque_buf rt_deque_buf;
+typedef dagrt__deque rt_deque;
+_Static_assert(RT_APART == 128, "dagrt.h's deque keeps its fields 128 bytes apart");
 
 #define RT_DEQUE_EMPTY ((void *)0)
 #define RT_DEQUE_ABORT ((void *)1)    /* steal lost a race; worth retrying */
@@ -94,6 +85,7 @@ static inline int rt_deque_init(rt_deque *d, int64_t cap)
 
 static inline void rt_deque_fini(rt_deque *d)
 {
+    /* relaxed: fini runs once every thread is done with the deque. */
     rt_deque_buf *b = atomic_load_explicit(&d->buf, memory_order_relaxed);
     while (b) {
         rt_deque_buf *next = b->retired;
@@ -109,6 +101,7 @@ static inline rt_deque_buf *rt_deque_grow(rt_deque *d, rt_deque_buf *a, int64_t 
     if (!n)
         return NULL;
     for (int64_t i = t; i < b; i++)
+        /* relaxed: the new buffer is published below with release. */
         atomic_store_explicit(&n->slot[i & n->mask],
             atomic_load_explicit(&a->slot[i & a->mask], memory_order_relaxed),
             memory_order_relaxed);
@@ -158,7 +151,7 @@ static inline void rt_deque_expose(rt_deque *d)
 
 /* Owner only: the same with a seq_cst RMW, for the idle protocol: the
  * exposure is then the "publish" half of its Dekker pair by itself, and the
- * notifier needs no separate fence (sched.c, notify_after_sc). An exchange
+ * notifier needs no separate fence (idle.c, notify_after_sc). An exchange
  * is a single locked instruction on x86, cheaper than a store plus mfence. */
 static inline void rt_deque_expose_sc_to(rt_deque *d, int64_t to)
 {
@@ -227,6 +220,7 @@ static inline bool rt_deque_take_request(rt_deque *d)
  * no CAS. */
 static inline void *rt_deque_take_private(rt_deque *d)
 {
+    /* relaxed: nobody else takes or steals here (see above). */
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
     if (b <= t)
@@ -266,6 +260,7 @@ static inline void *rt_deque_take(rt_deque *d)
     int64_t t = atomic_load_explicit(&d->top, memory_order_seq_cst);
     void *x = RT_DEQUE_EMPTY;
     if (t <= s) {
+        /* relaxed: the slot is ours unless the CAS below loses it. */
         x = atomic_load_explicit(&a->slot[s & a->mask], memory_order_relaxed);
         if (t == s) {
             /* Last element: race the thieves for it through top.
@@ -281,6 +276,7 @@ static inline void *rt_deque_take(rt_deque *d)
             atomic_store_explicit(&d->bottom, s, memory_order_relaxed);
         }
     } else {
+        /* relaxed: owner's own indices; restoring them after an empty take. */
         atomic_store_explicit(&d->split, s + 1, memory_order_relaxed);
         atomic_store_explicit(&d->bottom, s + 1, memory_order_relaxed);
     }
@@ -318,7 +314,7 @@ static inline void *rt_deque_steal(rt_deque *d)
 }
 
 /* Any thread: the public part is non-empty; a hint, except in the parking
- * re-check where it is made after a seq_cst announcement (see sched.c).
+ * re-check where it is made after a seq_cst announcement (see idle.c).
  * seq_cst loads for that argument. */
 static inline bool rt_deque_nonempty(rt_deque *d)
 {

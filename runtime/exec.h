@@ -1,16 +1,278 @@
 /*
- * exec.h - the graph executor's internals (not installed). The public part
- * is the descriptor section of dagrt.h; this header only tells the rest of
- * the runtime what the executor offers.
+ * exec.h - the graph executor's internals (not installed), one section per
+ * file. The public part is the descriptor section of dagrt.h.
+ *
+ *   exec.c         validation, node dispatch (the one place a node's body
+ *                  runs), choosing the mode, the run's timing, stats
+ *   exec_dyn.c     the dynamic executor: join counters, the ready list,
+ *                  helpers
+ *   exec_plan.c    plan mode (one worker): two lists made once per graph,
+ *                  cursors, epochs
+ *   exec_linger.c  plan mode between runs: the helper that lingers
  */
 #ifndef DAGRT_EXEC_H
 #define DAGRT_EXEC_H
 
+/* The runtime's own view of dagrt.h's shared structures: C11 atomics. */
+#if defined(DAGRT_H) && !defined(DAGRT_INSIDE_)
+#error "include libdagrt's internal headers before dagrt.h"
+#endif
+#define DAGRT_INSIDE_ 1
+
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "dagrt.h"
+#include "scheduler.h"
+
+#define NONE UINT32_MAX
+/* Polls of the ready lists (each a few loads) before the caller blocks. */
+#define EXEC_SPIN 256
+/* A frame whose recent runs took less than this per node runs on the caller
+ * alone: handing a node to another core costs a few hundred nanoseconds of
+ * cache traffic, more than such a frame could gain. The policy corrects
+ * itself: a frame that grows past the bound runs in parallel again next
+ * time, and a parallel frame whose wall time falls under it goes inline. */
+#define EXEC_INLINE_NS_PER_NODE 250
+/* Runs timed for that policy: one in this many (after as many untimed). */
+#define EXEC_TIME_EVERY 8
+
+/* Plan mode: the threads' lists (the caller's and one worker's), and the
+ * most predecessors a node may have for a graph to run in plan mode (they
+ * are kept in the node's own state, and xpred has a bit for each). */
+#define PLAN_LISTS 2
+#define PLAN_MAXPRED 32
+/* Polls (a pause each) of a node's
+ * predecessors before its claimer takes a ready node off the other
+ * thread's list although that thread is there to run it. */
+#define PLAN_STEAL_SPINS 64
+/* Polls a worker whose list is finished makes for a node to take from the
+ * caller's list before it leaves the run. Short: each poll of the caller's
+ * cursor costs the caller's next claim a cache-line trip. */
+#define PLAN_LINGER_SPINS 32
+/* How long a worker's helper waits between runs for the next one to be
+ * offered (see "between runs" below) before it leaves and its worker
+ * idles as usual: as long as an idle worker polls before it parks
+ * (RT_SPIN_NS), so lingering costs no more CPU than idling would. */
+#define PLAN_LINGER_NS 50000
+#define PLAN_LEFT UINT32_MAX
+
+/* Plan mode's own per-node state (exec_plan.c): nothing of it is shared
+ * with the dynamic executor's fields. */
+typedef struct node_plan {
+    /* The run (epoch) in which this node last completed. Written once per
+     * run by the node's runner with release, read with acquire by the
+     * runners of its successors: their node sees this node's effects. */
+    _Atomic uint32_t done;
+    uint32_t lnext;              /* next node on the same list */
+    uint32_t xpred;              /* bit k: pred[k] is on the other list */
+    /* plan_build's scratch, between runs only: the node's level (longest
+     * path from a root) and its level's bucket (head, in the node whose
+     * index is the level; link, in every node). */
+    uint32_t level;
+    uint32_t bucket;
+    uint32_t bucket_next;
+    uint8_t list;                /* which list the node is on */
+    uint16_t npl;                /* entries in pred */
+    uint16_t pred[PLAN_MAXPRED]; /* predecessors (read-only in a run) */
+} node_plan;
+
+/* Per-node run state, in dagrt_node_state (128 bytes each, see dagrt.h):
+ * the fields both executors use, the dynamic executor's, then plan
+ * mode's in a struct of their own. */
+typedef struct node_rt {
+    /* Predecessors not yet completed in this run. fetch_sub is acq_rel: the
+     * release half publishes the completing node's effects (user data it
+     * wrote), the acquire half lets the thread that fires this node see the
+     * effects of every predecessor before it runs it. */
+    _Atomic uint32_t pending;
+    /* Slot `index` of the ready list (not this node's own entry): node + 1,
+     * 0 while unpublished. Written with release, read with acquire: a pop
+     * inherits the happens-before chain of the thread that fired the node. */
+    _Atomic uint32_t slot;
+    uint32_t main_next;          /* main-only list link; main thread only */
+    uint32_t gate_next;          /* fired-gate worklist link; the firing thread only */
+    uint32_t index;
+    uint8_t status;              /* 1 ran, 2 skipped; written by the runner */
+    struct graph_rt *run;        /* back pointer, for spawned tasks' argument */
+    node_plan plan;
+} node_rt;
+
+/* Per-graph run state, overlaid on dagrt_graph_state's opaque words. It is
+ * in four blocks of RT_APART bytes, one per writer and rate: block 0 is set
+ * by the caller between runs and only read during one, block 1 is the
+ * caller's during a run, block 2 the plan worker's, block 3 holds what any
+ * thread may touch once a run. A block is RT_APART (128) bytes rather than a
+ * 64-byte line because x86 cores fetch lines in aligned pairs (the L2's
+ * adjacent-line prefetcher): a line next to one the other thread writes
+ * would otherwise travel with it. */
+typedef struct graph_rt {
+    /* block 0: set by the caller before a run (or after it), read-only
+     * during it */
+    _Alignas(RT_APART) dagrt *rt;
+    const dagrt_graph *g;
+    void *ctx;
+    node_rt *nodes;
+    uint32_t nnodes;
+    uint16_t max_helpers;
+    /* This run happens on the caller alone (no helpers, no hot or fiber
+     * tasks that could complete nodes elsewhere): counters and the ready
+     * list need no locked instructions, which cost far more than the work
+     * of an empty node. Set before the run, read-only during it. */
+    uint16_t solo;
+    /* 1 while a run is in progress. exchange with acquire / store with
+     * release: a run that starts after another ended sees all its writes. */
+    _Atomic uint32_t running;
+    uint32_t epoch;              /* plan mode: this run's number, never 0 */
+    uint64_t runs;
+    uint64_t last_ns;            /* average wall time of recent runs (caller only) */
+    int caller_cpu;              /* plan mode: the caller's CPU at the start, or -1 */
+    uint32_t lhead[PLAN_LISTS];  /* plan mode: first node of each list */
+    /* Plan mode: the last node of list 1 (NONE if empty). */
+    uint32_t ltail1;
+    uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
+    const dagrt_graph *plan_g;   /* the graph the plan was made for */
+    /* block 1: the caller's during a run */
+    _Alignas(RT_APART) _Atomic uint32_t head;   /* next slot to pop */
+    /* Plan mode: the next unclaimed node of the caller's list (cursor0,
+     * here) and of the worker's list (cursor1, block 2); NONE at the end.
+     * Each sits in the block its owner alone writes in a normal run, so a
+     * claim is a locked instruction on a line already in the owner's cache. */
+    _Atomic uint32_t cursor0;
+    uint32_t main_head;          /* main-only list (LIFO); main thread only */
+    /* Plan mode, caller only: whether the caller claimed a node of list 1
+     * in this run (see plan_run's end). */
+    bool stole1;
+    /* block 2: the plan worker's during a run */
+    _Alignas(RT_APART) _Atomic uint32_t tail;   /* next slot to fill */
+    _Atomic uint32_t cursor1;
+    /* Helpers spawned and not yet finished: only a heuristic for when to
+     * spawn another, so relaxed throughout (correctness never relies on a
+     * helper existing, see the drain rule above). */
+    _Atomic uint32_t helpers;
+    /* Nodes completed, added once per drain; the caller's final check. The
+     * group wait already orders everything; relaxed is enough. */
+    _Atomic uint32_t done;
+    /* block 3 */
+    _Alignas(RT_APART) dagrt_group group;       /* counts spawned tasks */
+    /* Plan mode: while a worker runs the worker's list, 1 + the CPU it
+     * started on; 0 before a helper started, PLAN_LEFT after it left. The
+     * caller leaves that list's nodes to a running helper. Only a hint:
+     * relaxed. The caller reads it while it waits: here, not next to a
+     * cursor, so that its reads never take a cursor's line away. */
+    _Atomic uint32_t owner1;
+} graph_rt;
+
+_Static_assert(sizeof(node_rt) <= sizeof(dagrt_node_state), "node state too small");
+_Static_assert(sizeof(graph_rt) <= sizeof(((dagrt_graph_state *)0)->opaque_),
+               "graph state too small");
+_Static_assert(_Alignof(graph_rt) <= _Alignof(dagrt_graph_state), "graph state alignment");
+
+/* Depth of graph node bodies running on this thread (exec.c): a run
+ * started from inside one could wait on itself, so it is refused
+ * (DAGRT_ENESTED). */
+extern _Thread_local unsigned rt_exec_depth;
+
+static inline graph_rt *state_rt(dagrt_graph_state *st) { return (graph_rt *)(void *)st->opaque_; }
+
+/* The runtime's plan slot, where a plan run is offered to the lingering
+ * helper (exec_linger.c describes the protocol). */
+typedef struct plan_slot {
+    /* block 0 (RT_APART bytes, as in graph_rt): the offer, written by the
+     * caller (the main thread) */
+    _Alignas(RT_APART) _Atomic uint64_t go;     /* latest ticket offered, 0 none */
+    /* The offered run's state. relaxed: the acquire load of `go` orders
+     * it; a helper reads it only after winning `join` for that ticket, and
+     * the run (so the state) cannot end before that helper is done with it,
+     * so the helper never reads a later run's pointer for an earlier ticket. */
+    _Atomic(graph_rt *) run;
+    _Atomic int caller_cpu;               /* a hint for lingering helpers */
+    uint64_t ticket;                      /* caller only: tickets issued */
+    dagrt *rt;
+    /* block 1: written by the helper that serves a run (and the caller's
+     * closing CAS) */
+    _Alignas(RT_APART) _Atomic uint64_t join;   /* ticket << 1 joined, | 1 closed */
+    _Atomic uint64_t left;                /* last ticket whose helper left */
+    /* block 2: helpers lingering; changes only when one starts or stops,
+     * so the caller's read at each run's start stays in its cache. */
+    _Alignas(RT_APART) _Atomic uint32_t present;
+} plan_slot;
+
+/* ------------------------------------------------------------ exec.c */
 
 /* True while the calling thread runs the body of a graph node. */
-bool dagrt__exec_in_node(void);
+bool rt_exec_in_node(void);
+/* Node dispatch: the one place where node bodies run. */
+/* Runs node i's body (or skips it): gates and skipped tasks run nothing.
+ * counted: raise this thread's node depth meanwhile (see execute).
+ * Returns the node's status (0 gate, 1 ran, 2 skipped); the caller stores
+ * it, so that plan mode can order that store after its next claim. */
+/* The same with node events for an observer or the trace recorder
+ * (exec.c): out of line, taken only while something observes. */
+uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob);
+
+static inline uint8_t rt_exec_node_on(graph_rt *r, uint32_t i, bool counted)
+{
+    /* The one predictable branch per node when nothing observes. */
+#ifndef DAGRT_NO_NODE_HOOKS
+    rt_obs *ob = rt_obs_now(&r->rt->obs);
+    if (RT_UNLIKELY(ob != NULL))
+        return rt_exec_node_observed(r, i, counted, ob);
+#endif
+    const dagrt_node *n = &r->g->nodes[i];
+    if (n->kind == DAGRT_NODE_GATE)
+        return 0;
+    uint8_t status = 1;
+    if (counted)
+        rt_exec_depth++;
+    if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
+        status = 2;
+    } else if (n->flags & DAGRT_NODE_PARALLEL) {
+        size_t count = n->count ? n->count(r->ctx) : 0;
+        if (count > 0 && n->run_range &&
+            dagrt_parallel_for(r->rt, 0, count, n->grain, n->run_range, r->ctx) != 0) {
+            /* The runtime could not split it: run it whole, still exactly once. */
+            n->run_range(r->ctx, 0, count);
+        }
+    } else if (n->run) {
+        n->run(r->ctx);
+    }
+    if (counted)
+        rt_exec_depth--;   /* same thread as the ++: nothing here migrates */
+    return status;
+}
+
+static inline uint8_t rt_exec_node(graph_rt *r, uint32_t i)
+{
+    /* (fiber layer) On a fiber the node may suspend and resume on another
+     * thread, so a per-thread depth would be raised on one thread and
+     * lowered on another; nodes running on a fiber are recognised by
+     * dagrt_in_fiber() in dagrt_graph_run instead. */
+    return rt_exec_node_on(r, i, !dagrt_in_fiber(r->rt));
+}
+
+/* -------------------------------------------------------- exec_dyn.c */
+
+/* A whole run with the dynamic executor (self: the caller's ctx). */
+int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers);
+
+/* ------------------------------------------------------- exec_plan.c */
+
+/* Makes the two lists for r->g; false when it cannot run in plan mode. */
+bool rt_plan_build(graph_rt *r);
+/* A whole run in plan mode. */
+int rt_plan_run(graph_rt *r);
+/* One thread's part of a plan run (own: its list; first: a node it has
+ * claimed already, or NONE). */
+bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_t first);
+
+/* ----------------------------------------------------- exec_linger.c */
+
+/* The runtime's slot (made at the first plan run), or NULL. */
+plan_slot *rt_plan_slot_of(dagrt *rt);
+/* Spawns a lingering helper on s. */
+void rt_plan_spawn_helper(dagrt *rt, plan_slot *s);
+/* Makes sure a helper will serve the run just offered. */
+void rt_plan_ensure_helper(graph_rt *r);
 
 #endif

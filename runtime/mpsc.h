@@ -57,7 +57,7 @@ static inline void rt_mpsc_push_raw(rt_mpsc *q, rt_node *n)
     /* seq_cst exchange: acq_rel orders the node's contents before the link
      * (release) and the previous node's ownership after it (acquire); seq_cst
      * also makes it the "publish" half of the parking protocol's Dekker pair
-     * (sched.c), together with the notifier's fence. */
+     * (idle.c), together with the notifier's fence. */
     rt_node *prev = atomic_exchange_explicit(&q->head, n, memory_order_seq_cst);
     /* release: the consumer that follows prev->next (acquire) sees n's fields. */
     atomic_store_explicit(&prev->next, n, memory_order_release);
@@ -65,7 +65,7 @@ static inline void rt_mpsc_push_raw(rt_mpsc *q, rt_node *n)
 
 static inline void rt_mpsc_push(rt_mpsc *q, rt_node *n)
 {
-    /* seq_cst: this is the "publish" of the idle protocol (sched.c); it
+    /* seq_cst: this is the "publish" of the idle protocol (idle.c); it
      * comes before the node is linked, so a re-check that sees n > 0 may
      * find the node not yet poppable and must retry (never park). */
     atomic_fetch_add_explicit(&q->n, 1, memory_order_seq_cst);
@@ -89,16 +89,19 @@ static inline rt_node *rt_mpsc_pop_locked(rt_mpsc *q)
             return NULL;
         atomic_store_explicit(&q->tail, next, memory_order_relaxed);
         tail = next;
+        /* acquire: pairs with the producer's release link store. */
         next = atomic_load_explicit(&next->next, memory_order_acquire);
     }
     if (next) {
         atomic_store_explicit(&q->tail, next, memory_order_relaxed);
         return tail;
     }
+    /* acquire: pairs with a producer's exchange on head. */
     rt_node *head = atomic_load_explicit(&q->head, memory_order_acquire);
     if (tail != head)
         return NULL;            /* a producer is between exchange and link */
     rt_mpsc_push_raw(q, &q->stub);
+    /* acquire: as above, the link store. */
     next = atomic_load_explicit(&tail->next, memory_order_acquire);
     if (next) {
         atomic_store_explicit(&q->tail, next, memory_order_relaxed);

@@ -4,22 +4,19 @@
  * rt_unpark leaves a token; rt_park consumes it, sleeping only while there
  * is none. An unpark that comes before the park is therefore never lost:
  * the park returns at once. Spurious returns are allowed (callers loop).
- * Linux: a futex on `state`; elsewhere a mutex and condition variable.
+ * The sleep is the system layer's wait on the 32-bit `state` (a futex on
+ * Linux, WaitOnAddress on Windows).
  *
- * Why rt_park reports co-location: on a VM whose idle vCPUs look busy to
- * the kernel (Firecracker here), a futex wake puts the sleeper on the
- * waker's own CPU. A woken worker that then spins while idle only keeps
- * its waker off the CPU: bench wake_park measured 61 us for a wake whose
- * task ran after 6 us, the rest being the worker's 50 us poll.
+ * Why rt_park reports co-location: where idle CPUs look busy to the kernel
+ * (some virtual machines), a wake can put the sleeper on the waker's own
+ * CPU, and a woken worker that then polls only keeps its waker off it
+ * (docs/benchmarks.md has the measurements).
  */
 #ifndef DAGRT_PARK_H
 #define DAGRT_PARK_H
 
 #include <stdatomic.h>
 #include <stdint.h>
-#if !defined(__linux__)
-#include <pthread.h>
-#endif
 
 #define RT_PARK_EMPTY    0u
 #define RT_PARK_NOTIFIED 1u
@@ -27,11 +24,7 @@
 
 typedef struct rt_parker {
     _Atomic uint32_t state;
-    _Atomic int waker_cpu;   /* hint: the CPU the last futex wake came from */
-#if !defined(__linux__)
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-#endif
+    _Atomic int waker_cpu;   /* hint: the CPU the last wake came from */
 } rt_parker;
 
 void rt_parker_init(rt_parker *p);

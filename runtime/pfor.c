@@ -55,64 +55,30 @@
  * cycle counter where there is one) to estimate ns per item, or a
  * per-thread estimate from an earlier call of the same (fn, arg) is used,
  * which lets the first invitation go out before any item has run. Two
- * threads need not run items at the same speed (on a VM, a vCPU whose
- * host core is shared runs slower for stretches): the caller learns the
+ * threads need not run items at the same speed (a CPU whose core is
+ * shared with other work runs slower for stretches): the caller learns the
  * ratio from the loops a helper joined and sizes the helper's share by it.
  */
-#define _GNU_SOURCE
-#include "scheduler.h"
-
-#include <pthread.h>
-#include <time.h>
-#if defined(__linux__)
-#include <sched.h>
-#endif
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define PFOR_TSC 1
-#endif
-
-#define PFOR_FIRST_ITEMS   64
-#define PFOR_SHARE_MIN_NS  2000.0    /* a loop shorter than this runs inline */
-/* A thief splits only a remainder this long: a split costs each side one
- * cache-line transfer (about 0.25 us here), and the last splits are the
- * ones that even out threads that do not run at the same speed (on this
- * VM one vCPU runs at half speed for stretches; at 1 us the caller of a
- * 6 us loop waited 1-2 us for such a worker). */
-#define PFOR_SPLIT_MIN_NS  500.0
-#define PFOR_CHUNK_NS      8000.0    /* owner's claim between two looks at its word */
-#define PFOR_WAKE_NS       30000.0   /* remainder that pays for waking a sleeper */
-#define PFOR_END_SPIN_NS   30000.0   /* caller's spin on the last helpers */
-#define PFOR_KICK_GAP_NS   200000.0  /* "back to back": previous loop ended this recently */
-#define PFOR_KICK_EVERY_NS 1000000.0 /* at most one speculative wake per thread this often */
-#define PFOR_SLOTS         16        /* participants per loop (caller included) */
-#define PFOR_BACK_NS       2000.0    /* a helper that left this recently is on its way back */
-#define PFOR_MAX_ITEMS     UINT32_MAX
+#include "pfor.h"
 
 /* ------------------------------------------------------------ clock */
 
 #ifdef PFOR_TSC
-static double ns_per_tick = 1.0;
-static pthread_once_t tick_once = PTHREAD_ONCE_INIT;
+double rt_pfor_ns_per_tick = 1.0;
+static rt_os_once tick_once;
 
 static void tick_calibrate(void)
 {
-    uint64_t n0 = rt_now_ns(), c0 = __rdtsc(), n1;
+    uint64_t n0 = rt_now_ns(), c0 = rt_pfor_rdtsc(), n1;
     do
         n1 = rt_now_ns();
     while (n1 - n0 < 200000);   /* 0.2 ms, once per process */
-    uint64_t c1 = __rdtsc();
+    uint64_t c1 = rt_pfor_rdtsc();
     if (c1 > c0)
-        ns_per_tick = (double)(n1 - n0) / (double)(c1 - c0);
+        rt_pfor_ns_per_tick = (double)(n1 - n0) / (double)(c1 - c0);
 }
 
-static inline uint64_t ticks(void) { return __rdtsc(); }
-static inline double ticks_to_ns(uint64_t t) { return (double)t * ns_per_tick; }
-static inline void ticks_init(void) { pthread_once(&tick_once, tick_calibrate); }
-#else
-static inline uint64_t ticks(void) { return rt_now_ns(); }
-static inline double ticks_to_ns(uint64_t t) { return (double)t; }
-static inline void ticks_init(void) {}
+void rt_pfor_ticks_init(void) { rt_os_once_run(&tick_once, tick_calibrate); }
 #endif
 
 /* ------------------------------------------------ per-thread hints */
@@ -135,7 +101,7 @@ static _Thread_local uint64_t last_end;    /* ticks; 0: none yet */
 /* How long after its invitation a polling helper starts on its share, in
  * ns: the head start the caller gets when it splits for such a helper
  * (presplit). Learnt from the loops that did, so it follows the machine
- * (about 0.3-1 us here, depending on where the lines are). */
+ * (and where the lines are). */
 static _Thread_local double join_ns = 500.0;
 static _Thread_local uint64_t last_kick;
 /* Whether a helper joined this thread's last shared loop (it took slot 1). */
@@ -168,415 +134,14 @@ static void hint_put(dagrt_range_fn fn, void *arg, double ns_per)
     h->uses = 0;
 }
 
-/* -------------------------------------------------------- the loop */
-
-typedef struct pfor_slot {
-    _Alignas(RT_APART) _Atomic uint64_t r;   /* e << 32 | b, offsets from base */
-} pfor_slot;
-
-typedef struct pfor_job {
-    /* Written before the first invitation, read-only after: the submit
-     * (release) and the steal (acquire) publish them to helpers. */
-    dagrt *rt;
-    dagrt_range_fn fn;
-    void *arg;
-    size_t base;
-    uint32_t grain;    /* smallest piece a thief takes (and leaves) */
-    uint32_t chunk;    /* items per owner claim (see claim_size) */
-    double ns_per;     /* estimate, ns per item */
-    rt_group *g;
-    int maxslots;      /* slots in use at most: min(threads, PFOR_SLOTS) */
-    /* Written by helpers as they arrive; RT_APART bytes away so that the
-     * caller's reads of the fields above stay hits. */
-    _Alignas(RT_APART) _Atomic int nslots;   /* slots handed out; slot 0 is the caller's */
-    _Atomic int invites;               /* invitations made (pending: invites - (nslots - 1)) */
-    /* The helper that got slot 1: ticks when it started on it (0: none
-     * did) and when its own share ran out, and how many items that share
-     * held then. Plain: written by that helper before its completion is
-     * counted, read by the caller after the count reached 0
-     * (release/acquire there). */
-    uint64_t t_join;
-    uint64_t t_hend;
-    uint32_t h_items;
-    bool posted;       /* caller only: offer points to this job's offer */
-    rt_task offer;     /* the offer's descriptor (offer_post) */
-    pfor_slot slot[PFOR_SLOTS];
-} pfor_job;
-
-static inline uint64_t pack(uint32_t b, uint32_t e) { return (uint64_t)e << 32 | b; }
-static inline uint32_t lo(uint64_t w) { return (uint32_t)w; }
-static inline uint32_t hi(uint64_t w) { return (uint32_t)(w >> 32); }
-
-/* Steering a wake-up. On the same VMs, the worker a futex wake puts beside
- * its waker then waits in that CPU's run queue until the waker's time slice
- * ends (milliseconds: the caller of a loop does not block), while the loop
- * it was woken for is long over. So before a submit that will wake a
- * sleeping worker, take our CPU out of that worker's allowed set: the
- * kernel then has to wake it elsewhere. Whoever runs the task puts the CPU
- * back (unsteer). Rare (it needs a sleeping worker, and kicks are rate
- * limited), so one mutex keeps concurrent steers of one worker consistent.
- * Returns the steered ctx index + 1, or 0 when nothing was done. */
-#if defined(__linux__)
-static pthread_mutex_t steer_mu = PTHREAD_MUTEX_INITIALIZER;
-#endif
-
-static uintptr_t steer(dagrt *rt, int cpu)
-{
-#if defined(__linux__)
-    /* relaxed: heuristic reads; a wrong guess only skips the steering or
-     * steers a worker that someone else then wakes. */
-    if (cpu < 0 || atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0)
-        return 0;
-    for (int k = 1; k < rt->nctx; k++) {
-        rt_ctx *v = &rt->ctx[k];
-        /* The first idle worker is the one the submit's wake_one claims. */
-        if (atomic_load_explicit(&v->idle, memory_order_relaxed) != 1)
-            continue;
-        uintptr_t r = 0;
-        cpu_set_t m;
-        pthread_mutex_lock(&steer_mu);
-        if (pthread_getaffinity_np(v->thread, sizeof m, &m) == 0 &&
-            CPU_ISSET(cpu, &m) && CPU_COUNT(&m) > 1) {
-            CPU_CLR(cpu, &m);
-            if (pthread_setaffinity_np(v->thread, sizeof m, &m) == 0)
-                r = (uintptr_t)k + 1;
-        }
-        pthread_mutex_unlock(&steer_mu);
-        return r;
-    }
-#else
-    (void)rt;
-    (void)cpu;
-#endif
-    return 0;
-}
-
-static void unsteer(dagrt *rt, uintptr_t steered, int cpu)
-{
-#if defined(__linux__)
-    if (steered == 0)
-        return;
-    rt_ctx *v = &rt->ctx[steered - 1];
-    cpu_set_t m;
-    pthread_mutex_lock(&steer_mu);
-    if (pthread_getaffinity_np(v->thread, sizeof m, &m) == 0) {
-        CPU_SET(cpu, &m);
-        (void)pthread_setaffinity_np(v->thread, sizeof m, &m);
-    }
-    pthread_mutex_unlock(&steer_mu);
-#else
-    (void)rt;
-    (void)steered;
-    (void)cpu;
-#endif
-}
-
-static void pfor_task(void *p);
-static void pfor_offer_task(void *p);
-
-/* Pushes one invitation from ctx c. Returns 0 or an error (nothing
- * pushed then). u[0]: the CPU we run on; u[1]: steer()'s token when the
- * submit is expected to wake a sleeping worker. */
-static int invite(pfor_job *j, rt_ctx *c)
-{
-    rt_task *t = rt_task_alloc(c);
-    if (!t)
-        return DAGRT_ENOMEM;
-    t->fn = pfor_task;
-    t->arg = j;
-    t->group = j->g;      /* pfor_task completes it itself (see there) */
-    t->flags = RT_TASK_SELF;
-    int cpu = rt_cpu_now();
-    t->u[0] = (uintptr_t)(intptr_t)cpu;
-    t->u[1] = steer(j->rt, cpu);
-    /* relaxed: a heuristic count (it only throttles re-invitations), made
-     * before the submit so a quick helper never sees more takers than
-     * invitations; the group count is the one that matters. */
-    atomic_fetch_add_explicit(&j->invites, 1, memory_order_relaxed);
-    rt_group_add(j->g, 1);
-    int r = rt_submit(j->rt, c, t);
-    if (r != 0) {
-        atomic_fetch_sub_explicit(&j->invites, 1, memory_order_relaxed);
-        unsteer(j->rt, t->u[1], cpu);
-        rt_task_free(j->rt, t);
-        rt_group_done(j->g);
-    }
-    return r;
-}
-
-/* Posts j's offer (see the top of the file) if the runtime's offer word is
- * free. Returns whether it did; the offer then holds one count in the
- * loop's group, which its taker completes, or the caller if it withdraws
- * the offer (finish). No wake-up goes with it: an offer is only ever
- * extra help, since the caller withdraws one nobody took, so the idle
- * protocol (sched.c) need not see it. */
-static bool offer_post(pfor_job *j)
-{
-    dagrt *rt = j->rt;
-    /* relaxed: a hint that spares the RMW while another loop's offer is
-     * up; the CAS below decides. */
-    if (atomic_load_explicit(&rt->offer, memory_order_relaxed) != NULL)
-        return false;
-    j->offer = (rt_task){.fn = pfor_offer_task, .arg = j, .group = j->g,
-                         .flags = RT_TASK_SELF | RT_TASK_FRAME};
-    /* relaxed: as in invite. */
-    atomic_fetch_add_explicit(&j->invites, 1, memory_order_relaxed);
-    rt_group_add(j->g, 1);
-    rt_task *none = NULL;
-    /* release: the taker's exchange (acquire, find_task) must see the job
-     * (fields, presplit slots, the group's count) and the descriptor as
-     * written above. relaxed on failure: nothing was published. */
-    if (atomic_compare_exchange_strong_explicit(&rt->offer, &none, &j->offer,
-            memory_order_release, memory_order_relaxed)) {
-        j->posted = true;
-        return true;
-    }
-    atomic_fetch_sub_explicit(&j->invites, 1, memory_order_relaxed);
-    rt_group_done(j->g);
-    return false;
-}
-
-/* Takes j's offer back if nobody took it. relaxed: only the CAS's outcome
- * matters, and the two sides cannot both win it: the taker's exchange and
- * this CAS are read-modify-writes of one word. On success the offer's
- * count is ours; on failure its taker completes it (release in
- * rt_group_done, acquired by the caller's wait). */
-static bool offer_withdraw(pfor_job *j)
-{
-    rt_task *mine = &j->offer;
-    j->posted = false;
-    return atomic_load_explicit(&j->rt->offer, memory_order_relaxed) == mine &&
-           atomic_compare_exchange_strong_explicit(&j->rt->offer, &mine, NULL,
-               memory_order_relaxed, memory_order_relaxed);
-}
-
-/* Worth inviting one more helper now? remaining: the caller's own
- * remainder in items. *full: set once every slot is taken (nslots only
- * grows), after which the caller stops looking. The loads go from the line
- * that changes least for the caller to the one that changes most: relaxed,
- * as hunger is a heuristic (a stale value costs one late or one useless
- * invitation). */
-static inline bool hungry(pfor_job *j, uint32_t remaining, bool *full)
-{
-    if (*full || remaining < 2 * j->grain ||
-        (double)remaining * j->ns_per < 2 * PFOR_SPLIT_MIN_NS)
-        return false;
-    int slots = atomic_load_explicit(&j->nslots, memory_order_relaxed);
-    if (slots >= j->maxslots) {
-        *full = true;
-        return false;
-    }
-    return atomic_load_explicit(&j->invites, memory_order_relaxed) == slots - 1 &&
-           atomic_load_explicit(&j->rt->nspinning, memory_order_relaxed) > 0;
-}
-
-static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
-{
-#if defined(__GNUC__)
-    /* The hungry look that follows the last chunk reads the other slots:
-     * fetch them while the chunk runs. A few at most. */
-    int n = j->maxslots < 4 ? j->maxslots : 4;
-    for (int v = 0; v < n; v++)
-        if (&j->slot[v] != mine)
-            __builtin_prefetch(&j->slot[v], 0);
-#else
-    (void)j;
-    (void)mine;
-#endif
-}
-
-/* Items the owner of a remainder of rem claims next: about 8 us of work,
- * or all of it. Claims are made large although a thief cannot take what
- * its owner has claimed: on this VM each claim past an owner's first cost
- * far more than its CAS (with 0.4 us claims a 1000 x 6 ns loop ran its
- * items ~1.5x slower on both threads than the plain loop, a cost that
- * went with the number of claims, not with the work). Pairs of variants
- * measured side by side in one process (median of 60 samples of the bench
- * loop, x the plain loop): 1000 x 6 ns, 2 us vs 0.4 us claims 1.34 vs
- * 1.29, 8 us vs 2 us 1.45 vs 1.35; 8 us vs 0.4 us at 100000 x 0.5 ns 1.90
- * vs 1.78, at 100000 x 6 ns 1.98 vs 1.97. The end stays even through
- * presplit and the thief's estimate of the chunk its victim is in
- * (steal_into). */
-static inline uint32_t claim_size(const pfor_job *j, uint32_t rem)
-{
-    return j->chunk < rem ? j->chunk : rem;
-}
-
-/* Runs the range in slot s as its owner, a chunk per claim, until a claim
- * finds it empty (thieves may have taken the rest). per_out: if not NULL,
- * the first chunk is timed and its ns per item stored there (0 if none).
- * full: the owner knows that no more invitations can be worth making (see
- * hungry), so it need not look at the line its helpers write. */
-static void run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full)
-{
-    dagrt_range_fn fn = j->fn;
-    void *arg = j->arg;
-    size_t base = j->base;
-    if (per_out)
-        *per_out = 0.0;
-    /* relaxed throughout: see the top of the file. */
-    uint64_t w = atomic_load_explicit(&s->r, memory_order_relaxed);
-    for (;;) {
-        uint32_t b = lo(w), e = hi(w);
-        if (b >= e)
-            return;
-        uint32_t k = claim_size(j, e - b);
-        if (!atomic_compare_exchange_weak_explicit(&s->r, &w, pack(b + k, e),
-                memory_order_relaxed, memory_order_relaxed))
-            continue;
-        if (b + k == e)
-            prefetch_others(j, s);
-        else if (hungry(j, e - b - k, &full)) {
-            /* Fetched here, not kept: fn may switch fibers (and threads). */
-            rt_ctx *c = rt_ctx_current(j->rt);
-            if (c)
-                (void)invite(j, c);   /* on failure we just go on alone */
-        }
-        if (per_out) {
-            uint64_t t0 = ticks();
-            fn(arg, base + b, base + b + k);
-            *per_out = ticks_to_ns(ticks() - t0) / (double)k;
-            per_out = NULL;
-        } else {
-            fn(arg, base + b, base + b + k);
-        }
-        w = atomic_load_explicit(&s->r, memory_order_relaxed);
-    }
-}
-
-/* Takes the upper half of the largest remainder in the loop into slot
- * `mine` (empty, ours). Returns false when nothing is worth splitting. */
-static bool steal_into(pfor_job *j, int mine)
-{
-    int n = atomic_load_explicit(&j->nslots, memory_order_relaxed);
-    if (n > j->maxslots)
-        n = j->maxslots;
-    uint32_t min_items = 2 * j->grain;
-    double min_ns = PFOR_SPLIT_MIN_NS;
-    for (;;) {
-        int best = -1;
-        uint64_t bw = 0;
-        uint32_t brem = 0;
-        for (int v = 0; v < n; v++) {
-            if (v == mine)
-                continue;
-            uint64_t w = atomic_load_explicit(&j->slot[v].r, memory_order_relaxed);
-            uint32_t rem = hi(w) > lo(w) ? hi(w) - lo(w) : 0;
-            if (rem > brem) {
-                brem = rem;
-                bw = w;
-                best = v;
-            }
-        }
-        if (best < 0 || brem < min_items || (double)brem * j->ns_per < min_ns)
-            return false;
-        /* The victim is still inside the chunk it claimed last (half of
-         * one, on average): count that in, so that both finish together. */
-        uint32_t half_chunk = claim_size(j, brem) / 2;
-        uint32_t take = (brem + half_chunk) / 2;
-        if (take > brem - j->grain)
-            take = brem - j->grain;
-        uint32_t b = lo(bw), e = hi(bw), mid = e - take;
-        /* relaxed: the word carries nothing but the bounds (top of file). */
-        if (atomic_compare_exchange_strong_explicit(&j->slot[best].r, &bw, pack(b, mid),
-                memory_order_relaxed, memory_order_relaxed)) {
-            atomic_store_explicit(&j->slot[mine].r, pack(mid, e), memory_order_relaxed);
-            return true;
-        }
-        /* The owner claimed a chunk or another thief split first: look
-         * again with fresh values. */
-    }
-}
-
-/* Runs slot `mine` (if the loop has one that high), then splits what the
- * others have left: a participant's whole part. own_end: if not NULL, gets
- * the ticks when the slot itself ran out, before the splits. */
-static void run_part(pfor_job *j, int mine, uint64_t *own_end)
-{
-    if (mine >= j->maxslots)
-        return;
-    run_slot(j, &j->slot[mine], NULL, false);
-    if (own_end)
-        *own_end = ticks();
-    while (steal_into(j, mine))
-        run_slot(j, &j->slot[mine], NULL, false);
-}
-
-/* A helper's arrival: takes a slot index. */
-static inline int join_job(pfor_job *j)
-{
-#if defined(__GNUC__)
-    /* Lines the caller wrote, all needed before our first item: ask for
-     * them at once, so that the misses overlap instead of queueing behind
-     * the locked instruction below. Slot 1 is the one a first helper gets
-     * (presplit); slot 0 is not fetched: taking it from the caller, who
-     * claims from it next, would cost the caller a miss for nothing. */
-    __builtin_prefetch(&j->nslots, 1);
-    __builtin_prefetch(&j->slot[1], 1);
-#endif
-    /* relaxed: the slot index only has to be unique (an RMW gives that);
-     * it also counts the invitation as picked up (see hungry). */
-    return atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
-}
-
-/* A helper's part: its slot, then whatever it can split off the others. */
-static void help_job(pfor_job *j, int mine)
-{
-    /* Slot 1 may hold a share the caller set aside for us (presplit); any
-     * other slot is empty and we go straight to splitting. The first
-     * helper times its own share, so that the caller learns how fast it
-     * runs items (speed_ratio). (Slot 1 always exists: a loop is shared
-     * only with at least two threads.) */
-    if (mine == 1) {
-        /* relaxed: the bounds only (top of file). */
-        uint64_t w = atomic_load_explicit(&j->slot[1].r, memory_order_relaxed);
-        j->h_items = hi(w) > lo(w) ? hi(w) - lo(w) : 0;
-        j->t_join = ticks();
-    }
-    run_part(j, mine, mine == 1 ? &j->t_hend : NULL);
-}
-
-/* The offer, run by the thread that took it (find_task in sched.c). It is
- * RT_TASK_FRAME: not pooled, not counted, and the count it holds in the
- * loop's group is completed by the task's finish, after this returns:
- * that is the taker's last access to the job. */
-static void pfor_offer_task(void *p)
-{
-    rt_task *t = p;
-    pfor_job *j = t->arg;
-    help_job(j, join_job(j));
-}
-
-static void pfor_task(void *p)
-{
-    rt_task *t = p;
-    pfor_job *j = t->arg;
-    rt_group *g = j->g;
-    dagrt *rt = j->rt;
-    int mine = join_job(j);
-    rt_ctx *c = rt_ctx_current(rt);
-    if (c && c->worker)
-        rt_ctx_leave_waker(c, (int)(intptr_t)t->u[0]);
-    help_job(j, mine);
-    /* Complete the group here, not after the descriptor is recycled: the
-     * caller spins on it, and the free may cost a cache miss of its own.
-     * This is our last access to the job and the group. */
-    t->group = NULL;
-    rt_group_done(g);
-    /* Only now give back the CPU a steered wake took from our allowed set
-     * (two system calls: not worth delaying the loop for, and until the
-     * loop ends that CPU is its caller's anyway). rt outlives the job. */
-    unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
-}
-
 /* A kick: wakes a sleeping worker for later loops (see kick_due). u[0]:
- * the CPU the kicking thread ran on, u[1]: steer()'s token, arg: the
+ * the CPU the kicking thread ran on, u[1]: rt_place_steer()'s token, arg: the
  * runtime. */
 static void pfor_kick(void *p)
 {
     rt_task *t = p;
     dagrt *rt = t->arg;
-    unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
+    rt_place_unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
     rt_ctx *c = rt_ctx_current(rt);
     if (c && c->worker)   /* not a thread that waits and took it back */
         rt_ctx_leave_waker(c, (int)(intptr_t)t->u[0]);
@@ -609,9 +174,9 @@ static void kick(dagrt *rt, rt_ctx *c)
     t->flags = RT_TASK_SELF;
     int cpu = rt_cpu_now();
     t->u[0] = (uintptr_t)(intptr_t)cpu;
-    t->u[1] = steer(rt, cpu);
+    t->u[1] = rt_place_steer(rt, cpu);
     if (rt_submit(rt, c, t) != 0) {
-        unsteer(rt, t->u[1], cpu);
+        rt_place_unsteer(rt, t->u[1], cpu);
         rt_task_free(rt, t);
     }
 }
@@ -632,11 +197,11 @@ static int finish(pfor_job *j, dagrt_group *dg)
      * taken (and the word emptied) and completed. */
     if (j->posted && atomic_load_explicit(&g->word, memory_order_acquire) == 0)
         return 0;
-    if (j->posted && offer_withdraw(j)) {
+    if (j->posted && rt_pfor_offer_withdraw(j)) {
         /* Nobody came for it: run what it would have (slot 1 may hold a
          * presplit share), as for a withdrawn invitation below, then
          * complete its count ourselves. relaxed: as in join_job. */
-        run_part(j, atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed), NULL);
+        rt_pfor_run_part(j, atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed), NULL);
         rt_group_done(g);
         c = rt_ctx_current(rt);   /* fn may have moved us */
         look = c != NULL;
@@ -654,16 +219,16 @@ static int finish(pfor_job *j, dagrt_group *dg)
              * put back for the full wait below, which runs it. */
             void *x = rt_deque_take(&c->deque);
             rt_task *t = x;
-            if (x != RT_DEQUE_EMPTY && t->fn == pfor_task && t->arg == j) {
+            if (x != RT_DEQUE_EMPTY && t->fn == rt_pfor_task && t->arg == j) {
                 /* Withdrawn = taken, by us: a slot it gets (slot 1 may
                  * hold a presplit share nobody came for) is ours to run.
                  * relaxed: the index only has to be unique (see
-                 * pfor_task). */
+                 * rt_pfor_task). */
                 int mine = atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
-                unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
+                rt_place_unsteer(rt, t->u[1], (int)(intptr_t)t->u[0]);
                 rt_task_finish(rt, t);
                 if (mine < j->maxslots) {
-                    run_part(j, mine, NULL);
+                    rt_pfor_run_part(j, mine, NULL);
                     c = rt_ctx_current(rt);   /* fn may have moved us */
                     look = c != NULL;
                 }
@@ -719,9 +284,17 @@ static bool presplit(pfor_job *j, uint32_t done, uint32_t n, double per)
     return true;
 }
 
-static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
-                      dagrt_range_fn fn, void *arg, double per)
+static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n,
+                    uint32_t grain, dagrt_range_fn fn, void *arg, double per)
 {
+    /* Hints are ns per item: only a loop of one-item units keeps them. */
+    bool keep_hints = unit == 1;
+    pfor_job j;
+    j.fn = fn;
+    j.arg = arg;
+    j.base = begin;
+    j.end = end;
+    j.unit = unit;
     uint64_t now = ticks();
     uint32_t done = 0;
     if (per <= 0.0) {
@@ -729,28 +302,25 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
         uint32_t k0 = grain > PFOR_FIRST_ITEMS ? grain : PFOR_FIRST_ITEMS;
         if (k0 > n)
             k0 = n;
-        fn(arg, begin, begin + k0);
+        run_units(&j, 0, k0);
         uint64_t t1 = ticks();
         done = k0;
         per = ticks_to_ns(t1 - now) / (double)k0;
         if (per < 0.01)
             per = 0.01;
-        hint_put(fn, arg, per);
+        if (keep_hints)
+            hint_put(fn, arg, per);
         now = t1;
         if (done == n)
             return 0;
     }
     if ((double)(n - done) * per < PFOR_SHARE_MIN_NS) {
-        fn(arg, begin + done, begin + n);     /* too short to be worth sharing */
+        run_units(&j, done, n);     /* too short to be worth sharing */
         return 0;
     }
     dagrt_group dg;
     dagrt_group_init(&dg);
-    pfor_job j;
     j.rt = rt;
-    j.fn = fn;
-    j.arg = arg;
-    j.base = begin;
     j.grain = grain;
     j.ns_per = per;
     j.g = rt_group_of(&dg);
@@ -787,7 +357,7 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
              * from when we start on our own share; it is learnt from every
              * such loop, split or not (an estimate that only split loops
              * taught could grow until they no longer split). */
-            invited = (polling && offer_post(&j)) || invite(&j, c) == 0;
+            invited = (polling && rt_pfor_offer_post(&j)) || rt_pfor_invite(&j, c) == 0;
             if (invited && polling) {
                 t_inv = ticks();
             } else if (split) {
@@ -806,11 +376,11 @@ static int pfor_block(dagrt *rt, size_t begin, uint32_t n, uint32_t grain,
     /* With one other thread, our one invitation is all there can be: then
      * we never read the line our helper writes as it arrives (a transfer
      * per loop, paid while our chunk waits on it). */
-    run_slot(&j, &j.slot[0], done == 0 ? &fresh : NULL, invited && j.maxslots <= 2);
-    if (fresh > 0.0)   /* timed: done == 0 */
+    rt_pfor_run_slot(&j, &j.slot[0], done == 0 ? &fresh : NULL, invited && j.maxslots <= 2);
+    if (fresh > 0.0 && keep_hints)   /* timed: done == 0 */
         hint_put(fn, arg, fresh < 0.01 ? 0.01 : fresh);
-    while (steal_into(&j, 0))
-        run_slot(&j, &j.slot[0], NULL, invited && j.maxslots <= 2);
+    while (rt_pfor_steal_into(&j, 0))
+        rt_pfor_run_slot(&j, &j.slot[0], NULL, invited && j.maxslots <= 2);
     int r = finish(&j, &dg);
     last_end = ticks();
     last_helped = j.t_join != 0;
@@ -846,30 +416,28 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
         grain = 1;
     size_t n = end - begin;
     rt_ctx *c = rt_ctx_current(rt);
-    /* Nobody could help (a thread outside the runtime runs it alone too). */
-    if (!c || rt->nctx < 2 || n < 2 * grain) {
+    /* Nobody could help (a thread outside the runtime runs it alone too),
+     * or the range holds fewer than two grains (n / 2: 2 * grain may
+     * overflow). */
+    if (!c || rt->nctx < 2 || n / 2 < grain) {
         fn(arg, begin, end);
         return 0;
     }
-    double per = hint_get(fn, arg);
+    /* Slots hold 32-bit offsets: a longer range is shared in units of
+     * `unit` items (the last one shorter), at most 2^31 of them, and its
+     * grain in whole units rounded up, so no piece but the last is ever
+     * smaller than the caller's grain. (n <= 2^31 implies grain <= 2^30.) */
+    size_t unit = 1;
+    if (n > PFOR_UNITS_MAX)
+        unit = n / PFOR_UNITS_MAX + (n % PFOR_UNITS_MAX != 0);
+    size_t nu = n / unit + (n % unit != 0);
+    size_t gu = grain / unit + (grain % unit != 0);
+    double per = unit == 1 ? hint_get(fn, arg) : 0.0;
     if (per > 0.0 && (double)n * per < PFOR_SHARE_MIN_NS) {
         fn(arg, begin, end);    /* known to be too short to share */
         return 0;
     }
-    ticks_init();
-    if (grain > PFOR_MAX_ITEMS / 4)
-        grain = PFOR_MAX_ITEMS / 4;
-    /* Ranges are 32-bit offsets: a longer loop runs as consecutive blocks
-     * of 2^31 items, each shared the same way. */
-    while (begin < end) {
-        size_t m = end - begin;
-        if (m > (size_t)1 << 31)
-            m = (size_t)1 << 31;
-        int r = pfor_block(rt, begin, (uint32_t)m, (uint32_t)grain, fn, arg, per);
-        per = hint_get(fn, arg);
-        if (r != 0)
-            return r;
-        begin += m;
-    }
-    return 0;
+    rt_pfor_ticks_init();
+    return pfor_run(rt, begin, end, unit, (uint32_t)nu, (uint32_t)gu, fn, arg, per);
 }
+

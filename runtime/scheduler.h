@@ -44,16 +44,22 @@
 #ifndef DAGRT_SCHEDULER_H
 #define DAGRT_SCHEDULER_H
 
-#include <pthread.h>
+/* The runtime's own view of dagrt.h's shared structures: C11 atomics. */
+#if defined(DAGRT_H) && !defined(DAGRT_INSIDE_)
+#error "include libdagrt's internal headers before dagrt.h"
+#endif
+#define DAGRT_INSIDE_ 1
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "apart.h"
 #include "dagrt.h"
 #include "deque.h"
 #include "mpsc.h"
+#include "observe.h"
+#include "os/os.h"
 #include "park.h"
 
 /* --------------------------------------------------------------- tasks */
@@ -62,21 +68,17 @@
 #define RT_TASK_PUBLIC_FLAGS (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER | \
                               DAGRT_SPAWN_LARGE_STACK)
 #define RT_TASK_SELF  (1u << 16)      /* internal: fn gets the rt_task * itself, not arg */
-#define RT_TASK_OWNED (1u << 17)      /* counted in its group's owner-local count */
-#define RT_TASK_FRAME (1u << 18)      /* a dagrt_frame on its forker's stack (rt_frame) */
+#define RT_TASK_OWNED DAGRT__TASK_OWNED   /* counted in its group's owner-local count */
+#define RT_TASK_FRAME DAGRT__TASK_FRAME   /* a dagrt_frame on its forker's stack (rt_frame) */
 #define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */
 
 typedef struct rt_group rt_group;
 
+/* A task descriptor: dagrt.h's one definition of its fields (the inline
+ * fork sets up a frame's). home: the ctx index whose pool owns it, or
+ * RT_HOME_SHARED; fiber NULL when allocated; u: parallel-for ranges. */
 typedef struct rt_task {
-    rt_node node;          /* inbox / free-list link; must stay first */
-    dagrt_fn fn;
-    void *arg;
-    rt_group *group;       /* completed when the task finishes; may be NULL */
-    uint32_t flags;        /* DAGRT_SPAWN_* */
-    uint32_t home;         /* ctx index whose pool owns it, or RT_HOME_SHARED */
-    void *fiber;           /* free for the fiber layer (NULL when allocated) */
-    uintptr_t u[2];        /* free for internal users (parallel-for ranges) */
+    DAGRT__TASK_FIELDS_(rt_node, struct rt_group)
 } rt_task;
 
 /* --------------------------------------------------------------- groups */
@@ -111,15 +113,10 @@ struct rt_waiter {
  * may be waited on by any one thread or fiber at a time. */
 typedef struct rt_group rt_group;
 struct rt_group {
-    _Atomic int64_t word;
-    struct rt_ctx *owner;      /* NULL: no owner fast path */
-    rt_waiter *waiter;
-    int32_t local;             /* owner only */
-    uint16_t armed;            /* owner only: a wait folded local into word */
-    uint16_t magic;
+    DAGRT__COUNT_FIELDS_(struct rt_ctx, rt_waiter)   /* dagrt.h: one definition */
 };
 #define RT_GROUP_WAITING (INT64_C(1) << 62)
-#define RT_GROUP_MAGIC   0x6772u   /* "gr" */
+#define RT_GROUP_MAGIC   DAGRT__GROUP_MAGIC
 
 static inline rt_group *rt_group_of(dagrt_group *g) { return (rt_group *)(void *)g; }
 
@@ -164,10 +161,9 @@ typedef struct rt_slab {
 } rt_slab;
 
 struct rt_ctx {
-    rt_deque deque;
-    /* Read by the inline dagrt_fork (dagrt.h, dagrt__wview): constant
-     * after creation. */
-    const _Atomic int *fj_nidle;   /* &rt->nidle */
+    /* The head the inline dagrt_fork reads (dagrt.h, one definition): the
+     * deque, and fj_nidle = &rt->nidle, constant after creation. */
+    DAGRT_WORKER_VIEW_FIELDS_
     rt_mpsc inbox;
     dagrt *rt;
     uint32_t index;
@@ -180,22 +176,24 @@ struct rt_ctx {
     rt_task *free;
     rt_slab *slabs;
     _Alignas(RT_APART) _Atomic(rt_task *) remote;
-    /* Idle protocol (sched.c): 1 while announced idle; a notifier claims the
+    /* Idle protocol (idle.c): 1 while announced idle; a notifier claims the
      * ctx by CAS 1->0 and then unparks it. */
     _Alignas(RT_APART) _Atomic int idle;
     rt_parker parker;
     rt_waiter waiter;          /* group waits on this thread: unparks it */
     char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
-    bool handoff;              /* owner only: hand the search on (sched.c) */
-    bool beside_waker;         /* owner only: woken onto its waker's CPU (sched.c) */
+    bool handoff;              /* owner only: hand the search on (idle.c) */
+    bool beside_waker;         /* owner only: woken onto its waker's CPU (idle.c) */
     uint32_t depth;            /* owner only: plain tasks running nested on this thread */
     /* Spawned / finished task counts, each written only by this ctx's
      * thread (relaxed load + store; finished with release), summed by
      * dagrt_destroy to know when everything spawned has run. */
     _Alignas(RT_APART) _Atomic uint64_t nspawned;
     _Atomic uint64_t nfinished;
-    pthread_t thread;
+    rt_os_thread thread;
     bool started;
+    /* dagrt_get_stats' counts (observe.h): this thread's own lines. */
+    rt_tstats stats;
 };
 
 /* --------------------------------------------------------------- runtime */
@@ -205,10 +203,9 @@ struct dagrt {
     int nworkers;
     int nctx;                          /* nworkers + 1 */
     rt_ctx *ctx;                       /* [nctx], ctx[0] = main thread */
-    pthread_t main_thread;
     rt_ctx *prev_tls;                  /* creator thread's ctx before (restored by destroy) */
     rt_mpsc hot;                       /* the hot lane */
-    bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (sched.c) */
+    bool asym_fence;                   /* deque pushes skip their fence; idlers membarrier (idle.c) */
     _Alignas(RT_APART) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
     _Atomic int nspinning;             /* idle ctxs still polling (not asleep) */
     _Atomic int stop;                  /* destroy: workers exit */
@@ -219,7 +216,13 @@ struct dagrt {
     _Atomic uint32_t rr;               /* round robin for spawns from outside threads */
     _Atomic uint64_t spin_ns;          /* idle ctxs poll this long before parking (tests set 0; relaxed: a tuning knob) */
     /* Shared task pool for threads without a ctx. */
-    pthread_mutex_t shared_mu;
+    rt_os_mutex shared_mu;
+    /* CPU placement (placement.c): whether the policy moves threads, and
+     * the mask the creator had at dagrt_create (threads with another one
+     * are the user's and stay where they are). Constant after create. */
+    bool place_on;
+    rt_os_cpuset place_mask;
+    rt_os_mutex steer_mu;              /* one affinity change of a worker at a time */
     rt_task *shared_free;
     rt_slab *shared_slabs;
     _Atomic(rt_task *) shared_remote;
@@ -235,7 +238,22 @@ struct dagrt {
     /* Offers taken, counted by their takers on the line they just wrote
      * (relaxed: a statistic, for tests and diagnostics). */
     _Atomic uint64_t offers_taken;
+    /* Observers and the trace recorder (observe.c): read once per node
+     * and per sleep, changed between frames. */
+    _Alignas(RT_APART) rt_observe obs;
 };
+
+#if defined(__GNUC__)
+#define RT_NOINLINE __attribute__((noinline))
+#define RT_INLINE inline __attribute__((always_inline))
+#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define RT_NOINLINE
+#define RT_INLINE inline
+#define RT_LIKELY(x) (x)
+#define RT_UNLIKELY(x) (x)
+#endif
 
 /* One poll of a spin: the CPU's hint that we are waiting on memory. */
 static inline void rt_cpu_relax(void)
@@ -247,39 +265,54 @@ static inline void rt_cpu_relax(void)
 #endif
 }
 
-/* CLOCK_MONOTONIC in ns: the runtime's clock for spin and linger limits. */
+/* A monotonic clock in ns: the runtime's clock for spin and linger limits. */
 static inline uint64_t rt_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return rt_os_now_ns();
 }
 
-/* The calling thread's ctx in rt, or NULL (not one of rt's threads).
- * A real call: re-do it after any fiber switch (see top of file). */
+/* Owner-only counter bump: relaxed load + store is enough for a single
+ * writer; release on nfinished so destroy's acquire read of it also sees
+ * the spawns that the finished task made (worker.c, quiescent()). */
+static inline void rt_bump(_Atomic uint64_t *x, memory_order mo)
+{
+    atomic_store_explicit(x, atomic_load_explicit(x, memory_order_relaxed) + 1, mo);
+}
+
+/* =====================================================================
+ * The rooms, one section per file. Each section declares what its file
+ * offers the others; the inline fast paths live here so the hot callers
+ * in other files keep them inlined.
+ * ===================================================================== */
+
+/* ------------------------------------------ worker.c: threads, create/destroy */
+
+/* The calling thread's ctx (of whichever runtime it belongs to), or NULL. */
+extern _Thread_local rt_ctx *rt_tls_ctx;
+
+/* The calling thread's ctx in rt, or NULL. Inline TLS read: only in code
+ * that cannot migrate between threads (see the fiber migration rule). */
+static inline rt_ctx *rt_ctx_here(const dagrt *rt)
+{
+    rt_ctx *c = rt_tls_ctx;
+    return (c && c->rt == rt) ? c : NULL;
+}
+
+/* The same as a real call: re-do it after any fiber switch (top of file). */
 rt_ctx *rt_ctx_current(const dagrt *rt);
 
-/* Makes the private tail of c's deque (deque.h, sched.c) stealable, for a
- * thread about to block outside the runtime's helping waits. c may be NULL. */
-void rt_ctx_publish_tail(rt_ctx *c);
+/* ------------------------------------------------- task.c: descriptors */
 
-/* CPU placement (sched.c). On a VM whose idle vCPUs look busy to the
- * kernel, a futex wake puts the woken thread on its waker's CPU (park.h),
- * where the two can only take turns; the parallel-for and the executor's
- * plan helpers move off it with rt_cpu_leave. */
+#define RT_SLAB_TASKS 128
 
-/* The CPU the calling thread runs on, or -1 where that is unknown. */
-int rt_cpu_now(void);
-/* If the calling thread runs on `cpu` and may run on another, moves it
- * there: two affinity calls, the first forbidding `cpu` (the kernel
- * migrates the thread before it returns), the second giving the thread's
- * own mask back (it stays where it went). A thread pinned to `cpu` stays.
- * Returns the CPU the thread runs on afterwards (or -1). */
-int rt_cpu_leave(int cpu);
-/* c is the calling thread's ctx, woken for work that the thread on CPU
- * `from` published: leaves that CPU and, once off it, lets c's next idle
- * round poll again instead of sleeping at once (ctx_idle). */
-void rt_ctx_leave_waker(rt_ctx *c, int from);
+/* A slab of RT_SLAB_TASKS descriptors linked as a free list, pushed on
+ * *slabs (freed by rt_slabs_free). NULL when out of memory. */
+rt_task *rt_slab_new(rt_slab **slabs, uint32_t home);
+void rt_slabs_free(rt_slab *s);
+/* c's free list ran dry: what other threads returned, else a new slab. */
+rt_task *rt_task_refill(rt_ctx *c);
+/* Returns t to a remote-free stack (a Treiber push). */
+void rt_task_push_remote(_Atomic(rt_task *) *stack, rt_task *t);
 
 /* Descriptors. rt_task_alloc: c must be the calling thread's ctx (fast, no
  * lock, no malloc once warm). rt_task_alloc_any: any thread. Both return
@@ -289,6 +322,111 @@ rt_task *rt_task_alloc_any(dagrt *rt);
 /* Returns a descriptor to its pool without running it (any thread). */
 void rt_task_free(dagrt *rt, rt_task *t);
 
+static inline void rt_task_reset(rt_task *t)
+{
+    t->fn = NULL;
+    t->arg = NULL;
+    t->group = NULL;
+    t->flags = 0;
+    t->fiber = NULL;
+    t->u[0] = t->u[1] = 0;
+}
+
+/* rt_task_alloc inline: c is the calling thread's ctx. */
+static RT_INLINE rt_task *rt_task_alloc_on(rt_ctx *c)
+{
+    rt_task *t = c->free;
+    if (RT_UNLIKELY(!t)) {
+        t = rt_task_refill(c);
+        if (!t)
+            return NULL;
+    }
+    /* relaxed: the free list is owner-private (remote ones were acquired). */
+    c->free = (rt_task *)(void *)atomic_load_explicit(&t->node.next, memory_order_relaxed);
+    t->home = c->index;
+    rt_task_reset(t);   /* the stores the spawner repeats are dead and elided */
+    return t;
+}
+
+/* Frees t from the thread whose ctx is c (NULL: none). */
+static RT_INLINE void rt_task_free_on(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    if (t->home == RT_HOME_SHARED) {
+        rt_task_push_remote(&rt->shared_remote, t);
+        return;
+    }
+    if (RT_LIKELY(c && c->index == t->home)) {
+        /* relaxed: the owner's private free list. */
+        atomic_store_explicit(&t->node.next, (rt_node *)(void *)c->free, memory_order_relaxed);
+        c->free = t;
+    } else {
+        rt_task_push_remote(&rt->ctx[t->home].remote, t);
+    }
+}
+
+/* ----------------------------------------------- group.c: wait groups */
+
+/* Arms g for waiter w on behalf of ctx c (rt_group_arm's body). */
+int rt_group_arm_on(rt_group *g, rt_ctx *c, rt_waiter *w);
+/* The waiter of every thread wait: unparks the ctx it is embedded in. */
+void rt_ctx_wake(rt_waiter *w);
+
+/* Counts a task about to be spawned by ctx c (may be NULL) into g. */
+static inline void rt_group_count_spawn(rt_group *g, rt_ctx *c, rt_task *t)
+{
+    /* Not once armed: the waiter folded local into word, and the
+     * completer decides "last" from word alone. */
+    if (g->owner == c && c && !g->armed) {
+        g->local++;                  /* owner only: no atomic needed */
+        t->flags |= RT_TASK_OWNED;
+    } else {
+        rt_group_add(g, 1);
+    }
+}
+
+/* A task of group g with these flags finished on ctx c (may be NULL). */
+static inline void rt_group_count_done(rt_group *g, rt_ctx *c, uint32_t flags)
+{
+    /* owner and armed are read only on the owner's own thread. */
+    if ((flags & RT_TASK_OWNED) && g->owner == c && !g->armed)
+        g->local--;
+    else
+        rt_group_done(g);
+}
+
+/* pending == 0, as seen by ctx c (the owner or a thread of an ownerless
+ * group). acquire: the finished tasks' effects are visible after. */
+static inline bool rt_group_is_done(rt_group *g, rt_ctx *c)
+{
+    int64_t w = atomic_load_explicit(&g->word, memory_order_acquire);
+    return (g->owner && g->owner == c ? w + g->local : w) == 0;
+}
+
+/* -------------------------------------------- idle.c: the idle protocol */
+
+/* Whether pushes may skip their fence (membarrier registered, not turned
+ * off by DAGRT_NO_MEMBARRIER). */
+bool rt_asym_fence_available(void);
+/* After publishing work with a plain store: wakes an idle ctx if needed. */
+void rt_notify(dagrt *rt);
+/* One round of the idle protocol for c; g: the group c waits for, or NULL
+ * in the worker loop. Returns when c should look for work again. */
+void rt_ctx_idle(rt_ctx *c, rt_group *g);
+/* A spinner that stopped with work in sight hands the search on. */
+void rt_handoff(rt_ctx *c);
+/* Makes c's private tail public (up to index `to`, or all of it) and
+ * notifies: the idle protocol's publication. */
+void rt_expose_to(dagrt *rt, rt_ctx *c, int64_t to);
+void rt_expose(dagrt *rt, rt_ctx *c);
+/* Whether c could find a task now (relaxed hints: for a thread that spins
+ * outside the idle protocol and should leave it when there is work). */
+bool rt_work_visible(rt_ctx *c);
+/* Makes the private tail of c's deque stealable, for a thread about to
+ * block outside the runtime's helping waits. c may be NULL. */
+void rt_ctx_publish_tail(rt_ctx *c);
+
+/* ------------------------------------ work.c: submission, find_task, waits */
+
 /* Makes t ready, from any thread (c = the caller's ctx or NULL):
  *  MAIN  -> the main-thread queue (only the main thread runs it);
  *  HOT   -> the hot lane;
@@ -296,35 +434,71 @@ void rt_task_free(dagrt *rt, rt_task *t);
  * Then wakes a sleeping thread if that is needed for the task to run.
  * Returns 0 or DAGRT_ENOMEM (deque growth failed; t is not queued). */
 int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t);
-
+/* One ready task for c (hot lane, own queue, own deque, the offer, steal),
+ * or NULL. */
+rt_task *rt_find_task(rt_ctx *c);
 /* Runs t on the calling ctx's thread (plain call, or rt_fiber_run). */
 void rt_task_run(rt_ctx *c, rt_task *t);
 /* The task has finished: free it, complete its group. Any thread. */
 void rt_task_finish(dagrt *rt, rt_task *t);
-
-/* Whether c could find a task now (relaxed hints: for a thread that spins
- * outside the idle protocol and should leave it when there is work). */
-bool rt_work_visible(rt_ctx *c);
-
-/* Finds one ready task for c (hot lane, own queue, own deque, steal) and
- * runs it. Returns true if it ran one. The "help" step of every wait. */
+/* Finds one ready task for c and runs it. Returns true if it ran one. The
+ * "help" step of every wait. */
 bool rt_help_one(rt_ctx *c);
-
 /* Helps until *g completes, sleeping when there is nothing to do. Thread
  * stacks only (a fiber suspends instead; see rt_group_arm). */
 int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g);
 
-/* -------------------------------------- provided by the fiber layer */
+/* ------------------------------------------------ placement.c: CPUs */
+
+/* Where idle CPUs look busy to the kernel (some virtual machines), a wake
+ * can put the woken thread on its waker's CPU (park.h), where the two can
+ * only take turns; the parallel-for and the executor's plan helpers move
+ * off it with rt_cpu_leave. */
+
+/* Decides the policy for a runtime being created (on its creator). */
+void rt_place_init(dagrt *rt);
+/* The CPU the calling thread runs on, or -1 where that is unknown. */
+int rt_cpu_now(void);
+/* If the calling thread is a worker the policy may move, runs on `cpu` and
+ * may run on another, moves it there: two affinity calls, the first forbidding `cpu` (the kernel
+ * migrates the thread before it returns), the second giving the thread's
+ * own mask back (it stays where it went). A thread pinned to `cpu` stays.
+ * Returns the CPU the thread runs on afterwards (or -1). */
+int rt_cpu_leave(int cpu);
+/* c is the calling thread's ctx, woken for work that the thread on CPU
+ * `from` published: leaves that CPU and, once off it, lets c's next idle
+ * round poll again instead of sleeping at once (rt_ctx_idle). */
+void rt_ctx_leave_waker(rt_ctx *c, int from);
+
+/* ------------------------------ fiber_sched.c: the fiber layer's hooks */
 
 /* Runs a DAGRT_SPAWN_FIBER task on a fiber; must rt_task_finish it once its
- * fn has returned. Until a fiber layer is linked, fiber_none.c runs it as a
- * plain call. */
+ * fn has returned. */
 void rt_fiber_run(rt_ctx *c, rt_task *t);
 /* If the caller is running on a fiber, waits for g by suspending and
  * returns 0 (or an error); returns 1 if the caller is not on a fiber. */
 int rt_fiber_group_wait(dagrt *rt, rt_group *g);
+/* A plain task or the main thread (ctx c, may be NULL) waits for g without
+ * helping (mutex and semaphore waits, sync.c). */
+int rt_fiber_block_wait(dagrt *rt, rt_ctx *c, rt_group *g);
+/* On a fiber: makes e the node event its suspend/resume hooks report
+ * (observe.h) and returns the previous one; elsewhere does nothing and
+ * returns NULL. */
+dagrt_node_event *rt_fiber_obs_swap(dagrt *rt, dagrt_node_event *e);
 /* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);
+
+/* ---------------------------------------- overflow.c: the overflow report */
+
+struct rt_fiber_pool;
+/* Reports faults in the guard pages of p's fibers (installs the fault
+ * handler while any pool is watched). 0, or -1: p goes unwatched. */
+int rt_overflow_watch(struct rt_fiber_pool *p);
+void rt_overflow_unwatch(struct rt_fiber_pool *p);
+/* An alternate stack for the calling thread, so the report can run when
+ * the stack that overflowed is the one in use (counted per thread). */
+void rt_overflow_thread_enter(void);
+void rt_overflow_thread_leave(void);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * bench_switch.c - fiber switch cost, side by side in one run:
- *   dagrt__ctx_switch  the raw backend switch (asm, or ucontext fallback)
- *   dagrt__fiber_switch the runtime's switch (+ sanitizer hooks, none here)
+ *   rt_arch_switch  the raw backend switch (asm, or ucontext fallback)
+ *   rt_fiber_switch the runtime's switch (+ sanitizer hooks, none here)
  *   swapcontext        glibc's ucontext switch (a sigprocmask syscall each)
  * A round trip is two switches (there and back); the table prints ns per
  * switch, median and best of the runs, and the ratio to swapcontext.
@@ -32,32 +32,32 @@ static int cmp_d(const void *a, const void *b)
 static long N;
 
 /* raw ctx */
-static dagrt_ctx raw_main;
-static dagrt_fiber raw_f;
+static rt_arch_ctx raw_main;
+static rt_fiber raw_f;
 static void raw_entry(void *arg)
 {
     (void)arg;
-    for (;;) dagrt__ctx_switch(&raw_f.ctx, &raw_main);
+    for (;;) rt_arch_switch(&raw_f.ctx, &raw_main);
 }
 static double run_raw(void)
 {
     double t0 = now_ns();
-    for (long i = 0; i < N; i++) dagrt__ctx_switch(&raw_main, &raw_f.ctx);
+    for (long i = 0; i < N; i++) rt_arch_switch(&raw_main, &raw_f.ctx);
     return (now_ns() - t0) / (2.0 * (double)N);
 }
 
 /* runtime switch */
-static dagrt_fiber fb_main, fb_f;
+static rt_fiber fb_main, fb_f;
 static void fb_entry(void *arg)
 {
     (void)arg;
-    dagrt__fiber_started(&fb_f);
-    for (;;) dagrt__fiber_switch(&fb_f, &fb_main);
+    rt_fiber_started(&fb_f);
+    for (;;) rt_fiber_switch(&fb_f, &fb_main);
 }
 static double run_fb(void)
 {
     double t0 = now_ns();
-    for (long i = 0; i < N; i++) dagrt__fiber_switch(&fb_main, &fb_f);
+    for (long i = 0; i < N; i++) rt_fiber_switch(&fb_main, &fb_f);
     return (now_ns() - t0) / (2.0 * (double)N);
 }
 
@@ -80,9 +80,9 @@ int main(int argc, char **argv)
     int runs = argc > 2 ? atoi(argv[2]) : 7;
     if (N < 1 || runs < 1 || runs > 64) { fprintf(stderr, "bad arguments\n"); return 2; }
 
-    if (dagrt__fiber_create(&raw_f, 0, raw_entry, NULL)) return 1;
-    dagrt__fiber_init_thread(&fb_main);
-    if (dagrt__fiber_create(&fb_f, 0, fb_entry, NULL)) return 1;
+    if (rt_fiber_create(&raw_f, 0, raw_entry, NULL)) return 1;
+    rt_fiber_init_thread(&fb_main);
+    if (rt_fiber_create(&fb_f, 0, fb_entry, NULL)) return 1;
     static char uc_stack[256 * 1024];
     getcontext(&uc_f);
     uc_f.uc_stack.ss_sp = uc_stack;
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     uc_f.uc_link = NULL;
     makecontext(&uc_f, uc_entry, 0);
 
-    static const char *names[3] = { "dagrt__ctx_switch", "dagrt__fiber_switch", "swapcontext" };
+    static const char *names[3] = { "rt_arch_switch", "rt_fiber_switch", "swapcontext" };
     double (*fns[3])(void) = { run_raw, run_fb, run_uc };
     double t[3][64];
     long n_all = N;
@@ -106,11 +106,11 @@ int main(int argc, char **argv)
         best[k] = t[k][0];
     }
     printf("fiber switch, backend: %s; %ld round trips x %d runs\n",
-           dagrt__ctx_backend, N, runs);
+           rt_arch_backend, N, runs);
     printf("%-22s %12s %12s %16s\n", "switch", "median ns", "best ns", "swapcontext/this");
     for (int k = 0; k < 3; k++)
         printf("%-22s %12.2f %12.2f %16.1f\n", names[k], med[k], best[k], med[2] / med[k]);
-    dagrt__fiber_destroy(&raw_f);
-    dagrt__fiber_destroy(&fb_f);
+    rt_fiber_destroy(&raw_f);
+    rt_fiber_destroy(&fb_f);
     return 0;
 }

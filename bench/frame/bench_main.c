@@ -7,7 +7,7 @@
  * in one run.
  *
  *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]]
- *               [--load [N]] [--quick]
+ *               [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames), the ratio to serial calls, the distribution of
@@ -20,7 +20,12 @@
  * runs the rounds and the single frames beside N (default 1) busy-looping
  * processes (bench_load.c). --only NAME[,NAME] keeps the serial calls and
  * the contenders whose name contains a NAME (quick A/B pairs, e.g. --only
- * libdagrt,floor; the published tables use every contender).
+ * libdagrt,floor; the published tables use every contender). --observer
+ * adds a libdagrt row with an observer whose callbacks do nothing
+ * installed, --trace one with the trace recorder on (docs/runtime.md,
+ * "Observing a frame"); without them libdagrt runs with the hooks compiled
+ * in and nothing observing (-Dnode_hooks=false builds the runtime without
+ * them, for the A/B).
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -78,6 +83,29 @@ static void dagrt_frames(struct bench_ctx *c, long n)
     }
 }
 
+/* The observer rows: set for the row's frames, removed after (records are
+ * reused, so toggling allocates nothing after the first time). */
+static void null_node(void *u, const dagrt_node_event *e)
+{
+    (void)u;
+    (void)e;
+}
+static const dagrt_observer null_observer = {.node_begin = null_node, .node_end = null_node};
+
+static void dagrt_observed_frames(struct bench_ctx *c, long n)
+{
+    dagrt_set_observer(the_rt, &null_observer, NULL);
+    dagrt_frames(c, n);
+    dagrt_set_observer(the_rt, NULL, NULL);
+}
+
+static void dagrt_traced_frames(struct bench_ctx *c, long n)
+{
+    dagrt_trace_start(the_rt, NULL);   /* the first start allocates the rings */
+    dagrt_frames(c, n);
+    dagrt_trace_stop(the_rt);
+}
+
 #ifdef HAVE_OMP
 void bench_omp_frames(struct bench_ctx *c, long n);
 #endif
@@ -103,10 +131,15 @@ static const contender contenders[] = {
 #ifdef HAVE_TBB
     {"oneTBB flow graph", "caller + 1 worker", bench_tbb_frames},
 #endif
+    {"libdagrt + observer", "caller + 1 worker", dagrt_observed_frames},
+    {"libdagrt + trace", "caller + 1 worker", dagrt_traced_frames},
 };
 #define NCONT (sizeof contenders / sizeof contenders[0])
 #define DAGRT 1   /* contenders[DAGRT]: libdagrt */
 #define FLOOR 2   /* contenders[FLOOR]: bench_floor.c */
+#define OBSERVED (NCONT - 2)   /* the --observer and --trace rows, last */
+#define TRACED (NCONT - 1)
+static int want_observer, want_trace;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -167,6 +200,8 @@ static const char *only_name;
  * name); the serial calls always run, every ratio is over them. */
 static int selected(size_t k)
 {
+    if ((k == OBSERVED && !want_observer) || (k == TRACED && !want_trace))
+        return 0;
     if (k == 0 || !only_name)
         return 1;
     for (const char *p = only_name; *p;) {
@@ -191,6 +226,7 @@ int main(int argc, char **argv)
     int workers = 1;
     int load = 0, quick = 0;
     const char *only = NULL;
+    dagrt_placement placement = DAGRT_PLACEMENT_AUTO;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]);
@@ -208,8 +244,15 @@ int main(int argc, char **argv)
                 load = 16;
         } else if (strcmp(argv[i], "--quick") == 0)
             runs = 1, min_ms = 5, min_frames = 200, quick = 1;
+        else if (strcmp(argv[i], "--placement") == 0 && i + 1 < argc &&
+                 (strcmp(argv[i + 1], "auto") == 0 || strcmp(argv[i + 1], "none") == 0))
+            placement = strcmp(argv[++i], "none") == 0 ? DAGRT_PLACEMENT_NONE : DAGRT_PLACEMENT_AUTO;
+        else if (strcmp(argv[i], "--observer") == 0)
+            want_observer = 1;
+        else if (strcmp(argv[i], "--trace") == 0)
+            want_trace = 1;
         else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick]\n",
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace]\n",
                     argv[0]);
             return 2;
         }
@@ -223,6 +266,8 @@ int main(int argc, char **argv)
     dagrt_config_init(&cfg);
     cfg.workers = workers;      /* 1 + the calling thread: 2 task threads */
     cfg.no_workers = workers == 0;
+    cfg.placement = placement;  /* A/B of the placement default (docs/benchmarks.md) */
+    printf("placement: %s\n", placement == DAGRT_PLACEMENT_NONE ? "none" : "auto");
     int err = 0;
     the_rt = dagrt_create_ex(&cfg, &err);
     if (!the_rt) {
@@ -301,6 +346,13 @@ int main(int argc, char **argv)
     if (selected(DAGRT) && selected(FLOOR))
         printf("libdagrt over the no-runtime floor, 1 us bodies: %.3f\n",
                res[DAGRT][1][0] / res[FLOOR][1][0]);
+    /* What observing costs, against the plain libdagrt row of this run. */
+    for (size_t k = OBSERVED; k <= TRACED; k++)
+        if (selected(k) && selected(DAGRT))
+            printf("%s: %+.1f%% with 1 us bodies, %+.1f ns per node on empty frames\n",
+                   contenders[k].name, 100.0 * (res[k][1][0] / res[DAGRT][1][0] - 1.0),
+                   (res[k][0][0] - res[DAGRT][0][0]) * 1e3 / 32.0);
+
 
     /* The distribution of single frames with 1 us bodies, in the same
      * rounds as the means above, each round a share of the frames. */

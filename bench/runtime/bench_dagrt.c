@@ -193,10 +193,14 @@ static void flag_task(void *p)
     atomic_store_explicit(&g_flag, 1, memory_order_release);
 }
 
+/* --placement auto|none: the A/B of the placement default. */
+static dagrt_placement g_placement = DAGRT_PLACEMENT_AUTO;
+
 static dagrt *make(int workers, bool none, dagrt_idle_policy idle)
 {
     dagrt_config c;
     dagrt_config_init(&c);
+    c.placement = g_placement;
     c.workers = workers;
     c.no_workers = none;
     c.idle = idle;
@@ -315,6 +319,10 @@ static double wake_floor_us(int trips, int place)
 int main(int argc, char **argv)
 {
     int quick = bw_arg_quick(argc, argv);
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--placement") == 0 && strcmp(argv[i + 1], "none") == 0)
+            g_placement = DAGRT_PLACEMENT_NONE;
+    printf("placement: %s\n", g_placement == DAGRT_PLACEMENT_NONE ? "none" : "auto");
     int reps = quick ? 3 : 7;
     uint64_t s[16];
     bw_print_info();

@@ -4,16 +4,16 @@
  * One backend is compiled in, chosen by Meson (option fiber_backend):
  *   DAGRT_CTX_X86_64   switch_x86_64_sysv.S   (ctx_x86_64.h: save layout)
  *   DAGRT_CTX_AARCH64  switch_aarch64_aapcs.S (ctx_aarch64.h: save layout)
- *   DAGRT_CTX_UCONTEXT switch_ucontext.c      (any other CPU; slow but portable)
+ *   DAGRT_CTX_UCONTEXT ctx_ucontext.h         (any other CPU; slow but portable)
  *
  * The contract of the two functions below is the same for all three:
  *
- *   dagrt__ctx_make(c, lo, size, fn, arg)
+ *   rt_arch_make(c, lo, size, fn, arg)
  *       prepares *c so that the first switch to it calls fn(arg) on the stack
  *       [lo, lo+size). fn must never return: a fiber ends by switching away
  *       for good. The new context starts with the floating-point control
  *       state (MXCSR/x87 control word) of the thread that calls make.
- *   dagrt__ctx_switch(from, to)
+ *   rt_arch_switch(from, to)
  *       saves the callee-saved state of the caller into *from and resumes *to;
  *       returns when some thread later switches back to *from. Nothing but
  *       the callee-saved registers of the ABI is preserved (the call is an
@@ -36,13 +36,13 @@
 #  error "no fiber context backend selected (runtime/meson.build defines one)"
 #endif
 
-typedef void (*dagrt_ctx_fn)(void *arg);
+typedef void (*rt_arch_fn)(void *arg);
 
-void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
-                     dagrt_ctx_fn fn, void *arg);
-void dagrt__ctx_switch(dagrt_ctx *from, const dagrt_ctx *to);
+void rt_arch_make(rt_arch_ctx *c, void *stack_lo, size_t stack_size,
+                     rt_arch_fn fn, void *arg);
+void rt_arch_switch(rt_arch_ctx *from, const rt_arch_ctx *to);
 
 /* Name of the compiled-in backend, for benchmarks and diagnostics. */
-extern const char dagrt__ctx_backend[];
+extern const char rt_arch_backend[];
 
 #endif

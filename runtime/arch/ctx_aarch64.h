@@ -51,26 +51,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct dagrt_ctx {
+typedef struct rt_arch_ctx {
     uint64_t x[12];    /* x19 .. x30 */
     uint64_t sp;
     uint64_t fpcr;
     uint64_t d[8];     /* d8 .. d15 (bit patterns) */
-} dagrt_ctx;
+} rt_arch_ctx;
 
-static_assert(offsetof(dagrt_ctx, x) == DAGRT_CTX_OFF_X19, "ctx layout");
-static_assert(offsetof(dagrt_ctx, x) + 2 * 8 == DAGRT_CTX_OFF_X21, "ctx layout");
-static_assert(offsetof(dagrt_ctx, x) + 4 * 8 == DAGRT_CTX_OFF_X23, "ctx layout");
-static_assert(offsetof(dagrt_ctx, x) + 6 * 8 == DAGRT_CTX_OFF_X25, "ctx layout");
-static_assert(offsetof(dagrt_ctx, x) + 8 * 8 == DAGRT_CTX_OFF_X27, "ctx layout");
-static_assert(offsetof(dagrt_ctx, x) + 10 * 8 == DAGRT_CTX_OFF_X29, "ctx layout");
-static_assert(offsetof(dagrt_ctx, sp) == DAGRT_CTX_OFF_SP, "ctx layout");
-static_assert(offsetof(dagrt_ctx, fpcr) == DAGRT_CTX_OFF_FPCR, "ctx layout");
-static_assert(offsetof(dagrt_ctx, d) == DAGRT_CTX_OFF_D8, "ctx layout");
-static_assert(offsetof(dagrt_ctx, d) + 2 * 8 == DAGRT_CTX_OFF_D10, "ctx layout");
-static_assert(offsetof(dagrt_ctx, d) + 4 * 8 == DAGRT_CTX_OFF_D12, "ctx layout");
-static_assert(offsetof(dagrt_ctx, d) + 6 * 8 == DAGRT_CTX_OFF_D14, "ctx layout");
-static_assert(sizeof(dagrt_ctx) == DAGRT_CTX_SIZE, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, x) == DAGRT_CTX_OFF_X19, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, x) + 2 * 8 == DAGRT_CTX_OFF_X21, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, x) + 4 * 8 == DAGRT_CTX_OFF_X23, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, x) + 6 * 8 == DAGRT_CTX_OFF_X25, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, x) + 8 * 8 == DAGRT_CTX_OFF_X27, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, x) + 10 * 8 == DAGRT_CTX_OFF_X29, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, sp) == DAGRT_CTX_OFF_SP, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, fpcr) == DAGRT_CTX_OFF_FPCR, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, d) == DAGRT_CTX_OFF_D8, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, d) + 2 * 8 == DAGRT_CTX_OFF_D10, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, d) + 4 * 8 == DAGRT_CTX_OFF_D12, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, d) + 6 * 8 == DAGRT_CTX_OFF_D14, "ctx layout");
+static_assert(sizeof(rt_arch_ctx) == DAGRT_CTX_SIZE, "ctx layout");
 #endif
 
 #endif

@@ -8,22 +8,22 @@
 #include <string.h>
 
 #if defined(DAGRT_CTX_X86_64) || defined(DAGRT_CTX_AARCH64)
-void dagrt__ctx_entry(void);   /* in the .S file; never called from C */
+void rt_arch_entry(void);   /* in the .S file; never called from C */
 #endif
 
 #if defined(DAGRT_CTX_X86_64)
 
-const char dagrt__ctx_backend[] = "asm x86-64 SysV";
+const char rt_arch_backend[] = "asm x86-64 SysV";
 
-void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
-                     dagrt_ctx_fn fn, void *arg)
+void rt_arch_make(rt_arch_ctx *c, void *stack_lo, size_t stack_size,
+                     rt_arch_fn fn, void *arg)
 {
     uintptr_t top = ((uintptr_t)stack_lo + stack_size) & ~(uintptr_t)15;
     /* rsp must be 8 mod 16 where `ret` pops the entry address, so that the
      * trampoline's `call` sees a 16-byte aligned stack as the ABI wants. Two
      * zero words above it end frame-pointer walks. */
     uint64_t *sp = (uint64_t *)(top - 24);
-    sp[0] = (uint64_t)(uintptr_t)dagrt__ctx_entry;
+    sp[0] = (uint64_t)(uintptr_t)rt_arch_entry;
     sp[1] = 0;
     sp[2] = 0;
     memset(c, 0, sizeof *c);
@@ -37,17 +37,17 @@ void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
 
 #elif defined(DAGRT_CTX_AARCH64)
 
-const char dagrt__ctx_backend[] = "asm AArch64 AAPCS64";
+const char rt_arch_backend[] = "asm AArch64 AAPCS64";
 
-void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
-                     dagrt_ctx_fn fn, void *arg)
+void rt_arch_make(rt_arch_ctx *c, void *stack_lo, size_t stack_size,
+                     rt_arch_fn fn, void *arg)
 {
     uintptr_t top = ((uintptr_t)stack_lo + stack_size) & ~(uintptr_t)15;
     memset(c, 0, sizeof *c);
     c->x[0] = (uint64_t)(uintptr_t)fn;                /* x19 */
     c->x[1] = (uint64_t)(uintptr_t)arg;               /* x20 */
     c->x[10] = 0;                                     /* x29: ends fp walks */
-    c->x[11] = (uint64_t)(uintptr_t)dagrt__ctx_entry; /* x30 */
+    c->x[11] = (uint64_t)(uintptr_t)rt_arch_entry; /* x30 */
     c->sp = (uint64_t)top;
     /* Inherit the creating thread's FP control state. */
     uint64_t fpcr;
@@ -60,21 +60,21 @@ void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
 #include <stdlib.h>
 #include <stdio.h>
 
-const char dagrt__ctx_backend[] = "ucontext (portable fallback)";
+const char rt_arch_backend[] = "ucontext (portable fallback)";
 
 /* makecontext passes int arguments only: split the pointers in halves. */
 static void ctx_entry(unsigned fn_hi, unsigned fn_lo, unsigned arg_hi, unsigned arg_lo)
 {
     uintptr_t f = ((uintptr_t)fn_hi << 16 << 16) | (uintptr_t)fn_lo;
     uintptr_t a = ((uintptr_t)arg_hi << 16 << 16) | (uintptr_t)arg_lo;
-    dagrt_ctx_fn fn;
+    rt_arch_fn fn;
     memcpy(&fn, &f, sizeof fn);
     fn((void *)a);
     abort();   /* entry functions never return */
 }
 
-void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
-                     dagrt_ctx_fn fn, void *arg)
+void rt_arch_make(rt_arch_ctx *c, void *stack_lo, size_t stack_size,
+                     rt_arch_fn fn, void *arg)
 {
     uintptr_t f, a = (uintptr_t)arg;
     memcpy(&f, &fn, sizeof f);
@@ -90,7 +90,7 @@ void dagrt__ctx_make(dagrt_ctx *c, void *stack_lo, size_t stack_size,
                 (unsigned)(a >> 16 >> 16), (unsigned)(a & 0xffffffffu));
 }
 
-void dagrt__ctx_switch(dagrt_ctx *from, const dagrt_ctx *to)
+void rt_arch_switch(rt_arch_ctx *from, const rt_arch_ctx *to)
 {
     if (swapcontext(&from->uc, &to->uc) != 0) {
         perror("dagrt: swapcontext");

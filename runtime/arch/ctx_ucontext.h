@@ -8,8 +8,8 @@
 
 #include <ucontext.h>
 
-typedef struct dagrt_ctx {
+typedef struct rt_arch_ctx {
     ucontext_t uc;
-} dagrt_ctx;
+} rt_arch_ctx;
 
 #endif

@@ -8,7 +8,8 @@
  * control word (precision, rounding, masks). Everything else is
  * caller-saved, so the compiler has already spilled it around the call.
  * rip needs no slot: the switch is a call, so the return address sits at
- * [rsp] and the final `ret` on the new stack resumes there.
+ * [rsp], and the switch resumes the new context by popping it and jumping
+ * there (pop + indirect jmp, not ret: see switch_x86_64_sysv.S).
  *
  *   offset  size  field
  *        0     8  rbx        (new context: the entry function)
@@ -42,23 +43,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct dagrt_ctx {
+typedef struct rt_arch_ctx {
     uint64_t rbx, rbp, r12, r13, r14, r15, rsp;
     uint32_t mxcsr;
     uint16_t x87cw;
     uint16_t pad_;
-} dagrt_ctx;
+} rt_arch_ctx;
 
-static_assert(offsetof(dagrt_ctx, rbx) == DAGRT_CTX_OFF_RBX, "ctx layout");
-static_assert(offsetof(dagrt_ctx, rbp) == DAGRT_CTX_OFF_RBP, "ctx layout");
-static_assert(offsetof(dagrt_ctx, r12) == DAGRT_CTX_OFF_R12, "ctx layout");
-static_assert(offsetof(dagrt_ctx, r13) == DAGRT_CTX_OFF_R13, "ctx layout");
-static_assert(offsetof(dagrt_ctx, r14) == DAGRT_CTX_OFF_R14, "ctx layout");
-static_assert(offsetof(dagrt_ctx, r15) == DAGRT_CTX_OFF_R15, "ctx layout");
-static_assert(offsetof(dagrt_ctx, rsp) == DAGRT_CTX_OFF_RSP, "ctx layout");
-static_assert(offsetof(dagrt_ctx, mxcsr) == DAGRT_CTX_OFF_MXCSR, "ctx layout");
-static_assert(offsetof(dagrt_ctx, x87cw) == DAGRT_CTX_OFF_X87CW, "ctx layout");
-static_assert(sizeof(dagrt_ctx) == DAGRT_CTX_SIZE, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, rbx) == DAGRT_CTX_OFF_RBX, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, rbp) == DAGRT_CTX_OFF_RBP, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, r12) == DAGRT_CTX_OFF_R12, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, r13) == DAGRT_CTX_OFF_R13, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, r14) == DAGRT_CTX_OFF_R14, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, r15) == DAGRT_CTX_OFF_R15, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, rsp) == DAGRT_CTX_OFF_RSP, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, mxcsr) == DAGRT_CTX_OFF_MXCSR, "ctx layout");
+static_assert(offsetof(rt_arch_ctx, x87cw) == DAGRT_CTX_OFF_X87CW, "ctx layout");
+static_assert(sizeof(rt_arch_ctx) == DAGRT_CTX_SIZE, "ctx layout");
 #endif
 
 #endif

@@ -5,12 +5,12 @@
  *   0 x19 | 8 x20 | ... | 72 x28 | 80 x29 (fp) | 88 x30 (lr) | 96 sp
  *   104 fpcr | 112 d8 | 120 d9 | ... | 168 d15 | size 176
  *
- * void dagrt__ctx_switch(dagrt_ctx *from (x0), const dagrt_ctx *to (x1))
+ * void rt_arch_switch(rt_arch_ctx *from (x0), const rt_arch_ctx *to (x1))
  *   Stores x19-x30, sp, d8-d15 and FPCR into *from, loads them from *to
  *   (FPCR only when it differs) and returns through the loaded x30 on the
  *   other stack.
  *
- * dagrt__ctx_entry: first code a new context runs (dagrt__ctx_make puts its
+ * rt_arch_entry: first code a new context runs (rt_arch_make puts its
  *   address in the x30 slot): calls x19(x20); the entry function never
  *   returns, brk traps if it does.
  */
@@ -18,11 +18,11 @@
 
         .text
 
-        .globl  dagrt__ctx_switch
-        .hidden dagrt__ctx_switch
-        .type   dagrt__ctx_switch, %function
+        .globl  rt_arch_switch
+        .hidden rt_arch_switch
+        .type   rt_arch_switch, %function
         .p2align 4
-dagrt__ctx_switch:
+rt_arch_switch:
         .cfi_startproc
         stp     x19, x20, [x0, #DAGRT_CTX_OFF_X19]
         stp     x21, x22, [x0, #DAGRT_CTX_OFF_X21]
@@ -59,19 +59,19 @@ dagrt__ctx_switch:
         msr     fpcr, x13
 1:      ret
         .cfi_endproc
-        .size   dagrt__ctx_switch, .-dagrt__ctx_switch
+        .size   rt_arch_switch, .-rt_arch_switch
 
-        .globl  dagrt__ctx_entry
-        .hidden dagrt__ctx_entry
-        .type   dagrt__ctx_entry, %function
+        .globl  rt_arch_entry
+        .hidden rt_arch_entry
+        .type   rt_arch_entry, %function
         .p2align 4
-dagrt__ctx_entry:
+rt_arch_entry:
         .cfi_startproc
         .cfi_undefined x30      /* outermost frame: unwinders stop here */
         mov     x0, x20
         blr     x19
         brk     #0
         .cfi_endproc
-        .size   dagrt__ctx_entry, .-dagrt__ctx_entry
+        .size   rt_arch_entry, .-rt_arch_entry
 
         .section .note.GNU-stack, "", %progbits

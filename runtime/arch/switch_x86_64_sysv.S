@@ -5,7 +5,7 @@
  *   0 rbx | 8 rbp | 16 r12 | 24 r13 | 32 r14 | 40 r15 | 48 rsp
  *   56 mxcsr (4) | 60 x87 control word (2) | size 64
  *
- * void dagrt__ctx_switch(dagrt_ctx *from (rdi), const dagrt_ctx *to (rsi))
+ * void rt_arch_switch(rt_arch_ctx *from (rdi), const rt_arch_ctx *to (rsi))
  *   Stores the callee-saved integer registers, rsp (which points at our
  *   return address) and the FP control state into *from, loads the same
  *   from *to and returns on the other stack. Caller-saved registers need no
@@ -15,7 +15,7 @@
  *   context's), while the indirect branch predictor learns the usual
  *   switch partners (bench/fiber: ~7.5 ns instead of ~12.5 ns per switch).
  *
- * dagrt__ctx_entry: first code a new context runs (dagrt__ctx_make puts its
+ * rt_arch_entry: first code a new context runs (rt_arch_make puts its
  *   address where `ret` finds it): calls rbx(r12) with a 16-byte aligned
  *   stack; the entry function never returns, ud2 traps if it does.
  */
@@ -23,11 +23,11 @@
 
         .text
 
-        .globl  dagrt__ctx_switch
-        .hidden dagrt__ctx_switch
-        .type   dagrt__ctx_switch, @function
+        .globl  rt_arch_switch
+        .hidden rt_arch_switch
+        .type   rt_arch_switch, @function
         .p2align 4
-dagrt__ctx_switch:
+rt_arch_switch:
         .cfi_startproc
         movq    %rbx, DAGRT_CTX_OFF_RBX(%rdi)
         movq    %rbp, DAGRT_CTX_OFF_RBP(%rdi)
@@ -67,19 +67,19 @@ dagrt__ctx_switch:
         popq    %rcx
         jmpq    *%rcx
         .cfi_endproc
-        .size   dagrt__ctx_switch, .-dagrt__ctx_switch
+        .size   rt_arch_switch, .-rt_arch_switch
 
-        .globl  dagrt__ctx_entry
-        .hidden dagrt__ctx_entry
-        .type   dagrt__ctx_entry, @function
+        .globl  rt_arch_entry
+        .hidden rt_arch_entry
+        .type   rt_arch_entry, @function
         .p2align 4
-dagrt__ctx_entry:
+rt_arch_entry:
         .cfi_startproc
         .cfi_undefined rip      /* outermost frame: unwinders stop here */
         movq    %r12, %rdi
         call    *%rbx
         ud2
         .cfi_endproc
-        .size   dagrt__ctx_entry, .-dagrt__ctx_entry
+        .size   rt_arch_entry, .-rt_arch_entry
 
         .section .note.GNU-stack, "", @progbits

@@ -32,17 +32,26 @@ extern "C" {
 
 /* ------------------------------------------------------------------ errors */
 
+/* The one list of error codes: X(name, value, message). dagrt_error and
+ * dagrt_strerror are both generated from it (libuv's UV_ERRNO_MAP style);
+ * a new code goes here and nowhere else. */
+#define DAGRT_ERRNO_MAP(X) \
+    X(OK,        0, "success") \
+    X(EINVAL,   -1, "invalid argument")                    /* argument or configuration */ \
+    X(ENOMEM,   -2, "out of memory") \
+    X(ETHREAD,  -3, "thread creation failed") \
+    X(EBUSY,    -4, "graph is already running")            /* this graph state */ \
+    X(ENESTED,  -5, "called from inside a running task")   /* where that is not allowed */ \
+    X(ENOTFIBER,-6, "not inside a fiber task")             /* suspending needs one */ \
+    X(EDEADLK,  -7, "wait can never complete") \
+    X(EVERSION, -8, "graph descriptor version mismatch")   /* tables from another dagc */ \
+    X(EPERM,    -9, "not allowed from this thread")
+
 typedef enum dagrt_error {
-    DAGRT_OK        =  0,
-    DAGRT_EINVAL    = -1,  /* invalid argument or configuration */
-    DAGRT_ENOMEM    = -2,  /* out of memory */
-    DAGRT_ETHREAD   = -3,  /* a thread could not be created */
-    DAGRT_EBUSY     = -4,  /* this graph state is already running */
-    DAGRT_ENESTED   = -5,  /* called from inside a running task where that is not allowed */
-    DAGRT_ENOTFIBER = -6,  /* suspending needs a fiber task */
-    DAGRT_EDEADLK   = -7,  /* the wait could never complete */
-    DAGRT_EVERSION  = -8,  /* graph descriptor from an incompatible dagc */
-    DAGRT_EPERM     = -9,  /* not allowed from this thread */
+#define DAGRT_ERR_ENUM_(name, value, msg) DAGRT_##name = (value),
+    DAGRT_ERRNO_MAP(DAGRT_ERR_ENUM_)
+#undef DAGRT_ERR_ENUM_
+    DAGRT_ERR_LAST_ = -10          /* one past the most negative code */
 } dagrt_error;
 
 /* Names an error code ("invalid argument", ...); never returns NULL. */
@@ -56,6 +65,16 @@ typedef enum dagrt_idle_policy {
     DAGRT_IDLE_PARK = 0,   /* spin briefly, then sleep (default) */
     DAGRT_IDLE_SPIN = 1,   /* never sleep: for programs that own the machine */
 } dagrt_idle_policy;
+
+/* CPU placement (docs/runtime.md, "CPU placement"). */
+typedef enum dagrt_placement {
+    /* Where a wake-up lands a worker on the CPU of the thread that woke it,
+     * move it off (affinity calls on the runtime's own workers only; a
+     * thread whose mask the user set is left alone). The default. */
+    DAGRT_PLACEMENT_AUTO = 0,
+    /* Never touch any thread's CPU affinity. */
+    DAGRT_PLACEMENT_NONE = 1,
+} dagrt_placement;
 
 typedef struct dagrt_config {
     /* Worker threads to start. DAGRT_WORKERS_AUTO: one per core minus the
@@ -71,6 +90,17 @@ typedef struct dagrt_config {
     size_t fiber_stack_size;       /* standard fiber stack, bytes */
     size_t fiber_large_stack_size; /* large fiber stack, bytes */
     int fiber_pool_size;           /* most fibers alive at once */
+    /* A fiber task that overflows its stack faults in the guard page below
+     * it; the runtime then prints which stack size to raise before the
+     * fault takes its course (the handler installed before runs next, else
+     * the process ends as it would have). true: no report, and no signal
+     * handler or alternate stacks installed for it. */
+    bool no_overflow_report;
+    dagrt_placement placement;
+    /* An observer installed before any thread starts, so that it sees
+     * every thread_start (see dagrt_set_observer below); NULL: none. */
+    const struct dagrt_observer *observer;
+    void *observer_user;
 } dagrt_config;
 
 #define DAGRT_WORKERS_AUTO 0
@@ -176,109 +206,175 @@ typedef struct dagrt_frame {
 /* The calling thread's worker in rt, or NULL on a fiber task or a thread
  * that is not one of rt's (see above). */
 dagrt_worker *dagrt_worker_get(dagrt *rt);
+/* The same, for a program whose inline fork-join was built against view
+ * `view_version` (DAGRT_WORKER_VIEW_VERSION below): NULL unless it is the
+ * library's, so a program built against another layout runs its forks as
+ * plain calls instead of misreading the worker. dagrt_worker_get is this
+ * with the header's version. */
+dagrt_worker *dagrt_worker_get_v(dagrt *rt, unsigned view_version);
+#define dagrt_worker_get(rt) dagrt_worker_get_v((rt), DAGRT_WORKER_VIEW_VERSION)
 
 /* Out-of-line halves of the inline functions below; not for direct use. */
 void dagrt__fork_slow(dagrt_worker *w, dagrt_frame *f);
 void dagrt__fork_expose(dagrt_worker *w);
 bool dagrt__join_slow(dagrt_worker *w, dagrt_frame *f);
 
-#if defined(__GNUC__) || defined(__clang__)
-/* What the inline halves touch: the head of the runtime's rt_ctx (its deque)
- * and of a frame. sched.c checks every offset against the real structures
- * at compile time. The accesses use the compiler's __atomic builtins on the
- * same memory the library accesses through C11 atomics (same size and
- * alignment), so ThreadSanitizer and the memory model see atomics on both
- * sides. */
-struct dagrt__dbuf {
-    int64_t mask;
-    void *retired_;
-    void *slot[1];               /* mask + 1 slots */
-};
+/* What the inline fork and join touch, defined once, here: the runtime's
+ * own structures are built from these definitions (its per-thread context
+ * begins with DAGRT_WORKER_VIEW_FIELDS_, its deque is dagrt__deque, its
+ * task descriptor and count are DAGRT__TASK_FIELDS_ and
+ * DAGRT__COUNT_FIELDS_), so nothing is copied. Inside the runtime
+ * (DAGRT_INSIDE_) the shared fields are C11 atomics; outside, the inline
+ * functions reach the same memory with the compiler's __atomic builtins
+ * (same size and alignment), so ThreadSanitizer and the memory model see
+ * atomics on both sides. DAGRT_WORKER_VIEW_VERSION changes whenever these
+ * layouts do: a program built against another view gets no worker from
+ * dagrt_worker_get (its forks then run as plain calls) instead of
+ * misreading one. Not part of the API: only the inline functions use them. */
+#define DAGRT_WORKER_VIEW_VERSION 1u
 
-typedef struct dagrt__wview {
-    int64_t top;                 /* thieves' end */
-    int32_t splitreq;            /* a thief asks for the private tail */
-    uint32_t pad0_;
-    char pad1_[112];             /* the deque's fields are 128 bytes apart */
-    int64_t split;               /* end of the public part */
-    struct dagrt__dbuf *buf;
-    char pad2_[112];
-    int64_t bottom;              /* end of the private tail */
-    char pad3_[120];
-    const int32_t *nidle;        /* the runtime's idle count */
-} dagrt__wview;
+#ifdef __cplusplus
+#define DAGRT_ALIGN_PAIR_ alignas(128)
+#define DAGRT__FLEX_ 1
+#else
+#define DAGRT_ALIGN_PAIR_ _Alignas(128)
+#define DAGRT__FLEX_
+#endif
+#if defined(DAGRT_INSIDE_) && !defined(__cplusplus)
+#define DAGRT__SHARED_(T) _Atomic(T)
+#else
+#define DAGRT__SHARED_(T) T
+#endif
 
-typedef struct dagrt__fview {
-    void *node_;
-    dagrt_fn fn;
-    void *arg;
-    void *group_;
-    uint32_t flags;
-    uint32_t home_;
-    void *fiber_;
-    uintptr_t u_[2];
-    /* the completion count (an rt_group) */
-    int64_t word;
-    void *owner;
-    void *waiter_;
-    int32_t local;
-    uint16_t armed;
+/* A deque's slot array (grown by doubling; old ones stay readable). */
+typedef struct dagrt__deque_buf {
+    int64_t mask;                             /* capacity - 1, a power of two minus 1 */
+    struct dagrt__deque_buf *retired;         /* older buffers, freed at the end */
+    DAGRT__SHARED_(void *) slot[DAGRT__FLEX_];
+} dagrt__deque_buf;
+
+/* A worker's Chase-Lev deque with a private tail (the runtime's deque.h):
+ * top is written by thieves and the owner (CAS), split and bottom by the
+ * owner only; 128 bytes apart so thieves polling top do not slow the
+ * owner's pushes, and thieves' reads of split do not take bottom's line. */
+typedef struct dagrt__deque {
+    DAGRT_ALIGN_PAIR_ DAGRT__SHARED_(int64_t) top;   /* thieves' end */
+    DAGRT__SHARED_(int32_t) splitreq;         /* a thief asks for the private tail (hint) */
+    DAGRT_ALIGN_PAIR_ DAGRT__SHARED_(int64_t) split; /* end of the public part */
+    DAGRT__SHARED_(dagrt__deque_buf *) buf;
+    DAGRT_ALIGN_PAIR_ DAGRT__SHARED_(int64_t) bottom; /* end of the private tail */
+    char pad_[128 - sizeof(int64_t)];
+} dagrt__deque;
+
+/* The head of a worker: its deque and, constant after creation, the
+ * runtime's idle count. */
+#define DAGRT_WORKER_VIEW_FIELDS_ \
+    dagrt__deque deque; \
+    const DAGRT__SHARED_(int32_t) *fj_nidle;
+typedef struct dagrt__worker_view {
+    DAGRT_WORKER_VIEW_FIELDS_
+} dagrt__worker_view;
+
+/* A task descriptor (link_t: the queue link; group_t: what completes) and
+ * a completion count (ctx_t: its owner; waiter_t: who waits). A frame is
+ * one of each (the runtime's rt_frame). */
+#define DAGRT__TASK_FIELDS_(link_t, group_t) \
+    link_t node;           /* inbox / free-list link; must stay first */ \
+    dagrt_fn fn; \
+    void *arg; \
+    group_t *group;        /* completed when the task finishes; may be NULL */ \
+    uint32_t flags;        /* DAGRT_SPAWN_* and the runtime's own */ \
+    uint32_t home;         /* the pool that owns it */ \
+    void *fiber;           /* free for the fiber layer */ \
+    uintptr_t u[2];        /* free for internal users */
+#define DAGRT__COUNT_FIELDS_(ctx_t, waiter_t) \
+    DAGRT__SHARED_(int64_t) word; \
+    ctx_t *owner;          /* NULL: no owner fast path */ \
+    waiter_t *waiter; \
+    int32_t local;         /* owner only */ \
+    uint16_t armed;        /* owner only: a wait folded local into word */ \
     uint16_t magic;
-} dagrt__fview;
+#define DAGRT__TASK_OWNED  (1u << 17)   /* counted in its group's owner-local count */
+#define DAGRT__TASK_FRAME  (1u << 18)   /* a frame on its forker's stack */
+#define DAGRT__GROUP_MAGIC 0x6772u      /* "gr" */
 
-#define DAGRT__FRAME_FLAGS  ((1u << 17) | (1u << 18))   /* RT_TASK_OWNED | RT_TASK_FRAME */
-#define DAGRT__GROUP_MAGIC  0x6772u
+struct dagrt__link {
+    DAGRT__SHARED_(void *) next_;
+};
+typedef struct dagrt__frame_view {
+    struct { DAGRT__TASK_FIELDS_(struct dagrt__link, void) } task;
+    struct { DAGRT__COUNT_FIELDS_(void, void) } group;
+} dagrt__frame_view;
 
+/* A frame's setup, the one definition for every compiler: f and fn are not
+ * NULL, w is the forking worker. Counted once, owner-locally: only a
+ * thief's completion is atomic. Plain stores: the frame is the forker's
+ * until the push publishes it. */
+static inline void dagrt__frame_setup(dagrt__frame_view *fv, dagrt_worker *w, dagrt_fn fn, void *arg)
+{
+    fv->task.fn = fn;
+    fv->task.arg = arg;
+    fv->task.group = &fv->group;
+    fv->task.flags = DAGRT__TASK_OWNED | DAGRT__TASK_FRAME;
+    fv->group.word = 0;
+    fv->group.owner = w;
+    fv->group.waiter = NULL;
+    fv->group.local = 1;
+    fv->group.armed = 0;
+    fv->group.magic = DAGRT__GROUP_MAGIC;
+}
+
+/* A frame that forked nothing (NULL fn): its count is done, so its join
+ * returns false. */
+static inline void dagrt__frame_setup_done(dagrt__frame_view *fv, dagrt_worker *w)
+{
+    fv->group.owner = w;
+    fv->group.word = 0;
+    fv->group.local = 0;
+    fv->group.armed = 0;
+}
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(DAGRT_INSIDE_)
 /* Forks fn(arg) as a task that any thread may steal until it is joined.
  * Returns 0, or DAGRT_EINVAL for a NULL f or fn (nothing forked; a join of
  * that frame returns false). The checks fold away for a frame on the
  * caller's stack and a named function. */
 static inline int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg)
 {
-    dagrt__fview *fv = (dagrt__fview *)(void *)f;
+    dagrt__frame_view *fv = (dagrt__frame_view *)(void *)f;
     if (!f || !fn) {
-        if (f) {
-            fv->owner = w;           /* a count that is done: local 0 */
-            fv->word = 0;
-            fv->local = 0;
-            fv->armed = 0;
-        }
+        if (f)
+            dagrt__frame_setup_done(fv, w);
         return DAGRT_EINVAL;
     }
-    fv->fn = fn;
-    fv->arg = arg;
     if (!w) {
+        fv->task.fn = fn;
+        fv->task.arg = arg;
         fn(arg);
         return 0;
     }
-    dagrt__wview *v = (dagrt__wview *)(void *)w;
-    fv->group_ = &fv->word;
-    fv->flags = DAGRT__FRAME_FLAGS;
-    /* Counted once, owner-locally: only a thief's completion is atomic. */
-    fv->word = 0;
-    fv->owner = w;
-    fv->local = 1;
-    fv->armed = 0;
-    fv->magic = DAGRT__GROUP_MAGIC;
-    int64_t b = __atomic_load_n(&v->bottom, __ATOMIC_RELAXED);   /* owner's own */
+    dagrt__frame_setup(fv, w, fn, arg);
+    dagrt__deque *d = &((dagrt__worker_view *)(void *)w)->deque;
+    int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_RELAXED);   /* owner's own */
     /* acquire: pairs with thieves' CAS on top, so a slot they vacated is
      * free before we overwrite it (deque.h, rt_deque_push_private). */
-    int64_t t = __atomic_load_n(&v->top, __ATOMIC_ACQUIRE);
-    struct dagrt__dbuf *a = __atomic_load_n(&v->buf, __ATOMIC_RELAXED);  /* owner wrote it */
+    int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+    dagrt__deque_buf *a = __atomic_load_n(&d->buf, __ATOMIC_RELAXED);  /* owner wrote it */
     if (__builtin_expect(b - t > a->mask, 0)) {
         dagrt__fork_slow(w, f);   /* grows the deque */
         return 0;
     }
     /* relaxed: the private tail is the owner's alone; thieves stop at split. */
     __atomic_store_n(&a->slot[b & a->mask], (void *)f, __ATOMIC_RELAXED);
-    __atomic_store_n(&v->bottom, b + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->bottom, b + 1, __ATOMIC_RELAXED);
     /* Expose part of the tail when a thief asked (a thief that finds the
      * public part empty asks, and so does one that takes its last item,
      * deque.h) or a thread is idle (it may be asleep: the exposure wakes
      * it). relaxed: hints; a stale one exposes early or late, never loses
      * the frame. */
-    if (__builtin_expect(__atomic_load_n(&v->splitreq, __ATOMIC_RELAXED) != 0 ||
-                         __atomic_load_n(v->nidle, __ATOMIC_RELAXED) > 0, 0))
+    if (__builtin_expect(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0 ||
+                         __atomic_load_n(((dagrt__worker_view *)(void *)w)->fj_nidle,
+                                         __ATOMIC_RELAXED) > 0, 0))
         dagrt__fork_expose(w);
     return 0;
 }
@@ -291,16 +387,16 @@ static inline bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f)
 {
     if (!w || !f)
         return false;
-    dagrt__wview *v = (dagrt__wview *)(void *)w;
-    int64_t b = __atomic_load_n(&v->bottom, __ATOMIC_RELAXED);   /* owner's own */
-    int64_t s = __atomic_load_n(&v->split, __ATOMIC_RELAXED);    /* owner's own */
+    dagrt__deque *d = &((dagrt__worker_view *)(void *)w)->deque;
+    int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_RELAXED);   /* owner's own */
+    int64_t s = __atomic_load_n(&d->split, __ATOMIC_RELAXED);    /* owner's own */
     if (__builtin_expect(b > s, 1)) {
-        struct dagrt__dbuf *a = __atomic_load_n(&v->buf, __ATOMIC_RELAXED);
+        dagrt__deque_buf *a = __atomic_load_n(&d->buf, __ATOMIC_RELAXED);
         /* relaxed: the private tail is ours alone. */
         if (__builtin_expect(__atomic_load_n(&a->slot[(b - 1) & a->mask], __ATOMIC_RELAXED) == (void *)f, 1)) {
-            __atomic_store_n(&v->bottom, b - 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&d->bottom, b - 1, __ATOMIC_RELAXED);
             /* Answer a thief's request while more of the tail is left. */
-            if (b - 1 > s && __atomic_load_n(&v->splitreq, __ATOMIC_RELAXED))
+            if (b - 1 > s && __atomic_load_n(&d->splitreq, __ATOMIC_RELAXED))
                 dagrt__fork_expose(w);
             return true;
         }
@@ -312,12 +408,13 @@ static inline bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f)
 static inline void dagrt_join(dagrt_worker *w, dagrt_frame *f)
 {
     if (dagrt_join_take(w, f)) {
-        dagrt__fview *fv = (dagrt__fview *)(void *)f;
-        fv->fn(fv->arg);
+        dagrt__frame_view *fv = (dagrt__frame_view *)(void *)f;
+        fv->task.fn(fv->task.arg);
     }
 }
 #else
-/* Other compilers: the same API out of line. */
+/* Other compilers: the same API out of line (frame.c, with the same
+ * dagrt__frame_setup). (Inside the runtime these are only declared.) */
 int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg);
 bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f);
 void dagrt_join(dagrt_worker *w, dagrt_frame *f);
@@ -444,12 +541,6 @@ typedef struct dagrt_graph {
  * completion word are what the threads running its neighbours contend on,
  * and x86 cores move cache lines in aligned 128-byte pairs, so a node on a
  * 64-byte line of its own would still travel with its neighbour's line. */
-#ifdef __cplusplus
-#define DAGRT_ALIGN_PAIR_ alignas(128)
-#else
-#define DAGRT_ALIGN_PAIR_ _Alignas(128)
-#endif
-
 typedef struct dagrt_node_state {
     DAGRT_ALIGN_PAIR_ uint64_t opaque_[16];
 } dagrt_node_state;
@@ -482,6 +573,92 @@ typedef struct dagrt_graph_stats {
 } dagrt_graph_stats;
 
 int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out);
+
+/* -------------------------------------------------- observing: profilers */
+/* (docs/runtime.md, "Observing and tracing")
+ *
+ * An observer is a struct of optional callbacks (NULL: not called) and a
+ * user pointer. The runtime calls them on the thread the event happens on;
+ * a callback must not call back into the runtime, and should be short (it
+ * runs inside the scheduler). With no observer installed and no trace
+ * recording, each node costs one predictable branch. */
+
+typedef struct dagrt_node_event {
+    const char *graph;       /* dagrt_graph.name */
+    const char *node;        /* dagrt_node.name */
+    uint32_t index;          /* the node's index in the graph's table */
+    int thread;              /* 0: the main thread; k: worker k */
+    uint64_t frame;          /* runs of this graph state before this one (from 0) */
+    const void *state;       /* the dagrt_graph_state: tells instances apart */
+    bool piece;              /* a parallel task's piece: [begin, end) of its range */
+    size_t begin, end;
+} dagrt_node_event;
+
+typedef struct dagrt_observer {
+    /* A task node's body (or, for a parallel task, each piece: once per
+     * sub-range, on the thread that runs it) begins / ends. Gates and tasks
+     * skipped by `when` run nothing and report nothing. begin and end come
+     * on the same thread, except for a fiber task, which reports: */
+    void (*node_begin)(void *user, const dagrt_node_event *e);
+    void (*node_end)(void *user, const dagrt_node_event *e);
+    /* A fiber task's node leaves its thread (e->thread) as the fiber
+     * suspends, and comes back (on e->thread, maybe another one) as it
+     * resumes: close and reopen a zone there. */
+    void (*fiber_suspend)(void *user, const dagrt_node_event *e);
+    void (*fiber_resume)(void *user, const dagrt_node_event *e);
+    /* On the thread itself: "dagrt-main" (0) or "dagrt-worker-k" (k).
+     * Threads that start before the observer is installed are not
+     * reported; dagrt_config.observer installs one before any starts. */
+    void (*thread_start)(void *user, int thread, const char *name);
+    void (*thread_stop)(void *user, int thread);
+    /* The thread found nothing to run and goes to sleep / woke up. */
+    void (*idle)(void *user, int thread);
+    void (*wake)(void *user, int thread);
+} dagrt_observer;
+
+/* Installs obs (copied) with user, or removes it (obs NULL). Main thread
+ * only (DAGRT_EPERM elsewhere), between frames: a node running while the
+ * observer changes may report its begin to one and its end to the other;
+ * worker events (idle, wake) may still reach the previous observer for a
+ * moment after the call, so keep what its user points at alive until
+ * dagrt_destroy. Reports thread_start of the main thread at once. */
+int dagrt_set_observer(dagrt *rt, const dagrt_observer *obs, void *user);
+
+/* The built-in trace recorder (Chrome Trace Event Format, which Perfetto,
+ * chrome://tracing and speedscope open). DAGRT_TRACE=FILE in the
+ * environment at dagrt_create starts it, and dagrt_destroy writes FILE;
+ * DAGRT_TRACE_FRAMES=N keeps only the last N frames of each graph;
+ * DAGRT_TRACE_MB=M sets the memory cap. */
+typedef struct dagrt_trace_config {
+    size_t max_bytes;        /* memory cap for all threads; 0: 64 MiB */
+    uint64_t frames;         /* keep the last N frames of each graph; 0: all */
+} dagrt_trace_config;
+
+/* Starts recording (cfg NULL: defaults), discarding what an earlier
+ * recording held. Main thread, between frames. */
+int dagrt_trace_start(dagrt *rt, const dagrt_trace_config *cfg);
+/* Stops recording; what was recorded stays until written or restarted. */
+int dagrt_trace_stop(dagrt *rt);
+/* Writes what was recorded to path (whole or not at all). Main thread,
+ * after dagrt_trace_stop or between frames. */
+int dagrt_trace_write(dagrt *rt, const char *path);
+
+/* Runtime statistics, kept always (a few plain counter updates per task
+ * and per sleep, each on its own thread's line). */
+typedef struct dagrt_thread_stats {
+    uint64_t busy_ns;        /* since start, minus idle_ns */
+    uint64_t idle_ns;        /* looking for work or asleep */
+    uint64_t tasks;          /* tasks run (nodes, pieces, spawns, frames stolen) */
+    uint64_t steals;         /* tasks taken from other threads */
+    uint64_t parks;          /* times it went to sleep */
+    uint64_t wakes;          /* sleepers it woke */
+} dagrt_thread_stats;
+
+/* Fills out[0, n) with thread 0 (main) and the workers; returns the
+ * number of threads (call with n 0 to size out), or DAGRT_EINVAL. The
+ * counts are read while threads run: each is exact, they are not one
+ * snapshot. */
+int dagrt_get_stats(const dagrt *rt, dagrt_thread_stats *out, int n);
 
 
 #if defined(__GNUC__) && !defined(DAGRT_NO_VISIBILITY_PRAGMA)

@@ -294,7 +294,7 @@ Test(ir, random_graphs_keep_their_meaning, .timeout = 120)
         /* The back ends accept every valid program; a sample of the DOT
          * outputs goes through Graphviz, which must not complain. */
         FILE *sink = fopen("/dev/null", "w");
-        dg_dot_opts dopt = {1};
+        dg_dot_opts dopt = {1, NULL};
         cr_assert_eq(dg_emit_dot(sink, p, &dopt), 0);
         dg_print_stats(sink, p);
         fclose(sink);

@@ -26,7 +26,7 @@ static void check_one(const char *buf, size_t len, int *nok, int *nerr)
     if (rc == DAGC_OK) {
         cr_assert_not_null(p);
         FILE *sink = fopen("/dev/null", "w");
-        dg_dot_opts dopt = {1};
+        dg_dot_opts dopt = {1, NULL};
         cr_assert_eq(dg_emit_dot(sink, p, &dopt), 0);
         dg_print_stats(sink, p);
         fclose(sink);

@@ -44,11 +44,11 @@ static const char *const regs_name[REGS_N] = {
 #endif
 
 #ifdef REGS_N
-void regs_probe(dagrt_ctx *self, dagrt_ctx *other, uint64_t *out);
-void regs_clobber(dagrt_ctx *self, dagrt_ctx *other);
+void regs_probe(rt_arch_ctx *self, rt_arch_ctx *other, uint64_t *out);
+void regs_clobber(rt_arch_ctx *self, rt_arch_ctx *other);
 
-static dagrt_ctx regs_main_ctx;
-static dagrt_fiber regs_fiber;
+static rt_arch_ctx regs_main_ctx;
+static rt_fiber regs_fiber;
 static int regs_clobber_runs;
 
 static void regs_clobber_main(void *arg)
@@ -69,7 +69,7 @@ int fs_regs_preserved(void)
         regs_want[11 + i] = 0x0808000000000808u + (uint64_t)i;
 #endif
     int bad = 0;
-    if (dagrt__fiber_create(&regs_fiber, 64 * 1024, regs_clobber_main, NULL) != 0)
+    if (rt_fiber_create(&regs_fiber, 64 * 1024, regs_clobber_main, NULL) != 0)
         return 1;
     /* Twice: the first switch enters the fiber fresh, the second resumes it
      * mid-function, so both paths through the switch are checked. */
@@ -89,7 +89,7 @@ int fs_regs_preserved(void)
         fprintf(stderr, "clobber fiber ran %d times, want 2\n", regs_clobber_runs);
         bad++;
     }
-    dagrt__fiber_destroy(&regs_fiber);
+    rt_fiber_destroy(&regs_fiber);
     return bad;
 }
 #else
@@ -103,7 +103,7 @@ int fs_regs_preserved(void)
 /* ---------------------------------------------------------------- ping-pong */
 
 struct pp {
-    dagrt_fiber main, a, b;
+    rt_fiber main, a, b;
     long rounds;
     long step;       /* incremented by each side in turn */
     int bad;
@@ -112,24 +112,24 @@ struct pp {
 static void pp_a(void *arg)
 {
     struct pp *p = arg;
-    dagrt__fiber_started(&p->a);
+    rt_fiber_started(&p->a);
     for (long i = 0; i < p->rounds; i++) {
         if (p->step != 2 * i) p->bad++;
         p->step++;
-        dagrt__fiber_switch(&p->a, &p->b);
+        rt_fiber_switch(&p->a, &p->b);
     }
-    dagrt__fiber_switch(&p->a, &p->main);
+    rt_fiber_switch(&p->a, &p->main);
     abort();
 }
 
 static void pp_b(void *arg)
 {
     struct pp *p = arg;
-    dagrt__fiber_started(&p->b);
+    rt_fiber_started(&p->b);
     for (long i = 0;; i++) {
         if (p->step != 2 * i + 1) p->bad++;
         p->step++;
-        dagrt__fiber_switch(&p->b, &p->a);
+        rt_fiber_switch(&p->b, &p->a);
     }
 }
 
@@ -138,18 +138,18 @@ int fs_pingpong(long rounds)
     struct pp *p = calloc(1, sizeof *p);
     if (!p) return 1;
     p->rounds = rounds;
-    dagrt__fiber_init_thread(&p->main);
-    if (dagrt__fiber_create(&p->a, 0, pp_a, p) || dagrt__fiber_create(&p->b, 0, pp_b, p))
+    rt_fiber_init_thread(&p->main);
+    if (rt_fiber_create(&p->a, 0, pp_a, p) || rt_fiber_create(&p->b, 0, pp_b, p))
         return 1;
-    dagrt__fiber_switch(&p->main, &p->a);
+    rt_fiber_switch(&p->main, &p->a);
     int bad = p->bad;
     if (p->step != 2 * rounds) {
         fprintf(stderr, "pingpong: %ld steps, want %ld\n", p->step, 2 * rounds);
         bad++;
     }
-    dagrt__fiber_destroy(&p->a);
-    dagrt__fiber_destroy(&p->b);
-    dagrt__fiber_fini_thread(&p->main);
+    rt_fiber_destroy(&p->a);
+    rt_fiber_destroy(&p->b);
+    rt_fiber_fini_thread(&p->main);
     free(p);
     return bad;
 }
@@ -159,16 +159,16 @@ int fs_pingpong(long rounds)
 #if defined(__x86_64__)
 static unsigned get_mxcsr(void) { unsigned v; __asm__ volatile("stmxcsr %0" : "=m"(v)); return v; }
 static void set_mxcsr(unsigned v) { __asm__ volatile("ldmxcsr %0" : : "m"(v)); }
-struct fpi { dagrt_fiber main, f; unsigned seen_start, seen_resume; };
+struct fpi { rt_fiber main, f; unsigned seen_start, seen_resume; };
 static void fpi_main(void *arg)
 {
     struct fpi *s = arg;
-    dagrt__fiber_started(&s->f);
+    rt_fiber_started(&s->f);
     s->seen_start = get_mxcsr() & 0xffc0u;
     set_mxcsr(0x1f80u | 0x6000u);      /* this fiber: round toward zero */
-    dagrt__fiber_switch(&s->f, &s->main);
+    rt_fiber_switch(&s->f, &s->main);
     s->seen_resume = get_mxcsr() & 0xffc0u;
-    dagrt__fiber_switch(&s->f, &s->main);
+    rt_fiber_switch(&s->f, &s->main);
     abort();
 }
 int fs_fp_state_isolated(void)
@@ -176,19 +176,19 @@ int fs_fp_state_isolated(void)
     struct fpi s;
     int bad = 0;
     unsigned saved = get_mxcsr();
-    dagrt__fiber_init_thread(&s.main);
+    rt_fiber_init_thread(&s.main);
     set_mxcsr(0x1f80u | 0x2000u);      /* thread: round down */
-    if (dagrt__fiber_create(&s.f, 0, fpi_main, &s)) return 1;
+    if (rt_fiber_create(&s.f, 0, fpi_main, &s)) return 1;
     set_mxcsr(0x1f80u);                /* changed after create: fiber must not see it */
-    dagrt__fiber_switch(&s.main, &s.f);
+    rt_fiber_switch(&s.main, &s.f);
     if ((get_mxcsr() & 0xffc0u) != 0x1f80u) bad++;    /* thread's own kept */
     set_mxcsr(0x1f80u | 0x4000u);      /* thread: round up */
-    dagrt__fiber_switch(&s.main, &s.f);
+    rt_fiber_switch(&s.main, &s.f);
     if ((get_mxcsr() & 0xffc0u) != (0x1f80u | 0x4000u)) bad++;
     if (s.seen_start != (0x1f80u | 0x2000u)) bad++;   /* inherited at create */
     if (s.seen_resume != (0x1f80u | 0x6000u)) bad++;  /* its own kept */
     set_mxcsr(saved);
-    dagrt__fiber_destroy(&s.f);
+    rt_fiber_destroy(&s.f);
     return bad;
 }
 #elif defined(__aarch64__)
@@ -197,16 +197,16 @@ int fs_fp_state_isolated(void)
 #define RMODE_MASK RMODE(3)
 static uint64_t get_fpcr(void) { uint64_t v; __asm__ volatile("mrs %0, fpcr" : "=r"(v)); return v; }
 static void set_rmode(uint64_t m) { uint64_t v = (get_fpcr() & ~RMODE_MASK) | m; __asm__ volatile("msr fpcr, %0" : : "r"(v)); }
-struct fpi { dagrt_fiber main, f; uint64_t seen_start, seen_resume; };
+struct fpi { rt_fiber main, f; uint64_t seen_start, seen_resume; };
 static void fpi_main(void *arg)
 {
     struct fpi *s = arg;
-    dagrt__fiber_started(&s->f);
+    rt_fiber_started(&s->f);
     s->seen_start = get_fpcr() & RMODE_MASK;
     set_rmode(RMODE(3));               /* this fiber: round toward zero */
-    dagrt__fiber_switch(&s->f, &s->main);
+    rt_fiber_switch(&s->f, &s->main);
     s->seen_resume = get_fpcr() & RMODE_MASK;
-    dagrt__fiber_switch(&s->f, &s->main);
+    rt_fiber_switch(&s->f, &s->main);
     abort();
 }
 int fs_fp_state_isolated(void)
@@ -214,19 +214,19 @@ int fs_fp_state_isolated(void)
     struct fpi s;
     int bad = 0;
     uint64_t saved = get_fpcr() & RMODE_MASK;
-    dagrt__fiber_init_thread(&s.main);
+    rt_fiber_init_thread(&s.main);
     set_rmode(RMODE(2));               /* thread: round down */
-    if (dagrt__fiber_create(&s.f, 0, fpi_main, &s)) return 1;
+    if (rt_fiber_create(&s.f, 0, fpi_main, &s)) return 1;
     set_rmode(RMODE(0));               /* changed after create: fiber must not see it */
-    dagrt__fiber_switch(&s.main, &s.f);
+    rt_fiber_switch(&s.main, &s.f);
     if ((get_fpcr() & RMODE_MASK) != RMODE(0)) bad++;     /* thread's own kept */
     set_rmode(RMODE(1));               /* thread: round up */
-    dagrt__fiber_switch(&s.main, &s.f);
+    rt_fiber_switch(&s.main, &s.f);
     if ((get_fpcr() & RMODE_MASK) != RMODE(1)) bad++;
     if (s.seen_start != RMODE(2)) bad++;                   /* inherited at create */
     if (s.seen_resume != RMODE(3)) bad++;                  /* its own kept */
     set_rmode(saved);
-    dagrt__fiber_destroy(&s.f);
+    rt_fiber_destroy(&s.f);
     return bad;
 }
 #else
@@ -237,7 +237,7 @@ int fs_fp_state_isolated(void) { return 0; }
 
 /* ---------------------------------------------------- guard page overflow */
 
-static dagrt_fiber guard_main, guard_fiber;
+static rt_fiber guard_main, guard_fiber;
 static volatile uintptr_t guard_lo, guard_hi;
 static volatile int guard_depth_limit = 1 << 21;
 
@@ -265,9 +265,9 @@ __attribute__((noinline)) static int recurse(int depth)
 static void guard_entry(void *arg)
 {
     (void)arg;
-    dagrt__fiber_started(&guard_fiber);
+    rt_fiber_started(&guard_fiber);
     recurse(0);
-    dagrt__fiber_switch(&guard_fiber, &guard_main);
+    rt_fiber_switch(&guard_fiber, &guard_main);
 }
 
 int fs_guard_overflow(void)
@@ -285,11 +285,11 @@ int fs_guard_overflow(void)
         sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
         sigaction(SIGSEGV, &sa, NULL);
         sigaction(SIGBUS, &sa, NULL);
-        dagrt__fiber_init_thread(&guard_main);
-        if (dagrt__fiber_create(&guard_fiber, 32 * 1024, guard_entry, NULL)) _exit(4);
+        rt_fiber_init_thread(&guard_main);
+        if (rt_fiber_create(&guard_fiber, 32 * 1024, guard_entry, NULL)) _exit(4);
         guard_lo = (uintptr_t)guard_fiber.map;
         guard_hi = guard_lo + guard_fiber.guard_len;
-        dagrt__fiber_switch(&guard_main, &guard_fiber);
+        rt_fiber_switch(&guard_main, &guard_fiber);
         _exit(5);   /* the recursion returned: no fault at all */
     }
     int st;
@@ -303,16 +303,16 @@ int fs_guard_overflow(void)
 
 /* ------------------------------------------------------------------ pool */
 
-static _Thread_local dagrt_fiber *pool_back;
+static _Thread_local rt_fiber *pool_back;
 static int pool_runs;
 
 static void pool_entry(void *arg)
 {
-    dagrt_fiber *self = arg;
-    dagrt__fiber_started(self);
+    rt_fiber *self = arg;
+    rt_fiber_started(self);
     for (;;) {
         pool_runs++;
-        dagrt__fiber_switch(self, pool_back);
+        rt_fiber_switch(self, pool_back);
     }
 }
 
@@ -329,18 +329,18 @@ static int count_in_file(FILE *f, const char *needle)
 int fs_pool_bounded(void)
 {
     enum { MAX = 4 };
-    static dagrt__fiber_pool pool;
-    static dagrt_fiber self;
-    dagrt_fiber *got[MAX + 1];
+    static rt_fiber_pool pool;
+    static rt_fiber self;
+    rt_fiber *got[MAX + 1];
     int bad = 0;
-    if (dagrt__fiber_pool_init(&pool, MAX, 0, 256 * 1024, pool_entry) != 0) return 1;
-    dagrt__fiber_init_thread(&self);
+    if (rt_fiber_pool_init(&pool, MAX, 0, 256 * 1024, pool_entry) != 0) return 1;
+    rt_fiber_init_thread(&self);
     pool_back = &self;
     for (int i = 0; i < MAX; i++) {
-        got[i] = dagrt__fiber_pool_get(&pool, i == 0);
+        got[i] = rt_fiber_pool_get(&pool, i == 0);
         if (!got[i]) { bad++; continue; }
         for (int j = 0; j < i; j++) if (got[j] == got[i]) bad++;
-        dagrt__fiber_switch(&self, got[i]);   /* each one runs */
+        rt_fiber_switch(&self, got[i]);   /* each one runs */
     }
     if (bad) return bad;
     if (got[0]->stack_len < 256 * 1024 || got[1]->stack_len != pool.std_size) bad++;
@@ -351,10 +351,10 @@ int fs_pool_bounded(void)
     fflush(stderr);
     int saved = dup(2);
     dup2(fileno(tmp), 2);
-    got[MAX] = dagrt__fiber_pool_get(&pool, false);
-    dagrt__fiber_pool_warn_once(&pool);
-    if (dagrt__fiber_pool_get(&pool, true) != NULL) bad++;
-    dagrt__fiber_pool_warn_once(&pool);
+    got[MAX] = rt_fiber_pool_get(&pool, false);
+    rt_fiber_pool_warn_once(&pool);
+    if (rt_fiber_pool_get(&pool, true) != NULL) bad++;
+    rt_fiber_pool_warn_once(&pool);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -363,17 +363,17 @@ int fs_pool_bounded(void)
     if (count_in_file(tmp, "fiber pool exhausted") != 1) bad++;
     fclose(tmp);
     /* A returned fiber is reused, and resumes where it parked. */
-    dagrt__fiber_pool_put(&pool, got[2]);
-    dagrt_fiber *again = dagrt__fiber_pool_get(&pool, false);
+    rt_fiber_pool_put(&pool, got[2]);
+    rt_fiber *again = rt_fiber_pool_get(&pool, false);
     if (again != got[2]) bad++;
-    dagrt__fiber_switch(&self, again);
+    rt_fiber_switch(&self, again);
     if (pool_runs != MAX + 1) bad++;
     /* A large request with only a standard fiber free reclaims it. */
-    dagrt__fiber_pool_put(&pool, again);
-    dagrt_fiber *big = dagrt__fiber_pool_get(&pool, true);
+    rt_fiber_pool_put(&pool, again);
+    rt_fiber *big = rt_fiber_pool_get(&pool, true);
     if (!big || big->stack_len < 256 * 1024) bad++;
-    else dagrt__fiber_switch(&self, big);
+    else rt_fiber_switch(&self, big);
     if (pool_runs != MAX + 2) bad++;
-    dagrt__fiber_pool_fini(&pool);
+    rt_fiber_pool_fini(&pool);
     return bad;
 }

@@ -1,12 +1,12 @@
 /*
  * regs_aarch64.S - test helpers for the register-preservation test.
  *
- * void regs_probe(dagrt_ctx *self, dagrt_ctx *other, uint64_t out[19])
+ * void regs_probe(rt_arch_ctx *self, rt_arch_ctx *other, uint64_t out[19])
  *   Loads known patterns into x19-x29 and d8-d15, switches to *other with
- *   the raw dagrt__ctx_switch, and when switched back stores what it finds
+ *   the raw rt_arch_switch, and when switched back stores what it finds
  *   into out = {x19..x29, d8..d15}; then restores the caller's registers.
  *
- * void regs_clobber(dagrt_ctx *self, dagrt_ctx *other)
+ * void regs_clobber(rt_arch_ctx *self, rt_arch_ctx *other)
  *   Puts different garbage in all of them and switches to *other.
  */
         .text
@@ -56,7 +56,7 @@ regs_probe:
         fmov    d14, x9
         add     x9, x9, #1
         fmov    d15, x9
-        bl      dagrt__ctx_switch
+        bl      rt_arch_switch
         ldr     x2, [sp, #160]
         stp     x19, x20, [x2, #0]
         stp     x21, x22, [x2, #16]
@@ -120,7 +120,7 @@ regs_clobber:
         fmov    d13, x9
         fmov    d14, x9
         fmov    d15, x9
-        bl      dagrt__ctx_switch
+        bl      rt_arch_switch
         ldp     x19, x20, [sp, #0]
         ldp     x21, x22, [sp, #16]
         ldp     x23, x24, [sp, #32]

@@ -1,14 +1,14 @@
 /*
  * regs_x86_64.S - test helpers for the register-preservation test.
  *
- * void regs_probe(dagrt_ctx *self, dagrt_ctx *other, uint64_t out[8])
+ * void regs_probe(rt_arch_ctx *self, rt_arch_ctx *other, uint64_t out[8])
  *   Loads known patterns into every callee-saved register, MXCSR and the
- *   x87 control word, switches to *other with the raw dagrt__ctx_switch,
+ *   x87 control word, switches to *other with the raw rt_arch_switch,
  *   and when switched back stores what it finds into
  *   out = {rbx, rbp, r12, r13, r14, r15, mxcsr, x87cw}; then restores the
  *   caller's registers and FP control state.
  *
- * void regs_clobber(dagrt_ctx *self, dagrt_ctx *other)
+ * void regs_clobber(rt_arch_ctx *self, rt_arch_ctx *other)
  *   Puts different garbage in all of them and switches to *other; restores
  *   its caller's state if it is ever resumed.
  */
@@ -37,7 +37,7 @@ regs_probe:
         ldmxcsr 16(%rsp)
         movw    $0x0f7f, 16(%rsp)       /* RC=toward zero, PC=extended, all masked */
         fldcw   16(%rsp)
-        call    dagrt__ctx_switch
+        call    rt_arch_switch
         movq    0(%rsp), %rax
         movq    %rbx, 0(%rax)
         movq    %rbp, 8(%rax)
@@ -83,7 +83,7 @@ regs_clobber:
         ldmxcsr 16(%rsp)
         movw    $0x007f, 16(%rsp)       /* RC=nearest, PC=single */
         fldcw   16(%rsp)
-        call    dagrt__ctx_switch
+        call    rt_arch_switch
         ldmxcsr 8(%rsp)
         fldcw   12(%rsp)
         addq    $24, %rsp

@@ -325,7 +325,7 @@ int ss_pool_exhaustion(void)
         if (dagrt_spawn_ex(rt, &g, px_task, &x, DAGRT_SPAWN_FIBER)) bad++;
     /* Wait (bounded, 20 s) until a task found the pool exhausted: POOL
      * fibers are then suspended on `go`, which nothing has set yet. */
-    for (long i = 0; dagrt__fiber_pending_total(rt) == 0; i++) {
+    for (long i = 0; rt_fiber_pending_total(rt) == 0; i++) {
         if (i > 20L * 1000 * 1000) { bad++; break; }
         usleep(1);
     }
@@ -336,10 +336,10 @@ int ss_pool_exhaustion(void)
     if (atomic_load(&x.max_inside) > POOL) bad++;
     /* A second exhaustion warns no more. */
     dagrt_event_reset(&x.go);
-    unsigned long before = dagrt__fiber_pending_total(rt);
+    unsigned long before = rt_fiber_pending_total(rt);
     for (int i = 0; i < TASKS; i++)
         if (dagrt_spawn_ex(rt, &g, px_task, &x, DAGRT_SPAWN_FIBER)) bad++;
-    for (long i = 0; dagrt__fiber_pending_total(rt) == before; i++) {
+    for (long i = 0; rt_fiber_pending_total(rt) == before; i++) {
         if (i > 20L * 1000 * 1000) { bad++; break; }
         usleep(1);
     }

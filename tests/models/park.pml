@@ -1,5 +1,5 @@
 /*
- * park.pml - the idle protocol of runtime/sched.c with the parker of
+ * park.pml - the idle protocol of runtime/idle.c with the parker of
  * runtime/park.c: two workers that announce idle, spin, stop spinning,
  * re-check and park; a producer that publishes two items and notifies
  * (skip when someone spins, else claim an idle worker and unpark it).
@@ -11,7 +11,7 @@
  *   -DNOFENCE    the producer's publication may still be in its store buffer
  *                when it reads nspinning/nidle (the seq_cst fence removed)
  *
- * -DASYM models the asymmetric variant (sched.c, deque pushes where
+ * -DASYM models the asymmetric variant (idle.c, deque pushes where
  * membarrier is available): the producer has no fence, so its work++ may
  * sit in its store buffer while it reads the counters, and a worker calls
  * membarrier after it stops spinning and before its re-check, which drains

@@ -11,8 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dagrt.h"
-#include "deque.h"
+#include "deque.h"      /* the internal headers include dagrt.h themselves */
 #include "mpsc.h"
 #include "scheduler.h"
 
@@ -670,7 +669,7 @@ int scn_pfor_withdraw(void)
     return v;
 }
 
-/* The parallel-for's offer (runtime/pfor.c): a loop's first share goes to
+/* The parallel-for's offer (runtime/pfor_share.c): a loop's first share goes to
  * a polling helper through the runtime's offer word. With the spin policy
  * the only worker polls whenever it is not helping, so loops back to back
  * must be joined by it through offers (white box: rt->offers_taken; the
@@ -1333,35 +1332,8 @@ int scn_group_armed_spawn(void)
 }
 
 const scenario scenarios[] = {
-    {"deque_lifo_fifo", scn_deque_lifo_fifo},
-    {"deque_growth_wrap", scn_deque_growth_wrap},
-    {"deque_thieves", scn_deque_thieves},
-    {"deque_split", scn_deque_split},
-    {"inbox_producers", scn_inbox_producers},
-    {"inbox_many_consumers", scn_inbox_many_consumers},
-    {"spawn_tree", scn_spawn_tree},
-    {"fib_no_workers", scn_fib_no_workers},
-    {"fib_1_worker", scn_fib_1_worker},
-    {"fib_2_workers", scn_fib_2_workers},
-    {"pfor_cover", scn_pfor_cover},
-    {"pfor_nested", scn_pfor_nested},
-    {"pfor_repeat", scn_pfor_repeat},
-    {"pfor_withdraw", scn_pfor_withdraw},
-    {"pfor_offer", scn_pfor_offer},
-    {"park_wake", scn_park_wake},
-    {"park_wake_external", scn_park_wake_external},
-    {"group_wait_parks", scn_group_wait_parks},
-    {"main_only", scn_main_only},
-    {"hot_overtakes", scn_hot_overtakes},
-    {"hot_worker", scn_hot_worker},
-    {"destroy_in_flight", scn_destroy_in_flight},
-    {"external_threads", scn_external_threads},
-    {"spin_policy", scn_spin_policy},
-    {"group_mixed", scn_group_mixed},
-    {"group_armed_spawn", scn_group_armed_spawn},
-    {"frames_tree", scn_frames_tree},
-    {"frames_deep", scn_frames_deep},
-    {"frames_mixed", scn_frames_mixed},
-    {"frames_null_worker", scn_frames_null_worker},
+#define RT_SCENARIO(name, secs, fenced) {#name, scn_##name},
+#include "scenario_list.h"
+#undef RT_SCENARIO
     {NULL, NULL},
 };

@@ -10,36 +10,9 @@
 #define SCENARIO(name, secs) \
     Test(runtime, name, .timeout = secs) { cr_assert_eq(scn_##name(), 0, #name ": violations (see stderr)"); }
 
-SCENARIO(deque_lifo_fifo, 30)
-SCENARIO(deque_growth_wrap, 30)
-SCENARIO(deque_thieves, 120)
-SCENARIO(deque_split, 120)
-SCENARIO(inbox_producers, 120)
-SCENARIO(inbox_many_consumers, 120)
-SCENARIO(spawn_tree, 120)
-SCENARIO(fib_no_workers, 60)
-SCENARIO(fib_1_worker, 60)
-SCENARIO(fib_2_workers, 60)
-SCENARIO(pfor_cover, 120)
-SCENARIO(pfor_nested, 120)
-SCENARIO(pfor_repeat, 120)
-SCENARIO(pfor_withdraw, 120)
-SCENARIO(pfor_offer, 120)
-SCENARIO(park_wake, 120)
-SCENARIO(park_wake_external, 120)
-SCENARIO(group_wait_parks, 120)
-SCENARIO(main_only, 60)
-SCENARIO(hot_overtakes, 30)
-SCENARIO(hot_worker, 60)
-SCENARIO(destroy_in_flight, 60)
-SCENARIO(external_threads, 60)
-SCENARIO(spin_policy, 60)
-SCENARIO(group_mixed, 60)
-SCENARIO(group_armed_spawn, 60)
-SCENARIO(frames_tree, 120)
-SCENARIO(frames_deep, 60)
-SCENARIO(frames_mixed, 120)
-SCENARIO(frames_null_worker, 30)
+#define RT_SCENARIO(name, secs, fenced) SCENARIO(name, secs)
+#include "scenario_list.h"
+#undef RT_SCENARIO
 
 static dagrt_config cfg_with(int workers, bool no_workers, int hot, int idle)
 {
@@ -132,10 +105,25 @@ Test(runtime_api, misuse_is_an_error_code)
 
 Test(runtime_api, strerror_names_every_code)
 {
-    for (int e = 0; e >= -9; e--) {
-        const char *s = dagrt_strerror(e);
+    /* Every code of the one list, by its own value, has a distinct name;
+     * values are dense from 0 down to DAGRT_ERR_LAST_ + 1. */
+    static const struct { int code; const char *msg; } all[] = {
+#define ONE(name, value, msg) {DAGRT_##name, msg},
+        DAGRT_ERRNO_MAP(ONE)
+#undef ONE
+    };
+    int n = (int)(sizeof all / sizeof all[0]);
+    cr_expect_eq(n, -DAGRT_ERR_LAST_, "the list and DAGRT_ERR_LAST_ disagree");
+    for (int i = 0; i < n; i++) {
+        cr_expect_eq(all[i].code, -i, "codes are dense from 0");
+        const char *s = dagrt_strerror(all[i].code);
         cr_assert_not_null(s);
-        cr_expect_neq(strcmp(s, "unknown error"), 0, "code %d unnamed", e);
+        cr_expect_str_eq(s, all[i].msg);
+        cr_expect_neq(strcmp(s, "unknown error"), 0, "code %d unnamed", all[i].code);
+        for (int j = 0; j < i; j++)
+            cr_expect_neq(strcmp(s, all[j].msg), 0, "codes %d and %d share a name", -i, -j);
     }
+    cr_expect_str_eq(dagrt_strerror(DAGRT_ERR_LAST_), "unknown error");
+    cr_expect_str_eq(dagrt_strerror(1), "unknown error");
     cr_expect_str_eq(dagrt_strerror(-1000), "unknown error");
 }

@@ -1,0 +1,338 @@
+/*
+ * exec_dyn.c - the dynamic executor: runs one frame of the const tables
+ * dagc emits with join counters and a shared ready list (exec.c chooses
+ * it, or plan mode, and dispatches each node).
+ *
+ * How a run goes:
+ * - The caller (the runtime's main thread) resets the per-node counters in
+ *   the caller-owned static state (no allocation), then readies the roots.
+ * - A node fires when its join counter says so (AND: the last predecessor
+ *   completed; OR: the first one did). Gates, and tasks whose `when` says
+ *   no, complete on the spot on the thread that fired them.
+ * - Of the nodes a completion fires, the thread keeps one to run next itself
+ *   (no queue traffic along chains) and publishes the rest in the run's ready
+ *   list, a bounded array that never wraps: each node enters it at most once
+ *   per run, so nnodes slots suffice and it needs no reuse protocol.
+ * - Every thread that publishes work also drains the ready list before it
+ *   leaves. That one rule makes the run complete without any worker's help;
+ *   helpers (runtime tasks that drain the list) are spawned only when a
+ *   thread publishes work while fewer helpers than workers are active, so
+ *   parallelism comes from the workers without a spawn per node.
+ * - `on main` nodes never enter the shared list: fired on the main thread
+ *   they go to a main-only list; fired elsewhere they are spawned with
+ *   DAGRT_SPAWN_MAIN, which the main thread runs while it waits. `hot` and
+ *   `fiber` nodes are spawned with their flags; such a task runs its node,
+ *   then drains like a helper. `parallel` nodes call their count function
+ *   once and run through dagrt_parallel_for.
+ * - The caller drains, then waits on the run's group (helping), and repeats
+ *   until every node has completed.
+ */
+#include "exec.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ ready list */
+
+static void list_push(graph_rt *r, uint32_t node)
+{
+    if (r->solo) {
+        /* One thread: relaxed loads and stores are plain moves. */
+        uint32_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        atomic_store_explicit(&r->tail, t + 1, memory_order_relaxed);
+        atomic_store_explicit(&r->nodes[t].slot, node + 1, memory_order_relaxed);
+        return;
+    }
+    /* Reserving a slot needs no ordering: the slot's release store below
+     * is what publishes the node. */
+    uint32_t t = atomic_fetch_add_explicit(&r->tail, 1, memory_order_relaxed);
+    atomic_store_explicit(&r->nodes[t].slot, node + 1, memory_order_release);
+}
+
+static uint32_t list_pop(graph_rt *r)
+{
+    /* relaxed: solo runs have one thread; otherwise the slot CAS below decides. */
+    uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (r->solo) {
+        if (h >= atomic_load_explicit(&r->tail, memory_order_relaxed))
+            return NONE;
+        atomic_store_explicit(&r->head, h + 1, memory_order_relaxed);
+        return atomic_load_explicit(&r->nodes[h].slot, memory_order_relaxed) - 1;
+    }
+    for (;;) {
+        /* relaxed: tail only bounds the search; the slot's acquire load is
+         * what synchronises with the pusher. */
+        if (h >= atomic_load_explicit(&r->tail, memory_order_relaxed))
+            return NONE;
+        uint32_t v = atomic_load_explicit(&r->nodes[h].slot, memory_order_acquire);
+        if (v == 0) {
+            /* Reserved, not yet published: the pusher is between its two
+             * instructions; wait for it rather than skip the slot. */
+            /* relaxed: a fresh look; the slot load above is the synchronising one. */
+            h = atomic_load_explicit(&r->head, memory_order_relaxed);
+            continue;
+        }
+        /* relaxed CAS: it only decides who owns slot h; the data came
+         * through the acquire load above. Heads only grow within a run, so
+         * there is no ABA. */
+        if (atomic_compare_exchange_weak_explicit(&r->head, &h, h + 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return v - 1;
+    }
+}
+
+/* --------------------------------------------------------------- running */
+
+typedef struct drain_ctx {
+    graph_rt *r;
+    bool on_main;
+    uint32_t completed;
+} drain_ctx;
+
+static void task_entry(void *arg);
+static void helper_entry(void *arg);
+
+static void spawn_node(graph_rt *r, uint32_t i, unsigned flags)
+{
+    node_rt *n = &r->nodes[i];
+    while (dagrt_spawn_ex(r->rt, &r->group, task_entry, n, flags) != 0) {
+        /* Out of task memory: the node must still run where its flags say,
+         * so retry after letting others make progress. */
+        dagrt_pump_main(r->rt);
+    }
+}
+
+static void maybe_spawn_helper(graph_rt *r)
+{
+    /* relaxed: the helper count is a heuristic (see graph_rt). */
+    uint32_t h = atomic_load_explicit(&r->helpers, memory_order_relaxed);
+    if (h >= r->max_helpers)
+        return;
+    if (!atomic_compare_exchange_strong_explicit(&r->helpers, &h, h + 1, memory_order_relaxed,
+                                                 memory_order_relaxed))
+        return;
+    if (dagrt_spawn_ex(r->rt, &r->group, helper_entry, r, DAGRT_SPAWN_DEFAULT) != 0)
+        /* relaxed: as above, a heuristic. */
+        atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
+}
+
+/* Node i fired. Returns i if the calling thread should run it next itself
+ * (and it has no node to run next yet), else NONE. */
+static uint32_t fire(drain_ctx *d, uint32_t i, bool have_next, bool *published)
+{
+    graph_rt *r = d->r;
+    const dagrt_node *n = &r->g->nodes[i];
+    if (n->flags & DAGRT_NODE_MAIN) {
+        if (d->on_main) {
+            r->nodes[i].main_next = r->main_head;
+            r->main_head = i;
+        } else {
+            spawn_node(r, i, DAGRT_SPAWN_MAIN);
+        }
+        return NONE;
+    }
+    if (n->flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) {
+        unsigned f = 0;
+        if (n->flags & DAGRT_NODE_HOT)
+            f |= DAGRT_SPAWN_HOT;
+        if (n->flags & DAGRT_NODE_FIBER)
+            f |= DAGRT_SPAWN_FIBER;
+        spawn_node(r, i, f);
+        return NONE;
+    }
+    if (!have_next)
+        return i;
+    list_push(r, i);
+    *published = true;
+    return NONE;
+}
+
+/* Node i completed: fire the successors whose join is now satisfied. */
+static uint32_t complete(drain_ctx *d, uint32_t i)
+{
+    graph_rt *r = d->r;
+    const dagrt_graph *g = r->g;
+    uint32_t next = NONE;
+    bool published = false;
+    /* Gates complete the moment they fire, right here on this thread, with
+     * no dispatch: a fired gate goes on a worklist (linked through the
+     * nodes, so chains of gates need no recursion) and its successors are
+     * counted down in turn. */
+    uint32_t gates = NONE;
+    for (uint32_t cur = i;;) {
+        const dagrt_node *n = &g->nodes[cur];
+        d->completed++;
+        for (uint32_t k = 0; k < n->nsucc; k++) {
+            uint32_t s = g->succ[n->succ_first + k];
+            const dagrt_node *sn = &g->nodes[s];
+            /* AND: the last input fires it. OR: the first input fires it;
+             * the later inputs still count down, and the run still waits
+             * for them because they are nodes of the run themselves. A node
+             * with one input needs no count at all, nor does any node in a
+             * solo run. */
+            bool fires;
+            if (sn->npred == 1) {
+                fires = true;
+            } else {
+                uint32_t old;
+                if (r->solo) {
+                    /* relaxed: solo, one thread runs the whole frame. */
+                    old = atomic_load_explicit(&r->nodes[s].pending, memory_order_relaxed);
+                    atomic_store_explicit(&r->nodes[s].pending, old - 1, memory_order_relaxed);
+                } else {
+                    /* acq_rel: see node_rt.pending. */
+                    old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
+                }
+                fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
+            }
+            if (!fires)
+                continue;
+            if (sn->kind == DAGRT_NODE_GATE) {
+                r->nodes[s].gate_next = gates;
+                gates = s;
+                continue;
+            }
+            uint32_t x = fire(d, s, next != NONE, &published);
+            if (x != NONE)
+                next = x;
+        }
+        if (gates == NONE)
+            break;
+        cur = gates;
+        gates = r->nodes[cur].gate_next;
+    }
+    if (published)
+        maybe_spawn_helper(r);
+    return next;
+}
+
+/* Runs `next` (if any), then whatever the ready lists hold, until they are
+ * empty. Every thread that publishes nodes ends here (see the top). */
+static void drain(drain_ctx *d, uint32_t next)
+{
+    graph_rt *r = d->r;
+    for (;;) {
+        if (next == NONE && d->on_main && r->main_head != NONE) {
+            next = r->main_head;
+            r->main_head = r->nodes[next].main_next;
+        }
+        if (next == NONE)
+            next = list_pop(r);
+        if (next == NONE)
+            break;
+        r->nodes[next].status = rt_exec_node(r, next);
+        next = complete(d, next);
+    }
+    if (d->completed) {
+        /* relaxed: see graph_rt.done (the group wait orders the work). */
+        atomic_fetch_add_explicit(&r->done, d->completed, memory_order_relaxed);
+        d->completed = 0;
+    }
+}
+
+/* A spawned main/hot/fiber node: run it, then help drain. */
+static void task_entry(void *arg)
+{
+    node_rt *n = arg;
+    graph_rt *r = n->run;
+    n->status = rt_exec_node(r, n->index);
+    /* A fiber never takes `on main` work, even on the main thread: a main
+     * task must run on the caller's own stack, and a fiber may move to
+     * another thread whenever something in it waits (a body, a parallel
+     * for). Main tasks it makes ready are spawned to the main queue. */
+    bool fiber = (r->g->nodes[n->index].flags & DAGRT_NODE_FIBER) != 0;
+    drain_ctx d = {r, !fiber && dagrt_on_main_thread(r->rt), 0};
+    drain(&d, complete(&d, n->index));
+}
+
+static void helper_entry(void *arg)
+{
+    graph_rt *r = arg;
+    drain_ctx d = {r, dagrt_on_main_thread(r->rt), 0};
+    drain(&d, NONE);
+    atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
+}
+
+
+/* A whole run (after exec.c's checks and reset of the shared fields). */
+int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
+{
+    const dagrt_graph *g = r->g;
+    dagrt *rt = r->rt;
+    int rc = 0;
+    r->main_head = NONE;
+    /* relaxed: reset before anything is published; the first spawn releases it. */
+    atomic_store_explicit(&r->head, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->helpers, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+    dagrt_group_init(&r->group);
+    bool spawns = false;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        node_rt *n = &r->nodes[i];
+        spawns |= (g->nodes[i].flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) != 0;
+        /* relaxed: as the reset above. */
+        atomic_store_explicit(&n->pending, g->nodes[i].npred, memory_order_relaxed);
+        atomic_store_explicit(&n->slot, 0, memory_order_relaxed);
+        n->index = i;
+        n->status = 0;
+        n->run = r;
+    }
+
+    /* Hot and fiber tasks are spawned, and may run on a worker even when
+     * no helper is. */
+    r->solo = r->max_helpers == 0 && (workers == 0 || !spawns);
+
+    drain_ctx d = {r, true, 0};
+    uint32_t next = NONE;
+    bool published = false;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        if (g->nodes[i].npred == 0) {
+            uint32_t x = fire(&d, i, next != NONE, &published);
+            if (x != NONE)
+                next = x;
+        }
+    if (published)
+        maybe_spawn_helper(r);
+    for (;;) {
+        drain(&d, next);
+        next = NONE;
+        /* relaxed: `done` only steers this loop; the group wait below is
+         * what orders the helpers' work before the return. */
+        if (atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes)
+            break;
+        /* Nothing for us right now, but the run goes on elsewhere. Stay
+         * useful for a while: take new graph work as soon as it is
+         * published, run the runtime's ready tasks (main-thread tasks,
+         * helpers, parallel-for pieces); only then block on the group,
+         * which wakes us when a helper is spawned or everything is done. */
+        bool work = false;
+        for (int spin = 0; spin < EXEC_SPIN && !work; spin++) {
+            /* relaxed: polls that only steer the loop; the group wait orders. */
+            work = r->main_head != NONE ||
+                   atomic_load_explicit(&r->head, memory_order_relaxed) <
+                       atomic_load_explicit(&r->tail, memory_order_relaxed) ||
+                   atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes;
+            if (!work && self && rt_help_one(self))
+                spin = 0;
+        }
+        if (work)
+            continue;
+        rc = dagrt_group_wait(rt, &r->group);
+        if (rc != 0)
+            break;
+        /* relaxed: after the group wait, which ordered every helper's writes. */
+        if (r->main_head == NONE &&
+            atomic_load_explicit(&r->head, memory_order_relaxed) >=
+                atomic_load_explicit(&r->tail, memory_order_relaxed) &&
+            atomic_load_explicit(&r->done, memory_order_relaxed) != g->nnodes) {
+            /* Nothing queued, nothing running, nodes left: impossible for
+             * a well-formed table (e.g. a node whose npred is wrong). */
+            rc = DAGRT_EINVAL;
+            break;
+        }
+    }
+    /* Every node is done; spawned tasks may still be on their way out. */
+    if (rc == 0)
+        rc = dagrt_group_wait(rt, &r->group);
+    return rc;
+}

@@ -1,0 +1,429 @@
+/*
+ * exec_plan.c - plan mode, the executor for one worker (exec.h; the
+ * section comment below has the design). Between runs: exec_linger.c.
+ */
+#include "exec.h"
+
+/* ------------------------------------------------------------- plan mode
+ *
+ * With one worker, the dynamic scheme above pays for every node in cross-
+ * core cache traffic: join counters, the shared ready list and helper
+ * spawns are locked instructions on lines the other core wrote last, each
+ * a cross-core transfer (docs/benchmarks.md), several per node.
+ * Plan mode runs such graphs without any of them:
+ *
+ * - Once per graph, the nodes are split into two lists, one for the caller
+ *   and one for a worker, level by level (a node's level is its longest
+ *   path from a root), each level shared out evenly, every node going to the
+ *   list that holds most of its predecessors: chains stay on one thread and
+ *   few edges cross between them. Each list is in (level, index) order, so
+ *   both are subsequences of one topological order. `on main` nodes all go
+ *   to the caller's list.
+ * - A run: each list has a cursor, the next unclaimed node; a thread waits
+ *   until the node at its cursor is ready (its predecessors' `done` equals
+ *   the run's epoch), claims it by advancing the cursor with a CAS (and
+ *   the node after it in the same CAS if that one is ready too), runs it
+ *   and stores `done`. Completed nodes are never counted, only read:
+ *   nothing is reset between runs, the epoch moves on instead. Nodes are
+ *   claimed only when ready, so a thread that loses its CPU holds up at
+ *   most the node it is running and one more.
+ * - A thread takes a ready node off the other list when that list has no
+ *   owner (the worker has not arrived, or has left), after waiting long on
+ *   its own node, or when its own list is finished. Only the caller takes
+ *   `on main` nodes.
+ * - Progress without the worker: the earliest unfinished node of the
+ *   common order has all its predecessors done; it is either claimed, and
+ *   running, or at its list's cursor (everything before it on its list is
+ *   done), where its owner, or the caller, which only leaves once every
+ *   node is claimed, takes it.
+ * - Between runs, the worker's helper (a runtime task) lingers, polling a
+ *   runtime-owned slot, so that a run's start costs the caller two stores
+ *   and no spawn, deque push or wake-up check, and its end no task
+ *   completion and no group wait; see "between runs" below.
+ */
+
+static inline _Atomic uint32_t *plan_cursor(graph_rt *r, uint32_t k)
+{
+    return k == 0 ? &r->cursor0 : &r->cursor1;
+}
+
+/* Can node i run in this run: AND, all predecessors done; OR, any. `mine`:
+ * a node the calling thread has completed but not yet published (it counts
+ * as done for this thread), or NONE. */
+static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t mine)
+{
+    const node_rt *n = &r->nodes[i];
+    uint32_t np = n->plan.npl;
+    if (np == 0)
+        return true;
+    bool any = r->g->nodes[i].join == DAGRT_JOIN_OR;
+    for (uint32_t k = 0; k < np; k++) {
+        /* acquire: pairs with the predecessor runner's release store, so
+         * its effects are visible to whoever runs node i next. */
+        bool d = n->plan.pred[k] == mine ||
+                 atomic_load_explicit(&r->nodes[n->plan.pred[k]].plan.done, memory_order_acquire) == epoch;
+        if (d == any)
+            return any;
+    }
+    return !any;
+}
+
+/* Claims the next node of list k (not the caller's own) if it is ready
+ * now, or returns NONE; never an `on main` node unless the caller. */
+static uint32_t plan_claim(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch)
+{
+    _Atomic uint32_t *cur = plan_cursor(r, k);
+    /* relaxed loads and CAS: the cursor only decides who runs which node
+     * (the CAS makes that exclusive); what a node needs from the nodes
+     * before it comes through the acquire loads of their `done`, and the
+     * lists themselves were written before the run started (published to
+     * the worker by the spawn of its helper). */
+    uint32_t c = atomic_load_explicit(cur, memory_order_relaxed);
+    while (c != NONE) {
+        if ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) || !plan_ready(r, c, epoch, NONE))
+            return NONE;
+        if (atomic_compare_exchange_weak_explicit(cur, &c, r->nodes[c].plan.lnext, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return c;
+    }
+    return NONE;
+}
+
+static inline void plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint32_t epoch)
+{
+    r->nodes[i].status = status;
+    /* release: see plan_ready. */
+    atomic_store_explicit(&r->nodes[i].plan.done, epoch, memory_order_release);
+}
+
+static inline void plan_prefetch(graph_rt *r, uint32_t i)
+{
+#if defined(__GNUC__)
+    /* The predecessors of our next node that another thread runs: their
+     * lines cross cores anyway; asking now lets that overlap this body. */
+    if (i == NONE)
+        return;
+    const node_rt *n = &r->nodes[i];
+    for (uint32_t m = n->plan.xpred, k = 0; m; m >>= 1, k++)
+        if (m & 1)
+            __builtin_prefetch(&r->nodes[n->plan.pred[k]].plan.done);
+#else
+    (void)r;
+    (void)i;
+#endif
+}
+
+/* One poll of a wait. `other_cpu`: where the thread we wait for runs, or -1
+ * if unknown. */
+static inline void plan_relax(unsigned spins, int other_cpu)
+{
+    rt_cpu_relax();
+    /* Where idle CPUs look busy to the kernel, a worker can be put on the
+     * caller's CPU (park.h) and stay there: spinning then only keeps the
+     * thread we wait for off the CPU. Give it the CPU when we share it, and
+     * after long waits in any case. */
+    if ((spins & 63) == 63 && other_cpu >= 0 && rt_cpu_now() == other_cpu)
+        rt_os_yield();
+    else if ((spins & 0x3fff) == 0x3fff)
+        rt_os_yield();
+}
+
+/* Where the other thread of the run is, for plan_relax. */
+static inline int plan_other_cpu(graph_rt *r, uint32_t own)
+{
+    if (own == 1)
+        return r->caller_cpu;
+    /* relaxed: a hint (graph_rt.owner1). */
+    uint32_t o = atomic_load_explicit(&r->owner1, memory_order_relaxed);
+    return o == 0 || o == PLAN_LEFT ? -1 : (int)(o - 1);
+}
+
+/* Takes and runs one ready node of list k (not ours). */
+static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, bool counted, uint32_t epoch)
+{
+    uint32_t s = plan_claim(r, k, on_main, epoch);
+    if (s == NONE)
+        return false;
+    if (k == 1)
+        r->stole1 = true;   /* only the caller takes from list 1 */
+    plan_publish(r, s, rt_exec_node_on(r, s, counted), epoch);
+    return true;
+}
+
+
+/* One thread's part of a run: its own list `own`, then whatever it can take
+ * from the other one. The caller (on_main) stays until every node is
+ * claimed; the worker's helper may leave earlier. counted: as for
+ * rt_exec_node_on, decided once (the thread's stack cannot change meanwhile).
+ * first: a node of list `own` the caller claimed before the run was
+ * offered, run first, or NONE. Returns true when the helper (own == 1) ran
+ * the last node of its own list: publishing it was then its last access to
+ * the run's state (see plan_run's end). */
+bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_t first)
+{
+    const uint32_t epoch = r->epoch;
+    const uint32_t other = own ^ 1u;
+    _Atomic uint32_t *cur = plan_cursor(r, own);
+    uint32_t prev = NONE;
+    uint8_t prev_status = 0;
+    unsigned spins = 0;
+    bool ensured = false;
+    if (first != NONE) {
+        plan_prefetch(r, r->nodes[first].plan.lnext);
+        prev_status = rt_exec_node_on(r, first, counted);
+        prev = first;
+    }
+    for (;;) {
+        /* relaxed: see plan_claim. */
+        uint32_t i = atomic_load_explicit(cur, memory_order_relaxed);
+        if (i == NONE)
+            break;
+        /* The node just run counts as done here, so a chain continues
+         * with the claim first and the publication after it (below). */
+        if (!plan_ready(r, i, epoch, prev)) {
+            /* Nothing is claimed while it waits: a thread that loses its
+             * CPU here holds up no node, the other thread can take it. And
+             * the node we completed goes out first: someone may need it. */
+            if (prev != NONE) {
+                plan_publish(r, prev, prev_status, epoch);
+                prev = NONE;
+            }
+            plan_relax(++spins, plan_other_cpu(r, own));
+            /* The caller takes the worker's list at once while no helper
+             * runs it, and makes sure one is coming (once a run). */
+            bool unowned = own == 0 && plan_other_cpu(r, 0) < 0;
+            if (unowned && !ensured) {
+                ensured = true;
+                rt_plan_ensure_helper(r);
+            }
+            if ((spins >= PLAN_STEAL_SPINS || unowned) &&
+                plan_steal(r, other, on_main, counted, epoch))
+                spins = 0;
+            continue;
+        }
+        /* The node after it, if it is ready now as well (without i), is
+         * claimed by the same CAS: a claim costs 40-80 ns (a locked
+         * instruction, which waits for the body's stores to drain), on the
+         * path of every node, and a level's nodes on one list are mostly
+         * ready together. Only two, so a thread that loses its CPU holds
+         * up at most the node it runs and one more. */
+        uint32_t next = r->nodes[i].plan.lnext;
+        uint32_t pair = NONE;
+        if (next != NONE && plan_ready(r, next, epoch, prev)) {
+            pair = next;
+            next = r->nodes[pair].plan.lnext;
+        }
+        /* relaxed CAS: see plan_claim. It fails when the other thread took
+         * the node meanwhile: look again. */
+        if (!atomic_compare_exchange_weak_explicit(cur, &i, next, memory_order_relaxed,
+                                                   memory_order_relaxed))
+            continue;
+        spins = 0;
+        /* Completing the previous node only now puts its store after the
+         * claim's locked instruction: the store's trip to the other core
+         * (which read `done` last run) overlaps the next body instead of
+         * stalling the claim. */
+        if (prev != NONE)
+            plan_publish(r, prev, prev_status, epoch);
+        plan_prefetch(r, next);
+        prev_status = rt_exec_node_on(r, i, counted);
+        prev = i;
+        if (pair != NONE) {
+            plan_publish(r, i, prev_status, epoch);
+            prev_status = rt_exec_node_on(r, pair, counted);
+            prev = pair;
+        }
+        if (next == NONE && own == 1) {
+            /* The helper's list is done, and the helper leaves without
+             * taking the caller's last nodes: its last access to the run
+             * is this publication, which the caller reads anyway before
+             * it returns (plan_run), instead of one more cache-line trip
+             * for a separate "left" word on every run. */
+            plan_publish(r, prev, prev_status, epoch);
+            return true;
+        }
+    }
+    if (prev != NONE)
+        plan_publish(r, prev, prev_status, epoch);
+    unsigned idle = 0;
+    /* relaxed: the claims themselves are the CASes; this only waits for them. */
+    while (atomic_load_explicit(plan_cursor(r, other), memory_order_relaxed) != NONE) {
+        if (plan_steal(r, other, on_main, counted, epoch)) {
+            idle = 0;
+            continue;
+        }
+        if (!on_main && ++idle > PLAN_LINGER_SPINS)
+            break;
+        plan_relax(idle, plan_other_cpu(r, own));
+    }
+    return false;
+}
+
+
+/* Makes the two lists for r->g (see the top of this section). Plain
+ * stores: it runs on the caller between runs. Returns false when the graph
+ * cannot run in plan mode. Its scratch (levels, buckets) is the nodes'
+ * node_plan fields for it. */
+bool rt_plan_build(graph_rt *r)
+{
+    const dagrt_graph *g = r->g;
+    uint32_t n = g->nnodes;
+    if (n > UINT16_MAX)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (g->nodes[i].flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER | DAGRT_NODE_PARALLEL))
+            return false;   /* spawned or split: the dynamic scheme runs those */
+        node_rt *x = &r->nodes[i];
+        x->plan.npl = 0;
+        x->index = i;
+        x->run = r;
+        x->status = 0;
+        /* relaxed: between runs, on the caller; a run's start publishes it. */
+        atomic_store_explicit(&x->plan.done, 0, memory_order_relaxed);
+        x->plan.level = 0;
+        x->plan.bucket = NONE;
+    }
+    /* Predecessors and levels; the tables are in topological order. */
+    uint32_t maxlevel = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        const dagrt_node *un = &g->nodes[u];
+        uint32_t lu = r->nodes[u].plan.level;
+        if (un->succ_first > g->nsucc || un->nsucc > g->nsucc - un->succ_first)
+            return false;
+        for (uint32_t k = 0; k < un->nsucc; k++) {
+            uint32_t s = g->succ[un->succ_first + k];
+            if (s <= u || s >= n || r->nodes[s].plan.npl >= PLAN_MAXPRED)
+                return false;
+            node_rt *sx = &r->nodes[s];
+            sx->plan.pred[sx->plan.npl++] = (uint16_t)u;
+            if (sx->plan.level < lu + 1)
+                sx->plan.level = lu + 1;
+        }
+        if (lu > maxlevel)
+            maxlevel = lu;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (r->nodes[i].plan.npl != g->nodes[i].npred)
+            return false;
+    /* Buckets per level, each in index order (pushed in reverse). */
+    for (uint32_t u = n; u-- > 0;) {
+        uint32_t l = r->nodes[u].plan.level;
+        r->nodes[u].plan.bucket_next = r->nodes[l].plan.bucket;
+        r->nodes[l].plan.bucket = u;
+    }
+    uint32_t tail[PLAN_LISTS] = {NONE, NONE};
+    r->lhead[0] = r->lhead[1] = NONE;
+    for (uint32_t l = 0; l <= maxlevel; l++) {
+        uint32_t width = 0;
+        for (uint32_t u = r->nodes[l].plan.bucket; u != NONE; u = r->nodes[u].plan.bucket_next)
+            width += g->nodes[u].kind != DAGRT_NODE_GATE;
+        uint32_t cap = (width + PLAN_LISTS - 1) / PLAN_LISTS;
+        uint32_t count[PLAN_LISTS] = {0, 0};
+        uint32_t last = 0;
+        for (uint32_t u = r->nodes[l].plan.bucket; u != NONE; u = r->nodes[u].plan.bucket_next) {
+            node_rt *x = &r->nodes[u];
+            uint32_t k;
+            if (g->nodes[u].flags & DAGRT_NODE_MAIN) {
+                k = 0;
+            } else {
+                uint32_t aff[PLAN_LISTS] = {0, 0};
+                for (uint32_t q = 0; q < x->plan.npl; q++)
+                    aff[r->nodes[x->plan.pred[q]].plan.list]++;
+                /* Most predecessors, among lists with room; ties stay with
+                 * the previous node's list, keeping neighbours together. */
+                k = NONE;
+                for (uint32_t c = 0; c < PLAN_LISTS; c++) {
+                    if (count[c] >= cap && g->nodes[u].kind != DAGRT_NODE_GATE)
+                        continue;
+                    if (k == NONE || aff[c] > aff[k] || (aff[c] == aff[k] && c == last))
+                        k = c;
+                }
+                if (k == NONE)
+                    k = count[0] <= count[1] ? 0 : 1;
+            }
+            if (g->nodes[u].kind != DAGRT_NODE_GATE)
+                count[k]++;
+            last = k;
+            x->plan.list = (uint8_t)k;
+            x->plan.lnext = NONE;
+            x->plan.xpred = 0;
+            for (uint32_t q = 0; q < x->plan.npl; q++)
+                if (r->nodes[x->plan.pred[q]].plan.list != k)
+                    x->plan.xpred |= 1u << q;
+            if (tail[k] == NONE)
+                r->lhead[k] = u;
+            else
+                r->nodes[tail[k]].plan.lnext = u;
+            tail[k] = u;
+        }
+    }
+    r->ltail1 = tail[1];
+    return true;
+}
+
+/* A whole run in plan mode. */
+int rt_plan_run(graph_rt *r)
+{
+    if (++r->epoch == 0) {
+        /* 2^32 runs: `done` words from the last wrap could match again. */
+        for (uint32_t i = 0; i < r->nnodes; i++)
+            /* relaxed: as in plan_build: before the run is offered. */
+            atomic_store_explicit(&r->nodes[i].plan.done, 0, memory_order_relaxed);
+        r->epoch = 1;
+    }
+    const uint32_t epoch = r->epoch;
+    plan_slot *s = rt_plan_slot_of(r->rt);
+    r->caller_cpu = rt_cpu_now();
+    r->stole1 = false;
+    /* relaxed: the offer below (release of `go`) publishes the run's start. */
+    atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
+    atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
+    /* The caller's first node, if it is a root, is claimed before the run
+     * is offered: nobody else can claim it yet, so a plain store does it,
+     * and the offer's stores below (to lines the helper polls) drain
+     * during its body instead of before a locked claim. */
+    uint32_t first = r->lhead[0];
+    if (first != NONE && r->nodes[first].plan.npl == 0) {
+        atomic_store_explicit(&r->cursor0, r->nodes[first].plan.lnext, memory_order_relaxed);
+    } else {
+        atomic_store_explicit(&r->cursor0, first, memory_order_relaxed);
+        first = NONE;
+    }
+    uint64_t t = 0;
+    if (s && r->lhead[1] != NONE) {
+        t = ++s->ticket;
+        /* relaxed: ordered by the release store of `go` below. */
+        atomic_store_explicit(&s->run, r, memory_order_relaxed);
+        atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);
+        /* release: the run's setup above (and the plan) before the ticket. */
+        atomic_store_explicit(&s->go, t, memory_order_release);
+        /* relaxed: a stale "present" is caught by plan_ensure_helper. */
+        if (atomic_load_explicit(&s->present, memory_order_relaxed) == 0)
+            rt_plan_spawn_helper(r->rt, s);
+    }
+    rt_plan_work(r, 0, true, true, first);   /* dagrt_graph_run refuses fibers */
+    if (t == 0)
+        return 0;   /* no worker list, or no slot: the caller ran everything */
+    /* Every node is claimed; a helper may still run its last ones. */
+    if (!r->stole1) {
+        /* The helper that joined ran all of list 1, and its last access to
+         * r is the publication of the list's last node (plan_work).
+         * acquire: its effects, and all the helper's, before we return. */
+        _Atomic uint32_t *d = &r->nodes[r->ltail1].plan.done;
+        for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;)
+            plan_relax(++spins, plan_other_cpu(r, 0));
+        return 0;
+    }
+    /* We took nodes of list 1: perhaps no helper joined. Close the ticket
+     * if so (relaxed: see plan_join); else wait until the helper left. */
+    uint64_t j = atomic_load_explicit(&s->join, memory_order_relaxed);
+    while ((j >> 1) < t)
+        if (atomic_compare_exchange_weak_explicit(&s->join, &j, (t << 1) | 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return 0;
+    /* acquire: pairs with plan_serve's release of `left`. */
+    for (unsigned spins = 0; atomic_load_explicit(&s->left, memory_order_acquire) != t;)
+        plan_relax(++spins, plan_other_cpu(r, 0));
+    return 0;
+}
+

@@ -1,0 +1,277 @@
+/*
+ * observe.c - observer records, their dispatch, the recorder's switch and
+ * the DAGRT_TRACE environment (observe.h).
+ */
+#include "scheduler.h"   /* first: it defines what dagrt.h builds on inside */
+#include "observe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os/os.h"
+
+static bool any_cb(const dagrt_observer *c)
+{
+    return c->node_begin || c->node_end || c->fiber_suspend || c->fiber_resume ||
+           c->thread_start || c->thread_stop || c->idle || c->wake;
+}
+
+/* Replaces the current record by one with these settings (NULL when they
+ * observe nothing). The old record stays valid until rt_observe_fini. */
+static int publish(rt_observe *o, const dagrt_observer *cb, void *user, rt_trace *trace)
+{
+    dagrt_observer none;
+    memset(&none, 0, sizeof none);
+    if (!cb)
+        cb = &none;
+    rt_obs *n = NULL;
+    /* The same settings again (an observer toggled between frames): the
+     * record made for them before, without allocating. */
+    for (rt_obs *r = o->all; r && (any_cb(cb) || trace); r = r->next)
+        if (r->user == user && r->trace == trace && memcmp(&r->cb, cb, sizeof *cb) == 0) {
+            n = r;
+            break;
+        }
+    if (!n && (any_cb(cb) || trace)) {
+        n = calloc(1, sizeof *n);
+        if (!n)
+            return DAGRT_ENOMEM;
+        n->cb = *cb;
+        n->user = user;
+        n->has_cb = any_cb(cb);
+        n->trace = trace;
+        n->next = o->all;
+        o->all = n;
+    }
+    /* release: a thread that loads the new record sees its fields. */
+    atomic_store_explicit(&o->cur, n, memory_order_release);
+    return 0;
+}
+
+void rt_obs_node(rt_obs *ob, int what, const dagrt_node_event *e)
+{
+    if (ob->trace) {
+        rt_trace_node n = {e->graph, e->node, e->index, e->piece, e->frame, e->begin, e->end};
+        uint32_t tid = (uint32_t)e->thread;   /* -1 (outside threads): out of range, ignored */
+        switch (what) {
+        case RT_OBS_BEGIN: rt_trace_begin(ob->trace, tid, &n); break;
+        case RT_OBS_END: rt_trace_end(ob->trace, tid, &n); break;
+        case RT_OBS_SUSPEND: rt_trace_suspend(ob->trace, tid, &n); break;
+        case RT_OBS_RESUME: rt_trace_resume(ob->trace, tid, &n); break;
+        }
+    }
+    if (!ob->has_cb)
+        return;
+    void (*f)(void *, const dagrt_node_event *) =
+        what == RT_OBS_BEGIN ? ob->cb.node_begin : what == RT_OBS_END ? ob->cb.node_end
+        : what == RT_OBS_SUSPEND ? ob->cb.fiber_suspend : ob->cb.fiber_resume;
+    if (f)
+        f(ob->user, e);
+}
+
+static void thread_name(int thread, char *buf, size_t n)
+{
+    if (thread == 0)
+        snprintf(buf, n, "dagrt-main");
+    else
+        snprintf(buf, n, "dagrt-worker-%d", thread);
+}
+
+void rt_obs_thread(rt_obs *ob, bool start, int thread)
+{
+    if (start && ob->cb.thread_start) {
+        char name[32];
+        thread_name(thread, name, sizeof name);
+        ob->cb.thread_start(ob->user, thread, name);
+    } else if (!start && ob->cb.thread_stop) {
+        ob->cb.thread_stop(ob->user, thread);
+    }
+}
+
+void rt_obs_idle(rt_obs *ob, bool idle, int thread)
+{
+    if (ob->trace) {
+        if (idle)
+            rt_trace_idle(ob->trace, (uint32_t)thread);
+        else
+            rt_trace_wake(ob->trace, (uint32_t)thread);
+    }
+    void (*f)(void *, int) = idle ? ob->cb.idle : ob->cb.wake;
+    if (f)
+        f(ob->user, thread);
+}
+
+void rt_obs_mark(rt_obs *ob, int thread, rt_trace_mark_kind m)
+{
+    if (ob->trace)
+        rt_trace_mark(ob->trace, (uint32_t)thread, m);
+}
+
+/* A non-negative decimal, or -1. */
+static long long env_num(const char *name)
+{
+    const char *s = rt_os_getenv(name);
+    if (!s || !*s)
+        return -1;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end || v < 0) {
+        fprintf(stderr, "libdagrt: %s='%s' is not a non-negative number: ignored\n", name, s);
+        return -1;
+    }
+    return v;
+}
+
+int rt_observe_trace_start(rt_observe *o, int nthreads, const dagrt_trace_config *cfg)
+{
+    if (!o->trace) {
+        if (cfg && cfg->max_bytes > ((size_t)1 << 40))
+            return DAGRT_EINVAL;
+        o->trace = rt_trace_create((uint32_t)nthreads, cfg ? cfg->max_bytes : 0,
+                                   cfg ? cfg->frames : 0);
+        if (!o->trace)
+            return DAGRT_ENOMEM;
+    }
+    /* The record with the recorder only while it records: a stopped trace
+     * costs the nodes nothing. */
+    int rc = publish(o, o->has_cb ? &o->cb : NULL, o->user, o->trace);
+    if (rc != 0)
+        return rc;
+    rt_trace_set_on(o->trace, true);
+    return 0;
+}
+
+int rt_observe_trace_stop(rt_observe *o)
+{
+    if (!o->trace)
+        return DAGRT_EINVAL;
+    rt_trace_set_on(o->trace, false);
+    return publish(o, o->has_cb ? &o->cb : NULL, o->user, NULL);
+}
+
+int rt_observe_trace_write(rt_observe *o, const char *path)
+{
+    if (!o->trace)
+        return DAGRT_EINVAL;
+    return rt_trace_write(o->trace, path);
+}
+
+int rt_observe_set(rt_observe *o, const dagrt_observer *obs, void *user)
+{
+    rt_trace *on = o->trace && rt_trace_is_on(o->trace) ? o->trace : NULL;
+    int rc = publish(o, obs, user, on);
+    if (rc != 0)
+        return rc;
+    o->has_cb = obs != NULL;
+    if (obs)
+        o->cb = *obs;
+    o->user = user;
+    return 0;
+}
+
+int rt_observe_init(rt_observe *o, int nthreads, const dagrt_observer *cfg_obs, void *cfg_user)
+{
+    memset(o, 0, sizeof *o);
+    atomic_init(&o->cur, NULL);
+    int rc = rt_observe_set(o, cfg_obs, cfg_user);
+    if (rc != 0)
+        return rc;
+    const char *path = rt_os_getenv("DAGRT_TRACE");
+    if (!path || !*path)
+        return 0;
+    long long frames = env_num("DAGRT_TRACE_FRAMES"), mb = env_num("DAGRT_TRACE_MB");
+    dagrt_trace_config tc = {mb > 0 ? (size_t)mb << 20 : 0, frames > 0 ? (uint64_t)frames : 0};
+    size_t len = strlen(path) + 1;
+    o->env_path = malloc(len);
+    if (o->env_path)
+        memcpy(o->env_path, path, len);
+    rc = o->env_path ? rt_observe_trace_start(o, nthreads, &tc) : DAGRT_ENOMEM;
+    if (rc != 0) {
+        /* The program runs on without a trace: say why there is none. */
+        fprintf(stderr, "libdagrt: DAGRT_TRACE='%s': cannot start the recorder: %s\n", path,
+                dagrt_strerror(rc));
+        free(o->env_path);
+        o->env_path = NULL;
+    }
+    return 0;
+}
+
+void rt_observe_fini(rt_observe *o)
+{
+    if (o->env_path && o->trace) {
+        rt_trace_set_on(o->trace, false);
+        int rc = rt_trace_write(o->trace, o->env_path);
+        if (rc != 0)
+            fprintf(stderr, "libdagrt: cannot write the trace to DAGRT_TRACE='%s': %s\n",
+                    o->env_path, dagrt_strerror(rc));
+    }
+    free(o->env_path);
+    rt_trace_destroy(o->trace);
+    for (rt_obs *r = o->all, *n; r; r = n) {
+        n = r->next;
+        free(r);
+    }
+    memset(o, 0, sizeof *o);
+}
+
+/* ------------------------------------------------------------ public API */
+
+static int main_only(const dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    return dagrt_on_main_thread(rt) ? 0 : DAGRT_EPERM;
+}
+
+int dagrt_set_observer(dagrt *rt, const dagrt_observer *obs, void *user)
+{
+    int rc = main_only(rt);
+    if (rc != 0)
+        return rc;
+    rc = rt_observe_set(&rt->obs, obs, user);
+    if (rc == 0 && obs && obs->thread_start) {
+        rt_obs *ob = rt_obs_now(&rt->obs);
+        if (ob)
+            rt_obs_thread(ob, true, 0);   /* this thread, at once */
+    }
+    return rc;
+}
+
+int dagrt_trace_start(dagrt *rt, const dagrt_trace_config *cfg)
+{
+    int rc = main_only(rt);
+    return rc ? rc : rt_observe_trace_start(&rt->obs, rt->nctx, cfg);
+}
+
+int dagrt_trace_stop(dagrt *rt)
+{
+    int rc = main_only(rt);
+    return rc ? rc : rt_observe_trace_stop(&rt->obs);
+}
+
+int dagrt_trace_write(dagrt *rt, const char *path)
+{
+    int rc = main_only(rt);
+    return rc ? rc : rt_observe_trace_write(&rt->obs, path);
+}
+
+int dagrt_get_stats(const dagrt *rt, dagrt_thread_stats *out, int n)
+{
+    if (!rt || n < 0 || (n > 0 && !out))
+        return DAGRT_EINVAL;
+    uint64_t now = rt_now_ns();
+    for (int i = 0; i < n && i < rt->nctx; i++) {
+        const rt_tstats *t = &rt->ctx[i].stats;
+        /* relaxed: counts, no order among them (observe.h). */
+        dagrt_thread_stats *o = &out[i];
+        o->tasks = atomic_load_explicit(&t->tasks, memory_order_relaxed);
+        o->steals = atomic_load_explicit(&t->steals, memory_order_relaxed);
+        o->parks = atomic_load_explicit(&t->parks, memory_order_relaxed);
+        o->wakes = atomic_load_explicit(&t->wakes, memory_order_relaxed);
+        o->idle_ns = atomic_load_explicit(&t->idle_ns, memory_order_relaxed);
+        uint64_t up = now > t->start_ns ? now - t->start_ns : 0;
+        o->busy_ns = up > o->idle_ns ? up - o->idle_ns : 0;
+    }
+    return rt->nctx;
+}

@@ -1,0 +1,204 @@
+/*
+ * os/os.h - libdagrt's system layer (internal, prefix rt_os_).
+ *
+ * Every call the runtime makes into the operating system goes through this
+ * header: threads, locks, the futex-style wait on a 32-bit word, the
+ * process-wide barrier, fiber stack mappings, CPU queries and affinity,
+ * the clock, the environment and the fiber-overflow fault handler. One
+ * file per system implements it (os_linux.c, os_win32.c); no other runtime
+ * file includes a system header beyond C11's.
+ *
+ * The types hold no system type: locks are opaque storage whose size one
+ * `#if` below sets per system (each implementation checks at compile time
+ * that its native type fits), threads are a handle word.
+ */
+#ifndef DAGRT_OS_H
+#define DAGRT_OS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#  define RT_OS_MUTEX_WORDS 1   /* SRWLOCK */
+#  define RT_OS_COND_WORDS  1   /* CONDITION_VARIABLE */
+#else
+#  define RT_OS_MUTEX_WORDS 8   /* pthread_mutex_t: 40 bytes (glibc x86-64), 48 (AArch64) */
+#  define RT_OS_COND_WORDS  8   /* pthread_cond_t: 48 bytes */
+#endif
+
+/* ------------------------------------------------------------- threads */
+
+/* A thread handle: pthread_t or a Win32 HANDLE. */
+typedef struct rt_os_thread {
+    uintptr_t h;
+} rt_os_thread;
+
+typedef void (*rt_os_thread_fn)(void *arg);
+
+/* Starts fn(arg) on a new thread. Returns 0, or -1 (no thread started). */
+int rt_os_thread_start(rt_os_thread *t, rt_os_thread_fn fn, void *arg);
+/* Waits for the thread to return and releases its handle. */
+void rt_os_thread_join(rt_os_thread *t);
+/* The calling thread's handle, valid for the affinity calls below while
+ * the thread lives (on Win32 a pseudo-handle: use it on this thread only). */
+rt_os_thread rt_os_thread_self(void);
+/* Names the calling thread for debuggers and profilers (best effort;
+ * Linux keeps 15 characters). */
+void rt_os_thread_name(const char *name);
+/* The calling thread's own stack, [*lo, *hi). false where unknown. */
+bool rt_os_thread_stack(char **lo, char **hi);
+/* Gives the CPU to another ready thread, if any. */
+void rt_os_yield(void);
+/* Sleeps about ns nanoseconds (at least the system's granularity). */
+void rt_os_sleep_ns(uint64_t ns);
+
+/* --------------------------------------------------------------- locks */
+
+typedef struct rt_os_mutex {
+    _Alignas(8) uint64_t opaque_[RT_OS_MUTEX_WORDS];
+} rt_os_mutex;
+
+typedef struct rt_os_cond {
+    _Alignas(8) uint64_t opaque_[RT_OS_COND_WORDS];
+} rt_os_cond;
+
+/* init returns 0 or -1. */
+int rt_os_mutex_init(rt_os_mutex *m);
+void rt_os_mutex_fini(rt_os_mutex *m);
+void rt_os_mutex_lock(rt_os_mutex *m);
+void rt_os_mutex_unlock(rt_os_mutex *m);
+
+int rt_os_cond_init(rt_os_cond *c);
+void rt_os_cond_fini(rt_os_cond *c);
+/* m held; may return spuriously (callers loop on their condition). */
+void rt_os_cond_wait(rt_os_cond *c, rt_os_mutex *m);
+void rt_os_cond_signal(rt_os_cond *c);
+void rt_os_cond_broadcast(rt_os_cond *c);
+
+/* One-time initialisation: fn runs exactly once per rt_os_once, and every
+ * caller returns after it has (zero-initialised storage is the initial
+ * state, so a static one needs no initialiser). */
+typedef struct rt_os_once {
+    _Atomic uintptr_t state;
+} rt_os_once;
+void rt_os_once_run(rt_os_once *o, void (*fn)(void));
+
+/* ------------------------------------------- waiting on a 32-bit word */
+
+/* Sleeps while *w == expect; the comparison and going to sleep are atomic
+ * against rt_os_wake32_*, so a wake after the caller's last check is not
+ * lost. May return spuriously. Addresses are process-private. */
+void rt_os_wait32(_Atomic uint32_t *w, uint32_t expect);
+void rt_os_wake32_one(_Atomic uint32_t *w);
+void rt_os_wake32_all(_Atomic uint32_t *w);
+
+/* ------------------------------------------- the process-wide barrier */
+
+/* Registers the process for rt_os_barrier; false where the system cannot
+ * provide it (then callers use fences instead). Idempotent. */
+bool rt_os_barrier_init(void);
+/* Makes every thread of the process that is running now execute a full
+ * memory barrier (membarrier PRIVATE_EXPEDITED, FlushProcessWriteBuffers);
+ * a thread that is not running has passed one in its context switch. Only
+ * after rt_os_barrier_init returned true. */
+void rt_os_barrier(void);
+
+/* ------------------------------------------------------------- memory */
+
+size_t rt_os_page_size(void);
+/* Maps len bytes (a multiple of the page size) for a stack that grows
+ * down, readable and writable, with the lowest `guard` bytes inaccessible
+ * so an overflow faults there. Address space only until touched where the
+ * system allows. NULL on failure. */
+void *rt_os_stack_map(size_t len, size_t guard);
+void rt_os_stack_unmap(void *base, size_t len);
+
+/* --------------------------------------------------------------- CPUs */
+
+/* Online CPUs (at least 1). */
+int rt_os_cpu_count(void);
+/* The CPU the calling thread runs on now, or -1 where that is unknown. */
+int rt_os_cpu_current(void);
+
+/* A set of CPUs, plain bits (no system type). */
+#define RT_OS_CPUSET_BITS 1024
+typedef struct rt_os_cpuset {
+    uint64_t bits[RT_OS_CPUSET_BITS / 64];
+} rt_os_cpuset;
+
+static inline bool rt_os_cpuset_has(const rt_os_cpuset *s, int cpu)
+{
+    return cpu >= 0 && cpu < RT_OS_CPUSET_BITS && ((s->bits[cpu / 64] >> (cpu % 64)) & 1u);
+}
+static inline void rt_os_cpuset_add(rt_os_cpuset *s, int cpu)
+{
+    if (cpu >= 0 && cpu < RT_OS_CPUSET_BITS)
+        s->bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+}
+static inline void rt_os_cpuset_del(rt_os_cpuset *s, int cpu)
+{
+    if (cpu >= 0 && cpu < RT_OS_CPUSET_BITS)
+        s->bits[cpu / 64] &= ~(UINT64_C(1) << (cpu % 64));
+}
+static inline int rt_os_cpuset_count(const rt_os_cpuset *s)
+{
+    int n = 0;
+    for (int i = 0; i < RT_OS_CPUSET_BITS / 64; i++)
+        for (uint64_t b = s->bits[i]; b; b &= b - 1)
+            n++;
+    return n;
+}
+static inline bool rt_os_cpuset_equal(const rt_os_cpuset *a, const rt_os_cpuset *b)
+{
+    for (int i = 0; i < RT_OS_CPUSET_BITS / 64; i++)
+        if (a->bits[i] != b->bits[i])
+            return false;
+    return true;
+}
+
+/* A thread's allowed CPUs (t NULL: the calling thread). 0 or -1. */
+int rt_os_affinity_get(const rt_os_thread *t, rt_os_cpuset *s);
+int rt_os_affinity_set(const rt_os_thread *t, const rt_os_cpuset *s);
+/* The CPUs the process may run on (what a thread nobody pinned has). */
+int rt_os_affinity_process(rt_os_cpuset *s);
+
+/* -------------------------------------------------------- clock, env */
+
+/* A monotonic clock in nanoseconds. */
+uint64_t rt_os_now_ns(void);
+/* The environment variable, or NULL. */
+const char *rt_os_getenv(const char *name);
+
+/* ------------------------------------------------- the fault handler */
+
+/* Called on the faulting thread, on an alternate stack, from the fault
+ * handler, with the faulting address: returns true when it recognised the
+ * fault (and reported it, with rt_os_write_err only: nothing else is safe
+ * there). Either way the fault is then handed on to the handler that was
+ * installed before (or the system's default action, which ends the
+ * process). */
+typedef bool (*rt_os_fault_fn)(void *addr);
+
+/* Installs fn as the process's memory-fault handler in front of the one
+ * installed now. Counted: every install needs its uninstall; the first
+ * installs, the last restores the previous handler. 0 or -1. */
+int rt_os_fault_install(rt_os_fault_fn fn);
+void rt_os_fault_uninstall(void);
+
+/* The calling thread's alternate stack, so the handler can run when the
+ * fault is a stack overflow. A thread that has one already (its own, a
+ * sanitizer's) keeps it. */
+typedef struct rt_os_altstack {
+    void *mem;
+    size_t len;
+} rt_os_altstack;
+int rt_os_altstack_enter(rt_os_altstack *a);
+void rt_os_altstack_leave(rt_os_altstack *a);
+
+/* Writes to standard error without locks or allocation (safe in the fault
+ * handler). */
+void rt_os_write_err(const char *s);
+
+#endif

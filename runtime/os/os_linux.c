@@ -1,0 +1,461 @@
+/*
+ * os/os_linux.c - the system layer (os.h) on Linux: pthreads, futex,
+ * membarrier, mmap, sched_getcpu/affinity, sigaltstack + sigaction.
+ * Also serves other POSIX systems where a Linux call has a fallback
+ * (marked at each #if).
+ */
+#define _GNU_SOURCE
+#include "os.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#endif
+
+_Static_assert(sizeof(pthread_mutex_t) <= sizeof(rt_os_mutex), "rt_os_mutex too small");
+_Static_assert(sizeof(pthread_cond_t) <= sizeof(rt_os_cond), "rt_os_cond too small");
+_Static_assert(sizeof(pthread_t) <= sizeof(uintptr_t), "pthread_t does not fit a handle word");
+
+#define MU(m) ((pthread_mutex_t *)(void *)(m)->opaque_)
+#define CV(c) ((pthread_cond_t *)(void *)(c)->opaque_)
+
+/* ------------------------------------------------------------- threads */
+
+typedef struct start_arg {
+    rt_os_thread_fn fn;
+    void *arg;
+} start_arg;
+
+static void *thread_entry(void *p)
+{
+    start_arg a = *(start_arg *)p;
+    free(p);
+    a.fn(a.arg);
+    return NULL;
+}
+
+int rt_os_thread_start(rt_os_thread *t, rt_os_thread_fn fn, void *arg)
+{
+    start_arg *a = malloc(sizeof *a);
+    if (!a)
+        return -1;
+    a->fn = fn;
+    a->arg = arg;
+    pthread_t th;
+    if (pthread_create(&th, NULL, thread_entry, a) != 0) {
+        free(a);
+        return -1;
+    }
+    t->h = (uintptr_t)th;
+    return 0;
+}
+
+void rt_os_thread_join(rt_os_thread *t)
+{
+    pthread_join((pthread_t)t->h, NULL);
+}
+
+rt_os_thread rt_os_thread_self(void)
+{
+    return (rt_os_thread){(uintptr_t)pthread_self()};
+}
+
+void rt_os_thread_name(const char *name)
+{
+#if defined(__linux__)
+    char n[16];
+    strncpy(n, name, sizeof n - 1);
+    n[sizeof n - 1] = 0;
+    (void)pthread_setname_np(pthread_self(), n);
+#else
+    (void)name;
+#endif
+}
+
+bool rt_os_thread_stack(char **lo, char **hi)
+{
+#if defined(__linux__)
+    pthread_attr_t a;
+    void *base;
+    size_t sz;
+    bool ok = false;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &base, &sz) == 0) {
+            *lo = base;
+            *hi = (char *)base + sz;
+            ok = true;
+        }
+        pthread_attr_destroy(&a);
+    }
+    return ok;
+#else
+    (void)lo;
+    (void)hi;
+    return false;
+#endif
+}
+
+void rt_os_yield(void)
+{
+    sched_yield();
+}
+
+void rt_os_sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* --------------------------------------------------------------- locks */
+
+int rt_os_mutex_init(rt_os_mutex *m) { return pthread_mutex_init(MU(m), NULL) == 0 ? 0 : -1; }
+void rt_os_mutex_fini(rt_os_mutex *m) { pthread_mutex_destroy(MU(m)); }
+void rt_os_mutex_lock(rt_os_mutex *m) { pthread_mutex_lock(MU(m)); }
+void rt_os_mutex_unlock(rt_os_mutex *m) { pthread_mutex_unlock(MU(m)); }
+
+int rt_os_cond_init(rt_os_cond *c) { return pthread_cond_init(CV(c), NULL) == 0 ? 0 : -1; }
+void rt_os_cond_fini(rt_os_cond *c) { pthread_cond_destroy(CV(c)); }
+void rt_os_cond_wait(rt_os_cond *c, rt_os_mutex *m) { pthread_cond_wait(CV(c), MU(m)); }
+void rt_os_cond_signal(rt_os_cond *c) { pthread_cond_signal(CV(c)); }
+void rt_os_cond_broadcast(rt_os_cond *c) { pthread_cond_broadcast(CV(c)); }
+
+enum { ONCE_NEW, ONCE_RUNNING, ONCE_DONE };
+
+void rt_os_once_run(rt_os_once *o, void (*fn)(void))
+{
+    /* acquire: a caller that sees DONE sees what fn wrote. */
+    if (atomic_load_explicit(&o->state, memory_order_acquire) == ONCE_DONE)
+        return;
+    uintptr_t s = ONCE_NEW;
+    /* acquire: as above, when it is DONE already (on success nothing is
+     * read that another thread wrote). */
+    if (atomic_compare_exchange_strong_explicit(&o->state, &s, ONCE_RUNNING,
+            memory_order_acquire, memory_order_acquire)) {
+        fn();
+        /* release: publishes fn's writes to the acquire loads. */
+        atomic_store_explicit(&o->state, ONCE_DONE, memory_order_release);
+        return;
+    }
+    /* acquire: as above; fn is short (a calibration), so yielding is enough. */
+    while (atomic_load_explicit(&o->state, memory_order_acquire) != ONCE_DONE)
+        sched_yield();
+}
+
+/* ------------------------------------------- waiting on a 32-bit word */
+
+#if defined(__linux__)
+void rt_os_wait32(_Atomic uint32_t *w, uint32_t expect)
+{
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, expect, NULL, NULL, 0);
+}
+
+void rt_os_wake32_one(_Atomic uint32_t *w)
+{
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void rt_os_wake32_all(_Atomic uint32_t *w)
+{
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+#else
+/* Other POSIX systems: one lock and condition variable for every word; a
+ * wake broadcasts (waiters re-check their own word and sleep again). */
+static pthread_mutex_t w32_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t w32_cv = PTHREAD_COND_INITIALIZER;
+
+void rt_os_wait32(_Atomic uint32_t *w, uint32_t expect)
+{
+    pthread_mutex_lock(&w32_mu);
+    /* relaxed: the mutex orders this read against the waker's. */
+    if (atomic_load_explicit(w, memory_order_relaxed) == expect)
+        pthread_cond_wait(&w32_cv, &w32_mu);
+    pthread_mutex_unlock(&w32_mu);
+}
+
+void rt_os_wake32_one(_Atomic uint32_t *w)
+{
+    (void)w;
+    pthread_mutex_lock(&w32_mu);   /* closes the window before the waiter sleeps */
+    pthread_cond_broadcast(&w32_cv);
+    pthread_mutex_unlock(&w32_mu);
+}
+
+void rt_os_wake32_all(_Atomic uint32_t *w) { rt_os_wake32_one(w); }
+#endif
+
+/* ------------------------------------------- the process-wide barrier */
+
+bool rt_os_barrier_init(void)
+{
+#if defined(__linux__) && defined(SYS_membarrier)
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+    return false;
+#endif
+}
+
+void rt_os_barrier(void)
+{
+#if defined(__linux__) && defined(SYS_membarrier)
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+#endif
+}
+
+/* ------------------------------------------------------------- memory */
+
+size_t rt_os_page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+void *rt_os_stack_map(size_t len, size_t guard)
+{
+    /* MAP_NORESERVE: a stack costs address space, not memory, until used. */
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    if (guard && mprotect(m, guard, PROT_NONE) != 0) {
+        munmap(m, len);
+        return NULL;
+    }
+    return m;
+}
+
+void rt_os_stack_unmap(void *base, size_t len)
+{
+    munmap(base, len);
+}
+
+/* --------------------------------------------------------------- CPUs */
+
+int rt_os_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
+int rt_os_cpu_current(void)
+{
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+#if defined(__linux__)
+static void from_native(const cpu_set_t *m, rt_os_cpuset *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i < RT_OS_CPUSET_BITS && i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, m))
+            rt_os_cpuset_add(s, i);
+}
+
+static void to_native(const rt_os_cpuset *s, cpu_set_t *m)
+{
+    CPU_ZERO(m);
+    for (int i = 0; i < RT_OS_CPUSET_BITS && i < CPU_SETSIZE; i++)
+        if (rt_os_cpuset_has(s, i))
+            CPU_SET(i, m);
+}
+
+static pthread_t thread_of(const rt_os_thread *t)
+{
+    return t ? (pthread_t)t->h : pthread_self();
+}
+#endif
+
+int rt_os_affinity_get(const rt_os_thread *t, rt_os_cpuset *s)
+{
+#if defined(__linux__)
+    cpu_set_t m;
+    if (pthread_getaffinity_np(thread_of(t), sizeof m, &m) != 0)
+        return -1;
+    from_native(&m, s);
+    return 0;
+#else
+    (void)t;
+    (void)s;
+    return -1;
+#endif
+}
+
+int rt_os_affinity_set(const rt_os_thread *t, const rt_os_cpuset *s)
+{
+#if defined(__linux__)
+    cpu_set_t m;
+    to_native(s, &m);
+    return pthread_setaffinity_np(thread_of(t), sizeof m, &m) == 0 ? 0 : -1;
+#else
+    (void)t;
+    (void)s;
+    return -1;
+#endif
+}
+
+int rt_os_affinity_process(rt_os_cpuset *s)
+{
+#if defined(__linux__)
+    /* The process's mask is the main thread's (pid), whatever the calling
+     * thread was given. */
+    cpu_set_t m;
+    if (sched_getaffinity(getpid(), sizeof m, &m) != 0)
+        return -1;
+    from_native(&m, s);
+    return 0;
+#else
+    (void)s;
+    return -1;
+#endif
+}
+
+/* -------------------------------------------------------- clock, env */
+
+uint64_t rt_os_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+const char *rt_os_getenv(const char *name)
+{
+    return getenv(name);
+}
+
+/* ------------------------------------------------- the fault handler */
+
+static pthread_mutex_t fault_mu = PTHREAD_MUTEX_INITIALIZER;
+static int fault_users;                /* under fault_mu */
+static _Atomic(rt_os_fault_fn) fault_fn;
+static struct sigaction prev_segv, prev_bus;
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+    /* relaxed: installed before the handler was; a fault racing the last
+     * uninstall finds NULL and hands on. */
+    rt_os_fault_fn fn = atomic_load_explicit(&fault_fn, memory_order_relaxed);
+    if (fn)
+        (void)fn(si->si_addr);
+    struct sigaction *prev = sig == SIGBUS ? &prev_bus : &prev_segv;
+    if (prev->sa_flags & SA_SIGINFO) {
+        if (prev->sa_sigaction) {
+            prev->sa_sigaction(sig, si, uc);
+            return;
+        }
+    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+        prev->sa_handler(sig);
+        return;
+    }
+    /* The previous action is the default: restore it and return; the
+     * faulting instruction runs again and the system ends the process
+     * with the original signal (a core dump included). */
+    sigaction(sig, prev, NULL);
+}
+
+int rt_os_fault_install(rt_os_fault_fn fn)
+{
+    int r = 0;
+    pthread_mutex_lock(&fault_mu);
+    if (fault_users == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fault;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        /* relaxed: the sigaction call below orders it for the handler. */
+        atomic_store_explicit(&fault_fn, fn, memory_order_relaxed);
+        if (sigaction(SIGSEGV, &sa, &prev_segv) != 0)
+            r = -1;
+        else if (sigaction(SIGBUS, &sa, &prev_bus) != 0) {
+            sigaction(SIGSEGV, &prev_segv, NULL);
+            r = -1;
+        }
+    }
+    if (r == 0)
+        fault_users++;
+    pthread_mutex_unlock(&fault_mu);
+    return r;
+}
+
+void rt_os_fault_uninstall(void)
+{
+    pthread_mutex_lock(&fault_mu);
+    if (fault_users > 0 && --fault_users == 0) {
+        struct sigaction cur;
+        /* Only if ours is still the handler: someone who installed theirs
+         * after us chains to us and keeps that. */
+        if (sigaction(SIGSEGV, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+            cur.sa_sigaction == on_fault)
+            sigaction(SIGSEGV, &prev_segv, NULL);
+        if (sigaction(SIGBUS, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+            cur.sa_sigaction == on_fault)
+            sigaction(SIGBUS, &prev_bus, NULL);
+    }
+    pthread_mutex_unlock(&fault_mu);
+}
+
+int rt_os_altstack_enter(rt_os_altstack *a)
+{
+    a->mem = NULL;
+    a->len = 0;
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
+        return 0;   /* the thread has one: keep it */
+    size_t len = 64 * 1024;
+    if (len < (size_t)SIGSTKSZ)
+        len = (size_t)SIGSTKSZ;
+    void *m = rt_os_stack_map(len, 0);
+    if (!m)
+        return -1;
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = m;
+    ss.ss_size = len;
+    if (sigaltstack(&ss, NULL) != 0) {
+        rt_os_stack_unmap(m, len);
+        return -1;
+    }
+    a->mem = m;
+    a->len = len;
+    return 0;
+}
+
+void rt_os_altstack_leave(rt_os_altstack *a)
+{
+    if (!a->mem)
+        return;
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, NULL);
+    rt_os_stack_unmap(a->mem, a->len);
+    a->mem = NULL;
+}
+
+void rt_os_write_err(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0) {
+        ssize_t w = write(2, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}

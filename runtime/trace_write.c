@@ -1,0 +1,266 @@
+/*
+ * trace_write.c - the trace recorder's writer: Chrome Trace Event Format
+ * (object form) through a temporary file renamed into place (trace.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "trace_ring.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _WIN32
+#include <process.h>
+#define getpid _getpid
+#else
+#include <unistd.h>
+#endif
+
+#include "dagrt.h"
+
+typedef struct view {
+    const ev *slot;
+    uint64_t cap, first, last;   /* events [first, last) of the ring */
+} view;
+
+static void put_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* Microseconds with three decimals, as the format wants them. */
+static void put_us(FILE *f, uint64_t ns)
+{
+    fprintf(f, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+}
+
+/* Per graph (by name): the highest frame seen, for DAGRT_TRACE_FRAMES. */
+typedef struct gmax { const char *name; uint64_t max; } gmax;
+
+static gmax *gmax_find(gmax *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].name == name || strcmp(v[i].name, name) == 0)
+            return &v[i];
+    return NULL;
+}
+
+static bool keep_event(const rt_trace *t, const ev *e, uint64_t cutoff, const gmax *g, size_t ng,
+                       uint64_t from_ts)
+{
+    if (e->ts < cutoff)
+        return false;
+    if (t->frames == 0)
+        return true;
+    if (e->kind != EV_NODE)
+        return e->ts + e->dur >= from_ts;
+    const gmax *m = gmax_find((gmax *)g, ng, e->cat);
+    return m && e->frame + t->frames > m->max;
+}
+
+/* Ticks since t0 to ns; begin and end each, so that nesting survives
+ * the rounding. */
+static uint64_t to_ns(uint64_t ticks, double k) { return (uint64_t)((double)ticks * k + 0.5); }
+
+static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, double k, bool *first)
+{
+    fputs(*first ? "\n" : ",\n", f);
+    *first = false;
+    fprintf(f, "{\"ph\":\"%s\",\"name\":", e->kind == EV_MARK ? "i" : "X");
+    put_str(f, e->name);
+    fputs(",\"cat\":", f);
+    put_str(f, e->cat);
+    fputs(",\"ts\":", f);
+    uint64_t b = to_ns(e->ts, k);
+    put_us(f, b);
+    if (e->kind != EV_MARK) {
+        fputs(",\"dur\":", f);
+        put_us(f, to_ns(e->ts + e->dur, k) - b);
+    } else {
+        fputs(",\"s\":\"t\"", f);
+    }
+    fprintf(f, ",\"pid\":%ld,\"tid\":%u", pid, tid);
+    if (e->kind == EV_NODE) {
+        fprintf(f, ",\"args\":{\"frame\":%llu,\"node\":%u", (unsigned long long)e->frame, e->index);
+        if (e->flags & F_PIECE)
+            fprintf(f, ",\"begin\":%llu,\"end\":%llu", (unsigned long long)e->b,
+                    (unsigned long long)e->e);
+        if (e->flags & F_RESUMED)
+            fputs(",\"resumed\":true", f);
+        if (e->flags & F_SUSPENDED)
+            fputs(",\"suspended\":true", f);
+        fputc('}', f);
+    }
+    fputc('}', f);
+}
+
+static int write_file(rt_trace *t, FILE *f, view *v)
+{
+    if (t->use_counter) {
+        uint64_t c1 = counter(), n1 = now_ns();
+        if (c1 > t->t0 && n1 > t->t0_ns)
+            t->ns_per_tick = (double)(n1 - t->t0_ns) / (double)(c1 - t->t0);
+    }
+    /* One window for all threads: from the newest of the wrapped rings'
+     * earliest events. The oldest slot of a wrapped ring is skipped (a late
+     * event may be landing there, trace.h). */
+    uint64_t cutoff = 0, dropped = 0, cut = 0, kept = 0;
+    size_t ng = 0, gcap = 0;
+    gmax *g = NULL;
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        ring *r = &t->rings[i];
+        /* acquire: pairs with slot_done, the events before head are whole. */
+        uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+        v[i].slot = r->slot;
+        v[i].cap = r->cap;
+        v[i].last = h;
+        v[i].first = h > r->cap ? h - r->cap + 1 : 0;
+        dropped += v[i].first;
+        if (v[i].first > 0) {
+            /* Events are in the order they ended: the earliest begin kept
+             * may be past the oldest slot (an enclosing span ends later). */
+            uint64_t lo = UINT64_MAX;
+            for (uint64_t k = v[i].first; k < h; k++)
+                if (r->slot[k % r->cap].ts < lo)
+                    lo = r->slot[k % r->cap].ts;
+            if (lo != UINT64_MAX && lo > cutoff)
+                cutoff = lo;
+        }
+    }
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        for (uint64_t k = v[i].first; k < v[i].last; k++) {
+            const ev *e = &v[i].slot[k % v[i].cap];
+            if (e->kind != EV_NODE || e->ts < cutoff)
+                continue;
+            gmax *m = gmax_find(g, ng, e->cat);
+            if (!m) {
+                if (ng == gcap) {
+                    gmax *n = realloc(g, (gcap = gcap ? gcap * 2 : 8) * sizeof *g);
+                    if (!n) {
+                        free(g);
+                        return DAGRT_ENOMEM;
+                    }
+                    g = n;
+                }
+                m = &g[ng++];
+                m->name = e->cat;
+                m->max = 0;
+            }
+            if (e->frame > m->max)
+                m->max = e->frame;
+        }
+    /* With a frame limit, idle spans and marks start with the kept frames. */
+    uint64_t from_ts = UINT64_MAX;
+    if (t->frames)
+        for (uint32_t i = 0; i < t->nthreads; i++)
+            for (uint64_t k = v[i].first; k < v[i].last; k++) {
+                const ev *e = &v[i].slot[k % v[i].cap];
+                if (e->kind == EV_NODE && keep_event(t, e, cutoff, g, ng, 0) && e->ts < from_ts)
+                    from_ts = e->ts;
+            }
+    long pid = (long)getpid();
+    fputs("{\"traceEvents\":[", f);
+    bool first = true;
+    fprintf(f, "\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":0,"
+               "\"args\":{\"name\":\"libdagrt\"}}", pid);
+    first = false;
+    for (uint32_t i = 0; i < t->nthreads; i++) {
+        fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%ld,\"tid\":%u,"
+                   "\"args\":{\"name\":", pid, i);
+        char name[32];
+        if (i == 0)
+            snprintf(name, sizeof name, "dagrt-main");
+        else
+            snprintf(name, sizeof name, "dagrt-worker-%u", i);
+        put_str(f, name);
+        fputs("}}", f);
+        fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%ld,\"tid\":%u,"
+                   "\"args\":{\"sort_index\":%u}}", pid, i, i);
+    }
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        for (uint64_t k = v[i].first; k < v[i].last; k++) {
+            const ev *e = &v[i].slot[k % v[i].cap];
+            if (!keep_event(t, e, cutoff, g, ng, from_ts)) {
+                cut++;
+                continue;
+            }
+            put_event(f, e, i, pid, t->ns_per_tick, &first);
+            kept++;
+        }
+    fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"recorder\":\"libdagrt\"", f);
+    fprintf(f, ",\"version\":\"%d.%d.%d\",\"clock\":\"%s\"", DAGRT_VERSION_MAJOR,
+            DAGRT_VERSION_MINOR, DAGRT_VERSION_PATCH,
+            t->use_counter ? "CPU counter, scaled to the monotonic clock" : "monotonic clock");
+    fprintf(f, ",\"threads\":%u,\"events\":%llu,\"event_bytes\":%zu,\"cap_bytes\":%zu",
+            t->nthreads, (unsigned long long)kept, sizeof(ev), t->max_bytes);
+    if (t->frames)
+        fprintf(f, ",\"frames_kept\":%llu", (unsigned long long)t->frames);
+    else
+        fputs(",\"frames_kept\":\"all\"", f);
+    fprintf(f, ",\"dropped_events\":%llu", (unsigned long long)dropped);
+    if (dropped)
+        fputs(",\"note\":\"the memory cap was reached: the oldest events were dropped\"", f);
+    fputs("}}\n", f);
+    free(g);
+    t->written = kept;
+    t->cut = cut;
+    return 0;
+}
+
+int rt_trace_write(rt_trace *t, const char *path)
+{
+    if (!t || !path || !*path)
+        return DAGRT_EINVAL;
+    view *v = calloc(t->nthreads, sizeof *v);
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!v || !tmp) {
+        free(v);
+        free(tmp);
+        return DAGRT_ENOMEM;
+    }
+    /* Recording pauses while the rings are read. After the process-wide
+     * barrier every thread that saw recording on has passed a full
+     * barrier, so its next event sees it off: at most the one it is
+     * writing now is in flight, in a slot the writer skips (write_file). */
+    bool was_on = rt_trace_is_on(t);
+    rt_trace_set_on(t, false);
+    if (was_on && rt_os_barrier_init())
+        rt_os_barrier();
+    /* Beside the target, named by process and write: only the main thread
+     * writes, so one name per write of this process. */
+    static unsigned long writes;
+    snprintf(tmp, n, "%s.tmp%ld.%lu", path, (long)getpid(), ++writes);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        free(v);
+        free(tmp);
+        rt_trace_set_on(t, was_on);
+        return DAGRT_EINVAL;
+    }
+    int rc = write_file(t, f, v);
+    if (fflush(f) != 0 || ferror(f))
+        rc = rc ? rc : DAGRT_EINVAL;
+    if (fclose(f) != 0)
+        rc = rc ? rc : DAGRT_EINVAL;
+#ifdef _WIN32
+    if (rc == 0)
+        remove(path);   /* rename does not replace a file there */
+#endif
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = DAGRT_EINVAL;
+    if (rc != 0)
+        remove(tmp);
+    free(v);
+    free(tmp);
+    rt_trace_set_on(t, was_on);
+    return rc;
+}

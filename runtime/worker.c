@@ -1,0 +1,290 @@
+/*
+ * worker.c - the runtime's threads and its life: creating a runtime (its
+ * contexts, first task slabs, fiber layer and worker threads), the worker
+ * loop, and shutdown (run everything spawned, stop, join, free).
+ */
+#include "scheduler.h"
+#include "exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RT_MAX_WORKERS   1024
+#define RT_DEQUE_CAP     256
+#define RT_SPIN_NS       50000   /* poll this long before sleeping */
+
+_Thread_local rt_ctx *rt_tls_ctx;   /* the calling thread's ctx (scheduler.h) */
+
+static uint64_t splitmix(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+RT_NOINLINE rt_ctx *rt_ctx_current(const dagrt *rt)
+{
+    return rt_ctx_here(rt);
+}
+
+/* Records the calling thread's stack range in c (dagrt_group_init uses it
+ * to give groups on this stack the owner fast path). */
+static void stack_bounds(rt_ctx *c)
+{
+    if (!rt_os_thread_stack(&c->stack_lo, &c->stack_hi))
+        c->stack_lo = c->stack_hi = NULL;
+}
+
+static void worker_main(void *arg)
+{
+    rt_ctx *c = arg;
+    dagrt *rt = c->rt;
+    rt_tls_ctx = c;
+    rt_os_thread_name("dagrt-worker");
+    stack_bounds(c);
+    if (!rt->cfg.no_overflow_report)
+        rt_overflow_thread_enter();
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob)
+        rt_obs_thread(ob, true, (int)c->index);
+    /* acquire: pairs with destroy's store of stop. */
+    while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
+        if (rt_help_one(c))
+            continue;
+        rt_ctx_idle(c, NULL);
+    }
+    if ((ob = rt_obs_now(&rt->obs)))
+        rt_obs_thread(ob, false, (int)c->index);
+    if (!rt->cfg.no_overflow_report)
+        rt_overflow_thread_leave();
+    rt_tls_ctx = NULL;
+}
+
+void dagrt_config_init(dagrt_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->workers = DAGRT_WORKERS_AUTO;
+    cfg->idle = DAGRT_IDLE_PARK;
+}
+
+static int online_cpus(void)
+{
+    int n = rt_os_cpu_count();
+    return n > RT_MAX_WORKERS ? RT_MAX_WORKERS : n;
+}
+
+static void rt_free_all(dagrt *rt)
+{
+    if (rt->ctx) {
+        for (int i = 0; i < rt->nctx; i++) {
+            rt_ctx *c = &rt->ctx[i];
+            rt_deque_fini(&c->deque);
+            rt_parker_fini(&c->parker);
+            rt_slabs_free(c->slabs);
+        }
+        free(rt->ctx);
+    }
+    rt_observe_fini(&rt->obs);   /* writes DAGRT_TRACE's file: every thread has stopped */
+    rt_slabs_free(rt->shared_slabs);
+    rt_os_mutex_fini(&rt->shared_mu);
+    rt_os_mutex_fini(&rt->steer_mu);
+    free(rt->exec);   /* exec.c's slot; its helpers finished before the join */
+    free(rt);
+}
+
+static void stop_and_join(dagrt *rt)
+{
+    /* seq_cst: against the idlers' seq_cst re-check of stop before they park. */
+    atomic_store_explicit(&rt->stop, 1, memory_order_seq_cst);
+    /* Unconditional unparks leave tokens, so no worker can sleep through
+     * the stop flag. */
+    for (int i = 1; i < rt->nctx; i++)
+        rt_unpark(&rt->ctx[i].parker);
+    for (int i = 1; i < rt->nctx; i++)
+        if (rt->ctx[i].started)
+            rt_os_thread_join(&rt->ctx[i].thread);
+}
+
+dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
+{
+    dagrt_config d;
+    int e = DAGRT_EINVAL;
+    if (!cfg) {
+        dagrt_config_init(&d);
+        cfg = &d;
+    }
+    if (cfg->workers < 0 || cfg->workers > RT_MAX_WORKERS || cfg->hot_workers < 0 ||
+        (cfg->idle != DAGRT_IDLE_PARK && cfg->idle != DAGRT_IDLE_SPIN) ||
+        (cfg->placement != DAGRT_PLACEMENT_AUTO && cfg->placement != DAGRT_PLACEMENT_NONE) ||
+        cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0))
+        goto fail;
+    int nworkers = cfg->no_workers ? 0
+                 : cfg->workers == DAGRT_WORKERS_AUTO ? online_cpus() - 1 : cfg->workers;
+    if (cfg->hot_workers > nworkers)
+        goto fail;
+    e = DAGRT_ENOMEM;
+    dagrt *rt = aligned_alloc(RT_APART, (sizeof(dagrt) + RT_APART - 1) & ~(size_t)(RT_APART - 1));
+    if (!rt)
+        goto fail;
+    memset(rt, 0, sizeof *rt);
+    rt->cfg = *cfg;
+    rt->nworkers = nworkers;
+    rt->nctx = nworkers + 1;
+    atomic_init(&rt->spin_ns, RT_SPIN_NS);
+    atomic_init(&rt->offer, NULL);
+    atomic_init(&rt->offers_taken, 0);
+    rt_os_mutex_init(&rt->shared_mu);
+    rt_os_mutex_init(&rt->steer_mu);
+    rt_mpsc_init(&rt->hot);
+    rt->asym_fence = rt_asym_fence_available();
+    rt_place_init(rt);   /* before the workers start: they read it */
+    size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + RT_APART - 1) & ~(size_t)(RT_APART - 1);
+    rt->ctx = aligned_alloc(RT_APART, csz);
+    if (!rt->ctx) {
+        rt->nctx = 0;
+        rt_free_all(rt);
+        goto fail;
+    }
+    memset(rt->ctx, 0, csz);
+    int ok = 1;
+    for (int i = 0; i < rt->nctx; i++) {
+        rt_ctx *c = &rt->ctx[i];
+        if (rt_deque_init(&c->deque, RT_DEQUE_CAP) != 0)
+            ok = 0;
+        rt_mpsc_init(&c->inbox);
+        rt_parker_init(&c->parker);
+        c->rt = rt;
+        c->index = (uint32_t)i;
+        c->worker = i > 0;
+        c->hot = i > 0 && i <= cfg->hot_workers;
+        c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
+        c->waiter.fn = rt_ctx_wake;
+        c->fj_nidle = &rt->nidle;
+        /* Each ctx's first task slab now, not at its first spawn: that may
+         * come in any later frame (the first time a worker spawns), and a
+         * frame after the first must not allocate (tests/e2e/alloc_frame). */
+        c->free = rt_slab_new(&c->slabs, c->index);
+        if (!c->free)
+            ok = 0;
+        c->stats.start_ns = rt_now_ns();
+    }
+    if (!ok) {
+        rt_free_all(rt);
+        goto fail;
+    }
+    int fe = rt_fiber_rt_init(rt);   /* its own error: a bad fiber config is EINVAL */
+    if (fe != 0) {
+        e = fe;
+        rt_free_all(rt);
+        goto fail;
+    }
+    if (rt_observe_init(&rt->obs, rt->nctx, cfg->observer, cfg->observer_user) != 0) {
+        rt_fiber_rt_fini(rt);
+        rt_free_all(rt);
+        goto fail;
+    }
+    stack_bounds(&rt->ctx[0]);
+    rt->prev_tls = rt_tls_ctx;     /* a runtime created from inside another's thread */
+    rt_tls_ctx = &rt->ctx[0];
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob)
+        rt_obs_thread(ob, true, 0);
+    for (int i = 1; i < rt->nctx; i++) {
+        rt_ctx *c = &rt->ctx[i];
+        if (rt_os_thread_start(&c->thread, worker_main, c) != 0) {
+            stop_and_join(rt);
+            rt_tls_ctx = rt->prev_tls;
+            rt_fiber_rt_fini(rt);
+            rt_free_all(rt);
+            e = DAGRT_ETHREAD;
+            goto fail;
+        }
+        c->started = true;
+    }
+    if (!cfg->no_overflow_report)
+        rt_overflow_thread_enter();   /* the main thread runs fiber tasks too */
+    if (err)
+        *err = 0;
+    return rt;
+fail:
+    if (err)
+        *err = e;
+    return NULL;
+}
+
+dagrt *dagrt_create(const dagrt_config *cfg)
+{
+    return dagrt_create_ex(cfg, NULL);
+}
+
+/* Everything spawned has finished. Reads every finished count (acquire),
+ * then every spawned count. A finished task's spawns happened before its
+ * finish was counted (release), so they are in the second sum; equal sums
+ * then mean every counted task has finished, and by induction from the
+ * roots (spawned before destroy began) so has every descendant. */
+static bool quiescent(dagrt *rt)
+{
+    uint64_t f = atomic_load_explicit(&rt->ext_finished, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        f += atomic_load_explicit(&rt->ctx[i].nfinished, memory_order_acquire);
+    uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
+    return f == s;
+}
+
+void dagrt_destroy(dagrt *rt)
+{
+    if (!rt)
+        return;
+    rt_ctx *c = rt_ctx_current(rt);
+    /* From one of its own workers it would join itself; from a task (on
+     * the main thread too: a plain task, a fiber task, a graph node) it
+     * would wait for that task to finish. Refused alike, with a message. */
+    if (c && (c->worker || c->depth > 0 || dagrt_in_fiber(rt) || rt_exec_in_node())) {
+        fprintf(stderr, "dagrt_destroy: called from %s of the same runtime; ignored\n",
+                c->worker ? "a worker thread" : "inside a running task");
+        return;
+    }
+    /* Run everything already spawned (main-thread tasks included) to
+     * completion, helping when we can. */
+    unsigned idle_rounds = 0;
+    while (!quiescent(rt)) {
+        if (c && rt_help_one(c)) {
+            idle_rounds = 0;
+            continue;
+        }
+        if (++idle_rounds < 64) {
+            rt_cpu_relax();
+        } else {
+            rt_os_sleep_ns(20000);
+        }
+    }
+    stop_and_join(rt);
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob && c == &rt->ctx[0])
+        rt_obs_thread(ob, false, 0);
+    rt_fiber_rt_fini(rt);
+    /* The creator's alternate stack: only from its own thread (from
+     * another one, the creator keeps it until it exits). */
+    if (c == &rt->ctx[0] && !rt->cfg.no_overflow_report)
+        rt_overflow_thread_leave();
+    if (c)
+        rt_tls_ctx = rt->prev_tls;
+    rt_free_all(rt);
+}
+
+int dagrt_worker_count(const dagrt *rt)
+{
+    return rt ? rt->nworkers : DAGRT_EINVAL;
+}
+
+bool dagrt_on_main_thread(const dagrt *rt)
+{
+    rt_ctx *c = rt ? rt_ctx_here(rt) : NULL;
+    return c && c->index == 0;
+}

@@ -1,0 +1,468 @@
+/*
+ * obs_scenarios.c - the observer hooks and the trace recorder end to end:
+ * obs.dag run on the runtime, its trace read back through dagc's strict
+ * JSON reader (tests/trace/trace_check.c) and its observer callbacks
+ * checked for balance. Each scenario returns its number of violations;
+ * hosted by Criterion (test_observe.c, suite unit) and by a plain driver
+ * (suite tsan), see docs/testing.md.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "obs_scenarios.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "obs.h"
+#include "trace_check.h"
+
+#define EXPECT(c)                                                                   \
+    do {                                                                            \
+        if (!(c)) {                                                                 \
+            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c);        \
+            bad++;                                                                  \
+        }                                                                           \
+    } while (0)
+
+static unsigned scaled(unsigned n)
+{
+    const char *s = getenv("DAGC_TEST_SCALE");
+    double f = s ? atof(s) : 1.0;
+    unsigned v = (unsigned)(n * (f > 0 ? f : 1.0));
+    return v < 4 ? 4 : v;
+}
+
+static void tmp_path(char *buf, size_t n, const char *what)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(buf, n, "%s/dagrt-obs-%ld-%s.json", dir && *dir ? dir : "/tmp", (long)getpid(), what);
+}
+
+static dagrt *make_rt(int workers, const dagrt_observer *obs, void *user)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = workers;
+    cfg.observer = obs;
+    cfg.observer_user = user;
+    return dagrt_create(&cfg);
+}
+
+static int run_frames(dagrt *rt, struct obs_ctx *c, unsigned frames, uint64_t first)
+{
+    int bad = 0;
+    for (unsigned f = 0; f < frames; f++) {
+        c->frame = first + f;
+        EXPECT(obs_run(rt, c) == 0);
+    }
+    return bad;
+}
+
+/* The lowest frame number among the trace's node events. */
+static int64_t first_frame(const tc_trace *t)
+{
+    int64_t m = -1;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ev[i].ph == 'X' && t->ev[i].frame >= 0 && (m < 0 || t->ev[i].frame < m))
+            m = t->ev[i].frame;
+    return m;
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+    const tc_event *x = *(const tc_event *const *)a, *y = *(const tc_event *const *)b;
+    return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* What one frame of obs.dag must show: one event per task run (the fiber
+ * task one per slice, OBS_LOADER_YIELDS + 1 slices), the pieces of
+ * particles covering [0, OBS_PARTICLES) exactly once, shadows in odd
+ * frames only (the caller's frame count, which starts at 0 with the
+ * trace's first frame here). */
+static int check_frame(const tc_trace *t, int64_t frame, uint64_t user_frame)
+{
+    int bad = 0;
+    static const char *const once[] = {"input", "physics", "ai", "render"};
+    for (size_t k = 0; k < 4; k++)
+        if (tc_count(t, once[k], frame) != 1) {
+            fprintf(stderr, "frame %lld: %zu events of %s\n", (long long)frame,
+                    tc_count(t, once[k], frame), once[k]);
+            bad++;
+        }
+    EXPECT(tc_count(t, "shadows", frame) == (user_frame % 2 == 1 ? 1u : 0u));
+    EXPECT(tc_count(t, "sim", frame) == 0);  /* a gate runs nothing */
+    size_t slices = 0, firsts = 0, lasts = 0, np = 0;
+    const tc_event **pieces = malloc((t->n + 1) * sizeof *pieces);
+    for (size_t i = 0; i < t->n; i++) {
+        const tc_event *e = &t->ev[i];
+        if (e->ph != 'X' || e->frame != frame)
+            continue;
+        EXPECT(strcmp(e->cat, "obs") == 0);
+        if (strcmp(e->name, "loader") == 0) {
+            slices++;
+            firsts += !e->resumed;
+            lasts += !e->suspended;
+        }
+        if (strcmp(e->name, "particles") == 0) {
+            EXPECT(e->begin >= 0 && e->end > e->begin);
+            pieces[np++] = e;
+        }
+    }
+    EXPECT(slices == OBS_LOADER_YIELDS + 1 && firsts == 1 && lasts == 1);
+    qsort(pieces, np, sizeof *pieces, cmp_piece);
+    int64_t at = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (pieces[i]->begin != at) {
+            fprintf(stderr, "frame %lld: particles piece at %lld, expected %lld\n",
+                    (long long)frame, (long long)pieces[i]->begin, (long long)at);
+            bad++;
+        }
+        at = pieces[i]->end;
+    }
+    EXPECT(np > 0 && at == OBS_PARTICLES);
+    free(pieces);
+    return bad;
+}
+
+/* The API recorder: start, frames, stop, write, read back. */
+static int obs_trace_api(void)
+{
+    int bad = 0;
+    dagrt *rt = make_rt(2, NULL, NULL);
+    EXPECT(rt != NULL);
+    if (!rt)
+        return bad;
+    static struct obs_ctx c;
+    c.rt = rt;
+    EXPECT(dagrt_trace_write(rt, "/tmp/never.json") == DAGRT_EINVAL);  /* nothing started */
+    EXPECT(dagrt_trace_stop(rt) == DAGRT_EINVAL);
+    bad += run_frames(rt, &c, 3, 0);          /* not recorded */
+    EXPECT(dagrt_trace_start(rt, NULL) == 0);
+    unsigned frames = scaled(40);
+    bad += run_frames(rt, &c, frames, 0);
+    EXPECT(dagrt_trace_stop(rt) == 0);
+    bad += run_frames(rt, &c, 3, 0);          /* stopped: not recorded */
+    char path[512];
+    tmp_path(path, sizeof path, "api");
+    EXPECT(dagrt_trace_write(rt, path) == 0);
+    EXPECT(dagrt_trace_write(rt, "/nonexistent-dir/t.json") == DAGRT_EINVAL);
+    dagrt_destroy(rt);
+    tc_trace t;
+    char err[600];
+    if (tc_load(path, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return bad + 1;
+    }
+    bad += tc_check(&t);
+    int64_t f0 = first_frame(&t);
+    EXPECT(f0 >= 3);
+    size_t in_range = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ev[i].ph == 'X' && t.ev[i].frame >= 0)
+            in_range += t.ev[i].frame >= f0 && t.ev[i].frame < f0 + (int64_t)frames;
+    EXPECT(in_range == tc_count(&t, NULL, -1) - tc_count(&t, "idle", -1));
+    for (unsigned f = 0; f < frames; f++)
+        bad += check_frame(&t, f0 + f, f);
+    /* every task run is in the file: 4 plain + loader's slices + shadows */
+    tc_free(&t);
+    unlink(path);
+    return bad;
+}
+
+/* DAGRT_TRACE and DAGRT_TRACE_FRAMES: no code change, written at destroy. */
+static int obs_trace_env(void)
+{
+    int bad = 0;
+    char path[512];
+    tmp_path(path, sizeof path, "env");
+    unlink(path);
+    setenv("DAGRT_TRACE", path, 1);
+    setenv("DAGRT_TRACE_FRAMES", "3", 1);
+    dagrt *rt = make_rt(1, NULL, NULL);
+    unsetenv("DAGRT_TRACE");
+    unsetenv("DAGRT_TRACE_FRAMES");
+    EXPECT(rt != NULL);
+    if (!rt)
+        return bad;
+    static struct obs_ctx c;
+    c.rt = rt;
+    bad += run_frames(rt, &c, 10, 0);
+    EXPECT(access(path, F_OK) != 0);         /* not before destroy */
+    dagrt_destroy(rt);
+    tc_trace t;
+    char err[600];
+    if (tc_load(path, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return bad + 1;
+    }
+    bad += tc_check(&t);
+    int64_t f0 = first_frame(&t);
+    for (unsigned f = 0; f < 3; f++)
+        bad += check_frame(&t, f0 + f, 7 + f);
+    EXPECT(tc_count(&t, "render", -1) == 3);
+    tc_free(&t);
+    unlink(path);
+    return bad;
+}
+
+/* ------------------------------------------------ observer balance */
+
+#define MAXT 64
+#define DEPTH 32
+
+typedef struct span { uint32_t index; uint64_t frame; size_t begin; bool piece; } span;
+
+/* Per thread: touched only by that thread (the observer is called on the
+ * thread the event happens on), so plain fields, no race. */
+typedef struct tstack {
+    span s[DEPTH];
+    int n;
+    long events;
+} tstack;
+
+typedef struct bal {
+    tstack t[MAXT];
+    _Atomic long begins, ends, suspends, resumes, starts, stops, idles, wakes, bad;
+    _Atomic long pieces, items;
+} bal;
+
+static _Thread_local int tl_thread = -1;   /* from thread_start, on that thread */
+
+static void note_bad(bal *b, const char *what, const dagrt_node_event *e)
+{
+    /* relaxed: a counter read after the threads are joined */
+    if (atomic_fetch_add_explicit(&b->bad, 1, memory_order_relaxed) < 10)
+        fprintf(stderr, "observer: %s (node %s, thread %d, on thread %d)\n", what,
+                e ? e->node : "-", e ? e->thread : -1, tl_thread);
+}
+
+static void push(bal *b, const dagrt_node_event *e)
+{
+    if (e->thread < 0 || e->thread >= MAXT || e->thread != tl_thread) {
+        note_bad(b, "event reported for another thread", e);
+        return;
+    }
+    tstack *t = &b->t[e->thread];
+    if (t->n == DEPTH) {
+        note_bad(b, "nesting too deep", e);
+        return;
+    }
+    t->s[t->n++] = (span){e->index, e->frame, e->begin, e->piece};
+    t->events++;
+}
+
+static void pop(bal *b, const dagrt_node_event *e)
+{
+    if (e->thread < 0 || e->thread >= MAXT || e->thread != tl_thread) {
+        note_bad(b, "event reported for another thread", e);
+        return;
+    }
+    tstack *t = &b->t[e->thread];
+    if (t->n == 0) {
+        note_bad(b, "end without a begin on this thread", e);
+        return;
+    }
+    span *s = &t->s[t->n - 1];
+    if (s->index != e->index || s->frame != e->frame || s->piece != e->piece || s->begin != e->begin)
+        note_bad(b, "end does not match the innermost begin", e);
+    t->n--;
+}
+
+static void on_begin(void *u, const dagrt_node_event *e)
+{
+    bal *b = u;
+    push(b, e);
+    atomic_fetch_add_explicit(&b->begins, 1, memory_order_relaxed);  /* relaxed: counters */
+    if (e->piece) {
+        atomic_fetch_add_explicit(&b->pieces, 1, memory_order_relaxed);  /* relaxed: a counter */
+        atomic_fetch_add_explicit(&b->items, (long)(e->end - e->begin), memory_order_relaxed);
+    }
+    if (!e->graph || strcmp(e->graph, "obs") != 0 || !e->node)
+        note_bad(b, "event without the graph's or node's name", e);
+}
+static void on_end(void *u, const dagrt_node_event *e)
+{
+    bal *b = u;
+    pop(b, e);
+    atomic_fetch_add_explicit(&b->ends, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
+static void on_suspend(void *u, const dagrt_node_event *e)
+{
+    bal *b = u;
+    pop(b, e);
+    atomic_fetch_add_explicit(&b->suspends, 1, memory_order_relaxed);  /* relaxed: a counter */
+    if (strcmp(e->node, "loader") != 0)
+        note_bad(b, "a suspend of a task that is not a fiber task", e);
+}
+static void on_resume(void *u, const dagrt_node_event *e)
+{
+    bal *b = u;
+    push(b, e);
+    atomic_fetch_add_explicit(&b->resumes, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
+static void on_start(void *u, int thread, const char *name)
+{
+    bal *b = u;
+    char want[32];
+    if (thread == 0) snprintf(want, sizeof want, "dagrt-main");
+    else snprintf(want, sizeof want, "dagrt-worker-%d", thread);
+    if (tl_thread != -1 || strcmp(name, want) != 0)
+        note_bad(b, "thread started twice or misnamed", NULL);
+    tl_thread = thread;
+    atomic_fetch_add_explicit(&b->starts, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
+static void on_stop(void *u, int thread)
+{
+    bal *b = u;
+    if (thread != tl_thread)
+        note_bad(b, "thread_stop on another thread", NULL);
+    atomic_fetch_add_explicit(&b->stops, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
+static void on_idle(void *u, int thread)
+{
+    bal *b = u;
+    if (thread != tl_thread)
+        note_bad(b, "idle on another thread", NULL);
+    atomic_fetch_add_explicit(&b->idles, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
+static void on_wake(void *u, int thread)
+{
+    bal *b = u;
+    if (thread != tl_thread)
+        note_bad(b, "wake on another thread", NULL);
+    atomic_fetch_add_explicit(&b->wakes, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
+
+static const dagrt_observer balance_obs = {
+    on_begin, on_end, on_suspend, on_resume, on_start, on_stop, on_idle, on_wake,
+};
+
+static int obs_balanced(void)
+{
+    int bad = 0;
+    static bal b;
+    memset(&b, 0, sizeof b);
+    const int workers = 3;
+    dagrt *rt = make_rt(workers, &balance_obs, &b);
+    EXPECT(rt != NULL);
+    if (!rt)
+        return bad;
+    static struct obs_ctx c;
+    c.rt = rt;
+    unsigned frames = scaled(200);
+    bad += run_frames(rt, &c, frames, 0);
+    dagrt_destroy(rt);
+    /* relaxed loads: every thread has been joined */
+    long begins = atomic_load_explicit(&b.begins, memory_order_relaxed);
+    long resumes = atomic_load_explicit(&b.resumes, memory_order_relaxed);
+    EXPECT(atomic_load_explicit(&b.bad, memory_order_relaxed) == 0);
+    EXPECT(begins == atomic_load_explicit(&b.ends, memory_order_relaxed) -
+                         resumes + atomic_load_explicit(&b.suspends, memory_order_relaxed));
+    EXPECT(resumes == atomic_load_explicit(&b.suspends, memory_order_relaxed));
+    EXPECT(resumes == (long)frames * OBS_LOADER_YIELDS);
+    /* input, physics, ai, loader, render every frame, shadows every other */
+    long plain = begins - atomic_load_explicit(&b.pieces, memory_order_relaxed);
+    EXPECT(plain == (long)frames * 5 + (long)frames / 2);
+    EXPECT(atomic_load_explicit(&b.items, memory_order_relaxed) == (long)frames * OBS_PARTICLES);
+    EXPECT(atomic_load_explicit(&b.starts, memory_order_relaxed) == workers + 1);
+    EXPECT(atomic_load_explicit(&b.stops, memory_order_relaxed) == workers + 1);
+    EXPECT(atomic_load_explicit(&b.idles, memory_order_relaxed) >=
+           atomic_load_explicit(&b.wakes, memory_order_relaxed));
+    for (int k = 0; k < MAXT; k++)
+        EXPECT(b.t[k].n == 0);
+    return bad;
+}
+
+/* Installing and removing observers between frames; misuse. */
+static _Atomic long counted, main_starts;
+
+static void count_begin(void *u, const dagrt_node_event *e)
+{
+    (void)u;
+    (void)e;
+    atomic_fetch_add_explicit(&counted, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
+static void count_start(void *u, int thread, const char *name)
+{
+    (void)u;
+    if (thread == 0 && strcmp(name, "dagrt-main") == 0)
+        atomic_fetch_add_explicit(&main_starts, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
+static const dagrt_observer count_obs = {.node_begin = count_begin, .thread_start = count_start};
+
+static void *off_thread(void *p)
+{
+    long rc = dagrt_set_observer(p, &count_obs, NULL);
+    return (void *)rc;
+}
+
+static int obs_install(void)
+{
+    int bad = 0;
+    dagrt *rt = make_rt(1, NULL, NULL);
+    if (!rt)
+        return 1;
+    static struct obs_ctx c;
+    c.rt = rt;
+    bad += run_frames(rt, &c, 2, 0);
+    EXPECT(atomic_load_explicit(&counted, memory_order_relaxed) == 0);
+    EXPECT(dagrt_set_observer(rt, &count_obs, NULL) == 0);
+    EXPECT(atomic_load_explicit(&main_starts, memory_order_relaxed) == 1);  /* at once */
+    bad += run_frames(rt, &c, 2, 0);
+    long seen = atomic_load_explicit(&counted, memory_order_relaxed);
+    EXPECT(seen > 0);
+    EXPECT(dagrt_set_observer(rt, NULL, NULL) == 0);
+    bad += run_frames(rt, &c, 2, 0);
+    EXPECT(atomic_load_explicit(&counted, memory_order_relaxed) == seen);  /* removed */
+    pthread_t th;
+    void *res;
+    pthread_create(&th, NULL, off_thread, rt);
+    pthread_join(th, &res);
+    EXPECT((long)res == DAGRT_EPERM);
+    EXPECT(dagrt_set_observer(NULL, NULL, NULL) == DAGRT_EINVAL);
+    dagrt_destroy(rt);
+    return bad;
+}
+
+/* dagrt_get_stats: sizes, counts that add up, misuse. */
+static int obs_stats(void)
+{
+    int bad = 0;
+    dagrt *rt = make_rt(2, NULL, NULL);
+    if (!rt)
+        return 1;
+    static struct obs_ctx c;
+    c.rt = rt;
+    EXPECT(dagrt_get_stats(rt, NULL, 0) == 3);
+    EXPECT(dagrt_get_stats(NULL, NULL, 0) == DAGRT_EINVAL);
+    EXPECT(dagrt_get_stats(rt, NULL, 2) == DAGRT_EINVAL);
+    EXPECT(dagrt_get_stats(rt, NULL, -1) == DAGRT_EINVAL);
+    dagrt_thread_stats s0[3], s1[3];
+    EXPECT(dagrt_get_stats(rt, s0, 3) == 3);
+    unsigned frames = scaled(100);
+    bad += run_frames(rt, &c, frames, 0);
+    EXPECT(dagrt_get_stats(rt, s1, 3) == 3);
+    uint64_t tasks = 0;
+    for (int k = 0; k < 3; k++) {
+        EXPECT(s1[k].tasks >= s0[k].tasks && s1[k].idle_ns >= s0[k].idle_ns);
+        EXPECT(s1[k].parks >= s0[k].parks && s1[k].steals >= s0[k].steals);
+        tasks += s1[k].tasks - s0[k].tasks;
+    }
+    /* at least the main thread's own nodes ran as tasks somewhere */
+    EXPECT(tasks >= frames);
+    dagrt_thread_stats one;
+    EXPECT(dagrt_get_stats(rt, &one, 1) == 3);  /* fills the first only */
+    dagrt_destroy(rt);
+    return bad;
+}
+
+const obs_scenario obs_scenarios[] = {
+    {"obs_trace_api", obs_trace_api},
+    {"obs_trace_env", obs_trace_env},
+    {"obs_balanced", obs_balanced},
+    {"obs_install", obs_install},
+    {"obs_stats", obs_stats},
+    {NULL, NULL},
+};

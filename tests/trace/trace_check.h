@@ -1,0 +1,43 @@
+/*
+ * trace_check.h - reads a Chrome Trace Event Format file (through dagc's
+ * strict JSON reader) into a flat list, and checks what every trace the
+ * recorder writes must satisfy: the object form, complete events with
+ * the fields observability.md fixes, and no two events on one thread that
+ * overlap without nesting.
+ */
+#ifndef TRACE_CHECK_H
+#define TRACE_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tc_event {
+    char ph;                 /* 'X', 'i', 'M' */
+    char name[64], cat[64];
+    uint64_t ts, dur;        /* ns (the file has microseconds, 3 decimals) */
+    uint32_t tid;
+    int64_t frame, node;     /* -1: absent */
+    int64_t begin, end;      /* parallel piece; -1: absent */
+    int resumed, suspended;
+    char thread_name[64];    /* 'M' thread_name events */
+} tc_event;
+
+typedef struct tc_trace {
+    tc_event *ev;
+    size_t n;
+    int has_display_unit, has_other;
+    uint64_t dropped;        /* otherData.dropped_events */
+    int has_note;            /* otherData.note */
+} tc_trace;
+
+/* Parses PATH; returns 0, or -1 with a message in err. */
+int tc_load(const char *path, tc_trace *t, char *err, size_t errsz);
+void tc_free(tc_trace *t);
+/* Returns the number of problems found (each described on stderr):
+ * events partially overlapping on one thread, X events without frame and
+ * node args (outside cat "dagrt"), missing thread names. */
+int tc_check(const tc_trace *t);
+/* Counts events with ph 'X' named NAME (NULL: any) in frame FRAME (-1: any). */
+size_t tc_count(const tc_trace *t, const char *name, int64_t frame);
+
+#endif
