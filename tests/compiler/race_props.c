@@ -491,9 +491,10 @@ Test(race_dagc, hand_made_cases)
               "graph top {\n task x run sub;\n task y after x;\n}\n");
 }
 
-/* Known dagc bugs, each as small as it gets. Registered with should_fail
- * (tests/compiler/meson.build): they pass while dagc is wrong, and turn
- * into an "unexpected pass" the day it is fixed; then drop should_fail. */
+/* dagc bugs the random graphs found, each as small as it gets (all fixed
+ * now; the comments say what dagc did). One not fixed yet is registered
+ * with should_fail (tests/compiler/meson.build): it passes while dagc is
+ * wrong, and turns into an "unexpected pass" the day it is fixed. */
 
 /* x.s1 waits for x, which waits for w: ordered, but dagc reports an
  * in-frame race ('x.s1' and 'w'), as if an `or` with a `prev` input (true
