@@ -10,7 +10,8 @@
  * RACE_PROPS_CASES sets the number of graphs (default 300; suite slow runs
  * 20000), RACE_PROPS_SEED the first seed, RACE_PROPS_SHOW how many
  * mismatches to print (5), RACE_PROPS_KNOWN_BUGS the known-bug forms to
- * generate (race_model.h). A mismatch prints the seed, the .dag text and
+ * generate (race_model.h; default 7, all of them, since dagc handles them
+ * now: 0 leaves them out). A mismatch prints the seed, the .dag text and
  * both sides' differences. Without a race check in dagc the tests say
  * SKIPPED and pass.
  */
@@ -286,7 +287,7 @@ static void check_hint(const rprog *p, const char *h, strs *bad)
     if (top < 0) {
         snprintf(m, sizeof m, "no graph has both tasks of %s", canon);
         add(bad, m);
-    } else if (race_apply_hint(&q, top, hint, !(env_int("RACE_PROPS_KNOWN_BUGS", 0) & 4), err,
+    } else if (race_apply_hint(&q, top, hint, !(env_int("RACE_PROPS_KNOWN_BUGS", 7) & 4), err,
                                sizeof err) != 0) {
         snprintf(m, sizeof m, "%s (for %s)", err, canon);
         add(bad, m);
@@ -394,7 +395,7 @@ Test(race_props, dagc_agrees_with_brute_force, .timeout = 1800)
          * the other half). */
         rgen_opts o = {.max_top = 10, .subgraphs = rng_below(&r, 3) != 0,
                        .prev = (int)rng_below(&r, 2), .max_flat = 12,
-                       .known_bugs = env_int("RACE_PROPS_KNOWN_BUGS", 0),
+                       .known_bugs = env_int("RACE_PROPS_KNOWN_BUGS", 7),
                        .sub_races = (int)rng_below(&r, 2),
                        .prev_of_runs = (int)rng_below(&r, 2),
                        .dense = rng_below(&r, 4) == 0};
@@ -467,9 +468,10 @@ Test(race_dagc, hand_made_cases)
               "graph top {\n task x run sub;\n task y after x;\n}\n");
 }
 
-/* Known dagc bugs, each as small as it gets. Registered with should_fail
- * (tests/compiler/meson.build): they pass while dagc is wrong, and turn
- * into an "unexpected pass" the day it is fixed; then drop should_fail. */
+/* dagc bugs the random graphs found, each as small as it gets (all fixed
+ * now; the comments say what dagc did). One not fixed yet is registered
+ * with should_fail (tests/compiler/meson.build): it passes while dagc is
+ * wrong, and turns into an "unexpected pass" the day it is fixed. */
 
 /* x.s1 waits for x, which waits for w: ordered, but dagc reports an
  * in-frame race ('x.s1' and 'w'), as if an `or` with a `prev` input (true
