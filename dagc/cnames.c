@@ -119,8 +119,9 @@ void dg_check_c_names(const ir_program *p, dg_diag *d, dg_arena *a)
                            x->name};
                 claim(&C, d, c);
             }
-            if (x->when) {
-                cname w = {x->when, CN_PRED, g->ctype, 1, x->pos, x->name};
+            for (uint32_t k = 0; x->when && k <= x->nand_when; k++) {
+                cname w = {k ? x->and_when[k - 1] : x->when, CN_PRED, g->ctype, 1, x->pos,
+                           x->name};
                 claim(&C, d, w);
             }
         }

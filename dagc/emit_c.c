@@ -183,6 +183,8 @@ static void fn_name(tpl_dict *nd, const char *key, bool has, const char *graph,
 typedef struct graph_ctx {
     const ir_graph *g;
     int *fid, *wid;          /* per node: its function's and predicate's id, or -1 */
+    int *wids;               /* every node's predicate ids, in order, one after another */
+    uint32_t *wfirst;        /* per node: where its ids start in wids */
     uint32_t *succ_first;    /* per node: where its successors start */
     uint32_t *rows;          /* the nodes that have successors */
     size_t nrows;
@@ -198,6 +200,17 @@ static void fill_node(void *ctx, size_t i, tpl_dict *nd)
     tpl_set_int(nd, "index", i);
     tpl_set_int(nd, "func_id", gc->fid[i]);
     tpl_set_int(nd, "when_id", gc->wid[i]);
+    /* All its predicates' ids ("-1" for none), for templates that
+     * implement the predicates (tests/e2e's checker). */
+    tpl_set_int(nd, "nwhen_ids", gc->wfirst[i + 1] - gc->wfirst[i]);
+    for (uint32_t k = gc->wfirst[i]; k < gc->wfirst[i + 1]; k++) {
+        if (k > gc->wfirst[i])
+            dg_buf_puts(&gc->b, ", ");
+        dg_buf_put_int(&gc->b, gc->wids[k]);
+    }
+    if (gc->wfirst[i] == gc->wfirst[i + 1])
+        dg_buf_puts(&gc->b, "-1");
+    set_buf(nd, "when_ids", &gc->b);
     c_string(b, n->name);
     set_buf(nd, "name", b);
     tpl_set_ref(nd, "kind", kind_name(n->kind));
@@ -218,6 +231,9 @@ static void fill_node(void *ctx, size_t i, tpl_dict *nd)
     if (when) {
         tpl_set_ref(nd, "has_when", "1");
         tpl_set_ref(nd, "when", n->when);
+        /* The trampoline asks them all, in order, stopping at a false one. */
+        for (uint32_t k = 0; k < n->nand_when; k++)
+            tpl_set_ref(tpl_add(nd, "and_when"), "pred", n->and_when[k]);
     }
     uint32_t index = (uint32_t)i;
     fn_name(nd, "run", task && !par, g->name, "run", index, b);
@@ -248,6 +264,8 @@ static void graph_ctx_free(graph_ctx *gc)
 {
     free(gc->fid);
     free(gc->wid);
+    free(gc->wids);
+    free(gc->wfirst);
     free(gc->succ_first);
     free(gc->rows);
     dg_buf_free(&gc->b);
@@ -315,9 +333,12 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
             tpl_set_ref(pd, "func", n->func);
             tpl_set_ref(pd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
         }
-        if ((n->flags & IR_F_WHEN) && n->when && dg_map_get(&declared, n->when) < 0) {
-            dg_map_put(&declared, n->when, 1);
-            tpl_set_ref(tpl_add(gd, "protos"), "when", n->when);
+        for (uint32_t k = 0; (n->flags & IR_F_WHEN) && n->when && k <= n->nand_when; k++) {
+            const char *w = k ? n->and_when[k - 1] : n->when;
+            if (dg_map_get(&declared, w) >= 0)
+                continue;
+            dg_map_put(&declared, w, 1);
+            tpl_set_ref(tpl_add(gd, "protos"), "when", w);
         }
     }
     dg_map_free(&declared);
@@ -327,11 +348,19 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
      * maps give each name the id of its first task. */
     int *fid = dg_xcalloc((size_t)g->nnodes + 1, sizeof *fid);
     int *wid = dg_xcalloc((size_t)g->nnodes + 1, sizeof *wid);
+    size_t nwall = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        if (g->nodes[i].kind == IR_TASK && (g->nodes[i].flags & IR_F_WHEN) && g->nodes[i].when)
+            nwall += 1 + g->nodes[i].nand_when;
+    int *wlist = dg_xcalloc(nwall + 1, sizeof *wlist);
+    uint32_t *wfirst = dg_xcalloc((size_t)g->nnodes + 1, sizeof *wfirst);
+    uint32_t nwl = 0;
     dg_map fids = {0}, wids = {0};
     int nf = 0, nw = 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const ir_node *n = &g->nodes[i];
         fid[i] = wid[i] = -1;
+        wfirst[i] = nwl;
         if (n->kind != IR_TASK)
             continue;
         fid[i] = dg_map_get(&fids, n->func);
@@ -345,15 +374,23 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
         }
         if (!((n->flags & IR_F_WHEN) && n->when))
             continue;
-        wid[i] = dg_map_get(&wids, n->when);
-        if (wid[i] < 0) {
-            wid[i] = nw++;
-            dg_map_put(&wids, n->when, wid[i]);
-            tpl_dict *wd = tpl_add(gd, "whens");
-            tpl_set_ref(wd, "when", n->when);
-            tpl_set_int(wd, "wid", wid[i]);
+        /* The node's id is its first predicate's; the others get theirs. */
+        for (uint32_t k = 0; k <= n->nand_when; k++) {
+            const char *w = k ? n->and_when[k - 1] : n->when;
+            int id = dg_map_get(&wids, w);
+            if (id < 0) {
+                id = nw++;
+                dg_map_put(&wids, w, id);
+                tpl_dict *wd = tpl_add(gd, "whens");
+                tpl_set_ref(wd, "when", w);
+                tpl_set_int(wd, "wid", id);
+            }
+            if (k == 0)
+                wid[i] = id;
+            wlist[nwl++] = id;
         }
     }
+    wfirst[g->nnodes] = nwl;
     dg_map_free(&fids);
     dg_map_free(&wids);
     tpl_set_int(gd, "nfuncs", nf);
@@ -362,6 +399,8 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
     gc->g = g;
     gc->fid = fid;
     gc->wid = wid;
+    gc->wids = wlist;
+    gc->wfirst = wfirst;
     gc->succ_first = dg_xcalloc((size_t)g->nnodes + 1, sizeof *gc->succ_first);
     gc->rows = dg_xcalloc((size_t)g->nnodes + 1, sizeof *gc->rows);
     uint32_t first = 0;

@@ -84,6 +84,10 @@ static void task_node(FILE *o, const ir_node *x, int crit, const char *measured,
     if (x->flags & IR_F_WHEN) {
         fputs("\\nwhen ", o);
         put_escaped(o, x->when);
+        for (uint32_t k = 0; k < x->nand_when; k++) {
+            fputs(" and ", o);
+            put_escaped(o, x->and_when[k]);
+        }
         fputc('?', o);
     }
     if (x->flags & IR_F_CALL) {

@@ -84,6 +84,12 @@ typedef struct ir_node {
     const ir_access *acc;  /* (v2) reads/writes, in source order */
     uint32_t nacc;
     uint32_t sub;          /* (v2) the flattened subgraph it belongs to, or UINT32_MAX */
+    /* (v2) Predicates that must hold as well (the task runs only when
+     * `when` and each of these return true, asked in this order): a task
+     * inside a run node with `when p` has p as its `when`, then its own
+     * predicates here, innermost last. */
+    const char *const *and_when;
+    uint32_t nand_when;
 } ir_node;
 
 typedef struct ir_graph {

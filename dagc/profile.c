@@ -428,15 +428,7 @@ void dg_profile_print_stats(FILE *out, const ir_program *p, const dg_profile *pr
         dg_profile_analyze(g, pg, &an);
         dg_fmt_duration(an.crit_cost, b1, sizeof b1);
         fprintf(out, "  measured critical path %s over %u tasks:", b1, an.crit_tasks);
-        uint32_t shown = 0;
-        for (uint32_t i = 0; i < an.ncrit; i++) {
-            const ir_node *x = &g->nodes[an.crit[i]];
-            if (x->flags & IR_F_ANON) continue;
-            if (shown < 32) fprintf(out, "%s%s", shown ? " -> " : " ", x->name);
-            else if (shown == 32) fputs(" -> ...", out);
-            shown++;
-        }
-        fputc('\n', out);
+        dg_print_path(out, g, &an);
         if (pg->frame_median_ns)
             fprintf(out, "  critical path / median frame  %.0f%%\n",
                     100.0 * (double)an.crit_cost / (double)pg->frame_median_ns);

@@ -9,7 +9,10 @@
  *              whichever input completes first: only what every input
  *              guarantees is guaranteed); with a `prev` input, empty (that
  *              input orders nothing within a run)
- *   D(v) = before(v) + {v}.
+ *   D(v) = before(v) + {v}, and, for a node inside a flattened run node,
+ *          + D(that run node's entry): every node of a subgraph waits for
+ *          the run node's inputs (a `prev` input holds from the start of
+ *          the subgraph, not of the whole run)
  * Gates and flattened subgraphs are ordinary nodes here, so they pass
  * ordering on; `when` does not matter (a skipped task still completes).
  *
@@ -105,13 +108,22 @@ static const char *local_name(const ir_graph *g, uint32_t in, uint32_t v)
     return in == UINT32_MAX ? n : n + strlen(g->subs[in].name) + 1;
 }
 
+/* The entry of the run node that v is inside, or UINT32_MAX (a run node's
+ * own entry belongs to its sub, but waits for the enclosing one's). */
+static uint32_t enclosing_entry(const ir_graph *g, uint32_t v)
+{
+    uint32_t s = g->nodes[v].sub;
+    if (s != UINT32_MAX && g->subs[s].entry == v) s = g->subs[s].parent;
+    return s == UINT32_MAX ? UINT32_MAX : g->subs[s].entry;
+}
+
 /* Whether v has an `after` clause in its own graph (a subgraph's root
  * waits only for the run node's entry, which the user did not write). */
 static int has_after(const ir_graph *g, uint32_t v)
 {
     const ir_node *x = &g->nodes[v];
     if (x->nprev) return 1;
-    if (x->npred == 1 && x->sub != UINT32_MAX && g->subs[x->sub].entry == x->pred[0]) return 0;
+    if (x->npred == 1 && x->pred[0] == enclosing_entry(g, v)) return 0;
     return x->npred > 0;
 }
 
@@ -222,6 +234,11 @@ static void batch(rctx *R, uint32_t b0, uint32_t b1, uint32_t r0, uint32_t r1, u
                 for (size_t w = 0; w < W; w++) d[w] &= q[w];
             }
         }
+        uint32_t e = enclosing_entry(g, v);
+        if (e != UINT32_MAX) {
+            const uint64_t *q = D1 + (size_t)e * W;
+            for (size_t w = 0; w < W; w++) d[w] |= q[w];
+        }
         OWN(v, d);
     }
     if (cross) {
@@ -252,6 +269,11 @@ static void batch(rctx *R, uint32_t b0, uint32_t b1, uint32_t r0, uint32_t r1, u
                 }
             } else {
                 memset(t, 0, W * sizeof *t);
+            }
+            uint32_t e = enclosing_entry(g, v);
+            if (e != UINT32_MAX) {
+                const uint64_t *q = D2 + (size_t)e * W;
+                for (size_t w = 0; w < W; w++) t[w] |= q[w];
             }
             const uint64_t *own = D1 + (size_t)v * W;
             for (size_t w = 0; w < W; w++) d[w] = own[w] | t[w];

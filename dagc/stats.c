@@ -179,6 +179,19 @@ static uint64_t loop_bound(const ir_graph *g, uint32_t *from)
     return best;
 }
 
+void dg_print_path(FILE *out, const ir_graph *g, const dg_analysis *an)
+{
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < an->ncrit; i++) {
+        const ir_node *x = &g->nodes[an->crit[i]];
+        if (x->flags & IR_F_ANON) continue;
+        if (shown < 32) fprintf(out, "%s%s", shown ? " -> " : " ", x->name);
+        else if (shown == 32) fputs(" -> ...", out);
+        shown++;
+    }
+    fputc('\n', out);
+}
+
 static void list_names(FILE *out, const ir_graph *g, int roots)
 {
     uint32_t shown = 0, total = 0;
@@ -228,15 +241,7 @@ void dg_print_stats(FILE *out, const ir_program *p)
         dg_fmt_duration(an.crit_cost, b2, sizeof b2);
         fprintf(out, "  total cost   %s\n", b1);
         fprintf(out, "  critical     %s over %u tasks:", b2, an.crit_tasks);
-        uint32_t shown = 0;
-        for (uint32_t i = 0; i < an.ncrit; i++) {
-            const ir_node *x = &g->nodes[an.crit[i]];
-            if (x->flags & IR_F_ANON) continue;
-            if (shown < 32) fprintf(out, "%s%s", shown ? " -> " : " ", x->name);
-            else if (shown == 32) fputs(" -> ...", out);
-            shown++;
-        }
-        fputc('\n', out);
+        dg_print_path(out, g, &an);
         if (an.crit_cost > 0)
             fprintf(out, "  parallelism  %.2f (total cost / critical-path cost)\n",
                     (double)an.total_cost / (double)an.crit_cost);

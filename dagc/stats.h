@@ -32,6 +32,9 @@ void dg_analysis_free(dg_analysis *an);
 /* "2ms", "1.5ms", "800ns", "250us": shortest exact-enough form. */
 void dg_fmt_duration(uint64_t ns, char *buf, size_t n);
 
+/* Prints the critical path's named nodes (the first 32), then a newline. */
+void dg_print_path(FILE *out, const ir_graph *g, const dg_analysis *an);
+
 /* Prints --stats for every graph of the program. */
 void dg_print_stats(FILE *out, const ir_program *p);
 

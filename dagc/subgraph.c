@@ -180,6 +180,22 @@ static ir_node *add(fb *B, const ir_node *x)
     return y;
 }
 
+/* z (a copy of h) asks p first, then h's own predicates; one that is
+ * already asked is not asked again. */
+static void and_when(ir_node *z, const char *p, const ir_node *h, dg_arena *a)
+{
+    const char **v = dg_alloc(a, (h->nand_when + 1) * sizeof *v);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k <= h->nand_when; k++) {
+        const char *q = k ? h->and_when[k - 1] : h->when;
+        int seen = strcmp(q, p) == 0;
+        for (uint32_t j = 0; j < n && !seen; j++) seen = strcmp(v[j], q) == 0;
+        if (!seen) v[n++] = q;
+    }
+    z->and_when = v;
+    z->nand_when = n;
+}
+
 static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a, uint64_t *budget,
                        unsigned depth)
 {
@@ -227,7 +243,6 @@ static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a, uint64_t
     B.pfirst = dg_xmalloc((total + 1) * sizeof *B.pfirst);
     B.vfirst = dg_xmalloc((total + 1) * sizeof *B.vfirst);
     uint32_t *exit_of = dg_xmalloc((G->nnodes + 1) * sizeof *exit_of);
-    int failed = 0;
     for (uint32_t v = 0; v < G->nnodes; v++) {
         const ir_node *x = &G->nodes[v];
         uint32_t t = g->target ? g->target[v] : UINT32_MAX;
@@ -262,7 +277,6 @@ static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a, uint64_t
             c->entry += base;
             c->exit += base;
         }
-        int when_clash = 0;
         for (uint32_t k = 0; k < H->nnodes; k++) {
             const ir_node *h = &H->nodes[k];
             ir_node *z = add(&B, h);
@@ -273,16 +287,9 @@ static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a, uint64_t
             for (uint32_t q = 0; q < h->nprev; q++)
                 push_u32(&B.prevs, &B.nv, &B.nvcap, UINT32_MAX - 1 - (base + h->prev[q]));
             /* `when p` on the run node skips the whole subgraph: each of its
-             * tasks asks p when it becomes ready. */
+             * tasks asks p when it becomes ready, and then its own. */
             if ((x->flags & IR_F_WHEN) && h->kind == IR_TASK) {
-                if ((h->flags & IR_F_WHEN) && !when_clash) {
-                    dg_error(d, x->pos, "'when %s' on run node '%s' cannot be combined with the "
-                             "'when %s' of task '%s' in graph '%s'", x->when, x->name, h->when,
-                             h->name, H->name);
-                    dg_note(d, h->pos, "task '%s' is declared here", h->name);
-                    when_clash = 1;
-                    failed = 1;
-                }
+                if (h->flags & IR_F_WHEN) and_when(z, x->when, h, a);
                 z->flags |= IR_F_WHEN;
                 z->when = x->when;
             }
@@ -369,8 +376,8 @@ static int flatten_one(lgraph *L, uint32_t gi, dg_diag *d, dg_arena *a, uint64_t
     free(B.preds);
     free(B.prevs);
     free(B.subs);
-    g->state = failed ? 3 : 2;
-    return failed ? -1 : 0;
+    g->state = 2;
+    return 0;
 }
 
 void dg_flatten(lgraph *L, size_t n, const dg_map *gnames, const int *want, dg_diag *d,

@@ -24,7 +24,7 @@ static void {{graph}}__dagc_range_{{index}}(void *ctx, size_t begin, size_t end)
 static size_t {{graph}}__dagc_count_{{index}}(void *ctx) { return {{func}}_count(*({{ctx_t}} *)ctx); }
 {{/parallel}}
 {{#has_when}}
-static bool {{graph}}__dagc_when_{{index}}(void *ctx) { return {{when}}(*({{ctx_t}} *)ctx); }
+static bool {{graph}}__dagc_when_{{index}}(void *ctx) { return {{when}}(*({{ctx_t}} *)ctx){{#and_when}} && {{pred}}(*({{ctx_t}} *)ctx){{/and_when}}; }
 {{/has_when}}
 {{/nodes}}
 

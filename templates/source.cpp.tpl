@@ -68,7 +68,11 @@ static size_t dagc_{{graph}}_count_{{index}}(void *ctx)
 {{#has_when}}
 static bool dagc_{{graph}}_when_{{index}}(void *ctx)
 {
-    return {{when}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_param *>(ctx)));
+    return {{when}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_param *>(ctx)))
+{{#and_when}}
+        && {{pred}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_param *>(ctx)))
+{{/and_when}}
+        ;
 }
 {{/has_when}}
 {{/nodes}}

@@ -12,36 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "spawn.h"
-
-static const char *dagc(void)
-{
-    const char *p = getenv("DAGC");
-    cr_assert_not_null(p, "DAGC must be set");
-    return p;
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char *get(const char *dir, const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return slurp(path, NULL);
-}
-
-#define RUN(r, cwd, ...) do { \
-        char *argv_[] = {(char *)dagc(), __VA_ARGS__, NULL}; \
-        cr_assert_eq(spawn_capture(cwd, argv_, &(r)), 0); \
-    } while (0)
+#include "dagc_run.h"
 
 Test(cli, unreadable_inputs_are_io_errors)
 {
@@ -51,10 +22,7 @@ Test(cli, unreadable_inputs_are_io_errors)
     cr_expect_str_eq(r.err, "dagc: error: cannot open '/nonexistent/dir/x.dag': No such file or directory\n");
     spawn_free(&r);
     char *tmp = make_temp_dir();
-    RUN(r, NULL, "--check", tmp);
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "Is a directory") != NULL, "%s", r.err);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(NULL, 2, "Is a directory", "--check", tmp);
     remove_dir(tmp);
     free(tmp);
 }
@@ -70,11 +38,7 @@ Test(cli, oversized_input_is_refused)
     cr_assert_not_null(f);
     cr_assert_eq(ftruncate(fileno(f), (off_t)(64 << 20) + 1), 0);
     fclose(f);
-    spawn_result r;
-    RUN(r, tmp, "--check", "huge.dag");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "larger than the 64 MiB limit") != NULL, "%s", r.err);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(tmp, 2, "larger than the 64 MiB limit", "--check", "huge.dag");
     remove_dir(tmp);
     free(tmp);
 }
@@ -87,20 +51,14 @@ Test(cli, usage_errors)
     cr_expect_eq(r.status, 2);
     cr_expect(strstr(r.err, "no input file") != NULL);
     spawn_free(&r);
-    RUN(r, NULL, "--frobnicate", "x.dag");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "unknown option '--frobnicate'") != NULL);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(NULL, 2, "unknown option '--frobnicate'", "--frobnicate", "x.dag");
     RUN(r, NULL, "a.dag", "b.dag");
     cr_expect_eq(r.status, 2);
     spawn_free(&r);
     RUN(r, NULL, "--check", "--dot", "x.dot", "a.dag");
     cr_expect_eq(r.status, 2);
     spawn_free(&r);
-    RUN(r, NULL, "a.dag", "--dot");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "needs an argument") != NULL);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(NULL, 2, "needs an argument", "a.dag", "--dot");
 }
 
 Test(cli, version_and_help)
@@ -158,10 +116,8 @@ Test(cli, unwritable_output_is_an_io_error)
     char *tmp = make_temp_dir();
     put(tmp, "ok.dag", "graph g { task a; }\n");
     spawn_result r;
-    RUN(r, tmp, "--dot", "no/such/dir/out.dot", "ok.dag");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "cannot create 'no/such/dir/out.dot'") != NULL, "%s", r.err);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(tmp, 2, "cannot create 'no/such/dir/out.dot'",
+                   "--dot", "no/such/dir/out.dot", "ok.dag");
     /* The depfile fails after the DOT file was written to its temporary:
      * neither may appear. */
     RUN(r, tmp, "--dot", "out.dot", "-M", "no/dir/out.d", "ok.dag");
@@ -183,10 +139,7 @@ Test(cli, depfile_lists_the_dag_and_found_includes)
     spawn_result r;
     RUN(r, tmp, "--dot", "f.dot", "-M", "f.d", "src/f.dag");
     cr_expect_eq(r.status, 0, "%s", r.err);
-    char *dep = get(tmp, "f.d");
-    cr_assert_not_null(dep);
-    cr_expect_str_eq(dep, "f.dot: src/f.dag \\\n  src/game.h\n");
-    free(dep);
+    EXPECT_FILE(tmp, "f.d", "f.dot: src/f.dag \\\n  src/game.h\n");
     spawn_free(&r);
     char p[1100];
     snprintf(p, sizeof p, "%s/game.h", sub); remove(p);

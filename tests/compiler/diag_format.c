@@ -13,11 +13,30 @@
 
 #include "diag.h"
 
-static FILE *sink(char **buf, size_t *len)
+/* A sink writing into memory: buf holds what d wrote once closed. */
+typedef struct capture {
+    char *buf;
+    size_t len;
+    FILE *f;
+    dg_diag d;
+} capture;
+
+static void capture_open(capture *c, int format)
 {
-    FILE *f = open_memstream(buf, len);
-    cr_assert_not_null(f);
-    return f;
+    c->buf = NULL;
+    c->len = 0;
+    c->f = open_memstream(&c->buf, &c->len);
+    cr_assert_not_null(c->f);
+    dg_diag_init(&c->d, c->f, NULL);
+    c->d.format = format;
+}
+
+/* Finishes the diagnostics and returns what was written. */
+static char *capture_close(capture *c)
+{
+    dg_diag_finish(&c->d);
+    fclose(c->f);
+    return c->buf;
 }
 
 static src_pos at(const char *file, unsigned line, unsigned col)
@@ -38,14 +57,10 @@ static void report(dg_diag *d)
 
 Test(diag_format, text_hints_follow_their_diagnostic)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = sink(&buf, &len);
-    dg_diag d;
-    dg_diag_init(&d, f, NULL);
-    report(&d);
-    dg_diag_finish(&d);
-    fclose(f);
+    capture c;
+    capture_open(&c, DG_DIAG_TEXT);
+    report(&c.d);
+    char *buf = capture_close(&c);
     cr_expect_str_eq(buf,
         "a.dag:3:10: error: 'ai' and 'physics' may run at the same time\n"
         "a.dag:2:5: note: the other access is here\n"
@@ -53,23 +68,18 @@ Test(diag_format, text_hints_follow_their_diagnostic)
         "  hint: or order them through a gate\n"
         "a.dag:7:1: warning: gate 'x' is never waited for\n"
         "dagc: error: cannot write 'out.c'\n");
-    cr_expect_eq(d.nerrors, 2);
-    cr_expect_eq(d.nwarnings, 1);
+    cr_expect_eq(c.d.nerrors, 2);
+    cr_expect_eq(c.d.nwarnings, 1);
     free(buf);
 }
 
 Test(diag_format, json_carries_notes_and_the_hint)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = sink(&buf, &len);
-    dg_diag d;
-    dg_diag_init(&d, f, NULL);
-    d.format = DG_DIAG_JSON;
-    report(&d);
-    cr_expect_eq(len, 0, "JSON is written at the end");
-    dg_diag_finish(&d);
-    fclose(f);
+    capture c;
+    capture_open(&c, DG_DIAG_JSON);
+    report(&c.d);
+    cr_expect_eq(c.len, 0, "JSON is written at the end");
+    char *buf = capture_close(&c);
     cr_expect_str_eq(buf,
         "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[\n"
         "{\"severity\":\"error\",\"message\":\"'ai' and 'physics' may run at the same time\","
@@ -81,22 +91,17 @@ Test(diag_format, json_carries_notes_and_the_hint)
         "{\"severity\":\"error\",\"message\":\"cannot write 'out.c'\","
         "\"file\":null,\"line\":null,\"column\":null,\"notes\":[],\"hint\":null}\n"
         "]}\n");
-    cr_expect_null(d.json, "finish frees what was collected");
+    cr_expect_null(c.d.json, "finish frees what was collected");
     free(buf);
 }
 
 Test(diag_format, json_escapes)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = sink(&buf, &len);
-    dg_diag d;
-    dg_diag_init(&d, f, NULL);
-    d.format = DG_DIAG_JSON;
-    dg_error(&d, at("dir\\\"q\".dag", 1, 1), "quote \" tab \t nl \n ctl \x01 del \x7f");
-    dg_error(&d, at("caf\xc3\xa9.dag", 1, 2), "bad \xc3 utf8 \xe2\x82 \xed\xa0\x80 ok \xe2\x82\xac");
-    dg_diag_finish(&d);
-    fclose(f);
+    capture c;
+    capture_open(&c, DG_DIAG_JSON);
+    dg_error(&c.d, at("dir\\\"q\".dag", 1, 1), "quote \" tab \t nl \n ctl \x01 del \x7f");
+    dg_error(&c.d, at("caf\xc3\xa9.dag", 1, 2), "bad \xc3 utf8 \xe2\x82 \xed\xa0\x80 ok \xe2\x82\xac");
+    char *buf = capture_close(&c);
     cr_expect_str_eq(buf,
         "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[\n"
         "{\"severity\":\"error\",\"message\":\"quote \\\" tab \\t nl \\n ctl \\u0001 del \\u007f\","
@@ -110,20 +115,15 @@ Test(diag_format, json_escapes)
 Test(diag_format, dropped_errors_drop_their_notes_and_hints)
 {
     for (int fmt = DG_DIAG_TEXT; fmt <= DG_DIAG_JSON; fmt++) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = sink(&buf, &len);
-        dg_diag d;
-        dg_diag_init(&d, f, NULL);
-        d.format = fmt;
-        d.max_errors = 1;
-        dg_error(&d, at("a.dag", 1, 1), "first");
-        dg_hint(&d, "kept");
-        dg_error(&d, at("a.dag", 2, 1), "second");
-        dg_note(&d, at("a.dag", 2, 2), "dropped note");
-        dg_hint(&d, "dropped hint");
-        dg_diag_finish(&d);
-        fclose(f);
+        capture c;
+        capture_open(&c, fmt);
+        c.d.max_errors = 1;
+        dg_error(&c.d, at("a.dag", 1, 1), "first");
+        dg_hint(&c.d, "kept");
+        dg_error(&c.d, at("a.dag", 2, 1), "second");
+        dg_note(&c.d, at("a.dag", 2, 2), "dropped note");
+        dg_hint(&c.d, "dropped hint");
+        char *buf = capture_close(&c);
         cr_expect(strstr(buf, "kept") != NULL, "%s", buf);
         cr_expect(strstr(buf, "too many errors") != NULL, "%s", buf);
         cr_expect(strstr(buf, "second") == NULL && strstr(buf, "dropped") == NULL, "%s", buf);
@@ -133,14 +133,9 @@ Test(diag_format, dropped_errors_drop_their_notes_and_hints)
 
 Test(diag_format, json_with_nothing_to_say)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = sink(&buf, &len);
-    dg_diag d;
-    dg_diag_init(&d, f, NULL);
-    d.format = DG_DIAG_JSON;
-    dg_diag_finish(&d);
-    fclose(f);
+    capture c;
+    capture_open(&c, DG_DIAG_JSON);
+    char *buf = capture_close(&c);
     cr_expect_str_eq(buf, "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[]}\n");
     free(buf);
 }

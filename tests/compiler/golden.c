@@ -18,31 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spawn.h"
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char **list_cases(const char *dir, size_t *n)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "cannot open %s", dir);
-    char **v = NULL;
-    size_t cap = 0;
-    *n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (l < 5 || strcmp(e->d_name + l - 4, ".dag") != 0) continue;
-        if (*n == cap) v = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
-        v[(*n)++] = strndup(e->d_name, l - 4);
-    }
-    closedir(d);
-    qsort(v, *n, sizeof *v, cmp_str);
-    return v;
-}
+#include "dagc_run.h"
 
 static void write_file(const char *path, const char *s)
 {

@@ -21,40 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "spawn.h"
-
-static const char *dagc(void)
-{
-    const char *p = getenv("DAGC");
-    cr_assert_not_null(p, "DAGC must be set");
-    return p;
-}
-
-static char *at(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-    char *path = at(dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    fclose(f);
-    free(path);
-}
-
-static char *get(const char *dir, const char *name)
-{
-    char *path = at(dir, name);
-    char *s = slurp(path, NULL);
-    free(path);
-    return s;
-}
+#include "dagc_run.h"
 
 static mode_t kind_of(const char *dir, const char *name)
 {
@@ -77,11 +44,6 @@ static int temporaries(const char *dir)
     closedir(d);
     return n;
 }
-
-#define RUN(r, cwd, ...) do { \
-        char *argv_[] = {(char *)dagc(), __VA_ARGS__, NULL}; \
-        cr_assert_eq(spawn_capture(cwd, argv_, &(r)), 0); \
-    } while (0)
 
 #define OK_DAG "include \"inc.h\";\ngraph g { task a; task b after a; }\n"
 
@@ -130,11 +92,7 @@ Test(outputs, one_file_named_twice_is_refused)
 {
     char *tmp = make_temp_dir();
     put(tmp, "ok.dag", "graph g { task a; }\n");
-    spawn_result r;
-    RUN(r, tmp, "--dot", "x", "-M", "x", "ok.dag");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "name the same output file") != NULL, "%s", r.err);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(tmp, 2, "name the same output file", "--dot", "x", "-M", "x", "ok.dag");
     cr_expect_eq(count_entries(tmp), 1);
     remove_dir(tmp);
     free(tmp);
@@ -234,14 +192,9 @@ Test(outputs, other_special_files_are_errors)
     put(tmp, "out.dot", "OLD\n");
     /* The issue's case: the second output is a directory; the first must
      * not have been replaced. */
-    spawn_result r;
-    RUN(r, tmp, "--dot", "out.dot", "--c", "cdir", "ok.dag");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "cannot write 'cdir': Is a directory") != NULL, "%s", r.err);
-    spawn_free(&r);
-    char *old = get(tmp, "out.dot");
-    cr_expect_str_eq(old, "OLD\n");
-    free(old);
+    RUN_EXPECT_ERR(tmp, 2, "cannot write 'cdir': Is a directory",
+                   "--dot", "out.dot", "--c", "cdir", "ok.dag");
+    EXPECT_FILE(tmp, "out.dot", "OLD\n");
     cr_expect_eq(kind_of(tmp, "cdir"), S_IFDIR);
     cr_expect_eq(temporaries(tmp), 0);
     free(d);
@@ -308,9 +261,7 @@ Test(outputs, stdout_write_errors_are_io_errors)
         cr_expect_str_eq(r.err, "dagc: error: cannot write to standard output: No space left on device\n");
         spawn_free(&r);
     }
-    char *dot = get(tmp, "out.dot");
-    cr_expect_str_eq(dot, "OLD\n", "--stats failed before any output was committed");
-    free(dot);
+    EXPECT_FILE(tmp, "out.dot", "OLD\n", "--stats failed before any output was committed");
     remove_dir(tmp);
     free(tmp);
 }
@@ -360,9 +311,7 @@ Test(outputs, a_signal_removes_the_temporaries, .timeout = 60)
         cr_assert_eq(waitpid(pid, &st, 0), pid);
         cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], "signal %d: status 0x%x", sigs[i], st);
         cr_expect_eq(temporaries(tmp), 0, "signal %d left a temporary", sigs[i]);
-        char *dot = get(tmp, "out.dot");
-        cr_expect_str_eq(dot, "OLD\n");
-        free(dot);
+        EXPECT_FILE(tmp, "out.dot", "OLD\n");
         free(fifo);
         remove_dir(tmp);
         free(tmp);
@@ -379,10 +328,8 @@ Test(outputs, templates_are_bounded_regular_files)
     char *h = at(tdir, "header.h.tpl");
     cr_assert_eq(symlink("/dev/zero", h), 0);
     spawn_result r;
-    RUN(r, tmp, "--templates", "tpl", "ok.dag");
-    cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "cannot read 'tpl/header.h.tpl': not a regular file") != NULL, "%s", r.err);
-    spawn_free(&r);
+    RUN_EXPECT_ERR(tmp, 2, "cannot read 'tpl/header.h.tpl': not a regular file",
+                   "--templates", "tpl", "ok.dag");
     unlink(h);
     FILE *f = fopen(h, "w");
     cr_assert_not_null(f);
@@ -397,9 +344,7 @@ Test(outputs, templates_are_bounded_regular_files)
     RUN(r, tmp, "--templates", "tpl", "ok.dag");
     cr_expect_eq(r.status, 0, "%s", r.err);
     spawn_free(&r);
-    char *out = get(tmp, "ok.h");
-    cr_expect_str_eq(out, "/* ok.h */\n");
-    free(out);
+    EXPECT_FILE(tmp, "ok.h", "/* ok.h */\n");
     free(h);
     free(tdir);
     remove_dir(tmp);
@@ -436,9 +381,7 @@ Test(outputs, dash_reads_standard_input)
     cr_expect_eq(r.status, 2);
     cr_expect(strstr(r.err, "refusing to write 'in.dag': it is the input '<stdin>'") != NULL, "%s", r.err);
     spawn_free(&r);
-    char *s = get(tmp, "in.dag");
-    cr_expect_str_eq(s, "graph g { task a; }\n");
-    free(s);
+    EXPECT_FILE(tmp, "in.dag", "graph g { task a; }\n");
     free(in);
     free(bad);
     remove_dir(tmp);
@@ -472,9 +415,7 @@ Test(outputs, a_closed_pipe_leaves_nothing, .timeout = 60)
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE, "status 0x%x", st);
     cr_expect_eq(temporaries(tmp), 0);
-    char *h = get(tmp, "ok.h");
-    cr_expect_str_eq(h, "OLD\n");
-    free(h);
+    EXPECT_FILE(tmp, "ok.h", "OLD\n");
     cr_expect_eq(count_entries(tmp), 2);
     remove_dir(tmp);
     free(tmp);

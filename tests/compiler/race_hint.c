@@ -18,8 +18,7 @@ static int node_index(const rgraph *g, const char *name)
     return -1;
 }
 
-/* Copies the quoted word at *s ('...') into out; advances past it. */
-static int quoted(const char **s, char *out, size_t n)
+int race_quoted(const char **s, char *out, size_t n)
 {
     if (**s != '\'')
         return 0;
@@ -32,7 +31,7 @@ static int quoted(const char **s, char *out, size_t n)
     return 1;
 }
 
-static int lit(const char **s, const char *w)
+int race_lit(const char **s, const char *w)
 {
     size_t n = strlen(w);
     if (strncmp(*s, w, n) != 0)
@@ -73,21 +72,21 @@ int race_apply_hint(rprog *p, int top, const char *hint, int lenient, char *err,
     const char *s = hint;
     char x[64], y[64], gname[64] = "";
     int comma;
-    if (!lit(&s, "to order them, add "))
+    if (!race_lit(&s, "to order them, add "))
         goto shape;
-    comma = lit(&s, "', ");
-    if (!comma && !lit(&s, "'after "))
+    comma = race_lit(&s, "', ");
+    if (!comma && !race_lit(&s, "'after "))
         goto shape;
-    int prev = lit(&s, "prev ");
+    int prev = race_lit(&s, "prev ");
     size_t n = strcspn(s, "'");
     if (!n || n >= sizeof x || s[n] != '\'')
         goto shape;
     memcpy(x, s, n);
     x[n] = 0;
     s += n + 1;
-    if (!lit(&s, comma ? " to the 'after' of " : " to ") || !quoted(&s, y, sizeof y))
+    if (!race_lit(&s, comma ? " to the 'after' of " : " to ") || !race_quoted(&s, y, sizeof y))
         goto shape;
-    if (lit(&s, " in graph ") && !quoted(&s, gname, sizeof gname))
+    if (race_lit(&s, " in graph ") && !race_quoted(&s, gname, sizeof gname))
         goto shape;
     if (*s)
         goto shape;

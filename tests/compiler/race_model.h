@@ -160,5 +160,10 @@ int race_graph_index(const rprog *p, const char *name);
  * LENIENT: accept the known dagc bug of extending a missing `after` of a
  * run node inside a subgraph. */
 int race_apply_hint(rprog *p, int top, const char *hint, int lenient, char *err, size_t errn);
+/* Parsing diagnostics' text (race_hint.c, race_props.c): race_quoted copies
+ * the quoted word at *S ('...') into OUT, race_lit matches the literal W;
+ * both advance *S past what they read and return 0 when it is not there. */
+int race_quoted(const char **s, char *out, size_t n);
+int race_lit(const char **s, const char *w);
 
 #endif

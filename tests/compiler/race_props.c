@@ -10,7 +10,8 @@
  * RACE_PROPS_CASES sets the number of graphs (default 300; suite slow runs
  * 20000), RACE_PROPS_SEED the first seed, RACE_PROPS_SHOW how many
  * mismatches to print (5), RACE_PROPS_KNOWN_BUGS the known-bug forms to
- * generate (race_model.h). A mismatch prints the seed, the .dag text and
+ * generate (race_model.h; default 7, all of them, since dagc handles them
+ * now: 0 leaves them out). A mismatch prints the seed, the .dag text and
  * both sides' differences. Without a race check in dagc the tests say
  * SKIPPED and pass.
  */
@@ -47,29 +48,6 @@ static int dagc_checks_races(char **why)
     return yes;
 }
 
-/* Reads 'NAME' at *s into out; advances past it. */
-static int quoted(const char **s, char *out, size_t n)
-{
-    if (**s != '\'')
-        return 0;
-    const char *e = strchr(*s + 1, '\'');
-    if (!e || (size_t)(e - *s - 1) >= n)
-        return 0;
-    memcpy(out, *s + 1, (size_t)(e - *s - 1));
-    out[e - *s - 1] = 0;
-    *s = e + 1;
-    return 1;
-}
-
-static int lit(const char **s, const char *w)
-{
-    size_t n = strlen(w);
-    if (strncmp(*s, w, n) != 0)
-        return 0;
-    *s += n;
-    return 1;
-}
-
 /* One race diagnostic's message in the reference's canonical form; 0 if
  * the message does not have one of the contract's four shapes. */
 static int parse_race(const char *msg, int warning, char *canon, size_t n, char *x, char *y,
@@ -77,21 +55,21 @@ static int parse_race(const char *msg, int warning, char *canon, size_t n, char 
 {
     const char *s = msg;
     char w[96], rd[96];
-    if (!quoted(&s, x, 96) || !lit(&s, " and ") || !quoted(&s, y, 96))
+    if (!race_quoted(&s, x, 96) || !race_lit(&s, " and ") || !race_quoted(&s, y, 96))
         return 0;
-    int cross = lit(&s, " of the next frame");
-    if (!lit(&s, " may run at the same time"))
+    int cross = race_lit(&s, " of the next frame");
+    if (!race_lit(&s, " may run at the same time"))
         return 0;
-    int both = lit(&s, " and both write ");
+    int both = race_lit(&s, " and both write ");
     if (both) {
-        if (!quoted(&s, r, 64))
+        if (!race_quoted(&s, r, 64))
             return 0;
-    } else if (!lit(&s, "; ") || !quoted(&s, w, sizeof w) || !lit(&s, " writes ") ||
-               !quoted(&s, r, 64) || !lit(&s, " and ") || !quoted(&s, rd, sizeof rd) ||
-               !lit(&s, " reads it")) {
+    } else if (!race_lit(&s, "; ") || !race_quoted(&s, w, sizeof w) || !race_lit(&s, " writes ") ||
+               !race_quoted(&s, r, 64) || !race_lit(&s, " and ") || !race_quoted(&s, rd, sizeof rd) ||
+               !race_lit(&s, " reads it")) {
         return 0;
     }
-    if (cross && !lit(&s, " [-Wpipeline-race]"))
+    if (cross && !race_lit(&s, " [-Wpipeline-race]"))
         return 0;
     if (*s || cross != warning)
         return 0;
@@ -309,7 +287,7 @@ static void check_hint(const rprog *p, const char *h, strs *bad)
     if (top < 0) {
         snprintf(m, sizeof m, "no graph has both tasks of %s", canon);
         add(bad, m);
-    } else if (race_apply_hint(&q, top, hint, !(env_int("RACE_PROPS_KNOWN_BUGS", 0) & 4), err,
+    } else if (race_apply_hint(&q, top, hint, !(env_int("RACE_PROPS_KNOWN_BUGS", 7) & 4), err,
                                sizeof err) != 0) {
         snprintf(m, sizeof m, "%s (for %s)", err, canon);
         add(bad, m);
@@ -417,7 +395,7 @@ Test(race_props, dagc_agrees_with_brute_force, .timeout = 1800)
          * the other half). */
         rgen_opts o = {.max_top = 10, .subgraphs = rng_below(&r, 3) != 0,
                        .prev = (int)rng_below(&r, 2), .max_flat = 12,
-                       .known_bugs = env_int("RACE_PROPS_KNOWN_BUGS", 0),
+                       .known_bugs = env_int("RACE_PROPS_KNOWN_BUGS", 7),
                        .sub_races = (int)rng_below(&r, 2),
                        .prev_of_runs = (int)rng_below(&r, 2),
                        .dense = rng_below(&r, 4) == 0};
@@ -490,9 +468,10 @@ Test(race_dagc, hand_made_cases)
               "graph top {\n task x run sub;\n task y after x;\n}\n");
 }
 
-/* Known dagc bugs, each as small as it gets. Registered with should_fail
- * (tests/compiler/meson.build): they pass while dagc is wrong, and turn
- * into an "unexpected pass" the day it is fixed; then drop should_fail. */
+/* dagc bugs the random graphs found, each as small as it gets (all fixed
+ * now; the comments say what dagc did). One not fixed yet is registered
+ * with should_fail (tests/compiler/meson.build): it passes while dagc is
+ * wrong, and turns into an "unexpected pass" the day it is fixed. */
 
 /* x.s1 waits for x, which waits for w: ordered, but dagc reports an
  * in-frame race ('x.s1' and 'w'), as if an `or` with a `prev` input (true

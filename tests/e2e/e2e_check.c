@@ -63,6 +63,34 @@ static bool inputs_ok(e2e_state *s, uint32_t i)
 
 static bool when_answer(const e2e_state *s, int wid);
 
+/* The position of the first of n's predicates that says no this frame, or
+ * -1 when all say yes (or it has none). */
+static int first_no(const e2e_state *s, const e2e_node *n)
+{
+    for (int k = 0; k < n->nwids; k++)
+        if (!when_answer(s, n->wids[k]))
+            return k;
+    return -1;
+}
+
+static bool skipped(const e2e_state *s, const e2e_node *n) { return first_no(s, n) >= 0; }
+
+/* Whether n asks predicate w this frame (every one before it said yes);
+ * *yes_unused: and its yes is not used by a run (a later one says no). */
+static bool asks(const e2e_state *s, const e2e_node *n, int w, bool *yes_unused)
+{
+    *yes_unused = false;
+    for (int k = 0; k < n->nwids; k++) {
+        if (n->wids[k] == w) {
+            *yes_unused = when_answer(s, w) && skipped(s, n);
+            return true;
+        }
+        if (!when_answer(s, n->wids[k]))
+            return false;
+    }
+    return false;
+}
+
 /* A task is complete when it ran or was skipped; a gate when its inputs
  * are. A skipped task completes when its predicate has answered no; with a
  * predicate shared by several tasks the checker cannot tell whose call an
@@ -75,8 +103,8 @@ static bool satisfied(e2e_state *s, uint32_t i)
         return inputs_ok(s, i);
     if (atomic_load(&s->ns[i].done) != 0)
         return true;
-    return n->wid >= 0 && !when_answer(s, n->wid) && atomic_load(&s->when_calls[n->wid]) > 0 &&
-           inputs_ok(s, i);
+    int no = first_no(s, n);
+    return no >= 0 && atomic_load(&s->when_calls[n->wids[no]]) > 0 && inputs_ok(s, i);
 }
 
 /* Several tasks may share one function: the call belongs to one of them
@@ -96,14 +124,20 @@ static int claim(e2e_state *s, int fid, bool parallel)
         /* A task with `when` runs only on a true answer of its predicate.
          * Predicates may be shared, so answers are counted per predicate
          * and each run uses one up. */
-        if (n->wid >= 0) {
-            int t = atomic_load(&s->when_true[n->wid]);
-            while (t > 0 && !atomic_compare_exchange_weak(&s->when_true[n->wid], &t, t - 1))
+        int k = 0;
+        for (; k < n->nwids; k++) {
+            _Atomic int *yes = &s->when_true[n->wids[k]];
+            int t = atomic_load(yes);
+            while (t > 0 && !atomic_compare_exchange_weak(yes, &t, t - 1))
                 ;
-            if (t <= 0) {
-                atomic_store(&s->ns[i].started, 0);
-                continue;
-            }
+            if (t <= 0)
+                break;
+        }
+        if (k < n->nwids) {
+            while (k-- > 0)
+                atomic_fetch_add(&s->when_true[n->wids[k]], 1);
+            atomic_store(&s->ns[i].started, 0);
+            continue;
         }
         return (int)i;
     }
@@ -239,8 +273,9 @@ bool e2e_when(const e2e_graph *g, int wid)
         return true;
     }
     /* A false answer skips a ready task of this predicate (see satisfied). */
+    bool unused;
     for (uint32_t i = 0; i < g->nnodes; i++)
-        if (g->nodes[i].wid == wid && inputs_ok(s, i))
+        if (asks(s, &g->nodes[i], wid, &unused) && inputs_ok(s, i))
             return false;
     violation(s, "a when predicate ran with no task of it ready (%s)", "when");
     return false;
@@ -258,11 +293,11 @@ static void end_of_frame(e2e_state *s, int rc)
         if (n->kind != DAGRT_NODE_TASK)
             continue;
         int done = atomic_load(&s->ns[i].done);
-        if (done == 0 && n->wid >= 0 && !when_answer(s, n->wid))
+        if (done == 0 && skipped(s, n))
             done = 2; /* skipped: its predicate calls are counted below */
         if (done == 0)
             violation(s, "task %s had not completed when G_run returned", n->name);
-        if (n->wid >= 0 && done != (when_answer(s, n->wid) ? 1 : 2))
+        if (n->nwids > 0 && done != (skipped(s, n) ? 2 : 1))
             violation(s, "task %s: ran or skipped against its when predicate", n->name);
         if (done == 2 && atomic_load(&s->ns[i].started))
             violation(s, "task %s ran although its when predicate said no", n->name);
@@ -270,12 +305,17 @@ static void end_of_frame(e2e_state *s, int rc)
             violation(s, "task %s completed without running", n->name);
     }
     for (int w = 0; w < g->nwhens; w++) {
-        int users = 0;
-        for (uint32_t i = 0; i < g->nnodes; i++)
-            users += g->nodes[i].kind == DAGRT_NODE_TASK && g->nodes[i].wid == w;
+        int users = 0, unused_yes = 0;
+        for (uint32_t i = 0; i < g->nnodes; i++) {
+            bool unused;
+            if (g->nodes[i].kind == DAGRT_NODE_TASK && asks(s, &g->nodes[i], w, &unused)) {
+                users++;
+                unused_yes += unused;
+            }
+        }
         if (atomic_load(&s->when_calls[w]) != users)
-            violation(s, "a when predicate was not called once per task using it (%s)", "when");
-        if (atomic_load(&s->when_true[w]) != 0)
+            violation(s, "a when predicate was not called once per task asking it (%s)", "when");
+        if (atomic_load(&s->when_true[w]) != unused_yes)
             violation(s, "a true when answer was not followed by its task (%s)", "when");
     }
     for (int f = 0; f < g->nfuncs; f++) {

@@ -25,6 +25,11 @@ typedef struct e2e_node {
     unsigned flags;
     uint32_t npred, succ_first, nsucc;
     int fid, wid;            /* distinct function / predicate, -1 if none */
+    /* Every predicate the task asks, in order (wid first): inside a run node
+     * with `when`, the run node's, then the task's own. It runs when all
+     * say yes; the first no skips it, and the later ones are not asked. */
+    int nwids;
+    const int *wids;
 } e2e_node;
 
 typedef struct e2e_graph {

@@ -20,15 +20,15 @@ static const uint32_t p_phys[] = {0}, p_ai[] = {0}, p_sim[] = {1, 2}, p_parts[] 
 static const uint32_t s_input[] = {1, 2}, s_phys[] = {4, 6}, s_ai[] = {4, 6}, s_audio[] = {8},
                       s_sim[] = {5, 7}, s_parts[] = {8}, s_stream[] = {8}, s_shadow[] = {8};
 static const ir_node nodes[] = {
-    {IR_TASK, IR_JOIN_AND, IR_F_MAIN, "input", "frame_input", NULL, 0, 0, {0}, NULL, 0, s_input, 2, NULL, 0, NULL, 0, UINT32_MAX},
-    {IR_TASK, IR_JOIN_AND, IR_F_COST, "physics", "frame_physics", NULL, 0, 2000000, {0}, p_phys, 1, s_phys, 2, NULL, 0, NULL, 0, UINT32_MAX},
-    {IR_TASK, IR_JOIN_AND, IR_F_HOT, "ai", "frame_ai", NULL, 0, 0, {0}, p_ai, 1, s_ai, 2, NULL, 0, NULL, 0, UINT32_MAX},
-    {IR_TASK, IR_JOIN_AND, IR_F_HOT | IR_F_FIBER, "audio", "frame_audio", NULL, 0, 0, {0}, NULL, 0, s_audio, 1, NULL, 0, NULL, 0, UINT32_MAX},
-    {IR_GATE, IR_JOIN_AND, 0, "sim", NULL, NULL, 0, 0, {0}, p_sim, 2, s_sim, 2, NULL, 0, NULL, 0, UINT32_MAX},
-    {IR_TASK, IR_JOIN_AND, IR_F_PARALLEL | IR_F_GRAIN, "parts", "frame_parts", NULL, 64, 0, {0}, p_parts, 1, s_parts, 1, NULL, 0, NULL, 0, UINT32_MAX},
-    {IR_TASK, IR_JOIN_OR, 0, "stream", "frame_stream", NULL, 0, 0, {0}, p_stream, 2, s_stream, 1, NULL, 0, NULL, 0, UINT32_MAX},
-    {IR_TASK, IR_JOIN_AND, IR_F_WHEN, "shadows", "frame_shadows", "shadows_on", 0, 0, {0}, p_shadow, 1, s_shadow, 1, NULL, 0, NULL, 0, UINT32_MAX},
-    {IR_TASK, IR_JOIN_AND, IR_F_MAIN | IR_F_CALL, "present", "swap", NULL, 0, 0, {0}, p_present, 4, NULL, 0, NULL, 0, NULL, 0, UINT32_MAX},
+    {IR_TASK, IR_JOIN_AND, IR_F_MAIN, "input", "frame_input", NULL, 0, 0, {0}, NULL, 0, s_input, 2, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
+    {IR_TASK, IR_JOIN_AND, IR_F_COST, "physics", "frame_physics", NULL, 0, 2000000, {0}, p_phys, 1, s_phys, 2, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
+    {IR_TASK, IR_JOIN_AND, IR_F_HOT, "ai", "frame_ai", NULL, 0, 0, {0}, p_ai, 1, s_ai, 2, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
+    {IR_TASK, IR_JOIN_AND, IR_F_HOT | IR_F_FIBER, "audio", "frame_audio", NULL, 0, 0, {0}, NULL, 0, s_audio, 1, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
+    {IR_GATE, IR_JOIN_AND, 0, "sim", NULL, NULL, 0, 0, {0}, p_sim, 2, s_sim, 2, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
+    {IR_TASK, IR_JOIN_AND, IR_F_PARALLEL | IR_F_GRAIN, "parts", "frame_parts", NULL, 64, 0, {0}, p_parts, 1, s_parts, 1, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
+    {IR_TASK, IR_JOIN_OR, 0, "stream", "frame_stream", NULL, 0, 0, {0}, p_stream, 2, s_stream, 1, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
+    {IR_TASK, IR_JOIN_AND, IR_F_WHEN, "shadows", "frame_shadows", "shadows_on", 0, 0, {0}, p_shadow, 1, s_shadow, 1, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
+    {IR_TASK, IR_JOIN_AND, IR_F_MAIN | IR_F_CALL, "present", "swap", NULL, 0, 0, {0}, p_present, 4, NULL, 0, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
 };
 static const ir_graph graphs[] = {
     {"frame", "struct game *", {0}, nodes, 9, 12, NULL, 0, 0},
@@ -191,7 +191,7 @@ Test(emit_c, compiles_warning_free)
 Test(emit_c, void_context_and_no_edges)
 {
     static const ir_node one[] = {
-        {IR_TASK, IR_JOIN_AND, 0, "only", "g_only", NULL, 0, 0, {0}, NULL, 0, NULL, 0, NULL, 0, NULL, 0, UINT32_MAX},
+        {IR_TASK, IR_JOIN_AND, 0, "only", "g_only", NULL, 0, 0, {0}, NULL, 0, NULL, 0, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
     };
     static const ir_graph g[] = {{"g", "void *", {0}, one, 1, 0, NULL, 0, 0}};
     static const ir_program p = {"g.dag", NULL, 0, g, 1, NULL, 0, NULL, 0};
@@ -236,7 +236,7 @@ Test(emit_c, custom_templates_from_a_directory)
 Test(emit_c, context_types_are_declarators)
 {
     static const ir_node one[] = {
-        {IR_TASK, IR_JOIN_AND, 0, "a", "fp_a", NULL, 0, 0, {0}, NULL, 0, NULL, 0, NULL, 0, NULL, 0, UINT32_MAX},
+        {IR_TASK, IR_JOIN_AND, 0, "a", "fp_a", NULL, 0, 0, {0}, NULL, 0, NULL, 0, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
     };
     static const struct { const char *ctype, *param; } cases[] = {
         {"void (*)(int, const char *)", "void (*ctx)(int, const char *)"},

@@ -18,14 +18,6 @@
 #include "obs.h"
 #include "trace_check.h"
 
-#define EXPECT(c)                                                                   \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c);        \
-            bad++;                                                                  \
-        }                                                                           \
-    } while (0)
-
 static unsigned scaled(unsigned n)
 {
     const char *s = getenv("DAGC_TEST_SCALE");
@@ -150,12 +142,10 @@ static int obs_trace_api(void)
     EXPECT(dagrt_trace_write(rt, "/nonexistent-dir/t.json") == DAGRT_EINVAL);
     dagrt_destroy(rt);
     tc_trace t;
-    char err[600];
-    if (tc_load(path, &t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    int v = tc_load_checked(path, &t);
+    if (v < 0)
         return bad + 1;
-    }
-    bad += tc_check(&t);
+    bad += v;
     int64_t f0 = first_frame(&t);
     EXPECT(f0 >= 3);
     size_t in_range = 0;
@@ -192,12 +182,10 @@ static int obs_trace_env(void)
     EXPECT(access(path, F_OK) != 0);         /* not before destroy */
     dagrt_destroy(rt);
     tc_trace t;
-    char err[600];
-    if (tc_load(path, &t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    int v = tc_load_checked(path, &t);
+    if (v < 0)
         return bad + 1;
-    }
-    bad += tc_check(&t);
+    bad += v;
     int64_t f0 = first_frame(&t);
     for (unsigned f = 0; f < 3; f++)
         bad += check_frame(&t, f0 + f, 7 + f);
@@ -313,26 +301,27 @@ static void on_start(void *u, int thread, const char *name)
     tl_thread = thread;
     atomic_fetch_add_explicit(&b->starts, 1, memory_order_relaxed);  /* relaxed: a counter */
 }
+/* A thread event must come on the thread it names; counts it in N. */
+static void on_own_thread(bal *b, int thread, const char *bad, _Atomic long *n)
+{
+    if (thread != tl_thread)
+        note_bad(b, bad, NULL);
+    atomic_fetch_add_explicit(n, 1, memory_order_relaxed);  /* relaxed: a counter */
+}
 static void on_stop(void *u, int thread)
 {
     bal *b = u;
-    if (thread != tl_thread)
-        note_bad(b, "thread_stop on another thread", NULL);
-    atomic_fetch_add_explicit(&b->stops, 1, memory_order_relaxed);  /* relaxed: a counter */
+    on_own_thread(b, thread, "thread_stop on another thread", &b->stops);
 }
 static void on_idle(void *u, int thread)
 {
     bal *b = u;
-    if (thread != tl_thread)
-        note_bad(b, "idle on another thread", NULL);
-    atomic_fetch_add_explicit(&b->idles, 1, memory_order_relaxed);  /* relaxed: a counter */
+    on_own_thread(b, thread, "idle on another thread", &b->idles);
 }
 static void on_wake(void *u, int thread)
 {
     bal *b = u;
-    if (thread != tl_thread)
-        note_bad(b, "wake on another thread", NULL);
-    atomic_fetch_add_explicit(&b->wakes, 1, memory_order_relaxed);  /* relaxed: a counter */
+    on_own_thread(b, thread, "wake on another thread", &b->wakes);
 }
 
 static const dagrt_observer balance_obs = {
@@ -458,7 +447,7 @@ static int obs_stats(void)
     return bad;
 }
 
-const obs_scenario obs_scenarios[] = {
+const scenario obs_scenarios[] = {
     {"obs_trace_api", obs_trace_api},
     {"obs_trace_env", obs_trace_env},
     {"obs_balanced", obs_balanced},

@@ -2,11 +2,8 @@
 #ifndef OBS_SCENARIOS_H
 #define OBS_SCENARIOS_H
 
-typedef struct obs_scenario {
-    const char *name;
-    int (*fn)(void);   /* returns the number of violations */
-} obs_scenario;
+#include "scenario.h"
 
-extern const obs_scenario obs_scenarios[];
+extern const scenario obs_scenarios[];
 
 #endif

@@ -5,11 +5,9 @@
 
 static int run(const char *name)
 {
-    for (const obs_scenario *s = obs_scenarios; s->name; s++)
-        if (strcmp(s->name, name) == 0)
-            return s->fn();
-    cr_assert_fail("no scenario %s", name);
-    return -1;
+    const scenario *s = scenario_find(obs_scenarios, name);
+    cr_assert_not_null(s, "no scenario %s", name);
+    return s->fn();
 }
 
 #define SCENARIO(n) \

@@ -185,3 +185,13 @@ size_t tc_count(const tc_trace *t, const char *name, int64_t frame)
             n++;
     return n;
 }
+
+int tc_load_checked(const char *path, tc_trace *t)
+{
+    char err[600];
+    if (tc_load(path, t, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return tc_check(t);
+}

@@ -37,6 +37,9 @@ void tc_free(tc_trace *t);
  * events partially overlapping on one thread, X events without frame and
  * node args (outside cat "dagrt"), missing thread names. */
 int tc_check(const tc_trace *t);
+/* tc_load then tc_check, a load error printed on stderr: returns -1 when
+ * PATH did not load, else tc_check's count. */
+int tc_load_checked(const char *path, tc_trace *t);
 /* Counts events with ph 'X' named NAME (NULL: any) in frame FRAME (-1: any). */
 size_t tc_count(const tc_trace *t, const char *name, int64_t frame);
 

@@ -17,14 +17,6 @@
 #include "trace.h"
 #include "trace_check.h"
 
-#define EXPECT(c)                                                                   \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #c);        \
-            bad++;                                                                  \
-        }                                                                           \
-    } while (0)
-
 static void tmp_path(char *buf, size_t n, const char *what)
 {
     const char *dir = getenv("TMPDIR");
@@ -39,12 +31,9 @@ static rt_trace_node node(const char *g, const char *name, uint32_t i, uint64_t 
 
 static int load_checked(const char *path, tc_trace *t)
 {
-    char err[600];
-    if (tc_load(path, t, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    int bad = tc_load_checked(path, t);
+    if (bad < 0)
         return 1;
-    }
-    int bad = tc_check(t);
     if (!t->has_display_unit || !t->has_other) {
         fprintf(stderr, "%s: displayTimeUnit or otherData missing\n", path);
         bad++;
@@ -365,7 +354,7 @@ static int trace_threads(void)
     return bad;
 }
 
-const trace_scenario trace_scenarios[] = {
+const scenario trace_scenarios[] = {
     {"trace_nesting", trace_nesting},
     {"trace_fiber_slices", trace_fiber_slices},
     {"trace_restart", trace_restart},

@@ -2,11 +2,8 @@
 #ifndef TRACE_SCENARIOS_H
 #define TRACE_SCENARIOS_H
 
-typedef struct trace_scenario {
-    const char *name;
-    int (*fn)(void);   /* returns the number of violations */
-} trace_scenario;
+#include "scenario.h"
 
-extern const trace_scenario trace_scenarios[];
+extern const scenario trace_scenarios[];
 
 #endif
