@@ -35,7 +35,11 @@ typedef struct cnames {
 static const char *describe(const cname *c, char *buf, size_t n)
 {
     switch (c->kind) {
-    case CN_RUN: snprintf(buf, n, "the run function of graph '%s'", c->owner); break;
+    case CN_RUN:
+        snprintf(buf, n, "%s of graph '%s'",
+                 strlen(c->name) > 4 && strcmp(c->name + strlen(c->name) - 4, "_run") == 0
+                     ? "the run function" : "an entry point", c->owner);
+        break;
     case CN_COUNT: snprintf(buf, n, "the count function of task '%s'", c->owner); break;
     case CN_PRED: snprintf(buf, n, "the predicate of task '%s'", c->owner); break;
     default: snprintf(buf, n, "the function of task '%s'", c->owner); break;
@@ -90,14 +94,20 @@ void dg_check_c_names(const ir_program *p, dg_diag *d, dg_arena *a)
 {
     cnames C = {0};
     size_t total = 0;
-    for (size_t gi = 0; gi < p->ngraphs; gi++) total += p->graphs[gi].nnodes + 1;
+    for (size_t gi = 0; gi < p->ngraphs; gi++) total += p->graphs[gi].nnodes + 6;
     dg_map_reserve(&C.map, total);
     C.cap = total + 16;
     C.v = dg_xmalloc(C.cap * sizeof *C.v);
     for (size_t gi = 0; gi < p->ngraphs && !d->stop; gi++) {
         const ir_graph *g = &p->graphs[gi];
-        cname r = {dg_printf(a, "%s_run", g->name), CN_RUN, g->ctype, 0, g->pos, g->name};
-        claim(&C, d, r);
+        /* The run function and (v2) the instance's type and functions. */
+        static const char *const entry[] = {"run", "instance", "instance_init", "run_instance",
+                                            "start", "wait"};
+        for (size_t k = 0; k < sizeof entry / sizeof entry[0] && !d->stop; k++) {
+            cname r = {dg_printf(a, "%s_%s", g->name, entry[k]), CN_RUN, g->ctype, 0, g->pos,
+                       g->name};
+            claim(&C, d, r);
+        }
         for (uint32_t i = 0; i < g->nnodes; i++) {
             const ir_node *x = &g->nodes[i];
             if (x->kind != IR_TASK) continue;

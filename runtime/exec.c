@@ -85,7 +85,23 @@ uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob)
 
 bool rt_exec_in_node(void) { return rt_exec_depth > 0; }
 
-int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
+/* A state's `running` word: who owns it. Idle to RUN_SYNC (dagrt_graph_run)
+ * or RUN_STARTING (dagrt_graph_start, then RUN_STARTED until its wait takes
+ * it as RUN_WAITING); back to RUN_IDLE when the run is over. */
+enum { RUN_IDLE, RUN_SYNC, RUN_STARTING, RUN_STARTED, RUN_WAITING };
+
+/* Inside a graph task anywhere, or inside any task (workers run user code
+ * only inside tasks; the main thread counts the tasks it runs while it
+ * waits or pumps): a run or a wait there could wait on itself. */
+static bool nested(dagrt *rt, rt_ctx *self)
+{
+    return rt_exec_depth > 0 || (self && (self->worker || self->depth > 0)) ||
+           dagrt_in_fiber(rt);   /* fiber: see execute */
+}
+
+/* Checks a run's arguments and takes the state (RUN_IDLE to `to`). */
+static int claim(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, rt_ctx **self,
+                 uint32_t to)
 {
     if (!rt || !g || !st)
         return DAGRT_EINVAL;
@@ -93,25 +109,28 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         return DAGRT_EVERSION;
     if (g->nnodes == 0 || !g->nodes || !g->succ || !st->nodes || st->nnodes < g->nnodes)
         return DAGRT_EINVAL;
-    /* Inside a graph task anywhere, or inside any task (workers run user
-     * code only inside tasks; the main thread counts the tasks it runs
-     * while it waits or pumps): the run could wait on itself. */
-    rt_ctx *self = rt_ctx_current(rt);
-    if (rt_exec_depth > 0 || (self && (self->worker || self->depth > 0)) ||
-        dagrt_in_fiber(rt))   /* fiber: see execute */
+    *self = rt_ctx_current(rt);
+    if (nested(rt, *self))
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
-    /* acquire: pairs with the release below, so this run sees the last one's writes. */
-    if (atomic_exchange_explicit(&r->running, 1, memory_order_acquire) != 0)
+    uint32_t idle = RUN_IDLE;
+    /* acquire: pairs with the release that ended the last run (or wait), so
+     * this run sees its writes. Failure: nothing is touched, relaxed. */
+    if (!atomic_compare_exchange_strong_explicit(&r->running, &idle, to, memory_order_acquire,
+                                                 memory_order_relaxed))
         return DAGRT_EBUSY;
     if (!dagrt_on_main_thread(rt)) {
         /* release: nothing of this state was touched; hands it back as it was. */
-        atomic_store_explicit(&r->running, 0, memory_order_release);
+        atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
         return DAGRT_EPERM;
     }
+    return 0;
+}
 
-    /* Reset: plain stores are enough; spawning a task publishes them to
-     * the thread that runs it (the runtime's queues are release/acquire). */
+/* Reset: plain stores are enough; spawning a task publishes them to the
+ * thread that runs it (the runtime's queues are release/acquire). */
+static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
+{
     node_rt *nodes = (node_rt *)(void *)st->nodes;
     if (r->plan_g != g || r->nodes != nodes)
         r->plan = 0;   /* a plan is for one graph in one node array */
@@ -120,13 +139,28 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     r->ctx = ctx;
     r->nodes = nodes;
     r->nnodes = g->nnodes;
+}
+
+static uint16_t helpers_for(int workers)
+{
+    return (uint16_t)(workers < 65534 ? workers + 1 : 65535);
+}
+
+int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
+{
+    rt_ctx *self;
+    int rc = claim(rt, g, st, &self, RUN_SYNC);
+    if (rc != 0)
+        return rc;
+    graph_rt *r = state_rt(st);
+    reset(r, rt, g, st, ctx);
     /* One helper per worker, plus one: the caller, once it waits on the
      * group, takes a helper task like any other, so a helper that keeps
      * publishing work can still hand some to the caller. None for a frame
      * too short to share (EXEC_INLINE_NS_PER_NODE). */
     int workers = dagrt_worker_count(rt);
     bool tiny = r->last_ns && r->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE;
-    r->max_helpers = workers > 0 && !tiny ? (uint16_t)(workers < 65534 ? workers + 1 : 65535) : 0;
+    r->max_helpers = workers > 0 && !tiny ? helpers_for(workers) : 0;
     /* The policy's clock: a clock read can cost as much as a node's
      * overhead here (a virtualised clock), so only one run in
      * EXEC_TIME_EVERY is timed, the first ones always. */
@@ -134,7 +168,6 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;
     if (timed)
         t0 = rt_now_ns();
-    int rc = 0;
     /* One worker and a frame worth sharing: plan mode, if the graph allows. */
     if (workers == 1 && !tiny) {
         if (r->plan == 0) {
@@ -157,7 +190,59 @@ finish:;
     }
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
-    atomic_store_explicit(&r->running, 0, memory_order_release);
+    atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
+    return rc;
+}
+
+/* A started run always uses the dynamic executor with helpers (plan mode
+ * and the inline policy both assume the caller takes part from the
+ * start), and is not timed: its wall time includes whatever the caller
+ * does between start and wait. */
+int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                      dagrt_ctx_store_fn store, const void *src)
+{
+    rt_ctx *self;
+    int rc = claim(rt, g, st, &self, RUN_STARTING);
+    if (rc != 0)
+        return rc;
+    if (store)
+        store(ctx, src);
+    graph_rt *r = state_rt(st);
+    reset(r, rt, g, st, ctx);
+    int workers = dagrt_worker_count(rt);
+    r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
+    rt_exec_dyn_start(r, workers);
+    /* release: the wait that takes RUN_STARTED (acquire) sees the reset. */
+    atomic_store_explicit(&r->running, RUN_STARTED, memory_order_release);
+    return 0;
+}
+
+int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)
+{
+    if (!rt || !st)
+        return DAGRT_EINVAL;
+    rt_ctx *self = rt_ctx_current(rt);
+    if (nested(rt, self))
+        return DAGRT_ENESTED;
+    graph_rt *r = state_rt(st);
+    uint32_t s = RUN_STARTED;
+    /* acquire: pairs with the start's release (the reset and the roots).
+     * Failure: relaxed, only the value decides the error. */
+    if (!atomic_compare_exchange_strong_explicit(&r->running, &s, RUN_WAITING,
+                                                 memory_order_acquire, memory_order_relaxed))
+        return s == RUN_IDLE ? DAGRT_EINVAL : DAGRT_EBUSY;
+    /* Only the thread that started the run (the main thread of its
+     * runtime) may wait for it: its `on main` tasks run there. */
+    int bad = r->rt != rt ? DAGRT_EINVAL : !dagrt_on_main_thread(rt) ? DAGRT_EBUSY : 0;
+    if (bad) {
+        /* release: hands the started run back untouched. */
+        atomic_store_explicit(&r->running, RUN_STARTED, memory_order_release);
+        return bad;
+    }
+    int rc = rt_exec_dyn_wait(r, self);
+    r->runs++;
+    /* release: the next run (or get_stats) acquires everything this run wrote. */
+    atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
     return rc;
 }
 

@@ -120,8 +120,9 @@ typedef struct graph_rt {
      * list need no locked instructions, which cost far more than the work
      * of an empty node. Set before the run, read-only during it. */
     uint16_t solo;
-    /* 1 while a run is in progress. exchange with acquire / store with
-     * release: a run that starts after another ended sees all its writes. */
+    /* Who owns the state (exec.c: RUN_IDLE, RUN_SYNC, a started run's
+     * phases). Taken with an acquire CAS, handed back with a release
+     * store: a run that starts after another ended sees all its writes. */
     _Atomic uint32_t running;
     uint32_t epoch;              /* plan mode: this run's number, never 0 */
     uint64_t runs;
@@ -255,6 +256,10 @@ static inline uint8_t rt_exec_node(graph_rt *r, uint32_t i)
 
 /* A whole run with the dynamic executor (self: the caller's ctx). */
 int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers);
+/* The same in two halves: start (reset, publish every root, spawn a
+ * helper; returns at once) and wait (the caller's part, then the end). */
+void rt_exec_dyn_start(graph_rt *r, int workers);
+int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self);
 
 /* ------------------------------------------------------- exec_plan.c */
 

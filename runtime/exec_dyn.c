@@ -253,12 +253,12 @@ static void helper_entry(void *arg)
 }
 
 
-/* A whole run (after exec.c's checks and reset of the shared fields). */
-int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
+/* Resets the run's counters and fires the roots. keep: the caller runs
+ * one root itself next (returned); otherwise every root is published, so
+ * that helpers start the run while its caller does other things. */
+static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
 {
     const dagrt_graph *g = r->g;
-    dagrt *rt = r->rt;
-    int rc = 0;
     r->main_head = NONE;
     /* relaxed: reset before anything is published; the first spawn releases it. */
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
@@ -287,12 +287,23 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
     bool published = false;
     for (uint32_t i = 0; i < g->nnodes; i++)
         if (g->nodes[i].npred == 0) {
-            uint32_t x = fire(&d, i, next != NONE, &published);
+            uint32_t x = fire(&d, i, !keep || next != NONE, &published);
             if (x != NONE)
                 next = x;
         }
     if (published)
         maybe_spawn_helper(r);
+    return next;
+}
+
+/* Runs the caller's part of the run from `next` on, and waits for the
+ * rest: the caller (the main thread) drains, helps, then blocks. */
+static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
+{
+    const dagrt_graph *g = r->g;
+    dagrt *rt = r->rt;
+    int rc = 0;
+    drain_ctx d = {r, true, 0};
     for (;;) {
         drain(&d, next);
         next = NONE;
@@ -336,3 +347,13 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
         rc = dagrt_group_wait(rt, &r->group);
     return rc;
 }
+
+/* A whole run (after exec.c's checks and reset of the shared fields). */
+int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
+{
+    return dyn_finish(r, self, dyn_begin(r, workers, true));
+}
+
+void rt_exec_dyn_start(graph_rt *r, int workers) { (void)dyn_begin(r, workers, false); }
+
+int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self) { return dyn_finish(r, self, NONE); }

@@ -5,6 +5,8 @@
 #include "{{header}}"
 
 #include <memory>
+#include <cstring>
+#include <new>
 #include <type_traits>
 
 namespace {
@@ -33,6 +35,13 @@ using ctx_param = std::conditional<
 // What a trampoline hands the user's function: that object, by reference
 // (a top-level const stays the object's), or moved for T &&.
 using ctx_pass = std::conditional<std::is_rvalue_reference<ctx_type>::value, ctx_type, ctx_param &>::type;
+// What a started run keeps in its instance: a copy of the object; for a
+// reference, nothing (the run uses the referent, which must outlive it).
+using ctx_store = std::conditional<std::is_reference<ctx_type>::value, void *,
+                                   std::remove_cv<ctx_param>::type>::type;
+static_assert(sizeof(ctx_store) <= sizeof({{name}}_instance::ctx) &&
+                  alignof(ctx_store) <= alignof({{name}}_instance),
+              "{{name}}_instance has no room for the context");
 } // namespace dagc_{{name}}
 } // namespace
 
@@ -96,5 +105,53 @@ static dagrt_graph_state dagc_{{name}}_state = DAGRT_GRAPH_STATE_INIT(dagc_{{nam
 int {{name}}_run(dagrt *rt, {{param}})
 {
     return dagrt_graph_run(rt, &dagc_{{name}}_graph, &dagc_{{name}}_state, dagc_address(ctx));
+}
+
+void {{name}}_instance_init({{name}}_instance *inst)
+{
+    std::memset(static_cast<void *>(inst), 0, sizeof *inst);
+    inst->state.nodes = inst->nodes;
+    inst->state.nnodes = {{nnodes}};
+}
+
+int {{name}}_run_instance(dagrt *rt, {{name}}_instance *inst, {{param}})
+{
+    if (!inst)
+        return DAGRT_EINVAL;
+    return dagrt_graph_run(rt, &dagc_{{name}}_graph, &inst->state, dagc_address(ctx));
+}
+
+// Called by the runtime once the instance is taken: a refused start leaves
+// a running instance's context alone.
+extern "C" {
+static void dagc_{{name}}_store(void *dst, const void *src)
+{
+    ::new (dst) dagc_{{name}}::ctx_store(*static_cast<const dagc_{{name}}::ctx_store *>(src));
+}
+} // extern "C"
+
+int {{name}}_start(dagrt *rt, {{name}}_instance *inst, {{param}})
+{
+    if (!inst)
+        return DAGRT_EINVAL;
+    if (std::is_reference<dagc_{{name}}::ctx_type>::value)
+        return dagrt_graph_start(rt, &dagc_{{name}}_graph, &inst->state, dagc_address(ctx), nullptr,
+                                 nullptr);
+    return dagrt_graph_start(rt, &dagc_{{name}}_graph, &inst->state, static_cast<void *>(&inst->ctx),
+                             dagc_{{name}}_store, dagc_address(ctx));
+}
+
+int {{name}}_wait(dagrt *rt, {{name}}_instance *inst)
+{
+    if (!inst)
+        return DAGRT_EINVAL;
+    int rc = dagrt_graph_wait(rt, &inst->state);
+    // The run is over unless the wait was refused: its copy goes too.
+    if (rc != DAGRT_EINVAL && rc != DAGRT_EBUSY && rc != DAGRT_ENESTED &&
+        !std::is_reference<dagc_{{name}}::ctx_type>::value) {
+        using T = dagc_{{name}}::ctx_store;
+        static_cast<T *>(static_cast<void *>(&inst->ctx))->~T();
+    }
+    return rc;
 }
 {{/graphs}}

@@ -564,6 +564,28 @@ typedef struct dagrt_graph_state {
  * runtime's main thread). A failed call runs nothing. */
 int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx);
 
+/* A run in two halves, so that several states (instances of one graph, or
+ * of several) are in flight at once and the caller does other things
+ * meanwhile. dagrt_graph_start checks and resets as dagrt_graph_run does,
+ * makes the roots ready and returns at once (same errors; DAGRT_EBUSY also
+ * while a started run has not been waited for). The run proceeds on the
+ * workers; its `on main` tasks run on the starting thread (the main
+ * thread) inside its waits: dagrt_graph_wait, other runs, the pump.
+ * dagrt_graph_wait helps until the run is complete, then returns its
+ * result and makes the state idle: DAGRT_EINVAL for a state never started
+ * (or started on another runtime), DAGRT_EBUSY from another thread or
+ * while another wait holds it, DAGRT_ENESTED from inside a task. A failed
+ * call changes nothing. A started run must be waited for before its state
+ * is reused or goes out of scope. */
+/* The run outlives the call, so it cannot read the caller's context where
+ * it is: once the state is taken (and only then, so that a refused start
+ * changes nothing), store(ctx, src) copies the context from src into ctx,
+ * which the run then uses (store NULL: ctx is used as it is). */
+typedef void (*dagrt_ctx_store_fn)(void *ctx, const void *src);
+int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                      dagrt_ctx_store_fn store, const void *src);
+int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st);
+
 /* What the last completed run of a state did, for tests and tools (all 0
  * before the first run). Call it between runs, not during one. */
 typedef struct dagrt_graph_stats {

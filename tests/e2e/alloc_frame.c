@@ -1,7 +1,9 @@
 /* alloc_frame.c - after the first frames, running a frame allocates
  * nothing: the example game's whole frame graph (main, hot, fiber and
  * parallel tasks, a gate, an OR join, a `when`) runs 1000 frames while every
- * malloc/calloc/realloc of every thread is counted. */
+ * malloc/calloc/realloc of every thread is counted; then as many frames of
+ * two instances started together (frame_start, frame_wait) and of
+ * frame_run_instance. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -80,7 +82,8 @@ static int wait_for_workers(dagrt *rt)
 int main(void)
 {
     main_thread = pthread_self();
-    static struct game g;
+    static struct game g, g2;
+    static frame_instance ia, ib;
     /* A control first: the counter does see allocations. Before the
      * runtime exists: a worker starting up allocates too (see above), and
      * would make the count differ (seen once in 544 runs). */
@@ -95,6 +98,9 @@ int main(void)
     if (!rt)
         return 1;
     game_init(&g, rt);
+    game_init(&g2, rt);
+    frame_instance_init(&ia);
+    frame_instance_init(&ib);
     if (wait_for_workers(rt) != 0) {
         printf("alloc_frame: the workers did not all start within 10 s\n");
         return 1;
@@ -107,7 +113,19 @@ int main(void)
         if (frame_run(rt, &g) != 0)
             return 1;
     unsigned long a1 = atomic_load(&n_allocs);
+    /* Started runs: two instances in flight, then a synchronous one. */
+    unsigned long b0 = 0;
+    for (int f = 0; f < 1020; f++) {
+        if (f == 20)
+            b0 = atomic_load(&n_allocs);   /* after the instances' own warm-up */
+        if (frame_start(rt, &ia, &g) != 0 || frame_start(rt, &ib, &g2) != 0 ||
+            frame_wait(rt, &ia) != 0 || frame_wait(rt, &ib) != 0 ||
+            frame_run_instance(rt, &ia, &g) != 0)
+            return 1;
+    }
+    unsigned long b1 = atomic_load(&n_allocs);
     dagrt_destroy(rt);
-    printf("alloc_frame: %lu allocations in 1000 frames after warm-up\n", a1 - a0);
-    return a1 != a0;
+    printf("alloc_frame: %lu allocations in 1000 frames after warm-up, %lu in 1000 of two "
+           "started instances and one run_instance\n", a1 - a0, b1 - b0);
+    return a1 != a0 || b1 != b0;
 }

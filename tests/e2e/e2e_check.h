@@ -7,6 +7,8 @@
  * no; a task started only after its AND inputs (or one OR input) completed,
  * gates included; `on main` tasks ran on the calling thread; parallel ranges
  * covered [0, count) exactly once; G_run returned only after every node.
+ * Every other frame runs as G_start, a short pause of the caller outside
+ * the runtime, then G_wait, on an instance of its own.
  */
 #ifndef E2E_CHECK_H
 #define E2E_CHECK_H
@@ -37,6 +39,9 @@ typedef struct e2e_graph {
     const uint32_t *succ;
     int nfuncs, nwhens;
     int (*run)(dagrt *rt);
+    /* The frame as a started run on an instance, and its wait. */
+    int (*start)(dagrt *rt);
+    int (*wait)(dagrt *rt);
 } e2e_graph;
 
 /* The graphs of the one .dag file an e2e executable is built for (defined

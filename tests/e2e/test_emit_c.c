@@ -78,7 +78,16 @@ Test(emit_c, header_declares_exactly_the_contract)
         "void frame_shadows(struct game *ctx);\n"
         "bool shadows_on(struct game *ctx);\n"
         "void swap(struct game *ctx);\n"
-        "int frame_run(dagrt *rt, struct game *ctx);\n");
+        "int frame_run(dagrt *rt, struct game *ctx);\n"
+        "    dagrt_graph_state state;\n"
+        "    dagrt_node_state nodes[9];\n"
+        "    union { unsigned char bytes[sizeof(struct game *)]; void *p; long long ll; "
+        "long double ld; void (*fp)(void); } ctx;\n"
+        "} frame_instance;\n"
+        "void frame_instance_init(frame_instance *inst);\n"
+        "int frame_run_instance(dagrt *rt, frame_instance *inst, struct game *ctx);\n"
+        "int frame_start(dagrt *rt, frame_instance *inst, struct game *ctx);\n"
+        "int frame_wait(dagrt *rt, frame_instance *inst);\n");
     /* Includes: dagrt.h first, then the .dag's includes in order. */
     const char *a = strstr(h.p, "#include \"dagrt.h\"");
     const char *b = strstr(h.p, "#include \"game.h\"");

@@ -3,7 +3,7 @@
 
 #include "tick.h"
 
-void tick_start(struct tick_ctx *c) { c->started++; }
+void tick_begin(struct tick_ctx *c) { c->started++; }
 void sub_step(struct tick_ctx *c) { c->stepped += c->started; }
 
 int main(void)

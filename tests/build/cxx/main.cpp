@@ -56,10 +56,30 @@ int main()
     int rc4 = notify_run(rt, &f);
     long arr[4] = {0, 0, 0, 0};
     int rc5 = bump_run(rt, arr);
+    // Started runs: a pointer context (copied into the instance), a
+    // reference (the referent itself), an array (its pointer), in flight
+    // together.
+    static frame_instance fi;
+    static pool_instance pi;
+    static bump_instance bi;
+    frame_instance_init(&fi);
+    pool_instance_init(&pi);
+    bump_instance_init(&bi);
+    engine::World w2;
+    engine::Pool<int, 4> pool2;
+    long arr2[4] = {0, 0, 0, 0};
+    int rc6 = frame_start(rt, &fi, &w2) | pool_start(rt, &pi, pool2) | bump_start(rt, &bi, arr2);
+    int busy = frame_start(rt, &fi, &w2);
+    rc6 |= bump_wait(rt, &bi) | pool_wait(rt, &pi) | frame_wait(rt, &fi);
+    int never = frame_wait(rt, &fi);
     dagrt_destroy(rt);
     long want = 999L * 1000 / 2;
     bool ok = rc == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && rc5 == 0 && w.reported == want &&
-              w.checked == 1 && pool.sum == 10 && got == 42 && arr[0] == 1 && arr[3] == 2;
+              w.checked == 1 && pool.sum == 10 && got == 42 && arr[0] == 1 && arr[3] == 2 &&
+              rc6 == 0 && busy == DAGRT_EBUSY && never == DAGRT_EINVAL && w2.reported == want &&
+              pool2.sum == 10 && arr2[0] == 1 && arr2[3] == 2;
+    std::printf("cxx: started runs %d (busy %d, never %d), total %ld, pool %d, array %ld %ld\n", rc6,
+                busy, never, w2.reported, pool2.sum, arr2[0], arr2[3]);
     std::printf("cxx: runs %d %d %d %d %d, total %ld (expected %ld), checked %d, pool %d, ping %d,"
                 " array %ld %ld: %s\n", rc, rc2, rc3, rc4, rc5, w.reported, want, w.checked, pool.sum,
                 got, arr[0], arr[3], ok ? "ok" : "FAILED");

@@ -42,10 +42,22 @@ static const e2e_node {{name}}__e2e_nodes[] = {
 typedef {{ctx_decl}};
 static {{ctx_t}} {{name}}__e2e_ctx;
 static int {{name}}__e2e_run(dagrt *rt) { return {{name}}_run(rt, {{name}}__e2e_ctx); }
+/* The same frame on an instance of its own, started then waited for. */
+static {{name}}_instance {{name}}__e2e_inst;
+static int {{name}}__e2e_start(dagrt *rt)
+{
+    static bool ready;
+    if (!ready) {
+        {{name}}_instance_init(&{{name}}__e2e_inst);
+        ready = true;
+    }
+    return {{name}}_start(rt, &{{name}}__e2e_inst, {{name}}__e2e_ctx);
+}
+static int {{name}}__e2e_wait(dagrt *rt) { return {{name}}_wait(rt, &{{name}}__e2e_inst); }
 
 const e2e_graph {{name}}__e2e = {
     "{{name}}", {{nnodes}}, {{name}}__e2e_nodes, {{name}}__e2e_succ, {{nfuncs}}, {{nwhens}},
-    {{name}}__e2e_run,
+    {{name}}__e2e_run, {{name}}__e2e_start, {{name}}__e2e_wait,
 };
 {{/graphs}}
 
