@@ -30,7 +30,7 @@ if [ "${1:-}" = --smoke ]; then
   objs=()
   # Every runtime C file (the core and its Linux system layer) plus the AArch64
   # switch; compiled one by one so a failure names its file.
-  for src in runtime/*.c runtime/os/os_linux.c runtime/arch/ctx_make.c runtime/arch/switch_aarch64_aapcs.S \
+  for src in runtime/*.c runtime/os/os_once.c runtime/os/os_linux.c runtime/arch/ctx_make.c runtime/arch/switch_aarch64_aapcs.S \
              tests/fiber/fiber_scenarios.c tests/fiber/regs_aarch64.S \
              $(ls tests/fiber/sync_scenarios.c 2>/dev/null) tests/fiber/fiber_drv.c; do
     o="$out/$(echo "$src" | tr / _).o"

@@ -79,7 +79,7 @@ if [ -n "$smoke" ]; then
           -Iruntime -Iruntime/include -Itests/fiber)
   objs=()
   ok=1
-  for src in runtime/*.c runtime/os/os_win32.c runtime/arch/ctx_make.c \
+  for src in runtime/*.c runtime/os/os_once.c runtime/os/os_win32.c runtime/arch/ctx_make.c \
              runtime/arch/switch_x86_64_win64.S tests/fiber/fiber_scenarios.c \
              tests/fiber/sync_scenarios.c tests/fiber/win64_scenarios.c \
              tests/fiber/regs_x86_64_win64.S tests/fiber/fiber_drv.c; do

@@ -130,27 +130,7 @@ void rt_os_cond_wait(rt_os_cond *c, rt_os_mutex *m) { pthread_cond_wait(CV(c), M
 void rt_os_cond_signal(rt_os_cond *c) { pthread_cond_signal(CV(c)); }
 void rt_os_cond_broadcast(rt_os_cond *c) { pthread_cond_broadcast(CV(c)); }
 
-enum { ONCE_NEW, ONCE_RUNNING, ONCE_DONE };
-
-void rt_os_once_run(rt_os_once *o, void (*fn)(void))
-{
-    /* acquire: a caller that sees DONE sees what fn wrote. */
-    if (atomic_load_explicit(&o->state, memory_order_acquire) == ONCE_DONE)
-        return;
-    uintptr_t s = ONCE_NEW;
-    /* acquire: as above, when it is DONE already (on success nothing is
-     * read that another thread wrote). */
-    if (atomic_compare_exchange_strong_explicit(&o->state, &s, ONCE_RUNNING,
-            memory_order_acquire, memory_order_acquire)) {
-        fn();
-        /* release: publishes fn's writes to the acquire loads. */
-        atomic_store_explicit(&o->state, ONCE_DONE, memory_order_release);
-        return;
-    }
-    /* acquire: as above; fn is short (a calibration), so yielding is enough. */
-    while (atomic_load_explicit(&o->state, memory_order_acquire) != ONCE_DONE)
-        sched_yield();
-}
+/* rt_os_once_run is portable: os_once.c. */
 
 /* ------------------------------------------- waiting on a 32-bit word */
 

@@ -1,0 +1,30 @@
+/*
+ * os_once.c - the parts of the system layer that need no system call of
+ * their own, shared by every system's file (os_linux.c, os_win32.c).
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "os.h"
+
+enum { ONCE_NEW, ONCE_RUNNING, ONCE_DONE };
+
+void rt_os_once_run(rt_os_once *o, void (*fn)(void))
+{
+    /* acquire: a caller that sees DONE sees what fn wrote. */
+    if (atomic_load_explicit(&o->state, memory_order_acquire) == ONCE_DONE)
+        return;
+    uintptr_t s = ONCE_NEW;
+    /* acquire: as above, when it is DONE already (on success nothing is
+     * read that another thread wrote). */
+    if (atomic_compare_exchange_strong_explicit(&o->state, &s, ONCE_RUNNING,
+            memory_order_acquire, memory_order_acquire)) {
+        fn();
+        /* release: publishes fn's writes to the acquire loads. */
+        atomic_store_explicit(&o->state, ONCE_DONE, memory_order_release);
+        return;
+    }
+    /* acquire: as above; fn is short (a calibration), so yielding is enough. */
+    while (atomic_load_explicit(&o->state, memory_order_acquire) != ONCE_DONE)
+        rt_os_yield();
+}
