@@ -4,52 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- names ------------------------------------------------------------ */
-
-static const char *const c_keywords[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do",
-    "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline",
-    "int", "long", "register", "restrict", "return", "short", "signed",
-    "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned",
-    "void", "volatile", "while",
-    /* C11 spellings and the C23 keywords, so generated code stays valid
-     * under every standard a user may compile it with. */
-    "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic",
-    "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
-    "alignas", "alignof", "bool", "constexpr", "false", "nullptr",
-    "static_assert", "thread_local", "true", "typeof", "typeof_unqual",
-};
-
-int dg_is_c_keyword(const char *name)
-{
-    /* Called for every name in the file: compare only with keywords that
-     * share the first letter. */
-    for (size_t i = 0; i < sizeof c_keywords / sizeof *c_keywords; i++)
-        if (c_keywords[i][0] == name[0] && strcmp(name, c_keywords[i]) == 0) return 1;
-    return 0;
-}
-
-int dg_is_reserved_c_name(const char *name)
-{
-    return name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
-}
-
-/* Reports a bad name; returns 1 when it was bad. */
-int dg_check_name(dg_diag *d, src_pos pos, const char *name, const char *what)
-{
-    if (!name) return 1;
-    if (dg_is_c_keyword(name)) {
-        dg_error(d, pos, "%s '%s' is a C keyword", what, name);
-        return 1;
-    }
-    if (dg_is_reserved_c_name(name)) {
-        dg_error(d, pos, "%s '%s' is a reserved C identifier (names must not start "
-                 "with '__' or with '_' and a capital letter)", what, name);
-        return 1;
-    }
-    return 0;
-}
-
 /* ---- per-graph working state ------------------------------------------ */
 
 static uint32_t add_node(sgraph *g)
