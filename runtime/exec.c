@@ -168,6 +168,12 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;
     if (timed)
         t0 = rt_now_ns();
+    /* Too small to share and nothing that must run elsewhere: the nodes in
+     * table order, without a counter or an atomic (exec_serial.c). */
+    if (tiny && rt_exec_serial_ok(g)) {
+        rc = rt_exec_serial_run(r);
+        goto finish;
+    }
     /* One worker and a frame worth sharing: plan mode, if the graph allows. */
     if (workers == 1 && !tiny) {
         if (r->plan == 0) {

@@ -9,6 +9,7 @@
  *   exec_plan.c    plan mode (one worker): two lists made once per graph,
  *                  cursors, epochs
  *   exec_linger.c  plan mode between runs: the helper that lingers
+ *   exec_serial.c  a frame on the caller alone, in table order, no atomics
  */
 #ifndef DAGRT_EXEC_H
 #define DAGRT_EXEC_H
@@ -270,6 +271,15 @@ int rt_plan_run(graph_rt *r);
 /* One thread's part of a plan run (own: its list; first: a node it has
  * claimed already, or NONE). */
 bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_t first);
+
+/* ----------------------------------------------------- exec_serial.c */
+
+/* Whether every node of g may run inline on the caller (no hot or fiber
+ * task, which must run where its flag says). */
+bool rt_exec_serial_ok(const dagrt_graph *g);
+/* The whole frame on the caller in table order (topological): no counter,
+ * no ready list, no atomic. */
+int rt_exec_serial_run(graph_rt *r);
 
 /* ----------------------------------------------------- exec_linger.c */
 
