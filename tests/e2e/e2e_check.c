@@ -1,132 +1,163 @@
-/* e2e_check.c - see e2e_check.h. */
+/* e2e_check.c - what each call of a generated function checks, per frame
+ * (see e2e_check.h and e2e_state.h); the modes that run frames are in
+ * e2e_drive.c. */
 #define _POSIX_C_SOURCE 200809L
-#include "e2e_check.h"
+#include "e2e_state.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#define MAX_COUNT 2500u
-
-typedef struct nstate {
-    _Atomic int started;     /* body (or count) began */
-    _Atomic int done;        /* 1 ran, 2 skipped by `when` */
-} nstate;
-
-typedef struct e2e_state {
-    const e2e_graph *g;
-    uint32_t **preds;
-    nstate *ns;
-    pthread_t main;
-    uint64_t frame;
-    uint64_t seed;
-    _Atomic int violations;
-    size_t *count;                 /* per fid: this frame's count */
-    _Atomic int *counted;          /* per fid: count calls this frame */
-    _Atomic int *when_calls;       /* per wid: predicate calls this frame */
-    _Atomic int *when_true;        /* per wid: true answers not yet used by a task */
-    _Atomic uint32_t **cover;      /* per fid: coverage of [0, MAX_COUNT) */
-    _Atomic size_t *covered;       /* per fid: indices covered so far */
-    int *fid_nodes;                /* per fid: nodes calling it */
-} e2e_state;
-
-static void violation(e2e_state *s, const char *fmt, const char *name)
+void e2e_violation(e2e_state *s, const e2e_frame *fr, const char *fmt, ...)
 {
     int n = atomic_fetch_add(&s->violations, 1);
-    if (n < 20) {
-        fprintf(stderr, "e2e %s frame %llu: ", s->g->name, (unsigned long long)s->frame);
-        fprintf(stderr, fmt, name);
-        fputc('\n', stderr);
-    }
+    if (n >= 20)
+        return;
+    if (fr)
+        fprintf(stderr, "e2e %s (%s) frame %u: ", s->g->name, s->mode, fr->num);
+    else
+        fprintf(stderr, "e2e %s (%s): ", s->g->name, s->mode);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
 }
 
 /* ------------------------------------------------------------- ordering */
 
-static bool satisfied(e2e_state *s, uint32_t i);
+static bool satisfied(e2e_state *s, e2e_frame *fr, uint32_t i);
 
-static bool inputs_ok(e2e_state *s, uint32_t i)
+/* The frame before fr in its pipeline while it may still be running, or
+ * NULL: fr is not a pipeline frame, or the frame before was waited for
+ * (then everything in it is complete). */
+static e2e_frame *before(e2e_state *s, e2e_frame *fr)
+{
+    if (!fr->linked || fr->num == 0 || fr->num - 1 < atomic_load(&s->waited))
+        return NULL;
+    e2e_frame *p = &s->fr[(fr->num - 1) % E2E_RING];
+    if (atomic_load(&p->tag) != fr->num) {
+        e2e_violation(s, fr, "checker: the frame before is not in its slot");
+        return NULL;
+    }
+    return p;
+}
+
+/* Node x of the frame before fr is complete (true outside a pipeline and
+ * in a pipeline's first frame: `prev` inputs are satisfied at the start). */
+static bool done_before(e2e_state *s, e2e_frame *fr, uint32_t x)
+{
+    e2e_frame *p = before(s, fr);
+    return !p || satisfied(s, p, x);
+}
+
+/* Its join over its inputs of this frame and its `prev` inputs. */
+static bool inputs_ok(e2e_state *s, e2e_frame *fr, uint32_t i)
 {
     const e2e_node *n = &s->g->nodes[i];
-    if (n->npred == 0)
+    uint32_t np = s->nprevs[i];
+    if (n->npred == 0 && np == 0)
         return true;
     bool any = false, all = true;
     for (uint32_t k = 0; k < n->npred; k++) {
-        bool ok = satisfied(s, s->preds[i][k]);
+        bool ok = satisfied(s, fr, s->preds[i][k]);
+        any |= ok;
+        all &= ok;
+    }
+    for (uint32_t k = 0; k < np; k++) {
+        bool ok = done_before(s, fr, s->prevs[i][k]);
         any |= ok;
         all &= ok;
     }
     return n->join == DAGRT_JOIN_OR ? any : all;
 }
 
-static bool when_answer(const e2e_state *s, int wid);
+/* A node may begin: its join, and in a pipeline the same node of the
+ * frame before is complete (a task never overlaps itself). */
+static bool ready(e2e_state *s, e2e_frame *fr, uint32_t i)
+{
+    return inputs_ok(s, fr, i) && done_before(s, fr, i);
+}
+
+static bool when_answer(const e2e_state *s, const e2e_frame *fr, int wid);
 
 /* The position of the first of n's predicates that says no this frame, or
  * -1 when all say yes (or it has none). */
-static int first_no(const e2e_state *s, const e2e_node *n)
+static int first_no(const e2e_state *s, const e2e_frame *fr, const e2e_node *n)
 {
     for (int k = 0; k < n->nwids; k++)
-        if (!when_answer(s, n->wids[k]))
+        if (!when_answer(s, fr, n->wids[k]))
             return k;
     return -1;
 }
 
-static bool skipped(const e2e_state *s, const e2e_node *n) { return first_no(s, n) >= 0; }
+static bool skipped(const e2e_state *s, const e2e_frame *fr, const e2e_node *n)
+{
+    return first_no(s, fr, n) >= 0;
+}
 
 /* Whether n asks predicate w this frame (every one before it said yes);
  * *yes_unused: and its yes is not used by a run (a later one says no). */
-static bool asks(const e2e_state *s, const e2e_node *n, int w, bool *yes_unused)
+static bool asks(const e2e_state *s, const e2e_frame *fr, const e2e_node *n, int w, bool *yes_unused)
 {
     *yes_unused = false;
     for (int k = 0; k < n->nwids; k++) {
         if (n->wids[k] == w) {
-            *yes_unused = when_answer(s, w) && skipped(s, n);
+            *yes_unused = when_answer(s, fr, w) && skipped(s, fr, n);
             return true;
         }
-        if (!when_answer(s, n->wids[k]))
+        if (!when_answer(s, fr, n->wids[k]))
             return false;
     }
     return false;
 }
 
-/* A task is complete when it ran or was skipped; a gate when its inputs
- * are. A skipped task completes when its predicate has answered no; with a
+/* A task is complete when it ran or was skipped; a gate when it is ready.
+ * A skipped task completes when its predicate has answered no; with a
  * predicate shared by several tasks the checker cannot tell whose call an
- * answer was, so then it only knows that one was made after the task's
- * inputs completed (exact for a predicate of one task). */
-static bool satisfied(e2e_state *s, uint32_t i)
+ * answer was, so then it only knows that one was made after the task was
+ * ready (exact for a predicate of one task). */
+static bool satisfied(e2e_state *s, e2e_frame *fr, uint32_t i)
 {
     const e2e_node *n = &s->g->nodes[i];
     if (n->kind == DAGRT_NODE_GATE)
-        return inputs_ok(s, i);
-    if (atomic_load(&s->ns[i].done) != 0)
+        return ready(s, fr, i);
+    if (atomic_load(&fr->ns[i].done) != 0)
         return true;
-    int no = first_no(s, n);
-    return no >= 0 && atomic_load(&s->when_calls[n->wids[no]]) > 0 && inputs_ok(s, i);
+    int no = first_no(s, fr, n);
+    return no >= 0 && atomic_load(&fr->when_calls[n->wids[no]]) > 0 && ready(s, fr, i);
+}
+
+static void mark_done(e2e_frame *fr, uint32_t i)
+{
+    if (atomic_exchange(&fr->ns[i].done, 1) == 0)
+        atomic_fetch_sub(&fr->pending, 1);
+}
+
+static bool candidate(const e2e_node *n, int fid, bool parallel)
+{
+    return n->kind == DAGRT_NODE_TASK && n->fid == fid &&
+           !!(n->flags & DAGRT_NODE_PARALLEL) == parallel;
 }
 
 /* Several tasks may share one function: the call belongs to one of them
- * that is enabled and not started yet. */
-static int claim(e2e_state *s, int fid, bool parallel)
+ * that is ready and not started yet. */
+static int claim(e2e_state *s, e2e_frame *fr, int fid, bool parallel)
 {
     for (uint32_t i = 0; i < s->g->nnodes; i++) {
         const e2e_node *n = &s->g->nodes[i];
-        if (n->kind != DAGRT_NODE_TASK || n->fid != fid ||
-            !!(n->flags & DAGRT_NODE_PARALLEL) != parallel)
-            continue;
-        if (atomic_load(&s->ns[i].started) || !inputs_ok(s, i))
+        if (!candidate(n, fid, parallel) || atomic_load(&fr->ns[i].started) || !ready(s, fr, i))
             continue;
         int zero = 0;
-        if (!atomic_compare_exchange_strong(&s->ns[i].started, &zero, 1))
+        if (!atomic_compare_exchange_strong(&fr->ns[i].started, &zero, 1))
             continue;
         /* A task with `when` runs only on a true answer of its predicate.
          * Predicates may be shared, so answers are counted per predicate
          * and each run uses one up. */
         int k = 0;
         for (; k < n->nwids; k++) {
-            _Atomic int *yes = &s->when_true[n->wids[k]];
+            _Atomic int *yes = &fr->when_true[n->wids[k]];
             int t = atomic_load(yes);
             while (t > 0 && !atomic_compare_exchange_weak(yes, &t, t - 1))
                 ;
@@ -135,19 +166,40 @@ static int claim(e2e_state *s, int fid, bool parallel)
         }
         if (k < n->nwids) {
             while (k-- > 0)
-                atomic_fetch_add(&s->when_true[n->wids[k]], 1);
-            atomic_store(&s->ns[i].started, 0);
+                atomic_fetch_add(&fr->when_true[n->wids[k]], 1);
+            atomic_store(&fr->ns[i].started, 0);
             continue;
         }
+        /* Frames overlap: the frame before still has tasks to finish. */
+        e2e_frame *p = before(s, fr);
+        if (p && atomic_load(&p->pending) > 0)
+            atomic_fetch_add(&s->overlap, 1);
         return (int)i;
     }
     return -1;
 }
 
-static void check_thread(e2e_state *s, uint32_t i)
+/* No task of the function was ready: say which rule the call broke. */
+static void not_ready(e2e_state *s, e2e_frame *fr, int fid, bool parallel, const char *what)
+{
+    for (uint32_t i = 0; i < s->g->nnodes; i++) {
+        const e2e_node *n = &s->g->nodes[i];
+        if (!candidate(n, fid, parallel) || atomic_load(&fr->ns[i].started))
+            continue;
+        if (inputs_ok(s, fr, i) && !done_before(s, fr, i)) {
+            e2e_violation(s, fr, "task %s began before the same task of the frame before "
+                          "had completed", n->name);
+            return;
+        }
+    }
+    e2e_violation(s, fr, "a %s function ran with no task of it ready (inputs, `prev` inputs "
+                  "or its when)", what);
+}
+
+static void check_thread(e2e_state *s, e2e_frame *fr, uint32_t i)
 {
     if ((s->g->nodes[i].flags & DAGRT_NODE_MAIN) && !pthread_equal(pthread_self(), s->main))
-        violation(s, "on-main task %s ran on another thread", s->g->nodes[i].name);
+        e2e_violation(s, fr, "on-main task %s ran on another thread", s->g->nodes[i].name);
 }
 
 /* --------------------------------------------------------------- delays */
@@ -166,17 +218,24 @@ static uint64_t rnd(e2e_state *s)
     return tl_rng;
 }
 
-static void small_delay(e2e_state *s)
+static void spin_ns(long ns)
 {
-    uint64_t r = rnd(s);
-    if (r % 3 != 0)
-        return;
-    long ns = (long)((r >> 8) % 4000);
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     do
         clock_gettime(CLOCK_MONOTONIC, &b);
     while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+/* Mostly none, sometimes up to 4 us; the overlap graphs' bodies take 20 to
+ * 40 us each, far above what the runtime counts as too small to share. */
+static void small_delay(e2e_state *s)
+{
+    uint64_t r = rnd(s);
+    if (s->slow)
+        spin_ns(20000 + (long)((r >> 8) % 20000));
+    else if (r % 3 == 0)
+        spin_ns((long)((r >> 8) % 4000));
 }
 
 static uint64_t mix(uint64_t x)
@@ -189,9 +248,11 @@ static uint64_t mix(uint64_t x)
 
 /* ----------------------------------------------------- the user functions */
 
-/* The frame being checked; set by e2e_run_graph before it runs frames (the
+/* The graph being checked; set by e2e_run_graph before it runs frames (the
  * workers see it through the runtime's spawn, which publishes with release). */
 static e2e_state *current;
+
+void e2e_state_use(e2e_state *s) { current = s; }
 
 static e2e_state *state_of(const e2e_graph *g)
 {
@@ -203,120 +264,146 @@ static e2e_state *state_of(const e2e_graph *g)
     return s;
 }
 
-void e2e_task(const e2e_graph *g, int fid)
+/* The frame whose context a function received, or NULL (a violation): the
+ * context of a frame that is not in flight. */
+static e2e_frame *frame_of(e2e_state *s, uint32_t tag)
 {
-    e2e_state *s = state_of(g);
-    int i = claim(s, fid, false);
-    if (i < 0) {
-        violation(s, "a task function ran with no task of it ready (%s)", "plain");
-        return;
+    e2e_frame *fr = tag ? &s->fr[(tag - 1) % E2E_RING] : NULL;
+    if (!fr || atomic_load(&fr->tag) != tag) {
+        e2e_violation(s, NULL, "a function got the context of frame %ld, which is not in flight",
+                      (long)tag - 1);
+        return NULL;
     }
-    check_thread(s, (uint32_t)i);
-    small_delay(s);
-    atomic_store(&s->ns[i].done, 1);
+    return fr;
 }
 
-size_t e2e_count(const e2e_graph *g, int fid)
+void e2e_task(const e2e_graph *g, int fid, uint32_t tag)
 {
     e2e_state *s = state_of(g);
-    int i = claim(s, fid, true);
+    e2e_frame *fr = frame_of(s, tag);
+    if (!fr)
+        return;
+    int i = claim(s, fr, fid, false);
     if (i < 0) {
-        violation(s, "a count function ran with no parallel task of it ready (%s)", "parallel");
+        not_ready(s, fr, fid, false, "task");
+        return;
+    }
+    check_thread(s, fr, (uint32_t)i);
+    small_delay(s);
+    mark_done(fr, (uint32_t)i);
+}
+
+size_t e2e_count(const e2e_graph *g, int fid, uint32_t tag)
+{
+    e2e_state *s = state_of(g);
+    e2e_frame *fr = frame_of(s, tag);
+    if (!fr)
+        return 0;
+    int i = claim(s, fr, fid, true);
+    if (i < 0) {
+        not_ready(s, fr, fid, true, "count");
         return 0;
     }
-    atomic_fetch_add(&s->counted[fid], 1);
-    size_t c = s->count[fid];
+    atomic_fetch_add(&fr->counted[fid], 1);
+    size_t c = fr->count[fid];
     /* One node per function: it completes when its range is covered;
      * shared functions complete at count time (the checker cannot tell
      * whose range a call covers). */
     if (c == 0 || s->fid_nodes[fid] > 1)
-        atomic_store(&s->ns[i].done, 1);
+        mark_done(fr, (uint32_t)i);
     return c;
 }
 
-void e2e_range(const e2e_graph *g, int fid, size_t begin, size_t end)
+void e2e_range(const e2e_graph *g, int fid, uint32_t tag, size_t begin, size_t end)
 {
     e2e_state *s = state_of(g);
-    if (atomic_load(&s->counted[fid]) == 0) {
-        violation(s, "range function ran before its count function (%s)", "parallel");
+    e2e_frame *fr = frame_of(s, tag);
+    if (!fr)
+        return;
+    if (atomic_load(&fr->counted[fid]) == 0) {
+        e2e_violation(s, fr, "range function ran before its count function");
         return;
     }
-    if (begin >= end || end > s->count[fid]) {
-        violation(s, "range outside [0, count) (%s)", "parallel");
+    if (begin >= end || end > fr->count[fid]) {
+        e2e_violation(s, fr, "range [%zu, %zu) outside [0, %zu)", begin, end, fr->count[fid]);
         return;
     }
     for (size_t k = begin; k < end; k++)
-        atomic_fetch_add_explicit(&s->cover[fid][k], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&fr->cover[fid][k], 1, memory_order_relaxed);
     small_delay(s);
-    size_t before = atomic_fetch_add(&s->covered[fid], end - begin);
-    if (s->fid_nodes[fid] == 1 && before + (end - begin) == s->count[fid]) {
+    size_t before_add = atomic_fetch_add(&fr->covered[fid], end - begin);
+    if (s->fid_nodes[fid] == 1 && before_add + (end - begin) == fr->count[fid]) {
         for (uint32_t i = 0; i < g->nnodes; i++)
             if (g->nodes[i].fid == fid && g->nodes[i].kind == DAGRT_NODE_TASK)
-                atomic_store(&s->ns[i].done, 1);
+                mark_done(fr, i);
     }
 }
 
 /* The answer depends only on the frame and the predicate, so tasks sharing
  * a predicate are all skipped or all run in a frame. */
-static bool when_answer(const e2e_state *s, int wid)
+static bool when_answer(const e2e_state *s, const e2e_frame *fr, int wid)
 {
-    return mix(s->frame * 31 + (uint64_t)wid + s->seed) % 3 != 0;
+    return mix((uint64_t)fr->num * 31 + (uint64_t)wid + s->seed) % 3 != 0;
 }
 
-bool e2e_when(const e2e_graph *g, int wid)
+bool e2e_when(const e2e_graph *g, int wid, uint32_t tag)
 {
     e2e_state *s = state_of(g);
-    bool res = when_answer(s, wid);
-    atomic_fetch_add(&s->when_calls[wid], 1);
+    e2e_frame *fr = frame_of(s, tag);
+    if (!fr)
+        return false;
+    bool res = when_answer(s, fr, wid);
+    atomic_fetch_add(&fr->when_calls[wid], 1);
     if (res) {
-        atomic_fetch_add(&s->when_true[wid], 1);
+        atomic_fetch_add(&fr->when_true[wid], 1);
         return true;
     }
     /* A false answer skips a ready task of this predicate (see satisfied). */
     bool unused;
     for (uint32_t i = 0; i < g->nnodes; i++)
-        if (asks(s, &g->nodes[i], wid, &unused) && inputs_ok(s, i))
+        if (asks(s, fr, &g->nodes[i], wid, &unused) && ready(s, fr, i))
             return false;
-    violation(s, "a when predicate ran with no task of it ready (%s)", "when");
+    e2e_violation(s, fr, "a when predicate ran with no task of it ready");
     return false;
 }
 
 /* ----------------------------------------------------------------- frames */
 
-static void end_of_frame(e2e_state *s, int rc)
+void e2e_frame_end(e2e_state *s, e2e_frame *fr, int rc)
 {
     const e2e_graph *g = s->g;
     if (rc != 0)
-        violation(s, "G_run returned an error (%s)", dagrt_strerror(rc));
+        e2e_violation(s, fr, "the frame's run or wait returned an error (%s)", dagrt_strerror(rc));
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const e2e_node *n = &g->nodes[i];
         if (n->kind != DAGRT_NODE_TASK)
             continue;
-        int done = atomic_load(&s->ns[i].done);
-        if (done == 0 && skipped(s, n))
+        int done = atomic_load(&fr->ns[i].done);
+        if (done == 0 && skipped(s, fr, n))
             done = 2; /* skipped: its predicate calls are counted below */
         if (done == 0)
-            violation(s, "task %s had not completed when G_run returned", n->name);
-        if (n->nwids > 0 && done != (skipped(s, n) ? 2 : 1))
-            violation(s, "task %s: ran or skipped against its when predicate", n->name);
-        if (done == 2 && atomic_load(&s->ns[i].started))
-            violation(s, "task %s ran although its when predicate said no", n->name);
-        if (done == 1 && !atomic_load(&s->ns[i].started))
-            violation(s, "task %s completed without running", n->name);
+            e2e_violation(s, fr, "task %s had not completed when the wait returned", n->name);
+        if (n->nwids > 0 && done != (skipped(s, fr, n) ? 2 : 1))
+            e2e_violation(s, fr, "task %s: ran or skipped against its when predicate", n->name);
+        if (done == 2 && atomic_load(&fr->ns[i].started))
+            e2e_violation(s, fr, "task %s ran although its when predicate said no", n->name);
+        if (done == 1 && !atomic_load(&fr->ns[i].started))
+            e2e_violation(s, fr, "task %s completed without running", n->name);
     }
     for (int w = 0; w < g->nwhens; w++) {
         int users = 0, unused_yes = 0;
         for (uint32_t i = 0; i < g->nnodes; i++) {
             bool unused;
-            if (g->nodes[i].kind == DAGRT_NODE_TASK && asks(s, &g->nodes[i], w, &unused)) {
+            if (g->nodes[i].kind == DAGRT_NODE_TASK && asks(s, fr, &g->nodes[i], w, &unused)) {
                 users++;
                 unused_yes += unused;
             }
         }
-        if (atomic_load(&s->when_calls[w]) != users)
-            violation(s, "a when predicate was not called once per task asking it (%s)", "when");
-        if (atomic_load(&s->when_true[w]) != unused_yes)
-            violation(s, "a true when answer was not followed by its task (%s)", "when");
+        if (atomic_load(&fr->when_calls[w]) != users)
+            e2e_violation(s, fr, "when predicate %d called %d times for %d tasks asking it", w,
+                          atomic_load(&fr->when_calls[w]), users);
+        if (atomic_load(&fr->when_true[w]) != unused_yes)
+            e2e_violation(s, fr, "a true answer of when predicate %d was not followed by its task", w);
     }
     for (int f = 0; f < g->nfuncs; f++) {
         int ran = 0;
@@ -324,140 +411,124 @@ static void end_of_frame(e2e_state *s, int rc)
         for (uint32_t i = 0; i < g->nnodes; i++)
             if (g->nodes[i].kind == DAGRT_NODE_TASK && g->nodes[i].fid == f) {
                 parallel = g->nodes[i].flags & DAGRT_NODE_PARALLEL;
-                ran += atomic_load(&s->ns[i].started) != 0;
+                ran += atomic_load(&fr->ns[i].started) != 0;
             }
         if (!parallel)
             continue;
-        if (atomic_load(&s->counted[f]) != ran)
-            violation(s, "count function called a wrong number of times (%s)", "parallel");
-        for (size_t k = 0; k < s->count[f]; k++)
-            if (atomic_load(&s->cover[f][k]) != (uint32_t)ran) {
-                violation(s, "parallel range not covered exactly once (%s)", "parallel");
+        if (atomic_load(&fr->counted[f]) != ran)
+            e2e_violation(s, fr, "count function %d called a wrong number of times", f);
+        for (size_t k = 0; k < fr->count[f]; k++)
+            if (atomic_load(&fr->cover[f][k]) != (uint32_t)ran) {
+                e2e_violation(s, fr, "parallel range of function %d not covered exactly once", f);
                 break;
             }
     }
 }
 
-static void start_frame(e2e_state *s, uint64_t frame)
+e2e_frame *e2e_frame_begin(e2e_state *s, uint32_t num, bool linked)
 {
     const e2e_graph *g = s->g;
-    s->frame = frame;
+    e2e_frame *fr = &s->fr[num % E2E_RING];
+    if (atomic_load(&fr->tag) != 0 && atomic_load(&fr->tag) - 1 >= atomic_load(&s->waited))
+        e2e_violation(s, fr, "checker: slot reused before its frame was waited for");
+    fr->num = num;
+    fr->linked = linked;
+    int pending = 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
-        atomic_store(&s->ns[i].started, 0);
-        atomic_store(&s->ns[i].done, 0);
+        atomic_store(&fr->ns[i].started, 0);
+        atomic_store(&fr->ns[i].done, 0);
+        pending += g->nodes[i].kind == DAGRT_NODE_TASK && !skipped(s, fr, &g->nodes[i]);
     }
+    atomic_store(&fr->pending, pending);
     for (int w = 0; w < g->nwhens; w++) {
-        atomic_store(&s->when_calls[w], 0);
-        atomic_store(&s->when_true[w], 0);
+        atomic_store(&fr->when_calls[w], 0);
+        atomic_store(&fr->when_true[w], 0);
     }
     for (int f = 0; f < g->nfuncs; f++) {
-        for (size_t k = 0; k < s->count[f]; k++)
-            atomic_store(&s->cover[f][k], 0);
+        for (size_t k = 0; k < fr->count[f]; k++)
+            atomic_store(&fr->cover[f][k], 0);
         /* Mostly mid-sized ranges, sometimes empty or a single item. */
-        uint64_t r = mix(frame * 7919 + (uint64_t)f * 104729 + s->seed);
-        s->count[f] = r % 10 == 0 ? 0 : r % 10 == 1 ? 1 : (size_t)(r >> 16) % MAX_COUNT;
-        atomic_store(&s->counted[f], 0);
-        atomic_store(&s->covered[f], 0);
+        uint64_t r = mix((uint64_t)num * 7919 + (uint64_t)f * 104729 + s->seed);
+        fr->count[f] = r % 10 == 0 ? 0 : r % 10 == 1 ? 1 : (size_t)(r >> 16) % E2E_MAX_COUNT;
+        atomic_store(&fr->counted[f], 0);
+        atomic_store(&fr->covered[f], 0);
     }
+    atomic_store(&fr->tag, num + 1);
+    return fr;
 }
 
-int e2e_run_graph(const e2e_graph *g, dagrt *rt, int frames, uint64_t seed)
+/* ------------------------------------------------------ state, per graph */
+
+bool e2e_state_init(e2e_state *s, const e2e_graph *g, uint64_t seed)
 {
-    e2e_state s;
-    memset(&s, 0, sizeof s);
-    s.g = g;
-    s.main = pthread_self();
-    s.seed = seed;
-    s.ns = calloc(g->nnodes, sizeof *s.ns);
-    s.preds = calloc(g->nnodes, sizeof *s.preds);
-    uint32_t *fill = calloc(g->nnodes, sizeof *fill);
-    for (uint32_t i = 0; i < g->nnodes; i++)
-        s.preds[i] = calloc(g->nodes[i].npred + 1, sizeof **s.preds);
-    for (uint32_t i = 0; i < g->nnodes; i++)
+    memset(s, 0, sizeof *s);
+    s->g = g;
+    s->main = pthread_self();
+    s->seed = seed;
+    s->mode = "setup";
+    s->slow = strncmp(g->name, "overlap", 7) == 0;
+    uint32_t nn = g->nnodes;
+    s->preds = calloc(nn, sizeof *s->preds);
+    s->prevs = calloc(nn, sizeof *s->prevs);
+    s->nprevs = calloc(nn, sizeof *s->nprevs);
+    uint32_t *fill = calloc(nn, sizeof *fill);
+    size_t nf = (size_t)g->nfuncs + 1;
+    s->fid_nodes = calloc(nf, sizeof *s->fid_nodes);
+    if (!s->preds || !s->prevs || !s->nprevs || !fill || !s->fid_nodes)
+        return free(fill), false;
+    for (uint32_t i = 0; i < nn; i++) {
+        const uint32_t *p = g->nodes[i].prevs;
+        while (p[s->nprevs[i]] != UINT32_MAX)
+            s->nprevs[i]++;
+        s->prevs[i] = (uint32_t *)p;
+        for (uint32_t k = 0; k < s->nprevs[i]; k++)
+            if (p[k] >= nn)
+                e2e_violation(s, NULL, "malformed prev list at node %s", g->nodes[i].name);
+        if (!(s->preds[i] = calloc(g->nodes[i].npred + 1, sizeof **s->preds)))
+            return free(fill), false;
+        if (g->nodes[i].fid >= 0)
+            s->fid_nodes[g->nodes[i].fid]++;
+    }
+    for (uint32_t i = 0; i < nn; i++)
         for (uint32_t k = 0; k < g->nodes[i].nsucc; k++) {
             uint32_t t = g->succ[g->nodes[i].succ_first + k];
-            if (t <= i || t >= g->nnodes || fill[t] >= g->nodes[t].npred) {
-                violation(&s, "malformed successor table at node %s", g->nodes[i].name);
+            if (t <= i || t >= nn || fill[t] >= g->nodes[t].npred) {
+                e2e_violation(s, NULL, "malformed successor table at node %s", g->nodes[i].name);
                 continue;
             }
-            s.preds[t][fill[t]++] = i;
+            s->preds[t][fill[t]++] = i;
         }
-    size_t nf = (size_t)g->nfuncs + 1;
-    s.count = calloc(nf, sizeof *s.count);
-    s.counted = calloc(nf, sizeof *s.counted);
-    s.covered = calloc(nf, sizeof *s.covered);
-    s.cover = calloc(nf, sizeof *s.cover);
-    s.fid_nodes = calloc(nf, sizeof *s.fid_nodes);
-    s.when_calls = calloc((size_t)g->nwhens + 1, sizeof *s.when_calls);
-    s.when_true = calloc((size_t)g->nwhens + 1, sizeof *s.when_true);
-    for (size_t f = 0; f < nf; f++)
-        s.cover[f] = calloc(MAX_COUNT, sizeof **s.cover);
-    for (uint32_t i = 0; i < g->nnodes; i++)
-        if (g->nodes[i].fid >= 0)
-            s.fid_nodes[g->nodes[i].fid]++;
-
-    current = &s;
-    for (int f = 0; f < frames && atomic_load(&s.violations) < 20; f++) {
-        start_frame(&s, (uint64_t)f);
-        int rc;
-        if (f % 2 == 0) {
-            rc = g->run(rt);
-        } else {
-            rc = g->start(rt);
-            /* The caller elsewhere for a moment: the run goes on. */
-            for (volatile int k = 0; k < 2000; k++)
-                ;
-            if (rc == 0)
-                rc = g->wait(rt);
-        }
-        end_of_frame(&s, rc);
+    free(fill);
+    for (int r = 0; r < E2E_RING; r++) {
+        e2e_frame *fr = &s->fr[r];
+        fr->ns = calloc(nn + 1, sizeof *fr->ns);
+        fr->count = calloc(nf, sizeof *fr->count);
+        fr->counted = calloc(nf, sizeof *fr->counted);
+        fr->covered = calloc(nf, sizeof *fr->covered);
+        fr->cover = calloc(nf, sizeof *fr->cover);
+        fr->when_calls = calloc((size_t)g->nwhens + 1, sizeof *fr->when_calls);
+        fr->when_true = calloc((size_t)g->nwhens + 1, sizeof *fr->when_true);
+        if (!fr->ns || !fr->count || !fr->counted || !fr->covered || !fr->cover ||
+            !fr->when_calls || !fr->when_true)
+            return false;
+        for (size_t f = 0; f < nf; f++)
+            if (!(fr->cover[f] = calloc(E2E_MAX_COUNT, sizeof **fr->cover)))
+                return false;
     }
-
-    current = NULL;
-    for (size_t f = 0; f < nf; f++)
-        free(s.cover[f]);
-    for (uint32_t i = 0; i < g->nnodes; i++)
-        free(s.preds[i]);
-    free(s.when_calls); free(s.when_true);
-    free(s.cover); free(s.fid_nodes); free(s.count); free(s.counted); free(s.covered);
-    free(s.preds); free(s.ns); free(fill);
-    return atomic_load(&s.violations);
+    return true;
 }
 
-int e2e_scaled(int n)
+void e2e_state_free(e2e_state *s)
 {
-    const char *e = getenv("DAGC_TEST_SCALE");
-    double k = e ? atof(e) : 1.0;
-    if (k <= 0)
-        k = 1.0;
-    int v = (int)(n * k);
-    return v < 1 ? 1 : v;
-}
-
-int e2e_run_all(const e2e_graph *const *graphs, size_t n, int frames)
-{
-    static const int workers[] = {0, 1, 3};
-    int bad = 0;
-    for (size_t w = 0; w < sizeof workers / sizeof workers[0]; w++) {
-        dagrt_config cfg;
-        dagrt_config_init(&cfg);
-        cfg.workers = workers[w];
-        cfg.no_workers = workers[w] == 0;
-        cfg.hot_workers = workers[w] == 3 ? 1 : 0;
-        int err = 0;
-        dagrt *rt = dagrt_create_ex(&cfg, &err);
-        if (!rt) {
-            fprintf(stderr, "e2e: dagrt_create_ex(%d workers): %s\n", workers[w], dagrt_strerror(err));
-            return bad + 1;
-        }
-        for (size_t i = 0; i < n; i++) {
-            int v = e2e_run_graph(graphs[i], rt, frames, 0x5eed0000u + (uint64_t)w * 131 + i);
-            if (v)
-                fprintf(stderr, "e2e: graph %s, %d workers: %d violations\n", graphs[i]->name,
-                        workers[w], v);
-            bad += v;
-        }
-        dagrt_destroy(rt);
+    size_t nf = (size_t)s->g->nfuncs + 1;
+    for (int r = 0; r < E2E_RING; r++) {
+        e2e_frame *fr = &s->fr[r];
+        for (size_t f = 0; fr->cover && f < nf; f++)
+            free(fr->cover[f]);
+        free(fr->when_calls); free(fr->when_true); free(fr->cover);
+        free(fr->count); free(fr->counted); free(fr->covered); free(fr->ns);
     }
-    return bad;
+    for (uint32_t i = 0; s->preds && i < s->g->nnodes; i++)
+        free(s->preds[i]);
+    free(s->preds); free(s->prevs); free(s->nprevs); free(s->fid_nodes);
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Randomised soak of the whole pipeline: seeded random graphs (random
-sizes, gates, and/or clauses, on main / hot / fiber / parallel / when /
-call) are written as .dag files, compiled by dagc (the real C and the e2e
+sizes, gates, and/or clauses, `prev` inputs, on main / hot / fiber /
+parallel / when / call) are written as .dag files, compiled by dagc (the real C and the e2e
 checker's implementations, see checker/), built against libdagrt and run
-for FRAMES frames under the e2e checker (e2e_check.h).
+for FRAMES frames under the e2e checker (e2e_check.h), which runs them in
+every mode: G_run, started instances and pipelines of depth 1 to 4.
 
 usage: soak.py --dagc DAGC --lib LIBDAGRT.a --build-dir DIR [--cc CC]
                [--seed S] [--graphs N] [--frames F] [--keep]
@@ -21,10 +22,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-def expr(rng, names):
-    """A random and/or/comma expression over earlier names."""
-    k = rng.randint(1, min(4, len(names)))
+def expr(rng, names, prevs=()):
+    """A random and/or/comma expression over earlier names, and now and then
+    `prev X` of any node of the graph (PREVS: every name, itself included)."""
+    k = rng.randint(1, min(4, len(names))) if names else 0
     picks = rng.sample(names, k)
+    if prevs and (not picks or rng.random() < 0.25):
+        picks.insert(rng.randint(0, len(picks)), "prev " + rng.choice(prevs))
     out = picks[0]
     for p in picks[1:]:
         op = rng.choice([" and ", " or ", ", "])
@@ -37,20 +41,25 @@ def expr(rng, names):
 def random_graph(rng, gi):
     ntasks = rng.randint(1, 40)
     lines, names = [], []
+    # Names of every node, known in advance, for `prev` inputs (to a node
+    # itself, an earlier one or a later one: a back edge across frames).
+    ngates = 0
+    every = ["t%d" % k for k in range(ntasks)]
     shared_plain = ["shared_%d_%d" % (gi, k) for k in range(2)]
     shared_par = ["shared_par_%d_%d" % (gi, k) for k in range(2)]
     preds = ["pred_%d_%d" % (gi, k) for k in range(3)]
     ntask = 0
     while ntask < ntasks:
         if names and rng.random() < 0.15:
-            g = "g%d" % len(names)
-            lines.append("    gate %s = %s;" % (g, expr(rng, names)))
+            g = "g%d" % ngates
+            ngates += 1
+            lines.append("    gate %s = %s;" % (g, expr(rng, names, every + [g])))
             names.append(g)
             continue
-        t = "t%d" % len(names)
+        t = "t%d" % ntask
         clauses = []
-        if names and rng.random() < 0.8:
-            clauses.append("after " + expr(rng, names))
+        if rng.random() < 0.8 and (names or rng.random() < 0.3):
+            clauses.append("after " + expr(rng, names, every))
         r = rng.random()
         kind = "main" if r < 0.15 else "par" if r < 0.3 else "fiber" if r < 0.4 else "plain"
         if kind == "main":
@@ -129,7 +138,7 @@ def main():
             if run([a.cc, "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
                     "-DE2E_REAL_HEADER=\"soak%d.h\"" % gi, "-I", work, "-I", HERE,
                     "-I", os.path.join(ROOT, "runtime", "include"),
-                    stem + ".c", stem + "_check.c", os.path.join(HERE, "e2e_check.c"),
+                    stem + ".c", stem + "_check.c", os.path.join(HERE, "e2e_check.c"), os.path.join(HERE, "e2e_drive.c"),
                     os.path.join(HERE, "e2e_plain.c"), a.lib, "-lpthread", "-o", exe]):
                 a.keep = True
                 failed += 1

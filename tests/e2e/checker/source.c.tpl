@@ -9,19 +9,18 @@
 /* ---- graph {{name}} */
 {{#funcs}}
 {{#plain}}
-void {{func}}({{param}}) { (void)ctx; e2e_task(&{{graph}}__e2e, {{fid}}); }
+void {{func}}({{param}}) { e2e_task(&{{graph}}__e2e, {{fid}}, e2e_tag_get(&ctx, sizeof ctx)); }
 {{/plain}}
 {{#parallel}}
 void {{func}}({{param}}, size_t begin, size_t end)
 {
-    (void)ctx;
-    e2e_range(&{{graph}}__e2e, {{fid}}, begin, end);
+    e2e_range(&{{graph}}__e2e, {{fid}}, e2e_tag_get(&ctx, sizeof ctx), begin, end);
 }
-size_t {{func}}_count({{param}}) { (void)ctx; return e2e_count(&{{graph}}__e2e, {{fid}}); }
+size_t {{func}}_count({{param}}) { return e2e_count(&{{graph}}__e2e, {{fid}}, e2e_tag_get(&ctx, sizeof ctx)); }
 {{/parallel}}
 {{/funcs}}
 {{#whens}}
-bool {{when}}({{param}}) { (void)ctx; return e2e_when(&{{graph}}__e2e, {{wid}}); }
+bool {{when}}({{param}}) { return e2e_when(&{{graph}}__e2e, {{wid}}, e2e_tag_get(&ctx, sizeof ctx)); }
 {{/whens}}
 
 static const uint32_t {{name}}__e2e_succ[] = {
@@ -33,31 +32,60 @@ static const uint32_t {{name}}__e2e_succ[] = {
 
 static const e2e_node {{name}}__e2e_nodes[] = {
 {{#nodes}}
-    { "{{name}}", {{kind}}, {{join}}, {{flags}}, {{npred}}, {{succ_first}}, {{nsucc}}, {{func_id}}, {{when_id}}, {{nwhen_ids}}, (const int[]){ {{when_ids}} } },
+    { "{{name}}", {{kind}}, {{join}}, {{flags}}, {{npred}}, {{succ_first}}, {{nsucc}}, {{func_id}}, {{when_id}}, {{nwhen_ids}}, (const int[]){ {{when_ids}} },
+      (const uint32_t[]){ {{#prevs}}{{prev}}, {{/prevs}}UINT32_MAX } },
 {{/nodes}}
 };
 
-/* The checker keeps its state itself: the context is only passed through,
- * whatever its type (a zero value of it). */
+/* The checker keeps its state itself: a frame's context, whatever its type,
+ * only carries the frame number (e2e_tag_put). */
 typedef {{ctx_decl}};
-static {{ctx_t}} {{name}}__e2e_ctx;
-static int {{name}}__e2e_run(dagrt *rt) { return {{name}}_run(rt, {{name}}__e2e_ctx); }
-/* The same frame on an instance of its own, started then waited for. */
-static {{name}}_instance {{name}}__e2e_inst;
-static int {{name}}__e2e_start(dagrt *rt)
+_Static_assert(sizeof({{ctx_t}}) >= 4, "the context must hold a frame number");
+#define {{name}}__E2E_CTX(u, frame)                                            \
+    union { {{ctx_t}} v; unsigned char b[sizeof({{ctx_t}})]; } u;             \
+    e2e_tag_put(u.b, sizeof u.b, frame)
+
+static int {{name}}__e2e_run(dagrt *rt, uint32_t frame)
+{
+    {{name}}__E2E_CTX(u, frame);
+    return {{name}}_run(rt, u.v);
+}
+
+/* Frames on instances of their own, started then waited for. */
+static {{name}}_instance {{name}}__e2e_inst[2];
+static int {{name}}__e2e_start(dagrt *rt, int k, uint32_t frame)
 {
     static bool ready;
     if (!ready) {
-        {{name}}_instance_init(&{{name}}__e2e_inst);
+        {{name}}_instance_init(&{{name}}__e2e_inst[0]);
+        {{name}}_instance_init(&{{name}}__e2e_inst[1]);
         ready = true;
     }
-    return {{name}}_start(rt, &{{name}}__e2e_inst, {{name}}__e2e_ctx);
+    {{name}}__E2E_CTX(u, frame);
+    return {{name}}_start(rt, &{{name}}__e2e_inst[k], u.v);
 }
-static int {{name}}__e2e_wait(dagrt *rt) { return {{name}}_wait(rt, &{{name}}__e2e_inst); }
+static int {{name}}__e2e_wait(dagrt *rt, int k) { return {{name}}_wait(rt, &{{name}}__e2e_inst[k]); }
+
+#ifdef DAGRT_MAX_IN_FLIGHT
+/* One pipeline per depth. */
+static {{name}}_pipeline {{name}}__e2e_pipe[E2E_DEPTHS];
+static int {{name}}__e2e_pipe_init(int d) { return {{name}}_pipeline_init(&{{name}}__e2e_pipe[d - 1], (unsigned)d); }
+static int {{name}}__e2e_submit(dagrt *rt, int d, uint32_t frame)
+{
+    {{name}}__E2E_CTX(u, frame);
+    return {{name}}_submit(rt, &{{name}}__e2e_pipe[d - 1], u.v);
+}
+static int {{name}}__e2e_drain(dagrt *rt, int d) { return {{name}}_drain(rt, &{{name}}__e2e_pipe[d - 1]); }
+#else /* before the pipeline core lands: frames one at a time (to be removed) */
+static int {{name}}__e2e_pipe_init(int d) { (void)d; return 0; }
+static int {{name}}__e2e_submit(dagrt *rt, int d, uint32_t frame) { (void)d; return {{name}}__e2e_run(rt, frame); }
+static int {{name}}__e2e_drain(dagrt *rt, int d) { (void)rt; (void)d; return 0; }
+#endif
 
 const e2e_graph {{name}}__e2e = {
     "{{name}}", {{nnodes}}, {{name}}__e2e_nodes, {{name}}__e2e_succ, {{nfuncs}}, {{nwhens}},
     {{name}}__e2e_run, {{name}}__e2e_start, {{name}}__e2e_wait,
+    {{name}}__e2e_pipe_init, {{name}}__e2e_submit, {{name}}__e2e_drain,
 };
 {{/graphs}}
 

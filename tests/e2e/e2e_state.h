@@ -1,0 +1,76 @@
+/*
+ * e2e_state.h - the checker's state, shared by e2e_check.c (what each
+ * call of a generated function checks, and the end of a frame) and
+ * e2e_drive.c (the modes that run frames). Internal to tests/e2e.
+ *
+ * Every record is kept per frame, in a ring of E2E_RING slots: frame f uses
+ * slot f % E2E_RING. A slot is reused only after its frame was waited for
+ * and checked, and E2E_RING is twice the deepest pipeline, so a task of a
+ * frame in flight that looks at the frames before its own (down to the
+ * oldest one not yet waited for, see `waited`) always finds them in place.
+ */
+#ifndef E2E_STATE_H
+#define E2E_STATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "e2e_check.h"
+
+#define E2E_MAX_COUNT 2500u
+#define E2E_RING (2 * E2E_DEPTHS)
+
+/* seq_cst throughout the checker: a test's bookkeeping, not a protocol
+ * under test, and the simplest order to reason about. */
+typedef struct e2e_nstate {
+    _Atomic int started;     /* body (or count) began */
+    _Atomic int done;        /* 1 ran, 2 skipped by `when` */
+} e2e_nstate;
+
+typedef struct e2e_frame {
+    _Atomic uint32_t tag;          /* frame number + 1 of the frame in the slot */
+    uint32_t num;                  /* its frame number */
+    bool linked;                   /* a pipeline frame: ordered after frame num - 1 */
+    _Atomic int pending;           /* tasks that will run and have not completed */
+    e2e_nstate *ns;
+    size_t *count;                 /* per fid: this frame's count */
+    _Atomic int *counted;          /* per fid: count calls this frame */
+    _Atomic int *when_calls;       /* per wid: predicate calls this frame */
+    _Atomic int *when_true;        /* per wid: true answers not yet used by a task */
+    _Atomic uint32_t **cover;      /* per fid: coverage of [0, E2E_MAX_COUNT) */
+    _Atomic size_t *covered;       /* per fid: indices covered so far */
+} e2e_frame;
+
+typedef struct e2e_state {
+    const e2e_graph *g;
+    uint32_t **preds;              /* per node: its inputs of the same frame */
+    uint32_t **prevs;              /* per node: its `prev` inputs */
+    uint32_t *nprevs;
+    int *fid_nodes;                /* per fid: nodes calling it */
+    pthread_t main;
+    uint64_t seed;
+    bool slow;                     /* a graph named overlap*: long bodies */
+    const char *mode;              /* the mode running, for messages */
+    _Atomic int violations;
+    _Atomic uint32_t waited;       /* frames below this were waited for and checked */
+    _Atomic long overlap;          /* starts of a pipeline frame's task while the
+                                      frame before had tasks left to run */
+    e2e_frame fr[E2E_RING];
+} e2e_state;
+
+/* e2e_check.c */
+void e2e_violation(e2e_state *s, const e2e_frame *fr, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+bool e2e_state_init(e2e_state *s, const e2e_graph *g, uint64_t seed);
+void e2e_state_free(e2e_state *s);
+/* Makes the state the one the generated functions report to (NULL: none). */
+void e2e_state_use(e2e_state *s);
+/* Prepares frame `num` in its slot before it is started. */
+e2e_frame *e2e_frame_begin(e2e_state *s, uint32_t num, bool linked);
+/* Checks a frame once its wait returned rc (0 or an error). */
+void e2e_frame_end(e2e_state *s, e2e_frame *fr, int rc);
+
+#endif
