@@ -179,6 +179,10 @@ static int claim(e2e_state *s, e2e_frame *fr, int fid, bool parallel)
     return -1;
 }
 
+static _Atomic int cross_failures;
+
+int e2e_cross_failures(void) { return atomic_load(&cross_failures); }
+
 /* No task of the function was ready: say which rule the call broke. */
 static void not_ready(e2e_state *s, e2e_frame *fr, int fid, bool parallel, const char *what)
 {
@@ -187,6 +191,7 @@ static void not_ready(e2e_state *s, e2e_frame *fr, int fid, bool parallel, const
         if (!candidate(n, fid, parallel) || atomic_load(&fr->ns[i].started))
             continue;
         if (inputs_ok(s, fr, i) && !done_before(s, fr, i)) {
+            atomic_fetch_add(&cross_failures, 1);
             e2e_violation(s, fr, "task %s began before the same task of the frame before "
                           "had completed", n->name);
             return;

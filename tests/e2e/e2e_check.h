@@ -106,6 +106,11 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int workers, int frames, uint64
  * program started: the negative control (E2E_SERIALISE) expects them. */
 int e2e_overlap_failures(void);
 
+/* Task starts before the same task of the frame before had completed,
+ * counted since the program started: the negative control of the checks
+ * across frames (E2E_UNLINKED) expects some. */
+int e2e_cross_failures(void);
+
 /* DAGC_TEST_SCALE (default 1.0) times n, at least 1. */
 int e2e_scaled(int n);
 

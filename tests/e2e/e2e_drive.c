@@ -11,7 +11,9 @@
  * frame N+1 while frame N still has tasks to finish, and at depth 1 never.
  * Built with E2E_SERIALISE, the checker drains before every G_submit (a
  * runtime that serialised frames): the negative control, whose overlap
- * check must fail. */
+ * check must fail. Built with E2E_UNLINKED, "pipelines" are two instances
+ * started in turn that nothing links: the negative control of the checks
+ * across frames, which must fail (e2e_cross_failures). */
 #define _POSIX_C_SOURCE 200809L
 #include "e2e_state.h"
 
@@ -82,22 +84,60 @@ static uint64_t draw(uint64_t *r)
     return *r;
 }
 
+#ifdef E2E_UNLINKED
+/* The cross-frame checks' negative control: a "pipeline" of two instances
+ * that are not linked (G_start, and G_wait of the one used two frames
+ * before), so that nothing orders a frame's nodes after the frame before. */
+static bool unlinked_busy[2];
+static int drain(e2e_state *s, dagrt *rt, int d);
+
+static int submit(e2e_state *s, dagrt *rt, int d, uint32_t f)
+{
+    int k = (int)(f % 2), rc = d == 1 ? drain(s, rt, d) : 0;
+    if (rc == 0 && unlinked_busy[k])
+        rc = s->g->wait(rt, k);
+    unlinked_busy[k] = false;
+    if (rc == 0)
+        rc = s->g->start(rt, k, f);
+    unlinked_busy[k] = rc == 0;
+    return rc;
+}
+
+static int drain(e2e_state *s, dagrt *rt, int d)
+{
+    (void)d;
+    int rc = 0;
+    for (int k = 0; k < 2; k++)
+        if (unlinked_busy[k]) {
+            int r = s->g->wait(rt, k);
+            rc = rc ? rc : r;
+            unlinked_busy[k] = false;
+        }
+    return rc;
+}
+#define E2E_PIPE_DEPTH(d) ((d) < 2 ? (d) : 2)
+#else
+static int submit(e2e_state *s, dagrt *rt, int d, uint32_t f) { return s->g->submit(rt, d, f); }
+static int drain(e2e_state *s, dagrt *rt, int d) { return s->g->drain(rt, d); }
+#define E2E_PIPE_DEPTH(d) (d)
+#endif
+
 /* n frames from f0 through the pipeline of depth d; returns how many
  * frame numbers it used. */
 static uint32_t pipeline(e2e_state *s, dagrt *rt, int d, uint32_t f0, int n)
 {
-    const e2e_graph *g = s->g;
+    d = E2E_PIPE_DEPTH(d);
     uint64_t r = (s->seed + f0) | 1;
     uint32_t f = f0, oldest = f0;
     for (int k = 0; k < n; k++, f++) {
         e2e_frame *fr = e2e_frame_begin(s, f, true);
 #ifdef E2E_SERIALISE
-        complete(s, &oldest, f, g->drain(rt, d));
+        complete(s, &oldest, f, drain(s, rt, d));
 #endif
-        int rc = g->submit(rt, d, f);
+        int rc = submit(s, rt, d, f);
         if (rc != 0) {
             e2e_violation(s, fr, "G_submit (depth %d) returned %s", d, dagrt_strerror(rc));
-            complete(s, &oldest, f, g->drain(rt, d));
+            complete(s, &oldest, f, drain(s, rt, d));
             oldest = f + 1;   /* never started: nothing to check */
             atomic_store(&s->waited, oldest);
             return (uint32_t)k + 1;
@@ -106,9 +146,9 @@ static uint32_t pipeline(e2e_state *s, dagrt *rt, int d, uint32_t f0, int n)
         if (f + 1 >= (uint32_t)d)
             complete(s, &oldest, f + 1 - (uint32_t)d, 0);
         if (draw(&r) % 16 == 0)
-            complete(s, &oldest, f + 1, g->drain(rt, d));
+            complete(s, &oldest, f + 1, drain(s, rt, d));
     }
-    complete(s, &oldest, f, g->drain(rt, d));
+    complete(s, &oldest, f, drain(s, rt, d));
     return (uint32_t)n;
 }
 

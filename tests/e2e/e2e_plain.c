@@ -1,7 +1,9 @@
 /* Plain host of the end-to-end scenario, for the ThreadSanitizer run
  * (Criterion cannot run under TSan; see docs/testing.md). Built with
  * E2E_SERIALISE (tests/e2e/overlap.dag only), it is the overlap check's
- * negative control: it passes when that check, and nothing else, failed. */
+ * negative control: it passes when that check, and nothing else, failed.
+ * Built with E2E_UNLINKED (pipelines of unlinked instances), the negative
+ * control of the checks across frames: it passes when they failed. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,7 +15,12 @@ int main(void)
     const char *fr = getenv("DAGC_E2E_FRAMES");
     int frames = fr ? atoi(fr) : e2e_scaled(1000);
     int v = e2e_run_all(e2e_all, e2e_nall, frames > 0 ? frames : 1);
-#ifdef E2E_SERIALISE
+#if defined E2E_UNLINKED
+    int x = e2e_cross_failures();
+    printf("unlinked frames: %d violations, %d tasks began before the same task of the frame "
+           "before had completed (want > 0)\n", v, x);
+    return !(x > 0);
+#elif defined E2E_SERIALISE
     int o = e2e_overlap_failures();
     printf("serialised frames: %d violations, %d of them of the overlap check (want all, > 0)\n", v, o);
     return !(o > 0 && v == o);
