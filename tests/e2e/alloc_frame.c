@@ -3,7 +3,8 @@
  * parallel tasks, a gate, an OR join, a `when`) runs 1000 frames while every
  * malloc/calloc/realloc of every thread is counted; then as many frames of
  * two instances started together (frame_start, frame_wait) and of
- * frame_run_instance. */
+ * frame_run_instance; then of two pipelines at once (frame_submit,
+ * frame_drain). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -124,8 +125,33 @@ int main(void)
             return 1;
     }
     unsigned long b1 = atomic_load(&n_allocs);
+    /* Two pipelines at once, of depth 2 and 3 (frame_submit, frame_drain),
+     * drained now and then so that they idle and start again. Each frame
+     * of a pipeline has a game of its own slot: overlapping frames share
+     * no game. */
+    static struct game p2g[2], p3g[3];
+    static frame_pipeline p2, p3;
+    for (int k = 0; k < 2; k++)
+        game_init(&p2g[k], rt);
+    for (int k = 0; k < 3; k++)
+        game_init(&p3g[k], rt);
+    if (frame_pipeline_init(&p2, 2) != 0 || frame_pipeline_init(&p3, 3) != 0)
+        return 1;
+    unsigned long p0 = 0;
+    for (int f = 0; f < 1020; f++) {
+        if (f == 20)
+            p0 = atomic_load(&n_allocs);   /* after the pipelines' own warm-up */
+        if (frame_submit(rt, &p2, &p2g[f % 2]) != 0 || frame_submit(rt, &p3, &p3g[f % 3]) != 0)
+            return 1;
+        if (f % 100 == 99 && (frame_drain(rt, &p2) != 0 || frame_drain(rt, &p3) != 0))
+            return 1;
+    }
+    if (frame_drain(rt, &p2) != 0 || frame_drain(rt, &p3) != 0)
+        return 1;
+    unsigned long p1 = atomic_load(&n_allocs);
     dagrt_destroy(rt);
     printf("alloc_frame: %lu allocations in 1000 frames after warm-up, %lu in 1000 of two "
-           "started instances and one run_instance\n", a1 - a0, b1 - b0);
-    return a1 != a0 || b1 != b0;
+           "started instances and one run_instance, %lu in 1000 frames of two pipelines "
+           "(depth 2 and 3)\n", a1 - a0, b1 - b0, p1 - p0);
+    return a1 != a0 || b1 != b0 || p1 != p0;
 }

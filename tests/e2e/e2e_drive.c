@@ -196,9 +196,6 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int workers, int frames, uint64
     if (overlap[1] != 0)
         e2e_violation(s, NULL, "at depth 1, %ld task starts of a frame while the frame before "
                       "was running", overlap[1]);
-#ifndef DAGRT_MAX_IN_FLIGHT /* before the pipeline core lands (to be removed) */
-    workers = 0;
-#endif
     if (s->slow && workers >= 3 && frames >= 100) {
         fprintf(stderr, "e2e %s, %d workers: task starts while the frame before was running: "
                 "depth 2 %ld, 3 %ld, 4 %ld\n", g->name, workers, overlap[2], overlap[3], overlap[4]);

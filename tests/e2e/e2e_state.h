@@ -19,6 +19,7 @@
 
 #define E2E_MAX_COUNT 2500u
 #define E2E_RING (2 * E2E_DEPTHS)
+_Static_assert(E2E_DEPTHS == DAGRT_MAX_IN_FLIGHT, "the checker runs every depth the runtime has");
 
 /* seq_cst throughout the checker: a test's bookkeeping, not a protocol
  * under test, and the simplest order to reason about. */

@@ -1,7 +1,8 @@
 /* misuse_scenario.c - G_run misuse returns error codes instead of hanging: called
  * from inside a running task (DAGRT_ENESTED), concurrently on the same
  * state (DAGRT_EBUSY), from a thread that is not the runtime's main thread
- * (DAGRT_EPERM); bad descriptors (DAGRT_EVERSION, DAGRT_EINVAL). One
+ * (DAGRT_EPERM); bad descriptors (DAGRT_EVERSION, DAGRT_EINVAL); then
+ * pipeline misuse (pipe_misuse.c). One
  * scenario function, hosted by Criterion (test_misuse.c) and by a plain
  * driver (misuse_plain.c) for ThreadSanitizer. */
 #define _POSIX_C_SOURCE 200809L
@@ -15,8 +16,12 @@
 void misuse_first(struct misuse_ctx *c)
 {
     atomic_fetch_add(&c->runs, 1);
+    if (c->slow)
+        pipe_misuse_spin_us(20);
     if (c->mode == 1)
         c->nested_rc_first = misuse_run(c->rt, c);
+    if (c->mode == 3)
+        pipe_misuse_nested(c, &c->nested_rc_first, &c->nested_drain_first);
     if (c->mode == 2) {
         atomic_store(&c->holding, 1);
         while (!atomic_load(&c->release))
@@ -26,8 +31,11 @@ void misuse_first(struct misuse_ctx *c)
 
 void misuse_second(struct misuse_ctx *c)
 {
+    atomic_fetch_add(&c->seconds, 1);
     if (c->mode == 1)
         c->nested_rc_second = misuse_run(c->rt, c);
+    if (c->mode == 3)
+        pipe_misuse_nested(c, &c->nested_rc_second, &c->nested_drain_second);
 }
 
 static struct misuse_ctx ctx;
@@ -132,6 +140,7 @@ int misuse_scenario(void)
     EXPECT(dagrt_graph_get_stats(&st, &stats) == 0 && stats.runs == 1 && stats.last_ran == 0,
            "stats of the one-gate graph wrong");
 
+    bad += pipe_misuse_scenario(rt);
     dagrt_destroy(rt);
     return bad;
 }

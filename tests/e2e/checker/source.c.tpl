@@ -66,7 +66,6 @@ static int {{name}}__e2e_start(dagrt *rt, int k, uint32_t frame)
 }
 static int {{name}}__e2e_wait(dagrt *rt, int k) { return {{name}}_wait(rt, &{{name}}__e2e_inst[k]); }
 
-#ifdef DAGRT_MAX_IN_FLIGHT
 /* One pipeline per depth. */
 static {{name}}_pipeline {{name}}__e2e_pipe[E2E_DEPTHS];
 static int {{name}}__e2e_pipe_init(int d) { return {{name}}_pipeline_init(&{{name}}__e2e_pipe[d - 1], (unsigned)d); }
@@ -76,11 +75,6 @@ static int {{name}}__e2e_submit(dagrt *rt, int d, uint32_t frame)
     return {{name}}_submit(rt, &{{name}}__e2e_pipe[d - 1], u.v);
 }
 static int {{name}}__e2e_drain(dagrt *rt, int d) { return {{name}}_drain(rt, &{{name}}__e2e_pipe[d - 1]); }
-#else /* before the pipeline core lands: frames one at a time (to be removed) */
-static int {{name}}__e2e_pipe_init(int d) { (void)d; return 0; }
-static int {{name}}__e2e_submit(dagrt *rt, int d, uint32_t frame) { (void)d; return {{name}}__e2e_run(rt, frame); }
-static int {{name}}__e2e_drain(dagrt *rt, int d) { (void)rt; (void)d; return 0; }
-#endif
 
 const e2e_graph {{name}}__e2e = {
     "{{name}}", {{nnodes}}, {{name}}__e2e_nodes, {{name}}__e2e_succ, {{nfuncs}}, {{nwhens}},

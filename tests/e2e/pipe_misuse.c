@@ -1,0 +1,192 @@
+/* pipe_misuse.c - pipeline misuse returns error codes and changes nothing
+ * (part of misuse_scenario, so hosted by test_misuse.c and misuse_plain.c):
+ * a depth of 0 or above DAGRT_MAX_IN_FLIGHT (DAGRT_EINVAL, also on a
+ * pipeline with a frame in flight, which then drains as before); G_submit
+ * and G_drain from inside a task, on a worker and on the main thread, of a
+ * plain run and of a pipeline frame (DAGRT_ENESTED); from a second thread
+ * while a frame is in flight (DAGRT_EBUSY, nothing started), and on an
+ * idle pipeline (DAGRT_EPERM). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "misuse.h"
+#include "misuse_scenario.h"
+
+#define EXPECT(cond, ...)                                                          \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "pipe_misuse:%d: ", __LINE__);                         \
+            fprintf(stderr, __VA_ARGS__);                                          \
+            fputc('\n', stderr);                                                   \
+            bad++;                                                                 \
+        }                                                                          \
+    } while (0)
+
+void pipe_misuse_nested(struct misuse_ctx *c, int *submit_rc, int *drain_rc)
+{
+    *submit_rc = misuse_submit(c->rt, c->pipe, c);
+    *drain_rc = misuse_drain(c->rt, c->pipe);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+void pipe_misuse_spin_us(int us)
+{
+    double t0 = now_s();
+    while (now_s() - t0 < us * 1e-6)
+        ;
+}
+
+/* Releases a held `first` after 10 s if nothing else did: a frame held on
+ * the caller inside G_submit would otherwise hang the test. */
+static _Atomic int watchdog_fired;
+
+static void *watchdog(void *arg)
+{
+    struct misuse_ctx *c = arg;
+    double t0 = now_s();
+    while (!atomic_load(&c->release) && now_s() - t0 < 10.0)
+        sched_yield();
+    if (!atomic_load(&c->release)) {
+        atomic_store(&watchdog_fired, 1);
+        atomic_store(&c->release, 1);
+    }
+    return NULL;
+}
+
+typedef struct other {
+    struct misuse_ctx *c;
+    misuse_pipeline *p;
+    bool wait_hold;            /* wait until `first` holds, release it after */
+    int submit, drain;
+} other;
+
+static void *other_thread(void *arg)
+{
+    other *o = arg;
+    while (o->wait_hold && !atomic_load(&o->c->holding))
+        sched_yield();
+    o->submit = misuse_submit(o->c->rt, o->p, o->c);
+    o->drain = misuse_drain(o->c->rt, o->p);
+    atomic_store(&o->c->release, 1);
+    return NULL;
+}
+
+static void reset(struct misuse_ctx *c, int mode)
+{
+    c->mode = mode;
+    c->slow = 1;
+    c->nested_rc_first = c->nested_rc_second = 1;
+    c->nested_drain_first = c->nested_drain_second = 1;
+    atomic_store(&c->holding, 0);
+    atomic_store(&c->release, 0);
+    atomic_store(&c->runs, 0);
+    atomic_store(&c->seconds, 0);
+}
+
+int pipe_misuse_scenario(dagrt *rt)
+{
+    int bad = 0;
+    static misuse_pipeline p, q;
+    static struct misuse_ctx c;
+    c.rt = rt;
+
+    EXPECT(misuse_pipeline_init(&p, 0) == DAGRT_EINVAL, "depth 0 accepted");
+    EXPECT(misuse_pipeline_init(&p, DAGRT_MAX_IN_FLIGHT + 1) == DAGRT_EINVAL,
+           "depth DAGRT_MAX_IN_FLIGHT + 1 accepted");
+    EXPECT(misuse_pipeline_init(NULL, 2) == DAGRT_EINVAL, "NULL pipeline accepted");
+    EXPECT(misuse_pipeline_init(&p, 2) == 0 && misuse_pipeline_init(&q, DAGRT_MAX_IN_FLIGHT) == 0,
+           "valid depths refused");
+    EXPECT(misuse_submit(rt, NULL, &c) == DAGRT_EINVAL && misuse_drain(rt, NULL) == DAGRT_EINVAL,
+           "NULL pipeline accepted by submit or drain");
+
+    /* Frames work, and a drained pipeline starts again. */
+    reset(&c, 0);
+    for (int f = 0; f < 5; f++)
+        EXPECT(misuse_submit(rt, &p, &c) == 0, "submit %d failed", f);
+    EXPECT(misuse_drain(rt, &p) == 0, "drain failed");
+    EXPECT(atomic_load(&c.runs) == 5 && atomic_load(&c.seconds) == 5,
+           "5 frames ran first %d, second %d times", atomic_load(&c.runs), atomic_load(&c.seconds));
+    EXPECT(misuse_drain(rt, &p) == 0, "drain of an idle pipeline failed");
+
+    /* A bad depth on a pipeline with a frame in flight changes nothing:
+     * the frame completes and the drain waits for it. */
+    reset(&c, 2);
+    pthread_t w;
+    EXPECT(pthread_create(&w, NULL, watchdog, &c) == 0, "pthread_create");
+    EXPECT(misuse_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
+    EXPECT(!atomic_load(&watchdog_fired), "the frame was held on the caller inside G_submit");
+    EXPECT(misuse_pipeline_init(&p, 0) == DAGRT_EINVAL &&
+               misuse_pipeline_init(&p, DAGRT_MAX_IN_FLIGHT + 1) == DAGRT_EINVAL,
+           "bad depth accepted on a pipeline in use");
+    atomic_store(&c.release, 1);
+    pthread_join(w, NULL);
+    EXPECT(misuse_drain(rt, &p) == 0, "drain after a refused init failed");
+    EXPECT(atomic_load(&c.runs) == 1 && atomic_load(&c.seconds) == 1,
+           "the frame in flight ran first %d, second %d times", atomic_load(&c.runs),
+           atomic_load(&c.seconds));
+
+    /* From inside a task: first on a worker (or the caller), second on main. */
+    reset(&c, 3);
+    c.pipe = &q;
+    EXPECT(misuse_run(rt, &c) == 0, "run with nested submits failed");
+    EXPECT(c.nested_rc_first == DAGRT_ENESTED && c.nested_drain_first == DAGRT_ENESTED,
+           "submit/drain inside `first` of a run: %d %d", c.nested_rc_first, c.nested_drain_first);
+    EXPECT(c.nested_rc_second == DAGRT_ENESTED && c.nested_drain_second == DAGRT_ENESTED,
+           "submit/drain inside on-main `second` of a run: %d %d", c.nested_rc_second,
+           c.nested_drain_second);
+    /* ...of a pipeline frame, on its own pipeline. */
+    reset(&c, 3);
+    c.pipe = &p;
+    EXPECT(misuse_submit(rt, &p, &c) == 0 && misuse_drain(rt, &p) == 0,
+           "a frame with nested submits failed");
+    EXPECT(c.nested_rc_first == DAGRT_ENESTED && c.nested_drain_first == DAGRT_ENESTED,
+           "submit/drain inside `first` of a pipeline frame: %d %d", c.nested_rc_first,
+           c.nested_drain_first);
+    EXPECT(c.nested_rc_second == DAGRT_ENESTED && c.nested_drain_second == DAGRT_ENESTED,
+           "submit/drain inside on-main `second` of a pipeline frame: %d %d",
+           c.nested_rc_second, c.nested_drain_second);
+    EXPECT(atomic_load(&c.runs) == 1 && atomic_load(&c.seconds) == 1,
+           "nested submits started frames: first %d, second %d times", atomic_load(&c.runs),
+           atomic_load(&c.seconds));
+
+    /* A second thread while a frame is in flight: EBUSY, nothing started. */
+    for (int round = 0; round < 10; round++) {
+        reset(&c, 2);
+        EXPECT(misuse_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
+        other o = {&c, &p, true, 1, 1};
+        pthread_t t;
+        EXPECT(pthread_create(&t, NULL, other_thread, &o) == 0, "pthread_create");
+        pthread_join(t, NULL);
+        EXPECT(o.submit == DAGRT_EBUSY && o.drain == DAGRT_EBUSY,
+               "another thread on a pipeline in flight: submit %d drain %d, want EBUSY",
+               o.submit, o.drain);
+        EXPECT(misuse_drain(rt, &p) == 0, "drain after the other thread failed");
+        EXPECT(atomic_load(&c.runs) == 1 && atomic_load(&c.seconds) == 1,
+               "a refused submit ran a frame: first %d, second %d times", atomic_load(&c.runs),
+               atomic_load(&c.seconds));
+    }
+
+    /* An idle pipeline from a thread that is not the runtime's main thread. */
+    reset(&c, 0);
+    other o = {&c, &p, false, 1, 1};
+    pthread_t t;
+    EXPECT(pthread_create(&t, NULL, other_thread, &o) == 0, "pthread_create");
+    pthread_join(t, NULL);
+    EXPECT(o.submit == DAGRT_EPERM && o.drain == DAGRT_EPERM,
+           "another thread on an idle pipeline: submit %d drain %d, want EPERM", o.submit,
+           o.drain);
+    EXPECT(atomic_load(&c.runs) == 0, "a refused submit ran a frame");
+    EXPECT(misuse_submit(rt, &p, &c) == 0 && misuse_drain(rt, &p) == 0 &&
+               atomic_load(&c.runs) == 1,
+           "the pipeline is not usable after the refused calls");
+    return bad;
+}
