@@ -232,8 +232,9 @@ static void spin_ns(long ns)
     while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
 }
 
-/* Mostly none, sometimes up to 4 us; the overlap graphs' bodies take 20 to
- * 40 us each, far above what the runtime counts as too small to share. */
+/* Mostly none, sometimes up to 4 us; the bodies of graphs named overlap* or
+ * slow* take 20 to 40 us each, far above what the runtime counts as too
+ * small to share (so their pipeline frames really overlap). */
 static void small_delay(e2e_state *s)
 {
     uint64_t r = rnd(s);
@@ -471,7 +472,7 @@ bool e2e_state_init(e2e_state *s, const e2e_graph *g, uint64_t seed)
     s->main = pthread_self();
     s->seed = seed;
     s->mode = "setup";
-    s->slow = strncmp(g->name, "overlap", 7) == 0;
+    s->slow = strncmp(g->name, "overlap", 7) == 0 || strncmp(g->name, "slow", 4) == 0;
     uint32_t nn = g->nnodes;
     s->preds = calloc(nn, sizeof *s->preds);
     s->prevs = calloc(nn, sizeof *s->prevs);

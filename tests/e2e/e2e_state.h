@@ -50,7 +50,7 @@ typedef struct e2e_state {
     int *fid_nodes;                /* per fid: nodes calling it */
     pthread_t main;
     uint64_t seed;
-    bool slow;                     /* a graph named overlap*: long bodies */
+    bool slow;                     /* a graph named overlap* or slow*: long bodies */
     const char *mode;              /* the mode running, for messages */
     _Atomic int violations;
     _Atomic uint32_t waited;       /* frames below this were waited for and checked */
