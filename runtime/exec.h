@@ -160,6 +160,10 @@ typedef struct graph_rt {
      * (the main thread) before its LINKED exchanges, which publish it to
      * the completers that read it after seeing LINKED. */
     struct graph_rt *next;
+    /* The frame number observers see: the state's runs before this one,
+     * or a pipeline's frames before this one (its frames alternate
+     * states, and a profile must tell them apart). */
+    uint64_t frame;
     /* block 1: the caller's during a run */
     _Alignas(RT_APART) _Atomic uint32_t head;   /* next slot to pop */
     /* Plan mode: the next unclaimed node of the caller's list (cursor0,
@@ -234,11 +238,12 @@ bool rt_exec_in_node(void);
  * hands off to a next frame; prev (or NULL), the frame still in flight
  * that this one is linked after. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                  dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev);
+                  dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
+                  uint64_t frame);
 /* A whole run now, on the caller, in table order (a pipeline frame too
  * small to share): the same checks as dagrt_graph_run. */
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src);
+                       dagrt_ctx_store_fn store, const void *src, uint64_t frame);
 /* Whether the calling thread may not run or wait for a graph here (inside
  * a task, a node or a fiber). */
 bool rt_exec_nested(dagrt *rt);
