@@ -334,7 +334,8 @@ void e2e_range(const e2e_graph *g, int fid, uint32_t tag, size_t begin, size_t e
         return;
     }
     if (begin >= end || end > fr->count[fid]) {
-        e2e_violation(s, fr, "range [%zu, %zu) outside [0, %zu)", begin, end, fr->count[fid]);
+        e2e_violation(s, fr, "range [%lu, %lu) outside [0, %lu)", (unsigned long)begin,
+                      (unsigned long)end, (unsigned long)fr->count[fid]);
         return;
     }
     for (size_t k = begin; k < end; k++)
