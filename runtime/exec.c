@@ -52,9 +52,9 @@ uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob)
     uint8_t status = 1;
     if (counted)
         rt_exec_depth++;
-    /* r->runs: set by the caller between runs, read-only during one. The
+    /* r->frame: set by the caller between runs, read-only during one. The
      * state's address is the dagrt_graph_state's (graph_rt overlays it). */
-    dagrt_node_event ev = {r->g->name, n->name, i, thread_of(r->rt), r->runs, r, false, 0, 0};
+    dagrt_node_event ev = {r->g->name, n->name, i, thread_of(r->rt), r->frame, r, false, 0, 0};
     if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
         status = 2;
     } else if (n->flags & DAGRT_NODE_PARALLEL) {
@@ -144,7 +144,9 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     r->async = 0;
     r->piped = 0;
     r->linked = 0;
-    r->next = NULL;
+    /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
+    atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
+    r->frame = r->runs;   /* a pipeline numbers its frames itself */
 }
 
 static uint16_t helpers_for(int workers)
@@ -211,7 +213,8 @@ finish:;
  * start), and is not timed: its wall time includes whatever the caller
  * does between start and wait. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                  dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev)
+                  dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
+                  uint64_t frame)
 {
     rt_ctx *self;
     int rc = claim(rt, g, st, &self, RUN_STARTING);
@@ -224,6 +227,8 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     r->async = 1;
     r->piped = piped;
     r->linked = prev != NULL;
+    if (frame != UINT64_MAX)
+        r->frame = frame;   /* a pipeline's numbering */
     int workers = dagrt_worker_count(rt);
     r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
     rt_exec_dyn_start(r, workers);
@@ -235,7 +240,7 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
 }
 
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src)
+                       dagrt_ctx_store_fn store, const void *src, uint64_t frame)
 {
     rt_ctx *self;
     int rc = claim(rt, g, st, &self, RUN_SYNC);
@@ -245,6 +250,7 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
         store(ctx, src);
     graph_rt *r = state_rt(st);
     reset(r, rt, g, st, ctx);
+    r->frame = frame;
     rc = rt_exec_serial_run(r);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
@@ -255,7 +261,7 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, NULL);
+    return rt_exec_start(rt, g, st, ctx, store, src, false, NULL, UINT64_MAX);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)
