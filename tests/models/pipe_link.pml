@@ -40,8 +40,10 @@
  * edge within the frame, a `prev` edge across frames, and the same-node
  * edges); -DGATE makes c a gate; -DORJOIN makes it  c after a or prev b
  * (an OR node with a `prev` input, its `arm`, and a late input that may
- * arrive after c ran). Threads: the main thread (submitter, and helper
- * while it waits) and WORKERS (2) workers that run any ready node of any
+ * arrive after c ran). Threads: the main thread (submitter, and while it
+ * waits a helper: it may run any ready node of any frame, which covers the
+ * runtime's own frame's nodes, later frames' through ready_ahead and any
+ * helper task) and WORKERS (2) workers that run any ready node of any
  * frame. Frame 0 is the first after an idle pipeline (prev inputs satisfied
  * at the start, no link). Checked:
  * - every node of every frame starts once, and all have ended when the
@@ -87,8 +89,10 @@
  * depth 1 never has: nothing is handed off).
  *
  * Memory model: Promela runs sequentially consistent; the runtime's link
- * exchanges and counter decrements are acq_rel RMWs, and `next` and the
- * reset counters are plain stores made before the submitter's exchanges.
+ * exchanges and counter decrements are acq_rel RMWs; the reset counters
+ * are plain stores and `next` a release store, made before the
+ * submitter's exchanges (a completer reads `next` after its exchange saw
+ * LINKED; the waiting caller's look-ahead reads it with acquire).
  * SC modelling suffices here because every cross-thread decision is made
  * by RMWs on one location: C11 gives all modifications of one atomic a
  * total order in which each RMW reads the value written just before it,
