@@ -81,7 +81,9 @@
  *                 it).
  *
  * Abstracted: node bodies (one step to start, one to end), the ready lists
- * and helpers (a ready node is a flag any thread may claim), the group
+ * and helpers (a ready node is a flag any thread may claim, so the
+ * deadlock check is about the counts, a hand-off lost or made twice, not
+ * about which thread drains which list), the group
  * (a wait is `done` reaching the node count), `on main`, hot and fiber
  * placement, parallel nodes, the serial path for tiny frames, an idle
  * pipeline in the middle (the model drains once, at the end), and depth 1
