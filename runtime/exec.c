@@ -226,8 +226,8 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     r->async = 1;
     r->piped = piped;
     r->linked = prev != NULL;
-    if (piped)
-        r->frame = frame;
+    if (frame != UINT64_MAX)
+        r->frame = frame;   /* a pipeline's numbering */
     int workers = dagrt_worker_count(rt);
     r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
     rt_exec_dyn_start(r, workers);
@@ -260,7 +260,7 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, NULL, 0);
+    return rt_exec_start(rt, g, st, ctx, store, src, false, NULL, UINT64_MAX);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)

@@ -236,7 +236,8 @@ typedef struct plan_slot {
 bool rt_exec_in_node(void);
 /* dagrt_graph_start, and a pipeline frame's start: piped, each completion
  * hands off to a next frame; prev (or NULL), the frame still in flight
- * that this one is linked after. */
+ * that this one is linked after; frame, the number observers see
+ * (UINT64_MAX: the state's own count of runs). */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
                   uint64_t frame);

@@ -401,6 +401,19 @@ void rt_exec_dyn_link(graph_rt *prev, graph_rt *r)
             rt_exec_cross(r, x);
 }
 
+/* The first frame linked after r (a pipeline's, in flight) with nodes in
+ * its ready list, or NULL. r->next is the caller's own: it links frames. */
+static graph_rt *ready_ahead(graph_rt *r)
+{
+    graph_rt *x = r->next;
+    for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++, x = x->next)
+        /* relaxed: a poll; the slot's acquire load in list_pop synchronises. */
+        if (atomic_load_explicit(&x->head, memory_order_relaxed) <
+            atomic_load_explicit(&x->tail, memory_order_relaxed))
+            return x;
+    return NULL;
+}
+
 /* Runs the caller's part of the run from `next` on, and waits for the
  * rest: the caller (the main thread) drains, helps, then blocks. */
 static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
@@ -428,8 +441,18 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
                    atomic_load_explicit(&r->head, memory_order_relaxed) <
                        atomic_load_explicit(&r->tail, memory_order_relaxed) ||
                    atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes;
-            if (!work && self && rt_help_one(self))
+            if (work)
+                break;
+            /* A pipeline's later frames: their ready nodes are as good to
+             * run now as any task (the caller waits for this frame anyway). */
+            graph_rt *x = ready_ahead(r);
+            if (x) {
+                drain_ctx dx = {x, true, false, 0};
+                drain(&dx, NONE);
                 spin = 0;
+            } else if (self && rt_help_one(self)) {
+                spin = 0;
+            }
         }
         if (work)
             continue;
