@@ -146,7 +146,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "frame: running the frames failed: %s\n", dagrt_strerror(rc));
         return 1;
     }
-    /* Overlap: frame f+1's input began before frame f presented. */
+    /* A pipelined frame's latency from its start (see the top), and the
+     * overlap: frame f's input began before frame f - 1 presented. */
     long overlapped = 0;
     for (long f = 0; f < frames; f++) {
         double begin = start[f];
