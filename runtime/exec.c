@@ -144,7 +144,8 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     r->async = 0;
     r->piped = 0;
     r->linked = 0;
-    r->next = NULL;
+    /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
+    atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
     r->frame = r->runs;   /* a pipeline numbers its frames itself */
 }
 

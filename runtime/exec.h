@@ -156,10 +156,12 @@ typedef struct graph_rt {
      * Otherwise `prev` inputs are satisfied at the start. */
     uint8_t linked;
     const dagrt_graph *plan_g;   /* the graph the plan was made for */
-    /* (pipelines) The frame linked after this one: set by the submitter
-     * (the main thread) before its LINKED exchanges, which publish it to
-     * the completers that read it after seeing LINKED. */
-    struct graph_rt *next;
+    /* (pipelines) The frame linked after this one: stored with release by
+     * the submitter (the main thread) after that frame's reset and before
+     * its LINKED exchanges. Completers read it after seeing LINKED (the
+     * exchange orders it), helpers looking ahead with acquire (they then
+     * see the frame's reset). NULL until linked. */
+    _Atomic(struct graph_rt *) next;
     /* The frame number observers see: the state's runs before this one,
      * or a pipeline's frames before this one (its frames alternate
      * states, and a profile must tell them apart). */
