@@ -144,6 +144,7 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     r->async = 0;
     r->piped = 0;
     r->linked = 0;
+    r->inpipe = 0;
     /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
     atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
     r->frame = r->runs;   /* a pipeline numbers its frames itself */
@@ -239,8 +240,10 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     r->async = 1;
     r->piped = piped;
     r->linked = prev != NULL;
-    if (frame != UINT64_MAX)
+    if (frame != UINT64_MAX) {
         r->frame = frame;   /* a pipeline's numbering */
+        r->inpipe = 1;
+    }
     int workers = dagrt_worker_count(rt);
     r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
     rt_exec_dyn_start(r, workers);
@@ -274,6 +277,11 @@ int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, vo
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)
 {
+    return rt_exec_wait(rt, st, false);
+}
+
+int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
+{
     if (!rt || !st)
         return DAGRT_EINVAL;
     rt_ctx *self = rt_ctx_current(rt);
@@ -288,7 +296,9 @@ int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)
         return s == RUN_IDLE ? DAGRT_EINVAL : DAGRT_EBUSY;
     /* Only the thread that started the run (the main thread of its
      * runtime) may wait for it: its `on main` tasks run there. */
-    int bad = r->rt != rt ? DAGRT_EINVAL : !dagrt_on_main_thread(rt) ? DAGRT_EBUSY : 0;
+    int bad = r->rt != rt ? DAGRT_EINVAL
+              : !dagrt_on_main_thread(rt) || r->inpipe != pipe ? DAGRT_EBUSY   /* a pipeline's frame */
+              : 0;
     if (bad) {
         /* release: hands the started run back untouched. */
         atomic_store_explicit(&r->running, RUN_STARTED, memory_order_release);

@@ -155,6 +155,9 @@ typedef struct graph_rt {
      * also wait for their own last frame's node and their `prev` inputs.
      * Otherwise `prev` inputs are satisfied at the start. */
     uint8_t linked;
+    /* Started by a pipeline: only the pipeline may wait for it (frames
+     * are waited for oldest first, which the hand-off relies on). */
+    uint8_t inpipe;
     const dagrt_graph *plan_g;   /* the graph the plan was made for */
     /* (pipelines) The frame linked after this one: stored with release by
      * the submitter (the main thread) after that frame's reset and before
@@ -243,6 +246,9 @@ bool rt_exec_in_node(void);
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
                   uint64_t frame);
+/* dagrt_graph_wait (pipe false), or a pipeline's wait for its own frame
+ * (pipe true): each refuses the other's states (DAGRT_EBUSY). */
+int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
 /* A whole run now, on the caller, in table order (a pipeline frame too
  * small to share): the same checks as dagrt_graph_run. */
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,

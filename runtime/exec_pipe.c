@@ -111,7 +111,7 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
 {
     pipe_rt *q = pipe_of(p);
     unsigned k = (unsigned)((q->submitted - q->inflight) % q->depth);
-    int rc = dagrt_graph_wait(rt, p->states[k]);
+    int rc = rt_exec_wait(rt, p->states[k], true);
     if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL)
         return rc;   /* refused (the state is used outside the pipeline): still in flight */
     if (q->t_start[k]) {
@@ -133,6 +133,11 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     if (rc != 0)
         return rc;
     pipe_rt *q = pipe_of(p);
+    /* One pipeline runs one graph: checked before anything is waited for. */
+    if (q->inflight > 0 && state_rt(p->states[(q->submitted - 1) % q->depth])->g != g) {
+        rc = DAGRT_EINVAL;
+        goto out;
+    }
     unsigned k = (unsigned)(q->submitted % q->depth);
     void *ctx = store ? p->ctxs[k] : (void *)(uintptr_t)src;
     /* Frames measured too small to share gain nothing from overlapping:
@@ -164,10 +169,6 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     graph_rt *prev = NULL;
     if (q->inflight > 0)
         prev = state_rt(p->states[(q->submitted - 1) % q->depth]);
-    if (prev && prev->g != g) {
-        rc = DAGRT_EINVAL;   /* one pipeline runs one graph */
-        goto out;
-    }
     bool timed = sampled(q);
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
