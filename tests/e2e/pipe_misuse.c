@@ -1,7 +1,9 @@
 /* pipe_misuse.c - pipeline misuse returns error codes and changes nothing
  * (part of misuse_scenario, so hosted by test_misuse.c and misuse_plain.c):
  * a depth of 0 or above DAGRT_MAX_IN_FLIGHT (DAGRT_EINVAL, also on a
- * pipeline with a frame in flight, which then drains as before); G_submit
+ * pipeline with a frame in flight, which then drains as before); G_wait
+ * and G_start on the instance of a pipeline's frame in flight
+ * (DAGRT_EBUSY: only the pipeline waits for it); G_submit
  * and G_drain from inside a task, on a worker and on the main thread, of a
  * plain run and of a pipeline frame (DAGRT_ENESTED); from a second thread
  * while a frame is in flight (DAGRT_EBUSY, nothing started), and on an
@@ -127,9 +129,25 @@ int pipe_misuse_scenario(dagrt *rt)
     EXPECT(misuse_pipeline_init(&p, 0) == DAGRT_EINVAL &&
                misuse_pipeline_init(&p, DAGRT_MAX_IN_FLIGHT + 1) == DAGRT_EINVAL,
            "bad depth accepted on a pipeline in use");
+    /* The frame's instance is the pipeline's: G_wait and G_start on it are
+     * refused (EBUSY); the pipeline's other instance is idle (EINVAL). */
+    int busy = -1;
+    for (int k = 0; k < 2; k++) {
+        int rc = misuse_wait(rt, &p.frames[k]);
+        EXPECT(rc == DAGRT_EBUSY || rc == DAGRT_EINVAL, "G_wait on a pipeline's instance: %d", rc);
+        if (rc == DAGRT_EBUSY)
+            busy = busy < 0 ? k : 2;
+    }
+    EXPECT(busy == 0 || busy == 1, "G_wait: not exactly one of the pipeline's instances in flight");
+    if (busy == 0 || busy == 1)
+        EXPECT(misuse_start(rt, &p.frames[busy], &c) == DAGRT_EBUSY,
+               "G_start on a pipeline's frame in flight accepted");
     atomic_store(&c.release, 1);
     pthread_join(w, NULL);
     EXPECT(misuse_drain(rt, &p) == 0, "drain after a refused init failed");
+    for (int k = 0; k < 2; k++)
+        EXPECT(misuse_wait(rt, &p.frames[k]) == DAGRT_EINVAL,
+               "G_wait on a pipeline's instance after the drain accepted");
     EXPECT(atomic_load(&c.runs) == 1 && atomic_load(&c.seconds) == 1,
            "the frame in flight ran first %d, second %d times", atomic_load(&c.runs),
            atomic_load(&c.seconds));
