@@ -41,8 +41,9 @@ def expr(rng, names, prevs=()):
 def random_graph(rng, gi):
     ntasks = rng.randint(1, 40)
     lines, names = [], []
-    # Names of every node, known in advance, for `prev` inputs (to a node
-    # itself, an earlier one or a later one: a back edge across frames).
+    # Names for `prev` inputs (to a node itself, an earlier one or a later
+    # one: a back edge across frames): every task, known in advance, and the
+    # gates made so far.
     ngates = 0
     every = ["t%d" % k for k in range(ntasks)]
     shared_plain = ["shared_%d_%d" % (gi, k) for k in range(2)]
@@ -53,7 +54,8 @@ def random_graph(rng, gi):
         if names and rng.random() < 0.15:
             g = "g%d" % ngates
             ngates += 1
-            lines.append("    gate %s = %s;" % (g, expr(rng, names, every + [g])))
+            every.append(g)
+            lines.append("    gate %s = %s;" % (g, expr(rng, names, every)))
             names.append(g)
             continue
         t = "t%d" % ntask
