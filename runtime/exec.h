@@ -165,9 +165,10 @@ typedef struct graph_rt {
      * exchange orders it), helpers looking ahead with acquire (they then
      * see the frame's reset). NULL until linked. */
     _Atomic(struct graph_rt *) next;
-    /* The frame number observers see: the state's runs before this one,
-     * or a pipeline's frames before this one (its frames alternate
-     * states, and a profile must tell them apart). */
+    /* The frame number observers see: the runs of this graph started on
+     * this runtime before this one, all its states and pipelines together
+     * (a pipeline's frames alternate states, and a profile must tell any
+     * two runs apart). */
     uint64_t frame;
     /* block 1: the caller's during a run */
     _Alignas(RT_APART) _Atomic uint32_t head;   /* next slot to pop */
@@ -239,20 +240,20 @@ typedef struct plan_slot {
 
 /* True while the calling thread runs the body of a graph node. */
 bool rt_exec_in_node(void);
-/* dagrt_graph_start, and a pipeline frame's start: piped, each completion
- * hands off to a next frame; prev (or NULL), the frame still in flight
- * that this one is linked after; frame, the number observers see
- * (UINT64_MAX: the state's own count of runs). */
+/* dagrt_graph_start, and a pipeline frame's start: inpipe, a pipeline's
+ * frame (only the pipeline waits for it); piped, each completion hands off
+ * to a next frame; prev (or NULL), the frame still in flight that this one
+ * is linked after. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                  dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
-                  uint64_t frame);
+                  dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
+                  graph_rt *prev);
 /* dagrt_graph_wait (pipe false), or a pipeline's wait for its own frame
  * (pipe true): each refuses the other's states (DAGRT_EBUSY). */
 int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
 /* A whole run now, on the caller, in table order (a pipeline frame too
  * small to share): the same checks as dagrt_graph_run. */
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src, uint64_t frame);
+                       dagrt_ctx_store_fn store, const void *src);
 /* Whether the calling thread may not run or wait for a graph here (inside
  * a task, a node or a fiber). */
 bool rt_exec_nested(dagrt *rt);
