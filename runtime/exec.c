@@ -170,7 +170,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         t0 = rt_now_ns();
     /* Too small to share and nothing that must run elsewhere: the nodes in
      * table order, without a counter or an atomic (exec_serial.c). */
-    if (tiny && rt_exec_serial_ok(g)) {
+    if (tiny && rt_exec_serial_ok_cached(r)) {
         rc = rt_exec_serial_run(r);
         goto finish;
     }
@@ -181,7 +181,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
             r->plan_g = g;
         }
         if (r->plan == 1) {
-            rc = rt_plan_run(r);
+            rc = rt_plan_frame(r);
             goto finish;
         }
     }

@@ -145,7 +145,7 @@ static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, bool counted, uint
     if (s == NONE)
         return false;
     if (k == 1)
-        r->stole1 = true;   /* only the caller takes from list 1 */
+        r->stolen1++;   /* only the caller takes from list 1 */
     plan_publish(r, s, rt_exec_node_on(r, s, counted), epoch);
     return true;
 }
@@ -358,6 +358,12 @@ bool rt_plan_build(graph_rt *r)
         }
     }
     r->ltail1 = tail[1];
+    r->nlist1 = 0;
+    for (uint32_t u = r->lhead[1]; u != NONE; u = r->nodes[u].plan.lnext)
+        r->nlist1++;
+    r->solo_left = 0;   /* a new plan starts in plan mode */
+    r->solo_span = 0;
+    r->probe = 0;
     return true;
 }
 
@@ -374,7 +380,7 @@ int rt_plan_run(graph_rt *r)
     const uint32_t epoch = r->epoch;
     plan_slot *s = rt_plan_slot_of(r->rt);
     r->caller_cpu = rt_cpu_now();
-    r->stole1 = false;
+    r->stolen1 = 0;
     /* relaxed: the offer below (release of `go`) publishes the run's start. */
     atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
     atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
@@ -405,7 +411,7 @@ int rt_plan_run(graph_rt *r)
     if (t == 0)
         return 0;   /* no worker list, or no slot: the caller ran everything */
     /* Every node is claimed; a helper may still run its last ones. */
-    if (!r->stole1) {
+    if (r->stolen1 == 0) {
         /* The helper that joined ran all of list 1, and its last access to
          * r is the publication of the list's last node (plan_work).
          * acquire: its effects, and all the helper's, before we return. */
@@ -427,3 +433,49 @@ int rt_plan_run(graph_rt *r)
     return 0;
 }
 
+
+/* ------------------------------------------- when the helper gets no CPU
+ *
+ * With a core kept busy by another program (a game's render or audio
+ * thread, a build), the worker's helper often does not get to run when a
+ * frame is offered: the caller then runs the worker's list itself, paying
+ * plan mode's claims and polls on every node, or waits on a node the
+ * preempted helper holds. Plan frames show it without a clock: the caller
+ * claimed nodes of list 1 (stolen1). Unloaded, a helper runs all of its
+ * list in almost every frame; starved, the caller takes most or all of it.
+ *
+ * A frame in which the caller ran more than half of list 1 is starved:
+ * the next solo_span frames run on the caller alone in table order
+ * (exec_serial.c: no claim, no offer; the helper stops lingering and the
+ * worker parks, so the busy program and the caller each keep a core).
+ * Then plan mode probes again. The first probe frame wakes a helper, which
+ * after any pause comes late, so a starved first probe is not judged yet;
+ * the second one is. A starved probe doubles the span (up to
+ * PLAN_SOLO_MAX frames), a good one returns to plan mode. So a frame that
+ * stays on the caller could have lost at most about half of list 1's share
+ * to it, and unloaded figures keep plan mode. */
+#define PLAN_SOLO_MIN 16
+#define PLAN_SOLO_MAX 64
+
+int rt_plan_frame(graph_rt *r)
+{
+    if (r->solo_left > 0) {
+        if (--r->solo_left == 0)
+            r->probe = 2;
+        /* Planned, so no hot or fiber task: every node may run inline. */
+        return rt_exec_serial_run(r);
+    }
+    int rc = rt_plan_run(r);
+    bool starved = r->stolen1 > r->nlist1 / 2;
+    if (starved && r->probe == 2) {
+        r->probe = 1;   /* the wake-up frame: judge the next one */
+    } else if (starved) {
+        uint32_t span = r->probe && r->solo_span ? 2u * r->solo_span : PLAN_SOLO_MIN;
+        r->solo_span = (uint16_t)(span < PLAN_SOLO_MAX ? span : PLAN_SOLO_MAX);
+        r->solo_left = r->solo_span;
+        r->probe = 0;
+    } else {
+        r->probe = 0;
+    }
+    return rc;
+}
