@@ -142,15 +142,16 @@ void dg_check_c_names(const ir_program *p, dg_diag *d, dg_arena *a)
 {
     cnames C = {0};
     size_t total = 0;
-    for (size_t gi = 0; gi < p->ngraphs; gi++) total += p->graphs[gi].nnodes + 6;
+    for (size_t gi = 0; gi < p->ngraphs; gi++) total += p->graphs[gi].nnodes + 10;
     dg_map_reserve(&C.map, total);
     C.cap = total + 16;
     C.v = dg_xmalloc(C.cap * sizeof *C.v);
     for (size_t gi = 0; gi < p->ngraphs && !d->stop; gi++) {
         const ir_graph *g = &p->graphs[gi];
         /* The run function and (v2) the instance's type and functions. */
-        static const char *const entry[] = {"run", "instance", "instance_init", "run_instance",
-                                            "start", "wait"};
+        static const char *const entry[] = {"run",   "instance", "instance_init", "run_instance",
+                                            "start", "wait",     "pipeline",      "pipeline_init",
+                                            "submit", "drain"};
         for (size_t k = 0; k < sizeof entry / sizeof entry[0] && !d->stop; k++) {
             cname r = {dg_printf(a, "%s_%s", g->name, entry[k]), CN_RUN, g->ctype, 0, g->pos,
                        g->name};

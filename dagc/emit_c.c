@@ -188,6 +188,12 @@ typedef struct graph_ctx {
     uint32_t *succ_first;    /* per node: where its successors start */
     uint32_t *rows;          /* the nodes that have successors */
     size_t nrows;
+    /* (v2) The next frame's side of `prev`: psucc[psucc_first[x] ...] are
+     * the nodes with a `prev x` input (an AND node's own is implicit, see
+     * keeps_prev), nprev[v] how many such inputs v has; prows the nodes
+     * with any. */
+    uint32_t *psucc_first, *psucc, *nprev, *prows;
+    size_t nprows, npsucc;
     dg_buf b;                /* scratch */
 } graph_ctx;
 
@@ -221,6 +227,11 @@ static void fill_node(void *ctx, size_t i, tpl_dict *nd)
     tpl_set_int(nd, "succ_first", gc->succ_first[i]);
     tpl_set_int(nd, "nsucc", n->nsucc);
     tpl_set_int(nd, "grain", (n->flags & IR_F_PARALLEL) ? n->grain : 0);
+    tpl_set_int(nd, "nprev", gc->nprev[i]);
+    tpl_set_int(nd, "psucc_first", gc->psucc_first[i]);
+    tpl_set_int(nd, "npsucc", gc->psucc_first[i + 1] - gc->psucc_first[i]);
+    for (uint32_t k = 0; k < n->nprev; k++)
+        tpl_set_int(tpl_add(nd, "prevs"), "prev", n->prev[k]);
     bool task = n->kind == IR_TASK;
     bool par = task && (n->flags & IR_F_PARALLEL);
     bool when = task && (n->flags & IR_F_WHEN) && n->when;
@@ -260,8 +271,68 @@ static void fill_row(void *ctx, size_t k, tpl_dict *rd)
     set_buf(rd, "row", b);
 }
 
+static void fill_prow(void *ctx, size_t k, tpl_dict *rd)
+{
+    graph_ctx *gc = ctx;
+    uint32_t i = gc->prows[k];
+    dg_buf *b = &gc->b;
+    for (uint32_t j = gc->psucc_first[i]; j < gc->psucc_first[i + 1]; j++) {
+        dg_buf_put_int(b, gc->psucc[j]);
+        dg_buf_puts(b, ", ");
+    }
+    dg_buf_puts(b, "/* prev ");
+    comment_safe(b, gc->g->nodes[i].name);
+    dg_buf_puts(b, " [");
+    dg_buf_put_int(b, i);
+    dg_buf_puts(b, "] */");
+    set_buf(rd, "row", b);
+}
+
+static uint32_t x_of(const ir_node *v, uint32_t k) { return v->prev[k]; }
+
+/* An AND node's `prev` of itself adds nothing to its implicit wait for its
+ * own last frame; an OR node's is one of its alternatives (it can fire as
+ * soon as its last frame is done), so it stays. */
+static bool keeps_prev(const ir_node *v, uint32_t vi, uint32_t k)
+{
+    return v->prev[k] != vi || v->join == IR_JOIN_OR;
+}
+
+/* (v2) Inverts the `prev` lists: for each node x, the nodes of the next
+ * frame that wait for it (an AND node not for itself), in index order. */
+static void prev_lists(graph_ctx *gc)
+{
+    const ir_graph *g = gc->g;
+    uint32_t n = g->nnodes;
+    gc->psucc_first = dg_xcalloc((size_t)n + 2, sizeof *gc->psucc_first);
+    gc->nprev = dg_xcalloc((size_t)n + 1, sizeof *gc->nprev);
+    gc->prows = dg_xcalloc((size_t)n + 1, sizeof *gc->prows);
+    for (uint32_t v = 0; v < n; v++)
+        for (uint32_t k = 0; k < g->nodes[v].nprev; k++)
+            if (keeps_prev(&g->nodes[v], v, k)) {
+                gc->psucc_first[g->nodes[v].prev[k] + 2]++;
+                gc->nprev[v]++;
+            }
+    for (uint32_t x = 0; x < n; x++)
+        gc->psucc_first[x + 2] += gc->psucc_first[x + 1];
+    gc->npsucc = gc->psucc_first[n + 1];
+    gc->psucc = dg_xcalloc(gc->npsucc + 1, sizeof *gc->psucc);
+    /* psucc_first[x + 1] is x's fill cursor; after the pass it is x's end. */
+    for (uint32_t v = 0; v < n; v++)
+        for (uint32_t k = 0; k < g->nodes[v].nprev; k++)
+            if (keeps_prev(&g->nodes[v], v, k))
+                gc->psucc[gc->psucc_first[x_of(&g->nodes[v], k) + 1]++] = v;
+    for (uint32_t x = 0; x < n; x++)
+        if (gc->psucc_first[x + 1] > gc->psucc_first[x])
+            gc->prows[gc->nprows++] = x;
+}
+
 static void graph_ctx_free(graph_ctx *gc)
 {
+    free(gc->psucc_first);
+    free(gc->psucc);
+    free(gc->nprev);
+    free(gc->prows);
     free(gc->fid);
     free(gc->wid);
     free(gc->wids);
@@ -410,8 +481,11 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
         if (g->nodes[i].nsucc)
             gc->rows[gc->nrows++] = i;
     }
+    prev_lists(gc);
+    tpl_set_int(gd, "npsucc", gc->npsucc);
     tpl_add_lazy(gd, "nodes", g->nnodes, fill_node, gc);
     tpl_add_lazy(gd, "succ_rows", gc->nrows, fill_row, gc);
+    tpl_add_lazy(gd, "psucc_rows", gc->nprows, fill_prow, gc);
     dg_buf_free(&b);
 }
 

@@ -52,9 +52,9 @@ uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob)
     uint8_t status = 1;
     if (counted)
         rt_exec_depth++;
-    /* r->runs: set by the caller between runs, read-only during one. The
+    /* r->frame: set by the caller between runs, read-only during one. The
      * state's address is the dagrt_graph_state's (graph_rt overlays it). */
-    dagrt_node_event ev = {r->g->name, n->name, i, thread_of(r->rt), r->runs, r, false, 0, 0};
+    dagrt_node_event ev = {r->g->name, n->name, i, thread_of(r->rt), r->frame, r, false, 0, 0};
     if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
         status = 2;
     } else if (n->flags & DAGRT_NODE_PARALLEL) {
@@ -99,6 +99,8 @@ static bool nested(dagrt *rt, rt_ctx *self)
            dagrt_in_fiber(rt);   /* fiber: see execute */
 }
 
+bool rt_exec_nested(dagrt *rt) { return nested(rt, rt_ctx_current(rt)); }
+
 /* Checks a run's arguments and takes the state (RUN_IDLE to `to`). */
 static int claim(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, rt_ctx **self,
                  uint32_t to)
@@ -139,6 +141,11 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     r->ctx = ctx;
     r->nodes = nodes;
     r->nnodes = g->nnodes;
+    r->async = 0;
+    r->piped = 0;
+    r->linked = 0;
+    r->next = NULL;
+    r->frame = r->runs;   /* a pipeline numbers its frames itself */
 }
 
 static uint16_t helpers_for(int workers)
@@ -204,8 +211,9 @@ finish:;
  * and the inline policy both assume the caller takes part from the
  * start), and is not timed: its wall time includes whatever the caller
  * does between start and wait. */
-int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                      dagrt_ctx_store_fn store, const void *src)
+int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                  dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
+                  uint64_t frame)
 {
     rt_ctx *self;
     int rc = claim(rt, g, st, &self, RUN_STARTING);
@@ -215,12 +223,44 @@ int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, vo
         store(ctx, src);
     graph_rt *r = state_rt(st);
     reset(r, rt, g, st, ctx);
+    r->async = 1;
+    r->piped = piped;
+    r->linked = prev != NULL;
+    if (piped)
+        r->frame = frame;
     int workers = dagrt_worker_count(rt);
     r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
     rt_exec_dyn_start(r, workers);
+    if (prev)
+        rt_exec_dyn_link(prev, r);
     /* release: the wait that takes RUN_STARTED (acquire) sees the reset. */
     atomic_store_explicit(&r->running, RUN_STARTED, memory_order_release);
     return 0;
+}
+
+int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                       dagrt_ctx_store_fn store, const void *src, uint64_t frame)
+{
+    rt_ctx *self;
+    int rc = claim(rt, g, st, &self, RUN_SYNC);
+    if (rc != 0)
+        return rc;
+    if (store)
+        store(ctx, src);
+    graph_rt *r = state_rt(st);
+    reset(r, rt, g, st, ctx);
+    r->frame = frame;
+    rc = rt_exec_serial_run(r);
+    r->runs++;
+    /* release: the next run (or get_stats) acquires everything this run wrote. */
+    atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
+    return rc;
+}
+
+int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                      dagrt_ctx_store_fn store, const void *src)
+{
+    return rt_exec_start(rt, g, st, ctx, store, src, false, NULL, 0);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)

@@ -10,6 +10,7 @@
  *                  cursors, epochs
  *   exec_linger.c  plan mode between runs: the helper that lingers
  *   exec_serial.c  a frame on the caller alone, in table order, no atomics
+ *   exec_pipe.c    pipelines: frames in flight, linked frame to frame
  */
 #ifndef DAGRT_EXEC_H
 #define DAGRT_EXEC_H
@@ -91,9 +92,19 @@ typedef struct node_rt {
      * 0 while unpublished. Written with release, read with acquire: a pop
      * inherits the happens-before chain of the thread that fired the node. */
     _Atomic uint32_t slot;
-    uint32_t main_next;          /* main-only list link; main thread only */
-    uint32_t gate_next;          /* fired-gate worklist link; the firing thread only */
-    uint32_t index;
+    /* The main-only list's link (an `on main` node; main thread only) or
+     * the fired-gate worklist's (a gate; the firing thread only): a node is
+     * never both. */
+    uint32_t next;
+    /* (pipelines, exec_pipe.c) The hand-off of this node's completion to
+     * the next frame: LINK_DONE set by the completer, LINK_LINKED by the
+     * next frame's submitter, each with one exchange; whichever comes
+     * second counts the completion into the next frame. */
+    _Atomic uint32_t link;
+    /* (pipelines) An OR node of a linked frame fires on two conditions, its
+     * first input (of this frame or a `prev` one) and the same node of the
+     * last frame: each takes one off `arm` (from 2), acq_rel as `pending`. */
+    _Atomic uint32_t arm;
     uint8_t status;              /* 1 ran, 2 skipped; written by the runner */
     struct graph_rt *run;        /* back pointer, for spawned tasks' argument */
     node_plan plan;
@@ -133,7 +144,26 @@ typedef struct graph_rt {
     /* Plan mode: the last node of list 1 (NONE if empty). */
     uint32_t ltail1;
     uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
+    /* Started runs (dagrt_graph_start, pipelines): `on main` nodes are
+     * spawned to the main thread's queue, so that any of its waits runs
+     * them (a sync run keeps them on a list of its own instead). */
+    uint8_t async;
+    /* A pipeline frame: each completion hands off to the next frame (see
+     * node_rt.link). */
+    uint8_t piped;
+    /* A pipeline frame linked after a frame still in flight: its nodes
+     * also wait for their own last frame's node and their `prev` inputs.
+     * Otherwise `prev` inputs are satisfied at the start. */
+    uint8_t linked;
     const dagrt_graph *plan_g;   /* the graph the plan was made for */
+    /* (pipelines) The frame linked after this one: set by the submitter
+     * (the main thread) before its LINKED exchanges, which publish it to
+     * the completers that read it after seeing LINKED. */
+    struct graph_rt *next;
+    /* The frame number observers see: the state's runs before this one,
+     * or a pipeline's frames before this one (its frames alternate
+     * states, and a profile must tell them apart). */
+    uint64_t frame;
     /* policy: exec_serial.c's answer for serial_g (whether every node may
      * run inline on the caller), cached: the tables are const. Plan mode's
      * starvation policy (exec_plan.c, rt_plan_frame): frames still to run
@@ -215,6 +245,19 @@ typedef struct plan_slot {
 
 /* True while the calling thread runs the body of a graph node. */
 bool rt_exec_in_node(void);
+/* dagrt_graph_start, and a pipeline frame's start: piped, each completion
+ * hands off to a next frame; prev (or NULL), the frame still in flight
+ * that this one is linked after. */
+int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                  dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
+                  uint64_t frame);
+/* A whole run now, on the caller, in table order (a pipeline frame too
+ * small to share): the same checks as dagrt_graph_run. */
+int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                       dagrt_ctx_store_fn store, const void *src, uint64_t frame);
+/* Whether the calling thread may not run or wait for a graph here (inside
+ * a task, a node or a fiber). */
+bool rt_exec_nested(dagrt *rt);
 /* Node dispatch: the one place where node bodies run. */
 /* Runs node i's body (or skips it): gates and skipped tasks run nothing.
  * counted: raise this thread's node depth meanwhile (see execute).
@@ -271,7 +314,19 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers);
 /* The same in two halves: start (reset, publish every root, spawn a
  * helper; returns at once) and wait (the caller's part, then the end). */
 void rt_exec_dyn_start(graph_rt *r, int workers);
+/* Links r (reset by rt_exec_dyn_start with r->linked) after the frame
+ * still in flight before it (exec_dyn.c, the submitter's half of the
+ * hand-off). */
+void rt_exec_dyn_link(graph_rt *prev, graph_rt *r);
 int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self);
+
+/* Values of node_rt.link. */
+enum { LINK_NONE = 0, LINK_DONE = 1, LINK_LINKED = 2 };
+
+/* Counts node x's completion (in the frame before nx) into frame nx: its
+ * same-node input and the `prev x` input of each node in psucc(x); fires
+ * what becomes ready (published, never run here). */
+void rt_exec_cross(graph_rt *nx, uint32_t x);
 
 /* ------------------------------------------------------- exec_plan.c */
 

@@ -85,6 +85,9 @@ static uint32_t list_pop(graph_rt *r)
 typedef struct drain_ctx {
     graph_rt *r;
     bool on_main;
+    /* Publish every fired node, keep none to run next: a thread handing a
+     * completion to the next frame does not run that frame's nodes. */
+    bool nokeep;
     uint32_t completed;
 } drain_ctx;
 
@@ -122,8 +125,8 @@ static uint32_t fire(drain_ctx *d, uint32_t i, bool have_next, bool *published)
     graph_rt *r = d->r;
     const dagrt_node *n = &r->g->nodes[i];
     if (n->flags & DAGRT_NODE_MAIN) {
-        if (d->on_main) {
-            r->nodes[i].main_next = r->main_head;
+        if (d->on_main && !r->async) {
+            r->nodes[i].next = r->main_head;
             r->main_head = i;
         } else {
             spawn_node(r, i, DAGRT_SPAWN_MAIN);
@@ -146,6 +149,53 @@ static uint32_t fire(drain_ctx *d, uint32_t i, bool have_next, bool *published)
     return NONE;
 }
 
+/* One less on a counter; relaxed plain moves in a solo run (one thread
+ * runs the whole frame), else acq_rel: see node_rt.pending. Returns the
+ * old value. */
+static uint32_t count_down(graph_rt *r, _Atomic uint32_t *c)
+{
+    if (r->solo) {
+        uint32_t old = atomic_load_explicit(c, memory_order_relaxed);   /* relaxed: solo */
+        atomic_store_explicit(c, old - 1, memory_order_relaxed);         /* relaxed: solo */
+        return old;
+    }
+    return atomic_fetch_sub_explicit(c, 1, memory_order_acq_rel);   /* acq_rel: node_rt.pending */
+}
+
+/* What an OR node's counter starts at: its inputs of this frame, and its
+ * `prev` inputs, which count one each in a linked frame and as one input
+ * satisfied at the start otherwise. */
+static uint32_t or_start(const graph_rt *r, const dagrt_node *n)
+{
+    return n->npred + (r->linked ? n->nprev : n->nprev != 0);
+}
+
+/* One input of node s completed: one of this frame, or (prev) one of the
+ * last frame's. Returns whether s fires now. AND: the last input fires it.
+ * OR: the first input fires it; the later inputs still count down, and the
+ * run still waits for them because they are nodes of the run themselves.
+ * In a linked frame an OR node also waits for its own last frame (arm). */
+static bool input_done(graph_rt *r, uint32_t s, const dagrt_node *sn)
+{
+    /* A node with one input needs no count at all. */
+    if (sn->npred == 1 && !r->linked && !(sn->join == DAGRT_JOIN_OR && sn->nprev))
+        return true;
+    uint32_t old = count_down(r, &r->nodes[s].pending);
+    if (sn->join != DAGRT_JOIN_OR)
+        return old == 1;
+    if (old != or_start(r, sn))
+        return false;
+    return !r->linked || count_down(r, &r->nodes[s].arm) == 1;
+}
+
+/* Node s's own last frame completed (linked frames only). */
+static bool same_done(graph_rt *r, uint32_t s, const dagrt_node *sn)
+{
+    return count_down(r, sn->join == DAGRT_JOIN_OR ? &r->nodes[s].arm : &r->nodes[s].pending) == 1;
+}
+
+static void handoff(graph_rt *r, uint32_t x);
+
 /* Node i completed: fire the successors whose join is now satisfied. */
 static uint32_t complete(drain_ctx *d, uint32_t i)
 {
@@ -164,41 +214,25 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
         for (uint32_t k = 0; k < n->nsucc; k++) {
             uint32_t s = g->succ[n->succ_first + k];
             const dagrt_node *sn = &g->nodes[s];
-            /* AND: the last input fires it. OR: the first input fires it;
-             * the later inputs still count down, and the run still waits
-             * for them because they are nodes of the run themselves. A node
-             * with one input needs no count at all, nor does any node in a
-             * solo run. */
-            bool fires;
-            if (sn->npred == 1) {
-                fires = true;
-            } else {
-                uint32_t old;
-                if (r->solo) {
-                    /* relaxed: solo, one thread runs the whole frame. */
-                    old = atomic_load_explicit(&r->nodes[s].pending, memory_order_relaxed);
-                    atomic_store_explicit(&r->nodes[s].pending, old - 1, memory_order_relaxed);
-                } else {
-                    /* acq_rel: see node_rt.pending. */
-                    old = atomic_fetch_sub_explicit(&r->nodes[s].pending, 1, memory_order_acq_rel);
-                }
-                fires = sn->join == DAGRT_JOIN_OR ? old == sn->npred : old == 1;
-            }
-            if (!fires)
+            if (!input_done(r, s, sn))
                 continue;
             if (sn->kind == DAGRT_NODE_GATE) {
-                r->nodes[s].gate_next = gates;
+                r->nodes[s].next = gates;
                 gates = s;
                 continue;
             }
-            uint32_t x = fire(d, s, next != NONE, &published);
+            uint32_t x = fire(d, s, next != NONE || d->nokeep, &published);
             if (x != NONE)
                 next = x;
         }
+        /* After this frame's successors: the next frame's nodes it frees
+         * come later than this frame's in a thread's order of work. */
+        if (r->piped)
+            handoff(r, cur);
         if (gates == NONE)
             break;
         cur = gates;
-        gates = r->nodes[cur].gate_next;
+        gates = r->nodes[cur].next;
     }
     if (published)
         maybe_spawn_helper(r);
@@ -213,7 +247,7 @@ static void drain(drain_ctx *d, uint32_t next)
     for (;;) {
         if (next == NONE && d->on_main && r->main_head != NONE) {
             next = r->main_head;
-            r->main_head = r->nodes[next].main_next;
+            r->main_head = r->nodes[next].next;
         }
         if (next == NONE)
             next = list_pop(r);
@@ -234,20 +268,21 @@ static void task_entry(void *arg)
 {
     node_rt *n = arg;
     graph_rt *r = n->run;
-    n->status = rt_exec_node(r, n->index);
+    uint32_t i = (uint32_t)(n - r->nodes);
+    n->status = rt_exec_node(r, i);
     /* A fiber never takes `on main` work, even on the main thread: a main
      * task must run on the caller's own stack, and a fiber may move to
      * another thread whenever something in it waits (a body, a parallel
      * for). Main tasks it makes ready are spawned to the main queue. */
-    bool fiber = (r->g->nodes[n->index].flags & DAGRT_NODE_FIBER) != 0;
-    drain_ctx d = {r, !fiber && dagrt_on_main_thread(r->rt), 0};
-    drain(&d, complete(&d, n->index));
+    bool fiber = (r->g->nodes[i].flags & DAGRT_NODE_FIBER) != 0;
+    drain_ctx d = {r, !fiber && dagrt_on_main_thread(r->rt), false, 0};
+    drain(&d, complete(&d, i));
 }
 
 static void helper_entry(void *arg)
 {
     graph_rt *r = arg;
-    drain_ctx d = {r, dagrt_on_main_thread(r->rt), 0};
+    drain_ctx d = {r, dagrt_on_main_thread(r->rt), false, 0};
     drain(&d, NONE);
     atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
 }
@@ -266,34 +301,104 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     atomic_store_explicit(&r->helpers, 0, memory_order_relaxed);
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
     dagrt_group_init(&r->group);
-    bool spawns = false;
+    bool spawns = false, orprev = false;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         node_rt *n = &r->nodes[i];
-        spawns |= (g->nodes[i].flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) != 0;
-        /* relaxed: as the reset above. */
-        atomic_store_explicit(&n->pending, g->nodes[i].npred, memory_order_relaxed);
-        atomic_store_explicit(&n->slot, 0, memory_order_relaxed);
-        n->index = i;
+        const dagrt_node *gn = &g->nodes[i];
+        spawns |= (gn->flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) != 0;
+        bool or = gn->join == DAGRT_JOIN_OR;
+        orprev |= or && gn->nprev;
+        /* AND: every input of this frame, and in a linked frame the same
+         * node's and the prev inputs of the last frame; OR: see or_start,
+         * with the last frame's own node on `arm`. relaxed: as above. */
+        uint32_t pending = or ? or_start(r, gn) : gn->npred + (r->linked ? 1 + gn->nprev : 0);
+        atomic_store_explicit(&n->pending, pending, memory_order_relaxed);
+        atomic_store_explicit(&n->arm, 2, memory_order_relaxed);   /* relaxed: as above */
+        atomic_store_explicit(&n->link, LINK_NONE, memory_order_relaxed);   /* relaxed: as above */
+        atomic_store_explicit(&n->slot, 0, memory_order_relaxed);   /* relaxed: as above */
         n->status = 0;
         n->run = r;
     }
 
     /* Hot and fiber tasks are spawned, and may run on a worker even when
-     * no helper is. */
-    r->solo = r->max_helpers == 0 && (workers == 0 || !spawns);
+     * no helper is; a pipeline frame's counters are counted down from the
+     * frames beside it too. */
+    r->solo = r->max_helpers == 0 && (workers == 0 || !spawns) && !r->piped;
 
-    drain_ctx d = {r, true, 0};
+    drain_ctx d = {r, true, false, 0};
     uint32_t next = NONE;
     bool published = false;
-    for (uint32_t i = 0; i < g->nnodes; i++)
-        if (g->nodes[i].npred == 0) {
+    /* A linked frame has no roots: every node waits for its own last frame
+     * (rt_exec_dyn_link hands those completions over). Otherwise the roots,
+     * and the OR nodes whose prev input is satisfied at the start. */
+    for (uint32_t i = 0; i < g->nnodes && !r->linked; i++) {
+        const dagrt_node *gn = &g->nodes[i];
+        bool orp = orprev && gn->join == DAGRT_JOIN_OR && gn->nprev;
+        if (orp ? input_done(r, i, gn) : gn->npred == 0) {
             uint32_t x = fire(&d, i, !keep || next != NONE, &published);
             if (x != NONE)
                 next = x;
         }
+    }
     if (published)
         maybe_spawn_helper(r);
     return next;
+}
+
+/* ------------------------------------------------ frames in flight */
+
+/* The completer's half of the hand-off (node_rt.link). acq_rel: the
+ * release half publishes x's effects to a submitter that comes second;
+ * the acquire half, when the submitter came first, makes its reset of the
+ * next frame and r->next visible here. */
+static void handoff(graph_rt *r, uint32_t x)
+{
+    if (atomic_exchange_explicit(&r->nodes[x].link, LINK_DONE, memory_order_acq_rel) ==
+        LINK_LINKED)
+        rt_exec_cross(r->next, x);
+}
+
+void rt_exec_cross(graph_rt *nx, uint32_t x)
+{
+    const dagrt_graph *g = nx->g;
+    drain_ctx d = {nx, false, true, 0};
+    bool published = false;
+    for (uint32_t k = 0;; k++) {
+        uint32_t s;
+        bool fires;
+        if (k == 0) {
+            s = x;
+            fires = same_done(nx, s, &g->nodes[s]);
+        } else {
+            const dagrt_node *xn = &g->nodes[x];
+            if (k > xn->npsucc || !g->psucc)
+                break;
+            s = g->psucc[xn->psucc_first + k - 1];
+            fires = input_done(nx, s, &g->nodes[s]);
+        }
+        if (!fires)
+            continue;
+        if (g->nodes[s].kind == DAGRT_NODE_GATE)
+            (void)complete(&d, s);   /* nokeep: it returns NONE */
+        else
+            (void)fire(&d, s, true, &published);
+    }
+    if (published)
+        maybe_spawn_helper(nx);
+    if (d.completed)
+        /* relaxed: see graph_rt.done. */
+        atomic_fetch_add_explicit(&nx->done, d.completed, memory_order_relaxed);
+}
+
+void rt_exec_dyn_link(graph_rt *prev, graph_rt *r)
+{
+    prev->next = r;   /* published by the exchanges below */
+    for (uint32_t x = 0; x < r->nnodes; x++)
+        /* acq_rel: see handoff; the release half publishes r's reset and
+         * prev->next to a completer that comes second. */
+        if (atomic_exchange_explicit(&prev->nodes[x].link, LINK_LINKED, memory_order_acq_rel) ==
+            LINK_DONE)
+            rt_exec_cross(r, x);
 }
 
 /* Runs the caller's part of the run from `next` on, and waits for the
@@ -303,7 +408,7 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
     const dagrt_graph *g = r->g;
     dagrt *rt = r->rt;
     int rc = 0;
-    drain_ctx d = {r, true, 0};
+    drain_ctx d = {r, true, false, 0};
     for (;;) {
         drain(&d, next);
         next = NONE;

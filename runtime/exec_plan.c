@@ -273,9 +273,10 @@ bool rt_plan_build(graph_rt *r)
     for (uint32_t i = 0; i < n; i++) {
         if (g->nodes[i].flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER | DAGRT_NODE_PARALLEL))
             return false;   /* spawned or split: the dynamic scheme runs those */
+        if (g->nodes[i].join == DAGRT_JOIN_OR && g->nodes[i].nprev)
+            return false;   /* ready at the start (its prev input): the dynamic scheme's */
         node_rt *x = &r->nodes[i];
         x->plan.npl = 0;
-        x->index = i;
         x->run = r;
         x->status = 0;
         /* relaxed: between runs, on the caller; a run's start publishes it. */

@@ -44,6 +44,18 @@ void {{name}}_instance_init({{name}}_instance *inst);
 int {{name}}_run_instance(dagrt *rt, {{name}}_instance *inst, {{param}});
 int {{name}}_start(dagrt *rt, {{name}}_instance *inst, {{param}});
 int {{name}}_wait(dagrt *rt, {{name}}_instance *inst);
+
+/* Frames in flight: {{name}}_submit starts the next frame, first waiting for
+ * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
+ * node and the `prev` inputs of frame N. Place it anywhere; drain it before
+ * letting it go. */
+typedef struct {{name}}_pipeline {
+    dagrt_pipeline pipe;
+    {{name}}_instance frames[DAGRT_MAX_IN_FLIGHT];
+} {{name}}_pipeline;
+int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth);
+int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}});
+int {{name}}_drain(dagrt *rt, {{name}}_pipeline *p);
 {{/graphs}}
 
 #ifdef __cplusplus

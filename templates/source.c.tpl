@@ -35,10 +35,19 @@ static const uint32_t {{name}}__dagc_succ[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* For frames in flight: the nodes of the next frame with `prev` inputs. */
+static const uint32_t {{name}}__dagc_psucc[] = {
+{{#psucc_rows}}
+    {{row}}
+{{/psucc_rows}}
+    UINT32_MAX /* end: keeps the array non-empty */
+};
+
 static const dagrt_node {{name}}__dagc_nodes[] = {
 {{#nodes}}
     [{{index}}] = { .name = "{{name}}", .kind = {{kind}}, .join = {{join}}, .flags = {{flags}},
           .npred = {{npred}}, .succ_first = {{succ_first}}, .nsucc = {{nsucc}}, .grain = {{grain}},
+          .nprev = {{nprev}}, .psucc_first = {{psucc_first}}, .npsucc = {{npsucc}},
           .run = {{run}}, .run_range = {{run_range}}, .count = {{count}}, .when = {{when_fn}} },
 {{/nodes}}
 };
@@ -50,6 +59,8 @@ static const dagrt_graph {{name}}__dagc_graph = {
     .name = "{{name}}",
     .nodes = {{name}}__dagc_nodes,
     .succ = {{name}}__dagc_succ,
+    .npsucc = {{npsucc}},
+    .psucc = {{name}}__dagc_psucc,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */
@@ -92,5 +103,34 @@ int {{name}}_wait(dagrt *rt, {{name}}_instance *inst)
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
+}
+
+int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        {{name}}_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = (void *)&p->frames[k].ctx;
+    }
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+}
+
+int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}})
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_submit(rt, &{{name}}__dagc_graph, &p->pipe, {{name}}__dagc_store,
+                                 (const void *)&ctx);
+}
+
+int {{name}}_drain(dagrt *rt, {{name}}_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
 }
 {{/graphs}}

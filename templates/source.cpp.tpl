@@ -85,17 +85,27 @@ static const uint32_t dagc_{{name}}_succ[] = {
     UINT32_MAX // end: keeps the array non-empty
 };
 
+// For frames in flight: the nodes of the next frame with `prev` inputs.
+static const uint32_t dagc_{{name}}_psucc[] = {
+{{#psucc_rows}}
+    {{row}}
+{{/psucc_rows}}
+    UINT32_MAX // end: keeps the array non-empty
+};
+
 // Fields in dagrt_node's order: name, kind, join, flags, npred, succ_first,
-// nsucc, grain, run, run_range, count, when.
+// nsucc, grain, run, run_range, count, when, nprev, psucc_first, npsucc.
 static const dagrt_node dagc_{{name}}_nodes[] = {
 {{#nodes}}
     { "{{name}}", {{kind}}, {{join}}, {{flags}}, {{npred}}, {{succ_first}}, {{nsucc}}, {{grain}},
-      {{#plain}}dagc_{{graph}}_run_{{index}}{{/plain}}{{^plain}}nullptr{{/plain}}, {{#parallel}}dagc_{{graph}}_range_{{index}}{{/parallel}}{{^parallel}}nullptr{{/parallel}}, {{#parallel}}dagc_{{graph}}_count_{{index}}{{/parallel}}{{^parallel}}nullptr{{/parallel}}, {{#has_when}}dagc_{{graph}}_when_{{index}}{{/has_when}}{{^has_when}}nullptr{{/has_when}} }, // [{{index}}]
+      {{#plain}}dagc_{{graph}}_run_{{index}}{{/plain}}{{^plain}}nullptr{{/plain}}, {{#parallel}}dagc_{{graph}}_range_{{index}}{{/parallel}}{{^parallel}}nullptr{{/parallel}}, {{#parallel}}dagc_{{graph}}_count_{{index}}{{/parallel}}{{^parallel}}nullptr{{/parallel}}, {{#has_when}}dagc_{{graph}}_when_{{index}}{{/has_when}}{{^has_when}}nullptr{{/has_when}},
+      {{nprev}}, {{psucc_first}}, {{npsucc}} }, // [{{index}}]
 {{/nodes}}
 };
 
 static const dagrt_graph dagc_{{name}}_graph = {
     DAGRT_GRAPH_VERSION, {{nnodes}}, {{nedges}}, 0, "{{name}}", dagc_{{name}}_nodes, dagc_{{name}}_succ,
+    {{npsucc}}, dagc_{{name}}_psucc,
 };
 
 // Per-run counters, reset by the runtime at the start of each run.
@@ -128,6 +138,12 @@ static void dagc_{{name}}_store(void *dst, const void *src)
 {
     ::new (dst) dagc_{{name}}::ctx_store(*static_cast<const dagc_{{name}}::ctx_store *>(src));
 }
+// A pipeline frame's copy goes once the runtime has waited for the frame.
+static void dagc_{{name}}_drop(void *ctx)
+{
+    using T = dagc_{{name}}::ctx_store;
+    static_cast<T *>(ctx)->~T();
+}
 } // extern "C"
 
 int {{name}}_start(dagrt *rt, {{name}}_instance *inst, {{param}})
@@ -153,5 +169,38 @@ int {{name}}_wait(dagrt *rt, {{name}}_instance *inst)
         static_cast<T *>(static_cast<void *>(&inst->ctx))->~T();
     }
     return rc;
+}
+
+int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        {{name}}_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = static_cast<void *>(&p->frames[k].ctx);
+    }
+    // A reference context is used where it is (it must outlive its frame);
+    // an object is copied into the frame's instance and destroyed after it.
+    bool ref = std::is_reference<dagc_{{name}}::ctx_type>::value;
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, ref ? nullptr : dagc_{{name}}_drop);
+}
+
+int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}})
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    bool ref = std::is_reference<dagc_{{name}}::ctx_type>::value;
+    return dagrt_pipeline_submit(rt, &dagc_{{name}}_graph, &p->pipe, ref ? nullptr : dagc_{{name}}_store,
+                                 dagc_address(ctx));
+}
+
+int {{name}}_drain(dagrt *rt, {{name}}_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
 }
 {{/graphs}}

@@ -481,7 +481,7 @@ void dagrt_sem_release(dagrt_sem *s, uint32_t n);
  * parses anything. Bump DAGRT_GRAPH_VERSION whenever their layout or meaning
  * changes: dagrt_graph_run refuses tables from another version (DAGRT_EVERSION)
  * instead of misreading them. */
-#define DAGRT_GRAPH_VERSION 1u
+#define DAGRT_GRAPH_VERSION 2u   /* 2: prev inputs (nprev, psucc) */
 
 typedef enum dagrt_node_kind {
     DAGRT_NODE_TASK = 0,    /* runs a function */
@@ -522,6 +522,14 @@ typedef struct dagrt_node {
     dagrt_node_range_fn run_range; /* parallel tasks */
     dagrt_node_count_fn count;   /* parallel tasks */
     dagrt_node_when_fn when;     /* tasks with DAGRT_NODE_WHEN */
+    /* (2) Frames in flight: `prev X` inputs of this node (an AND node's
+     * own is implicit and not counted; an OR node's is one of its
+     * alternatives), and the nodes of the next frame with `prev THIS`:
+     * graph->psucc[psucc_first ...]. Outside a pipeline prev inputs are
+     * satisfied when the run starts. */
+    uint32_t nprev;
+    uint32_t psucc_first;
+    uint32_t npsucc;
 } dagrt_node;
 
 typedef struct dagrt_graph {
@@ -532,6 +540,8 @@ typedef struct dagrt_graph {
     const char *name;
     const dagrt_node *nodes;     /* topological order: edges go to higher indices */
     const uint32_t *succ;        /* successor indices, grouped per node */
+    uint32_t npsucc;             /* (2) entries in psucc */
+    const uint32_t *psucc;       /* (2) next-frame successors, grouped per node */
 } dagrt_graph;
 
 /* Mutable per-run state, owned by the generated code as static storage sized
@@ -546,7 +556,7 @@ typedef struct dagrt_node_state {
 } dagrt_node_state;
 
 typedef struct dagrt_graph_state {
-    DAGRT_ALIGN_PAIR_ uint64_t opaque_[64];
+    DAGRT_ALIGN_PAIR_ uint64_t opaque_[96];
     dagrt_node_state *nodes;     /* nnodes entries */
     uint32_t nnodes;
 } dagrt_graph_state;
@@ -586,6 +596,37 @@ int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, vo
                       dagrt_ctx_store_fn store, const void *src);
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st);
 
+/* Frames in flight (docs/runtime.md, "Pipelines"): a pipeline of depth D
+ * runs frame k on states[k % D], at most D frames at once; every node of
+ * frame N+1 waits for the same node of frame N, and a node with `prev X`
+ * inputs for node X of frame N. The states and the contexts' storage are
+ * the caller's (dagc's G_pipeline holds them): nothing is allocated.
+ * init: 1 <= depth <= DAGRT_MAX_IN_FLIGHT, states[0 .. depth) idle states,
+ * ctxs[k] the storage of frame k's context; drop (or NULL) is called on a
+ * frame's context once its frame has been waited for.
+ * submit: with D frames in flight, first waits (helping) for the oldest;
+ * then copies the context in (store(ctxs[k], src); store NULL: the frame
+ * uses src itself), starts the frame and returns. drain: waits for every
+ * frame in flight, oldest first. Errors: DAGRT_EINVAL (bad arguments),
+ * DAGRT_ENESTED (from inside a task), DAGRT_EBUSY (another thread while
+ * frames are in flight or a call is inside, or a state in use elsewhere),
+ * DAGRT_EPERM (an idle pipeline from a thread that is not the runtime's
+ * main thread), DAGRT_EVERSION; a failed call changes nothing. A frame's
+ * run error is returned by the call that waits for it. */
+#define DAGRT_MAX_IN_FLIGHT 4
+typedef void (*dagrt_ctx_drop_fn)(void *ctx);
+typedef struct dagrt_pipeline {
+    uint64_t opaque_[16];
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    dagrt_ctx_drop_fn drop;
+} dagrt_pipeline;
+int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *const *states,
+                        void *const *ctxs, dagrt_ctx_drop_fn drop);
+int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
+                          dagrt_ctx_store_fn store, const void *src);
+int dagrt_pipeline_drain(dagrt *rt, dagrt_pipeline *p);
+
 /* What the last completed run of a state did, for tests and tools (all 0
  * before the first run). Call it between runs, not during one. */
 typedef struct dagrt_graph_stats {
@@ -610,7 +651,8 @@ typedef struct dagrt_node_event {
     const char *node;        /* dagrt_node.name */
     uint32_t index;          /* the node's index in the graph's table */
     int thread;              /* 0: the main thread; k: worker k */
-    uint64_t frame;          /* runs of this graph state before this one (from 0) */
+    uint64_t frame;          /* runs of this graph state before this one (from 0); in a
+                                pipeline, its frames before this one */
     const void *state;       /* the dagrt_graph_state: tells instances apart */
     bool piece;              /* a parallel task's piece: [begin, end) of its range */
     size_t begin, end;

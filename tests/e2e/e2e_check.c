@@ -50,7 +50,7 @@ static bool satisfied(e2e_state *s, uint32_t i);
 static bool inputs_ok(e2e_state *s, uint32_t i)
 {
     const e2e_node *n = &s->g->nodes[i];
-    if (n->npred == 0)
+    if (n->npred == 0 || (n->join == DAGRT_JOIN_OR && n->nprev))
         return true;
     bool any = false, all = true;
     for (uint32_t k = 0; k < n->npred; k++) {

@@ -30,6 +30,10 @@ typedef struct e2e_node {
      * say yes; the first no skips it, and the later ones are not asked. */
     int nwids;
     const int *wids;
+    /* Its `prev` inputs (as the runtime counts them: an OR node's own
+     * included). Outside a pipeline they are satisfied at the start, so an
+     * OR node with one is ready at once. */
+    uint32_t nprev;
 } e2e_node;
 
 typedef struct e2e_graph {

@@ -87,7 +87,13 @@ Test(emit_c, header_declares_exactly_the_contract)
         "void frame_instance_init(frame_instance *inst);\n"
         "int frame_run_instance(dagrt *rt, frame_instance *inst, struct game *ctx);\n"
         "int frame_start(dagrt *rt, frame_instance *inst, struct game *ctx);\n"
-        "int frame_wait(dagrt *rt, frame_instance *inst);\n");
+        "int frame_wait(dagrt *rt, frame_instance *inst);\n"
+        "    dagrt_pipeline pipe;\n"
+        "    frame_instance frames[DAGRT_MAX_IN_FLIGHT];\n"
+        "} frame_pipeline;\n"
+        "int frame_pipeline_init(frame_pipeline *p, unsigned depth);\n"
+        "int frame_submit(dagrt *rt, frame_pipeline *p, struct game *ctx);\n"
+        "int frame_drain(dagrt *rt, frame_pipeline *p);\n");
     /* Includes: dagrt.h first, then the .dag's includes in order. */
     const char *a = strstr(h.p, "#include \"dagrt.h\"");
     const char *b = strstr(h.p, "#include \"game.h\"");

@@ -36,6 +36,9 @@ void pool_total(engine::Pool<int, 4> &p)
 
 void notify_ping(const std::function<void(int)> *f) { (*f)(42); }
 
+void shared_step(std::shared_ptr<engine::Counter> c) { c->runs++; }
+void shared_tail(std::shared_ptr<engine::Counter> c) { c->runs++; }
+
 void bump_first(long v[4]) { v[0] += 1; }
 void bump_second(long v[4]) { v[3] = v[0] + 1; }
 
@@ -72,12 +75,32 @@ int main()
     int busy = frame_start(rt, &fi, &w2);
     rc6 |= bump_wait(rt, &bi) | pool_wait(rt, &pi) | frame_wait(rt, &fi);
     int never = frame_wait(rt, &fi);
+    // Pipelines: an owning context copied per frame (its use count is back
+    // to 1 once drained), and a reference (used where it is).
+    auto counter = std::make_shared<engine::Counter>();
+    static shared_pipeline sp;
+    int rc7 = shared_pipeline_init(&sp, 3);
+    for (int i = 0; i < 50 && rc7 == 0; i++)
+        rc7 = shared_submit(rt, &sp, counter);
+    long in_flight_uses = counter.use_count();
+    rc7 |= shared_drain(rt, &sp);
+    long uses = counter.use_count();
+    static pool_pipeline pp;
+    engine::Pool<int, 4> pool3;
+    int rc8 = pool_pipeline_init(&pp, 1);
+    for (int i = 0; i < 3 && rc8 == 0; i++)
+        rc8 = pool_submit(rt, &pp, pool3);
+    rc8 |= pool_drain(rt, &pp);
+    int bad_depth = pool_pipeline_init(&pp, DAGRT_MAX_IN_FLIGHT + 1);
+    std::printf("cxx: pipelines %d %d, runs %d, uses %ld in flight, %ld drained, pool %d, depth %d\n",
+                rc7, rc8, counter->runs.load(), in_flight_uses, uses, pool3.sum, bad_depth);
     dagrt_destroy(rt);
     long want = 999L * 1000 / 2;
     bool ok = rc == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && rc5 == 0 && w.reported == want &&
               w.checked == 1 && pool.sum == 10 && got == 42 && arr[0] == 1 && arr[3] == 2 &&
               rc6 == 0 && busy == DAGRT_EBUSY && never == DAGRT_EINVAL && w2.reported == want &&
-              pool2.sum == 10 && arr2[0] == 1 && arr2[3] == 2;
+              pool2.sum == 10 && arr2[0] == 1 && arr2[3] == 2 && rc7 == 0 && rc8 == 0 &&
+              counter->runs == 100 && uses == 1 && pool3.sum == 30 && bad_depth == DAGRT_EINVAL;
     std::printf("cxx: started runs %d (busy %d, never %d), total %ld, pool %d, array %ld %ld\n", rc6,
                 busy, never, w2.reported, pool2.sum, arr2[0], arr2[3]);
     std::printf("cxx: runs %d %d %d %d %d, total %ld (expected %ld), checked %d, pool %d, ping %d,"

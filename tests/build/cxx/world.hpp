@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace engine {
@@ -19,6 +20,14 @@ template <typename T, int N> struct Pool {
     T items[N] = {};
     int filled = 0;
     T sum = 0;
+};
+
+// A pipeline's frames each hold a copy of a shared_ptr: the copies must
+// all be destroyed once the frames have been waited for.
+struct Counter {
+    std::atomic<int> runs{0};
+    std::atomic<int> overlap{0};
+    std::atomic<int> active{0};
 };
 } // namespace engine
 #endif

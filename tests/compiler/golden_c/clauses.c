@@ -51,54 +51,75 @@ static const uint32_t clauses__dagc_succ[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* For frames in flight: the nodes of the next frame with `prev` inputs. */
+static const uint32_t clauses__dagc_psucc[] = {
+    UINT32_MAX /* end: keeps the array non-empty */
+};
+
 static const dagrt_node clauses__dagc_nodes[] = {
     [0] = { .name = "input", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_MAIN,
           .npred = 0, .succ_first = 0, .nsucc = 2, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = clauses__dagc_run_0, .run_range = NULL, .count = NULL, .when = NULL },
     [1] = { .name = "physics", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 1, .succ_first = 2, .nsucc = 3, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = clauses__dagc_run_1, .run_range = NULL, .count = NULL, .when = NULL },
     [2] = { .name = "ai", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_HOT,
           .npred = 1, .succ_first = 5, .nsucc = 3, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = clauses__dagc_run_2, .run_range = NULL, .count = NULL, .when = NULL },
     [3] = { .name = "audio", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_FIBER,
           .npred = 0, .succ_first = 8, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = clauses__dagc_run_3, .run_range = NULL, .count = NULL, .when = NULL },
     [4] = { .name = "sim", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 2, .succ_first = 9, .nsucc = 3, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [5] = { .name = "parts", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_PARALLEL,
           .npred = 1, .succ_first = 12, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = clauses__dagc_range_5, .count = clauses__dagc_count_5, .when = NULL },
     [6] = { .name = "sparks", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_PARALLEL,
           .npred = 1, .succ_first = 13, .nsucc = 1, .grain = 64,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = clauses__dagc_range_6, .count = clauses__dagc_count_6, .when = NULL },
     [7] = { .name = "stream", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_OR, .flags = 0,
           .npred = 2, .succ_first = 14, .nsucc = 2, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = clauses__dagc_run_7, .run_range = NULL, .count = NULL, .when = NULL },
     [8] = { .name = "shadows", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 1, .succ_first = 16, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = clauses__dagc_run_8, .run_range = NULL, .count = NULL, .when = clauses__dagc_when_8 },
     [9] = { .name = "_And1", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 2, .succ_first = 17, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [10] = { .name = "_And2", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 2, .succ_first = 18, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [11] = { .name = "mix", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_OR, .flags = DAGRT_NODE_HOT | DAGRT_NODE_FIBER,
           .npred = 2, .succ_first = 19, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = clauses__dagc_run_11, .run_range = NULL, .count = NULL, .when = NULL },
     [12] = { .name = "_And3", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 2, .succ_first = 20, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [13] = { .name = "a_or_b_and_c", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_OR, .flags = 0,
           .npred = 2, .succ_first = 21, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [14] = { .name = "ui", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 1, .succ_first = 22, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = clauses__dagc_run_14, .run_range = NULL, .count = NULL, .when = clauses__dagc_when_14 },
     [15] = { .name = "present", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_MAIN,
           .npred = 3, .succ_first = 23, .nsucc = 0, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = clauses__dagc_run_15, .run_range = NULL, .count = NULL, .when = NULL },
 };
 
@@ -109,6 +130,8 @@ static const dagrt_graph clauses__dagc_graph = {
     .name = "clauses",
     .nodes = clauses__dagc_nodes,
     .succ = clauses__dagc_succ,
+    .npsucc = 0,
+    .psucc = clauses__dagc_psucc,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */
@@ -151,4 +174,33 @@ int clauses_wait(dagrt *rt, clauses_instance *inst)
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
+}
+
+int clauses_pipeline_init(clauses_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        clauses_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = (void *)&p->frames[k].ctx;
+    }
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+}
+
+int clauses_submit(dagrt *rt, clauses_pipeline *p, const struct world *ctx)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_submit(rt, &clauses__dagc_graph, &p->pipe, clauses__dagc_store,
+                                 (const void *)&ctx);
+}
+
+int clauses_drain(dagrt *rt, clauses_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
 }

@@ -42,6 +42,18 @@ int clauses_run_instance(dagrt *rt, clauses_instance *inst, const struct world *
 int clauses_start(dagrt *rt, clauses_instance *inst, const struct world *ctx);
 int clauses_wait(dagrt *rt, clauses_instance *inst);
 
+/* Frames in flight: clauses_submit starts the next frame, first waiting for
+ * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
+ * node and the `prev` inputs of frame N. Place it anywhere; drain it before
+ * letting it go. */
+typedef struct clauses_pipeline {
+    dagrt_pipeline pipe;
+    clauses_instance frames[DAGRT_MAX_IN_FLIGHT];
+} clauses_pipeline;
+int clauses_pipeline_init(clauses_pipeline *p, unsigned depth);
+int clauses_submit(dagrt *rt, clauses_pipeline *p, const struct world *ctx);
+int clauses_drain(dagrt *rt, clauses_pipeline *p);
+
 #ifdef __cplusplus
 }
 #endif

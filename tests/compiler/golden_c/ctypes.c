@@ -16,9 +16,15 @@ static const uint32_t plain__dagc_succ[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* For frames in flight: the nodes of the next frame with `prev` inputs. */
+static const uint32_t plain__dagc_psucc[] = {
+    UINT32_MAX /* end: keeps the array non-empty */
+};
+
 static const dagrt_node plain__dagc_nodes[] = {
     [0] = { .name = "only", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 0, .succ_first = 0, .nsucc = 0, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = plain__dagc_run_0, .run_range = NULL, .count = NULL, .when = NULL },
 };
 
@@ -29,6 +35,8 @@ static const dagrt_graph plain__dagc_graph = {
     .name = "plain",
     .nodes = plain__dagc_nodes,
     .succ = plain__dagc_succ,
+    .npsucc = 0,
+    .psucc = plain__dagc_psucc,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */
@@ -73,6 +81,35 @@ int plain_wait(dagrt *rt, plain_instance *inst)
     return dagrt_graph_wait(rt, &inst->state);
 }
 
+int plain_pipeline_init(plain_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        plain_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = (void *)&p->frames[k].ctx;
+    }
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+}
+
+int plain_submit(dagrt *rt, plain_pipeline *p, void *ctx)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_submit(rt, &plain__dagc_graph, &p->pipe, plain__dagc_store,
+                                 (const void *)&ctx);
+}
+
+int plain_drain(dagrt *rt, plain_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
+}
+
 /* ---- graph game: 2 nodes, 1 edges */
 
 /* The runtime passes the address of game_run's ctx parameter. */
@@ -92,12 +129,19 @@ static const uint32_t game__dagc_succ[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* For frames in flight: the nodes of the next frame with `prev` inputs. */
+static const uint32_t game__dagc_psucc[] = {
+    UINT32_MAX /* end: keeps the array non-empty */
+};
+
 static const dagrt_node game__dagc_nodes[] = {
     [0] = { .name = "step", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 0, .succ_first = 0, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = game__dagc_run_0, .run_range = NULL, .count = NULL, .when = NULL },
     [1] = { .name = "publish", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_PARALLEL,
           .npred = 1, .succ_first = 1, .nsucc = 0, .grain = 16,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = game__dagc_range_1, .count = game__dagc_count_1, .when = NULL },
 };
 
@@ -108,6 +152,8 @@ static const dagrt_graph game__dagc_graph = {
     .name = "game",
     .nodes = game__dagc_nodes,
     .succ = game__dagc_succ,
+    .npsucc = 0,
+    .psucc = game__dagc_psucc,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */
@@ -152,6 +198,35 @@ int game_wait(dagrt *rt, game_instance *inst)
     return dagrt_graph_wait(rt, &inst->state);
 }
 
+int game_pipeline_init(game_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        game_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = (void *)&p->frames[k].ctx;
+    }
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+}
+
+int game_submit(dagrt *rt, game_pipeline *p, struct game *ctx)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_submit(rt, &game__dagc_graph, &p->pipe, game__dagc_store,
+                                 (const void *)&ctx);
+}
+
+int game_drain(dagrt *rt, game_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
+}
+
 /* ---- graph cb: 1 nodes, 0 edges */
 
 /* The runtime passes the address of cb_run's ctx parameter. */
@@ -166,9 +241,15 @@ static const uint32_t cb__dagc_succ[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* For frames in flight: the nodes of the next frame with `prev` inputs. */
+static const uint32_t cb__dagc_psucc[] = {
+    UINT32_MAX /* end: keeps the array non-empty */
+};
+
 static const dagrt_node cb__dagc_nodes[] = {
     [0] = { .name = "fire", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 0, .succ_first = 0, .nsucc = 0, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = cb__dagc_run_0, .run_range = NULL, .count = NULL, .when = cb__dagc_when_0 },
 };
 
@@ -179,6 +260,8 @@ static const dagrt_graph cb__dagc_graph = {
     .name = "cb",
     .nodes = cb__dagc_nodes,
     .succ = cb__dagc_succ,
+    .npsucc = 0,
+    .psucc = cb__dagc_psucc,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */
@@ -223,6 +306,35 @@ int cb_wait(dagrt *rt, cb_instance *inst)
     return dagrt_graph_wait(rt, &inst->state);
 }
 
+int cb_pipeline_init(cb_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        cb_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = (void *)&p->frames[k].ctx;
+    }
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+}
+
+int cb_submit(dagrt *rt, cb_pipeline *p, void (*ctx)(int, const char *))
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_submit(rt, &cb__dagc_graph, &p->pipe, cb__dagc_store,
+                                 (const void *)&ctx);
+}
+
+int cb_drain(dagrt *rt, cb_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
+}
+
 /* ---- graph fixed: 1 nodes, 0 edges */
 
 /* The runtime passes the address of fixed_run's ctx parameter. */
@@ -236,9 +348,15 @@ static const uint32_t fixed__dagc_succ[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* For frames in flight: the nodes of the next frame with `prev` inputs. */
+static const uint32_t fixed__dagc_psucc[] = {
+    UINT32_MAX /* end: keeps the array non-empty */
+};
+
 static const dagrt_node fixed__dagc_nodes[] = {
     [0] = { .name = "read", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 0, .succ_first = 0, .nsucc = 0, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = fixed__dagc_run_0, .run_range = NULL, .count = NULL, .when = NULL },
 };
 
@@ -249,6 +367,8 @@ static const dagrt_graph fixed__dagc_graph = {
     .name = "fixed",
     .nodes = fixed__dagc_nodes,
     .succ = fixed__dagc_succ,
+    .npsucc = 0,
+    .psucc = fixed__dagc_psucc,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */
@@ -293,6 +413,35 @@ int fixed_wait(dagrt *rt, fixed_instance *inst)
     return dagrt_graph_wait(rt, &inst->state);
 }
 
+int fixed_pipeline_init(fixed_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        fixed_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = (void *)&p->frames[k].ctx;
+    }
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+}
+
+int fixed_submit(dagrt *rt, fixed_pipeline *p, char *const ctx)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_submit(rt, &fixed__dagc_graph, &p->pipe, fixed__dagc_store,
+                                 (const void *)&ctx);
+}
+
+int fixed_drain(dagrt *rt, fixed_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
+}
+
 /* ---- graph shapes: 2 nodes, 1 edges */
 
 /* The runtime passes the address of shapes_run's ctx parameter. */
@@ -308,12 +457,19 @@ static const uint32_t shapes__dagc_succ[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* For frames in flight: the nodes of the next frame with `prev` inputs. */
+static const uint32_t shapes__dagc_psucc[] = {
+    UINT32_MAX /* end: keeps the array non-empty */
+};
+
 static const dagrt_node shapes__dagc_nodes[] = {
     [0] = { .name = "area", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 0, .succ_first = 0, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = shapes__dagc_run_0, .run_range = NULL, .count = NULL, .when = NULL },
     [1] = { .name = "bounds", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 1, .succ_first = 1, .nsucc = 0, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = shapes__dagc_run_1, .run_range = NULL, .count = NULL, .when = NULL },
 };
 
@@ -324,6 +480,8 @@ static const dagrt_graph shapes__dagc_graph = {
     .name = "shapes",
     .nodes = shapes__dagc_nodes,
     .succ = shapes__dagc_succ,
+    .npsucc = 0,
+    .psucc = shapes__dagc_psucc,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */
@@ -366,4 +524,33 @@ int shapes_wait(dagrt *rt, shapes_instance *inst)
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
+}
+
+int shapes_pipeline_init(shapes_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        shapes_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = (void *)&p->frames[k].ctx;
+    }
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+}
+
+int shapes_submit(dagrt *rt, shapes_pipeline *p, const union shape *ctx)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_submit(rt, &shapes__dagc_graph, &p->pipe, shapes__dagc_store,
+                                 (const void *)&ctx);
+}
+
+int shapes_drain(dagrt *rt, shapes_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
 }

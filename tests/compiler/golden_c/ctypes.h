@@ -26,6 +26,18 @@ int plain_run_instance(dagrt *rt, plain_instance *inst, void *ctx);
 int plain_start(dagrt *rt, plain_instance *inst, void *ctx);
 int plain_wait(dagrt *rt, plain_instance *inst);
 
+/* Frames in flight: plain_submit starts the next frame, first waiting for
+ * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
+ * node and the `prev` inputs of frame N. Place it anywhere; drain it before
+ * letting it go. */
+typedef struct plain_pipeline {
+    dagrt_pipeline pipe;
+    plain_instance frames[DAGRT_MAX_IN_FLIGHT];
+} plain_pipeline;
+int plain_pipeline_init(plain_pipeline *p, unsigned depth);
+int plain_submit(dagrt *rt, plain_pipeline *p, void *ctx);
+int plain_drain(dagrt *rt, plain_pipeline *p);
+
 /* graph game: implement these; game_run runs one frame. */
 struct game;
 void game_step(struct game *ctx);
@@ -47,6 +59,18 @@ int game_run_instance(dagrt *rt, game_instance *inst, struct game *ctx);
 int game_start(dagrt *rt, game_instance *inst, struct game *ctx);
 int game_wait(dagrt *rt, game_instance *inst);
 
+/* Frames in flight: game_submit starts the next frame, first waiting for
+ * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
+ * node and the `prev` inputs of frame N. Place it anywhere; drain it before
+ * letting it go. */
+typedef struct game_pipeline {
+    dagrt_pipeline pipe;
+    game_instance frames[DAGRT_MAX_IN_FLIGHT];
+} game_pipeline;
+int game_pipeline_init(game_pipeline *p, unsigned depth);
+int game_submit(dagrt *rt, game_pipeline *p, struct game *ctx);
+int game_drain(dagrt *rt, game_pipeline *p);
+
 /* graph cb: implement these; cb_run runs one frame. */
 void cb_fire(void (*ctx)(int, const char *));
 bool armed(void (*ctx)(int, const char *));
@@ -66,6 +90,18 @@ int cb_run_instance(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *)
 int cb_start(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *));
 int cb_wait(dagrt *rt, cb_instance *inst);
 
+/* Frames in flight: cb_submit starts the next frame, first waiting for
+ * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
+ * node and the `prev` inputs of frame N. Place it anywhere; drain it before
+ * letting it go. */
+typedef struct cb_pipeline {
+    dagrt_pipeline pipe;
+    cb_instance frames[DAGRT_MAX_IN_FLIGHT];
+} cb_pipeline;
+int cb_pipeline_init(cb_pipeline *p, unsigned depth);
+int cb_submit(dagrt *rt, cb_pipeline *p, void (*ctx)(int, const char *));
+int cb_drain(dagrt *rt, cb_pipeline *p);
+
 /* graph fixed: implement these; fixed_run runs one frame. */
 void fixed_read(char *const ctx);
 int fixed_run(dagrt *rt, char *const ctx);
@@ -83,6 +119,18 @@ void fixed_instance_init(fixed_instance *inst);
 int fixed_run_instance(dagrt *rt, fixed_instance *inst, char *const ctx);
 int fixed_start(dagrt *rt, fixed_instance *inst, char *const ctx);
 int fixed_wait(dagrt *rt, fixed_instance *inst);
+
+/* Frames in flight: fixed_submit starts the next frame, first waiting for
+ * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
+ * node and the `prev` inputs of frame N. Place it anywhere; drain it before
+ * letting it go. */
+typedef struct fixed_pipeline {
+    dagrt_pipeline pipe;
+    fixed_instance frames[DAGRT_MAX_IN_FLIGHT];
+} fixed_pipeline;
+int fixed_pipeline_init(fixed_pipeline *p, unsigned depth);
+int fixed_submit(dagrt *rt, fixed_pipeline *p, char *const ctx);
+int fixed_drain(dagrt *rt, fixed_pipeline *p);
 
 /* graph shapes: implement these; shapes_run runs one frame. */
 union shape;
@@ -103,6 +151,18 @@ void shapes_instance_init(shapes_instance *inst);
 int shapes_run_instance(dagrt *rt, shapes_instance *inst, const union shape *ctx);
 int shapes_start(dagrt *rt, shapes_instance *inst, const union shape *ctx);
 int shapes_wait(dagrt *rt, shapes_instance *inst);
+
+/* Frames in flight: shapes_submit starts the next frame, first waiting for
+ * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
+ * node and the `prev` inputs of frame N. Place it anywhere; drain it before
+ * letting it go. */
+typedef struct shapes_pipeline {
+    dagrt_pipeline pipe;
+    shapes_instance frames[DAGRT_MAX_IN_FLIGHT];
+} shapes_pipeline;
+int shapes_pipeline_init(shapes_pipeline *p, unsigned depth);
+int shapes_submit(dagrt *rt, shapes_pipeline *p, const union shape *ctx);
+int shapes_drain(dagrt *rt, shapes_pipeline *p);
 
 #ifdef __cplusplus
 }

@@ -32,33 +32,47 @@ static const uint32_t frame__dagc_succ[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* For frames in flight: the nodes of the next frame with `prev` inputs. */
+static const uint32_t frame__dagc_psucc[] = {
+    UINT32_MAX /* end: keeps the array non-empty */
+};
+
 static const dagrt_node frame__dagc_nodes[] = {
     [0] = { .name = "s", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 0, .succ_first = 0, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [1] = { .name = "s.a", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 1, .succ_first = 1, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = frame__dagc_run_1, .run_range = NULL, .count = NULL, .when = frame__dagc_when_1 },
     [2] = { .name = "s.b", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 1, .succ_first = 2, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = frame__dagc_run_2, .run_range = NULL, .count = NULL, .when = frame__dagc_when_2 },
     [3] = { .name = "s.t", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 1, .succ_first = 3, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [4] = { .name = "s.t.c", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 1, .succ_first = 4, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = frame__dagc_run_4, .run_range = NULL, .count = NULL, .when = frame__dagc_when_4 },
     [5] = { .name = "s.t.d", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 1, .succ_first = 5, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = frame__dagc_run_5, .run_range = NULL, .count = NULL, .when = frame__dagc_when_5 },
     [6] = { .name = "s.t._End", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 1, .succ_first = 6, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [7] = { .name = "s._End", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 1, .succ_first = 7, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [8] = { .name = "after_s", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 1, .succ_first = 8, .nsucc = 0, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = frame__dagc_run_8, .run_range = NULL, .count = NULL, .when = NULL },
 };
 
@@ -69,6 +83,8 @@ static const dagrt_graph frame__dagc_graph = {
     .name = "frame",
     .nodes = frame__dagc_nodes,
     .succ = frame__dagc_succ,
+    .npsucc = 0,
+    .psucc = frame__dagc_psucc,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */
@@ -111,4 +127,33 @@ int frame_wait(dagrt *rt, frame_instance *inst)
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
+}
+
+int frame_pipeline_init(frame_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        frame_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = (void *)&p->frames[k].ctx;
+    }
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+}
+
+int frame_submit(dagrt *rt, frame_pipeline *p, void *ctx)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_submit(rt, &frame__dagc_graph, &p->pipe, frame__dagc_store,
+                                 (const void *)&ctx);
+}
+
+int frame_drain(dagrt *rt, frame_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
 }

@@ -34,6 +34,18 @@ int frame_run_instance(dagrt *rt, frame_instance *inst, void *ctx);
 int frame_start(dagrt *rt, frame_instance *inst, void *ctx);
 int frame_wait(dagrt *rt, frame_instance *inst);
 
+/* Frames in flight: frame_submit starts the next frame, first waiting for
+ * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
+ * node and the `prev` inputs of frame N. Place it anywhere; drain it before
+ * letting it go. */
+typedef struct frame_pipeline {
+    dagrt_pipeline pipe;
+    frame_instance frames[DAGRT_MAX_IN_FLIGHT];
+} frame_pipeline;
+int frame_pipeline_init(frame_pipeline *p, unsigned depth);
+int frame_submit(dagrt *rt, frame_pipeline *p, void *ctx);
+int frame_drain(dagrt *rt, frame_pipeline *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,27 +39,39 @@ static const uint32_t shared__dagc_succ[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* For frames in flight: the nodes of the next frame with `prev` inputs. */
+static const uint32_t shared__dagc_psucc[] = {
+    UINT32_MAX /* end: keeps the array non-empty */
+};
+
 static const dagrt_node shared__dagc_nodes[] = {
     [0] = { .name = "a", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 0, .succ_first = 0, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = shared__dagc_run_0, .run_range = NULL, .count = NULL, .when = shared__dagc_when_0 },
     [1] = { .name = "b", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 0, .succ_first = 1, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = shared__dagc_run_1, .run_range = NULL, .count = NULL, .when = shared__dagc_when_1 },
     [2] = { .name = "c", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_PARALLEL,
           .npred = 2, .succ_first = 2, .nsucc = 2, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = shared__dagc_range_2, .count = shared__dagc_count_2, .when = NULL },
     [3] = { .name = "d", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_PARALLEL | DAGRT_NODE_WHEN,
           .npred = 1, .succ_first = 4, .nsucc = 1, .grain = 8,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = shared__dagc_range_3, .count = shared__dagc_count_3, .when = shared__dagc_when_3 },
     [4] = { .name = "e", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_WHEN,
           .npred = 1, .succ_first = 5, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = shared__dagc_run_4, .run_range = NULL, .count = NULL, .when = shared__dagc_when_4 },
     [5] = { .name = "done", .kind = DAGRT_NODE_GATE, .join = DAGRT_JOIN_OR, .flags = 0,
           .npred = 2, .succ_first = 6, .nsucc = 1, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = NULL, .run_range = NULL, .count = NULL, .when = NULL },
     [6] = { .name = "f", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = 0,
           .npred = 1, .succ_first = 7, .nsucc = 0, .grain = 0,
+          .nprev = 0, .psucc_first = 0, .npsucc = 0,
           .run = shared__dagc_run_6, .run_range = NULL, .count = NULL, .when = NULL },
 };
 
@@ -70,6 +82,8 @@ static const dagrt_graph shared__dagc_graph = {
     .name = "shared",
     .nodes = shared__dagc_nodes,
     .succ = shared__dagc_succ,
+    .npsucc = 0,
+    .psucc = shared__dagc_psucc,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */
@@ -112,4 +126,33 @@ int shared_wait(dagrt *rt, shared_instance *inst)
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
+}
+
+int shared_pipeline_init(shared_pipeline *p, unsigned depth)
+{
+    if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
+    void *ctxs[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
+        shared_instance_init(&p->frames[k]);
+        states[k] = &p->frames[k].state;
+        ctxs[k] = (void *)&p->frames[k].ctx;
+    }
+    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+}
+
+int shared_submit(dagrt *rt, shared_pipeline *p, struct state *ctx)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_submit(rt, &shared__dagc_graph, &p->pipe, shared__dagc_store,
+                                 (const void *)&ctx);
+}
+
+int shared_drain(dagrt *rt, shared_pipeline *p)
+{
+    if (!p)
+        return DAGRT_EINVAL;
+    return dagrt_pipeline_drain(rt, &p->pipe);
 }

@@ -32,6 +32,18 @@ int shared_run_instance(dagrt *rt, shared_instance *inst, struct state *ctx);
 int shared_start(dagrt *rt, shared_instance *inst, struct state *ctx);
 int shared_wait(dagrt *rt, shared_instance *inst);
 
+/* Frames in flight: shared_submit starts the next frame, first waiting for
+ * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
+ * node and the `prev` inputs of frame N. Place it anywhere; drain it before
+ * letting it go. */
+typedef struct shared_pipeline {
+    dagrt_pipeline pipe;
+    shared_instance frames[DAGRT_MAX_IN_FLIGHT];
+} shared_pipeline;
+int shared_pipeline_init(shared_pipeline *p, unsigned depth);
+int shared_submit(dagrt *rt, shared_pipeline *p, struct state *ctx);
+int shared_drain(dagrt *rt, shared_pipeline *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,7 +33,7 @@ static const uint32_t {{name}}__e2e_succ[] = {
 
 static const e2e_node {{name}}__e2e_nodes[] = {
 {{#nodes}}
-    { "{{name}}", {{kind}}, {{join}}, {{flags}}, {{npred}}, {{succ_first}}, {{nsucc}}, {{func_id}}, {{when_id}}, {{nwhen_ids}}, (const int[]){ {{when_ids}} } },
+    { "{{name}}", {{kind}}, {{join}}, {{flags}}, {{npred}}, {{succ_first}}, {{nsucc}}, {{func_id}}, {{when_id}}, {{nwhen_ids}}, (const int[]){ {{when_ids}} }, {{nprev}} },
 {{/nodes}}
 };
 

@@ -1,0 +1,203 @@
+/*
+ * exec_pipe.c - pipelines: up to DAGRT_MAX_IN_FLIGHT frames of one graph in
+ * flight, frame k on the caller's state k % depth.
+ *
+ * Each frame is a started run (exec.c) with two more rules, kept by the
+ * dynamic executor (exec_dyn.c): every node of frame N+1 waits for the same
+ * node of frame N, and a node with `prev X` inputs waits for node X of
+ * frame N. The link between two frames is made when frame N+1 is
+ * submitted, while frame N may still run: a link word per node of frame N,
+ * exchanged by the node's completer (DONE) and by the submitter (LINKED);
+ * whichever comes second counts the completion into frame N+1, so each is
+ * counted exactly once without a lock (tests/models/pipe_link.pml).
+ *
+ * A frame's state is reused `depth` frames later, only after its wait has
+ * returned: frames are waited for oldest first, and a wait returns once
+ * every task of the frame's group (every thread that ran one of its nodes,
+ * and so every hand-off from it) is done.
+ */
+#include "exec.h"
+
+#include <string.h>
+
+/* The runtime's view of dagrt_pipeline's opaque words. */
+typedef struct pipe_rt {
+    /* 0, or 1 while a call is inside (any thread). The acquire CAS that
+     * takes it sees everything the last call did (release store). */
+    _Atomic uint32_t owner;
+    uint32_t magic;          /* PIPE_MAGIC once initialised */
+    uint32_t depth;
+    uint32_t inflight;       /* frames started and not yet waited for */
+    uint64_t submitted;      /* frames started since init */
+    dagrt *rt;               /* the runtime of the frames in flight */
+    /* The inline policy (as dagrt_graph_run's, exec.h): a moving average
+     * of sampled frames' time from start to the end of their wait, and
+     * each slot's start time while it is sampled (0: not sampled). */
+    uint64_t last_ns;
+    uint64_t t_start[DAGRT_MAX_IN_FLIGHT];
+} pipe_rt;
+
+_Static_assert(sizeof(pipe_rt) <= sizeof(((dagrt_pipeline *)0)->opaque_), "pipeline too small");
+
+#define PIPE_MAGIC 0x70697065u
+
+static pipe_rt *pipe_of(dagrt_pipeline *p) { return (pipe_rt *)(void *)p->opaque_; }
+
+int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *const *states,
+                        void *const *ctxs, dagrt_ctx_drop_fn drop)
+{
+    if (!p || !states || !ctxs || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    for (unsigned k = 0; k < depth; k++)
+        if (!states[k] || !ctxs[k])
+            return DAGRT_EINVAL;
+    memset(p, 0, sizeof *p);
+    pipe_rt *q = pipe_of(p);
+    q->depth = depth;
+    q->magic = PIPE_MAGIC;
+    for (unsigned k = 0; k < depth; k++) {
+        p->states[k] = states[k];
+        p->ctxs[k] = ctxs[k];
+    }
+    p->drop = drop;
+    return 0;
+}
+
+/* Takes the pipeline for one call on the calling thread. */
+static int enter(dagrt *rt, dagrt_pipeline *p)
+{
+    if (!rt || !p || pipe_of(p)->magic != PIPE_MAGIC)
+        return DAGRT_EINVAL;
+    if (rt_exec_nested(rt))
+        return DAGRT_ENESTED;
+    pipe_rt *q = pipe_of(p);
+    uint32_t idle = 0;
+    /* acquire: pairs with leave's release, so this call sees the last
+     * one's bookkeeping. Failure: relaxed, nothing is touched. */
+    if (!atomic_compare_exchange_strong_explicit(&q->owner, &idle, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return DAGRT_EBUSY;
+    int bad = 0;
+    if (q->inflight > 0 && (q->rt != rt || !dagrt_on_main_thread(rt)))
+        bad = DAGRT_EBUSY;   /* frames in flight belong to one runtime's main thread */
+    else if (!dagrt_on_main_thread(rt))
+        bad = DAGRT_EPERM;
+    if (bad)
+        /* release: hands the pipeline back untouched. */
+        atomic_store_explicit(&q->owner, 0, memory_order_release);
+    return bad;
+}
+
+static void leave(pipe_rt *q)
+{
+    /* release: the next call (acquire CAS) sees this one's bookkeeping. */
+    atomic_store_explicit(&q->owner, 0, memory_order_release);
+}
+
+/* One sampled frame's time, into the moving average (1/8 weight, as
+ * dagrt_graph_run's: one stretched frame must not flip the choice). */
+static void sample(pipe_rt *q, uint64_t ns)
+{
+    q->last_ns = q->last_ns ? (q->last_ns * 7 + ns) / 8 : ns;
+}
+
+static bool sampled(const pipe_rt *q)
+{
+    return q->submitted < EXEC_TIME_EVERY || q->submitted % EXEC_TIME_EVERY == 0;
+}
+
+/* Waits (helping) for the oldest frame in flight and lets its context go. */
+static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
+{
+    pipe_rt *q = pipe_of(p);
+    unsigned k = (unsigned)((q->submitted - q->inflight) % q->depth);
+    int rc = dagrt_graph_wait(rt, p->states[k]);
+    if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL)
+        return rc;   /* refused (the state is used outside the pipeline): still in flight */
+    if (q->t_start[k]) {
+        sample(q, rt_now_ns() - q->t_start[k]);
+        q->t_start[k] = 0;
+    }
+    q->inflight--;
+    if (p->drop)
+        p->drop(p->ctxs[k]);
+    return rc;
+}
+
+int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
+                          dagrt_ctx_store_fn store, const void *src)
+{
+    if (!g)
+        return DAGRT_EINVAL;
+    int rc = enter(rt, p);
+    if (rc != 0)
+        return rc;
+    pipe_rt *q = pipe_of(p);
+    unsigned k = (unsigned)(q->submitted % q->depth);
+    void *ctx = store ? p->ctxs[k] : (void *)(uintptr_t)src;
+    /* Frames measured too small to share gain nothing from overlapping:
+     * after the frames in flight, the frame runs now on the caller, in
+     * table order, without a counter or an atomic (exec_serial.c). A frame
+     * that grows past the bound is started as usual again. */
+    if (q->last_ns && q->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE &&
+        rt_exec_serial_ok(g)) {
+        while (q->inflight > 0)
+            if ((rc = wait_oldest(rt, p)) != 0)
+                goto out;
+        bool timed = sampled(q);
+        uint64_t t0 = timed ? rt_now_ns() : 0;
+        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src, q->submitted);
+        if (rc == 0) {
+            if (timed)
+                sample(q, rt_now_ns() - t0);
+            q->rt = rt;
+            q->submitted++;
+            if (p->drop)
+                p->drop(ctx);
+        }
+        goto out;
+    }
+    if (q->inflight == q->depth && (rc = wait_oldest(rt, p)) != 0)
+        goto out;
+    /* The frame before this one, if it is still in flight: this frame is
+     * linked after it. With depth 1 it has always been waited for. */
+    graph_rt *prev = NULL;
+    if (q->inflight > 0)
+        prev = state_rt(p->states[(q->submitted - 1) % q->depth]);
+    if (prev && prev->g != g) {
+        rc = DAGRT_EINVAL;   /* one pipeline runs one graph */
+        goto out;
+    }
+    bool timed = sampled(q);
+    uint64_t t0 = timed ? rt_now_ns() : 0;
+    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, prev, q->submitted);
+    if (rc == 0) {
+        q->t_start[k] = t0;
+        q->rt = rt;
+        q->submitted++;
+        q->inflight++;
+    }
+out:
+    leave(q);
+    return rc;
+}
+
+int dagrt_pipeline_drain(dagrt *rt, dagrt_pipeline *p)
+{
+    int rc = enter(rt, p);
+    if (rc != 0)
+        return rc;
+    pipe_rt *q = pipe_of(p);
+    int first = 0;
+    while (q->inflight > 0) {
+        rc = wait_oldest(rt, p);
+        if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL) {
+            first = rc;
+            break;
+        }
+        if (rc != 0 && first == 0)
+            first = rc;   /* a frame's own error: the first one, after all are done */
+    }
+    leave(q);
+    return first;
+}
