@@ -167,14 +167,21 @@ typedef struct graph_rt {
     /* policy: exec_serial.c's answer for serial_g (whether every node may
      * run inline on the caller), cached: the tables are const. Plan mode's
      * starvation policy (exec_plan.c, rt_plan_frame): frames still to run
-     * on the caller alone, the length of the next such stretch, the probe
-     * frames' phase, and the nodes on list 1. Caller only, between runs. */
+     * on the caller alone, the length of the next such stretch, whether
+     * the last frame was one of them, the probe frames' phase, whether the
+     * policy wants the next frame timed, the nodes on list 1, and the
+     * average time of plan frames and of the last stretch's frames on the
+     * caller. Caller only, between runs. */
     const dagrt_graph *serial_g;
     bool serial_ok;
+    bool was_solo;
     uint8_t probe;
+    uint8_t time_next;
     uint16_t solo_span;
     uint32_t solo_left;
     uint32_t nlist1;
+    uint64_t plan_ns;
+    uint64_t solo_ns;
     /* block 1: the caller's during a run */
     _Alignas(RT_APART) _Atomic uint32_t head;   /* next slot to pop */
     /* Plan mode: the next unclaimed node of the caller's list (cursor0,
@@ -335,8 +342,10 @@ bool rt_plan_build(graph_rt *r);
 /* A whole run in plan mode. */
 int rt_plan_run(graph_rt *r);
 /* A frame of a planned graph: in plan mode, or on the caller alone while
- * the worker's helper is measured not to get a CPU (the policy). */
+ * the worker's helper is measured not to get a CPU (the policy). Then
+ * rt_plan_after with the frame's time (ns, 0 if it was not timed). */
 int rt_plan_frame(graph_rt *r);
+void rt_plan_after(graph_rt *r, uint64_t ns);
 /* One thread's part of a plan run (own: its list; first: a node it has
  * claimed already, or NONE). */
 bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_t first);

@@ -365,6 +365,8 @@ bool rt_plan_build(graph_rt *r)
     r->solo_left = 0;   /* a new plan starts in plan mode */
     r->solo_span = 0;
     r->probe = 0;
+    r->time_next = 0;
+    r->plan_ns = r->solo_ns = 0;
     return true;
 }
 
@@ -440,43 +442,89 @@ int rt_plan_run(graph_rt *r)
  * With a core kept busy by another program (a game's render or audio
  * thread, a build), the worker's helper often does not get to run when a
  * frame is offered: the caller then runs the worker's list itself, paying
- * plan mode's claims and polls on every node, or waits on a node the
- * preempted helper holds. Plan frames show it without a clock: the caller
- * claimed nodes of list 1 (stolen1). Unloaded, a helper runs all of its
- * list in almost every frame; starved, the caller takes most or all of it.
- *
- * A frame in which the caller ran more than half of list 1 is starved:
- * the next solo_span frames run on the caller alone in table order
- * (exec_serial.c: no claim, no offer; the helper stops lingering and the
- * worker parks, so the busy program and the caller each keep a core).
- * Then plan mode probes again. The first probe frame wakes a helper, which
- * after any pause comes late, so a starved first probe is not judged yet;
- * the second one is. A starved probe doubles the span (up to
- * PLAN_SOLO_MAX frames), a good one returns to plan mode. So a frame that
- * stays on the caller could have lost at most about half of list 1's share
- * to it, and unloaded figures keep plan mode. */
+ * plan mode's claims and polls on every node, or waits on a node that the
+ * preempted helper holds. Two measures say so:
+ * - without a clock: the caller claimed more than half of list 1
+ *   (stolen1). Unloaded, a helper runs its whole list in almost every
+ *   frame; starved, the caller takes most or all of it;
+ * - with the timed frames (exec.c times one in EXEC_TIME_EVERY, and the
+ *   ones the policy asks for): plan frames took longer, on average, than
+ *   frames on the caller alone did in the last such stretch. That also
+ *   catches a helper preempted while it holds a node, when the caller
+ *   can only wait.
+ * Either one starts a stretch of solo_span frames on the caller alone in
+ * table order (exec_serial.c: no claim, no offer; the helper stops
+ * lingering and the worker parks, so the busy program and the caller each
+ * keep a core), its first frame timed afresh. Then plan mode probes: the
+ * first probe frame wakes a helper, which after any pause comes late, so
+ * a starved first probe is not judged yet; the second one is. A starved
+ * probe doubles the span (up to PLAN_SOLO_MAX frames), a good one returns
+ * to plan mode with its average restarted from the probe. Each sample
+ * enters an average clamped to twice the average, so that one frame
+ * stretched by a preemption cannot start a stretch by itself. */
 #define PLAN_SOLO_MIN 16
 #define PLAN_SOLO_MAX 64
 
+enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE };
+
 int rt_plan_frame(graph_rt *r)
 {
-    if (r->solo_left > 0) {
-        if (--r->solo_left == 0)
-            r->probe = 2;
+    r->was_solo = r->solo_left > 0;
+    if (r->was_solo)
         /* Planned, so no hot or fiber task: every node may run inline. */
         return rt_exec_serial_run(r);
+    return rt_plan_run(r);
+}
+
+/* A moving average (1/8 weight), each sample at most twice the average. */
+static uint64_t plan_avg(uint64_t avg, uint64_t ns)
+{
+    if (avg == 0)
+        return ns;
+    if (ns > 2 * avg)
+        ns = 2 * avg;
+    return (avg * 7 + ns) / 8;
+}
+
+static void plan_go_solo(graph_rt *r, bool again)
+{
+    uint32_t span = again && r->solo_span ? 2u * r->solo_span : PLAN_SOLO_MIN;
+    r->solo_span = (uint16_t)(span < PLAN_SOLO_MAX ? span : PLAN_SOLO_MAX);
+    r->solo_left = r->solo_span;
+    r->solo_ns = 0;       /* measured afresh, from the stretch's first frame */
+    r->time_next = 1;
+    r->probe = PROBE_NONE;
+}
+
+void rt_plan_after(graph_rt *r, uint64_t ns)
+{
+    r->time_next = 0;
+    if (r->was_solo) {
+        if (ns)
+            r->solo_ns = plan_avg(r->solo_ns, ns);
+        if (--r->solo_left == 0) {
+            r->probe = PROBE_WAKE;
+            r->time_next = 1;   /* the probes are judged by their time too */
+        }
+        return;
     }
-    int rc = rt_plan_run(r);
-    bool starved = r->stolen1 > r->nlist1 / 2;
-    if (starved && r->probe == 2) {
-        r->probe = 1;   /* the wake-up frame: judge the next one */
+    bool stolen = r->stolen1 > r->nlist1 / 2;
+    if (r->probe == PROBE_NONE) {
+        if (ns)
+            r->plan_ns = plan_avg(r->plan_ns, ns);
+        if (stolen || (ns && r->solo_ns && r->plan_ns > r->solo_ns))
+            plan_go_solo(r, false);
+        return;
+    }
+    /* A probe: its own time against the stretch's. */
+    bool starved = stolen || (ns && r->solo_ns && ns > r->solo_ns);
+    if (starved && r->probe == PROBE_WAKE) {
+        r->probe = PROBE_JUDGE;
+        r->time_next = 1;
     } else if (starved) {
-        uint32_t span = r->probe && r->solo_span ? 2u * r->solo_span : PLAN_SOLO_MIN;
-        r->solo_span = (uint16_t)(span < PLAN_SOLO_MAX ? span : PLAN_SOLO_MAX);
-        r->solo_left = r->solo_span;
-        r->probe = 0;
+        plan_go_solo(r, true);
     } else {
-        r->probe = 0;
+        r->probe = PROBE_NONE;
+        r->plan_ns = ns;
     }
-    return rc;
 }
