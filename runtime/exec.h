@@ -169,9 +169,10 @@ typedef struct graph_rt {
      * starvation policy (exec_plan.c, rt_plan_frame): frames still to run
      * on the caller alone, the length of the next such stretch, whether
      * the last frame was one of them, the probe frames' phase, whether the
-     * policy wants the next frame timed, the nodes on list 1, and the
-     * average time of plan frames and of the last stretch's frames on the
-     * caller. Caller only, between runs. */
+     * policy wants the next frame timed, the nodes on list 1, plan frames
+     * since the last good probe, and the average time of plan frames and
+     * of the last stretch's frames on the caller. Caller only, between
+     * runs. */
     const dagrt_graph *serial_g;
     bool serial_ok;
     bool was_solo;
@@ -180,6 +181,7 @@ typedef struct graph_rt {
     uint16_t solo_span;
     uint32_t solo_left;
     uint32_t nlist1;
+    uint32_t since_probe;
     uint64_t plan_ns;
     uint64_t solo_ns;
     /* block 1: the caller's during a run */

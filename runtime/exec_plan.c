@@ -367,6 +367,7 @@ bool rt_plan_build(graph_rt *r)
     r->probe = 0;
     r->time_next = 0;
     r->plan_ns = r->solo_ns = 0;
+    r->since_probe = UINT32_MAX;   /* no probe yet */
     return true;
 }
 
@@ -457,13 +458,22 @@ int rt_plan_run(graph_rt *r)
  * lingering and the worker parks, so the busy program and the caller each
  * keep a core), its first frame timed afresh. Then plan mode probes: the
  * first probe frame wakes a helper, which after any pause comes late, so
- * a starved first probe is not judged yet; the second one is. A starved
- * probe doubles the span (up to PLAN_SOLO_MAX frames), a good one returns
- * to plan mode with its average restarted from the probe. Each sample
- * enters an average clamped to twice the average, so that one frame
- * stretched by a preemption cannot start a stretch by itself. */
+ * a starved first probe is not judged yet; the second one is. A good
+ * probe returns to plan mode with its average restarted from the probe.
+ * A probe costs: waking the worker under load can take the caller's CPU
+ * for a while, and a probe's helper may be preempted holding a node. So
+ * a starved probe doubles the span, as does a stretch that starts soon
+ * after a good probe (a probe that was only lucky), from PLAN_SOLO_MIN up
+ * to PLAN_SOLO_MAX frames, and never longer than about PLAN_SOLO_NS of
+ * frames: once the load is gone, plan mode is back within that time.
+ * Each sample enters an average clamped to twice the average, so that one
+ * frame stretched by a preemption cannot start a stretch by itself. */
 #define PLAN_SOLO_MIN 16
-#define PLAN_SOLO_MAX 64
+#define PLAN_SOLO_MAX 1024
+#define PLAN_SOLO_NS 50000000u
+/* A stretch within this many plan frames of a good probe counts as the
+ * probe's failure (the span doubles). */
+#define PLAN_SOLO_SOON 256
 
 enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE };
 
@@ -489,7 +499,14 @@ static uint64_t plan_avg(uint64_t avg, uint64_t ns)
 static void plan_go_solo(graph_rt *r, bool again)
 {
     uint32_t span = again && r->solo_span ? 2u * r->solo_span : PLAN_SOLO_MIN;
-    r->solo_span = (uint16_t)(span < PLAN_SOLO_MAX ? span : PLAN_SOLO_MAX);
+    /* The last stretch's frame time (or the plan frames') bounds it. */
+    uint64_t frame_ns = r->solo_ns ? r->solo_ns : r->plan_ns;
+    uint64_t most = frame_ns ? PLAN_SOLO_NS / frame_ns : PLAN_SOLO_MAX;
+    if (most > PLAN_SOLO_MAX)
+        most = PLAN_SOLO_MAX;
+    if (span > most)
+        span = (uint32_t)most;
+    r->solo_span = (uint16_t)(span > PLAN_SOLO_MIN ? span : PLAN_SOLO_MIN);
     r->solo_left = r->solo_span;
     r->solo_ns = 0;       /* measured afresh, from the stretch's first frame */
     r->time_next = 1;
@@ -512,8 +529,10 @@ void rt_plan_after(graph_rt *r, uint64_t ns)
     if (r->probe == PROBE_NONE) {
         if (ns)
             r->plan_ns = plan_avg(r->plan_ns, ns);
+        if (r->since_probe < UINT32_MAX)
+            r->since_probe++;
         if (stolen || (ns && r->solo_ns && r->plan_ns > r->solo_ns))
-            plan_go_solo(r, false);
+            plan_go_solo(r, r->since_probe < PLAN_SOLO_SOON);
         return;
     }
     /* A probe: its own time against the stretch's. */
@@ -526,5 +545,6 @@ void rt_plan_after(graph_rt *r, uint64_t ns)
     } else {
         r->probe = PROBE_NONE;
         r->plan_ns = ns;
+        r->since_probe = 0;
     }
 }
