@@ -144,7 +144,8 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     r->async = 0;
     r->piped = 0;
     r->linked = 0;
-    r->next = NULL;
+    /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
+    atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
     r->frame = r->runs;   /* a pipeline numbers its frames itself */
 }
 
@@ -233,8 +234,8 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     r->async = 1;
     r->piped = piped;
     r->linked = prev != NULL;
-    if (piped)
-        r->frame = frame;
+    if (frame != UINT64_MAX)
+        r->frame = frame;   /* a pipeline's numbering */
     int workers = dagrt_worker_count(rt);
     r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
     rt_exec_dyn_start(r, workers);
@@ -267,7 +268,7 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, NULL, 0);
+    return rt_exec_start(rt, g, st, ctx, store, src, false, NULL, UINT64_MAX);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)

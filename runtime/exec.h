@@ -156,10 +156,12 @@ typedef struct graph_rt {
      * Otherwise `prev` inputs are satisfied at the start. */
     uint8_t linked;
     const dagrt_graph *plan_g;   /* the graph the plan was made for */
-    /* (pipelines) The frame linked after this one: set by the submitter
-     * (the main thread) before its LINKED exchanges, which publish it to
-     * the completers that read it after seeing LINKED. */
-    struct graph_rt *next;
+    /* (pipelines) The frame linked after this one: stored with release by
+     * the submitter (the main thread) after that frame's reset and before
+     * its LINKED exchanges. Completers read it after seeing LINKED (the
+     * exchange orders it), helpers looking ahead with acquire (they then
+     * see the frame's reset). NULL until linked. */
+    _Atomic(struct graph_rt *) next;
     /* The frame number observers see: the state's runs before this one,
      * or a pipeline's frames before this one (its frames alternate
      * states, and a profile must tell them apart). */
@@ -256,7 +258,8 @@ typedef struct plan_slot {
 bool rt_exec_in_node(void);
 /* dagrt_graph_start, and a pipeline frame's start: piped, each completion
  * hands off to a next frame; prev (or NULL), the frame still in flight
- * that this one is linked after. */
+ * that this one is linked after; frame, the number observers see
+ * (UINT64_MAX: the state's own count of runs). */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
                   uint64_t frame);

@@ -279,6 +279,23 @@ static void task_entry(void *arg)
     drain(&d, complete(&d, i));
 }
 
+/* The first frame linked after r (a pipeline's, in flight) with nodes in
+ * its ready list, or NULL. Such a frame cannot be reused while r's wait is
+ * pending (frames are waited for oldest first). */
+static graph_rt *ready_ahead(graph_rt *r)
+{
+    /* acquire: pairs with rt_exec_dyn_link's release (the frame's reset). */
+    graph_rt *x = atomic_load_explicit(&r->next, memory_order_acquire);
+    for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++) {
+        /* relaxed: a poll; the slot's acquire load in list_pop synchronises. */
+        if (atomic_load_explicit(&x->head, memory_order_relaxed) <
+            atomic_load_explicit(&x->tail, memory_order_relaxed))
+            return x;
+        x = atomic_load_explicit(&x->next, memory_order_acquire);   /* acquire: as above */
+    }
+    return NULL;
+}
+
 static void helper_entry(void *arg)
 {
     graph_rt *r = arg;
@@ -355,7 +372,8 @@ static void handoff(graph_rt *r, uint32_t x)
 {
     if (atomic_exchange_explicit(&r->nodes[x].link, LINK_DONE, memory_order_acq_rel) ==
         LINK_LINKED)
-        rt_exec_cross(r->next, x);
+        /* relaxed: the exchange above acquired the submitter's store. */
+        rt_exec_cross(atomic_load_explicit(&r->next, memory_order_relaxed), x);
 }
 
 void rt_exec_cross(graph_rt *nx, uint32_t x)
@@ -392,13 +410,31 @@ void rt_exec_cross(graph_rt *nx, uint32_t x)
 
 void rt_exec_dyn_link(graph_rt *prev, graph_rt *r)
 {
-    prev->next = r;   /* published by the exchanges below */
+    /* release: a helper of prev that reads it (acquire) sees r's reset. */
+    atomic_store_explicit(&prev->next, r, memory_order_release);
     for (uint32_t x = 0; x < r->nnodes; x++)
         /* acq_rel: see handoff; the release half publishes r's reset and
          * prev->next to a completer that comes second. */
         if (atomic_exchange_explicit(&prev->nodes[x].link, LINK_LINKED, memory_order_acq_rel) ==
             LINK_DONE)
             rt_exec_cross(r, x);
+}
+
+
+/* One ready node of a later frame x, on the caller waiting for an earlier
+ * one: one node and back, publishing whatever it frees (nokeep), so that
+ * the wait returns as soon as its own frame is done and the next frame
+ * is submitted without delay. */
+static void run_one(graph_rt *x)
+{
+    uint32_t i = list_pop(x);
+    if (i == NONE)
+        return;
+    drain_ctx dx = {x, true, true, 0};
+    x->nodes[i].status = rt_exec_node(x, i);
+    (void)complete(&dx, i);   /* nokeep: NONE */
+    /* relaxed: see graph_rt.done. */
+    atomic_fetch_add_explicit(&x->done, dx.completed, memory_order_relaxed);
 }
 
 /* Runs the caller's part of the run from `next` on, and waits for the
@@ -428,8 +464,17 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
                    atomic_load_explicit(&r->head, memory_order_relaxed) <
                        atomic_load_explicit(&r->tail, memory_order_relaxed) ||
                    atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes;
-            if (!work && self && rt_help_one(self))
+            if (work)
+                break;
+            /* A pipeline's later frames: their ready nodes are as good to
+             * run now as any task (the caller waits for this frame anyway). */
+            graph_rt *x = ready_ahead(r);
+            if (x) {
+                run_one(x);
                 spin = 0;
+            } else if (self && rt_help_one(self)) {
+                spin = 0;
+            }
         }
         if (work)
             continue;

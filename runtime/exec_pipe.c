@@ -170,7 +170,9 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     }
     bool timed = sampled(q);
     uint64_t t0 = timed ? rt_now_ns() : 0;
-    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, prev, q->submitted);
+    /* Depth 1 never links (the last frame has always been waited for):
+     * its completions need no hand-off. */
+    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, q->depth > 1, prev, q->submitted);
     if (rc == 0) {
         q->t_start[k] = t0;
         q->rt = rt;
