@@ -3,10 +3,12 @@
  * what the frames do, never by how long they take:
  *
  * 1. Empty bodies: the frame is measured too small to share and runs on
- *    the caller alone (exec_serial.c); a run from inside a body is still
- *    refused (DAGRT_ENESTED). Then the same graph's bodies become slow:
- *    the measured frame leaves the caller-only path and nodes run on the
- *    worker again.
+ *    the caller alone (exec_serial.c) for good: a quarter of a second of
+ *    frames in a row without the worker running a task (a stretch of the
+ *    starvation policy below would probe with a helper every 1024 frames
+ *    at most); a run from inside a body is still refused (DAGRT_ENESTED).
+ *    Then the same graph's bodies become slow: the measured frame leaves
+ *    the caller-only path and nodes run on the worker again.
  * 2. The worker kept busy on purpose (a task that spins until released):
  *    its helper never gets to run, so the frames go to the caller alone
  *    (the starvation policy); each frame still runs every node exactly
@@ -139,20 +141,40 @@ static int frame(bool observed, int *off)
     return bad;
 }
 
-/* Frames until `want` consecutive ones ran all on the caller (want > 0)
- * or one ran a node elsewhere (want == 0), for at most `secs` seconds.
+/* Frames until one ran a node off the caller, for at most `secs` seconds.
  * Returns 1 if that happened; adds violations to *bad. */
-static int frames_until(int want, bool observed, double secs, int *bad)
+static int until_off_caller(bool observed, double secs, int *bad)
 {
     double t0 = now_ns();
-    int run = 0;
     while (now_ns() - t0 < secs * 1e9) {
         int off;
         *bad += frame(observed, &off);
-        if (want == 0 && off)
+        if (off)
             return 1;
-        run = off ? 0 : run + 1;
-        if (want > 0 && run >= want)
+    }
+    return 0;
+}
+
+/* Empty frames until, for `quiet` seconds in a row, they all ran on the
+ * caller alone and the worker ran no task (so no helper was offered a run,
+ * as a stretch of plan mode's starvation policy would every 1024 frames at
+ * most: a worker that stays unscheduled that long after a wake-up is not
+ * plausible), for at most `secs` seconds. Returns 1 if that happened. */
+static int tiny_frames(double quiet, double secs, int *bad)
+{
+    double t0 = now_ns(), since = t0;
+    uint64_t last = UINT64_MAX;
+    while (now_ns() - t0 < secs * 1e9) {
+        int off;
+        *bad += frame(false, &off);
+        dagrt_thread_stats ts[2];
+        if (dagrt_get_stats(the_rt, ts, 2) < 2)
+            return 0;
+        double now = now_ns();
+        if (off || ts[1].tasks != last)
+            since = now;
+        last = ts[1].tasks;
+        if (now - since >= quiet * 1e9)
             return 1;
     }
     return 0;
@@ -215,7 +237,7 @@ int policy_scenario(void)
 
     /* 1. Tiny, then slow. */
     atomic_store(&body_ns, 0);
-    int tiny = frames_until(64, false, 20.0, &bad);
+    int tiny = tiny_frames(0.25, 20.0, &bad);
     printf("policy: empty frames %s on the caller alone\n", tiny ? "ran" : "did not run");
     if (!tiny && TINY_EXPECTED) {
         fprintf(stderr, "policy: empty frames never ran on the caller alone\n");
@@ -223,7 +245,7 @@ int policy_scenario(void)
     }
     bad += nested_refused("empty frames");
     atomic_store(&body_ns, 20000);
-    if (!frames_until(0, false, 60.0, &bad)) {
+    if (!until_off_caller(false, 60.0, &bad)) {
         fprintf(stderr, "policy: slow frames never ran a node on the worker\n");
         bad++;
     }
@@ -260,7 +282,7 @@ int policy_scenario(void)
     }
     bad += nested_refused("worker held");
     atomic_store(&hold, 0);
-    if (!frames_until(0, true, 60.0, &bad)) {
+    if (!until_off_caller(true, 60.0, &bad)) {
         fprintf(stderr, "policy: the released worker never ran a node again\n");
         bad++;
     }
