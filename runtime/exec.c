@@ -215,6 +215,22 @@ finish:;
     return rc;
 }
 
+/* claim, then (only once the state is taken, so that a refused call
+ * changes nothing) the context's copy and the reset. */
+static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                dagrt_ctx_store_fn store, const void *src, uint32_t to, graph_rt **out)
+{
+    rt_ctx *self;
+    int rc = claim(rt, g, st, &self, to);
+    if (rc != 0)
+        return rc;
+    if (store)
+        store(ctx, src);
+    *out = state_rt(st);
+    reset(*out, rt, g, st, ctx);
+    return 0;
+}
+
 /* A started run always uses the dynamic executor with helpers (plan mode
  * and the inline policy both assume the caller takes part from the
  * start), and is not timed: its wall time includes whatever the caller
@@ -223,14 +239,10 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
                   dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
                   uint64_t frame)
 {
-    rt_ctx *self;
-    int rc = claim(rt, g, st, &self, RUN_STARTING);
+    graph_rt *r;
+    int rc = take(rt, g, st, ctx, store, src, RUN_STARTING, &r);
     if (rc != 0)
         return rc;
-    if (store)
-        store(ctx, src);
-    graph_rt *r = state_rt(st);
-    reset(r, rt, g, st, ctx);
     r->async = 1;
     r->piped = piped;
     r->linked = prev != NULL;
@@ -249,14 +261,10 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                        dagrt_ctx_store_fn store, const void *src, uint64_t frame)
 {
-    rt_ctx *self;
-    int rc = claim(rt, g, st, &self, RUN_SYNC);
+    graph_rt *r;
+    int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r);
     if (rc != 0)
         return rc;
-    if (store)
-        store(ctx, src);
-    graph_rt *r = state_rt(st);
-    reset(r, rt, g, st, ctx);
     r->frame = frame;
     rc = rt_exec_serial_run(r);
     r->runs++;

@@ -2,7 +2,8 @@
 # The README's main command: installs what is missing, builds dagc, the
 # runtime and the example (dagc compiles examples/ at build time and Graphviz
 # renders the diagram), then runs the frame pipeline, records its trace and
-# draws the measured diagram beside the declared one.
+# draws the measured diagram beside the declared one. Its arguments go to the
+# program: scripts/example.sh [FRAMES] [--in-flight N] (docs/example.md).
 set -eu
 cd "$(dirname "$0")/.."
 scripts/deps.sh example

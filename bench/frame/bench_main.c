@@ -1,18 +1,21 @@
 /*
  * bench_main.c - the frame-graph benchmark (bench/frame/README.md): the
  * 32-node graph of bench_frame.dag with empty and ~1 us bodies, as direct
- * serial calls, as dagc-generated code on libdagrt, with no runtime at all
- * (two threads spinning on per-node flags: the floor, bench_floor.c), as
- * OpenMP tasks with depend clauses and as a oneTBB flow graph, side by side
- * in one run.
+ * serial calls, as dagc-generated code on libdagrt one frame at a time
+ * (bench_frame_run) and as pipelines of 2 and 3 frames in flight
+ * (bench_frame_submit, bench_frame_drain), with no runtime at all (two
+ * threads spinning on per-node flags: the floor, bench_floor.c), as OpenMP
+ * tasks with depend clauses and as a oneTBB flow graph, side by side in one
+ * run.
  *
  *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]]
  *               [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames), the ratio to serial calls, the distribution of
- * single frames (p50/p99, 1 us bodies), allocations per frame for libdagrt,
- * and a checked run per contender. The timed runs go in rounds, every
+ * single frames (p50/p99, 1 us bodies; a pipelined frame's latency runs
+ * from its start to the end of its last node), allocations per frame for
+ * libdagrt, and a checked run per contender. The timed runs go in rounds, every
  * contender once per round, in turn forwards and backwards (A B C, C B A,
  * ...), each run after a short warm-up of its own, so that a change of the
  * machine's state during the run falls on every contender alike; the
@@ -63,10 +66,50 @@ int posix_memalign(void **p, size_t a, size_t n)
 }
 void *aligned_alloc(size_t a, size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_memalign(a, n); }
 
+/* ------------------------------------------------ the pipelines' frames */
+
+/* Each frame in flight needs a context of its own (its frame number, its
+ * stamps): frame f runs on pipe_slots[f % PIPE_SLOTS]. A pipeline of depth
+ * D submits frame f only after frame f - D finished, so with D + 1 slots a
+ * slot is reused only after the frame after it finished too, and a body may
+ * read the previous frame's slot. */
+#define PIPE_SLOTS (DAGRT_MAX_IN_FLIGHT + 1)
+static struct bench_ctx pipe_slots[PIPE_SLOTS];
+
+/* The single frames of a pipeline: present stores its end (ns) for frames
+ * pipe_end_base .. pipe_end_base + pipe_end_n - 1. Set by the caller while
+ * no frame is in flight; the submit orders them before the bodies. */
+#define DIST_FRAMES 4000   /* single frames per contender, at most */
+static int pipe_stamp;
+static uint64_t pipe_end_base, pipe_end_n;
+static double pipe_end_ns[DIST_FRAMES];
+
+/* A checked pipeline frame: node idx of frame f must start after node idx
+ * of frame f - 1 ended (when that frame was checked too), beside
+ * bench_body's check that its predecessors ran in frame f. */
+static void pipe_check(struct bench_ctx *c, int idx)
+{
+    if (c != &pipe_slots[c->frame % PIPE_SLOTS])
+        return; /* not a pipeline frame */
+    const struct bench_ctx *last = &pipe_slots[(c->frame - 1) % PIPE_SLOTS];
+    if (!last->checked || last->frame != c->frame - 1)
+        return;
+    /* acquire: pairs with bench_body's release store of the stamp. */
+    if (atomic_load_explicit(&last->node[idx].stamp, memory_order_acquire) != c->frame - 1)
+        atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+}
+
 /* --------------------------------------------- the generated graph's API */
 
 #define NODE(name, idx) \
-    void bench_frame_##name(struct bench_ctx *c) { bench_body(c, idx); }
+    void bench_frame_##name(struct bench_ctx *c) \
+    { \
+        bench_body(c, idx); \
+        if (c->checked) \
+            pipe_check(c, idx); \
+        if (idx == BENCH_NODES - 1 && pipe_stamp && c->frame - pipe_end_base < pipe_end_n) \
+            pipe_end_ns[c->frame - pipe_end_base] = bench_now_ns(); \
+    }
 BENCH_FRAME_NODES(NODE)
 
 /* ------------------------------------------------------------ contenders */
@@ -82,6 +125,77 @@ static void dagrt_frames(struct bench_ctx *c, long n)
             dagrt_errors++;
     }
 }
+
+/* Submits frame ++c->frame on its slot, copying what the bodies read from c
+ * (only when it changed: each write costs the bodies' threads a miss). */
+static int pipe_submit(bench_frame_pipeline *p, struct bench_ctx *c)
+{
+    uint64_t f = ++c->frame;
+    struct bench_ctx *s = &pipe_slots[f % PIPE_SLOTS];
+    s->frame = f;
+    if (s->iters != c->iters)
+        s->iters = c->iters;
+    if (s->checked != c->checked)
+        s->checked = c->checked;
+    return bench_frame_submit(the_rt, p, s);
+}
+
+/* Drains p and moves the slots' error counts to c, where the checked runs
+ * read them. */
+static void pipe_drain(bench_frame_pipeline *p, struct bench_ctx *c)
+{
+    if (bench_frame_drain(the_rt, p) != 0)
+        dagrt_errors++;
+    /* relaxed: plain counters; the drain ordered every body's increment
+     * before these reads. */
+    for (int k = 0; k < PIPE_SLOTS; k++)
+        if (atomic_load_explicit(&pipe_slots[k].errors, memory_order_relaxed))
+            atomic_fetch_add_explicit(&c->errors,
+                atomic_exchange_explicit(&pipe_slots[k].errors, 0, memory_order_relaxed),
+                memory_order_relaxed);
+}
+
+static bench_frame_pipeline pipes[2];   /* depth 2 and 3 */
+static const unsigned pipe_depth[2] = {2, 3};
+
+static void pipe_frames(int k, struct bench_ctx *c, long n)
+{
+    for (long f = 0; f < n; f++)
+        if (pipe_submit(&pipes[k], c) != 0)
+            dagrt_errors++;
+    pipe_drain(&pipes[k], c);
+}
+static void pipe2_frames(struct bench_ctx *c, long n) { pipe_frames(0, c, n); }
+static void pipe3_frames(struct bench_ctx *c, long n) { pipe_frames(1, c, n); }
+
+/* Single pipelined frames: frame f's latency runs from its start to the
+ * end of present, its last node. It starts at its submit or, with D frames
+ * in flight, at the end of frame f - D if later (the submit waits for that
+ * one first): the wait for a place in the pipeline is not latency. */
+static void pipe_dist(int k, struct bench_ctx *c, long frames, double *t)
+{
+    static double sub[DIST_FRAMES];
+    if (frames > DIST_FRAMES)
+        frames = DIST_FRAMES;
+    pipe_frames(k, c, frames / 4 + 1);   /* warm-up */
+    pipe_end_base = c->frame + 1;
+    pipe_end_n = (uint64_t)frames;
+    pipe_stamp = 1;
+    for (long f = 0; f < frames; f++) {
+        sub[f] = bench_now_ns();
+        if (pipe_submit(&pipes[k], c) != 0)
+            dagrt_errors++;
+    }
+    pipe_drain(&pipes[k], c);
+    pipe_stamp = 0;
+    long d = (long)pipe_depth[k];
+    for (long f = 0; f < frames; f++) {
+        double start = f >= d && pipe_end_ns[f - d] > sub[f] ? pipe_end_ns[f - d] : sub[f];
+        t[f] = (pipe_end_ns[f] - start) / 1e3;
+    }
+}
+static void pipe2_dist(struct bench_ctx *c, long frames, double *t) { pipe_dist(0, c, frames, t); }
+static void pipe3_dist(struct bench_ctx *c, long frames, double *t) { pipe_dist(1, c, frames, t); }
 
 /* The observer rows: set for the row's frames, removed after (records are
  * reused, so toggling allocates nothing after the first time). */
@@ -119,24 +233,29 @@ typedef struct contender {
     const char *name;
     const char *threads;
     void (*frames)(struct bench_ctx *c, long n);
+    /* Single frames' latencies (us) into t; NULL: frame_dist. */
+    void (*dist)(struct bench_ctx *c, long frames, double *t);
 } contender;
 
 static const contender contenders[] = {
-    {"serial calls", "1 (caller)", bench_serial_frames},
-    {"dagc + libdagrt", "caller + 1 worker", dagrt_frames},
-    {"no runtime (floor)", "caller + 1 pthread", bench_floor_frames},
+    {"serial calls", "1 (caller)", bench_serial_frames, NULL},
+    {"dagc + libdagrt", "caller + 1 worker", dagrt_frames, NULL},
+    {"no runtime (floor)", "caller + 1 pthread", bench_floor_frames, NULL},
+    {"libdagrt pipeline 2", "caller + 1 worker", pipe2_frames, pipe2_dist},
+    {"libdagrt pipeline 3", "caller + 1 worker", pipe3_frames, pipe3_dist},
 #ifdef HAVE_OMP
-    {"OpenMP depend", "2 (single + 1)", bench_omp_frames},
+    {"OpenMP depend", "2 (single + 1)", bench_omp_frames, NULL},
 #endif
 #ifdef HAVE_TBB
-    {"oneTBB flow graph", "caller + 1 worker", bench_tbb_frames},
+    {"oneTBB flow graph", "caller + 1 worker", bench_tbb_frames, NULL},
 #endif
-    {"libdagrt + observer", "caller + 1 worker", dagrt_observed_frames},
-    {"libdagrt + trace", "caller + 1 worker", dagrt_traced_frames},
+    {"libdagrt + observer", "caller + 1 worker", dagrt_observed_frames, NULL},
+    {"libdagrt + trace", "caller + 1 worker", dagrt_traced_frames, NULL},
 };
 #define NCONT (sizeof contenders / sizeof contenders[0])
 #define DAGRT 1   /* contenders[DAGRT]: libdagrt */
 #define FLOOR 2   /* contenders[FLOOR]: bench_floor.c */
+#define PIPE2 3   /* contenders[PIPE2], [PIPE2 + 1]: pipelines of depth 2 and 3 */
 #define OBSERVED (NCONT - 2)   /* the --observer and --trace rows, last */
 #define TRACED (NCONT - 1)
 static int want_observer, want_trace;
@@ -166,9 +285,12 @@ static double timed_run(const contender *k, struct bench_ctx *c, double min_ns, 
  * costs, and how long the slow ones take. One clock read per frame (tens of
  * ns) is in each figure, the same for every contender. Appends frames
  * times (us) to t, after a warm-up of a quarter as many. */
-#define DIST_FRAMES 4000
 static void frame_dist(const contender *k, struct bench_ctx *c, long frames, double *t)
 {
+    if (k->dist) {
+        k->dist(c, frames, t);
+        return;
+    }
     k->frames(c, frames / 4 + 1);   /* warm-up */
     double prev = bench_now_ns();
     for (long f = 0; f < frames; f++) {
@@ -274,6 +396,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_frame: dagrt_create_ex: %s\n", dagrt_strerror(err));
         return 1;
     }
+    for (int k = 0; k < 2; k++)
+        if (bench_frame_pipeline_init(&pipes[k], pipe_depth[k]) != 0) {
+            fprintf(stderr, "bench_frame: bench_frame_pipeline_init failed\n");
+            return 1;
+        }
 #ifdef HAVE_TBB
     bench_tbb_setup(&ctx, 2);
 #endif
@@ -346,6 +473,11 @@ int main(int argc, char **argv)
     if (selected(DAGRT) && selected(FLOOR))
         printf("libdagrt over the no-runtime floor, 1 us bodies: %.3f\n",
                res[DAGRT][1][0] / res[FLOOR][1][0]);
+    /* The pipelines against the 2-core limit (0.50x serial) and the target. */
+    for (size_t k = PIPE2; k <= PIPE2 + 1; k++)
+        if (selected(k))
+            printf("%s, 1 us bodies: %.3f x serial (2-core limit 0.50, target <= 0.53)\n",
+                   contenders[k].name, res[k][1][0] / serial_med[1]);
     /* What observing costs, against the plain libdagrt row of this run. */
     for (size_t k = OBSERVED; k <= TRACED; k++)
         if (selected(k) && selected(DAGRT))
@@ -382,18 +514,23 @@ int main(int argc, char **argv)
 
     /* Allocations per frame on libdagrt, after the first frames: empty
      * bodies (the frame runs on the caller alone) and 1 us bodies (with one
-     * worker, the executor's plan mode, runtime/exec.c). */
-    for (int b = 0; b < 2; b++) {
-        long n = b ? min_frames : 10000;
-        ctx.iters = iters[b];
-        dagrt_frames(&ctx, 200);   /* also lets the inline policy settle */
-        unsigned long a0 = atomic_load(&n_allocs);
-        dagrt_frames(&ctx, n);
-        unsigned long a1 = atomic_load(&n_allocs);
-        printf("libdagrt allocations per frame, %s: %.4f (%lu in %ld frames)\n", label[b],
-               (double)(a1 - a0) / (double)n, a1 - a0, n);
-        failed |= a1 != a0;
-    }
+     * worker, the executor's plan mode, runtime/exec.c), one at a time and
+     * in the pipelines. */
+    static const contender *const counted[] = {&contenders[DAGRT], &contenders[PIPE2],
+                                               &contenders[PIPE2 + 1]};
+    for (int b = 0; b < 2; b++)
+        for (size_t k = 0; k < sizeof counted / sizeof counted[0]; k++) {
+            long n = b ? min_frames : 10000;
+            ctx.iters = iters[b];
+            counted[k]->frames(&ctx, 200);   /* also lets the inline policy settle */
+            unsigned long a0 = atomic_load(&n_allocs);
+            counted[k]->frames(&ctx, n);
+            unsigned long a1 = atomic_load(&n_allocs);
+            printf("%s allocations per frame, %s: %.4f (%lu in %ld frames)\n",
+                   k ? counted[k]->name : "libdagrt", label[b], (double)(a1 - a0) / (double)n,
+                   a1 - a0, n);
+            failed |= a1 != a0;
+        }
 
     /* Checked runs: every node verifies its predecessors ran this frame. */
     ctx.iters = iters_1us / 8;

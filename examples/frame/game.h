@@ -1,11 +1,24 @@
 /*
  * game.h - the example game's state: what the frame graph's tasks read and
- * write. Each task owns the arrays it writes; the graph's edges order the
- * readers after the writers, so no task needs a lock.
+ * write, made safe for several frames in flight (frame_submit).
+ *
+ * Two rules keep it free of locks:
+ * - Each task owns the state it writes (physics the velocities, ai the
+ *   agents, ...). A node runs once per frame and, in a pipeline, frame N+1's
+ *   node waits for frame N's, so a task's own state is never touched by two
+ *   frames at once, and each task counts its own runs to know its frame.
+ * - What a task hands to other tasks goes into the frame's slot, one of
+ *   GAME_SLOTS: frame n uses slot n % GAME_SLOTS. With D frames in flight
+ *   frame n is submitted only after frame n-D finished, so with D + 1 slots
+ *   a slot is reused only after the frame after it finished too, and a
+ *   task may read the previous frame's slot when it waits for the writer
+ *   (`prev` in frame.dag).
+ * The context is the same `struct game *` for every frame.
  */
 #ifndef GAME_H
 #define GAME_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,51 +28,94 @@
 #define GAME_BODIES    4096
 #define GAME_BOXES     8192
 #define GAME_PARTICLES 16384
+#define GAME_PSAMPLE   256     /* render draws every 256th particle */
 #define GAME_AGENTS    512
 #define GAME_SKELETONS 128
 #define GAME_BONES     32
 #define GAME_AUDIO     512     /* samples mixed per frame */
+#define GAME_CELLS     16      /* streaming grid: 16 x 16 cells of 32 units */
+#define GAME_SLOTS     (DAGRT_MAX_IN_FLIGHT + 1)
 
 typedef struct vec3 { float x, y, z; } vec3;
 
+/* The nodes whose completion a `prev` reader checks (game_slot.done). */
+enum { GAME_DONE_PHYSICS, GAME_DONE_STREAMING, GAME_DONE_RENDER, GAME_NDONE };
+
+/* One frame's hand-offs, each field written by one task (named). */
+struct game_slot {
+    float cam_yaw, cam_x, cam_z;                 /* input */
+    vec3 pos[GAME_BODIES];                       /* physics: the bodies after this frame */
+    uint8_t resident[GAME_CELLS][GAME_CELLS];    /* streaming: cells loaded this frame */
+    uint8_t visible[GAME_BOXES];                 /* cull */
+    uint32_t nvisible;                           /* cull */
+    uint32_t shadow_casters;                     /* shadows (0 when skipped) */
+    float psample[GAME_PARTICLES / GAME_PSAMPLE]; /* particles: the heights render draws */
+    float audio_out[GAME_AUDIO];                 /* audio: the block presented with the frame */
+    uint32_t ui_widgets, hud_draws;              /* ui */
+    uint64_t draw_calls;                         /* render */
+    /* The frame each of those nodes last finished in this slot, stored at
+     * its end: a `prev` reader checks the writer really finished. */
+    _Atomic uint64_t done[GAME_NDONE];
+};
+
 struct game {
     dagrt *rt;
-    uint64_t frame;
     float dt;
+    struct game_slot slot[GAME_SLOTS];
     /* input (main) */
+    uint64_t input_n;
     float cam_yaw, cam_x, cam_z;
-    bool quit;
-    /* physics */
-    vec3 pos[GAME_BODIES], vel[GAME_BODIES];
-    /* animation */
+    /* physics: positions live in the slots (double-buffered by frame) */
+    uint64_t physics_n;
+    vec3 vel[GAME_BODIES];
+    /* animation: bones lean with last frame's bodies (prev physics) */
+    uint64_t animation_n, animation_prev_missed;
     float bone[GAME_SKELETONS][GAME_BONES];
     /* ai */
+    uint64_t ai_n;
     vec3 agent[GAME_AGENTS], target[GAME_AGENTS];
     /* audio: the mixer runs as a task and sets mixer_ready; the audio task
      * (a fiber) waits for that event */
+    uint64_t audio_n;
     dagrt_event mixer_ready;
     float mix[GAME_AUDIO];
-    float audio_out[GAME_AUDIO];
     uint64_t audio_frames;
-    /* particles */
+    /* particles (the count function counts the frames) */
+    uint64_t particles_n;
     vec3 ppos[GAME_PARTICLES], pvel[GAME_PARTICLES];
-    /* streaming */
-    uint64_t streamed;
-    /* culling: boxes against the camera frustum */
+    /* streaming: cells loaded over all frames */
+    uint64_t streaming_n, streamed;
+    /* cull: boxes against the camera frustum, in the cells streamed in by
+     * the previous frame (prev streaming); the boxes never move */
+    uint64_t cull_n, cull_prev_missed;
     vec3 box_min[GAME_BOXES], box_max[GAME_BOXES];
-    uint8_t visible[GAME_BOXES];
-    uint32_t nvisible;
-    /* shadows: on even frames only */
-    uint64_t shadow_frames;
-    uint32_t shadow_casters;
-    /* ui */
-    uint32_t ui_widgets;
-    /* render + present (main) */
-    uint64_t draw_calls, presented;
-    double checksum;
-    bool main_thread_ok;
+    uint8_t box_cell[GAME_BOXES][2];
+    /* shadows: on even frames only (the predicate counts the frames) */
+    uint64_t shadows_n, shadow_frames;
+    /* ui: the HUD shows the previous frame's draw calls (prev render) */
+    uint64_t ui_n, ui_prev_missed;
+    /* render + present (main); each sums in frame order */
+    uint64_t render_n, present_n, draw_calls, presented;
+    double render_sum, present_sum;
+    bool main_thread_ok;   /* written by the main-thread tasks only */
+    /* Optional, set by the caller: for frame n (from 1) <= stamp_cap,
+     * input stores its start in input_at[n - 1] and present its end in
+     * present_at[n - 1] (game_now_us), each where not NULL. */
+    double *input_at, *present_at;
+    uint64_t stamp_cap;
 };
 
 void game_init(struct game *g, dagrt *rt);
+
+/* A hash of the simulated world (bodies, bones, agents, particles, mixer,
+ * counters, sums): equal for two games that ran the same frames, however
+ * they were scheduled. */
+uint64_t game_digest(const struct game *g);
+
+/* Times `prev` inputs were found not finished (0 when they are honoured). */
+uint64_t game_prev_missed(const struct game *g);
+
+/* CLOCK_MONOTONIC in us. */
+double game_now_us(void);
 
 #endif

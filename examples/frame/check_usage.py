@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""check_usage.py PROGRAM: the example frame rejects bad arguments with its
+usage on stderr, nothing on stdout and exit status 2, and accepts the
+limits."""
+import subprocess
+import sys
+
+prog = sys.argv[1]
+bad = [["0"], ["1000001"], ["12x"], ["--in-flight"], ["--in-flight", "0"],
+       ["--in-flight", "5"], ["--in-flight", "two"], ["10", "20"], ["--frames", "3"]]
+fails = 0
+for args in bad:
+    r = subprocess.run([prog] + args, capture_output=True, text=True, timeout=60)
+    if r.returncode != 2 or "usage:" not in r.stderr or r.stdout:
+        print(f"{args}: exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}")
+        fails += 1
+for args in [["1", "--in-flight", "1"], ["--in-flight", "4", "2"]]:
+    r = subprocess.run([prog] + args, capture_output=True, text=True, timeout=60)
+    if r.returncode != 0 or "checks: ok" not in r.stdout:
+        print(f"{args}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        fails += 1
+sys.exit(1 if fails else 0)
