@@ -192,12 +192,14 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
      * overhead here (a virtualised clock), so only one run in
      * EXEC_TIME_EVERY is timed, the first ones always. */
     uint64_t t0 = 0;
-    bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;
+    bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0 ||
+                 (workers == 1 && !tiny && r->plan == 1 && r->time_next);   /* plan mode's policy */
     if (timed)
         t0 = rt_now_ns();
+    bool planned = false;
     /* Too small to share and nothing that must run elsewhere: the nodes in
      * table order, without a counter or an atomic (exec_serial.c). */
-    if (tiny && rt_exec_serial_ok(g)) {
+    if (tiny && rt_exec_serial_ok_cached(r)) {
         rc = rt_exec_serial_run(r);
         goto finish;
     }
@@ -208,7 +210,8 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
             r->plan_g = g;
         }
         if (r->plan == 1) {
-            rc = rt_plan_run(r);
+            rc = rt_plan_frame(r);
+            planned = true;
             goto finish;
         }
     }
@@ -220,6 +223,10 @@ finish:;
          * parallel. */
         uint64_t ns = rt_now_ns() - t0;
         r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
+        if (planned)
+            rt_plan_after(r, ns ? ns : 1);
+    } else if (planned) {
+        rt_plan_after(r, 0);
     }
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
