@@ -129,6 +129,24 @@ static int claim(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, rt_ctx 
     return 0;
 }
 
+/* The number of this run among the runs of g started on rt (from 0), for
+ * observers. Only the main thread starts runs: plain fields. */
+static uint64_t frame_number(dagrt *rt, const dagrt_graph *g, uint64_t fallback)
+{
+    size_t h = (size_t)((uintptr_t)g >> 6) % RT_FRAME_GRAPHS;
+    for (size_t k = 0; k < RT_FRAME_GRAPHS; k++) {
+        size_t i = (h + k) % RT_FRAME_GRAPHS;
+        if (rt->frame_no[i].g == g)
+            return rt->frame_no[i].n++;
+        if (!rt->frame_no[i].g) {
+            rt->frame_no[i].g = g;
+            rt->frame_no[i].n = 1;
+            return 0;
+        }
+    }
+    return fallback;   /* table full: the state's own count */
+}
+
 /* Reset: plain stores are enough; spawning a task publishes them to the
  * thread that runs it (the runtime's queues are release/acquire). */
 static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
@@ -147,7 +165,7 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     r->inpipe = 0;
     /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
     atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
-    r->frame = r->runs;   /* a pipeline numbers its frames itself */
+    r->frame = frame_number(rt, g, r->runs);
 }
 
 static uint16_t helpers_for(int workers)
@@ -174,12 +192,14 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
      * overhead here (a virtualised clock), so only one run in
      * EXEC_TIME_EVERY is timed, the first ones always. */
     uint64_t t0 = 0;
-    bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0;
+    bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0 ||
+                 (workers == 1 && !tiny && r->plan == 1 && r->time_next);   /* plan mode's policy */
     if (timed)
         t0 = rt_now_ns();
+    bool planned = false;
     /* Too small to share and nothing that must run elsewhere: the nodes in
      * table order, without a counter or an atomic (exec_serial.c). */
-    if (tiny && rt_exec_serial_ok(g)) {
+    if (tiny && rt_exec_serial_ok_cached(r)) {
         rc = rt_exec_serial_run(r);
         goto finish;
     }
@@ -190,7 +210,8 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
             r->plan_g = g;
         }
         if (r->plan == 1) {
-            rc = rt_plan_run(r);
+            rc = rt_plan_frame(r);
+            planned = true;
             goto finish;
         }
     }
@@ -202,6 +223,10 @@ finish:;
          * parallel. */
         uint64_t ns = rt_now_ns() - t0;
         r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
+        if (planned)
+            rt_plan_after(r, ns ? ns : 1);
+    } else if (planned) {
+        rt_plan_after(r, 0);
     }
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
@@ -230,8 +255,8 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
  * start), and is not timed: its wall time includes whatever the caller
  * does between start and wait. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                  dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
-                  uint64_t frame)
+                  dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
+                  graph_rt *prev)
 {
     graph_rt *r;
     int rc = take(rt, g, st, ctx, store, src, RUN_STARTING, &r);
@@ -240,10 +265,7 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     r->async = 1;
     r->piped = piped;
     r->linked = prev != NULL;
-    if (frame != UINT64_MAX) {
-        r->frame = frame;   /* a pipeline's numbering */
-        r->inpipe = 1;
-    }
+    r->inpipe = inpipe;
     int workers = dagrt_worker_count(rt);
     r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
     rt_exec_dyn_start(r, workers);
@@ -255,13 +277,12 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
 }
 
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src, uint64_t frame)
+                       dagrt_ctx_store_fn store, const void *src)
 {
     graph_rt *r;
     int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r);
     if (rc != 0)
         return rc;
-    r->frame = frame;
     rc = rt_exec_serial_run(r);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
@@ -272,7 +293,7 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, NULL, UINT64_MAX);
+    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)

@@ -165,10 +165,31 @@ typedef struct graph_rt {
      * exchange orders it), helpers looking ahead with acquire (they then
      * see the frame's reset). NULL until linked. */
     _Atomic(struct graph_rt *) next;
-    /* The frame number observers see: the state's runs before this one,
-     * or a pipeline's frames before this one (its frames alternate
-     * states, and a profile must tell them apart). */
+    /* The frame number observers see: the runs of this graph started on
+     * this runtime before this one, all its states and pipelines together
+     * (a pipeline's frames alternate states, and a profile must tell any
+     * two runs apart). */
     uint64_t frame;
+    /* policy: exec_serial.c's answer for serial_g (whether every node may
+     * run inline on the caller), cached: the tables are const. Plan mode's
+     * starvation policy (exec_plan.c, rt_plan_frame): frames still to run
+     * on the caller alone, the length of the next such stretch, whether
+     * the last frame was one of them, the probe frames' phase, whether the
+     * policy wants the next frame timed, the nodes on list 1, plan frames
+     * since the last good probe, and the average time of plan frames and
+     * of the last stretch's frames on the caller. Caller only, between
+     * runs. */
+    const dagrt_graph *serial_g;
+    bool serial_ok;
+    bool was_solo;
+    uint8_t probe;
+    uint8_t time_next;
+    uint16_t solo_span;
+    uint32_t solo_left;
+    uint32_t nlist1;
+    uint32_t since_probe;
+    uint64_t plan_ns;
+    uint64_t solo_ns;
     /* block 1: the caller's during a run */
     _Alignas(RT_APART) _Atomic uint32_t head;   /* next slot to pop */
     /* Plan mode: the next unclaimed node of the caller's list (cursor0,
@@ -177,9 +198,9 @@ typedef struct graph_rt {
      * claim is a locked instruction on a line already in the owner's cache. */
     _Atomic uint32_t cursor0;
     uint32_t main_head;          /* main-only list (LIFO); main thread only */
-    /* Plan mode, caller only: whether the caller claimed a node of list 1
-     * in this run (see plan_run's end). */
-    bool stole1;
+    /* Plan mode, caller only: the nodes of list 1 the caller claimed in
+     * this run (see plan_run's end, and the policy). */
+    uint32_t stolen1;
     /* block 2: the plan worker's during a run */
     _Alignas(RT_APART) _Atomic uint32_t tail;   /* next slot to fill */
     _Atomic uint32_t cursor1;
@@ -239,20 +260,20 @@ typedef struct plan_slot {
 
 /* True while the calling thread runs the body of a graph node. */
 bool rt_exec_in_node(void);
-/* dagrt_graph_start, and a pipeline frame's start: piped, each completion
- * hands off to a next frame; prev (or NULL), the frame still in flight
- * that this one is linked after; frame, the number observers see
- * (UINT64_MAX: the state's own count of runs). */
+/* dagrt_graph_start, and a pipeline frame's start: inpipe, a pipeline's
+ * frame (only the pipeline waits for it); piped, each completion hands off
+ * to a next frame; prev (or NULL), the frame still in flight that this one
+ * is linked after. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                  dagrt_ctx_store_fn store, const void *src, bool piped, graph_rt *prev,
-                  uint64_t frame);
+                  dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
+                  graph_rt *prev);
 /* dagrt_graph_wait (pipe false), or a pipeline's wait for its own frame
  * (pipe true): each refuses the other's states (DAGRT_EBUSY). */
 int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
 /* A whole run now, on the caller, in table order (a pipeline frame too
  * small to share): the same checks as dagrt_graph_run. */
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src, uint64_t frame);
+                       dagrt_ctx_store_fn store, const void *src);
 /* Whether the calling thread may not run or wait for a graph here (inside
  * a task, a node or a fiber). */
 bool rt_exec_nested(dagrt *rt);
@@ -332,6 +353,11 @@ void rt_exec_cross(graph_rt *nx, uint32_t x);
 bool rt_plan_build(graph_rt *r);
 /* A whole run in plan mode. */
 int rt_plan_run(graph_rt *r);
+/* A frame of a planned graph: in plan mode, or on the caller alone while
+ * the worker's helper is measured not to get a CPU (the policy). Then
+ * rt_plan_after with the frame's time (ns, 0 if it was not timed). */
+int rt_plan_frame(graph_rt *r);
+void rt_plan_after(graph_rt *r, uint64_t ns);
 /* One thread's part of a plan run (own: its list; first: a node it has
  * claimed already, or NONE). */
 bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_t first);
@@ -341,8 +367,11 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_
 /* Whether every node of g may run inline on the caller (no hot or fiber
  * task, which must run where its flag says). */
 bool rt_exec_serial_ok(const dagrt_graph *g);
+/* The same for r->g, computed once per graph and state. */
+bool rt_exec_serial_ok_cached(graph_rt *r);
 /* The whole frame on the caller in table order (topological): no counter,
- * no ready list, no atomic. */
+ * no ready list, no atomic. The caller must be on its own stack (not a
+ * fiber). */
 int rt_exec_serial_run(graph_rt *r);
 
 /* ----------------------------------------------------- exec_linger.c */

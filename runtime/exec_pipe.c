@@ -151,7 +151,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
                 goto out;
         bool timed = sampled(q);
         uint64_t t0 = timed ? rt_now_ns() : 0;
-        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src, q->submitted);
+        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src);
         if (rc == 0) {
             if (timed)
                 sample(q, rt_now_ns() - t0);
@@ -173,7 +173,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
      * its completions need no hand-off. */
-    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, q->depth > 1, prev, q->submitted);
+    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev);
     if (rc == 0) {
         q->t_start[k] = t0;
         q->rt = rt;

@@ -145,7 +145,7 @@ static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, bool counted, uint
     if (s == NONE)
         return false;
     if (k == 1)
-        r->stole1 = true;   /* only the caller takes from list 1 */
+        r->stolen1++;   /* only the caller takes from list 1 */
     plan_publish(r, s, rt_exec_node_on(r, s, counted), epoch);
     return true;
 }
@@ -359,6 +359,15 @@ bool rt_plan_build(graph_rt *r)
         }
     }
     r->ltail1 = tail[1];
+    r->nlist1 = 0;
+    for (uint32_t u = r->lhead[1]; u != NONE; u = r->nodes[u].plan.lnext)
+        r->nlist1++;
+    r->solo_left = 0;   /* a new plan starts in plan mode */
+    r->solo_span = 0;
+    r->probe = 0;
+    r->time_next = 0;
+    r->plan_ns = r->solo_ns = 0;
+    r->since_probe = UINT32_MAX;   /* no probe yet */
     return true;
 }
 
@@ -375,7 +384,7 @@ int rt_plan_run(graph_rt *r)
     const uint32_t epoch = r->epoch;
     plan_slot *s = rt_plan_slot_of(r->rt);
     r->caller_cpu = rt_cpu_now();
-    r->stole1 = false;
+    r->stolen1 = 0;
     /* relaxed: the offer below (release of `go`) publishes the run's start. */
     atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
     atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
@@ -406,7 +415,7 @@ int rt_plan_run(graph_rt *r)
     if (t == 0)
         return 0;   /* no worker list, or no slot: the caller ran everything */
     /* Every node is claimed; a helper may still run its last ones. */
-    if (!r->stole1) {
+    if (r->stolen1 == 0) {
         /* The helper that joined ran all of list 1, and its last access to
          * r is the publication of the list's last node (plan_work).
          * acquire: its effects, and all the helper's, before we return. */
@@ -428,3 +437,114 @@ int rt_plan_run(graph_rt *r)
     return 0;
 }
 
+
+/* ------------------------------------------- when the helper gets no CPU
+ *
+ * With a core kept busy by another program (a game's render or audio
+ * thread, a build), the worker's helper often does not get to run when a
+ * frame is offered: the caller then runs the worker's list itself, paying
+ * plan mode's claims and polls on every node, or waits on a node that the
+ * preempted helper holds. Two measures say so:
+ * - without a clock: the caller claimed more than half of list 1
+ *   (stolen1). Unloaded, a helper runs its whole list in almost every
+ *   frame; starved, the caller takes most or all of it;
+ * - with the timed frames (exec.c times one in EXEC_TIME_EVERY, and the
+ *   ones the policy asks for): plan frames took longer, on average, than
+ *   frames on the caller alone did in the last such stretch. That also
+ *   catches a helper preempted while it holds a node, when the caller
+ *   can only wait.
+ * Either one starts a stretch of solo_span frames on the caller alone in
+ * table order (exec_serial.c: no claim, no offer; the helper stops
+ * lingering and the worker parks, so the busy program and the caller each
+ * keep a core), its first frame timed afresh. Then plan mode probes: the
+ * first probe frame wakes a helper, which after any pause comes late, so
+ * a starved first probe is not judged yet; the second one is. A good
+ * probe returns to plan mode with its average restarted from the probe.
+ * A probe costs: waking the worker under load can take the caller's CPU
+ * for a while, and a probe's helper may be preempted holding a node. So
+ * a starved probe doubles the span, as does a stretch that starts soon
+ * after a good probe (a probe that was only lucky), from PLAN_SOLO_MIN up
+ * to PLAN_SOLO_MAX frames, and never longer than about PLAN_SOLO_NS of
+ * frames: once the load is gone, plan mode is back within that time.
+ * Each sample enters an average clamped to twice the average, so that one
+ * frame stretched by a preemption cannot start a stretch by itself. */
+#define PLAN_SOLO_MIN 16
+#define PLAN_SOLO_MAX 1024
+#define PLAN_SOLO_NS 50000000u
+/* A stretch within this many plan frames of a good probe counts as the
+ * probe's failure (the span doubles). */
+#define PLAN_SOLO_SOON 256
+
+enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE };
+
+int rt_plan_frame(graph_rt *r)
+{
+    r->was_solo = r->solo_left > 0;
+    if (r->was_solo)
+        /* Planned, so no hot or fiber task: every node may run inline. */
+        return rt_exec_serial_run(r);
+    return rt_plan_run(r);
+}
+
+/* A moving average (1/8 weight), each sample at most twice the average. */
+static uint64_t plan_avg(uint64_t avg, uint64_t ns)
+{
+    if (avg == 0)
+        return ns;
+    if (ns > 2 * avg)
+        ns = 2 * avg;
+    return (avg * 7 + ns) / 8;
+}
+
+static void plan_go_solo(graph_rt *r, bool again)
+{
+    uint32_t span = again && r->solo_span ? 2u * r->solo_span : PLAN_SOLO_MIN;
+    /* The last stretch's frame time (or the plan frames') bounds it. */
+    uint64_t frame_ns = r->solo_ns ? r->solo_ns : r->plan_ns;
+    uint64_t most = frame_ns ? PLAN_SOLO_NS / frame_ns : PLAN_SOLO_MAX;
+    if (most > PLAN_SOLO_MAX)
+        most = PLAN_SOLO_MAX;
+    if (span > most)
+        span = (uint32_t)most;
+    r->solo_span = (uint16_t)(span > PLAN_SOLO_MIN ? span : PLAN_SOLO_MIN);
+    r->solo_left = r->solo_span;
+    r->solo_ns = 0;       /* measured afresh, from the stretch's first frame */
+    r->time_next = 1;
+    r->probe = PROBE_NONE;
+}
+
+void rt_plan_after(graph_rt *r, uint64_t ns)
+{
+    r->time_next = 0;
+    if (r->was_solo) {
+        if (ns)
+            r->solo_ns = plan_avg(r->solo_ns, ns);
+        if (--r->solo_left == 0) {
+            r->probe = PROBE_WAKE;
+            r->time_next = 1;   /* the probes are judged by their time too */
+        }
+        return;
+    }
+    bool stolen = r->stolen1 > r->nlist1 / 2;
+    if (r->probe == PROBE_NONE) {
+        if (ns)
+            r->plan_ns = plan_avg(r->plan_ns, ns);
+        if (r->since_probe < UINT32_MAX)
+            r->since_probe++;
+        if (stolen || (ns && r->solo_ns && r->plan_ns > r->solo_ns))
+            plan_go_solo(r, r->since_probe < PLAN_SOLO_SOON);
+        return;
+    }
+    /* A probe: its own time against the stretch's. */
+    bool starved = stolen || (ns && r->solo_ns && ns > r->solo_ns);
+    if (starved && r->probe == PROBE_WAKE) {
+        r->probe = PROBE_JUDGE;
+        r->time_next = 1;
+    } else if (starved) {
+        plan_go_solo(r, true);
+    } else {
+        r->probe = PROBE_NONE;
+        r->plan_ns = ns;
+        r->since_probe = 0;
+    }
+}

@@ -198,6 +198,8 @@ struct rt_ctx {
 
 /* --------------------------------------------------------------- runtime */
 
+#define RT_FRAME_GRAPHS 64   /* graphs numbered apart; more share a state's own count */
+
 struct dagrt {
     dagrt_config cfg;
     int nworkers;
@@ -230,6 +232,10 @@ struct dagrt {
     void *fiber;
     /* Executor state (owned by exec.c). */
     void *exec;
+    /* Runs started per graph table (exec.c; the main thread only, which
+     * starts every run): observers number a graph's frames across all of
+     * its states and pipelines, so a profile never mixes two runs. */
+    struct { const void *g; uint64_t n; } frame_no[RT_FRAME_GRAPHS];
     /* The parallel-for's offer (pfor.c): a task on its caller's stack that
      * any thread looking for work may take with an exchange (find_task),
      * or NULL. RT_APART bytes of its own: pollers read it, posters and

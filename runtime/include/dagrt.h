@@ -651,8 +651,8 @@ typedef struct dagrt_node_event {
     const char *node;        /* dagrt_node.name */
     uint32_t index;          /* the node's index in the graph's table */
     int thread;              /* 0: the main thread; k: worker k */
-    uint64_t frame;          /* runs of this graph state before this one (from 0); in a
-                                pipeline, its frames before this one */
+    uint64_t frame;          /* runs of this graph started on this runtime before this
+                                one (from 0): all its states and pipelines together */
     const void *state;       /* the dagrt_graph_state: tells instances apart */
     bool piece;              /* a parallel task's piece: [begin, end) of its range */
     size_t begin, end;

@@ -447,11 +447,69 @@ static int obs_stats(void)
     return bad;
 }
 
+/* Frame numbers across runs of one graph: G_run, a pipeline, a started
+ * instance. Each run gets the next number of its graph whatever state it
+ * runs on, so a trace or a profile never mixes two runs (render runs once a
+ * frame, on the main thread: the recording needs no lock). */
+#define NUMBERED 64
+typedef struct numbering {
+    uint64_t seen[NUMBERED];
+    unsigned n;
+    int other;   /* render reported off the main thread or too often */
+} numbering;
+
+static void number_begin(void *u, const dagrt_node_event *e)
+{
+    numbering *nb = u;
+    if (strcmp(e->node, "render") != 0)
+        return;
+    if (e->thread != 0 || nb->n == NUMBERED)
+        nb->other++;
+    else
+        nb->seen[nb->n++] = e->frame;
+}
+
+static int obs_numbering(void)
+{
+    int bad = 0;
+    static numbering nb;
+    memset(&nb, 0, sizeof nb);
+    static const dagrt_observer numbering_obs = {number_begin, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    dagrt *rt = make_rt(2, &numbering_obs, &nb);
+    if (!rt)
+        return 1;
+    static struct obs_ctx c;
+    c.rt = rt;
+    bad += run_frames(rt, &c, 3, 0);
+    /* c.frame stays as it is while frames are in flight (shadows_on reads it). */
+    static obs_pipeline p;
+    EXPECT(obs_pipeline_init(&p, 2) == 0);
+    for (int f = 0; f < 5; f++)
+        EXPECT(obs_submit(rt, &p, &c) == 0);
+    EXPECT(obs_drain(rt, &p) == 0);
+    static obs_instance in;
+    obs_instance_init(&in);
+    EXPECT(obs_start(rt, &in, &c) == 0);
+    EXPECT(obs_wait(rt, &in) == 0);
+    bad += run_frames(rt, &c, 1, 3);
+    dagrt_destroy(rt);
+    EXPECT(nb.other == 0);
+    EXPECT(nb.n == 10);
+    for (unsigned k = 0; k < nb.n; k++)
+        if (nb.seen[k] != k) {
+            fprintf(stderr, "numbering: run %u reported as frame %llu\n", k,
+                    (unsigned long long)nb.seen[k]);
+            bad++;
+        }
+    return bad;
+}
+
 const scenario obs_scenarios[] = {
     {"obs_trace_api", obs_trace_api},
     {"obs_trace_env", obs_trace_env},
     {"obs_balanced", obs_balanced},
     {"obs_install", obs_install},
     {"obs_stats", obs_stats},
+    {"obs_numbering", obs_numbering},
     {NULL, NULL},
 };
