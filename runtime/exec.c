@@ -99,7 +99,40 @@ static bool nested(dagrt *rt, rt_ctx *self)
            dagrt_in_fiber(rt);   /* fiber: see execute */
 }
 
-bool rt_exec_nested(dagrt *rt) { return nested(rt, rt_ctx_current(rt)); }
+/* The calling thread's context, and whether it runs on a fiber. Code on
+ * its thread's own stack is not on a fiber (fiber stacks are separate
+ * mappings): then the inline TLS read is right and no fiber lookup is
+ * needed, which is most of what an empty frame's checks would cost. */
+static rt_ctx *caller(dagrt *rt, bool *fiber)
+{
+    rt_ctx *c = rt_ctx_here(rt);
+    if (RT_LIKELY(c != NULL)) {
+        char here;
+        uintptr_t sp = (uintptr_t)(void *)&here;
+        if (sp >= (uintptr_t)(void *)c->stack_lo && sp < (uintptr_t)(void *)c->stack_hi) {
+            *fiber = false;
+            return c;
+        }
+    }
+    *fiber = dagrt_in_fiber(rt);
+    return rt_ctx_current(rt);
+}
+
+/* nested() without a second lookup; main: whether self is the main thread. */
+static bool nested_here(dagrt *rt, rt_ctx **self, bool *main)
+{
+    bool fiber;
+    *self = caller(rt, &fiber);
+    *main = !fiber && *self && (*self)->index == 0;
+    return rt_exec_depth > 0 || (*self && ((*self)->worker || (*self)->depth > 0)) || fiber;
+}
+
+bool rt_exec_nested(dagrt *rt)
+{
+    rt_ctx *self;
+    bool main;
+    return nested_here(rt, &self, &main);
+}
 
 /* Checks a run's arguments and takes the state (RUN_IDLE to `to`). */
 static int claim(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, rt_ctx **self,
@@ -111,8 +144,8 @@ static int claim(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, rt_ctx 
         return DAGRT_EVERSION;
     if (g->nnodes == 0 || !g->nodes || !g->succ || !st->nodes || st->nnodes < g->nnodes)
         return DAGRT_EINVAL;
-    *self = rt_ctx_current(rt);
-    if (nested(rt, *self))
+    bool main;
+    if (nested_here(rt, self, &main))
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
     uint32_t idle = RUN_IDLE;
@@ -121,7 +154,7 @@ static int claim(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, rt_ctx 
     if (!atomic_compare_exchange_strong_explicit(&r->running, &idle, to, memory_order_acquire,
                                                  memory_order_relaxed))
         return DAGRT_EBUSY;
-    if (!dagrt_on_main_thread(rt)) {
+    if (!main) {
         /* release: nothing of this state was touched; hands it back as it was. */
         atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
         return DAGRT_EPERM;
