@@ -241,10 +241,33 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
 
 /* Runs `next` (if any), then whatever the ready lists hold, until they are
  * empty. Every thread that publishes nodes ends here (see the top). */
+/* The run the main thread is waiting for (dyn_finish), or NULL: main
+ * thread only. While it waits it also runs other runs' helpers; those stop
+ * as soon as the awaited run is done, so that the wait returns then (in a
+ * pipeline, the next frame is submitted at once rather than after the
+ * frame beside it). What they leave stays on their list, which their own
+ * wait drains (waits come oldest first) or a worker's helper. */
+static _Thread_local graph_rt *awaited;
+
+static bool awaited_done(const graph_rt *r)
+{
+    graph_rt *w = awaited;
+    /* relaxed: a poll that only ends this helper early; nothing is read
+     * on the strength of it. */
+    return w && w != r && atomic_load_explicit(&w->done, memory_order_relaxed) == w->nnodes;
+}
+
 static void drain(drain_ctx *d, uint32_t next)
 {
     graph_rt *r = d->r;
     for (;;) {
+        if (d->on_main && r->async && awaited_done(r)) {
+            if (next != NONE) {
+                list_push(r, next);   /* not solo: an async run never is */
+                maybe_spawn_helper(r);
+            }
+            break;
+        }
         if (next == NONE && d->on_main && r->main_head != NONE) {
             next = r->main_head;
             r->main_head = r->nodes[next].next;
@@ -445,6 +468,8 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
     dagrt *rt = r->rt;
     int rc = 0;
     drain_ctx d = {r, true, false, 0};
+    graph_rt *outer = awaited;   /* a wait inside a wait's help (a main task's run) */
+    awaited = r;
     for (;;) {
         drain(&d, next);
         next = NONE;
@@ -495,6 +520,7 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
     /* Every node is done; spawned tasks may still be on their way out. */
     if (rc == 0)
         rc = dagrt_group_wait(rt, &r->group);
+    awaited = outer;
     return rc;
 }
 
