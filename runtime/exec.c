@@ -90,15 +90,6 @@ bool rt_exec_in_node(void) { return rt_exec_depth > 0; }
  * it as RUN_WAITING); back to RUN_IDLE when the run is over. */
 enum { RUN_IDLE, RUN_SYNC, RUN_STARTING, RUN_STARTED, RUN_WAITING };
 
-/* Inside a graph task anywhere, or inside any task (workers run user code
- * only inside tasks; the main thread counts the tasks it runs while it
- * waits or pumps): a run or a wait there could wait on itself. */
-static bool nested(dagrt *rt, rt_ctx *self)
-{
-    return rt_exec_depth > 0 || (self && (self->worker || self->depth > 0)) ||
-           dagrt_in_fiber(rt);   /* fiber: see execute */
-}
-
 /* The calling thread's context, and whether it runs on a fiber. Code on
  * its thread's own stack is not on a fiber (fiber stacks are separate
  * mappings): then the inline TLS read is right and no fiber lookup is
@@ -118,7 +109,10 @@ static rt_ctx *caller(dagrt *rt, bool *fiber)
     return rt_ctx_current(rt);
 }
 
-/* nested() without a second lookup; main: whether self is the main thread. */
+/* Inside a graph task anywhere, or inside any task (workers run user code
+ * only inside tasks; the main thread counts the tasks it runs while it
+ * waits or pumps), or on a fiber: a run or a wait there could wait on
+ * itself. Also says who calls (self) and whether it is the main thread. */
 static bool nested_here(dagrt *rt, rt_ctx **self, bool *main)
 {
     bool fiber;
@@ -338,8 +332,9 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
 {
     if (!rt || !st)
         return DAGRT_EINVAL;
-    rt_ctx *self = rt_ctx_current(rt);
-    if (nested(rt, self))
+    rt_ctx *self;
+    bool main;
+    if (nested_here(rt, &self, &main))
         return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
     uint32_t s = RUN_STARTED;
@@ -351,7 +346,7 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
     /* Only the thread that started the run (the main thread of its
      * runtime) may wait for it: its `on main` tasks run there. */
     int bad = r->rt != rt ? DAGRT_EINVAL
-              : !dagrt_on_main_thread(rt) || r->inpipe != pipe ? DAGRT_EBUSY   /* a pipeline's frame */
+              : !main || r->inpipe != pipe ? DAGRT_EBUSY   /* a pipeline's frame */
               : 0;
     if (bad) {
         /* release: hands the started run back untouched. */
