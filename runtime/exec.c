@@ -226,7 +226,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     bool planned = false;
     /* Too small to share and nothing that must run elsewhere: the nodes in
      * table order, without a counter or an atomic (exec_serial.c). */
-    if (tiny && rt_exec_serial_ok_cached(r)) {
+    if (tiny && rt_exec_serial_ok_cached(r, g)) {
         rc = rt_exec_serial_run(r);
         goto finish;
     }

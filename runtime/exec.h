@@ -367,8 +367,8 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_
 /* Whether every node of g may run inline on the caller (no hot or fiber
  * task, which must run where its flag says). */
 bool rt_exec_serial_ok(const dagrt_graph *g);
-/* The same for r->g, computed once per graph and state. */
-bool rt_exec_serial_ok_cached(graph_rt *r);
+/* The same, kept in r: computed once per graph and state (main thread). */
+bool rt_exec_serial_ok_cached(graph_rt *r, const dagrt_graph *g);
 /* The whole frame on the caller in table order (topological): no counter,
  * no ready list, no atomic. The caller must be on its own stack (not a
  * fiber). */

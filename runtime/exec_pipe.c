@@ -35,10 +35,6 @@ typedef struct pipe_rt {
      * each slot's start time while it is sampled (0: not sampled). */
     uint64_t last_ns;
     uint64_t t_start[DAGRT_MAX_IN_FLIGHT];
-    /* Whether serial_g may run on the caller alone (rt_exec_serial_ok),
-     * worked out once per graph rather than per frame. */
-    const dagrt_graph *serial_g;
-    bool serial_ok;
 } pipe_rt;
 
 _Static_assert(sizeof(pipe_rt) <= sizeof(((dagrt_pipeline *)0)->opaque_), "pipeline too small");
@@ -148,11 +144,10 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
      * after the frames in flight, the frame runs now on the caller, in
      * table order, without a counter or an atomic (exec_serial.c). A frame
      * that grows past the bound is started as usual again. */
-    if (q->serial_g != g) {
-        q->serial_g = g;
-        q->serial_ok = rt_exec_serial_ok(g);
-    }
-    if (q->last_ns && q->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE && q->serial_ok) {
+    /* (The slot's state keeps the answer; only the main thread reads or
+     * writes it, even while that state's frame is in flight.) */
+    if (q->last_ns && q->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE &&
+        rt_exec_serial_ok_cached(state_rt(p->states[k]), g)) {
         while (q->inflight > 0)
             if ((rc = wait_oldest(rt, p)) != 0)
                 goto out;

@@ -20,13 +20,13 @@ bool rt_exec_serial_ok(const dagrt_graph *g)
     return true;
 }
 
-bool rt_exec_serial_ok_cached(graph_rt *r)
+bool rt_exec_serial_ok_cached(graph_rt *r, const dagrt_graph *g)
 {
     /* The tables are const: one answer per graph, recomputed only when
-     * the state runs another one. */
-    if (r->serial_g != r->g) {
-        r->serial_ok = rt_exec_serial_ok(r->g);
-        r->serial_g = r->g;
+     * the state runs another one. Kept by the caller (the main thread). */
+    if (r->serial_g != g) {
+        r->serial_ok = rt_exec_serial_ok(g);
+        r->serial_g = g;
     }
     return r->serial_ok;
 }
