@@ -30,10 +30,11 @@ typedef struct pipe_rt {
     uint32_t inflight;       /* frames started and not yet waited for */
     uint64_t submitted;      /* frames started since init */
     dagrt *rt;               /* the runtime of the frames in flight */
-    /* The inline policy (as dagrt_graph_run's, exec.h): a moving average
-     * of sampled frames' time from start to the end of their wait, and
-     * each slot's start time while it is sampled (0: not sampled). */
-    uint64_t last_ns;
+    /* The run policy's (exec_policy.c) state for the serial choice, as a
+     * graph state's: a moving average of sampled frames' time from start
+     * to the end of their wait, and each slot's start time while it is
+     * sampled (0: not sampled). */
+    uint64_t frame_ns;
     uint64_t t_start[DAGRT_MAX_IN_FLIGHT];
 } pipe_rt;
 
@@ -94,18 +95,6 @@ static void leave(pipe_rt *q)
     atomic_store_explicit(&q->owner, 0, memory_order_release);
 }
 
-/* One sampled frame's time, into the moving average (1/8 weight, as
- * dagrt_graph_run's: one stretched frame must not flip the choice). */
-static void sample(pipe_rt *q, uint64_t ns)
-{
-    q->last_ns = q->last_ns ? (q->last_ns * 7 + ns) / 8 : ns;
-}
-
-static bool sampled(const pipe_rt *q)
-{
-    return q->submitted < EXEC_TIME_EVERY || q->submitted % EXEC_TIME_EVERY == 0;
-}
-
 /* Waits (helping) for the oldest frame in flight and lets its context go. */
 static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
 {
@@ -115,7 +104,7 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
     if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL)
         return rc;   /* refused (the state is used outside the pipeline): still in flight */
     if (q->t_start[k]) {
-        sample(q, rt_now_ns() - q->t_start[k]);
+        q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - q->t_start[k]);
         q->t_start[k] = 0;
     }
     q->inflight--;
@@ -141,22 +130,22 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     unsigned k = (unsigned)(q->submitted % q->depth);
     void *ctx = store ? p->ctxs[k] : (void *)(uintptr_t)src;
     /* Frames measured too small to share gain nothing from overlapping:
-     * after the frames in flight, the frame runs now on the caller, in
-     * table order, without a counter or an atomic (exec_serial.c). A frame
-     * that grows past the bound is started as usual again. */
-    /* (The slot's state keeps the answer; only the main thread reads or
-     * writes it, even while that state's frame is in flight.) */
-    if (q->last_ns && q->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE &&
-        rt_exec_serial_ok_cached(state_rt(p->states[k]), g)) {
+     * after the frames in flight, the frame runs serial now, on the caller
+     * in table order, without a counter or an atomic (exec_serial.c). A
+     * frame that grows past the bound is started as usual again. */
+    /* (The slot's state keeps the serial_ok answer; only the main thread
+     * reads or writes it, even while that state's frame is in flight.) */
+    if (rt_policy_small(q->frame_ns, g->nnodes) &&
+        rt_policy_serial_ok(&state_rt(p->states[k])->policy, g)) {
         while (q->inflight > 0)
             if ((rc = wait_oldest(rt, p)) != 0)
                 goto out;
-        bool timed = sampled(q);
+        bool timed = rt_policy_sampled(q->submitted);
         uint64_t t0 = timed ? rt_now_ns() : 0;
         rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src);
         if (rc == 0) {
             if (timed)
-                sample(q, rt_now_ns() - t0);
+                q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - t0);
             q->rt = rt;
             q->submitted++;
             if (p->drop)
@@ -171,7 +160,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     graph_rt *prev = NULL;
     if (q->inflight > 0)
         prev = state_rt(p->states[(q->submitted - 1) % q->depth]);
-    bool timed = sampled(q);
+    bool timed = rt_policy_sampled(q->submitted);
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
      * its completions need no hand-off. */
