@@ -8,6 +8,7 @@
  */
 #include "exec.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* Depth of graph node bodies running on this thread (see exec.h). */
@@ -306,6 +307,50 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
     return rc;
+}
+
+/* Re-initialising a state in use would clear it under its run: refused.
+ * A state in use is told apart from zeroed or uninitialised storage by
+ * what only an init writes: a nodes pointer to this very node array and
+ * its count (other bytes hold that address only where a state over these
+ * nodes lived before). So a first init pays two compares; only a re-init
+ * takes the state as a run does, so that no run starts while it is
+ * cleared, and a state in use is left as it was. */
+int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint32_t nnodes)
+{
+    if (!st || !nodes)
+        return DAGRT_EINVAL;
+    graph_rt *r = state_rt(st);
+    bool again = st->nodes == nodes && st->nnodes == nnodes;
+    uint32_t idle = RUN_IDLE;
+    /* acquire: pairs with the release that ended the last run, so the
+     * clearing below comes after its writes. Failure: nothing is touched,
+     * relaxed. */
+    if (again && !atomic_compare_exchange_strong_explicit(&r->running, &idle, RUN_SYNC,
+                                                          memory_order_acquire,
+                                                          memory_order_relaxed))
+        return DAGRT_EBUSY;
+    /* All but the ownership word, which another thread's claim may read
+     * meanwhile (and fail on); plain stores. */
+    unsigned char *o = (unsigned char *)(void *)st->opaque_;
+    const size_t at = offsetof(graph_rt, running), after = at + sizeof r->running;
+    memset(o, 0, at);
+    memset(o + after, 0, sizeof st->opaque_ - after);
+    memset(nodes, 0, (size_t)nnodes * sizeof *nodes);
+    if (!again) {
+        st->nodes = nodes;
+        st->nnodes = nnodes;
+    }
+    /* release: a run that takes the state (acquire CAS) sees it cleared. */
+    atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
+    return 0;
+}
+
+bool rt_exec_idle(dagrt_graph_state *st)
+{
+    /* acquire: pairs with the release that ended the state's last run, as
+     * claim's CAS would (the caller relies on nothing else of it). */
+    return atomic_load_explicit(&state_rt(st)->running, memory_order_acquire) == RUN_IDLE;
 }
 
 int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)

@@ -290,6 +290,9 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 /* Whether the calling thread may not run or wait for a graph here (inside
  * a task, a node or a fiber). */
 bool rt_exec_nested(dagrt *rt);
+/* Whether nothing runs on st (no run, no started run): a pipeline's
+ * re-init asks it of its states. */
+bool rt_exec_idle(dagrt_graph_state *st);
 
 /* ---------------------------------------------- node dispatch (exec.c)
  *

@@ -26,6 +26,7 @@ typedef struct pipe_rt {
      * takes it sees everything the last call did (release store). */
     _Atomic uint32_t owner;
     uint32_t magic;          /* PIPE_MAGIC once initialised */
+    const void *self;        /* the pipeline's own address once initialised */
     uint32_t depth;
     uint32_t inflight;       /* frames started and not yet waited for */
     uint64_t submitted;      /* frames started since init */
@@ -44,6 +45,18 @@ _Static_assert(sizeof(pipe_rt) <= sizeof(((dagrt_pipeline *)0)->opaque_), "pipel
 
 static pipe_rt *pipe_of(dagrt_pipeline *p) { return (pipe_rt *)(void *)p->opaque_; }
 
+static void leave(pipe_rt *q)
+{
+    /* release: the next call (acquire CAS) sees this one's bookkeeping. */
+    atomic_store_explicit(&q->owner, 0, memory_order_release);
+}
+
+/* Re-initialising a pipeline in use would forget its frames in flight:
+ * refused (DAGRT_EBUSY), nothing changed. It is told apart from zeroed or
+ * uninitialised storage by what only an init writes, the magic and the
+ * pipeline's own address: a first init pays two compares, a re-init takes
+ * the pipeline as a call does and checks that nothing is in flight and no
+ * state of the last init runs. */
 int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *const *states,
                         void *const *ctxs, dagrt_ctx_drop_fn drop)
 {
@@ -52,15 +65,43 @@ int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *co
     for (unsigned k = 0; k < depth; k++)
         if (!states[k] || !ctxs[k])
             return DAGRT_EINVAL;
-    memset(p, 0, sizeof *p);
     pipe_rt *q = pipe_of(p);
+    if (q->magic == PIPE_MAGIC && q->self == p) {
+        uint32_t idle = 0;
+        /* acquire: as enter's, this sees the last call's bookkeeping.
+         * Failure: a call is inside; relaxed, nothing is touched. */
+        if (!atomic_compare_exchange_strong_explicit(&q->owner, &idle, 1, memory_order_acquire,
+                                                     memory_order_relaxed))
+            return DAGRT_EBUSY;
+        bool busy = q->inflight > 0;
+        for (unsigned k = 0; k < q->depth && k < DAGRT_MAX_IN_FLIGHT && !busy; k++)
+            busy = p->states[k] && !rt_exec_idle(p->states[k]);
+        if (busy) {
+            leave(q);
+            return DAGRT_EBUSY;
+        }
+    }
+    /* Field by field, leaving the words another thread's call may read
+     * meanwhile (and fail on) alone: the ownership word, and the magic on
+     * a re-init (it is written only by a first init). */
     q->depth = depth;
-    q->magic = PIPE_MAGIC;
+    q->inflight = 0;
+    q->submitted = 0;
+    q->rt = NULL;
+    q->frame_ns = 0;
+    memset(q->t_start, 0, sizeof q->t_start);
+    if (q->magic != PIPE_MAGIC || q->self != p) {
+        q->magic = PIPE_MAGIC;
+        q->self = p;
+    }
+    memset(p->states, 0, sizeof p->states);
+    memset(p->ctxs, 0, sizeof p->ctxs);
     for (unsigned k = 0; k < depth; k++) {
         p->states[k] = states[k];
         p->ctxs[k] = ctxs[k];
     }
     p->drop = drop;
+    leave(q);   /* release: the next call (acquire CAS) sees the pipeline initialised */
     return 0;
 }
 
@@ -87,12 +128,6 @@ static int enter(dagrt *rt, dagrt_pipeline *p)
         /* release: hands the pipeline back untouched. */
         atomic_store_explicit(&q->owner, 0, memory_order_release);
     return bad;
-}
-
-static void leave(pipe_rt *q)
-{
-    /* release: the next call (acquire CAS) sees this one's bookkeeping. */
-    atomic_store_explicit(&q->owner, 0, memory_order_release);
 }
 
 /* Waits (helping) for the oldest frame in flight and lets its context go. */

@@ -565,6 +565,13 @@ typedef struct dagrt_graph_state {
 #define DAGRT_GRAPH_STATE_INIT(node_states) \
     { {0}, (node_states), (uint32_t)(sizeof(node_states) / sizeof((node_states)[0])) }
 
+/* Initialises st over nodes[0 .. nnodes) (both cleared), for zeroed,
+ * uninitialised or idle storage (dagc's G_instance_init). A state that
+ * was initialised over these very nodes and is in use (a run, or a started
+ * run not yet waited for) is refused with DAGRT_EBUSY and left as it was;
+ * DAGRT_EINVAL for a NULL st or nodes. */
+int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint32_t nnodes);
+
 /* Runs one frame of graph g to completion; the calling thread must be the
  * runtime's main thread: it runs the graph's `on main` tasks and helps with
  * other work while it waits. Returns 0, or: DAGRT_EVERSION (tables from an
@@ -603,7 +610,9 @@ int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st);
  * the caller's (dagc's G_pipeline holds them): nothing is allocated.
  * init: 1 <= depth <= DAGRT_MAX_IN_FLIGHT, states[0 .. depth) idle states,
  * ctxs[k] the storage of frame k's context; drop (or NULL) is called on a
- * frame's context once its frame has been waited for.
+ * frame's context once its frame has been waited for. Init of a pipeline
+ * in use (frames in flight, a call inside, or one of its states running)
+ * is refused with DAGRT_EBUSY and changes nothing: drain it first.
  * submit: with D frames in flight, first waits (helping) for the oldest;
  * then copies the context in (store(ctxs[k], src); store NULL: the frame
  * uses src itself), starts the frame and returns. drain: waits for every
