@@ -3,7 +3,7 @@
  * flight, frame k on the caller's state k % depth.
  *
  * Each frame is a started run (exec.c) with two more rules, kept by the
- * dynamic executor (exec_dyn.c): every node of frame N+1 waits for the same
+ * dynamic executor (exec_dynamic.c): every node of frame N+1 waits for the same
  * node of frame N, and a node with `prev X` inputs waits for node X of
  * frame N. The link between two frames is made when frame N+1 is
  * submitted, while frame N may still run: a link word per node of frame N,

@@ -59,7 +59,7 @@ static inline void rt_tstat_add(_Atomic uint64_t *c, uint64_t n)
 
 static inline rt_obs *rt_obs_now(rt_observe *o)
 {
-    /* acquire: pairs with the release in rt_observe_publish, so the
+    /* acquire: pairs with the release in observe.c's publish, so the
      * record's fields are whole. */
     return atomic_load_explicit(&o->cur, memory_order_acquire);
 }
