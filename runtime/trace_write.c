@@ -1,21 +1,16 @@
 /*
  * trace_write.c - the trace recorder's writer: Chrome Trace Event Format
- * (object form) through a temporary file renamed into place (trace.h).
+ * (object form) through a temporary file renamed into place, or in place
+ * on a device or FIFO (trace.h; the file calls are os/os.h's).
  */
-#define _POSIX_C_SOURCE 200809L
 #include "trace_ring.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _WIN32
-#include <process.h>
-#define getpid _getpid
-#else
-#include <unistd.h>
-#endif
 
 #include "dagrt.h"
+#include "error.h"
 
 typedef struct view {
     const ev *slot;
@@ -166,7 +161,7 @@ static int write_file(rt_trace *t, FILE *f, view *v)
                 if (e->kind == EV_NODE && keep_event(t, e, cutoff, g, ng, 0) && e->ts < from_ts)
                     from_ts = e->ts;
             }
-    long pid = (long)getpid();
+    long pid = rt_os_pid();
     fputs("{\"traceEvents\":[", f);
     bool first = true;
     fprintf(f, "\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":0,"
@@ -215,17 +210,62 @@ static int write_file(rt_trace *t, FILE *f, view *v)
     return 0;
 }
 
+/* Temporaries made so far by this process: with the process id, a name
+ * no other write uses, whichever runtime or thread writes. */
+static _Atomic unsigned long tmp_count;
+
+/* A new temporary beside target: *tmp (malloc'd) and *f. */
+static int make_tmp(const char *target, char **tmp, FILE **f)
+{
+    size_t n = strlen(target) + 48;
+    *tmp = malloc(n);
+    if (!*tmp)
+        return DAGRT_ENOMEM;
+    int e = 0;
+    /* A name left by an earlier process of the same id is skipped. */
+    for (int tries = 0; tries < 16; tries++) {
+        /* relaxed: only the count's uniqueness matters, no data hangs on it. */
+        unsigned long k = atomic_fetch_add_explicit(&tmp_count, 1, memory_order_relaxed) + 1;
+        snprintf(*tmp, n, "%s.tmp%ld.%lu", target, rt_os_pid(), k);
+        e = rt_os_file_create(*tmp, target, f);
+        if (e == 0)
+            return 0;
+        if (!rt_os_file_exists_error(e))
+            break;
+    }
+    free(*tmp);
+    *tmp = NULL;
+    return rt_error_os(e, "cannot create the temporary file beside it");
+}
+
 int rt_trace_write(rt_trace *t, const char *path)
 {
     if (!t || !path || !*path)
         return DAGRT_EINVAL;
-    view *v = calloc(t->nthreads, sizeof *v);
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!v || !tmp) {
-        free(v);
+    char *target = NULL, *tmp = NULL;
+    rt_os_file_kind kind;
+    FILE *f = NULL;
+    int e = rt_os_file_resolve(path, &target, &kind);
+    if (e != 0)
+        return rt_error_os(e, "cannot reach it");
+    int rc = 0;
+    if (kind == RT_OS_FILE_OTHER)
+        rc = rt_error_refuse("it is not a regular file, a character device or a FIFO");
+    else if (kind == RT_OS_FILE_STREAM)
+        rc = (e = rt_os_file_open_stream(target, &f)) ? rt_error_os(e, "cannot open it") : 0;
+    else
+        rc = make_tmp(target, &tmp, &f);
+    view *v = rc == 0 ? calloc(t->nthreads, sizeof *v) : NULL;
+    if (rc == 0 && !v)
+        rc = DAGRT_ENOMEM;
+    if (rc != 0) {
+        if (f)
+            fclose(f);
+        if (tmp)
+            rt_os_file_remove(tmp);
         free(tmp);
-        return DAGRT_ENOMEM;
+        free(target);
+        return rc;
     }
     /* Recording pauses while the rings are read. After the process-wide
      * barrier every thread that saw recording on has passed a full
@@ -235,32 +275,18 @@ int rt_trace_write(rt_trace *t, const char *path)
     rt_trace_set_on(t, false);
     if (was_on && rt_os_barrier_init())
         rt_os_barrier();
-    /* Beside the target, named by process and write: only the main thread
-     * writes, so one name per write of this process. */
-    static unsigned long writes;
-    snprintf(tmp, n, "%s.tmp%ld.%lu", path, (long)getpid(), ++writes);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        free(v);
-        free(tmp);
-        rt_trace_set_on(t, was_on);
-        return DAGRT_EINVAL;
-    }
-    int rc = write_file(t, f, v);
-    if (fflush(f) != 0 || ferror(f))
-        rc = rc ? rc : DAGRT_EINVAL;
-    if (fclose(f) != 0)
-        rc = rc ? rc : DAGRT_EINVAL;
-#ifdef _WIN32
-    if (rc == 0)
-        remove(path);   /* rename does not replace a file there */
-#endif
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = DAGRT_EINVAL;
-    if (rc != 0)
-        remove(tmp);
+    rc = write_file(t, f, v);
+    if (rc == 0 && (fflush(f) != 0 || ferror(f)))
+        rc = rt_error_os(rt_os_last_error(), "cannot write it");
+    if (fclose(f) != 0 && rc == 0)
+        rc = rt_error_os(rt_os_last_error(), "cannot write it");
+    if (rc == 0 && tmp && (e = rt_os_file_replace(tmp, target)) != 0)
+        rc = rt_error_os(e, "cannot rename the temporary file over it");
+    if (rc != 0 && tmp)
+        rt_os_file_remove(tmp);
     free(v);
     free(tmp);
+    free(target);
     rt_trace_set_on(t, was_on);
     return rc;
 }

@@ -4,13 +4,21 @@
  * reader and returns the number of violations. Hosted by Criterion
  * (test_trace.c, suite unit) and by a plain driver (suite tsan).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE   /* mknod, makedev */
 #include "trace_scenarios.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "dagrt.h"
@@ -256,7 +264,18 @@ static int trace_errors(void)
     rt_trace *t = rt_trace_create(1, 0, 0);
     if (!t)
         return 1;
-    EXPECT(rt_trace_write(t, "/nonexistent-dir/x.json") == DAGRT_EINVAL);
+    /* A system failure: DAGRT_EIO, the system's reason kept. */
+    EXPECT(rt_trace_write(t, "/nonexistent-dir/x.json") == DAGRT_EIO);
+    EXPECT(dagrt_last_os_error() == ENOENT);
+    char text[128];
+    EXPECT(strcmp(dagrt_os_strerror(ENOENT, text, sizeof text), strerror(ENOENT)) == 0);
+    EXPECT(strcmp(dagrt_os_strerror(ENOENT, text, 4), "No ") == 0);   /* cut to fit */
+    EXPECT(rt_trace_write(t, "/tmp") == DAGRT_EIO && dagrt_last_os_error() == EISDIR);
+    char longname[600];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[0] = '/';
+    longname[sizeof longname - 1] = '\0';   /* one component over NAME_MAX */
+    EXPECT(rt_trace_write(t, longname) == DAGRT_EIO && dagrt_last_os_error() == ENAMETOOLONG);
     EXPECT(rt_trace_write(t, "") == DAGRT_EINVAL);
     EXPECT(rt_trace_write(NULL, "x.json") == DAGRT_EINVAL);
     EXPECT(access("/nonexistent-dir", F_OK) != 0);
@@ -354,6 +373,220 @@ static int trace_threads(void)
     return bad;
 }
 
+/* A private directory for the kinds of files below. */
+static int tmp_dir(char *buf, size_t n)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(buf, n, "%s/dagrt-trace-kinds-XXXXXX", dir && *dir ? dir : "/tmp");
+    return mkdtemp(buf) ? 0 : -1;
+}
+
+/* Entries of dir other than `keep` (temporaries left behind). */
+static int stray_files(const char *dir, const char *keep1, const char *keep2, const char *keep3)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            (!keep1 || strcmp(e->d_name, keep1)) && (!keep2 || strcmp(e->d_name, keep2)) &&
+            (!keep3 || strcmp(e->d_name, keep3))) {
+            fprintf(stderr, "%s: stray %s\n", dir, e->d_name);
+            n++;
+        }
+    closedir(d);
+    return n;
+}
+
+static bool is_trace_text(const char *buf)
+{
+    size_t n = strlen(buf);
+    return strncmp(buf, "{\"traceEvents\":[", 16) == 0 && n > 3 && strcmp(buf + n - 3, "}}\n") == 0;
+}
+
+/* Reads what is waiting on fd (non-blocking) into buf. */
+static void drain_fd(int fd, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (ssize_t r; k + 1 < n && (r = read(fd, buf + k, n - 1 - k)) > 0;)
+        k += (size_t)r;
+    buf[k] = '\0';
+}
+
+/* DAGRT_TRACE naming something other than a regular file: a FIFO and a
+ * symlink onto a pipe (as /dev/stdout is) are written in place, never
+ * replaced; a FIFO without a reader is an error, not a wait; a character
+ * device (made here, never the system's /dev/null) is written in place; a
+ * symlink's target is replaced in its own directory and the link kept; a
+ * socket is refused; nothing is left behind. */
+static int trace_file_kinds(void)
+{
+    int bad = 0;
+    char dir[400], p[512], q[512];
+    if (tmp_dir(dir, sizeof dir) != 0)
+        return 1;
+    rt_trace *t = rt_trace_create(1, 0, 0);
+    if (!t)
+        return 1;
+    rt_trace_set_on(t, true);
+    rt_trace_node a = node("g", "kinds", 0, 0);
+    rt_trace_begin(t, 0, &a);
+    rt_trace_end(t, 0, &a);
+    rt_trace_set_on(t, false);
+    static char buf[1 << 16];
+    struct stat st;
+
+    /* A FIFO with a reader: in place, still a FIFO. */
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    EXPECT(mkfifo(p, 0600) == 0);
+    int rfd = open(p, O_RDONLY | O_NONBLOCK);
+    EXPECT(rfd >= 0);
+    EXPECT(rt_trace_write(t, p) == 0);
+    drain_fd(rfd, buf, sizeof buf);
+    EXPECT(is_trace_text(buf) && strstr(buf, "\"kinds\""));
+    close(rfd);
+    EXPECT(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode));
+    /* Without a reader: an error at once, the FIFO untouched. */
+    EXPECT(rt_trace_write(t, p) == DAGRT_EIO && dagrt_last_os_error() == ENXIO);
+    EXPECT(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode));
+    unlink(p);
+
+    /* A symlink onto a pipe, as /dev/stdout is onto a redirected one. */
+    int pfd[2];
+    EXPECT(pipe(pfd) == 0);
+    fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+    snprintf(p, sizeof p, "%s/stdout", dir);
+    snprintf(q, sizeof q, "/proc/self/fd/%d", pfd[1]);
+    EXPECT(symlink(q, p) == 0);
+    EXPECT(rt_trace_write(t, p) == 0);
+    drain_fd(pfd[0], buf, sizeof buf);
+    EXPECT(is_trace_text(buf));
+    EXPECT(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
+    close(pfd[0]);
+    close(pfd[1]);
+    unlink(p);
+
+    /* A character device of our own (the null device's numbers): written
+     * in place where we may make one (root), skipped elsewhere. */
+    snprintf(p, sizeof p, "%s/null", dir);
+    if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        EXPECT(rt_trace_write(t, p) == 0);
+        EXPECT(lstat(p, &st) == 0 && S_ISCHR(st.st_mode));
+        unlink(p);
+    }
+
+    /* A symlink to a file in another directory: the file replaced there,
+     * through a temporary beside it; the link stays a link. */
+    snprintf(p, sizeof p, "%s/sub", dir);
+    EXPECT(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/sub/real.json", dir);
+    FILE *f = fopen(p, "w");
+    EXPECT(f != NULL);
+    if (f) {
+        fputs("old", f);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/link.json", dir);
+    EXPECT(symlink("sub/real.json", p) == 0);
+    EXPECT(rt_trace_write(t, p) == 0);
+    EXPECT(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
+    snprintf(q, sizeof q, "%s/sub/real.json", dir);
+    tc_trace tr;
+    int v = tc_load_checked(q, &tr);
+    EXPECT(v == 0);
+    if (v >= 0) {
+        EXPECT(tc_count(&tr, "kinds", -1) == 1);
+        tc_free(&tr);
+    }
+    /* A dangling one: its target is made. */
+    snprintf(p, sizeof p, "%s/dangling.json", dir);
+    EXPECT(symlink("sub/new.json", p) == 0);
+    EXPECT(rt_trace_write(t, p) == 0);
+    EXPECT(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
+    snprintf(q, sizeof q, "%s/sub/new.json", dir);
+    EXPECT(stat(q, &st) == 0 && S_ISREG(st.st_mode));
+    snprintf(q, sizeof q, "%s/sub", dir);
+    EXPECT(stray_files(q, "real.json", "new.json", NULL) == 0);
+    EXPECT(stray_files(dir, "link.json", "dangling.json", "sub") == 0);
+
+    /* A socket: refused, left as it is. */
+    snprintf(p, sizeof p, "%s/sock", dir);
+    int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    size_t pl = strlen(p);
+    if (pl < sizeof sa.sun_path)
+        memcpy(sa.sun_path, p, pl + 1);
+    if (sfd >= 0 && pl < sizeof sa.sun_path && bind(sfd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+        EXPECT(rt_trace_write(t, p) == DAGRT_EINVAL);
+        EXPECT(lstat(p, &st) == 0 && S_ISSOCK(st.st_mode));
+    }
+    if (sfd >= 0)
+        close(sfd);
+    unlink(p);
+
+    snprintf(p, sizeof p, "rm -rf '%s'", dir);
+    EXPECT(system(p) == 0);
+    rt_trace_destroy(t);
+    return bad;
+}
+
+/* Two runtimes' recorders writing at once, from two threads (each
+ * runtime's own main thread), to one file: no race on the temporaries'
+ * names (ThreadSanitizer watches the counter), every write whole. */
+typedef struct pair_arg {
+    rt_trace *t;
+    const char *path;
+    unsigned n;
+    int failed;
+} pair_arg;
+
+static void *pair_writer(void *p)
+{
+    pair_arg *a = p;
+    for (unsigned i = 0; i < a->n; i++)
+        if (rt_trace_write(a->t, a->path) != 0)
+            a->failed++;
+    return NULL;
+}
+
+static int trace_two_writers(void)
+{
+    int bad = 0;
+    char path[512];
+    tmp_path(path, sizeof path, "two");
+    rt_trace *t[2] = {rt_trace_create(1, 0, 0), rt_trace_create(1, 0, 0)};
+    if (!t[0] || !t[1])
+        return 1;
+    pthread_t th[2];
+    pair_arg args[2];
+    for (int i = 0; i < 2; i++) {
+        rt_trace_set_on(t[i], true);
+        rt_trace_node n = node("g", i ? "second" : "first", 0, 0);
+        rt_trace_begin(t[i], 0, &n);
+        rt_trace_end(t[i], 0, &n);
+        args[i] = (pair_arg){t[i], path, 200, 0};
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, pair_writer, &args[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    EXPECT(args[0].failed == 0 && args[1].failed == 0);
+    tc_trace tr;
+    int v = tc_load_checked(path, &tr);
+    EXPECT(v == 0);
+    if (v >= 0) {
+        EXPECT(tc_count(&tr, "first", -1) + tc_count(&tr, "second", -1) == 1);
+        tc_free(&tr);
+    }
+    unlink(path);
+    rt_trace_destroy(t[0]);
+    rt_trace_destroy(t[1]);
+    return bad;
+}
+
 const scenario trace_scenarios[] = {
     {"trace_nesting", trace_nesting},
     {"trace_fiber_slices", trace_fiber_slices},
@@ -362,5 +595,7 @@ const scenario trace_scenarios[] = {
     {"trace_frames", trace_frames},
     {"trace_errors", trace_errors},
     {"trace_threads", trace_threads},
+    {"trace_file_kinds", trace_file_kinds},
+    {"trace_two_writers", trace_two_writers},
     {NULL, NULL},
 };
