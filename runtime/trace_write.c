@@ -97,6 +97,108 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, double k, bo
     fputc('}', f);
 }
 
+/* A graph run as the frame marker shows it: from its first node's begin
+ * to its last node's end (ticks), on one lane of the graph's track. */
+typedef struct frun {
+    uint32_t g;                 /* index in the gmax table */
+    uint32_t lane;
+    uint64_t frame, b, e;
+} frun;
+
+static int cmp_frun_frame(const void *pa, const void *pb)
+{
+    const frun *a = pa, *b = pb;
+    if (a->g != b->g)
+        return a->g < b->g ? -1 : 1;
+    return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
+static int cmp_frun_begin(const void *pa, const void *pb)
+{
+    const frun *a = pa, *b = pb;
+    if (a->g != b->g)
+        return a->g < b->g ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* The frame marker (observability.md's deviation, docs/runtime.md "The
+ * built-in trace"): one async span per graph run, cat "dagrt.frame",
+ * numbered like the nodes' frames. Runs of one graph that overlap (frames
+ * in flight) go on lanes of their own, the lane the span's id, so each
+ * lane is one track of spans that never overlap. Returns the spans
+ * written, or -1 when out of memory. */
+static long long put_frames(rt_trace *t, FILE *f, const view *v, uint64_t cutoff, const gmax *g,
+                            size_t ng, uint64_t from_ts, long pid, double k)
+{
+    size_t n = 0, cap = 0;
+    frun *r = NULL;
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        for (uint64_t j = v[i].first; j < v[i].last; j++) {
+            const ev *e = &v[i].slot[j % v[i].cap];
+            if (e->kind != EV_NODE || !keep_event(t, e, cutoff, g, ng, from_ts))
+                continue;
+            if (n == cap) {
+                frun *nr = realloc(r, (cap = cap ? cap * 2 : 256) * sizeof *r);
+                if (!nr) {
+                    free(r);
+                    return -1;
+                }
+                r = nr;
+            }
+            const gmax *m = gmax_find((gmax *)g, ng, e->cat);
+            r[n++] = (frun){(uint32_t)(m - g), 0, e->frame, e->ts, e->ts + e->dur};
+        }
+    if (n == 0) {
+        free(r);
+        return 0;
+    }
+    /* One span per (graph, frame): the union of its nodes' events. */
+    qsort(r, n, sizeof *r, cmp_frun_frame);
+    size_t runs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (runs > 0 && r[runs - 1].g == r[i].g && r[runs - 1].frame == r[i].frame) {
+            if (r[i].b < r[runs - 1].b)
+                r[runs - 1].b = r[i].b;
+            if (r[i].e > r[runs - 1].e)
+                r[runs - 1].e = r[i].e;
+        } else {
+            r[runs++] = r[i];
+        }
+    }
+    /* Lanes, first fit in order of begin: as many as runs overlap. */
+    qsort(r, runs, sizeof *r, cmp_frun_begin);
+    uint64_t lane_end[64];
+    uint32_t lanes = 0, lane_base = 0;
+    for (size_t i = 0; i < runs; i++) {
+        if (i > 0 && r[i].g != r[i - 1].g) {
+            lane_base += lanes;
+            lanes = 0;
+        }
+        uint32_t l = 0;
+        while (l < lanes && lane_end[l] > r[i].b)
+            l++;
+        if (l == lanes && lanes < 64)
+            lanes++;
+        if (l == 64)
+            l = 63;   /* over 64 runs of one graph at once: they share the last lane */
+        lane_end[l] = r[i].e;
+        r[i].lane = lane_base + l;
+    }
+    for (size_t i = 0; i < runs; i++) {
+        for (int end = 0; end < 2; end++) {
+            fprintf(f, ",\n{\"ph\":\"%s\",\"name\":\"frame %llu\",\"cat\":\"dagrt.frame\","
+                       "\"id\":%u,\"pid\":%ld,\"tid\":0,\"ts\":",
+                    end ? "e" : "b", (unsigned long long)r[i].frame, r[i].lane, pid);
+            put_us(f, to_ns(end ? r[i].e : r[i].b, k));
+            fputs(",\"args\":{\"graph\":", f);
+            put_str(f, g[r[i].g].name);
+            fprintf(f, ",\"frame\":%llu}}", (unsigned long long)r[i].frame);
+        }
+    }
+    free(r);
+    return (long long)runs;
+}
+
 static int write_file(rt_trace *t, FILE *f, view *v)
 {
     if (t->use_counter) {
@@ -190,6 +292,11 @@ static int write_file(rt_trace *t, FILE *f, view *v)
             put_event(f, e, i, pid, t->ns_per_tick, &first);
             kept++;
         }
+    long long runs = put_frames(t, f, v, cutoff, g, ng, from_ts, pid, t->ns_per_tick);
+    if (runs < 0) {
+        free(g);
+        return DAGRT_ENOMEM;
+    }
     fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"recorder\":\"libdagrt\"", f);
     fprintf(f, ",\"version\":\"%d.%d.%d\",\"clock\":\"%s\"", DAGRT_VERSION_MAJOR,
             DAGRT_VERSION_MINOR, DAGRT_VERSION_PATCH,
@@ -200,6 +307,7 @@ static int write_file(rt_trace *t, FILE *f, view *v)
         fprintf(f, ",\"frames_kept\":%llu", (unsigned long long)t->frames);
     else
         fputs(",\"frames_kept\":\"all\"", f);
+    fprintf(f, ",\"frame_runs\":%lld", runs);
     fprintf(f, ",\"dropped_events\":%llu", (unsigned long long)dropped);
     if (dropped)
         fputs(",\"note\":\"the memory cap was reached: the oldest events were dropped\"", f);

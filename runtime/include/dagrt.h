@@ -699,9 +699,9 @@ typedef struct dagrt_observer {
  * dagrt_destroy. Reports thread_start of the main thread at once. */
 int dagrt_set_observer(dagrt *rt, const dagrt_observer *obs, void *user);
 
-/* The built-in trace recorder (Chrome Trace Event Format, which Perfetto,
- * chrome://tracing and speedscope open). DAGRT_TRACE=FILE in the
- * environment at dagrt_create starts it, and dagrt_destroy writes FILE;
+/* The built-in trace recorder (Chrome Trace Event Format, which Perfetto and
+ * speedscope open). DAGRT_TRACE=FILE in the
+ * environment at dagrt_create starts it, and dagrt_destroy (or exit) writes FILE;
  * DAGRT_TRACE_FRAMES=N keeps only the last N frames of each graph;
  * DAGRT_TRACE_MB=M sets the memory cap. */
 typedef struct dagrt_trace_config {

@@ -587,6 +587,92 @@ static int trace_two_writers(void)
     return bad;
 }
 
+/* The frame marker's span of graph g's frame fr: its 'b' and 'e' (NULL
+ * when missing or not exactly one of each). */
+static int frame_span(const tc_trace *tr, const char *g, int64_t fr, const tc_event **b,
+                      const tc_event **e)
+{
+    int nb = 0, ne = 0;
+    *b = *e = NULL;
+    for (size_t i = 0; i < tr->n; i++) {
+        const tc_event *x = &tr->ev[i];
+        if ((x->ph != 'b' && x->ph != 'e') || strcmp(x->cat, "dagrt.frame") != 0 ||
+            strcmp(x->graph, g) != 0 || x->frame != fr)
+            continue;
+        if (x->ph == 'b') {
+            *b = x;
+            nb++;
+        } else {
+            *e = x;
+            ne++;
+        }
+    }
+    return nb == 1 && ne == 1 ? 0 : 1;
+}
+
+/* Frame marks: one span per graph run, from its first node's begin to its
+ * last node's end, named and numbered by the run's frame; runs of one
+ * graph in flight at once on lanes (ids) of their own. */
+static int trace_frame_marks(void)
+{
+    int bad = 0;
+    rt_trace *t = rt_trace_create(2, 0, 0);
+    if (!t)
+        return 1;
+    rt_trace_set_on(t, true);
+    for (uint64_t f = 0; f < 3; f++) {      /* "a": one run after another */
+        rt_trace_node x = node("a", "first", 0, f), y = node("a", "last", 1, f);
+        rt_trace_begin(t, 0, &x);
+        rt_trace_end(t, 0, &x);
+        rt_trace_begin(t, 1, &y);
+        rt_trace_end(t, 1, &y);
+    }
+    rt_trace_node p0 = node("b", "work", 0, 0), p1 = node("b", "work", 0, 1);
+    rt_trace_begin(t, 0, &p0);               /* "b": frame 1 starts before 0 ends */
+    rt_trace_begin(t, 1, &p1);
+    rt_trace_end(t, 0, &p0);
+    rt_trace_end(t, 1, &p1);
+    rt_trace_set_on(t, false);
+    char path[512];
+    tmp_path(path, sizeof path, "marks");
+    EXPECT(rt_trace_write(t, path) == 0);
+    tc_trace tr;
+    int v = load_checked(path, &tr);
+    bad += v;
+    if (v > 0 && tr.n == 0)
+        return bad;
+    const tc_event *b, *e;
+    int64_t lane_a = -1;
+    for (int64_t f = 0; f < 3; f++) {
+        EXPECT(frame_span(&tr, "a", f, &b, &e) == 0);
+        if (!b || !e)
+            continue;
+        char name[32];
+        snprintf(name, sizeof name, "frame %lld", (long long)f);
+        EXPECT(strcmp(b->name, name) == 0 && strcmp(e->name, name) == 0);
+        EXPECT(b->id == e->id && b->id >= 0);
+        EXPECT(lane_a < 0 || b->id == lane_a);   /* one after another: one lane */
+        lane_a = b->id;
+        const tc_event *x = NULL, *y = NULL;
+        for (size_t i = 0; i < tr.n; i++)
+            if (tr.ev[i].ph == 'X' && tr.ev[i].frame == f && strcmp(tr.ev[i].cat, "a") == 0)
+                *(strcmp(tr.ev[i].name, "first") == 0 ? &x : &y) = &tr.ev[i];
+        EXPECT(x && y && b->ts == x->ts && e->ts == y->ts + y->dur);
+    }
+    const tc_event *b0, *e0, *b1, *e1;
+    EXPECT(frame_span(&tr, "b", 0, &b0, &e0) == 0 && frame_span(&tr, "b", 1, &b1, &e1) == 0);
+    if (b0 && b1 && e0 && e1) {
+        EXPECT(b1->ts < e0->ts);                 /* they overlap... */
+        EXPECT(b0->id != b1->id && b0->id == e0->id && b1->id == e1->id);   /* ...on two lanes */
+        EXPECT(b0->id != lane_a && b1->id != lane_a);
+    }
+    EXPECT(frame_span(&tr, "b", 2, &b, &e) != 0 && !b && !e);   /* no such run */
+    tc_free(&tr);
+    unlink(path);
+    rt_trace_destroy(t);
+    return bad;
+}
+
 const scenario trace_scenarios[] = {
     {"trace_nesting", trace_nesting},
     {"trace_fiber_slices", trace_fiber_slices},
@@ -597,5 +683,6 @@ const scenario trace_scenarios[] = {
     {"trace_threads", trace_threads},
     {"trace_file_kinds", trace_file_kinds},
     {"trace_two_writers", trace_two_writers},
+    {"trace_frame_marks", trace_frame_marks},
     {NULL, NULL},
 };
