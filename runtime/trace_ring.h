@@ -72,18 +72,13 @@ static inline uint64_t now_ns(void)
  * when the file is written, by the counter's rate over the recording
  * (measured against the monotonic clock from creation to the write). */
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
 static inline uint64_t counter(void)
 {
     unsigned lo, hi;
     __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
     return ((uint64_t)hi << 32) | lo;
 }
-static inline bool counter_ok(void)
-{
-    unsigned a, b, c, d;   /* CPUID 0x80000007 EDX bit 8: invariant TSC */
-    return __get_cpuid(0x80000007, &a, &b, &c, &d) && ((d >> 8) & 1);
-}
+static inline bool counter_ok(void) { return rt_os_counter_invariant(); }
 #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
 static inline uint64_t counter(void)
 {

@@ -8,11 +8,9 @@
  * environment, the process id, the files the trace writer makes and the
  * fiber-overflow fault handler. One file per system implements it
  * (os_linux.c, os_win32.c); no other runtime file includes a system header
- * beyond C11's (two known exceptions, both of the compiler or a fallback
- * and not of a system: trace_ring.h's <cpuid.h>, GCC's and Clang's CPUID
- * wrapper; arch/ctx_ucontext.h's <ucontext.h>, whose ucontext_t the
- * portable fallback context holds by value: docs/runtime.md's layout
- * table says why each stays).
+ * beyond C11's (one known exception: arch/ctx_ucontext.h's <ucontext.h>,
+ * whose ucontext_t the portable fallback context holds by value:
+ * docs/runtime.md's layout table says why it stays).
  *
  * The types hold no system type: locks are opaque storage whose size one
  * `#if` below sets per system (each implementation checks at compile time
@@ -193,6 +191,10 @@ int rt_os_affinity_process(rt_os_cpuset *s);
 
 /* A monotonic clock in nanoseconds. */
 uint64_t rt_os_now_ns(void);
+/* Whether x86's time-stamp counter runs at a constant rate (CPUID
+ * 0x80000007 EDX bit 8, invariant TSC), so the trace may stamp events
+ * with it; false on other CPUs. */
+bool rt_os_counter_invariant(void);
 /* The environment variable, or NULL. */
 const char *rt_os_getenv(const char *name);
 
