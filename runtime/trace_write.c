@@ -263,6 +263,37 @@ static int write_file(rt_trace *t, FILE *f, view *v)
                 if (e->kind == EV_NODE && keep_event(t, e, cutoff, g, ng, 0) && e->ts < from_ts)
                     from_ts = e->ts;
             }
+    if (t->speedscope) {
+        rt_trace_pick *pk = malloc((t->nthreads * 16 + 1) * sizeof *pk);
+        size_t n = 0, cap = pk ? t->nthreads * 16 + 1 : 0;
+        int rc = pk ? 0 : DAGRT_ENOMEM;
+        for (uint32_t i = 0; rc == 0 && i < t->nthreads; i++)
+            for (uint64_t k = v[i].first; rc == 0 && k < v[i].last; k++) {
+                const ev *e = &v[i].slot[k % v[i].cap];
+                if (!keep_event(t, e, cutoff, g, ng, from_ts)) {
+                    cut++;
+                    continue;
+                }
+                if (n == cap) {
+                    rt_trace_pick *np = realloc(pk, (cap *= 2) * sizeof *pk);
+                    if (!np) {
+                        rc = DAGRT_ENOMEM;
+                        break;
+                    }
+                    pk = np;
+                }
+                pk[n++] = (rt_trace_pick){e, i};
+            }
+        if (rc == 0)
+            rc = rt_trace_put_speedscope(f, pk, n, t->nthreads, t->ns_per_tick);
+        free(pk);
+        free(g);
+        if (rc == 0) {
+            t->written = n;
+            t->cut = cut;
+        }
+        return rc;
+    }
     long pid = rt_os_pid();
     fputs("{\"traceEvents\":[", f);
     bool first = true;
@@ -383,6 +414,9 @@ int rt_trace_write(rt_trace *t, const char *path)
     rt_trace_set_on(t, false);
     if (was_on && rt_os_barrier_init())
         rt_os_barrier();
+    /* By the name the user gave: speedscope's own format on request. */
+    size_t pl = strlen(path), sl = strlen(".speedscope.json");
+    t->speedscope = pl >= sl && strcmp(path + pl - sl, ".speedscope.json") == 0;
     rc = write_file(t, f, v);
     if (rc == 0 && (fflush(f) != 0 || ferror(f)))
         rc = rt_error_os(rt_os_last_error(), "cannot write it");

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "dagrt.h"
+#include "json.h"
 #include "trace.h"
 #include "trace_check.h"
 
@@ -673,6 +674,152 @@ static int trace_frame_marks(void)
     return bad;
 }
 
+/* Reads a whole file (NUL-terminated), or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, r;
+    char *buf = malloc(cap);
+    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0)
+        if ((n += r) + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static const char *jstr(const dg_json *o, const char *key)
+{
+    const dg_json *v = dg_json_get(o, key);
+    return v && v->kind == DG_JSON_STR ? v->str : "";
+}
+
+static double jnum(const dg_json *o, const char *key)
+{
+    const dg_json *v = dg_json_get(o, key);
+    return v && v->kind == DG_JSON_NUM ? v->num : -1;
+}
+
+/* A path ending in .speedscope.json gets speedscope's own format: one
+ * symbol per node of a graph (and one for idle), however many frames,
+ * pieces and slices it ran as; one evented profile per thread whose opens
+ * and closes are in time order and balanced. */
+static int trace_speedscope(void)
+{
+    int bad = 0;
+    rt_trace *t = rt_trace_create(2, 0, 0);
+    if (!t)
+        return 1;
+    rt_trace_set_on(t, true);
+    for (uint64_t f = 0; f < 4; f++) {
+        rt_trace_node a = node("frame", "physics", 0, f), b = node("frame", "audio", 1, f);
+        rt_trace_node p = node("frame", "particles", 2, f);
+        p.piece = true;
+        p.begin = 0;
+        p.end = 64;
+        rt_trace_node u1 = node("g1", "update", 0, f), u2 = node("g2", "update", 0, f);
+        rt_trace_begin(t, 0, &a);
+        rt_trace_begin(t, 0, &b);            /* a wait that helps: nested */
+        rt_trace_end(t, 0, &b);
+        rt_trace_end(t, 0, &a);
+        rt_trace_begin(t, 1, &p);
+        rt_trace_end(t, 1, &p);
+        rt_trace_mark(t, 1, RT_TRACE_STEAL);
+        rt_trace_begin(t, 1, &u1);
+        rt_trace_end(t, 1, &u1);
+        rt_trace_begin(t, 0, &u2);
+        rt_trace_end(t, 0, &u2);
+        rt_trace_idle(t, 1);
+        rt_trace_wake(t, 1);
+    }
+    rt_trace_set_on(t, false);
+    char path[512];
+    tmp_path(path, sizeof path, "x.speedscope");   /* ...-x.speedscope.json */
+    EXPECT(rt_trace_write(t, path) == 0);
+    size_t len = 0;
+    char *buf = slurp(path, &len), err[256];
+    dg_arena ar;
+    dg_arena_init(&ar);
+    const dg_json *root = buf ? dg_json_parse(&ar, path, buf, len, NULL, err, sizeof err) : NULL;
+    EXPECT(root != NULL);
+    if (!root) {
+        fprintf(stderr, "%s\n", buf ? err : "no file");
+        dg_arena_free(&ar);
+        free(buf);
+        return bad;
+    }
+    EXPECT(strcmp(jstr(root, "$schema"), "https://www.speedscope.app/file-format-schema.json") == 0);
+    const dg_json *frames = dg_json_get(dg_json_get(root, "shared"), "frames");
+    static const char *const want[][2] = {{"physics", "frame"}, {"audio", "frame"},
+                                          {"particles", "frame"}, {"update", "g1"},
+                                          {"update", "g2"}, {"idle", "dagrt"}};
+    enum { NW = sizeof want / sizeof want[0] };
+    EXPECT(frames && frames->kind == DG_JSON_ARR && frames->n == NW);
+    long idx[NW];
+    for (size_t w = 0; w < NW; w++) {
+        idx[w] = -1;
+        for (size_t i = 0; frames && i < frames->n; i++)
+            if (strcmp(jstr(frames->items[i], "name"), want[w][0]) == 0 &&
+                strcmp(jstr(frames->items[i], "file"), want[w][1]) == 0) {
+                EXPECT(idx[w] < 0);              /* one symbol each */
+                idx[w] = (long)i;
+            }
+        EXPECT(idx[w] >= 0);
+    }
+    const dg_json *profiles = dg_json_get(root, "profiles");
+    EXPECT(profiles && profiles->kind == DG_JSON_ARR && profiles->n == 2);
+    size_t opens[NW + 1] = {0};
+    for (size_t pi = 0; profiles && pi < profiles->n; pi++) {
+        const dg_json *pr = profiles->items[pi];
+        EXPECT(strcmp(jstr(pr, "type"), "evented") == 0);
+        EXPECT(strcmp(jstr(pr, "unit"), "nanoseconds") == 0);
+        EXPECT(strcmp(jstr(pr, "name"), pi ? "dagrt-worker-1" : "dagrt-main") == 0);
+        const dg_json *evs = dg_json_get(pr, "events");
+        double at = jnum(pr, "startValue"), end = jnum(pr, "endValue");
+        long stack[64];
+        size_t depth = 0;
+        for (size_t i = 0; evs && i < evs->n; i++) {
+            const dg_json *e = evs->items[i];
+            long fr = (long)jnum(e, "frame");
+            double when = jnum(e, "at");
+            EXPECT(when >= at && when <= end);   /* in time order, within the profile */
+            at = when;
+            if (strcmp(jstr(e, "type"), "O") == 0) {
+                EXPECT(depth < 64);
+                if (depth < 64)
+                    stack[depth++] = fr;
+                for (size_t w = 0; w < NW; w++)
+                    opens[w] += idx[w] == fr;
+            } else {
+                EXPECT(strcmp(jstr(e, "type"), "C") == 0);
+                EXPECT(depth > 0 && stack[depth - 1] == fr);   /* closes the innermost */
+                if (depth > 0)
+                    depth--;
+            }
+        }
+        EXPECT(depth == 0);
+    }
+    for (size_t w = 0; w < NW; w++)
+        EXPECT(opens[w] == 4);                   /* four frames of each */
+    dg_arena_free(&ar);
+    free(buf);
+    unlink(path);
+    /* Any other name: the Trace Event Format, as before. */
+    tmp_path(path, sizeof path, "not-speedscope");
+    EXPECT(rt_trace_write(t, path) == 0);
+    tc_trace tr;
+    bad += load_checked(path, &tr);
+    EXPECT(tc_count(&tr, "particles", -1) == 4);
+    tc_free(&tr);
+    unlink(path);
+    rt_trace_destroy(t);
+    return bad;
+}
+
 const scenario trace_scenarios[] = {
     {"trace_nesting", trace_nesting},
     {"trace_fiber_slices", trace_fiber_slices},
@@ -684,5 +831,6 @@ const scenario trace_scenarios[] = {
     {"trace_file_kinds", trace_file_kinds},
     {"trace_two_writers", trace_two_writers},
     {"trace_frame_marks", trace_frame_marks},
+    {"trace_speedscope", trace_speedscope},
     {NULL, NULL},
 };
