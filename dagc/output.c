@@ -23,6 +23,7 @@ struct dg_outfile {
     char *tmp;            /* temporary beside target (new and regular files) */
     char *backup;         /* the replaced file, kept during the commit */
     bool replaced;        /* renamed into place by this commit */
+    bool unchanged;       /* the new bytes equal the old: left untouched */
     FILE *direct;         /* devices and FIFOs: opened when added */
     char *mem;            /* stdout, devices, FIFOs: the bytes, until commit */
     size_t memlen;
@@ -209,10 +210,41 @@ static void roll_back(dg_outset *s, char *err, size_t errsz)
     }
 }
 
+/* Whether files A and B hold the same bytes. Anything that cannot be read
+ * counts as a difference: the file is then replaced, as it always was. */
+static bool same_bytes(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
+    bool same = fa && fb;
+    char ba[8192], bb[8192];
+    while (same) {
+        size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+        if (na != nb || memcmp(ba, bb, na) != 0) same = false;
+        else if (na == 0) break;
+    }
+    if (fa && (ferror(fa) || (fb && ferror(fb)))) same = false;
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
 int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
 {
     for (size_t i = 0; i < s->n; i++)
         if (s->f[i]->fp && finish_one(s->f[i], err, errsz) != 0) goto fail;
+    /* An output whose new bytes equal the old keeps its file, inode and
+     * modification time, so a build tool with restat (Ninja, CMake, Meson)
+     * recompiles nothing that includes it. Compared before the renames:
+     * reading is slow and needs no signals held. */
+    for (size_t i = 0; i < s->n; i++) {
+        dg_outfile *f = s->f[i];
+        if (f->kind != DG_OS_REGULAR || !same_bytes(f->tmp, f->target)) continue;
+        f->unchanged = true;
+        dg_os_remove(f->tmp);
+        dg_os_forget(f->tmp);
+        free(f->tmp);
+        f->tmp = NULL;
+    }
     for (size_t i = 0; i < s->n; i++)
         if (s->f[i]->kind == DG_OS_DIRECT && write_direct(s->f[i], err, errsz) != 0) goto fail;
 
@@ -223,7 +255,7 @@ int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
     int nrename = 0;
     for (size_t i = 0; i < s->n; i++) {
         dg_outfile *f = s->f[i];
-        if (f->kind == DG_OS_DIRECT) continue;
+        if (f->kind == DG_OS_DIRECT || f->unchanged) continue;
         int e = 0;
         if (f->kind == DG_OS_REGULAR) {
             size_t n = strlen(f->tmp);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,6 +114,70 @@ Test(outset, abort_touches_nothing)
     cr_expect_eq(count_entries(tmp), 1);
     free(a);
     free(p);
+    remove_dir(tmp);
+    free(tmp);
+}
+
+/* Issue 24 item 2: an output whose bytes do not change keeps its file (same
+ * inode, same modification time) while the others in the set are replaced;
+ * a failed rename still puts the changed ones back. */
+static void stat_of(const char *path, struct stat *st)
+{
+    cr_assert_eq(stat(path, st), 0, "%s", path);
+}
+
+static int commit_two(const char *pa, const char *ta, const char *pb, const char *tb, int fail_at)
+{
+    dg_outset s;
+    dg_outset_init(&s, NULL, 0);
+    s.fail_rename_at = fail_at;
+    char err[512] = "";
+    const char *p[2] = {pa, pb}, *t[2] = {ta, tb};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = dg_outset_add(&s, p[i], err, sizeof err);
+        cr_assert_not_null(f, "%s", err);
+        fputs(t[i], f);
+        cr_assert_eq(dg_outset_finish(&s, err, sizeof err), 0, "%s", err);
+    }
+    return dg_outset_commit(&s, err, sizeof err);
+}
+
+Test(outset, unchanged_bytes_leave_the_file_untouched)
+{
+    char *tmp = make_temp_dir();
+    char *a = at(tmp, "a"), *b = at(tmp, "b");
+    put(a, "SAME\n");
+    put(b, "OLD B\n");
+    /* Back-date both, so that a rewrite shows in the modification time
+     * whatever the file system's resolution. */
+    struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+    cr_assert_eq(utimensat(AT_FDCWD, a, old, 0), 0);
+    cr_assert_eq(utimensat(AT_FDCWD, b, old, 0), 0);
+    struct stat sa0, sb0, sa1, sb1;
+    stat_of(a, &sa0);
+    stat_of(b, &sb0);
+    cr_assert_eq(commit_two(a, "SAME\n", b, "NEW B\n", 0), 0);
+    stat_of(a, &sa1);
+    stat_of(b, &sb1);
+    cr_expect_eq(sa1.st_ino, sa0.st_ino, "the unchanged output was renamed over");
+    cr_expect_eq(sa1.st_mtime, sa0.st_mtime, "the unchanged output was rewritten");
+    cr_expect_neq(sb1.st_ino, sb0.st_ino, "the changed output was not replaced");
+    char *gb = slurp(b, NULL);
+    cr_expect_str_eq(gb, "NEW B\n");
+    free(gb);
+    cr_expect_eq(count_entries(tmp), 2, "no temporary left");
+
+    /* The rename of the changed one fails: it gets its old bytes back, the
+     * unchanged one is still the same file. */
+    cr_assert_eq(commit_two(a, "SAME\n", b, "NEWER B\n", 1), -1);
+    stat_of(a, &sa1);
+    cr_expect_eq(sa1.st_ino, sa0.st_ino);
+    gb = slurp(b, NULL);
+    cr_expect_str_eq(gb, "NEW B\n");
+    free(gb);
+    cr_expect_eq(count_entries(tmp), 2, "no temporary left");
+    free(a);
+    free(b);
     remove_dir(tmp);
     free(tmp);
 }
