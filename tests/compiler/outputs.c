@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -275,9 +276,12 @@ static pid_t start(const char *dir, char *const argv[])
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, 2);
         dup2(devnull, 1);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
+        for (int sig = 1; sig < 65; sig++) signal(sig, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        /* SIGQUIT, SIGXCPU and SIGXFSZ dump core by default: not here. */
+        setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
         if (chdir(dir) != 0) _exit(126);
         execv(argv[0], argv);
         _exit(127);
@@ -290,7 +294,10 @@ static pid_t start(const char *dir, char *const argv[])
  * with that signal. */
 Test(outputs, a_signal_removes_the_temporaries, .timeout = 60)
 {
-    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    /* Issue 25 item 9: every signal whose default action ends the process,
+     * not only the interrupts. */
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
+                        SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGRTMIN, SIGRTMAX};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         char *tmp = make_temp_dir();
         put(tmp, "ok.dag", "graph g { task a; }\n");
