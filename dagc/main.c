@@ -182,18 +182,23 @@ static int parse_args(cli *c, int argc, char **argv)
     return -1;
 }
 
-/* Make-style escaping for depfile paths. */
+/* A depfile name as gcc -MD writes it (libcpp's mkdeps.cc), which GNU make
+ * and ninja both read back: a space or tab gets a backslash, and every
+ * backslash right before it is doubled (make reads 2N+1 backslashes and a
+ * space as N backslashes and a space); '#' gets a backslash, '$' is '$$';
+ * any other backslash is itself, a Windows separator included. */
 static void dep_path(FILE *o, const char *p)
 {
+    size_t run = 0; /* backslashes just written */
     for (; *p; p++) {
-#if defined(_WIN32)
-        /* A Windows path's backslashes are separators, which make and
-         * ninja read as they are there (no name holds a backslash). */
-        if (*p == ' ' || *p == '#') fputc('\\', o);
-#else
-        if (*p == ' ' || *p == '#' || *p == '\\') fputc('\\', o);
-#endif
-        if (*p == '$') fputc('$', o);
+        if (*p == ' ' || *p == '\t') {
+            for (size_t k = 0; k <= run; k++) fputc('\\', o);
+        } else if (*p == '#') {
+            fputc('\\', o);
+        } else if (*p == '$') {
+            fputc('$', o);
+        }
+        run = *p == '\\' ? run + 1 : 0;
         fputc(*p, o);
     }
 }

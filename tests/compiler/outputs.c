@@ -427,3 +427,36 @@ Test(outputs, a_closed_pipe_leaves_nothing, .timeout = 60)
     remove_dir(tmp);
     free(tmp);
 }
+
+/* Issue 25 item 7: the depfile names a file with a backslash as gcc -MD
+ * does (the backslash as it is), and make and ninja both find the file:
+ * up to date after the run, out of date once the input is newer. */
+Test(outputs, a_backslash_in_a_name_reads_back_in_make_and_ninja, .timeout = 60)
+{
+    char *tmp = make_temp_dir();
+    put(tmp, "in\\put.dag", "graph g { task a; }\n");
+    spawn_result r;
+    RUN(r, tmp, "--dot", "out.dot", "-M", "out.d", "in\\put.dag");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    spawn_free(&r);
+    EXPECT_FILE(tmp, "out.d", "out.dot: in\\put.dag\n");
+    put(tmp, "Makefile", "out.dot:\n\t@echo rebuild\ninclude out.d\n");
+    char *make_q[] = {"/usr/bin/env", "make", "-q", "out.dot", NULL};
+    cr_assert_eq(spawn_capture(tmp, make_q, &r), 0);
+    cr_expect_eq(r.status, 0, "make: exit %d: %s", r.status, r.err);
+    spawn_free(&r);
+
+    put(tmp, "build.ninja", "rule dagc\n  command = true\n  depfile = $out.d\n  deps = gcc\n"
+                            "build out.dot: dagc\n");
+    /* The first build reads dagc's depfile into ninja's log; the second
+     * must find nothing to do (a name that does not exist is dirty). */
+    char *ninja[] = {"/usr/bin/env", "ninja", "-d", "explain", NULL};
+    cr_assert_eq(spawn_capture(tmp, ninja, &r), 0);
+    cr_assert_eq(r.status, 0, "ninja: %s%s", r.out, r.err);
+    spawn_free(&r);
+    cr_assert_eq(spawn_capture(tmp, ninja, &r), 0);
+    cr_expect(strstr(r.out, "no work to do") != NULL, "ninja reruns the rule: %s%s", r.out, r.err);
+    spawn_free(&r);
+    remove_dir(tmp);
+    free(tmp);
+}
