@@ -142,7 +142,7 @@ static int try_load(loader *L, const char *path, dg_source *s, char **id, char *
             return 2;
         }
     char msg[600];
-    if (dg_source_load(s, path, msg, sizeof msg) != 0) {
+    if (dg_source_load(s, path, 1, msg, sizeof msg) != 0) {
         free(real);
         const char *colon = strstr(msg, "': ");
         snprintf(err, errsz, "%s", colon ? colon + 3 : msg);

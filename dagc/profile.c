@@ -3,10 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "profile.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "driver.h"
 #include "json.h"
@@ -209,40 +207,14 @@ static void list_names(dg_buf *b, const misses *m)
         dg_buf_printf(b, " and %zu more", m->n - 8);
 }
 
-static char *read_all(const char *path, size_t *len, char *err, size_t errsz)
-{
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0) {
-        snprintf(err, errsz, "cannot open '%s': %s", path, strerror(errno));
-        if (f) fclose(f);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > DG_PROFILE_MAX_BYTES) {
-        snprintf(err, errsz, "'%s' is not a regular file of at most %zu MiB", path,
-                 DG_PROFILE_MAX_BYTES >> 20);
-        fclose(f);
-        return NULL;
-    }
-    char *buf = dg_xmalloc((size_t)st.st_size + 1);
-    *len = fread(buf, 1, (size_t)st.st_size, f);
-    int bad = ferror(f) || *len != (size_t)st.st_size;
-    fclose(f);
-    if (bad) {
-        snprintf(err, errsz, "cannot read '%s'", path);
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, char *err,
                     size_t errsz)
 {
     memset(out, 0, sizeof *out);
     size_t len;
-    char *buf = read_all(path, &len, err, errsz);
-    if (!buf)
+    char *buf = NULL;
+    /* The one file reader: a FIFO or device is refused before it is read. */
+    if (dg_read_file(path, DG_PROFILE_MAX_BYTES, 1, &buf, &len, err, errsz) != 0)
         return DAGC_EUSAGE;
     loader l;
     memset(&l, 0, sizeof l);

@@ -460,3 +460,53 @@ Test(outputs, a_backslash_in_a_name_reads_back_in_make_and_ninja, .timeout = 60)
     remove_dir(tmp);
     free(tmp);
 }
+
+/* Runs dagc in DIR (output to /dev/null) for at most 10 s; returns its
+ * exit status, or -1 when it had to be killed. */
+static int run_bounded(const char *dir, char *const argv[])
+{
+    pid_t pid = start(dir, argv);
+    int st;
+    for (int k = 0; k < 1000; k++) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        cr_assert_geq(w, 0);
+        if (w == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+}
+
+/* Issue 25 item 5: an import or a --profile trace that is a FIFO nobody
+ * writes is refused at once, not waited on; so is one that is a device.
+ * The main input may be a FIFO (dagc <(gen)): without a writer it reads
+ * as empty rather than waiting. */
+Test(outputs, a_fifo_input_never_hangs, .timeout = 60)
+{
+    char *tmp = make_temp_dir();
+    put(tmp, "main.dag", "import \"fifo.dag\";\ngraph g { task a; }\n");
+    put(tmp, "ok.dag", "graph g { task a; }\n");
+    char *fifo = at(tmp, "fifo.dag");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    char *imp[] = {(char *)dagc(), "--check", "main.dag", NULL};
+    cr_expect_eq(run_bounded(tmp, imp), 1, "an imported FIFO");
+    spawn_result r;
+    RUN(r, tmp, "--check", "main.dag");
+    cr_expect(strstr(r.err, "cannot import 'fifo.dag': not a regular file") != NULL, "%s", r.err);
+    spawn_free(&r);
+    char *prof[] = {(char *)dagc(), "--stats", "--profile", "fifo.dag", "ok.dag", NULL};
+    cr_expect_eq(run_bounded(tmp, prof), 2, "a --profile FIFO");
+    RUN(r, tmp, "--stats", "--profile", "fifo.dag", "ok.dag");
+    cr_expect(strstr(r.err, "cannot read 'fifo.dag': not a regular file") != NULL, "%s", r.err);
+    spawn_free(&r);
+    RUN(r, tmp, "--stats", "--profile", "/dev/zero", "ok.dag");
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "not a regular file") != NULL, "%s", r.err);
+    spawn_free(&r);
+    char *main_in[] = {(char *)dagc(), "--check", "fifo.dag", NULL};
+    cr_expect_neq(run_bounded(tmp, main_in), -1, "the main input, a FIFO without a writer");
+    free(fifo);
+    remove_dir(tmp);
+    free(tmp);
+}
