@@ -395,18 +395,21 @@ int main(int argc, char **argv)
     /* The trace is input too: read it before anything is written. */
     dg_profile prof = {0};
     if (c.profile) {
-        char perr[2048];
-        rc = dg_profile_load(c.profile, p, &prof, perr, sizeof perr);
+        dg_buf perr = {0};
+        rc = dg_profile_load(c.profile, p, &prof, &perr);
         if (rc != DAGC_OK) {
             /* Through the sink: in the JSON document too. */
-            for (char *l = perr, *nl; l; l = nl) {
+            dg_buf_putc(&perr, 0);
+            for (char *l = perr.p, *nl; l; l = nl) {
                 nl = strchr(l, '\n');
                 if (nl) *nl++ = 0;
                 dg_error_plain(dagc_program_diag(p), "%s", l);
             }
+            dg_buf_free(&perr);
             dagc_program_free(p);
             return finish_stdout(rc);
         }
+        dg_buf_free(&perr);
     }
 
     char err[1200];

@@ -466,3 +466,25 @@ size_t dg_path_stem(const char *path, const char **base)
     *base = b;
     return n;
 }
+
+void dg_fit(char *dst, size_t dstsz, const char *msg, size_t len)
+{
+    if (dstsz == 0) return;
+    if (len < dstsz) {
+        memcpy(dst, msg, len);
+        dst[len] = 0;
+        return;
+    }
+    char tail[48];
+    /* The count's own length depends on the cut: 20 digits bound it. */
+    size_t room = dstsz > sizeof tail ? dstsz - sizeof tail : 0;
+    /* Back over continuation bytes (10xxxxxx) to a character's start. */
+    while (room > 0 && ((unsigned char)msg[room] & 0xC0) == 0x80) room--;
+    int n = snprintf(tail, sizeof tail, " [... %zu more bytes]", len - room);
+    if (n < 0 || (size_t)n >= dstsz) {
+        dst[0] = 0;
+        return;
+    }
+    memcpy(dst, msg, room);
+    memcpy(dst + room, tail, (size_t)n + 1);
+}
