@@ -19,6 +19,7 @@ struct dg_outfile {
     dg_os_kind kind;
     bool is_stdout;
     dg_os_id id;          /* of the existing target */
+    dg_os_id dir;         /* of the directory holding target */
     FILE *fp;             /* what the caller writes to, until finished */
     char *tmp;            /* temporary beside target (new and regular files) */
     char *backup;         /* the replaced file, kept during the commit */
@@ -47,6 +48,47 @@ static bool same_id(dg_os_id a, dg_os_id b)
     return a.valid && b.valid && a.dev == b.dev && a.ino == b.ino;
 }
 
+/* Whether two base names name one entry of a directory: Windows' file
+ * systems ignore case. */
+static bool same_base(const char *a, const char *b)
+{
+#if defined(_WIN32)
+    for (; *a && *b; a++, b++) {
+        int ca = *a >= 'A' && *a <= 'Z' ? *a + 32 : *a, cb = *b >= 'A' && *b <= 'Z' ? *b + 32 : *b;
+        if (ca != cb) return false;
+    }
+    return *a == *b;
+#else
+    return strcmp(a, b) == 0;
+#endif
+}
+
+/* The identity of the directory that holds TARGET. */
+static dg_os_id dir_of(const char *target)
+{
+    const char *base = dg_path_base(target);
+    if (base == target) return dg_os_file_id(".");
+    size_t n = (size_t)(base - target);
+    char *dir = dg_xmalloc(n + 1);
+    memcpy(dir, target, n);
+    dir[n] = 0;
+    dg_os_id id = dg_os_file_id(dir);
+    free(dir);
+    return id;
+}
+
+/* Whether two outputs replace the same directory entry: the same directory
+ * (whatever its spelling) and the same base name. Not the files' own
+ * identities: while another dagc run commits the same outputs, renames and
+ * unlinks free inodes that its next temporaries reuse, so identities taken
+ * at two moments can match for two different names. Two names that are
+ * hard links of one file are two entries, each replaced on its own. */
+static bool same_entry(const dg_outfile *a, const dg_outfile *b)
+{
+    if (strcmp(a->target, b->target) == 0) return true;
+    return same_id(a->dir, b->dir) && same_base(dg_path_base(a->target), dg_path_base(b->target));
+}
+
 /* The checks made before anything is created: an output must not be one of
  * the inputs, nor a file another output writes. Devices and FIFOs are not
  * damaged by being written, so only files that would be replaced count. */
@@ -56,8 +98,7 @@ static int check_clash(const dg_outset *s, const dg_outfile *f, char *err, size_
         for (size_t i = 0; i < s->n; i++) {
             const dg_outfile *o = s->f[i];
             bool same = f->is_stdout ? o->is_stdout
-                                     : !o->is_stdout && o->kind != DG_OS_DIRECT &&
-                                           (same_id(f->id, o->id) || strcmp(f->target, o->target) == 0);
+                                     : !o->is_stdout && o->kind != DG_OS_DIRECT && same_entry(f, o);
             if (same) {
                 snprintf(err, errsz, "'%s' and '%s' name the same output file", o->path, f->path);
                 return -1;
@@ -113,6 +154,7 @@ FILE *dg_outset_add(dg_outset *s, const char *path, char *err, size_t errsz)
         return NULL;
     } else {
         f->id = dg_os_file_id(f->target);
+        f->dir = dir_of(f->target);
     }
     if (check_clash(s, f, err, errsz) != 0) {
         outfile_free(f);

@@ -510,3 +510,68 @@ Test(outputs, a_fifo_input_never_hangs, .timeout = 60)
     remove_dir(tmp);
     free(tmp);
 }
+
+/* Issue 25 item 6: concurrent runs of one command writing the same
+ * outputs all succeed (the last one wins) and leave every output whole.
+ * The duplicate-output check must not take another run's renames (which
+ * free inodes the next temporaries reuse) for two outputs naming one
+ * file. */
+Test(outputs, concurrent_runs_of_one_command_all_succeed, .timeout = 120)
+{
+    char *tmp = make_temp_dir();
+    char *outdir = at(tmp, "out");
+    cr_assert_eq(mkdir(outdir, 0700), 0);
+    char *argv[] = {(char *)dagc(), "--c", "out/x.c", "--h", "out/x.h", "--dot", "out/x.dot",
+                    "-M", "out/x.d", "x.dag", NULL};
+    const char *outs[] = {"out/x.c", "out/x.h", "out/x.dot", "out/x.d"};
+    /* Two versions of the input, alternating by round, so that every round
+     * replaces every output. */
+    char *src[2], *want[2][4];
+    for (int v = 0; v < 2; v++) {
+        size_t len = 0;
+        FILE *f = open_memstream(&src[v], &len);
+        fprintf(f, "graph x {\n  task t0 cost %dms;\n", v + 1);
+        for (int i = 1; i < 200; i++) fprintf(f, "  task t%d after t%d;\n", i, i - 1);
+        fputs("}\n", f);
+        fclose(f);
+        put(tmp, "x.dag", src[v]);
+        spawn_result r;
+        cr_assert_eq(spawn_capture(tmp, argv, &r), 0);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        spawn_free(&r);
+        for (int k = 0; k < 4; k++) {
+            char *p = at(tmp, outs[k]);
+            want[v][k] = slurp(p, NULL);
+            cr_assert_not_null(want[v][k]);
+            free(p);
+        }
+    }
+    int failed = 0;
+    for (int round = 0; round < 15; round++) {
+        put(tmp, "x.dag", src[round % 2]);
+        pid_t pid[6];
+        for (int i = 0; i < 6; i++) pid[i] = start(tmp, argv);
+        for (int i = 0; i < 6; i++) {
+            int st;
+            cr_assert_eq(waitpid(pid[i], &st, 0), pid[i]);
+            failed += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        }
+        for (int k = 0; k < 4; k++) {
+            char *p = at(tmp, outs[k]);
+            char *got = slurp(p, NULL);
+            cr_expect(got && strcmp(got, want[round % 2][k]) == 0, "round %d: %s is not whole",
+                      round, outs[k]);
+            free(got);
+            free(p);
+        }
+    }
+    cr_expect_eq(failed, 0, "%d of 90 concurrent runs failed", failed);
+    cr_expect_eq(temporaries(outdir), 0, "a temporary left");
+    for (int v = 0; v < 2; v++) {
+        free(src[v]);
+        for (int k = 0; k < 4; k++) free(want[v][k]);
+    }
+    free(outdir);
+    remove_dir(tmp);
+    free(tmp);
+}

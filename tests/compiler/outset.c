@@ -181,3 +181,63 @@ Test(outset, unchanged_bytes_leave_the_file_untouched)
     remove_dir(tmp);
     free(tmp);
 }
+
+/* Issue 25 item 6, made deterministic: another run's commit moves the file
+ * this run saw as "x.dot" to the name "x.c" (as its renames and the reuse
+ * of a freed inode by its next temporary do) between this run's two adds.
+ * Two names, two outputs: no "same output file" error, and both commit. */
+Test(outset, identities_taken_at_two_moments_are_not_one_output)
+{
+    char *tmp = make_temp_dir();
+    char *dot = at(tmp, "x.dot"), *c = at(tmp, "x.c");
+    put(dot, "OLD DOT\n");
+    dg_outset s;
+    dg_outset_init(&s, NULL, 0);
+    char err[512] = "";
+    FILE *f = dg_outset_add(&s, dot, err, sizeof err);
+    cr_assert_not_null(f, "%s", err);
+    fputs("NEW DOT\n", f);
+    cr_assert_eq(dg_outset_finish(&s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rename(dot, c), 0);
+    f = dg_outset_add(&s, c, err, sizeof err);
+    cr_assert_not_null(f, "%s", err);
+    fputs("NEW C\n", f);
+    cr_assert_eq(dg_outset_finish(&s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(dg_outset_commit(&s, err, sizeof err), 0, "%s", err);
+    char *gd = slurp(dot, NULL), *gc = slurp(c, NULL);
+    cr_expect_str_eq(gd, "NEW DOT\n");
+    cr_expect_str_eq(gc, "NEW C\n");
+    free(gd);
+    free(gc);
+    cr_expect_eq(count_entries(tmp), 2, "no temporary left");
+    free(dot);
+    free(c);
+    remove_dir(tmp);
+    free(tmp);
+}
+
+/* One entry under two spellings (the directory through "." and through a
+ * symlink) is still one output. */
+Test(outset, one_entry_under_two_spellings_is_one_output)
+{
+    char *tmp = make_temp_dir();
+    char *a = at(tmp, "a"), *dotted = at(tmp, "./a"), *lnkdir = at(tmp, "d"), *via = at(tmp, "d/a");
+    cr_assert_eq(symlink(".", lnkdir), 0);
+    const char *second[] = {dotted, via};
+    for (int i = 0; i < 2; i++) {
+        dg_outset s;
+        dg_outset_init(&s, NULL, 0);
+        char err[512] = "";
+        cr_assert_not_null(dg_outset_add(&s, a, err, sizeof err), "%s", err);
+        cr_assert_eq(dg_outset_finish(&s, err, sizeof err), 0, "%s", err);
+        cr_expect_null(dg_outset_add(&s, second[i], err, sizeof err), "%s", second[i]);
+        cr_expect(strstr(err, "name the same output file") != NULL, "%s", err);
+        dg_outset_abort(&s);
+    }
+    free(a);
+    free(dotted);
+    free(lnkdir);
+    free(via);
+    remove_dir(tmp);
+    free(tmp);
+}
