@@ -575,3 +575,41 @@ Test(outputs, concurrent_runs_of_one_command_all_succeed, .timeout = 120)
     remove_dir(tmp);
     free(tmp);
 }
+
+/* Issue 25 item 4: an import's ".." is resolved by the file system after
+ * the symlinks before it, as gcc's #include "../x.h" is: l/../b.dag with l
+ * linking to deep/sub/real is deep/sub/b.dag, not ./b.dag. Diagnostics and
+ * the depfile keep the name as spelled. */
+Test(outputs, an_import_through_a_symlink_is_resolved_by_the_file_system)
+{
+    char *tmp = make_temp_dir();
+    char *d = at(tmp, "deep");
+    cr_assert_eq(mkdir(d, 0700), 0);
+    free(d);
+    d = at(tmp, "deep/sub");
+    cr_assert_eq(mkdir(d, 0700), 0);
+    free(d);
+    d = at(tmp, "deep/sub/real");
+    cr_assert_eq(mkdir(d, 0700), 0);
+    free(d);
+    char *l = at(tmp, "l");
+    cr_assert_eq(symlink("deep/sub/real", l), 0);
+    free(l);
+    put(tmp, "deep/sub/real/a.dag", "import \"../b.dag\";\ngraph ga { task t reads r; }\n");
+    put(tmp, "deep/sub/b.dag", "resource r;\ngraph gb { task u; }\n");
+    put(tmp, "b.dag", "this is not the file the import names\n");
+    put(tmp, "main.dag", "import \"l/a.dag\";\ngraph m { task x; }\n");
+    spawn_result r;
+    RUN(r, tmp, "--dot", "out.dot", "-M", "out.d", "main.dag");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    spawn_free(&r);
+    EXPECT_FILE(tmp, "out.d", "out.dot: main.dag \\\n  l/a.dag \\\n  l/../b.dag\n");
+    /* An error in that file names it as spelled. */
+    put(tmp, "deep/sub/b.dag", "resource r;\ngraph gb { task u after nope; }\n");
+    RUN(r, tmp, "--check", "main.dag");
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strncmp(r.err, "l/../b.dag:2:", 13) == 0, "%s", r.err);
+    spawn_free(&r);
+    remove_dir(tmp);
+    free(tmp);
+}
