@@ -7,7 +7,15 @@
  * must see its frame's predecessors done. */
 #include <stdio.h>
 
+#include "dagrt_box2d.h"
+#include "determinism.h"
 #include "physics.h"
+
+struct physics_world {
+    b2WorldId world;
+    FallingHingeData *hinges;
+    bool done;               /* the hinges slept: later frames step no more (physics only) */
+};
 
 #define EXPECTED_SLEEP_STEP 274      /* Box2D's test/test_determinism.c (float) */
 #define EXPECTED_HASH 0xE86690F4u
@@ -23,9 +31,10 @@ void step_world(struct physics_ctx *c)
     int n = atomic_load(&c->frames_stepped);
     if (n + 1 > atomic_load(&c->frames_input))
         atomic_fetch_add(&c->order_errors, 1);
-    if (!c->done) {
-        b2World_Step(c->world, 1.0f / 60.0f, 4);   /* Box2D's jobs on the pool, this thread helping */
-        c->done = UpdateFallingHinges(c->world, c->hinges);
+    struct physics_world *w = c->w;
+    if (!w->done) {
+        b2World_Step(w->world, 1.0f / 60.0f, 4);   /* Box2D's jobs on the pool, this thread helping */
+        w->done = UpdateFallingHinges(w->world, w->hinges);
     }
     atomic_store(&c->frames_stepped, n + 1);
 }
@@ -51,10 +60,12 @@ static int one(int workers, unsigned depth)
     b2WorldDef def = b2DefaultWorldDef();
     dagrt_box2d_world_def(&tasks, &def);
     static struct physics_ctx c;
-    c.world = b2CreateWorld(&def);
-    FallingHingeData data = CreateFallingHinges(c.world);
-    c.hinges = &data;
-    c.done = false;
+    static struct physics_world w;
+    c.w = &w;
+    w.world = b2CreateWorld(&def);
+    FallingHingeData data = CreateFallingHinges(w.world);
+    w.hinges = &data;
+    w.done = false;
     atomic_store(&c.frames_input, 0);
     atomic_store(&c.frames_stepped, 0);
     atomic_store(&c.frames_rendered, 0);
@@ -67,7 +78,7 @@ static int one(int workers, unsigned depth)
     for (; r == 0 && frames < 500; frames++) {
         if (frames % 8 == 0) {
             r = physics_frame_drain(rt, &p);   /* the main thread reads done only between drains */
-            if (r != 0 || c.done)
+            if (r != 0 || w.done)
                 break;
         }
         r = physics_frame_submit(rt, &p, &c);
@@ -78,7 +89,7 @@ static int one(int workers, unsigned depth)
         printf("box2d_frame: workers=%d depth=%u: %s\n", workers, depth, dagrt_strerror(r));
         bad++;
     }
-    b2DestroyWorld(c.world);
+    b2DestroyWorld(w.world);
     if (data.sleepStep != EXPECTED_SLEEP_STEP || data.hash != EXPECTED_HASH) {
         printf("box2d_frame: workers=%d depth=%u: sleep step %d hash 0x%08X, expected %d 0x%08X\n",
                workers, depth, data.sleepStep, data.hash, EXPECTED_SLEEP_STEP, EXPECTED_HASH);

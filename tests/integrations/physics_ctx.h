@@ -5,13 +5,12 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "dagrt_box2d.h"
-#include "determinism.h"
+/* Box2D's side, in box2d_frame.c: this header needs no Box2D (the e2e
+ * suite compiles every .dag of the tree with its include). */
+struct physics_world;
 
 struct physics_ctx {
-    b2WorldId world;
-    FallingHingeData *hinges;
-    bool done;               /* the hinges slept: later frames step no more (physics only) */
+    struct physics_world *w;
     /* Atomics: frame N+1's input (main) runs beside frame N's physics. */
     _Atomic int frames_input, frames_stepped, frames_rendered;
     _Atomic int order_errors;   /* a node ran before its frame's predecessor */
