@@ -31,7 +31,7 @@
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
     OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_IMPORT_DIR, OPT_NO_PIPELINE_RACE,
-    OPT_PROFILE, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX,
+    OPT_PROFILE, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX, OPT_REWRITE,
 };
 
 static const struct option_row {
@@ -50,6 +50,7 @@ static const struct option_row {
     {"--profile", 1, OPT_PROFILE, "TRACE", "with --dot/--stats: measured times from a libdagrt trace (docs/runtime.md)"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
     {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
+    {"--rewrite-unchanged", 0, OPT_REWRITE, NULL, "replace an output even when its bytes are unchanged (for make, which has no restat; default: left untouched)"},
     {"-I", 1, OPT_IMPORT_DIR, "DIR", "also look for imported .dag files in DIR (repeatable, in order)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
     {"-Wno-pipeline-race", 0, OPT_NO_PIPELINE_RACE, NULL, "no warnings for races across consecutive frames of a pipeline"},
@@ -67,7 +68,7 @@ typedef struct cli {
     const char *mt[MAX_MT];  /* -MT targets, in order */
     size_t nmt;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates, *profile;
-    int check, stats, werror, no_pipeline_race, cxx;
+    int check, stats, werror, no_pipeline_race, cxx, rewrite;
     int diag_format;         /* dg_diag_format */
     const char *import_dirs[64]; /* -I, in order */
     size_t nimport_dirs;
@@ -109,6 +110,7 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_DOT: c->dot_path = arg; break;
     case OPT_CHECK: c->check = 1; break;
     case OPT_STATS: c->stats = 1; break;
+    case OPT_REWRITE: c->rewrite = 1; break;
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
     case OPT_IMPORT_DIR:
@@ -440,6 +442,7 @@ int main(int argc, char **argv)
      * them all, or none (output.h). */
     dg_outset outs;
     dg_outset_init(&outs, inputs, ninputs);
+    outs.rewrite_unchanged = c.rewrite;
     const char *targets[4];
     size_t ntargets = 0;
     int status = DAGC_OK;

@@ -280,7 +280,8 @@ int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
      * reading is slow and needs no signals held. */
     for (size_t i = 0; i < s->n; i++) {
         dg_outfile *f = s->f[i];
-        if (f->kind != DG_OS_REGULAR || !same_bytes(f->tmp, f->target)) continue;
+        if (s->rewrite_unchanged || f->kind != DG_OS_REGULAR || !same_bytes(f->tmp, f->target))
+            continue;
         f->unchanged = true;
         dg_os_remove(f->tmp);
         dg_os_forget(f->tmp);

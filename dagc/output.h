@@ -42,6 +42,9 @@ typedef struct dg_outset {
     /* Tests only: make the Nth rename of the commit (1-based) fail with
      * EIO, to exercise the rollback. 0: never. */
     int fail_rename_at;
+    /* Replace an output even when its new bytes equal the old: for make,
+     * which has no restat and would otherwise rerun the rule every time. */
+    int rewrite_unchanged;
 } dg_outset;
 
 void dg_outset_init(dg_outset *s, const char *const *inputs, size_t ninputs);
