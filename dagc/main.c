@@ -182,18 +182,23 @@ static int parse_args(cli *c, int argc, char **argv)
     return -1;
 }
 
-/* Make-style escaping for depfile paths. */
+/* A depfile name as gcc -MD writes it (libcpp's mkdeps.cc), which GNU make
+ * and ninja both read back: a space or tab gets a backslash, and every
+ * backslash right before it is doubled (make reads 2N+1 backslashes and a
+ * space as N backslashes and a space); '#' gets a backslash, '$' is '$$';
+ * any other backslash is itself, a Windows separator included. */
 static void dep_path(FILE *o, const char *p)
 {
+    size_t run = 0; /* backslashes just written */
     for (; *p; p++) {
-#if defined(_WIN32)
-        /* A Windows path's backslashes are separators, which make and
-         * ninja read as they are there (no name holds a backslash). */
-        if (*p == ' ' || *p == '#') fputc('\\', o);
-#else
-        if (*p == ' ' || *p == '#' || *p == '\\') fputc('\\', o);
-#endif
-        if (*p == '$') fputc('$', o);
+        if (*p == ' ' || *p == '\t') {
+            for (size_t k = 0; k <= run; k++) fputc('\\', o);
+        } else if (*p == '#') {
+            fputc('\\', o);
+        } else if (*p == '$') {
+            fputc('$', o);
+        }
+        run = *p == '\\' ? run + 1 : 0;
         fputc(*p, o);
     }
 }
@@ -390,18 +395,21 @@ int main(int argc, char **argv)
     /* The trace is input too: read it before anything is written. */
     dg_profile prof = {0};
     if (c.profile) {
-        char perr[2048];
-        rc = dg_profile_load(c.profile, p, &prof, perr, sizeof perr);
+        dg_buf perr = {0};
+        rc = dg_profile_load(c.profile, p, &prof, &perr);
         if (rc != DAGC_OK) {
             /* Through the sink: in the JSON document too. */
-            for (char *l = perr, *nl; l; l = nl) {
+            dg_buf_putc(&perr, 0);
+            for (char *l = perr.p, *nl; l; l = nl) {
                 nl = strchr(l, '\n');
                 if (nl) *nl++ = 0;
                 dg_error_plain(dagc_program_diag(p), "%s", l);
             }
+            dg_buf_free(&perr);
             dagc_program_free(p);
             return finish_stdout(rc);
         }
+        dg_buf_free(&perr);
     }
 
     char err[1200];

@@ -1,0 +1,23 @@
+/* physics_ctx.h - the context of physics.dag: one Box2D world, stepped by
+ * the graph's physics node with its jobs on the same pool. */
+#ifndef PHYSICS_CTX_H
+#define PHYSICS_CTX_H
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "dagrt_box2d.h"
+#include "determinism.h"
+
+struct physics_ctx {
+    b2WorldId world;
+    FallingHingeData *hinges;
+    bool done;               /* the hinges slept: later frames step no more (physics only) */
+    /* Atomics: frame N+1's input (main) runs beside frame N's physics. */
+    _Atomic int frames_input, frames_stepped, frames_rendered;
+    _Atomic int order_errors;   /* a node ran before its frame's predecessor */
+};
+
+void physics_frame_input(struct physics_ctx *c);
+void step_world(struct physics_ctx *c);
+void physics_frame_render(struct physics_ctx *c);
+#endif
