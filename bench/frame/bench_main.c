@@ -3,7 +3,7 @@
  * 32-node graph of bench_frame.dag with empty and ~1 us bodies, as direct
  * serial calls, as dagc-generated code on libdagrt one frame at a time
  * (bench_frame_run) and as pipelines of 2 and 3 frames in flight
- * (bench_frame_submit, bench_frame_drain), with no runtime at all (two
+ * (bench_frame_pipeline_submit, bench_frame_pipeline_drain), with no runtime at all (two
  * threads spinning on per-node flags: the floor, bench_floor.c), as OpenMP
  * tasks with depend clauses and as a oneTBB flow graph, side by side in one
  * run.
@@ -128,7 +128,7 @@ static void dagrt_frames(struct bench_ctx *c, long n)
 
 /* Submits frame ++c->frame on its slot, copying what the bodies read from c
  * (only when it changed: each write costs the bodies' threads a miss). */
-static int pipe_submit(bench_frame_pipeline *p, struct bench_ctx *c)
+static int pipe_submit(bench_frame_pipeline_t *p, struct bench_ctx *c)
 {
     uint64_t f = ++c->frame;
     struct bench_ctx *s = &pipe_slots[f % PIPE_SLOTS];
@@ -137,14 +137,14 @@ static int pipe_submit(bench_frame_pipeline *p, struct bench_ctx *c)
         s->iters = c->iters;
     if (s->checked != c->checked)
         s->checked = c->checked;
-    return bench_frame_submit(the_rt, p, s);
+    return bench_frame_pipeline_submit(the_rt, p, s);
 }
 
 /* Drains p and moves the slots' error counts to c, where the checked runs
  * read them. */
-static void pipe_drain(bench_frame_pipeline *p, struct bench_ctx *c)
+static void pipe_drain(bench_frame_pipeline_t *p, struct bench_ctx *c)
 {
-    if (bench_frame_drain(the_rt, p) != 0)
+    if (bench_frame_pipeline_drain(the_rt, p) != 0)
         dagrt_errors++;
     /* relaxed: plain counters; the drain ordered every body's increment
      * before these reads. */
@@ -155,7 +155,7 @@ static void pipe_drain(bench_frame_pipeline *p, struct bench_ctx *c)
                 memory_order_relaxed);
 }
 
-static bench_frame_pipeline pipes[2];   /* depth 2 and 3 */
+static bench_frame_pipeline_t pipes[2];   /* depth 2 and 3 */
 static const unsigned pipe_depth[2] = {2, 3};
 
 static void pipe_frames(int k, struct bench_ctx *c, long n)

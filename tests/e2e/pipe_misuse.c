@@ -1,10 +1,10 @@
 /* pipe_misuse.c - pipeline misuse returns error codes and changes nothing
  * (part of misuse_scenario, so hosted by test_misuse.c and misuse_plain.c):
  * a depth of 0 or above DAGRT_MAX_IN_FLIGHT (DAGRT_EINVAL, also on a
- * pipeline with a frame in flight, which then drains as before); G_wait
- * and G_start on the instance of a pipeline's frame in flight
- * (DAGRT_EBUSY: only the pipeline waits for it); G_submit
- * and G_drain from inside a task, on a worker and on the main thread, of a
+ * pipeline with a frame in flight, which then drains as before); G_instance_wait
+ * and G_instance_start on the instance of a pipeline's frame in flight
+ * (DAGRT_EBUSY: only the pipeline waits for it); G_pipeline_submit
+ * and G_pipeline_drain from inside a task, on a worker and on the main thread, of a
  * plain run and of a pipeline frame (DAGRT_ENESTED); from a second thread
  * while a frame is in flight (DAGRT_EBUSY, nothing started), and on an
  * idle pipeline (DAGRT_EPERM). */
@@ -29,8 +29,8 @@
 
 void pipe_misuse_nested(struct misuse_ctx *c, int *submit_rc, int *drain_rc)
 {
-    *submit_rc = misuse_submit(c->rt, c->pipe, c);
-    *drain_rc = misuse_drain(c->rt, c->pipe);
+    *submit_rc = misuse_pipeline_submit(c->rt, c->pipe, c);
+    *drain_rc = misuse_pipeline_drain(c->rt, c->pipe);
 }
 
 static double now_s(void)
@@ -48,7 +48,7 @@ void pipe_misuse_spin_us(int us)
 }
 
 /* Releases a held `first` after 10 s if nothing else did: a frame held on
- * the caller inside G_submit would otherwise hang the test. */
+ * the caller inside G_pipeline_submit would otherwise hang the test. */
 static _Atomic int watchdog_fired;
 
 static void *watchdog(void *arg)
@@ -66,7 +66,7 @@ static void *watchdog(void *arg)
 
 typedef struct other {
     struct misuse_ctx *c;
-    misuse_pipeline *p;
+    misuse_pipeline_t *p;
     bool wait_hold;            /* wait until `first` holds, release it after */
     int submit, drain;
 } other;
@@ -76,8 +76,8 @@ static void *other_thread(void *arg)
     other *o = arg;
     while (o->wait_hold && !atomic_load(&o->c->holding))
         sched_yield();
-    o->submit = misuse_submit(o->c->rt, o->p, o->c);
-    o->drain = misuse_drain(o->c->rt, o->p);
+    o->submit = misuse_pipeline_submit(o->c->rt, o->p, o->c);
+    o->drain = misuse_pipeline_drain(o->c->rt, o->p);
     atomic_store(&o->c->release, 1);
     return NULL;
 }
@@ -97,7 +97,7 @@ static void reset(struct misuse_ctx *c, int mode)
 int pipe_misuse_scenario(dagrt *rt)
 {
     int bad = 0;
-    static misuse_pipeline p, q;
+    static misuse_pipeline_t p, q;
     static struct misuse_ctx c;
     c.rt = rt;
 
@@ -107,47 +107,47 @@ int pipe_misuse_scenario(dagrt *rt)
     EXPECT(misuse_pipeline_init(NULL, 2) == DAGRT_EINVAL, "NULL pipeline accepted");
     EXPECT(misuse_pipeline_init(&p, 2) == 0 && misuse_pipeline_init(&q, DAGRT_MAX_IN_FLIGHT) == 0,
            "valid depths refused");
-    EXPECT(misuse_submit(rt, NULL, &c) == DAGRT_EINVAL && misuse_drain(rt, NULL) == DAGRT_EINVAL,
+    EXPECT(misuse_pipeline_submit(rt, NULL, &c) == DAGRT_EINVAL && misuse_pipeline_drain(rt, NULL) == DAGRT_EINVAL,
            "NULL pipeline accepted by submit or drain");
 
     /* Frames work, and a drained pipeline starts again. */
     reset(&c, 0);
     for (int f = 0; f < 5; f++)
-        EXPECT(misuse_submit(rt, &p, &c) == 0, "submit %d failed", f);
-    EXPECT(misuse_drain(rt, &p) == 0, "drain failed");
+        EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0, "submit %d failed", f);
+    EXPECT(misuse_pipeline_drain(rt, &p) == 0, "drain failed");
     EXPECT(atomic_load(&c.runs) == 5 && atomic_load(&c.seconds) == 5,
            "5 frames ran first %d, second %d times", atomic_load(&c.runs), atomic_load(&c.seconds));
-    EXPECT(misuse_drain(rt, &p) == 0, "drain of an idle pipeline failed");
+    EXPECT(misuse_pipeline_drain(rt, &p) == 0, "drain of an idle pipeline failed");
 
     /* A bad depth on a pipeline with a frame in flight changes nothing:
      * the frame completes and the drain waits for it. */
     reset(&c, 2);
     pthread_t w;
     EXPECT(pthread_create(&w, NULL, watchdog, &c) == 0, "pthread_create");
-    EXPECT(misuse_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
-    EXPECT(!atomic_load(&watchdog_fired), "the frame was held on the caller inside G_submit");
+    EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
+    EXPECT(!atomic_load(&watchdog_fired), "the frame was held on the caller inside G_pipeline_submit");
     EXPECT(misuse_pipeline_init(&p, 0) == DAGRT_EINVAL &&
                misuse_pipeline_init(&p, DAGRT_MAX_IN_FLIGHT + 1) == DAGRT_EINVAL,
            "bad depth accepted on a pipeline in use");
-    /* The frame's instance is the pipeline's: G_wait and G_start on it are
+    /* The frame's instance is the pipeline's: G_instance_wait and G_instance_start on it are
      * refused (EBUSY); the pipeline's other instance is idle (EINVAL). */
     int busy = -1;
     for (int k = 0; k < 2; k++) {
-        int rc = misuse_wait(rt, &p.frames[k]);
-        EXPECT(rc == DAGRT_EBUSY || rc == DAGRT_EINVAL, "G_wait on a pipeline's instance: %d", rc);
+        int rc = misuse_instance_wait(rt, &p.frames[k]);
+        EXPECT(rc == DAGRT_EBUSY || rc == DAGRT_EINVAL, "G_instance_wait on a pipeline's instance: %d", rc);
         if (rc == DAGRT_EBUSY)
             busy = busy < 0 ? k : 2;
     }
-    EXPECT(busy == 0 || busy == 1, "G_wait: not exactly one of the pipeline's instances in flight");
+    EXPECT(busy == 0 || busy == 1, "G_instance_wait: not exactly one of the pipeline's instances in flight");
     if (busy == 0 || busy == 1)
-        EXPECT(misuse_start(rt, &p.frames[busy], &c) == DAGRT_EBUSY,
-               "G_start on a pipeline's frame in flight accepted");
+        EXPECT(misuse_instance_start(rt, &p.frames[busy], &c) == DAGRT_EBUSY,
+               "G_instance_start on a pipeline's frame in flight accepted");
     atomic_store(&c.release, 1);
     pthread_join(w, NULL);
-    EXPECT(misuse_drain(rt, &p) == 0, "drain after a refused init failed");
+    EXPECT(misuse_pipeline_drain(rt, &p) == 0, "drain after a refused init failed");
     for (int k = 0; k < 2; k++)
-        EXPECT(misuse_wait(rt, &p.frames[k]) == DAGRT_EINVAL,
-               "G_wait on a pipeline's instance after the drain accepted");
+        EXPECT(misuse_instance_wait(rt, &p.frames[k]) == DAGRT_EINVAL,
+               "G_instance_wait on a pipeline's instance after the drain accepted");
     EXPECT(atomic_load(&c.runs) == 1 && atomic_load(&c.seconds) == 1,
            "the frame in flight ran first %d, second %d times", atomic_load(&c.runs),
            atomic_load(&c.seconds));
@@ -164,7 +164,7 @@ int pipe_misuse_scenario(dagrt *rt)
     /* ...of a pipeline frame, on its own pipeline. */
     reset(&c, 3);
     c.pipe = &p;
-    EXPECT(misuse_submit(rt, &p, &c) == 0 && misuse_drain(rt, &p) == 0,
+    EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0 && misuse_pipeline_drain(rt, &p) == 0,
            "a frame with nested submits failed");
     EXPECT(c.nested_rc_first == DAGRT_ENESTED && c.nested_drain_first == DAGRT_ENESTED,
            "submit/drain inside `first` of a pipeline frame: %d %d", c.nested_rc_first,
@@ -179,7 +179,7 @@ int pipe_misuse_scenario(dagrt *rt)
     /* A second thread while a frame is in flight: EBUSY, nothing started. */
     for (int round = 0; round < 10; round++) {
         reset(&c, 2);
-        EXPECT(misuse_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
+        EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
         other o = {&c, &p, true, 1, 1};
         pthread_t t;
         EXPECT(pthread_create(&t, NULL, other_thread, &o) == 0, "pthread_create");
@@ -187,7 +187,7 @@ int pipe_misuse_scenario(dagrt *rt)
         EXPECT(o.submit == DAGRT_EBUSY && o.drain == DAGRT_EBUSY,
                "another thread on a pipeline in flight: submit %d drain %d, want EBUSY",
                o.submit, o.drain);
-        EXPECT(misuse_drain(rt, &p) == 0, "drain after the other thread failed");
+        EXPECT(misuse_pipeline_drain(rt, &p) == 0, "drain after the other thread failed");
         EXPECT(atomic_load(&c.runs) == 1 && atomic_load(&c.seconds) == 1,
                "a refused submit ran a frame: first %d, second %d times", atomic_load(&c.runs),
                atomic_load(&c.seconds));
@@ -203,7 +203,7 @@ int pipe_misuse_scenario(dagrt *rt)
            "another thread on an idle pipeline: submit %d drain %d, want EPERM", o.submit,
            o.drain);
     EXPECT(atomic_load(&c.runs) == 0, "a refused submit ran a frame");
-    EXPECT(misuse_submit(rt, &p, &c) == 0 && misuse_drain(rt, &p) == 0 &&
+    EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0 && misuse_pipeline_drain(rt, &p) == 0 &&
                atomic_load(&c.runs) == 1,
            "the pipeline is not usable after the refused calls");
     return bad;

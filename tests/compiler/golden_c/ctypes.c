@@ -48,14 +48,14 @@ int plain_run(dagrt *rt, void *ctx)
     return dagrt_graph_run(rt, &plain__dagc_graph, &plain__dagc_state, (void *)&ctx);
 }
 
-void plain_instance_init(plain_instance *inst)
+void plain_instance_init(plain_instance_t *inst)
 {
     memset(inst, 0, sizeof *inst);
     inst->state.nodes = inst->nodes;
     inst->state.nnodes = 1;
 }
 
-int plain_run_instance(dagrt *rt, plain_instance *inst, void *ctx)
+int plain_instance_run(dagrt *rt, plain_instance_t *inst, void *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -66,7 +66,7 @@ int plain_run_instance(dagrt *rt, plain_instance *inst, void *ctx)
  * leaves a running instance's context alone. */
 static void plain__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(plain__dagc_ctx)); }
 
-int plain_start(dagrt *rt, plain_instance *inst, void *ctx)
+int plain_instance_start(dagrt *rt, plain_instance_t *inst, void *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -74,14 +74,14 @@ int plain_start(dagrt *rt, plain_instance *inst, void *ctx)
                              plain__dagc_store, (const void *)&ctx);
 }
 
-int plain_wait(dagrt *rt, plain_instance *inst)
+int plain_instance_wait(dagrt *rt, plain_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int plain_pipeline_init(plain_pipeline *p, unsigned depth)
+int plain_pipeline_init(plain_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -95,7 +95,7 @@ int plain_pipeline_init(plain_pipeline *p, unsigned depth)
     return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
 }
 
-int plain_submit(dagrt *rt, plain_pipeline *p, void *ctx)
+int plain_pipeline_submit(dagrt *rt, plain_pipeline_t *p, void *ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -103,7 +103,7 @@ int plain_submit(dagrt *rt, plain_pipeline *p, void *ctx)
                                  (const void *)&ctx);
 }
 
-int plain_drain(dagrt *rt, plain_pipeline *p)
+int plain_pipeline_drain(dagrt *rt, plain_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -165,14 +165,14 @@ int game_run(dagrt *rt, struct game *ctx)
     return dagrt_graph_run(rt, &game__dagc_graph, &game__dagc_state, (void *)&ctx);
 }
 
-void game_instance_init(game_instance *inst)
+void game_instance_init(game_instance_t *inst)
 {
     memset(inst, 0, sizeof *inst);
     inst->state.nodes = inst->nodes;
     inst->state.nnodes = 2;
 }
 
-int game_run_instance(dagrt *rt, game_instance *inst, struct game *ctx)
+int game_instance_run(dagrt *rt, game_instance_t *inst, struct game *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -183,7 +183,7 @@ int game_run_instance(dagrt *rt, game_instance *inst, struct game *ctx)
  * leaves a running instance's context alone. */
 static void game__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(game__dagc_ctx)); }
 
-int game_start(dagrt *rt, game_instance *inst, struct game *ctx)
+int game_instance_start(dagrt *rt, game_instance_t *inst, struct game *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -191,14 +191,14 @@ int game_start(dagrt *rt, game_instance *inst, struct game *ctx)
                              game__dagc_store, (const void *)&ctx);
 }
 
-int game_wait(dagrt *rt, game_instance *inst)
+int game_instance_wait(dagrt *rt, game_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int game_pipeline_init(game_pipeline *p, unsigned depth)
+int game_pipeline_init(game_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -212,7 +212,7 @@ int game_pipeline_init(game_pipeline *p, unsigned depth)
     return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
 }
 
-int game_submit(dagrt *rt, game_pipeline *p, struct game *ctx)
+int game_pipeline_submit(dagrt *rt, game_pipeline_t *p, struct game *ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -220,7 +220,7 @@ int game_submit(dagrt *rt, game_pipeline *p, struct game *ctx)
                                  (const void *)&ctx);
 }
 
-int game_drain(dagrt *rt, game_pipeline *p)
+int game_pipeline_drain(dagrt *rt, game_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -273,14 +273,14 @@ int cb_run(dagrt *rt, void (*ctx)(int, const char *))
     return dagrt_graph_run(rt, &cb__dagc_graph, &cb__dagc_state, (void *)&ctx);
 }
 
-void cb_instance_init(cb_instance *inst)
+void cb_instance_init(cb_instance_t *inst)
 {
     memset(inst, 0, sizeof *inst);
     inst->state.nodes = inst->nodes;
     inst->state.nnodes = 1;
 }
 
-int cb_run_instance(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *))
+int cb_instance_run(dagrt *rt, cb_instance_t *inst, void (*ctx)(int, const char *))
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -291,7 +291,7 @@ int cb_run_instance(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *)
  * leaves a running instance's context alone. */
 static void cb__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(cb__dagc_ctx)); }
 
-int cb_start(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *))
+int cb_instance_start(dagrt *rt, cb_instance_t *inst, void (*ctx)(int, const char *))
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -299,14 +299,14 @@ int cb_start(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *))
                              cb__dagc_store, (const void *)&ctx);
 }
 
-int cb_wait(dagrt *rt, cb_instance *inst)
+int cb_instance_wait(dagrt *rt, cb_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int cb_pipeline_init(cb_pipeline *p, unsigned depth)
+int cb_pipeline_init(cb_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -320,7 +320,7 @@ int cb_pipeline_init(cb_pipeline *p, unsigned depth)
     return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
 }
 
-int cb_submit(dagrt *rt, cb_pipeline *p, void (*ctx)(int, const char *))
+int cb_pipeline_submit(dagrt *rt, cb_pipeline_t *p, void (*ctx)(int, const char *))
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -328,7 +328,7 @@ int cb_submit(dagrt *rt, cb_pipeline *p, void (*ctx)(int, const char *))
                                  (const void *)&ctx);
 }
 
-int cb_drain(dagrt *rt, cb_pipeline *p)
+int cb_pipeline_drain(dagrt *rt, cb_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -380,14 +380,14 @@ int fixed_run(dagrt *rt, char *const ctx)
     return dagrt_graph_run(rt, &fixed__dagc_graph, &fixed__dagc_state, (void *)&ctx);
 }
 
-void fixed_instance_init(fixed_instance *inst)
+void fixed_instance_init(fixed_instance_t *inst)
 {
     memset(inst, 0, sizeof *inst);
     inst->state.nodes = inst->nodes;
     inst->state.nnodes = 1;
 }
 
-int fixed_run_instance(dagrt *rt, fixed_instance *inst, char *const ctx)
+int fixed_instance_run(dagrt *rt, fixed_instance_t *inst, char *const ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -398,7 +398,7 @@ int fixed_run_instance(dagrt *rt, fixed_instance *inst, char *const ctx)
  * leaves a running instance's context alone. */
 static void fixed__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(fixed__dagc_ctx)); }
 
-int fixed_start(dagrt *rt, fixed_instance *inst, char *const ctx)
+int fixed_instance_start(dagrt *rt, fixed_instance_t *inst, char *const ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -406,14 +406,14 @@ int fixed_start(dagrt *rt, fixed_instance *inst, char *const ctx)
                              fixed__dagc_store, (const void *)&ctx);
 }
 
-int fixed_wait(dagrt *rt, fixed_instance *inst)
+int fixed_instance_wait(dagrt *rt, fixed_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int fixed_pipeline_init(fixed_pipeline *p, unsigned depth)
+int fixed_pipeline_init(fixed_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -427,7 +427,7 @@ int fixed_pipeline_init(fixed_pipeline *p, unsigned depth)
     return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
 }
 
-int fixed_submit(dagrt *rt, fixed_pipeline *p, char *const ctx)
+int fixed_pipeline_submit(dagrt *rt, fixed_pipeline_t *p, char *const ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -435,7 +435,7 @@ int fixed_submit(dagrt *rt, fixed_pipeline *p, char *const ctx)
                                  (const void *)&ctx);
 }
 
-int fixed_drain(dagrt *rt, fixed_pipeline *p)
+int fixed_pipeline_drain(dagrt *rt, fixed_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -493,14 +493,14 @@ int shapes_run(dagrt *rt, const union shape *ctx)
     return dagrt_graph_run(rt, &shapes__dagc_graph, &shapes__dagc_state, (void *)&ctx);
 }
 
-void shapes_instance_init(shapes_instance *inst)
+void shapes_instance_init(shapes_instance_t *inst)
 {
     memset(inst, 0, sizeof *inst);
     inst->state.nodes = inst->nodes;
     inst->state.nnodes = 2;
 }
 
-int shapes_run_instance(dagrt *rt, shapes_instance *inst, const union shape *ctx)
+int shapes_instance_run(dagrt *rt, shapes_instance_t *inst, const union shape *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -511,7 +511,7 @@ int shapes_run_instance(dagrt *rt, shapes_instance *inst, const union shape *ctx
  * leaves a running instance's context alone. */
 static void shapes__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(shapes__dagc_ctx)); }
 
-int shapes_start(dagrt *rt, shapes_instance *inst, const union shape *ctx)
+int shapes_instance_start(dagrt *rt, shapes_instance_t *inst, const union shape *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -519,14 +519,14 @@ int shapes_start(dagrt *rt, shapes_instance *inst, const union shape *ctx)
                              shapes__dagc_store, (const void *)&ctx);
 }
 
-int shapes_wait(dagrt *rt, shapes_instance *inst)
+int shapes_instance_wait(dagrt *rt, shapes_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int shapes_pipeline_init(shapes_pipeline *p, unsigned depth)
+int shapes_pipeline_init(shapes_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -540,7 +540,7 @@ int shapes_pipeline_init(shapes_pipeline *p, unsigned depth)
     return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
 }
 
-int shapes_submit(dagrt *rt, shapes_pipeline *p, const union shape *ctx)
+int shapes_pipeline_submit(dagrt *rt, shapes_pipeline_t *p, const union shape *ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -548,7 +548,7 @@ int shapes_submit(dagrt *rt, shapes_pipeline *p, const union shape *ctx)
                                  (const void *)&ctx);
 }
 
-int shapes_drain(dagrt *rt, shapes_pipeline *p)
+int shapes_pipeline_drain(dagrt *rt, shapes_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;
