@@ -85,8 +85,9 @@ static const char *describe(const cname *c, char *buf, size_t n)
     switch (c->kind) {
     case CN_RUN:
         snprintf(buf, n, "%s of graph '%s'",
-                 strlen(c->name) > 4 && strcmp(c->name + strlen(c->name) - 4, "_run") == 0
-                     ? "the run function" : "an entry point", c->owner);
+                 strcmp(c->name + strlen(c->owner), "_run") == 0 ? "the run function"
+                                                                  : "an entry point",
+                 c->owner);
         break;
     case CN_COUNT: snprintf(buf, n, "the count function of task '%s'", c->owner); break;
     case CN_PRED: snprintf(buf, n, "the predicate of task '%s'", c->owner); break;
@@ -127,6 +128,13 @@ static void claim(cnames *C, dg_diag *d, cname x)
         dg_error(d, x.pos, "generated C name '%s' of %s collides with %s", x.name,
                  describe(&x, dx, sizeof dx), describe(e, de, sizeof de));
         dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
+        /* Only a task's function can be renamed (a graph's entry points are
+         * fixed by the contract): say how, whichever came first. */
+        const cname *t = x.kind == CN_TASK || x.kind == CN_PARALLEL ? &x
+                         : e->kind == CN_TASK || e->kind == CN_PARALLEL ? e : NULL;
+        if (t && (e->kind == CN_RUN || x.kind == CN_RUN))
+            dg_hint(d, "name the function of task '%s' with a 'call' clause, for example "
+                    "'task %s call %s_task'", t->owner, t->owner, t->name);
         return;
     }
     if (C->n == C->cap) {
@@ -148,10 +156,14 @@ void dg_check_c_names(const ir_program *p, dg_diag *d, dg_arena *a)
     C.v = dg_xmalloc(C.cap * sizeof *C.v);
     for (size_t gi = 0; gi < p->ngraphs && !d->stop; gi++) {
         const ir_graph *g = &p->graphs[gi];
-        /* The run function and (v2) the instance's type and functions. */
-        static const char *const entry[] = {"run",   "instance", "instance_init", "run_instance",
-                                            "start", "wait",     "pipeline",      "pipeline_init",
-                                            "submit", "drain"};
+        /* The run function and (v2.1) the instance's and the pipeline's
+         * types and functions. Their struct tags (G_instance, G_pipeline)
+         * live apart from functions in C and may share a function's name in
+         * C++, so tasks named 'instance' and 'pipeline' keep theirs. */
+        static const char *const entry[] = {
+            "run",          "instance_t",     "instance_init", "instance_run",
+            "instance_start", "instance_wait", "pipeline_t",   "pipeline_init",
+            "pipeline_submit", "pipeline_drain"};
         for (size_t k = 0; k < sizeof entry / sizeof entry[0] && !d->stop; k++) {
             cname r = {dg_printf(a, "%s_%s", g->name, entry[k]), CN_RUN, g->ctype, 0, g->pos,
                        g->name};

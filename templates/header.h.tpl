@@ -40,23 +40,23 @@ typedef struct {{name}}_instance {
     dagrt_node_state nodes[{{nnodes}}];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof({{ctype}})]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
-} {{name}}_instance;
-int {{name}}_instance_init({{name}}_instance *inst);
-int {{name}}_run_instance(dagrt *rt, {{name}}_instance *inst, {{param}});
-int {{name}}_start(dagrt *rt, {{name}}_instance *inst, {{param}});
-int {{name}}_wait(dagrt *rt, {{name}}_instance *inst);
+} {{name}}_instance_t;
+int {{name}}_instance_init({{name}}_instance_t *inst);
+int {{name}}_instance_run(dagrt *rt, {{name}}_instance_t *inst, {{param}});
+int {{name}}_instance_start(dagrt *rt, {{name}}_instance_t *inst, {{param}});
+int {{name}}_instance_wait(dagrt *rt, {{name}}_instance_t *inst);
 
-/* Frames in flight: {{name}}_submit starts the next frame, first waiting for
- * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
- * node and the `prev` inputs of frame N. Place it anywhere; drain it before
- * letting it go. */
+/* Frames in flight: {{name}}_pipeline_submit starts the next frame, first
+ * waiting for the oldest when `depth` are in flight; frame N+1's nodes wait
+ * for the same node and the `prev` inputs of frame N. Place it anywhere,
+ * and drain it before letting it go. */
 typedef struct {{name}}_pipeline {
     dagrt_pipeline pipe;
-    {{name}}_instance frames[DAGRT_MAX_IN_FLIGHT];
-} {{name}}_pipeline;
-int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth);
-int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}});
-int {{name}}_drain(dagrt *rt, {{name}}_pipeline *p);
+    {{name}}_instance_t frames[DAGRT_MAX_IN_FLIGHT];
+} {{name}}_pipeline_t;
+int {{name}}_pipeline_init({{name}}_pipeline_t *p, unsigned depth);
+int {{name}}_pipeline_submit(dagrt *rt, {{name}}_pipeline_t *p, {{param}});
+int {{name}}_pipeline_drain(dagrt *rt, {{name}}_pipeline_t *p);
 {{/graphs}}
 
 #ifdef __cplusplus

@@ -72,7 +72,7 @@ int {{name}}_run(dagrt *rt, {{param}})
     return dagrt_graph_run(rt, &{{name}}__dagc_graph, &{{name}}__dagc_state, (void *)&ctx);
 }
 
-int {{name}}_instance_init({{name}}_instance *inst)
+int {{name}}_instance_init({{name}}_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -83,7 +83,7 @@ int {{name}}_instance_init({{name}}_instance *inst)
     return rc;
 }
 
-int {{name}}_run_instance(dagrt *rt, {{name}}_instance *inst, {{param}})
+int {{name}}_instance_run(dagrt *rt, {{name}}_instance_t *inst, {{param}})
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -94,7 +94,7 @@ int {{name}}_run_instance(dagrt *rt, {{name}}_instance *inst, {{param}})
  * leaves a running instance's context alone. */
 static void {{name}}__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof({{ctx_t}})); }
 
-int {{name}}_start(dagrt *rt, {{name}}_instance *inst, {{param}})
+int {{name}}_instance_start(dagrt *rt, {{name}}_instance_t *inst, {{param}})
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -102,14 +102,14 @@ int {{name}}_start(dagrt *rt, {{name}}_instance *inst, {{param}})
                              {{name}}__dagc_store, (const void *)&ctx);
 }
 
-int {{name}}_wait(dagrt *rt, {{name}}_instance *inst)
+int {{name}}_instance_wait(dagrt *rt, {{name}}_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth)
+int {{name}}_pipeline_init({{name}}_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -127,7 +127,7 @@ int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth)
     return rc;
 }
 
-int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}})
+int {{name}}_pipeline_submit(dagrt *rt, {{name}}_pipeline_t *p, {{param}})
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -135,7 +135,7 @@ int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}})
                                  (const void *)&ctx);
 }
 
-int {{name}}_drain(dagrt *rt, {{name}}_pipeline *p)
+int {{name}}_pipeline_drain(dagrt *rt, {{name}}_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;

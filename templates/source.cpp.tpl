@@ -39,9 +39,9 @@ using ctx_pass = std::conditional<std::is_rvalue_reference<ctx_type>::value, ctx
 // reference, nothing (the run uses the referent, which must outlive it).
 using ctx_store = std::conditional<std::is_reference<ctx_type>::value, void *,
                                    std::remove_cv<ctx_param>::type>::type;
-static_assert(sizeof(ctx_store) <= sizeof({{name}}_instance::ctx) &&
-                  alignof(ctx_store) <= alignof({{name}}_instance),
-              "{{name}}_instance has no room for the context");
+static_assert(sizeof(ctx_store) <= sizeof({{name}}_instance_t::ctx) &&
+                  alignof(ctx_store) <= alignof({{name}}_instance_t),
+              "{{name}}_instance_t has no room for the context");
 } // namespace dagc_{{name}}
 } // namespace
 
@@ -117,7 +117,7 @@ int {{name}}_run(dagrt *rt, {{param}})
     return dagrt_graph_run(rt, &dagc_{{name}}_graph, &dagc_{{name}}_state, dagc_address(ctx));
 }
 
-int {{name}}_instance_init({{name}}_instance *inst)
+int {{name}}_instance_init({{name}}_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -128,7 +128,7 @@ int {{name}}_instance_init({{name}}_instance *inst)
     return rc;
 }
 
-int {{name}}_run_instance(dagrt *rt, {{name}}_instance *inst, {{param}})
+int {{name}}_instance_run(dagrt *rt, {{name}}_instance_t *inst, {{param}})
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -150,7 +150,7 @@ static void dagc_{{name}}_drop(void *ctx)
 }
 } // extern "C"
 
-int {{name}}_start(dagrt *rt, {{name}}_instance *inst, {{param}})
+int {{name}}_instance_start(dagrt *rt, {{name}}_instance_t *inst, {{param}})
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -161,7 +161,7 @@ int {{name}}_start(dagrt *rt, {{name}}_instance *inst, {{param}})
                              dagc_{{name}}_store, dagc_address(ctx));
 }
 
-int {{name}}_wait(dagrt *rt, {{name}}_instance *inst)
+int {{name}}_instance_wait(dagrt *rt, {{name}}_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -175,7 +175,7 @@ int {{name}}_wait(dagrt *rt, {{name}}_instance *inst)
     return rc;
 }
 
-int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth)
+int {{name}}_pipeline_init({{name}}_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -196,7 +196,7 @@ int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth)
     return rc;
 }
 
-int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}})
+int {{name}}_pipeline_submit(dagrt *rt, {{name}}_pipeline_t *p, {{param}})
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -205,7 +205,7 @@ int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}})
                                  dagc_address(ctx));
 }
 
-int {{name}}_drain(dagrt *rt, {{name}}_pipeline *p)
+int {{name}}_pipeline_drain(dagrt *rt, {{name}}_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;

@@ -3,7 +3,7 @@
  * 32-node graph of bench_frame.dag with empty and ~1 us bodies, as direct
  * serial calls, as dagc-generated code on libdagrt one frame at a time
  * (bench_frame_run) and as pipelines of 2 and 3 frames in flight
- * (bench_frame_submit, bench_frame_drain), with no runtime at all (two
+ * (bench_frame_pipeline_submit, bench_frame_pipeline_drain), with no runtime at all (two
  * threads spinning on per-node flags: the floor, bench_floor.c), and on the
  * peers, OpenMP tasks with depend clauses, a oneTBB flow graph, Taskflow and
  * enkiTS (the last two from the package cache when configure found it),
@@ -164,17 +164,17 @@ static void pipe_collect(struct bench_ctx *c)
                 memory_order_relaxed);
 }
 
-/* libdagrt's pipelines as rings (bench_peers.h): bench_frame_submit waits
+/* libdagrt's pipelines as rings (bench_peers.h): bench_frame_pipeline_submit waits
  * for frame f - depth itself. */
-static bench_frame_pipeline pipes[2];   /* depth 2 and 3 */
+static bench_frame_pipeline_t pipes[2];   /* depth 2 and 3 */
 static const unsigned pipe_depth[2] = {2, 3};
 
 static void pipe_ring(int k, struct bench_ctx *c, long n)
 {
     for (long f = 0; f < n; f++)
-        if (bench_frame_submit(the_rt, &pipes[k], bench_pipe_next(c)) != 0)
+        if (bench_frame_pipeline_submit(the_rt, &pipes[k], bench_pipe_next(c)) != 0)
             dagrt_errors++;
-    if (bench_frame_drain(the_rt, &pipes[k]) != 0)
+    if (bench_frame_pipeline_drain(the_rt, &pipes[k]) != 0)
         dagrt_errors++;
 }
 static void pipe2_ring(struct bench_ctx *c, long n) { pipe_ring(0, c, n); }

@@ -1,6 +1,6 @@
 /*
  * game.h - the example game's state: what the frame graph's tasks read and
- * write, made safe for several frames in flight (frame_submit).
+ * write, made safe for several frames in flight (frame_pipeline_submit).
  *
  * Two rules keep it free of locks:
  * - Each task owns the state it writes (physics the velocities, ai the

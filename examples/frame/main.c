@@ -2,7 +2,7 @@
  * main.c - the example game loop: runs the frame graph of frame.dag (wired
  * statically by dagc at build time) for a few hundred frames on libdagrt,
  * one frame at a time (frame_run) and as a pipeline with frames in flight
- * (frame_submit, frame_drain), and prints both side by side: frames per
+ * (frame_pipeline_submit, frame_pipeline_drain), and prints both side by side: frames per
  * second and frame latency, and where the graph's diagram is.
  *
  *   frame [FRAMES] [--in-flight N]   (FRAMES default 300; N default 2,
@@ -10,8 +10,8 @@
  *
  * A frame's latency runs from its start to the end of its last node
  * (present records it). One at a time a frame starts when frame_run is
- * called; in the pipeline when frame_submit is called or, with N frames in
- * flight, when the oldest frame ended (frame_submit first waits for it), so
+ * called; in the pipeline when frame_pipeline_submit is called or, with N frames in
+ * flight, when the oldest frame ended (frame_pipeline_submit first waits for it), so
  * the wait for a free place in the pipeline is not counted as latency.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     /* Three games: a short warm-up of both ways (threads, fibers, the
      * runtime's first-frame work), then one per way from the same start. */
     static struct game warm, one, piped;
-    static frame_pipeline pipe;
+    static frame_pipeline_t pipe;
     game_init(&warm, rt);
     game_init(&one, rt);
     game_init(&piped, rt);
@@ -118,9 +118,9 @@ int main(int argc, char **argv)
     for (int f = 0; f < 20 && rc == 0; f++)
         rc = frame_run(rt, &warm);
     for (int f = 0; f < 20 && rc == 0; f++)
-        rc = frame_submit(rt, &pipe, &warm);
+        rc = frame_pipeline_submit(rt, &pipe, &warm);
     if (rc == 0)
-        rc = frame_drain(rt, &pipe);
+        rc = frame_pipeline_drain(rt, &pipe);
 
     way w1 = {"one at a time (frame_run)", 0, lat1};
     double t0 = game_now_us();
@@ -137,10 +137,10 @@ int main(int argc, char **argv)
     t0 = game_now_us();
     for (long f = 0; f < frames && rc == 0; f++) {
         start[f] = game_now_us();
-        rc = frame_submit(rt, &pipe, &piped);
+        rc = frame_pipeline_submit(rt, &pipe, &piped);
     }
     if (rc == 0)
-        rc = frame_drain(rt, &pipe);
+        rc = frame_pipeline_drain(rt, &pipe);
     w2.total_us = game_now_us() - t0;
     if (rc != 0) {
         fprintf(stderr, "frame: running the frames failed: %s\n", dagrt_strerror(rc));

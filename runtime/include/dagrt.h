@@ -636,7 +636,7 @@ int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st);
  * runs frame k on states[k % D], at most D frames at once; every node of
  * frame N+1 waits for the same node of frame N, and a node with `prev X`
  * inputs for node X of frame N. The states and the contexts' storage are
- * the caller's (dagc's G_pipeline holds them): nothing is allocated.
+ * the caller's (dagc's G_pipeline_t holds them): nothing is allocated.
  * init: 1 <= depth <= DAGRT_MAX_IN_FLIGHT, states[0 .. depth) idle states,
  * ctxs[k] the storage of frame k's context; drop (or NULL) is called on a
  * frame's context once its frame has been waited for. Init of a pipeline

@@ -2,9 +2,9 @@
  * nothing: the example game's whole frame graph (main, hot, fiber and
  * parallel tasks, a gate, an OR join, a `when`) runs 1000 frames while every
  * malloc/calloc/realloc of every thread is counted; then as many frames of
- * two instances started together (frame_start, frame_wait) and of
- * frame_run_instance; then of two pipelines at once (frame_submit,
- * frame_drain). */
+ * two instances started together (frame_instance_start, frame_instance_wait) and of
+ * frame_instance_run; then of two pipelines at once (frame_pipeline_submit,
+ * frame_pipeline_drain). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -84,7 +84,7 @@ int main(void)
 {
     main_thread = pthread_self();
     static struct game g, g2;
-    static frame_instance ia, ib;
+    static frame_instance_t ia, ib;
     /* A control first: the counter does see allocations. Before the
      * runtime exists: a worker starting up allocates too (see above), and
      * would make the count differ (seen once in 544 runs). */
@@ -119,18 +119,18 @@ int main(void)
     for (int f = 0; f < 1020; f++) {
         if (f == 20)
             b0 = atomic_load(&n_allocs);   /* after the instances' own warm-up */
-        if (frame_start(rt, &ia, &g) != 0 || frame_start(rt, &ib, &g2) != 0 ||
-            frame_wait(rt, &ia) != 0 || frame_wait(rt, &ib) != 0 ||
-            frame_run_instance(rt, &ia, &g) != 0)
+        if (frame_instance_start(rt, &ia, &g) != 0 || frame_instance_start(rt, &ib, &g2) != 0 ||
+            frame_instance_wait(rt, &ia) != 0 || frame_instance_wait(rt, &ib) != 0 ||
+            frame_instance_run(rt, &ia, &g) != 0)
             return 1;
     }
     unsigned long b1 = atomic_load(&n_allocs);
-    /* Two pipelines at once, of depth 2 and 3 (frame_submit, frame_drain),
+    /* Two pipelines at once, of depth 2 and 3 (frame_pipeline_submit, frame_pipeline_drain),
      * drained now and then so that they idle and start again. Each frame
      * of a pipeline has a game of its own slot: overlapping frames share
      * no game. */
     static struct game p2g[2], p3g[3];
-    static frame_pipeline p2, p3;
+    static frame_pipeline_t p2, p3;
     for (int k = 0; k < 2; k++)
         game_init(&p2g[k], rt);
     for (int k = 0; k < 3; k++)
@@ -141,17 +141,17 @@ int main(void)
     for (int f = 0; f < 1020; f++) {
         if (f == 20)
             p0 = atomic_load(&n_allocs);   /* after the pipelines' own warm-up */
-        if (frame_submit(rt, &p2, &p2g[f % 2]) != 0 || frame_submit(rt, &p3, &p3g[f % 3]) != 0)
+        if (frame_pipeline_submit(rt, &p2, &p2g[f % 2]) != 0 || frame_pipeline_submit(rt, &p3, &p3g[f % 3]) != 0)
             return 1;
-        if (f % 100 == 99 && (frame_drain(rt, &p2) != 0 || frame_drain(rt, &p3) != 0))
+        if (f % 100 == 99 && (frame_pipeline_drain(rt, &p2) != 0 || frame_pipeline_drain(rt, &p3) != 0))
             return 1;
     }
-    if (frame_drain(rt, &p2) != 0 || frame_drain(rt, &p3) != 0)
+    if (frame_pipeline_drain(rt, &p2) != 0 || frame_pipeline_drain(rt, &p3) != 0)
         return 1;
     unsigned long p1 = atomic_load(&n_allocs);
     dagrt_destroy(rt);
     printf("alloc_frame: %lu allocations in 1000 frames after warm-up, %lu in 1000 of two "
-           "started instances and one run_instance, %lu in 1000 frames of two pipelines "
+           "started instances and one instance_run, %lu in 1000 frames of two pipelines "
            "(depth 2 and 3)\n", a1 - a0, b1 - b0, p1 - p0);
     return a1 != a0 || b1 != b0 || p1 != p0;
 }

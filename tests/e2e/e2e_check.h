@@ -9,9 +9,9 @@
  * parallel ranges covered [0, count) exactly once; the frame's wait
  * returned only after every node.
  *
- * Frames run in turns of several modes (e2e_drive.c): G_run, G_start then
- * G_wait on one instance, two instances started together, and pipelines
- * of depth 1 to 4 (G_submit, G_drain). Pipeline frames overlap, so every
+ * Frames run in turns of several modes (e2e_drive.c): G_run, G_instance_start then
+ * G_instance_wait on one instance, two instances started together, and pipelines
+ * of depth 1 to 4 (G_pipeline_submit, G_pipeline_drain). Pipeline frames overlap, so every
  * record is kept per frame: the context each frame is given carries its
  * frame number (e2e_tag_put), which every generated function reads back
  * from the context it receives (e2e_tag_get) and passes on. In a pipeline

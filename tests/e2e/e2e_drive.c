@@ -1,15 +1,15 @@
 /* e2e_drive.c - the modes in which the checker runs a graph's frames (see
- * e2e_check.h): G_run; G_start, a pause, G_wait; two instances started
- * together, then both waited for; pipelines of depth 1 to 4 (G_submit,
- * G_drain, now and then a drain mid-way so that the pipeline idles and
+ * e2e_check.h): G_run; G_instance_start, a pause, G_instance_wait; two instances started
+ * together, then both waited for; pipelines of depth 1 to 4 (G_pipeline_submit,
+ * G_pipeline_drain, now and then a drain mid-way so that the pipeline idles and
  * starts again). Each frame is checked once it is known to be complete:
- * after its wait, or in a pipeline of depth D after the G_submit of frame
- * N + D returned (that one waited for frame N) or after G_drain.
+ * after its wait, or in a pipeline of depth D after the G_pipeline_submit of frame
+ * N + D returned (that one waited for frame N) or after G_pipeline_drain.
  *
  * The overlap check: in graphs named overlap* (long bodies, e2e_check.c),
  * run with 3 workers, pipelines of depth 2 and more must start some task of
  * frame N+1 while frame N still has tasks to finish, and at depth 1 never.
- * Built with E2E_SERIALISE, the checker drains before every G_submit (a
+ * Built with E2E_SERIALISE, the checker drains before every G_pipeline_submit (a
  * runtime that serialised frames): the negative control, whose overlap
  * check must fail. Built with E2E_UNLINKED, "pipelines" are two instances
  * started in turn that nothing links: the negative control of the checks
@@ -89,7 +89,7 @@ static uint64_t draw(uint64_t *r)
 
 #ifdef E2E_UNLINKED
 /* The cross-frame checks' negative control: a "pipeline" of two instances
- * that are not linked (G_start, and G_wait of the one used two frames
+ * that are not linked (G_instance_start, and G_instance_wait of the one used two frames
  * before), so that nothing orders a frame's nodes after the frame before. */
 static bool unlinked_busy[2];
 static int drain(e2e_state *s, dagrt *rt, int d);
@@ -139,7 +139,7 @@ static uint32_t pipeline(e2e_state *s, dagrt *rt, int d, uint32_t f0, int n)
 #endif
         int rc = submit(s, rt, d, f);
         if (rc != 0) {
-            e2e_violation(s, fr, "G_submit (depth %d) returned %s", d, dagrt_strerror(rc));
+            e2e_violation(s, fr, "G_pipeline_submit (depth %d) returned %s", d, dagrt_strerror(rc));
             complete(s, &oldest, f, drain(s, rt, d));
             oldest = f + 1;   /* never started: nothing to check */
             atomic_store(&s->waited, oldest);

@@ -17,7 +17,7 @@ struct inst_ctx {
     pthread_t thread[INST_N];    /* the thread it ran on (ordered by the run's end) */
     /* Misuse from inside a task: task a tries these when set. */
     dagrt *rt;
-    void *victim;                /* an inst_instance */
+    void *victim;                /* an inst_instance_t */
     _Atomic int nested_start, nested_wait;
 };
 #endif

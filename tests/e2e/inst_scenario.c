@@ -1,6 +1,6 @@
 /*
- * inst_scenario.c - graph instances and started runs (G_instance,
- * G_start, G_wait, G_run_instance) under 0, 1 and 3 workers: two
+ * inst_scenario.c - graph instances and started runs (G_instance_t,
+ * G_instance_start, G_instance_wait, G_instance_run) under 0, 1 and 3 workers: two
  * instances started together; a started run progressing while its caller
  * is outside the runtime; `on main` tasks only on the starting thread and
  * only inside its waits; every task once per frame, after its inputs; and
@@ -47,9 +47,9 @@ static void note(struct inst_ctx *c, int i)
     atomic_store(&c->began[i], atomic_fetch_add(&c->seq, 1));
     c->thread[i] = pthread_self();
     if (i == INST_A && c->victim) {
-        inst_instance *v = c->victim;
-        atomic_store(&c->nested_start, inst_start(c->rt, v, c));
-        atomic_store(&c->nested_wait, inst_wait(c->rt, v));
+        inst_instance_t *v = c->victim;
+        atomic_store(&c->nested_start, inst_instance_start(c->rt, v, c));
+        atomic_store(&c->nested_wait, inst_instance_wait(c->rt, v));
     }
     spin_us(i == INST_B ? 30 : 5);
     atomic_fetch_add(&c->runs[i], 1);
@@ -100,7 +100,7 @@ static bool ran_meanwhile(const struct inst_ctx *c, int i)
 
 typedef struct other_arg {
     dagrt *rt;
-    inst_instance *inst;
+    inst_instance_t *inst;
     struct inst_ctx *ctx;
     int start, wait, run;
 } other_arg;
@@ -108,15 +108,15 @@ typedef struct other_arg {
 static void *other_thread(void *p)
 {
     other_arg *o = p;
-    o->start = inst_start(o->rt, o->inst, o->ctx);
-    o->wait = inst_wait(o->rt, o->inst);
-    o->run = inst_run_instance(o->rt, o->inst, o->ctx);
+    o->start = inst_instance_start(o->rt, o->inst, o->ctx);
+    o->wait = inst_instance_wait(o->rt, o->inst);
+    o->run = inst_instance_run(o->rt, o->inst, o->ctx);
     return NULL;
 }
 
 static void scenario(dagrt *rt, int workers, int frames)
 {
-    static inst_instance ia, ib, ic;
+    static inst_instance_t ia, ib, ic;
     static struct inst_ctx ca, cb, cx;
     inst_instance_init(&ia);
     inst_instance_init(&ib);
@@ -125,8 +125,8 @@ static void scenario(dagrt *rt, int workers, int frames)
         /* Two instances started together, waited for in either order. */
         reset(&ca);
         reset(&cb);
-        EXPECT(inst_start(rt, &ia, &ca) == 0, "start a");
-        EXPECT(inst_start(rt, &ib, &cb) == 0, "start b");
+        EXPECT(inst_instance_start(rt, &ia, &ca) == 0, "start a");
+        EXPECT(inst_instance_start(rt, &ib, &cb) == 0, "start b");
         if (workers > 0) {
             /* The runs go on while this thread is outside the runtime... */
             EXPECT(ran_meanwhile(&ca, INST_C) && ran_meanwhile(&cb, INST_C),
@@ -135,8 +135,8 @@ static void scenario(dagrt *rt, int workers, int frames)
             EXPECT(atomic_load(&ca.runs[INST_M]) == 0 && atomic_load(&cb.runs[INST_M]) == 0,
                    "an on-main task ran outside the starting thread's waits");
         }
-        int r1 = f % 2 ? inst_wait(rt, &ib) : inst_wait(rt, &ia);
-        int r2 = f % 2 ? inst_wait(rt, &ia) : inst_wait(rt, &ib);
+        int r1 = f % 2 ? inst_instance_wait(rt, &ib) : inst_instance_wait(rt, &ia);
+        int r2 = f % 2 ? inst_instance_wait(rt, &ia) : inst_instance_wait(rt, &ib);
         EXPECT(r1 == 0 && r2 == 0, "wait: %d %d", r1, r2);
         check_frame(&ca, "instance a");
         check_frame(&cb, "instance b");
@@ -146,22 +146,22 @@ static void scenario(dagrt *rt, int workers, int frames)
         reset(&ca);
         reset(&cb);
         reset(&cx);
-        EXPECT(inst_start(rt, &ia, &ca) == 0, "start a (2)");
-        EXPECT(inst_run_instance(rt, &ib, &cb) == 0, "run_instance b");
-        check_frame(&cb, "run_instance b");
+        EXPECT(inst_instance_start(rt, &ia, &ca) == 0, "start a (2)");
+        EXPECT(inst_instance_run(rt, &ib, &cb) == 0, "instance_run b");
+        check_frame(&cb, "instance_run b");
         EXPECT(inst_run(rt, &cx) == 0, "inst_run");
         check_frame(&cx, "inst_run");
-        EXPECT(inst_wait(rt, &ia) == 0, "wait a (2)");
+        EXPECT(inst_instance_wait(rt, &ia) == 0, "wait a (2)");
         check_frame(&ca, "instance a (2)");
     }
 
     /* Misuse changes nothing. */
     reset(&ca);
     reset(&cb);
-    EXPECT(inst_wait(rt, &ic) == DAGRT_EINVAL, "wait on an instance never started");
-    EXPECT(inst_start(rt, &ia, &ca) == 0, "start a (3)");
-    EXPECT(inst_start(rt, &ia, &cb) == DAGRT_EBUSY, "a second start before the wait");
-    EXPECT(inst_run_instance(rt, &ia, &cb) == DAGRT_EBUSY, "a run of a started instance");
+    EXPECT(inst_instance_wait(rt, &ic) == DAGRT_EINVAL, "wait on an instance never started");
+    EXPECT(inst_instance_start(rt, &ia, &ca) == 0, "start a (3)");
+    EXPECT(inst_instance_start(rt, &ia, &cb) == DAGRT_EBUSY, "a second start before the wait");
+    EXPECT(inst_instance_run(rt, &ia, &cb) == DAGRT_EBUSY, "a run of a started instance");
     other_arg o = {rt, &ia, &cb, 0, 0, 0};
     pthread_t t;
     EXPECT(pthread_create(&t, NULL, other_thread, &o) == 0, "pthread_create");
@@ -169,25 +169,25 @@ static void scenario(dagrt *rt, int workers, int frames)
     EXPECT(o.start == DAGRT_EBUSY && o.wait == DAGRT_EBUSY && o.run == DAGRT_EBUSY,
            "another thread on a started instance: start %d wait %d run %d", o.start, o.wait,
            o.run);
-    EXPECT(inst_wait(rt, &ia) == 0, "wait a (3)");
+    EXPECT(inst_instance_wait(rt, &ia) == 0, "wait a (3)");
     check_frame(&ca, "instance a after misuse");
     for (int i = 0; i < INST_N; i++)
         EXPECT(atomic_load(&cb.runs[i]) == 0, "a refused start ran task %s", names[i]);
-    EXPECT(inst_wait(rt, &ia) == DAGRT_EINVAL, "a second wait");
-    EXPECT(inst_wait(rt, NULL) == DAGRT_EINVAL && inst_start(rt, NULL, &ca) == DAGRT_EINVAL,
+    EXPECT(inst_instance_wait(rt, &ia) == DAGRT_EINVAL, "a second wait");
+    EXPECT(inst_instance_wait(rt, NULL) == DAGRT_EINVAL && inst_instance_start(rt, NULL, &ca) == DAGRT_EINVAL,
            "NULL instance");
 
     /* From inside a task: ENESTED, and the victim stays idle. */
     reset(&ca);
     ca.rt = rt;
     ca.victim = &ic;
-    EXPECT(inst_run_instance(rt, &ia, &ca) == 0, "run with a nested misuse");
+    EXPECT(inst_instance_run(rt, &ia, &ca) == 0, "run with a nested misuse");
     EXPECT(atomic_load(&ca.nested_start) == DAGRT_ENESTED &&
                atomic_load(&ca.nested_wait) == DAGRT_ENESTED,
            "from inside a task: start %d wait %d", atomic_load(&ca.nested_start),
            atomic_load(&ca.nested_wait));
     reset(&cb);
-    EXPECT(inst_start(rt, &ic, &cb) == 0 && inst_wait(rt, &ic) == 0,
+    EXPECT(inst_instance_start(rt, &ic, &cb) == 0 && inst_instance_wait(rt, &ic) == 0,
            "the nested misuse's victim is usable");
     check_frame(&cb, "victim");
 }

@@ -1,10 +1,10 @@
 /* pipe_misuse.c - pipeline misuse returns error codes and changes nothing
  * (part of misuse_scenario, so hosted by test_misuse.c and misuse_plain.c):
  * a depth of 0 or above DAGRT_MAX_IN_FLIGHT (DAGRT_EINVAL, also on a
- * pipeline with a frame in flight, which then drains as before); G_wait
- * and G_start on the instance of a pipeline's frame in flight
- * (DAGRT_EBUSY: only the pipeline waits for it); G_submit
- * and G_drain from inside a task, on a worker and on the main thread, of a
+ * pipeline with a frame in flight, which then drains as before); G_instance_wait
+ * and G_instance_start on the instance of a pipeline's frame in flight
+ * (DAGRT_EBUSY: only the pipeline waits for it); G_pipeline_submit
+ * and G_pipeline_drain from inside a task, on a worker and on the main thread, of a
  * plain run and of a pipeline frame (DAGRT_ENESTED); from a second thread
  * while a frame is in flight (DAGRT_EBUSY, nothing started), and on an
  * idle pipeline (DAGRT_EPERM). And re-initialising what is in use: G_pipeline_init
@@ -33,8 +33,8 @@
 
 void pipe_misuse_nested(struct misuse_ctx *c, int *submit_rc, int *drain_rc)
 {
-    *submit_rc = misuse_submit(c->rt, c->pipe, c);
-    *drain_rc = misuse_drain(c->rt, c->pipe);
+    *submit_rc = misuse_pipeline_submit(c->rt, c->pipe, c);
+    *drain_rc = misuse_pipeline_drain(c->rt, c->pipe);
 }
 
 static double now_s(void)
@@ -52,7 +52,7 @@ void pipe_misuse_spin_us(int us)
 }
 
 /* Releases a held `first` after 10 s if nothing else did: a frame held on
- * the caller inside G_submit would otherwise hang the test. */
+ * the caller inside G_pipeline_submit would otherwise hang the test. */
 static _Atomic int watchdog_fired;
 
 static void *watchdog(void *arg)
@@ -70,7 +70,7 @@ static void *watchdog(void *arg)
 
 typedef struct other {
     struct misuse_ctx *c;
-    misuse_pipeline *p;
+    misuse_pipeline_t *p;
     bool wait_hold;            /* wait until `first` holds, release it after */
     int submit, drain;
 } other;
@@ -80,8 +80,8 @@ static void *other_thread(void *arg)
     other *o = arg;
     while (o->wait_hold && !atomic_load(&o->c->holding))
         sched_yield();
-    o->submit = misuse_submit(o->c->rt, o->p, o->c);
-    o->drain = misuse_drain(o->c->rt, o->p);
+    o->submit = misuse_pipeline_submit(o->c->rt, o->p, o->c);
+    o->drain = misuse_pipeline_drain(o->c->rt, o->p);
     atomic_store(&o->c->release, 1);
     return NULL;
 }
@@ -108,37 +108,37 @@ static int reinit_scenario(dagrt *rt, struct misuse_ctx *c)
 
     /* First init of storage full of garbage (its words look like a state
      * in use): accepted, and the pipeline and instance work. */
-    static misuse_pipeline gp;
-    static misuse_instance gi;
+    static misuse_pipeline_t gp;
+    static misuse_instance_t gi;
     memset(&gp, 0xa5, sizeof gp);
     memset(&gi, 0xa5, sizeof gi);
     EXPECT(misuse_pipeline_init(&gp, 2) == 0, "first init of a garbage-filled pipeline refused");
     EXPECT(misuse_instance_init(&gi) == 0, "first init of a garbage-filled instance refused");
     reset(c, 0);
-    EXPECT(misuse_submit(rt, &gp, c) == 0 && misuse_submit(rt, &gp, c) == 0 &&
-               misuse_drain(rt, &gp) == 0 && misuse_start(rt, &gi, c) == 0 &&
-               misuse_wait(rt, &gi) == 0,
+    EXPECT(misuse_pipeline_submit(rt, &gp, c) == 0 && misuse_pipeline_submit(rt, &gp, c) == 0 &&
+               misuse_pipeline_drain(rt, &gp) == 0 && misuse_instance_start(rt, &gi, c) == 0 &&
+               misuse_instance_wait(rt, &gi) == 0,
            "a pipeline or instance from garbage-filled storage does not run");
     EXPECT(atomic_load(&c->runs) == 3, "3 frames ran %d times", atomic_load(&c->runs));
 
     /* A pipeline with a frame in flight: init is refused at any depth and
      * changes nothing; the frame's instance is still in flight, and the
      * drain waits for the frame. */
-    static misuse_pipeline p;
+    static misuse_pipeline_t p;
     EXPECT(misuse_pipeline_init(&p, 2) == 0, "pipeline init failed");
     reset(c, 2);
     EXPECT(pthread_create(&w, NULL, watchdog, c) == 0, "pthread_create");
-    EXPECT(misuse_submit(rt, &p, c) == 0, "submit of a holding frame failed");
+    EXPECT(misuse_pipeline_submit(rt, &p, c) == 0, "submit of a holding frame failed");
     for (unsigned d = 1; d <= DAGRT_MAX_IN_FLIGHT; d++)
         EXPECT(misuse_pipeline_init(&p, d) == DAGRT_EBUSY,
                "init (depth %u) of a pipeline with a frame in flight not refused", d);
-    EXPECT(misuse_wait(rt, &p.frames[0]) == DAGRT_EBUSY,
+    EXPECT(misuse_instance_wait(rt, &p.frames[0]) == DAGRT_EBUSY,
            "the frame in flight's instance was cleared by a refused init");
     EXPECT(misuse_instance_init(&p.frames[0]) == DAGRT_EBUSY,
            "init of the instance of a pipeline's frame in flight not refused");
     atomic_store(&c->release, 1);
     pthread_join(w, NULL);
-    EXPECT(misuse_drain(rt, &p) == 0, "drain after a refused init failed");
+    EXPECT(misuse_pipeline_drain(rt, &p) == 0, "drain after a refused init failed");
     EXPECT(atomic_load(&c->runs) == 1 && atomic_load(&c->seconds) == 1,
            "after the drain the frame ran first %d, second %d times", atomic_load(&c->runs),
            atomic_load(&c->seconds));
@@ -146,31 +146,31 @@ static int reinit_scenario(dagrt *rt, struct misuse_ctx *c)
     EXPECT(misuse_pipeline_init(&p, 3) == 0, "init of a drained pipeline refused");
     reset(c, 0);
     for (int f = 0; f < 4; f++)
-        EXPECT(misuse_submit(rt, &p, c) == 0, "submit %d after the re-init failed", f);
-    EXPECT(misuse_drain(rt, &p) == 0 && atomic_load(&c->runs) == 4,
+        EXPECT(misuse_pipeline_submit(rt, &p, c) == 0, "submit %d after the re-init failed", f);
+    EXPECT(misuse_pipeline_drain(rt, &p) == 0 && atomic_load(&c->runs) == 4,
            "4 frames after the re-init ran %d times", atomic_load(&c->runs));
 
     /* A started instance: init is refused and changes nothing, so a second
-     * G_start is still refused and the wait returns the run. */
-    static misuse_instance inst;
+     * G_instance_start is still refused and the wait returns the run. */
+    static misuse_instance_t inst;
     EXPECT(misuse_instance_init(&inst) == 0, "instance init failed");
     reset(c, 2);
     EXPECT(pthread_create(&w, NULL, watchdog, c) == 0, "pthread_create");
-    EXPECT(misuse_start(rt, &inst, c) == 0, "start of a holding run failed");
+    EXPECT(misuse_instance_start(rt, &inst, c) == 0, "start of a holding run failed");
     EXPECT(misuse_instance_init(&inst) == DAGRT_EBUSY, "init of a started instance not refused");
-    EXPECT(misuse_start(rt, &inst, c) == DAGRT_EBUSY,
-           "a second G_start on a started instance accepted after its init");
+    EXPECT(misuse_instance_start(rt, &inst, c) == DAGRT_EBUSY,
+           "a second G_instance_start on a started instance accepted after its init");
     atomic_store(&c->release, 1);
     pthread_join(w, NULL);
-    EXPECT(misuse_wait(rt, &inst) == 0, "wait after a refused init failed");
+    EXPECT(misuse_instance_wait(rt, &inst) == 0, "wait after a refused init failed");
     EXPECT(atomic_load(&c->runs) == 1 && atomic_load(&c->seconds) == 1,
            "the started run ran first %d, second %d times", atomic_load(&c->runs),
            atomic_load(&c->seconds));
     /* Waited for, it may be initialised again: idle (never started), then usable. */
     EXPECT(misuse_instance_init(&inst) == 0, "init of a waited-for instance refused");
-    EXPECT(misuse_wait(rt, &inst) == DAGRT_EINVAL, "a re-initialised instance is not idle");
+    EXPECT(misuse_instance_wait(rt, &inst) == DAGRT_EINVAL, "a re-initialised instance is not idle");
     reset(c, 0);
-    EXPECT(misuse_start(rt, &inst, c) == 0 && misuse_wait(rt, &inst) == 0 &&
+    EXPECT(misuse_instance_start(rt, &inst, c) == 0 && misuse_instance_wait(rt, &inst) == 0 &&
                atomic_load(&c->runs) == 1,
            "the re-initialised instance does not run");
     return bad;
@@ -179,7 +179,7 @@ static int reinit_scenario(dagrt *rt, struct misuse_ctx *c)
 int pipe_misuse_scenario(dagrt *rt)
 {
     int bad = 0;
-    static misuse_pipeline p, q;
+    static misuse_pipeline_t p, q;
     static struct misuse_ctx c;
     c.rt = rt;
 
@@ -189,47 +189,47 @@ int pipe_misuse_scenario(dagrt *rt)
     EXPECT(misuse_pipeline_init(NULL, 2) == DAGRT_EINVAL, "NULL pipeline accepted");
     EXPECT(misuse_pipeline_init(&p, 2) == 0 && misuse_pipeline_init(&q, DAGRT_MAX_IN_FLIGHT) == 0,
            "valid depths refused");
-    EXPECT(misuse_submit(rt, NULL, &c) == DAGRT_EINVAL && misuse_drain(rt, NULL) == DAGRT_EINVAL,
+    EXPECT(misuse_pipeline_submit(rt, NULL, &c) == DAGRT_EINVAL && misuse_pipeline_drain(rt, NULL) == DAGRT_EINVAL,
            "NULL pipeline accepted by submit or drain");
 
     /* Frames work, and a drained pipeline starts again. */
     reset(&c, 0);
     for (int f = 0; f < 5; f++)
-        EXPECT(misuse_submit(rt, &p, &c) == 0, "submit %d failed", f);
-    EXPECT(misuse_drain(rt, &p) == 0, "drain failed");
+        EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0, "submit %d failed", f);
+    EXPECT(misuse_pipeline_drain(rt, &p) == 0, "drain failed");
     EXPECT(atomic_load(&c.runs) == 5 && atomic_load(&c.seconds) == 5,
            "5 frames ran first %d, second %d times", atomic_load(&c.runs), atomic_load(&c.seconds));
-    EXPECT(misuse_drain(rt, &p) == 0, "drain of an idle pipeline failed");
+    EXPECT(misuse_pipeline_drain(rt, &p) == 0, "drain of an idle pipeline failed");
 
     /* A bad depth on a pipeline with a frame in flight changes nothing:
      * the frame completes and the drain waits for it. */
     reset(&c, 2);
     pthread_t w;
     EXPECT(pthread_create(&w, NULL, watchdog, &c) == 0, "pthread_create");
-    EXPECT(misuse_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
-    EXPECT(!atomic_load(&watchdog_fired), "the frame was held on the caller inside G_submit");
+    EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
+    EXPECT(!atomic_load(&watchdog_fired), "the frame was held on the caller inside G_pipeline_submit");
     EXPECT(misuse_pipeline_init(&p, 0) == DAGRT_EINVAL &&
                misuse_pipeline_init(&p, DAGRT_MAX_IN_FLIGHT + 1) == DAGRT_EINVAL,
            "bad depth accepted on a pipeline in use");
-    /* The frame's instance is the pipeline's: G_wait and G_start on it are
+    /* The frame's instance is the pipeline's: G_instance_wait and G_instance_start on it are
      * refused (EBUSY); the pipeline's other instance is idle (EINVAL). */
     int busy = -1;
     for (int k = 0; k < 2; k++) {
-        int rc = misuse_wait(rt, &p.frames[k]);
-        EXPECT(rc == DAGRT_EBUSY || rc == DAGRT_EINVAL, "G_wait on a pipeline's instance: %d", rc);
+        int rc = misuse_instance_wait(rt, &p.frames[k]);
+        EXPECT(rc == DAGRT_EBUSY || rc == DAGRT_EINVAL, "G_instance_wait on a pipeline's instance: %d", rc);
         if (rc == DAGRT_EBUSY)
             busy = busy < 0 ? k : 2;
     }
-    EXPECT(busy == 0 || busy == 1, "G_wait: not exactly one of the pipeline's instances in flight");
+    EXPECT(busy == 0 || busy == 1, "G_instance_wait: not exactly one of the pipeline's instances in flight");
     if (busy == 0 || busy == 1)
-        EXPECT(misuse_start(rt, &p.frames[busy], &c) == DAGRT_EBUSY,
-               "G_start on a pipeline's frame in flight accepted");
+        EXPECT(misuse_instance_start(rt, &p.frames[busy], &c) == DAGRT_EBUSY,
+               "G_instance_start on a pipeline's frame in flight accepted");
     atomic_store(&c.release, 1);
     pthread_join(w, NULL);
-    EXPECT(misuse_drain(rt, &p) == 0, "drain after a refused init failed");
+    EXPECT(misuse_pipeline_drain(rt, &p) == 0, "drain after a refused init failed");
     for (int k = 0; k < 2; k++)
-        EXPECT(misuse_wait(rt, &p.frames[k]) == DAGRT_EINVAL,
-               "G_wait on a pipeline's instance after the drain accepted");
+        EXPECT(misuse_instance_wait(rt, &p.frames[k]) == DAGRT_EINVAL,
+               "G_instance_wait on a pipeline's instance after the drain accepted");
     EXPECT(atomic_load(&c.runs) == 1 && atomic_load(&c.seconds) == 1,
            "the frame in flight ran first %d, second %d times", atomic_load(&c.runs),
            atomic_load(&c.seconds));
@@ -246,7 +246,7 @@ int pipe_misuse_scenario(dagrt *rt)
     /* ...of a pipeline frame, on its own pipeline. */
     reset(&c, 3);
     c.pipe = &p;
-    EXPECT(misuse_submit(rt, &p, &c) == 0 && misuse_drain(rt, &p) == 0,
+    EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0 && misuse_pipeline_drain(rt, &p) == 0,
            "a frame with nested submits failed");
     EXPECT(c.nested_rc_first == DAGRT_ENESTED && c.nested_drain_first == DAGRT_ENESTED,
            "submit/drain inside `first` of a pipeline frame: %d %d", c.nested_rc_first,
@@ -261,7 +261,7 @@ int pipe_misuse_scenario(dagrt *rt)
     /* A second thread while a frame is in flight: EBUSY, nothing started. */
     for (int round = 0; round < 10; round++) {
         reset(&c, 2);
-        EXPECT(misuse_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
+        EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0, "submit of a holding frame failed");
         other o = {&c, &p, true, 1, 1};
         pthread_t t;
         EXPECT(pthread_create(&t, NULL, other_thread, &o) == 0, "pthread_create");
@@ -269,7 +269,7 @@ int pipe_misuse_scenario(dagrt *rt)
         EXPECT(o.submit == DAGRT_EBUSY && o.drain == DAGRT_EBUSY,
                "another thread on a pipeline in flight: submit %d drain %d, want EBUSY",
                o.submit, o.drain);
-        EXPECT(misuse_drain(rt, &p) == 0, "drain after the other thread failed");
+        EXPECT(misuse_pipeline_drain(rt, &p) == 0, "drain after the other thread failed");
         EXPECT(atomic_load(&c.runs) == 1 && atomic_load(&c.seconds) == 1,
                "a refused submit ran a frame: first %d, second %d times", atomic_load(&c.runs),
                atomic_load(&c.seconds));
@@ -285,7 +285,7 @@ int pipe_misuse_scenario(dagrt *rt)
            "another thread on an idle pipeline: submit %d drain %d, want EPERM", o.submit,
            o.drain);
     EXPECT(atomic_load(&c.runs) == 0, "a refused submit ran a frame");
-    EXPECT(misuse_submit(rt, &p, &c) == 0 && misuse_drain(rt, &p) == 0 &&
+    EXPECT(misuse_pipeline_submit(rt, &p, &c) == 0 && misuse_pipeline_drain(rt, &p) == 0 &&
                atomic_load(&c.runs) == 1,
            "the pipeline is not usable after the refused calls");
     bad += reinit_scenario(rt, &c);

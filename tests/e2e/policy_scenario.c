@@ -100,7 +100,7 @@ static const dagrt_observer counting = {.node_begin = obs_begin, .node_end = obs
 
 static struct bench_ctx ctx;
 /* An instance rather than bench_frame_run's hidden state: its stats. */
-static bench_frame_instance inst;
+static bench_frame_instance_t inst;
 
 /* One frame, checked: it succeeded, every node ran once (and, observed,
  * was reported once each way), the stats say so. Returns the violations;
@@ -114,7 +114,7 @@ static int frame(bool observed, int *off)
         atomic_store_explicit(&node[i].ends, 0, memory_order_relaxed);
         atomic_store_explicit(&node[i].off_caller, 0, memory_order_relaxed);
     }
-    int rc = bench_frame_run_instance(the_rt, &inst, &ctx);
+    int rc = bench_frame_instance_run(the_rt, &inst, &ctx);
     if (rc != 0) {
         fprintf(stderr, "policy: frame %llu: %s\n", (unsigned long long)ctx.frame, dagrt_strerror(rc));
         return 1;

@@ -83,17 +83,17 @@ Test(emit_c, header_declares_exactly_the_contract)
         "    dagrt_node_state nodes[9];\n"
         "    union { unsigned char bytes[sizeof(struct game *)]; void *p; long long ll; "
         "long double ld; void (*fp)(void); } ctx;\n"
-        "} frame_instance;\n"
-        "int frame_instance_init(frame_instance *inst);\n"
-        "int frame_run_instance(dagrt *rt, frame_instance *inst, struct game *ctx);\n"
-        "int frame_start(dagrt *rt, frame_instance *inst, struct game *ctx);\n"
-        "int frame_wait(dagrt *rt, frame_instance *inst);\n"
+        "} frame_instance_t;\n"
+        "int frame_instance_init(frame_instance_t *inst);\n"
+        "int frame_instance_run(dagrt *rt, frame_instance_t *inst, struct game *ctx);\n"
+        "int frame_instance_start(dagrt *rt, frame_instance_t *inst, struct game *ctx);\n"
+        "int frame_instance_wait(dagrt *rt, frame_instance_t *inst);\n"
         "    dagrt_pipeline pipe;\n"
-        "    frame_instance frames[DAGRT_MAX_IN_FLIGHT];\n"
-        "} frame_pipeline;\n"
-        "int frame_pipeline_init(frame_pipeline *p, unsigned depth);\n"
-        "int frame_submit(dagrt *rt, frame_pipeline *p, struct game *ctx);\n"
-        "int frame_drain(dagrt *rt, frame_pipeline *p);\n");
+        "    frame_instance_t frames[DAGRT_MAX_IN_FLIGHT];\n"
+        "} frame_pipeline_t;\n"
+        "int frame_pipeline_init(frame_pipeline_t *p, unsigned depth);\n"
+        "int frame_pipeline_submit(dagrt *rt, frame_pipeline_t *p, struct game *ctx);\n"
+        "int frame_pipeline_drain(dagrt *rt, frame_pipeline_t *p);\n");
     /* Includes: dagrt.h first, then the .dag's includes in order. */
     const char *a = strstr(h.p, "#include \"dagrt.h\"");
     const char *b = strstr(h.p, "#include \"game.h\"");

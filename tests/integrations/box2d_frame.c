@@ -70,21 +70,21 @@ static int one(int workers, unsigned depth)
     atomic_store(&c.frames_stepped, 0);
     atomic_store(&c.frames_rendered, 0);
     atomic_store(&c.order_errors, 0);
-    static physics_frame_pipeline p;
+    static physics_frame_pipeline_t p;
     int bad = 0, r = physics_frame_pipeline_init(&p, depth);
     int frames = 0;
     /* A frame's physics may be the one that finds the hinges asleep while
      * later frames are already submitted: those step nothing. */
     for (; r == 0 && frames < 500; frames++) {
         if (frames % 8 == 0) {
-            r = physics_frame_drain(rt, &p);   /* the main thread reads done only between drains */
+            r = physics_frame_pipeline_drain(rt, &p);   /* the main thread reads done only between drains */
             if (r != 0 || w.done)
                 break;
         }
-        r = physics_frame_submit(rt, &p, &c);
+        r = physics_frame_pipeline_submit(rt, &p, &c);
     }
     if (r == 0)
-        r = physics_frame_drain(rt, &p);
+        r = physics_frame_pipeline_drain(rt, &p);
     if (r != 0) {
         printf("box2d_frame: workers=%d depth=%u: %s\n", workers, depth, dagrt_strerror(r));
         bad++;

@@ -71,7 +71,7 @@
  *   -DLATENEXT    the submitter sets frame N-1's `next` after its
  *                 exchanges: a completer that saw LINKED reads no frame.
  *   -DORJOIN -DNEWESTFIRST  the frames in flight are waited for newest
- *                 first (as a user's G_wait on a pipeline's own instance
+ *                 first (as a user's G_instance_wait on a pipeline's own instance
  *                 would) and their states handed back: the late `prev`
  *                 input of c of frame N+1 may still be on its way from
  *                 frame N's thread after frame N+1 completed. Waiting

@@ -486,15 +486,15 @@ static int obs_numbering(void)
     c.rt = rt;
     bad += run_frames(rt, &c, 3, 0);
     /* c.frame stays as it is while frames are in flight (shadows_on reads it). */
-    static obs_pipeline p;
+    static obs_pipeline_t p;
     EXPECT(obs_pipeline_init(&p, 2) == 0);
     for (int f = 0; f < 5; f++)
-        EXPECT(obs_submit(rt, &p, &c) == 0);
-    EXPECT(obs_drain(rt, &p) == 0);
-    static obs_instance in;
+        EXPECT(obs_pipeline_submit(rt, &p, &c) == 0);
+    EXPECT(obs_pipeline_drain(rt, &p) == 0);
+    static obs_instance_t in;
     obs_instance_init(&in);
-    EXPECT(obs_start(rt, &in, &c) == 0);
-    EXPECT(obs_wait(rt, &in) == 0);
+    EXPECT(obs_instance_start(rt, &in, &c) == 0);
+    EXPECT(obs_instance_wait(rt, &in) == 0);
     bad += run_frames(rt, &c, 1, 3);
     dagrt_destroy(rt);
     EXPECT(nb.other == 0);
@@ -541,10 +541,10 @@ static void exit_child(const char *path, enum exit_how how)
         _exit(5);   /* not reached: the task ended the process */
     }
     if (how == EXIT_IN_FLIGHT) {
-        static obs_instance in;
+        static obs_instance_t in;
         obs_instance_init(&in);
         c.frame = 4;
-        obs_start(rt, &in, &c);   /* render, on main, waits for a pump that never comes */
+        obs_instance_start(rt, &in, &c);   /* render, on main, waits for a pump that never comes */
     }
     exit(0);   /* what returning from main does */
 }

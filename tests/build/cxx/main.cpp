@@ -39,6 +39,19 @@ void notify_ping(const std::function<void(int)> *f) { (*f)(42); }
 void shared_step(std::shared_ptr<engine::Counter> c) { c->runs++; }
 void shared_tail(std::shared_ptr<engine::Counter> c) { c->runs++; }
 
+// Each frame of `words` adds 6 for its plain tasks and 4 for `pipeline`.
+void words_init(engine::Counter &c) { c.runs++; }
+void words_start(engine::Counter &c) { c.runs++; }
+void words_instance(engine::Counter &c) { c.runs++; }
+std::size_t words_pipeline_count(engine::Counter &) { return 4; }
+void words_pipeline(engine::Counter &c, std::size_t begin, std::size_t end)
+{
+    c.runs += static_cast<int>(end - begin);
+}
+void words_submit(engine::Counter &c) { c.runs++; }
+void words_wait(engine::Counter &c) { c.runs++; }
+void words_drain(engine::Counter &c) { c.runs++; }
+
 void bump_first(long v[4]) { v[0] += 1; }
 void bump_second(long v[4]) { v[3] = v[0] + 1; }
 
@@ -62,36 +75,48 @@ int main()
     // Started runs: a pointer context (copied into the instance), a
     // reference (the referent itself), an array (its pointer), in flight
     // together.
-    static frame_instance fi;
-    static pool_instance pi;
-    static bump_instance bi;
+    static frame_instance_t fi;
+    static pool_instance_t pi;
+    static bump_instance_t bi;
     frame_instance_init(&fi);
     pool_instance_init(&pi);
     bump_instance_init(&bi);
     engine::World w2;
     engine::Pool<int, 4> pool2;
     long arr2[4] = {0, 0, 0, 0};
-    int rc6 = frame_start(rt, &fi, &w2) | pool_start(rt, &pi, pool2) | bump_start(rt, &bi, arr2);
-    int busy = frame_start(rt, &fi, &w2);
-    rc6 |= bump_wait(rt, &bi) | pool_wait(rt, &pi) | frame_wait(rt, &fi);
-    int never = frame_wait(rt, &fi);
+    int rc6 = frame_instance_start(rt, &fi, &w2) | pool_instance_start(rt, &pi, pool2) | bump_instance_start(rt, &bi, arr2);
+    int busy = frame_instance_start(rt, &fi, &w2);
+    rc6 |= bump_instance_wait(rt, &bi) | pool_instance_wait(rt, &pi) | frame_instance_wait(rt, &fi);
+    int never = frame_instance_wait(rt, &fi);
     // Pipelines: an owning context copied per frame (its use count is back
     // to 1 once drained), and a reference (used where it is).
     auto counter = std::make_shared<engine::Counter>();
-    static shared_pipeline sp;
+    static shared_pipeline_t sp;
     int rc7 = shared_pipeline_init(&sp, 3);
     for (int i = 0; i < 50 && rc7 == 0; i++)
-        rc7 = shared_submit(rt, &sp, counter);
+        rc7 = shared_pipeline_submit(rt, &sp, counter);
     long in_flight_uses = counter.use_count();
-    rc7 |= shared_drain(rt, &sp);
+    rc7 |= shared_pipeline_drain(rt, &sp);
     long uses = counter.use_count();
-    static pool_pipeline pp;
+    static pool_pipeline_t pp;
     engine::Pool<int, 4> pool3;
     int rc8 = pool_pipeline_init(&pp, 1);
     for (int i = 0; i < 3 && rc8 == 0; i++)
-        rc8 = pool_submit(rt, &pp, pool3);
-    rc8 |= pool_drain(rt, &pp);
+        rc8 = pool_pipeline_submit(rt, &pp, pool3);
+    rc8 |= pool_pipeline_drain(rt, &pp);
     int bad_depth = pool_pipeline_init(&pp, DAGRT_MAX_IN_FLIGHT + 1);
+    // The task functions words_start, words_wait, words_submit, ... beside
+    // the entry points: one run, one started run, three pipelined frames.
+    engine::Counter wc;
+    static words_instance_t wi;
+    words_instance_init(&wi);
+    static words_pipeline_t wp;
+    int rc9 = words_run(rt, wc) | words_instance_start(rt, &wi, wc) | words_instance_wait(rt, &wi) |
+              words_pipeline_init(&wp, 2);
+    for (int i = 0; i < 3 && rc9 == 0; i++)
+        rc9 = words_pipeline_submit(rt, &wp, wc);
+    rc9 |= words_pipeline_drain(rt, &wp);
+    std::printf("cxx: words %d, %d task calls (expected 50)\n", rc9, wc.runs.load());
     std::printf("cxx: pipelines %d %d, runs %d, uses %ld in flight, %ld drained, pool %d, depth %d\n",
                 rc7, rc8, counter->runs.load(), in_flight_uses, uses, pool3.sum, bad_depth);
     dagrt_destroy(rt);
@@ -100,7 +125,8 @@ int main()
               w.checked == 1 && pool.sum == 10 && got == 42 && arr[0] == 1 && arr[3] == 2 &&
               rc6 == 0 && busy == DAGRT_EBUSY && never == DAGRT_EINVAL && w2.reported == want &&
               pool2.sum == 10 && arr2[0] == 1 && arr2[3] == 2 && rc7 == 0 && rc8 == 0 &&
-              counter->runs == 100 && uses == 1 && pool3.sum == 30 && bad_depth == DAGRT_EINVAL;
+              counter->runs == 100 && uses == 1 && pool3.sum == 30 && bad_depth == DAGRT_EINVAL &&
+              rc9 == 0 && wc.runs == 50;
     std::printf("cxx: started runs %d (busy %d, never %d), total %ld, pool %d, array %ld %ld\n", rc6,
                 busy, never, w2.reported, pool2.sum, arr2[0], arr2[3]);
     std::printf("cxx: runs %d %d %d %d %d, total %ld (expected %ld), checked %d, pool %d, ping %d,"

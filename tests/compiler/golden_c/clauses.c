@@ -143,7 +143,7 @@ int clauses_run(dagrt *rt, const struct world *ctx)
     return dagrt_graph_run(rt, &clauses__dagc_graph, &clauses__dagc_state, (void *)&ctx);
 }
 
-int clauses_instance_init(clauses_instance *inst)
+int clauses_instance_init(clauses_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -154,7 +154,7 @@ int clauses_instance_init(clauses_instance *inst)
     return rc;
 }
 
-int clauses_run_instance(dagrt *rt, clauses_instance *inst, const struct world *ctx)
+int clauses_instance_run(dagrt *rt, clauses_instance_t *inst, const struct world *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -165,7 +165,7 @@ int clauses_run_instance(dagrt *rt, clauses_instance *inst, const struct world *
  * leaves a running instance's context alone. */
 static void clauses__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(clauses__dagc_ctx)); }
 
-int clauses_start(dagrt *rt, clauses_instance *inst, const struct world *ctx)
+int clauses_instance_start(dagrt *rt, clauses_instance_t *inst, const struct world *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -173,14 +173,14 @@ int clauses_start(dagrt *rt, clauses_instance *inst, const struct world *ctx)
                              clauses__dagc_store, (const void *)&ctx);
 }
 
-int clauses_wait(dagrt *rt, clauses_instance *inst)
+int clauses_instance_wait(dagrt *rt, clauses_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int clauses_pipeline_init(clauses_pipeline *p, unsigned depth)
+int clauses_pipeline_init(clauses_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -198,7 +198,7 @@ int clauses_pipeline_init(clauses_pipeline *p, unsigned depth)
     return rc;
 }
 
-int clauses_submit(dagrt *rt, clauses_pipeline *p, const struct world *ctx)
+int clauses_pipeline_submit(dagrt *rt, clauses_pipeline_t *p, const struct world *ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -206,7 +206,7 @@ int clauses_submit(dagrt *rt, clauses_pipeline *p, const struct world *ctx)
                                  (const void *)&ctx);
 }
 
-int clauses_drain(dagrt *rt, clauses_pipeline *p)
+int clauses_pipeline_drain(dagrt *rt, clauses_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;

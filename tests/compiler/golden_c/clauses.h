@@ -37,23 +37,23 @@ typedef struct clauses_instance {
     dagrt_node_state nodes[16];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(const struct world *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
-} clauses_instance;
-int clauses_instance_init(clauses_instance *inst);
-int clauses_run_instance(dagrt *rt, clauses_instance *inst, const struct world *ctx);
-int clauses_start(dagrt *rt, clauses_instance *inst, const struct world *ctx);
-int clauses_wait(dagrt *rt, clauses_instance *inst);
+} clauses_instance_t;
+int clauses_instance_init(clauses_instance_t *inst);
+int clauses_instance_run(dagrt *rt, clauses_instance_t *inst, const struct world *ctx);
+int clauses_instance_start(dagrt *rt, clauses_instance_t *inst, const struct world *ctx);
+int clauses_instance_wait(dagrt *rt, clauses_instance_t *inst);
 
-/* Frames in flight: clauses_submit starts the next frame, first waiting for
- * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
- * node and the `prev` inputs of frame N. Place it anywhere; drain it before
- * letting it go. */
+/* Frames in flight: clauses_pipeline_submit starts the next frame, first
+ * waiting for the oldest when `depth` are in flight; frame N+1's nodes wait
+ * for the same node and the `prev` inputs of frame N. Place it anywhere,
+ * and drain it before letting it go. */
 typedef struct clauses_pipeline {
     dagrt_pipeline pipe;
-    clauses_instance frames[DAGRT_MAX_IN_FLIGHT];
-} clauses_pipeline;
-int clauses_pipeline_init(clauses_pipeline *p, unsigned depth);
-int clauses_submit(dagrt *rt, clauses_pipeline *p, const struct world *ctx);
-int clauses_drain(dagrt *rt, clauses_pipeline *p);
+    clauses_instance_t frames[DAGRT_MAX_IN_FLIGHT];
+} clauses_pipeline_t;
+int clauses_pipeline_init(clauses_pipeline_t *p, unsigned depth);
+int clauses_pipeline_submit(dagrt *rt, clauses_pipeline_t *p, const struct world *ctx);
+int clauses_pipeline_drain(dagrt *rt, clauses_pipeline_t *p);
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,7 @@ int plain_run(dagrt *rt, void *ctx)
     return dagrt_graph_run(rt, &plain__dagc_graph, &plain__dagc_state, (void *)&ctx);
 }
 
-int plain_instance_init(plain_instance *inst)
+int plain_instance_init(plain_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -59,7 +59,7 @@ int plain_instance_init(plain_instance *inst)
     return rc;
 }
 
-int plain_run_instance(dagrt *rt, plain_instance *inst, void *ctx)
+int plain_instance_run(dagrt *rt, plain_instance_t *inst, void *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -70,7 +70,7 @@ int plain_run_instance(dagrt *rt, plain_instance *inst, void *ctx)
  * leaves a running instance's context alone. */
 static void plain__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(plain__dagc_ctx)); }
 
-int plain_start(dagrt *rt, plain_instance *inst, void *ctx)
+int plain_instance_start(dagrt *rt, plain_instance_t *inst, void *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -78,14 +78,14 @@ int plain_start(dagrt *rt, plain_instance *inst, void *ctx)
                              plain__dagc_store, (const void *)&ctx);
 }
 
-int plain_wait(dagrt *rt, plain_instance *inst)
+int plain_instance_wait(dagrt *rt, plain_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int plain_pipeline_init(plain_pipeline *p, unsigned depth)
+int plain_pipeline_init(plain_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -103,7 +103,7 @@ int plain_pipeline_init(plain_pipeline *p, unsigned depth)
     return rc;
 }
 
-int plain_submit(dagrt *rt, plain_pipeline *p, void *ctx)
+int plain_pipeline_submit(dagrt *rt, plain_pipeline_t *p, void *ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -111,7 +111,7 @@ int plain_submit(dagrt *rt, plain_pipeline *p, void *ctx)
                                  (const void *)&ctx);
 }
 
-int plain_drain(dagrt *rt, plain_pipeline *p)
+int plain_pipeline_drain(dagrt *rt, plain_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -173,7 +173,7 @@ int game_run(dagrt *rt, struct game *ctx)
     return dagrt_graph_run(rt, &game__dagc_graph, &game__dagc_state, (void *)&ctx);
 }
 
-int game_instance_init(game_instance *inst)
+int game_instance_init(game_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -184,7 +184,7 @@ int game_instance_init(game_instance *inst)
     return rc;
 }
 
-int game_run_instance(dagrt *rt, game_instance *inst, struct game *ctx)
+int game_instance_run(dagrt *rt, game_instance_t *inst, struct game *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -195,7 +195,7 @@ int game_run_instance(dagrt *rt, game_instance *inst, struct game *ctx)
  * leaves a running instance's context alone. */
 static void game__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(game__dagc_ctx)); }
 
-int game_start(dagrt *rt, game_instance *inst, struct game *ctx)
+int game_instance_start(dagrt *rt, game_instance_t *inst, struct game *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -203,14 +203,14 @@ int game_start(dagrt *rt, game_instance *inst, struct game *ctx)
                              game__dagc_store, (const void *)&ctx);
 }
 
-int game_wait(dagrt *rt, game_instance *inst)
+int game_instance_wait(dagrt *rt, game_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int game_pipeline_init(game_pipeline *p, unsigned depth)
+int game_pipeline_init(game_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -228,7 +228,7 @@ int game_pipeline_init(game_pipeline *p, unsigned depth)
     return rc;
 }
 
-int game_submit(dagrt *rt, game_pipeline *p, struct game *ctx)
+int game_pipeline_submit(dagrt *rt, game_pipeline_t *p, struct game *ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -236,7 +236,7 @@ int game_submit(dagrt *rt, game_pipeline *p, struct game *ctx)
                                  (const void *)&ctx);
 }
 
-int game_drain(dagrt *rt, game_pipeline *p)
+int game_pipeline_drain(dagrt *rt, game_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -289,7 +289,7 @@ int cb_run(dagrt *rt, void (*ctx)(int, const char *))
     return dagrt_graph_run(rt, &cb__dagc_graph, &cb__dagc_state, (void *)&ctx);
 }
 
-int cb_instance_init(cb_instance *inst)
+int cb_instance_init(cb_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -300,7 +300,7 @@ int cb_instance_init(cb_instance *inst)
     return rc;
 }
 
-int cb_run_instance(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *))
+int cb_instance_run(dagrt *rt, cb_instance_t *inst, void (*ctx)(int, const char *))
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -311,7 +311,7 @@ int cb_run_instance(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *)
  * leaves a running instance's context alone. */
 static void cb__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(cb__dagc_ctx)); }
 
-int cb_start(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *))
+int cb_instance_start(dagrt *rt, cb_instance_t *inst, void (*ctx)(int, const char *))
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -319,14 +319,14 @@ int cb_start(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *))
                              cb__dagc_store, (const void *)&ctx);
 }
 
-int cb_wait(dagrt *rt, cb_instance *inst)
+int cb_instance_wait(dagrt *rt, cb_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int cb_pipeline_init(cb_pipeline *p, unsigned depth)
+int cb_pipeline_init(cb_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -344,7 +344,7 @@ int cb_pipeline_init(cb_pipeline *p, unsigned depth)
     return rc;
 }
 
-int cb_submit(dagrt *rt, cb_pipeline *p, void (*ctx)(int, const char *))
+int cb_pipeline_submit(dagrt *rt, cb_pipeline_t *p, void (*ctx)(int, const char *))
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -352,7 +352,7 @@ int cb_submit(dagrt *rt, cb_pipeline *p, void (*ctx)(int, const char *))
                                  (const void *)&ctx);
 }
 
-int cb_drain(dagrt *rt, cb_pipeline *p)
+int cb_pipeline_drain(dagrt *rt, cb_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -404,7 +404,7 @@ int fixed_run(dagrt *rt, char *const ctx)
     return dagrt_graph_run(rt, &fixed__dagc_graph, &fixed__dagc_state, (void *)&ctx);
 }
 
-int fixed_instance_init(fixed_instance *inst)
+int fixed_instance_init(fixed_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -415,7 +415,7 @@ int fixed_instance_init(fixed_instance *inst)
     return rc;
 }
 
-int fixed_run_instance(dagrt *rt, fixed_instance *inst, char *const ctx)
+int fixed_instance_run(dagrt *rt, fixed_instance_t *inst, char *const ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -426,7 +426,7 @@ int fixed_run_instance(dagrt *rt, fixed_instance *inst, char *const ctx)
  * leaves a running instance's context alone. */
 static void fixed__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(fixed__dagc_ctx)); }
 
-int fixed_start(dagrt *rt, fixed_instance *inst, char *const ctx)
+int fixed_instance_start(dagrt *rt, fixed_instance_t *inst, char *const ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -434,14 +434,14 @@ int fixed_start(dagrt *rt, fixed_instance *inst, char *const ctx)
                              fixed__dagc_store, (const void *)&ctx);
 }
 
-int fixed_wait(dagrt *rt, fixed_instance *inst)
+int fixed_instance_wait(dagrt *rt, fixed_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int fixed_pipeline_init(fixed_pipeline *p, unsigned depth)
+int fixed_pipeline_init(fixed_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -459,7 +459,7 @@ int fixed_pipeline_init(fixed_pipeline *p, unsigned depth)
     return rc;
 }
 
-int fixed_submit(dagrt *rt, fixed_pipeline *p, char *const ctx)
+int fixed_pipeline_submit(dagrt *rt, fixed_pipeline_t *p, char *const ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -467,7 +467,7 @@ int fixed_submit(dagrt *rt, fixed_pipeline *p, char *const ctx)
                                  (const void *)&ctx);
 }
 
-int fixed_drain(dagrt *rt, fixed_pipeline *p)
+int fixed_pipeline_drain(dagrt *rt, fixed_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -525,7 +525,7 @@ int shapes_run(dagrt *rt, const union shape *ctx)
     return dagrt_graph_run(rt, &shapes__dagc_graph, &shapes__dagc_state, (void *)&ctx);
 }
 
-int shapes_instance_init(shapes_instance *inst)
+int shapes_instance_init(shapes_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -536,7 +536,7 @@ int shapes_instance_init(shapes_instance *inst)
     return rc;
 }
 
-int shapes_run_instance(dagrt *rt, shapes_instance *inst, const union shape *ctx)
+int shapes_instance_run(dagrt *rt, shapes_instance_t *inst, const union shape *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -547,7 +547,7 @@ int shapes_run_instance(dagrt *rt, shapes_instance *inst, const union shape *ctx
  * leaves a running instance's context alone. */
 static void shapes__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(shapes__dagc_ctx)); }
 
-int shapes_start(dagrt *rt, shapes_instance *inst, const union shape *ctx)
+int shapes_instance_start(dagrt *rt, shapes_instance_t *inst, const union shape *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -555,14 +555,14 @@ int shapes_start(dagrt *rt, shapes_instance *inst, const union shape *ctx)
                              shapes__dagc_store, (const void *)&ctx);
 }
 
-int shapes_wait(dagrt *rt, shapes_instance *inst)
+int shapes_instance_wait(dagrt *rt, shapes_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int shapes_pipeline_init(shapes_pipeline *p, unsigned depth)
+int shapes_pipeline_init(shapes_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -580,7 +580,7 @@ int shapes_pipeline_init(shapes_pipeline *p, unsigned depth)
     return rc;
 }
 
-int shapes_submit(dagrt *rt, shapes_pipeline *p, const union shape *ctx)
+int shapes_pipeline_submit(dagrt *rt, shapes_pipeline_t *p, const union shape *ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -588,7 +588,7 @@ int shapes_submit(dagrt *rt, shapes_pipeline *p, const union shape *ctx)
                                  (const void *)&ctx);
 }
 
-int shapes_drain(dagrt *rt, shapes_pipeline *p)
+int shapes_pipeline_drain(dagrt *rt, shapes_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;

@@ -21,23 +21,23 @@ typedef struct plain_instance {
     dagrt_node_state nodes[1];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(void *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
-} plain_instance;
-int plain_instance_init(plain_instance *inst);
-int plain_run_instance(dagrt *rt, plain_instance *inst, void *ctx);
-int plain_start(dagrt *rt, plain_instance *inst, void *ctx);
-int plain_wait(dagrt *rt, plain_instance *inst);
+} plain_instance_t;
+int plain_instance_init(plain_instance_t *inst);
+int plain_instance_run(dagrt *rt, plain_instance_t *inst, void *ctx);
+int plain_instance_start(dagrt *rt, plain_instance_t *inst, void *ctx);
+int plain_instance_wait(dagrt *rt, plain_instance_t *inst);
 
-/* Frames in flight: plain_submit starts the next frame, first waiting for
- * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
- * node and the `prev` inputs of frame N. Place it anywhere; drain it before
- * letting it go. */
+/* Frames in flight: plain_pipeline_submit starts the next frame, first
+ * waiting for the oldest when `depth` are in flight; frame N+1's nodes wait
+ * for the same node and the `prev` inputs of frame N. Place it anywhere,
+ * and drain it before letting it go. */
 typedef struct plain_pipeline {
     dagrt_pipeline pipe;
-    plain_instance frames[DAGRT_MAX_IN_FLIGHT];
-} plain_pipeline;
-int plain_pipeline_init(plain_pipeline *p, unsigned depth);
-int plain_submit(dagrt *rt, plain_pipeline *p, void *ctx);
-int plain_drain(dagrt *rt, plain_pipeline *p);
+    plain_instance_t frames[DAGRT_MAX_IN_FLIGHT];
+} plain_pipeline_t;
+int plain_pipeline_init(plain_pipeline_t *p, unsigned depth);
+int plain_pipeline_submit(dagrt *rt, plain_pipeline_t *p, void *ctx);
+int plain_pipeline_drain(dagrt *rt, plain_pipeline_t *p);
 
 /* graph game: implement these; game_run runs one frame. */
 struct game;
@@ -55,23 +55,23 @@ typedef struct game_instance {
     dagrt_node_state nodes[2];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(struct game *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
-} game_instance;
-int game_instance_init(game_instance *inst);
-int game_run_instance(dagrt *rt, game_instance *inst, struct game *ctx);
-int game_start(dagrt *rt, game_instance *inst, struct game *ctx);
-int game_wait(dagrt *rt, game_instance *inst);
+} game_instance_t;
+int game_instance_init(game_instance_t *inst);
+int game_instance_run(dagrt *rt, game_instance_t *inst, struct game *ctx);
+int game_instance_start(dagrt *rt, game_instance_t *inst, struct game *ctx);
+int game_instance_wait(dagrt *rt, game_instance_t *inst);
 
-/* Frames in flight: game_submit starts the next frame, first waiting for
- * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
- * node and the `prev` inputs of frame N. Place it anywhere; drain it before
- * letting it go. */
+/* Frames in flight: game_pipeline_submit starts the next frame, first
+ * waiting for the oldest when `depth` are in flight; frame N+1's nodes wait
+ * for the same node and the `prev` inputs of frame N. Place it anywhere,
+ * and drain it before letting it go. */
 typedef struct game_pipeline {
     dagrt_pipeline pipe;
-    game_instance frames[DAGRT_MAX_IN_FLIGHT];
-} game_pipeline;
-int game_pipeline_init(game_pipeline *p, unsigned depth);
-int game_submit(dagrt *rt, game_pipeline *p, struct game *ctx);
-int game_drain(dagrt *rt, game_pipeline *p);
+    game_instance_t frames[DAGRT_MAX_IN_FLIGHT];
+} game_pipeline_t;
+int game_pipeline_init(game_pipeline_t *p, unsigned depth);
+int game_pipeline_submit(dagrt *rt, game_pipeline_t *p, struct game *ctx);
+int game_pipeline_drain(dagrt *rt, game_pipeline_t *p);
 
 /* graph cb: implement these; cb_run runs one frame. */
 void cb_fire(void (*ctx)(int, const char *));
@@ -87,23 +87,23 @@ typedef struct cb_instance {
     dagrt_node_state nodes[1];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(void (*)(int, const char *))]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
-} cb_instance;
-int cb_instance_init(cb_instance *inst);
-int cb_run_instance(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *));
-int cb_start(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *));
-int cb_wait(dagrt *rt, cb_instance *inst);
+} cb_instance_t;
+int cb_instance_init(cb_instance_t *inst);
+int cb_instance_run(dagrt *rt, cb_instance_t *inst, void (*ctx)(int, const char *));
+int cb_instance_start(dagrt *rt, cb_instance_t *inst, void (*ctx)(int, const char *));
+int cb_instance_wait(dagrt *rt, cb_instance_t *inst);
 
-/* Frames in flight: cb_submit starts the next frame, first waiting for
- * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
- * node and the `prev` inputs of frame N. Place it anywhere; drain it before
- * letting it go. */
+/* Frames in flight: cb_pipeline_submit starts the next frame, first
+ * waiting for the oldest when `depth` are in flight; frame N+1's nodes wait
+ * for the same node and the `prev` inputs of frame N. Place it anywhere,
+ * and drain it before letting it go. */
 typedef struct cb_pipeline {
     dagrt_pipeline pipe;
-    cb_instance frames[DAGRT_MAX_IN_FLIGHT];
-} cb_pipeline;
-int cb_pipeline_init(cb_pipeline *p, unsigned depth);
-int cb_submit(dagrt *rt, cb_pipeline *p, void (*ctx)(int, const char *));
-int cb_drain(dagrt *rt, cb_pipeline *p);
+    cb_instance_t frames[DAGRT_MAX_IN_FLIGHT];
+} cb_pipeline_t;
+int cb_pipeline_init(cb_pipeline_t *p, unsigned depth);
+int cb_pipeline_submit(dagrt *rt, cb_pipeline_t *p, void (*ctx)(int, const char *));
+int cb_pipeline_drain(dagrt *rt, cb_pipeline_t *p);
 
 /* graph fixed: implement these; fixed_run runs one frame. */
 void fixed_read(char *const ctx);
@@ -118,23 +118,23 @@ typedef struct fixed_instance {
     dagrt_node_state nodes[1];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(char *const)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
-} fixed_instance;
-int fixed_instance_init(fixed_instance *inst);
-int fixed_run_instance(dagrt *rt, fixed_instance *inst, char *const ctx);
-int fixed_start(dagrt *rt, fixed_instance *inst, char *const ctx);
-int fixed_wait(dagrt *rt, fixed_instance *inst);
+} fixed_instance_t;
+int fixed_instance_init(fixed_instance_t *inst);
+int fixed_instance_run(dagrt *rt, fixed_instance_t *inst, char *const ctx);
+int fixed_instance_start(dagrt *rt, fixed_instance_t *inst, char *const ctx);
+int fixed_instance_wait(dagrt *rt, fixed_instance_t *inst);
 
-/* Frames in flight: fixed_submit starts the next frame, first waiting for
- * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
- * node and the `prev` inputs of frame N. Place it anywhere; drain it before
- * letting it go. */
+/* Frames in flight: fixed_pipeline_submit starts the next frame, first
+ * waiting for the oldest when `depth` are in flight; frame N+1's nodes wait
+ * for the same node and the `prev` inputs of frame N. Place it anywhere,
+ * and drain it before letting it go. */
 typedef struct fixed_pipeline {
     dagrt_pipeline pipe;
-    fixed_instance frames[DAGRT_MAX_IN_FLIGHT];
-} fixed_pipeline;
-int fixed_pipeline_init(fixed_pipeline *p, unsigned depth);
-int fixed_submit(dagrt *rt, fixed_pipeline *p, char *const ctx);
-int fixed_drain(dagrt *rt, fixed_pipeline *p);
+    fixed_instance_t frames[DAGRT_MAX_IN_FLIGHT];
+} fixed_pipeline_t;
+int fixed_pipeline_init(fixed_pipeline_t *p, unsigned depth);
+int fixed_pipeline_submit(dagrt *rt, fixed_pipeline_t *p, char *const ctx);
+int fixed_pipeline_drain(dagrt *rt, fixed_pipeline_t *p);
 
 /* graph shapes: implement these; shapes_run runs one frame. */
 union shape;
@@ -151,23 +151,23 @@ typedef struct shapes_instance {
     dagrt_node_state nodes[2];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(const union shape *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
-} shapes_instance;
-int shapes_instance_init(shapes_instance *inst);
-int shapes_run_instance(dagrt *rt, shapes_instance *inst, const union shape *ctx);
-int shapes_start(dagrt *rt, shapes_instance *inst, const union shape *ctx);
-int shapes_wait(dagrt *rt, shapes_instance *inst);
+} shapes_instance_t;
+int shapes_instance_init(shapes_instance_t *inst);
+int shapes_instance_run(dagrt *rt, shapes_instance_t *inst, const union shape *ctx);
+int shapes_instance_start(dagrt *rt, shapes_instance_t *inst, const union shape *ctx);
+int shapes_instance_wait(dagrt *rt, shapes_instance_t *inst);
 
-/* Frames in flight: shapes_submit starts the next frame, first waiting for
- * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
- * node and the `prev` inputs of frame N. Place it anywhere; drain it before
- * letting it go. */
+/* Frames in flight: shapes_pipeline_submit starts the next frame, first
+ * waiting for the oldest when `depth` are in flight; frame N+1's nodes wait
+ * for the same node and the `prev` inputs of frame N. Place it anywhere,
+ * and drain it before letting it go. */
 typedef struct shapes_pipeline {
     dagrt_pipeline pipe;
-    shapes_instance frames[DAGRT_MAX_IN_FLIGHT];
-} shapes_pipeline;
-int shapes_pipeline_init(shapes_pipeline *p, unsigned depth);
-int shapes_submit(dagrt *rt, shapes_pipeline *p, const union shape *ctx);
-int shapes_drain(dagrt *rt, shapes_pipeline *p);
+    shapes_instance_t frames[DAGRT_MAX_IN_FLIGHT];
+} shapes_pipeline_t;
+int shapes_pipeline_init(shapes_pipeline_t *p, unsigned depth);
+int shapes_pipeline_submit(dagrt *rt, shapes_pipeline_t *p, const union shape *ctx);
+int shapes_pipeline_drain(dagrt *rt, shapes_pipeline_t *p);
 
 #ifdef __cplusplus
 }

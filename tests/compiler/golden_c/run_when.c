@@ -96,7 +96,7 @@ int frame_run(dagrt *rt, void *ctx)
     return dagrt_graph_run(rt, &frame__dagc_graph, &frame__dagc_state, (void *)&ctx);
 }
 
-int frame_instance_init(frame_instance *inst)
+int frame_instance_init(frame_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -107,7 +107,7 @@ int frame_instance_init(frame_instance *inst)
     return rc;
 }
 
-int frame_run_instance(dagrt *rt, frame_instance *inst, void *ctx)
+int frame_instance_run(dagrt *rt, frame_instance_t *inst, void *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -118,7 +118,7 @@ int frame_run_instance(dagrt *rt, frame_instance *inst, void *ctx)
  * leaves a running instance's context alone. */
 static void frame__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(frame__dagc_ctx)); }
 
-int frame_start(dagrt *rt, frame_instance *inst, void *ctx)
+int frame_instance_start(dagrt *rt, frame_instance_t *inst, void *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -126,14 +126,14 @@ int frame_start(dagrt *rt, frame_instance *inst, void *ctx)
                              frame__dagc_store, (const void *)&ctx);
 }
 
-int frame_wait(dagrt *rt, frame_instance *inst)
+int frame_instance_wait(dagrt *rt, frame_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int frame_pipeline_init(frame_pipeline *p, unsigned depth)
+int frame_pipeline_init(frame_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -151,7 +151,7 @@ int frame_pipeline_init(frame_pipeline *p, unsigned depth)
     return rc;
 }
 
-int frame_submit(dagrt *rt, frame_pipeline *p, void *ctx)
+int frame_pipeline_submit(dagrt *rt, frame_pipeline_t *p, void *ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -159,7 +159,7 @@ int frame_submit(dagrt *rt, frame_pipeline *p, void *ctx)
                                  (const void *)&ctx);
 }
 
-int frame_drain(dagrt *rt, frame_pipeline *p)
+int frame_pipeline_drain(dagrt *rt, frame_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;

@@ -29,23 +29,23 @@ typedef struct frame_instance {
     dagrt_node_state nodes[9];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(void *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
-} frame_instance;
-int frame_instance_init(frame_instance *inst);
-int frame_run_instance(dagrt *rt, frame_instance *inst, void *ctx);
-int frame_start(dagrt *rt, frame_instance *inst, void *ctx);
-int frame_wait(dagrt *rt, frame_instance *inst);
+} frame_instance_t;
+int frame_instance_init(frame_instance_t *inst);
+int frame_instance_run(dagrt *rt, frame_instance_t *inst, void *ctx);
+int frame_instance_start(dagrt *rt, frame_instance_t *inst, void *ctx);
+int frame_instance_wait(dagrt *rt, frame_instance_t *inst);
 
-/* Frames in flight: frame_submit starts the next frame, first waiting for
- * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
- * node and the `prev` inputs of frame N. Place it anywhere; drain it before
- * letting it go. */
+/* Frames in flight: frame_pipeline_submit starts the next frame, first
+ * waiting for the oldest when `depth` are in flight; frame N+1's nodes wait
+ * for the same node and the `prev` inputs of frame N. Place it anywhere,
+ * and drain it before letting it go. */
 typedef struct frame_pipeline {
     dagrt_pipeline pipe;
-    frame_instance frames[DAGRT_MAX_IN_FLIGHT];
-} frame_pipeline;
-int frame_pipeline_init(frame_pipeline *p, unsigned depth);
-int frame_submit(dagrt *rt, frame_pipeline *p, void *ctx);
-int frame_drain(dagrt *rt, frame_pipeline *p);
+    frame_instance_t frames[DAGRT_MAX_IN_FLIGHT];
+} frame_pipeline_t;
+int frame_pipeline_init(frame_pipeline_t *p, unsigned depth);
+int frame_pipeline_submit(dagrt *rt, frame_pipeline_t *p, void *ctx);
+int frame_pipeline_drain(dagrt *rt, frame_pipeline_t *p);
 
 #ifdef __cplusplus
 }

@@ -95,7 +95,7 @@ int shared_run(dagrt *rt, struct state *ctx)
     return dagrt_graph_run(rt, &shared__dagc_graph, &shared__dagc_state, (void *)&ctx);
 }
 
-int shared_instance_init(shared_instance *inst)
+int shared_instance_init(shared_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -106,7 +106,7 @@ int shared_instance_init(shared_instance *inst)
     return rc;
 }
 
-int shared_run_instance(dagrt *rt, shared_instance *inst, struct state *ctx)
+int shared_instance_run(dagrt *rt, shared_instance_t *inst, struct state *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -117,7 +117,7 @@ int shared_run_instance(dagrt *rt, shared_instance *inst, struct state *ctx)
  * leaves a running instance's context alone. */
 static void shared__dagc_store(void *dst, const void *src) { memcpy(dst, src, sizeof(shared__dagc_ctx)); }
 
-int shared_start(dagrt *rt, shared_instance *inst, struct state *ctx)
+int shared_instance_start(dagrt *rt, shared_instance_t *inst, struct state *ctx)
 {
     if (!inst)
         return DAGRT_EINVAL;
@@ -125,14 +125,14 @@ int shared_start(dagrt *rt, shared_instance *inst, struct state *ctx)
                              shared__dagc_store, (const void *)&ctx);
 }
 
-int shared_wait(dagrt *rt, shared_instance *inst)
+int shared_instance_wait(dagrt *rt, shared_instance_t *inst)
 {
     if (!inst)
         return DAGRT_EINVAL;
     return dagrt_graph_wait(rt, &inst->state);
 }
 
-int shared_pipeline_init(shared_pipeline *p, unsigned depth)
+int shared_pipeline_init(shared_pipeline_t *p, unsigned depth)
 {
     if (!p || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
         return DAGRT_EINVAL;
@@ -150,7 +150,7 @@ int shared_pipeline_init(shared_pipeline *p, unsigned depth)
     return rc;
 }
 
-int shared_submit(dagrt *rt, shared_pipeline *p, struct state *ctx)
+int shared_pipeline_submit(dagrt *rt, shared_pipeline_t *p, struct state *ctx)
 {
     if (!p)
         return DAGRT_EINVAL;
@@ -158,7 +158,7 @@ int shared_submit(dagrt *rt, shared_pipeline *p, struct state *ctx)
                                  (const void *)&ctx);
 }
 
-int shared_drain(dagrt *rt, shared_pipeline *p)
+int shared_pipeline_drain(dagrt *rt, shared_pipeline_t *p)
 {
     if (!p)
         return DAGRT_EINVAL;

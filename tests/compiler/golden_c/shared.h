@@ -27,23 +27,23 @@ typedef struct shared_instance {
     dagrt_node_state nodes[7];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(struct state *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
-} shared_instance;
-int shared_instance_init(shared_instance *inst);
-int shared_run_instance(dagrt *rt, shared_instance *inst, struct state *ctx);
-int shared_start(dagrt *rt, shared_instance *inst, struct state *ctx);
-int shared_wait(dagrt *rt, shared_instance *inst);
+} shared_instance_t;
+int shared_instance_init(shared_instance_t *inst);
+int shared_instance_run(dagrt *rt, shared_instance_t *inst, struct state *ctx);
+int shared_instance_start(dagrt *rt, shared_instance_t *inst, struct state *ctx);
+int shared_instance_wait(dagrt *rt, shared_instance_t *inst);
 
-/* Frames in flight: shared_submit starts the next frame, first waiting for
- * the oldest when `depth` are in flight; frame N+1's nodes wait for the same
- * node and the `prev` inputs of frame N. Place it anywhere; drain it before
- * letting it go. */
+/* Frames in flight: shared_pipeline_submit starts the next frame, first
+ * waiting for the oldest when `depth` are in flight; frame N+1's nodes wait
+ * for the same node and the `prev` inputs of frame N. Place it anywhere,
+ * and drain it before letting it go. */
 typedef struct shared_pipeline {
     dagrt_pipeline pipe;
-    shared_instance frames[DAGRT_MAX_IN_FLIGHT];
-} shared_pipeline;
-int shared_pipeline_init(shared_pipeline *p, unsigned depth);
-int shared_submit(dagrt *rt, shared_pipeline *p, struct state *ctx);
-int shared_drain(dagrt *rt, shared_pipeline *p);
+    shared_instance_t frames[DAGRT_MAX_IN_FLIGHT];
+} shared_pipeline_t;
+int shared_pipeline_init(shared_pipeline_t *p, unsigned depth);
+int shared_pipeline_submit(dagrt *rt, shared_pipeline_t *p, struct state *ctx);
+int shared_pipeline_drain(dagrt *rt, shared_pipeline_t *p);
 
 #ifdef __cplusplus
 }

@@ -52,7 +52,7 @@ static int {{name}}__e2e_run(dagrt *rt, uint32_t frame)
 }
 
 /* Frames on instances of their own, started then waited for. */
-static {{name}}_instance {{name}}__e2e_inst[2];
+static {{name}}_instance_t {{name}}__e2e_inst[2];
 static int {{name}}__e2e_start(dagrt *rt, int k, uint32_t frame)
 {
     static bool ready;
@@ -62,19 +62,19 @@ static int {{name}}__e2e_start(dagrt *rt, int k, uint32_t frame)
         ready = true;
     }
     {{name}}__E2E_CTX(u, frame);
-    return {{name}}_start(rt, &{{name}}__e2e_inst[k], u.v);
+    return {{name}}_instance_start(rt, &{{name}}__e2e_inst[k], u.v);
 }
-static int {{name}}__e2e_wait(dagrt *rt, int k) { return {{name}}_wait(rt, &{{name}}__e2e_inst[k]); }
+static int {{name}}__e2e_wait(dagrt *rt, int k) { return {{name}}_instance_wait(rt, &{{name}}__e2e_inst[k]); }
 
 /* One pipeline per depth. */
-static {{name}}_pipeline {{name}}__e2e_pipe[E2E_DEPTHS];
+static {{name}}_pipeline_t {{name}}__e2e_pipe[E2E_DEPTHS];
 static int {{name}}__e2e_pipe_init(int d) { return {{name}}_pipeline_init(&{{name}}__e2e_pipe[d - 1], (unsigned)d); }
 static int {{name}}__e2e_submit(dagrt *rt, int d, uint32_t frame)
 {
     {{name}}__E2E_CTX(u, frame);
-    return {{name}}_submit(rt, &{{name}}__e2e_pipe[d - 1], u.v);
+    return {{name}}_pipeline_submit(rt, &{{name}}__e2e_pipe[d - 1], u.v);
 }
-static int {{name}}__e2e_drain(dagrt *rt, int d) { return {{name}}_drain(rt, &{{name}}__e2e_pipe[d - 1]); }
+static int {{name}}__e2e_drain(dagrt *rt, int d) { return {{name}}_pipeline_drain(rt, &{{name}}__e2e_pipe[d - 1]); }
 
 const e2e_graph {{name}}__e2e = {
     "{{name}}", {{nnodes}}, {{name}}__e2e_nodes, {{name}}__e2e_succ, {{nfuncs}}, {{nwhens}},
