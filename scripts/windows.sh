@@ -76,13 +76,14 @@ trap stop_wine EXIT
 if [ -n "$smoke" ]; then
   mkdir -p "$smoke"
   cflags=(-std=c11 -O2 -g -Wall -Wextra -Wpedantic -DDAGRT_CTX_X86_64_WIN64
-          -Iruntime -Iruntime/include -Itests/fiber)
+          -Iruntime -Iruntime/include -Itests/fiber -Itests/scenario)
   objs=()
   ok=1
   for src in runtime/*.c runtime/os/os_once.c runtime/os/os_win32.c runtime/arch/ctx_make.c \
              runtime/arch/switch_x86_64_win64.S tests/fiber/fiber_scenarios.c \
              tests/fiber/sync_scenarios.c tests/fiber/win64_scenarios.c \
-             tests/fiber/regs_x86_64_win64.S tests/fiber/fiber_drv.c; do
+             tests/fiber/regs_x86_64_win64.S tests/fiber/fiber_table.c \
+             tests/scenario/scenario.c tests/scenario/driver.c; do
     o="$smoke/$(echo "$src" | tr / _).o"
     "$CC" "${cflags[@]}" -c "$src" -o "$o" || ok=0
     objs+=("$o")
@@ -99,7 +100,7 @@ if [ -n "$smoke" ]; then
   passed=0 failed=0
   # The Win64 switch (registers, TIB bounds, unwinding, the guard page),
   # FP state, ping-pong and the runtime's fiber waits.
-  for s in regs tib unwind guard fp pingpong mutex events; do
+  for s in regs tib unwind guard fp pingpong mutex events_2_workers; do
     if DAGC_TEST_SCALE=${DAGC_TEST_SCALE:-0.05} timeout 300 "$WINE" "$smoke/fiber_drv.exe" "$s"; then
       passed=$((passed + 1))
     else

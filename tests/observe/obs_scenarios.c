@@ -7,7 +7,7 @@
  * (suite tsan), see docs/testing.md.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "obs_scenarios.h"
+#include "scenario.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -504,12 +504,9 @@ static int obs_numbering(void)
     return bad;
 }
 
-const scenario obs_scenarios[] = {
-    {"obs_trace_api", obs_trace_api},
-    {"obs_trace_env", obs_trace_env},
-    {"obs_balanced", obs_balanced},
-    {"obs_install", obs_install},
-    {"obs_stats", obs_stats},
-    {"obs_numbering", obs_numbering},
-    {NULL, NULL},
+const scenario scenario_table[] = {
+#define SCENARIO(group, name, secs, flags) {#name, name, NULL},
+#include "observe_list.h"
+#undef SCENARIO
+    {NULL, NULL, NULL},
 };

@@ -5,7 +5,7 @@
  * (test_trace.c, suite unit) and by a plain driver (suite tsan).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "trace_scenarios.h"
+#include "scenario.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -354,13 +354,9 @@ static int trace_threads(void)
     return bad;
 }
 
-const scenario trace_scenarios[] = {
-    {"trace_nesting", trace_nesting},
-    {"trace_fiber_slices", trace_fiber_slices},
-    {"trace_restart", trace_restart},
-    {"trace_cap", trace_cap},
-    {"trace_frames", trace_frames},
-    {"trace_errors", trace_errors},
-    {"trace_threads", trace_threads},
-    {NULL, NULL},
+const scenario scenario_table[] = {
+#define SCENARIO(group, name, secs, flags) {#name, name, NULL},
+#include "trace_list.h"
+#undef SCENARIO
+    {NULL, NULL, NULL},
 };
