@@ -1,5 +1,9 @@
-/* error.c - names for dagrt's error codes, from the one list in dagrt.h. */
+/* error.c - names for dagrt's error codes, from the one list in dagrt.h,
+ * and the system's reason behind the last DAGRT_EIO of each thread. */
 #include "dagrt.h"
+#include "error.h"
+
+#include "os/os.h"
 
 const char *dagrt_strerror(int err)
 {
@@ -9,4 +13,40 @@ const char *dagrt_strerror(int err)
 #undef RT_ERR_CASE
     default: return "unknown error";
     }
+}
+
+/* Per thread, as errno is: two threads' failures never mix. */
+static _Thread_local int last_os;
+static _Thread_local const char *last_what;
+
+int rt_error_os(int os_error, const char *what)
+{
+    last_os = os_error;
+    last_what = what;
+    return DAGRT_EIO;
+}
+
+int rt_error_refuse(const char *what)
+{
+    last_os = 0;
+    last_what = what;
+    return DAGRT_EINVAL;
+}
+
+const char *rt_error_what(void)
+{
+    return last_what ? last_what : "";
+}
+
+int dagrt_last_os_error(void)
+{
+    return last_os;
+}
+
+const char *dagrt_os_strerror(int os_error, char *buf, size_t n)
+{
+    if (!buf || n == 0)
+        return "";
+    rt_os_strerror(os_error, buf, n);
+    return buf;
 }

@@ -1,12 +1,14 @@
 /*
  * exec.c - the graph executor's front: dagrt_graph_run's validation, the
- * reset both modes share, the choice between the dynamic executor
- * (exec_dyn.c) and plan mode (exec_plan.c), the run's timing policy, and
- * the stats. Node dispatch, the one place a node's body runs, is
- * rt_exec_node_on in exec.h (inline: both executors call it per node).
+ * reset every mode shares, each frame's mode as the run policy says
+ * (exec_policy.c): serial (exec_serial.c), plan mode (exec_plan.c) or the
+ * dynamic executor (exec_dynamic.c); the started runs and the stats; and
+ * node dispatch's observed half (the dispatch itself, the one place a
+ * node's body runs, is rt_exec_dispatch in exec.h).
  */
 #include "exec.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* Depth of graph node bodies running on this thread (see exec.h). */
@@ -14,29 +16,22 @@ _Thread_local unsigned rt_exec_depth;
 
 /* ------------------------------------------------- observed dispatch */
 
-static int thread_of(dagrt *rt)
+int rt_exec_thread_of(dagrt *rt)
 {
     rt_ctx *c = rt_ctx_current(rt);   /* a real call: fibers migrate */
     return c ? (int)c->index : -1;
 }
 
-typedef struct piece_arg {
-    graph_rt *r;
-    const dagrt_node *n;
-    rt_obs *ob;
-    const dagrt_node_event *ev;
-} piece_arg;
-
 /* Each piece of a parallel task is reported on the thread that runs it; on
  * a fiber, it is what a suspend would close. */
-static void piece_run(void *arg, size_t begin, size_t end)
+void rt_exec_piece(void *arg, size_t begin, size_t end)
 {
     const piece_arg *pa = arg;
     dagrt_node_event ev = *pa->ev;
     ev.piece = true;
     ev.begin = begin;
     ev.end = end;
-    ev.thread = thread_of(pa->r->rt);
+    ev.thread = rt_exec_thread_of(pa->r->rt);
     dagrt_node_event *prev = rt_fiber_obs_swap(pa->r->rt, &ev);
     rt_obs_node(pa->ob, RT_OBS_BEGIN, &ev);
     pa->n->run_range(pa->r->ctx, begin, end);
@@ -44,42 +39,10 @@ static void piece_run(void *arg, size_t begin, size_t end)
     rt_fiber_obs_swap(pa->r->rt, prev);
 }
 
-uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob)
+uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, node_where where, rt_obs *ob)
 {
-    const dagrt_node *n = &r->g->nodes[i];
-    if (n->kind == DAGRT_NODE_GATE)
-        return 0;
-    uint8_t status = 1;
-    if (counted)
-        rt_exec_depth++;
-    /* r->frame: set by the caller between runs, read-only during one. The
-     * state's address is the dagrt_graph_state's (graph_rt overlays it). */
-    dagrt_node_event ev = {r->g->name, n->name, i, thread_of(r->rt), r->frame, r, false, 0, 0};
-    if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
-        status = 2;
-    } else if (n->flags & DAGRT_NODE_PARALLEL) {
-        size_t count = n->count ? n->count(r->ctx) : 0;
-        piece_arg pa = {r, n, ob, &ev};
-        if (count > 0 && n->run_range &&
-            dagrt_parallel_for(r->rt, 0, count, n->grain, piece_run, &pa) != 0)
-            piece_run(&pa, 0, count);   /* as rt_exec_node_on: whole, exactly once */
-    } else if (n->run) {
-        /* On a fiber (counted is false exactly there, see exec.h), the
-         * suspend/resume hooks report this node and keep ev.thread current
-         * as it migrates. */
-        dagrt_node_event *prev = counted ? NULL : rt_fiber_obs_swap(r->rt, &ev);
-        rt_obs_node(ob, RT_OBS_BEGIN, &ev);
-        n->run(r->ctx);
-        rt_obs_node(ob, RT_OBS_END, &ev);
-        if (!counted)
-            rt_fiber_obs_swap(r->rt, prev);
-    }
-    if (counted)
-        rt_exec_depth--;
-    return status;
+    return rt_exec_dispatch(r, i, where, ob);
 }
-
-
 
 /* ------------------------------------------------------------ public API */
 
@@ -211,50 +174,36 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     /* One helper per worker, plus one: the caller, once it waits on the
      * group, takes a helper task like any other, so a helper that keeps
      * publishing work can still hand some to the caller. None for a frame
-     * too short to share (EXEC_INLINE_NS_PER_NODE). */
+     * too small to share. */
     int workers = dagrt_worker_count(rt);
-    bool tiny = r->last_ns && r->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE;
-    r->max_helpers = workers > 0 && !tiny ? helpers_for(workers) : 0;
-    /* The policy's clock: a clock read can cost as much as a node's
-     * overhead here (a virtualised clock), so only one run in
-     * EXEC_TIME_EVERY is timed, the first ones always. */
-    uint64_t t0 = 0;
-    bool timed = r->runs < EXEC_TIME_EVERY || r->runs % EXEC_TIME_EVERY == 0 ||
-                 (workers == 1 && !tiny && r->plan == 1 && r->time_next);   /* plan mode's policy */
-    if (timed)
-        t0 = rt_now_ns();
+    bool small = rt_policy_small(r->policy.frame_ns, g->nnodes);
+    r->max_helpers = workers > 0 && !small ? helpers_for(workers) : 0;
+    bool timed = rt_policy_timed(r, workers == 1 && !small && r->plan == 1);
+    uint64_t t0 = timed ? rt_now_ns() : 0;
     bool planned = false;
-    /* Too small to share and nothing that must run elsewhere: the nodes in
-     * table order, without a counter or an atomic (exec_serial.c). */
-    if (tiny && rt_exec_serial_ok_cached(r, g)) {
+    /* Too small to share and nothing that must run elsewhere: serial, the
+     * nodes in table order, without a counter or an atomic. */
+    if (small && rt_policy_serial_ok(&r->policy, g)) {
         rc = rt_exec_serial_run(r);
         goto finish;
     }
-    /* One worker and a frame worth sharing: plan mode, if the graph allows. */
-    if (workers == 1 && !tiny) {
+    /* One worker and a frame worth sharing: plan mode, if the graph allows
+     * (or serial while the policy finds its helper starved of CPU). */
+    if (workers == 1 && !small) {
         if (r->plan == 0) {
             r->plan = rt_plan_build(r) ? 1 : 2;
             r->plan_g = g;
         }
         if (r->plan == 1) {
-            rc = rt_plan_frame(r);
+            /* Planned, so no hot or fiber task: every node may run serial. */
+            rc = rt_policy_plan_serial(r) ? rt_exec_serial_run(r) : rt_plan_run(r);
             planned = true;
             goto finish;
         }
     }
     rc = rt_exec_dyn_run(r, self, workers);
-finish:;
-    if (timed) {
-        /* A moving average (1/8 weight per timed frame): one frame stretched
-         * by a preemption or a page fault must not flip a tiny graph to
-         * parallel. */
-        uint64_t ns = rt_now_ns() - t0;
-        r->last_ns = r->last_ns ? (r->last_ns * 7 + ns) / 8 : ns;
-        if (planned)
-            rt_plan_after(r, ns ? ns : 1);
-    } else if (planned) {
-        rt_plan_after(r, 0);
-    }
+finish:
+    rt_policy_after(r, timed, timed ? rt_now_ns() - t0 : 0, planned);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -278,7 +227,7 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
 }
 
 /* A started run always uses the dynamic executor with helpers (plan mode
- * and the inline policy both assume the caller takes part from the
+ * and the serial choice both assume the caller takes part from the
  * start), and is not timed: its wall time includes whatever the caller
  * does between start and wait. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
@@ -358,6 +307,50 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
     return rc;
+}
+
+/* Re-initialising a state in use would clear it under its run: refused.
+ * A state in use is told apart from zeroed or uninitialised storage by
+ * what only an init writes: a nodes pointer to this very node array and
+ * its count (other bytes hold that address only where a state over these
+ * nodes lived before). So a first init pays two compares; only a re-init
+ * takes the state as a run does, so that no run starts while it is
+ * cleared, and a state in use is left as it was. */
+int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint32_t nnodes)
+{
+    if (!st || !nodes)
+        return DAGRT_EINVAL;
+    graph_rt *r = state_rt(st);
+    bool again = st->nodes == nodes && st->nnodes == nnodes;
+    uint32_t idle = RUN_IDLE;
+    /* acquire: pairs with the release that ended the last run, so the
+     * clearing below comes after its writes. Failure: nothing is touched,
+     * relaxed. */
+    if (again && !atomic_compare_exchange_strong_explicit(&r->running, &idle, RUN_SYNC,
+                                                          memory_order_acquire,
+                                                          memory_order_relaxed))
+        return DAGRT_EBUSY;
+    /* All but the ownership word, which another thread's claim may read
+     * meanwhile (and fail on); plain stores. */
+    unsigned char *o = (unsigned char *)(void *)st->opaque_;
+    const size_t at = offsetof(graph_rt, running), after = at + sizeof r->running;
+    memset(o, 0, at);
+    memset(o + after, 0, sizeof st->opaque_ - after);
+    memset(nodes, 0, (size_t)nnodes * sizeof *nodes);
+    if (!again) {
+        st->nodes = nodes;
+        st->nnodes = nnodes;
+    }
+    /* release: a run that takes the state (acquire CAS) sees it cleared. */
+    atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
+    return 0;
+}
+
+bool rt_exec_idle(dagrt_graph_state *st)
+{
+    /* acquire: pairs with the release that ended the state's last run, as
+     * claim's CAS would (the caller relies on nothing else of it). */
+    return atomic_load_explicit(&state_rt(st)->running, memory_order_acquire) == RUN_IDLE;
 }
 
 int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)

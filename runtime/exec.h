@@ -2,15 +2,26 @@
  * exec.h - the graph executor's internals (not installed), one section per
  * file. The public part is the descriptor section of dagrt.h.
  *
- *   exec.c         validation, node dispatch (the one place a node's body
- *                  runs), choosing the mode, the run's timing, stats
- *   exec_dyn.c     the dynamic executor: join counters, the ready list,
- *                  helpers
- *   exec_plan.c    plan mode (one worker): two lists made once per graph,
- *                  cursors, epochs
- *   exec_linger.c  plan mode between runs: the helper that lingers
- *   exec_serial.c  a frame on the caller alone, in table order, no atomics
- *   exec_pipe.c    pipelines: frames in flight, linked frame to frame
+ *   exec.c              validation, node dispatch's observed half, the
+ *                       mode of each frame (as the policy says), stats
+ *   exec_policy.c       the run policy: every timing rule that chooses how
+ *                       a frame runs (moving averages, sampling, "too small
+ *                       to share", plan mode's starvation rule)
+ *   exec_dynamic.c      the dynamic executor: join counters, the ready
+ *                       list, helpers, the hand-off from frame to frame
+ *   exec_plan.c         plan mode (one worker): two lists made once per
+ *                       graph, cursors, epochs
+ *   exec_plan_helper.c  plan mode between runs: the worker's helper that
+ *                       lingers on the runtime's plan slot
+ *   exec_serial.c       a serial frame: on the caller alone, in table
+ *                       order, no atomics
+ *   exec_pipe.c         pipelines: frames in flight, linked frame to frame
+ *
+ * Words: a "serial" frame runs on the caller alone in table order (chosen
+ * for frames too small to share, and for plan mode's stretches while its
+ * helper gets no CPU); a "one-thread" run is a dynamic run that only the
+ * caller takes part in, so its counters and ready list may use relaxed
+ * plain moves (graph_rt.one_thread).
  */
 #ifndef DAGRT_EXEC_H
 #define DAGRT_EXEC_H
@@ -30,13 +41,14 @@
 #define NONE UINT32_MAX
 /* Polls of the ready lists (each a few loads) before the caller blocks. */
 #define EXEC_SPIN 256
-/* A frame whose recent runs took less than this per node runs on the caller
- * alone: handing a node to another core costs a few hundred nanoseconds of
- * cache traffic, more than such a frame could gain. The policy corrects
- * itself: a frame that grows past the bound runs in parallel again next
- * time, and a parallel frame whose wall time falls under it goes inline. */
-#define EXEC_INLINE_NS_PER_NODE 250
-/* Runs timed for that policy: one in this many (after as many untimed). */
+/* The run policy's bounds (exec_policy.c): a frame whose recent runs took
+ * less than EXEC_SERIAL_NS_PER_NODE per node is serial: handing a node to
+ * another core costs a few hundred nanoseconds of cache traffic, more than
+ * such a frame could gain. The policy corrects itself: a frame that grows
+ * past the bound runs in parallel again next time, and a parallel frame
+ * whose wall time falls under it becomes serial. Runs timed for it: the
+ * first EXEC_TIME_EVERY, then one in EXEC_TIME_EVERY. */
+#define EXEC_SERIAL_NS_PER_NODE 250
 #define EXEC_TIME_EVERY 8
 
 /* Plan mode: the threads' lists (the caller's and one worker's), and the
@@ -53,11 +65,28 @@
  * cursor costs the caller's next claim a cache-line trip. */
 #define PLAN_LINGER_SPINS 32
 /* How long a worker's helper waits between runs for the next one to be
- * offered (see "between runs" below) before it leaves and its worker
+ * offered (exec_plan_helper.c, "between runs") before it leaves and its worker
  * idles as usual: as long as an idle worker polls before it parks
  * (RT_SPIN_NS), so lingering costs no more CPU than idling would. */
 #define PLAN_LINGER_NS 50000
 #define PLAN_LEFT UINT32_MAX
+
+/* The run policy's state in a graph state (exec_policy.c has the rules).
+ * Written by the caller (the main thread) between runs only. */
+typedef struct exec_policy {
+    uint64_t frame_ns;           /* moving average of timed runs' wall time; 0: none yet */
+    const dagrt_graph *serial_g; /* the graph serial_ok answers for (the tables are const) */
+    bool serial_ok;              /* serial_g has no hot or fiber task: it may run serial */
+    /* Plan mode's starvation rule ("when the helper gets no CPU"): */
+    bool was_serial;             /* the last plan-mode frame ran serial */
+    uint8_t probe;               /* PROBE_*: the probes after a serial stretch */
+    uint8_t time_next;           /* the rule wants the next frame timed */
+    uint16_t serial_span;        /* frames in the current (or last) serial stretch */
+    uint32_t serial_left;        /* frames of that stretch still to run */
+    uint32_t since_probe;        /* plan frames since the last good probe; UINT32_MAX: none yet */
+    uint64_t plan_ns;            /* average time of timed plan frames (clamped samples) */
+    uint64_t serial_ns;          /* average time of the last stretch's timed serial frames */
+} exec_policy;
 
 /* Plan mode's own per-node state (exec_plan.c): nothing of it is shared
  * with the dynamic executor's fields. */
@@ -68,7 +97,7 @@ typedef struct node_plan {
     _Atomic uint32_t done;
     uint32_t lnext;              /* next node on the same list */
     uint32_t xpred;              /* bit k: pred[k] is on the other list */
-    /* plan_build's scratch, between runs only: the node's level (longest
+    /* rt_plan_build's scratch, between runs only: the node's level (longest
      * path from a root) and its level's bucket (head, in the node whose
      * index is the level; link, in every node). */
     uint32_t level;
@@ -127,22 +156,23 @@ typedef struct graph_rt {
     node_rt *nodes;
     uint32_t nnodes;
     uint16_t max_helpers;
-    /* This run happens on the caller alone (no helpers, no hot or fiber
-     * tasks that could complete nodes elsewhere): counters and the ready
-     * list need no locked instructions, which cost far more than the work
-     * of an empty node. Set before the run, read-only during it. */
-    uint16_t solo;
+    /* A one-thread run: only the caller takes part (no helpers, no hot
+     * or fiber tasks that could complete nodes elsewhere), so counters and
+     * the ready list need no locked instructions, which cost far more than
+     * the work of an empty node. Set before the run, read-only during it. */
+    uint16_t one_thread;
     /* Who owns the state (exec.c: RUN_IDLE, RUN_SYNC, a started run's
      * phases). Taken with an acquire CAS, handed back with a release
      * store: a run that starts after another ended sees all its writes. */
     _Atomic uint32_t running;
     uint32_t epoch;              /* plan mode: this run's number, never 0 */
     uint64_t runs;
-    uint64_t last_ns;            /* average wall time of recent runs (caller only) */
     int caller_cpu;              /* plan mode: the caller's CPU at the start, or -1 */
     uint32_t lhead[PLAN_LISTS];  /* plan mode: first node of each list */
-    /* Plan mode: the last node of list 1 (NONE if empty). */
+    /* Plan mode: the last node of list 1 (NONE if empty), and how many
+     * nodes list 1 holds (the policy compares stolen1 with it). */
     uint32_t ltail1;
+    uint32_t nlist1;
     uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
     /* Started runs (dagrt_graph_start, pipelines): `on main` nodes are
      * spawned to the main thread's queue, so that any of its waits runs
@@ -170,26 +200,9 @@ typedef struct graph_rt {
      * (a pipeline's frames alternate states, and a profile must tell any
      * two runs apart). */
     uint64_t frame;
-    /* policy: exec_serial.c's answer for serial_g (whether every node may
-     * run inline on the caller), cached: the tables are const. Plan mode's
-     * starvation policy (exec_plan.c, rt_plan_frame): frames still to run
-     * on the caller alone, the length of the next such stretch, whether
-     * the last frame was one of them, the probe frames' phase, whether the
-     * policy wants the next frame timed, the nodes on list 1, plan frames
-     * since the last good probe, and the average time of plan frames and
-     * of the last stretch's frames on the caller. Caller only, between
+    /* How this state's frames run (exec_policy.c); caller only, between
      * runs. */
-    const dagrt_graph *serial_g;
-    bool serial_ok;
-    bool was_solo;
-    uint8_t probe;
-    uint8_t time_next;
-    uint16_t solo_span;
-    uint32_t solo_left;
-    uint32_t nlist1;
-    uint32_t since_probe;
-    uint64_t plan_ns;
-    uint64_t solo_ns;
+    exec_policy policy;
     /* block 1: the caller's during a run */
     _Alignas(RT_APART) _Atomic uint32_t head;   /* next slot to pop */
     /* Plan mode: the next unclaimed node of the caller's list (cursor0,
@@ -199,14 +212,14 @@ typedef struct graph_rt {
     _Atomic uint32_t cursor0;
     uint32_t main_head;          /* main-only list (LIFO); main thread only */
     /* Plan mode, caller only: the nodes of list 1 the caller claimed in
-     * this run (see plan_run's end, and the policy). */
+     * this run (see rt_plan_run's end, and the policy). */
     uint32_t stolen1;
     /* block 2: the plan worker's during a run */
     _Alignas(RT_APART) _Atomic uint32_t tail;   /* next slot to fill */
     _Atomic uint32_t cursor1;
     /* Helpers spawned and not yet finished: only a heuristic for when to
      * spawn another, so relaxed throughout (correctness never relies on a
-     * helper existing, see the drain rule above). */
+     * helper existing: exec_dynamic.c's drain rule, at its top). */
     _Atomic uint32_t helpers;
     /* Nodes completed, added once per drain; the caller's final check. The
      * group wait already orders everything; relaxed is enough. */
@@ -234,7 +247,7 @@ extern _Thread_local unsigned rt_exec_depth;
 static inline graph_rt *state_rt(dagrt_graph_state *st) { return (graph_rt *)(void *)st->opaque_; }
 
 /* The runtime's plan slot, where a plan run is offered to the lingering
- * helper (exec_linger.c describes the protocol). */
+ * helper (exec_plan_helper.c describes the protocol). */
 typedef struct plan_slot {
     /* block 0 (RT_APART bytes, as in graph_rt): the offer, written by the
      * caller (the main thread) */
@@ -270,63 +283,147 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
 /* dagrt_graph_wait (pipe false), or a pipeline's wait for its own frame
  * (pipe true): each refuses the other's states (DAGRT_EBUSY). */
 int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
-/* A whole run now, on the caller, in table order (a pipeline frame too
- * small to share): the same checks as dagrt_graph_run. */
+/* A whole serial run now, on the caller (a pipeline frame too small to
+ * share): the same checks as dagrt_graph_run. */
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                        dagrt_ctx_store_fn store, const void *src);
 /* Whether the calling thread may not run or wait for a graph here (inside
  * a task, a node or a fiber). */
 bool rt_exec_nested(dagrt *rt);
-/* Node dispatch: the one place where node bodies run. */
-/* Runs node i's body (or skips it): gates and skipped tasks run nothing.
- * counted: raise this thread's node depth meanwhile (see execute).
- * Returns the node's status (0 gate, 1 ran, 2 skipped); the caller stores
- * it, so that plan mode can order that store after its next claim. */
-/* The same with node events for an observer or the trace recorder
- * (exec.c): out of line, taken only while something observes. */
-uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, bool counted, rt_obs *ob);
+/* Whether nothing runs on st (no run, no started run): a pipeline's
+ * re-init asks it of its states. */
+bool rt_exec_idle(dagrt_graph_state *st);
 
-static inline uint8_t rt_exec_node_on(graph_rt *r, uint32_t i, bool counted)
+/* ---------------------------------------------- node dispatch (exec.c)
+ *
+ * The one place a node's body runs, written once (rt_exec_dispatch) and
+ * used twice: inline with no observer (rt_exec_node_on; the observer's
+ * code folds away, ob being a constant NULL there), and out of line with
+ * one (rt_exec_node_observed, exec.c), taken only while something
+ * observes. */
+
+/* Where a node's body runs, which decides who counts the node depth and
+ * how an observer follows the node. */
+typedef enum node_where {
+    /* On a thread's own stack: the thread's node depth is raised around
+     * the body, so a run started from it is refused (DAGRT_ENESTED). */
+    NODE_ON_THREAD,
+    /* On a fiber, which may suspend in the body and resume on another
+     * thread: a per-thread depth would be raised on one thread and lowered
+     * on another, so none is kept (the runs refuse fibers by
+     * dagrt_in_fiber instead); an observer follows the node through the
+     * fiber's suspend and resume hooks. */
+    NODE_ON_FIBER,
+    /* In a serial frame (exec_serial.c): on the caller's own stack, the
+     * depth raised once for the whole frame, not per node. */
+    NODE_IN_SERIAL,
+} node_where;
+
+/* The calling thread's index for node events (a real call: fibers migrate). */
+int rt_exec_thread_of(dagrt *rt);
+/* A parallel node's pieces under an observer: each piece is reported on
+ * the thread that runs it (arg: a piece_arg). */
+typedef struct piece_arg {
+    graph_rt *r;
+    const dagrt_node *n;
+    rt_obs *ob;
+    const dagrt_node_event *ev;
+} piece_arg;
+void rt_exec_piece(void *arg, size_t begin, size_t end);
+
+/* Runs node i's body (or skips it): gates and skipped tasks run nothing.
+ * ob: the observer to report to, or NULL. Returns the node's status (0
+ * gate, 1 ran, 2 skipped); the caller stores it, so that plan mode can
+ * order that store after its next claim. */
+static RT_INLINE uint8_t rt_exec_dispatch(graph_rt *r, uint32_t i, node_where where, rt_obs *ob)
+{
+    const dagrt_node *n = &r->g->nodes[i];
+    if (n->kind == DAGRT_NODE_GATE)
+        return 0;
+    uint8_t status = 1;
+    if (where == NODE_ON_THREAD)
+        rt_exec_depth++;
+    /* r->frame: set by the caller between runs, read-only during one. The
+     * state's address is the dagrt_graph_state's (graph_rt overlays it).
+     * Without an observer the event is never read and is not built. */
+    dagrt_node_event ev = {r->g->name, n->name, i, ob ? rt_exec_thread_of(r->rt) : -1,
+                           r->frame, r, false, 0, 0};
+    if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
+        status = 2;
+    } else if (n->flags & DAGRT_NODE_PARALLEL) {
+        size_t count = n->count ? n->count(r->ctx) : 0;
+        if (count > 0 && n->run_range) {
+            piece_arg pa = {r, n, ob, &ev};
+            void (*fn)(void *, size_t, size_t) = ob ? rt_exec_piece : n->run_range;
+            void *arg = ob ? (void *)&pa : r->ctx;
+            if (dagrt_parallel_for(r->rt, 0, count, n->grain, fn, arg) != 0)
+                fn(arg, 0, count);   /* the runtime could not split it: whole, still exactly once */
+        }
+    } else if (n->run) {
+        /* On a fiber the suspend/resume hooks report this node and keep
+         * ev.thread current as it migrates. */
+        dagrt_node_event *prev = NULL;
+        if (ob) {
+            if (where == NODE_ON_FIBER)
+                prev = rt_fiber_obs_swap(r->rt, &ev);
+            rt_obs_node(ob, RT_OBS_BEGIN, &ev);
+        }
+        n->run(r->ctx);
+        if (ob) {
+            rt_obs_node(ob, RT_OBS_END, &ev);
+            if (where == NODE_ON_FIBER)
+                rt_fiber_obs_swap(r->rt, prev);
+        }
+    }
+    if (where == NODE_ON_THREAD)
+        rt_exec_depth--;   /* same thread as the ++: nothing here migrates */
+    return status;
+}
+
+/* The same with node events for an observer or the trace recorder. */
+uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, node_where where, rt_obs *ob);
+
+static inline uint8_t rt_exec_node_on(graph_rt *r, uint32_t i, node_where where)
 {
     /* The one predictable branch per node when nothing observes. */
 #ifndef DAGRT_NO_NODE_HOOKS
     rt_obs *ob = rt_obs_now(&r->rt->obs);
     if (RT_UNLIKELY(ob != NULL))
-        return rt_exec_node_observed(r, i, counted, ob);
+        return rt_exec_node_observed(r, i, where, ob);
 #endif
-    const dagrt_node *n = &r->g->nodes[i];
-    if (n->kind == DAGRT_NODE_GATE)
-        return 0;
-    uint8_t status = 1;
-    if (counted)
-        rt_exec_depth++;
-    if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
-        status = 2;
-    } else if (n->flags & DAGRT_NODE_PARALLEL) {
-        size_t count = n->count ? n->count(r->ctx) : 0;
-        if (count > 0 && n->run_range &&
-            dagrt_parallel_for(r->rt, 0, count, n->grain, n->run_range, r->ctx) != 0) {
-            /* The runtime could not split it: run it whole, still exactly once. */
-            n->run_range(r->ctx, 0, count);
-        }
-    } else if (n->run) {
-        n->run(r->ctx);
-    }
-    if (counted)
-        rt_exec_depth--;   /* same thread as the ++: nothing here migrates */
-    return status;
+    return rt_exec_dispatch(r, i, where, NULL);
 }
 
+/* A node where it may run on a fiber (spawned tasks, helpers). */
 static inline uint8_t rt_exec_node(graph_rt *r, uint32_t i)
 {
-    /* (fiber layer) On a fiber the node may suspend and resume on another
-     * thread, so a per-thread depth would be raised on one thread and
-     * lowered on another; nodes running on a fiber are recognised by
-     * dagrt_in_fiber() in dagrt_graph_run instead. */
-    return rt_exec_node_on(r, i, !dagrt_in_fiber(r->rt));
+    return rt_exec_node_on(r, i, dagrt_in_fiber(r->rt) ? NODE_ON_FIBER : NODE_ON_THREAD);
 }
 
-/* -------------------------------------------------------- exec_dyn.c */
+/* ------------------------------------------------------ exec_policy.c */
+
+/* A moving average of frame times (1/8 weight per sample): one frame
+ * stretched by a preemption or a page fault must not flip a choice. */
+uint64_t rt_policy_average(uint64_t avg_ns, uint64_t ns);
+/* The sampling rule: whether frame number `frame` (from 0) is timed. */
+bool rt_policy_sampled(uint64_t frame);
+/* Too small to share: frames averaging avg_ns (0: not measured yet) of a
+ * graph of nnodes nodes are better run serial. */
+bool rt_policy_small(uint64_t avg_ns, uint32_t nnodes);
+/* Whether g may run serial (no hot or fiber task), cached in p. */
+bool rt_policy_serial_ok(exec_policy *p, const dagrt_graph *g);
+/* dagrt_graph_run's clock: whether this run is timed (plan: it would run
+ * in plan mode, whose starvation rule may want it timed). */
+bool rt_policy_timed(const graph_rt *r, bool plan);
+/* A plan-mode frame: whether it runs serial (a starvation stretch). */
+bool rt_policy_plan_serial(graph_rt *r);
+/* After dagrt_graph_run's frame: its time (ns, if timed) into the average
+ * and, for a plan-mode frame, into the starvation rule. */
+void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned);
+/* A new plan starts in plan mode, with nothing measured of it. */
+void rt_policy_plan_reset(exec_policy *p);
+
+/* ----------------------------------------------------- exec_dynamic.c */
 
 /* A whole run with the dynamic executor (self: the caller's ctx). */
 int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers);
@@ -334,8 +431,7 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers);
  * helper; returns at once) and wait (the caller's part, then the end). */
 void rt_exec_dyn_start(graph_rt *r, int workers);
 /* Links r (reset by rt_exec_dyn_start with r->linked) after the frame
- * still in flight before it (exec_dyn.c, the submitter's half of the
- * hand-off). */
+ * still in flight before it (the submitter's half of the hand-off). */
 void rt_exec_dyn_link(graph_rt *prev, graph_rt *r);
 int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self);
 
@@ -353,28 +449,21 @@ void rt_exec_cross(graph_rt *nx, uint32_t x);
 bool rt_plan_build(graph_rt *r);
 /* A whole run in plan mode. */
 int rt_plan_run(graph_rt *r);
-/* A frame of a planned graph: in plan mode, or on the caller alone while
- * the worker's helper is measured not to get a CPU (the policy). Then
- * rt_plan_after with the frame's time (ns, 0 if it was not timed). */
-int rt_plan_frame(graph_rt *r);
-void rt_plan_after(graph_rt *r, uint64_t ns);
 /* One thread's part of a plan run (own: its list; first: a node it has
  * claimed already, or NONE). */
-bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_t first);
+bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first);
 
 /* ----------------------------------------------------- exec_serial.c */
 
-/* Whether every node of g may run inline on the caller (no hot or fiber
+/* Whether every node of g may run serial, on the caller (no hot or fiber
  * task, which must run where its flag says). */
 bool rt_exec_serial_ok(const dagrt_graph *g);
-/* The same, kept in r: computed once per graph and state (main thread). */
-bool rt_exec_serial_ok_cached(graph_rt *r, const dagrt_graph *g);
-/* The whole frame on the caller in table order (topological): no counter,
- * no ready list, no atomic. The caller must be on its own stack (not a
- * fiber). */
+/* The whole frame serial: on the caller in table order (topological), no
+ * counter, no ready list, no atomic. The caller must be on its own stack
+ * (not a fiber). */
 int rt_exec_serial_run(graph_rt *r);
 
-/* ----------------------------------------------------- exec_linger.c */
+/* ------------------------------------------------ exec_plan_helper.c */
 
 /* The runtime's slot (made at the first plan run), or NULL. */
 plan_slot *rt_plan_slot_of(dagrt *rt);

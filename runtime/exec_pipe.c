@@ -3,7 +3,7 @@
  * flight, frame k on the caller's state k % depth.
  *
  * Each frame is a started run (exec.c) with two more rules, kept by the
- * dynamic executor (exec_dyn.c): every node of frame N+1 waits for the same
+ * dynamic executor (exec_dynamic.c): every node of frame N+1 waits for the same
  * node of frame N, and a node with `prev X` inputs waits for node X of
  * frame N. The link between two frames is made when frame N+1 is
  * submitted, while frame N may still run: a link word per node of frame N,
@@ -26,14 +26,16 @@ typedef struct pipe_rt {
      * takes it sees everything the last call did (release store). */
     _Atomic uint32_t owner;
     uint32_t magic;          /* PIPE_MAGIC once initialised */
+    const void *self;        /* the pipeline's own address once initialised */
     uint32_t depth;
     uint32_t inflight;       /* frames started and not yet waited for */
     uint64_t submitted;      /* frames started since init */
     dagrt *rt;               /* the runtime of the frames in flight */
-    /* The inline policy (as dagrt_graph_run's, exec.h): a moving average
-     * of sampled frames' time from start to the end of their wait, and
-     * each slot's start time while it is sampled (0: not sampled). */
-    uint64_t last_ns;
+    /* The run policy's (exec_policy.c) state for the serial choice, as a
+     * graph state's: a moving average of sampled frames' time from start
+     * to the end of their wait, and each slot's start time while it is
+     * sampled (0: not sampled). */
+    uint64_t frame_ns;
     uint64_t t_start[DAGRT_MAX_IN_FLIGHT];
 } pipe_rt;
 
@@ -43,6 +45,18 @@ _Static_assert(sizeof(pipe_rt) <= sizeof(((dagrt_pipeline *)0)->opaque_), "pipel
 
 static pipe_rt *pipe_of(dagrt_pipeline *p) { return (pipe_rt *)(void *)p->opaque_; }
 
+static void leave(pipe_rt *q)
+{
+    /* release: the next call (acquire CAS) sees this one's bookkeeping. */
+    atomic_store_explicit(&q->owner, 0, memory_order_release);
+}
+
+/* Re-initialising a pipeline in use would forget its frames in flight:
+ * refused (DAGRT_EBUSY), nothing changed. It is told apart from zeroed or
+ * uninitialised storage by what only an init writes, the magic and the
+ * pipeline's own address: a first init pays two compares, a re-init takes
+ * the pipeline as a call does and checks that nothing is in flight and no
+ * state of the last init runs. */
 int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *const *states,
                         void *const *ctxs, dagrt_ctx_drop_fn drop)
 {
@@ -51,15 +65,43 @@ int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *co
     for (unsigned k = 0; k < depth; k++)
         if (!states[k] || !ctxs[k])
             return DAGRT_EINVAL;
-    memset(p, 0, sizeof *p);
     pipe_rt *q = pipe_of(p);
+    if (q->magic == PIPE_MAGIC && q->self == p) {
+        uint32_t idle = 0;
+        /* acquire: as enter's, this sees the last call's bookkeeping.
+         * Failure: a call is inside; relaxed, nothing is touched. */
+        if (!atomic_compare_exchange_strong_explicit(&q->owner, &idle, 1, memory_order_acquire,
+                                                     memory_order_relaxed))
+            return DAGRT_EBUSY;
+        bool busy = q->inflight > 0;
+        for (unsigned k = 0; k < q->depth && k < DAGRT_MAX_IN_FLIGHT && !busy; k++)
+            busy = p->states[k] && !rt_exec_idle(p->states[k]);
+        if (busy) {
+            leave(q);
+            return DAGRT_EBUSY;
+        }
+    }
+    /* Field by field, leaving the words another thread's call may read
+     * meanwhile (and fail on) alone: the ownership word, and the magic on
+     * a re-init (it is written only by a first init). */
     q->depth = depth;
-    q->magic = PIPE_MAGIC;
+    q->inflight = 0;
+    q->submitted = 0;
+    q->rt = NULL;
+    q->frame_ns = 0;
+    memset(q->t_start, 0, sizeof q->t_start);
+    if (q->magic != PIPE_MAGIC || q->self != p) {
+        q->magic = PIPE_MAGIC;
+        q->self = p;
+    }
+    memset(p->states, 0, sizeof p->states);
+    memset(p->ctxs, 0, sizeof p->ctxs);
     for (unsigned k = 0; k < depth; k++) {
         p->states[k] = states[k];
         p->ctxs[k] = ctxs[k];
     }
     p->drop = drop;
+    leave(q);   /* release: the next call (acquire CAS) sees the pipeline initialised */
     return 0;
 }
 
@@ -88,24 +130,6 @@ static int enter(dagrt *rt, dagrt_pipeline *p)
     return bad;
 }
 
-static void leave(pipe_rt *q)
-{
-    /* release: the next call (acquire CAS) sees this one's bookkeeping. */
-    atomic_store_explicit(&q->owner, 0, memory_order_release);
-}
-
-/* One sampled frame's time, into the moving average (1/8 weight, as
- * dagrt_graph_run's: one stretched frame must not flip the choice). */
-static void sample(pipe_rt *q, uint64_t ns)
-{
-    q->last_ns = q->last_ns ? (q->last_ns * 7 + ns) / 8 : ns;
-}
-
-static bool sampled(const pipe_rt *q)
-{
-    return q->submitted < EXEC_TIME_EVERY || q->submitted % EXEC_TIME_EVERY == 0;
-}
-
 /* Waits (helping) for the oldest frame in flight and lets its context go. */
 static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
 {
@@ -115,7 +139,7 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
     if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL)
         return rc;   /* refused (the state is used outside the pipeline): still in flight */
     if (q->t_start[k]) {
-        sample(q, rt_now_ns() - q->t_start[k]);
+        q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - q->t_start[k]);
         q->t_start[k] = 0;
     }
     q->inflight--;
@@ -141,22 +165,22 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     unsigned k = (unsigned)(q->submitted % q->depth);
     void *ctx = store ? p->ctxs[k] : (void *)(uintptr_t)src;
     /* Frames measured too small to share gain nothing from overlapping:
-     * after the frames in flight, the frame runs now on the caller, in
-     * table order, without a counter or an atomic (exec_serial.c). A frame
-     * that grows past the bound is started as usual again. */
-    /* (The slot's state keeps the answer; only the main thread reads or
-     * writes it, even while that state's frame is in flight.) */
-    if (q->last_ns && q->last_ns < (uint64_t)g->nnodes * EXEC_INLINE_NS_PER_NODE &&
-        rt_exec_serial_ok_cached(state_rt(p->states[k]), g)) {
+     * after the frames in flight, the frame runs serial now, on the caller
+     * in table order, without a counter or an atomic (exec_serial.c). A
+     * frame that grows past the bound is started as usual again. */
+    /* (The slot's state keeps the serial_ok answer; only the main thread
+     * reads or writes it, even while that state's frame is in flight.) */
+    if (rt_policy_small(q->frame_ns, g->nnodes) &&
+        rt_policy_serial_ok(&state_rt(p->states[k])->policy, g)) {
         while (q->inflight > 0)
             if ((rc = wait_oldest(rt, p)) != 0)
                 goto out;
-        bool timed = sampled(q);
+        bool timed = rt_policy_sampled(q->submitted);
         uint64_t t0 = timed ? rt_now_ns() : 0;
         rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src);
         if (rc == 0) {
             if (timed)
-                sample(q, rt_now_ns() - t0);
+                q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - t0);
             q->rt = rt;
             q->submitted++;
             if (p->drop)
@@ -171,7 +195,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     graph_rt *prev = NULL;
     if (q->inflight > 0)
         prev = state_rt(p->states[(q->submitted - 1) % q->depth]);
-    bool timed = sampled(q);
+    bool timed = rt_policy_sampled(q->submitted);
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
      * its completions need no hand-off. */

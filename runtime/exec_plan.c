@@ -1,12 +1,13 @@
 /*
  * exec_plan.c - plan mode, the executor for one worker (exec.h; the
- * section comment below has the design). Between runs: exec_linger.c.
+ * section comment below has the design). Between runs:
+ * exec_plan_helper.c; when its helper gets no CPU: exec_policy.c.
  */
 #include "exec.h"
 
 /* ------------------------------------------------------------- plan mode
  *
- * With one worker, the dynamic scheme above pays for every node in cross-
+ * With one worker, the dynamic executor (exec_dynamic.c) pays for every node in cross-
  * core cache traffic: join counters, the shared ready list and helper
  * spawns are locked instructions on lines the other core wrote last, each
  * a cross-core transfer (docs/benchmarks.md), several per node.
@@ -39,7 +40,7 @@
  * - Between runs, the worker's helper (a runtime task) lingers, polling a
  *   runtime-owned slot, so that a run's start costs the caller two stores
  *   and no spawn, deque push or wake-up check, and its end no task
- *   completion and no group wait; see "between runs" below.
+ *   completion and no group wait; see exec_plan_helper.c, "between runs".
  */
 
 static inline _Atomic uint32_t *plan_cursor(graph_rt *r, uint32_t k)
@@ -139,27 +140,27 @@ static inline int plan_other_cpu(graph_rt *r, uint32_t own)
 }
 
 /* Takes and runs one ready node of list k (not ours). */
-static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, bool counted, uint32_t epoch)
+static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, node_where where, uint32_t epoch)
 {
     uint32_t s = plan_claim(r, k, on_main, epoch);
     if (s == NONE)
         return false;
     if (k == 1)
         r->stolen1++;   /* only the caller takes from list 1 */
-    plan_publish(r, s, rt_exec_node_on(r, s, counted), epoch);
+    plan_publish(r, s, rt_exec_node_on(r, s, where), epoch);
     return true;
 }
 
 
 /* One thread's part of a run: its own list `own`, then whatever it can take
  * from the other one. The caller (on_main) stays until every node is
- * claimed; the worker's helper may leave earlier. counted: as for
- * rt_exec_node_on, decided once (the thread's stack cannot change meanwhile).
+ * claimed; the worker's helper may leave earlier. where: where this
+ * thread runs nodes (exec.h), decided once (its stack cannot change meanwhile).
  * first: a node of list `own` the caller claimed before the run was
  * offered, run first, or NONE. Returns true when the helper (own == 1) ran
  * the last node of its own list: publishing it was then its last access to
- * the run's state (see plan_run's end). */
-bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_t first)
+ * the run's state (see rt_plan_run's end). */
+bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first)
 {
     const uint32_t epoch = r->epoch;
     const uint32_t other = own ^ 1u;
@@ -170,7 +171,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_
     bool ensured = false;
     if (first != NONE) {
         plan_prefetch(r, r->nodes[first].plan.lnext);
-        prev_status = rt_exec_node_on(r, first, counted);
+        prev_status = rt_exec_node_on(r, first, where);
         prev = first;
     }
     for (;;) {
@@ -197,7 +198,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_
                 rt_plan_ensure_helper(r);
             }
             if ((spins >= PLAN_STEAL_SPINS || unowned) &&
-                plan_steal(r, other, on_main, counted, epoch))
+                plan_steal(r, other, on_main, where, epoch))
                 spins = 0;
             continue;
         }
@@ -226,18 +227,18 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_
         if (prev != NONE)
             plan_publish(r, prev, prev_status, epoch);
         plan_prefetch(r, next);
-        prev_status = rt_exec_node_on(r, i, counted);
+        prev_status = rt_exec_node_on(r, i, where);
         prev = i;
         if (pair != NONE) {
             plan_publish(r, i, prev_status, epoch);
-            prev_status = rt_exec_node_on(r, pair, counted);
+            prev_status = rt_exec_node_on(r, pair, where);
             prev = pair;
         }
         if (next == NONE && own == 1) {
             /* The helper's list is done, and the helper leaves without
              * taking the caller's last nodes: its last access to the run
              * is this publication, which the caller reads anyway before
-             * it returns (plan_run), instead of one more cache-line trip
+             * it returns (rt_plan_run), instead of one more cache-line trip
              * for a separate "left" word on every run. */
             plan_publish(r, prev, prev_status, epoch);
             return true;
@@ -248,7 +249,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, bool counted, uint32_
     unsigned idle = 0;
     /* relaxed: the claims themselves are the CASes; this only waits for them. */
     while (atomic_load_explicit(plan_cursor(r, other), memory_order_relaxed) != NONE) {
-        if (plan_steal(r, other, on_main, counted, epoch)) {
+        if (plan_steal(r, other, on_main, where, epoch)) {
             idle = 0;
             continue;
         }
@@ -362,12 +363,7 @@ bool rt_plan_build(graph_rt *r)
     r->nlist1 = 0;
     for (uint32_t u = r->lhead[1]; u != NONE; u = r->nodes[u].plan.lnext)
         r->nlist1++;
-    r->solo_left = 0;   /* a new plan starts in plan mode */
-    r->solo_span = 0;
-    r->probe = 0;
-    r->time_next = 0;
-    r->plan_ns = r->solo_ns = 0;
-    r->since_probe = UINT32_MAX;   /* no probe yet */
+    rt_policy_plan_reset(&r->policy);
     return true;
 }
 
@@ -377,7 +373,7 @@ int rt_plan_run(graph_rt *r)
     if (++r->epoch == 0) {
         /* 2^32 runs: `done` words from the last wrap could match again. */
         for (uint32_t i = 0; i < r->nnodes; i++)
-            /* relaxed: as in plan_build: before the run is offered. */
+            /* relaxed: as in rt_plan_build: before the run is offered. */
             atomic_store_explicit(&r->nodes[i].plan.done, 0, memory_order_relaxed);
         r->epoch = 1;
     }
@@ -407,17 +403,17 @@ int rt_plan_run(graph_rt *r)
         atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);
         /* release: the run's setup above (and the plan) before the ticket. */
         atomic_store_explicit(&s->go, t, memory_order_release);
-        /* relaxed: a stale "present" is caught by plan_ensure_helper. */
+        /* relaxed: a stale "present" is caught by rt_plan_ensure_helper. */
         if (atomic_load_explicit(&s->present, memory_order_relaxed) == 0)
             rt_plan_spawn_helper(r->rt, s);
     }
-    rt_plan_work(r, 0, true, true, first);   /* dagrt_graph_run refuses fibers */
+    rt_plan_work(r, 0, true, NODE_ON_THREAD, first);   /* dagrt_graph_run refuses fibers */
     if (t == 0)
         return 0;   /* no worker list, or no slot: the caller ran everything */
     /* Every node is claimed; a helper may still run its last ones. */
     if (r->stolen1 == 0) {
         /* The helper that joined ran all of list 1, and its last access to
-         * r is the publication of the list's last node (plan_work).
+         * r is the publication of the list's last node (rt_plan_work).
          * acquire: its effects, and all the helper's, before we return. */
         _Atomic uint32_t *d = &r->nodes[r->ltail1].plan.done;
         for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;)
@@ -431,120 +427,8 @@ int rt_plan_run(graph_rt *r)
         if (atomic_compare_exchange_weak_explicit(&s->join, &j, (t << 1) | 1, memory_order_relaxed,
                                                   memory_order_relaxed))
             return 0;
-    /* acquire: pairs with plan_serve's release of `left`. */
+    /* acquire: pairs with plan_serve's release of `left` (exec_plan_helper.c). */
     for (unsigned spins = 0; atomic_load_explicit(&s->left, memory_order_acquire) != t;)
         plan_relax(++spins, plan_other_cpu(r, 0));
     return 0;
-}
-
-
-/* ------------------------------------------- when the helper gets no CPU
- *
- * With a core kept busy by another program (a game's render or audio
- * thread, a build), the worker's helper often does not get to run when a
- * frame is offered: the caller then runs the worker's list itself, paying
- * plan mode's claims and polls on every node, or waits on a node that the
- * preempted helper holds. Two measures say so:
- * - without a clock: the caller claimed more than half of list 1
- *   (stolen1). Unloaded, a helper runs its whole list in almost every
- *   frame; starved, the caller takes most or all of it;
- * - with the timed frames (exec.c times one in EXEC_TIME_EVERY, and the
- *   ones the policy asks for): plan frames took longer, on average, than
- *   frames on the caller alone did in the last such stretch. That also
- *   catches a helper preempted while it holds a node, when the caller
- *   can only wait.
- * Either one starts a stretch of solo_span frames on the caller alone in
- * table order (exec_serial.c: no claim, no offer; the helper stops
- * lingering and the worker parks, so the busy program and the caller each
- * keep a core), its first frame timed afresh. Then plan mode probes: the
- * first probe frame wakes a helper, which after any pause comes late, so
- * a starved first probe is not judged yet; the second one is. A good
- * probe returns to plan mode with its average restarted from the probe.
- * A probe costs: waking the worker under load can take the caller's CPU
- * for a while, and a probe's helper may be preempted holding a node. So
- * a starved probe doubles the span, as does a stretch that starts soon
- * after a good probe (a probe that was only lucky), from PLAN_SOLO_MIN up
- * to PLAN_SOLO_MAX frames, and never longer than about PLAN_SOLO_NS of
- * frames: once the load is gone, plan mode is back within that time.
- * Each sample enters an average clamped to twice the average, so that one
- * frame stretched by a preemption cannot start a stretch by itself. */
-#define PLAN_SOLO_MIN 16
-#define PLAN_SOLO_MAX 1024
-#define PLAN_SOLO_NS 50000000u
-/* A stretch within this many plan frames of a good probe counts as the
- * probe's failure (the span doubles). */
-#define PLAN_SOLO_SOON 256
-
-enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE };
-
-int rt_plan_frame(graph_rt *r)
-{
-    r->was_solo = r->solo_left > 0;
-    if (r->was_solo)
-        /* Planned, so no hot or fiber task: every node may run inline. */
-        return rt_exec_serial_run(r);
-    return rt_plan_run(r);
-}
-
-/* A moving average (1/8 weight), each sample at most twice the average. */
-static uint64_t plan_avg(uint64_t avg, uint64_t ns)
-{
-    if (avg == 0)
-        return ns;
-    if (ns > 2 * avg)
-        ns = 2 * avg;
-    return (avg * 7 + ns) / 8;
-}
-
-static void plan_go_solo(graph_rt *r, bool again)
-{
-    uint32_t span = again && r->solo_span ? 2u * r->solo_span : PLAN_SOLO_MIN;
-    /* The last stretch's frame time (or the plan frames') bounds it. */
-    uint64_t frame_ns = r->solo_ns ? r->solo_ns : r->plan_ns;
-    uint64_t most = frame_ns ? PLAN_SOLO_NS / frame_ns : PLAN_SOLO_MAX;
-    if (most > PLAN_SOLO_MAX)
-        most = PLAN_SOLO_MAX;
-    if (span > most)
-        span = (uint32_t)most;
-    r->solo_span = (uint16_t)(span > PLAN_SOLO_MIN ? span : PLAN_SOLO_MIN);
-    r->solo_left = r->solo_span;
-    r->solo_ns = 0;       /* measured afresh, from the stretch's first frame */
-    r->time_next = 1;
-    r->probe = PROBE_NONE;
-}
-
-void rt_plan_after(graph_rt *r, uint64_t ns)
-{
-    r->time_next = 0;
-    if (r->was_solo) {
-        if (ns)
-            r->solo_ns = plan_avg(r->solo_ns, ns);
-        if (--r->solo_left == 0) {
-            r->probe = PROBE_WAKE;
-            r->time_next = 1;   /* the probes are judged by their time too */
-        }
-        return;
-    }
-    bool stolen = r->stolen1 > r->nlist1 / 2;
-    if (r->probe == PROBE_NONE) {
-        if (ns)
-            r->plan_ns = plan_avg(r->plan_ns, ns);
-        if (r->since_probe < UINT32_MAX)
-            r->since_probe++;
-        if (stolen || (ns && r->solo_ns && r->plan_ns > r->solo_ns))
-            plan_go_solo(r, r->since_probe < PLAN_SOLO_SOON);
-        return;
-    }
-    /* A probe: its own time against the stretch's. */
-    bool starved = stolen || (ns && r->solo_ns && ns > r->solo_ns);
-    if (starved && r->probe == PROBE_WAKE) {
-        r->probe = PROBE_JUDGE;
-        r->time_next = 1;
-    } else if (starved) {
-        plan_go_solo(r, true);
-    } else {
-        r->probe = PROBE_NONE;
-        r->plan_ns = ns;
-        r->since_probe = 0;
-    }
 }

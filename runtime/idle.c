@@ -112,7 +112,7 @@ void rt_notify(dagrt *rt)
 }
 
 /* The same after a publication that was itself a seq_cst RMW (the
- * deque's push_sc): seq_cst loads then suffice, no separate fence. */
+ * deque's rt_deque_expose_sc_to): seq_cst loads then suffice, no separate fence. */
 static inline void notify_after_sc(dagrt *rt)
 {
     if (atomic_load_explicit(&rt->nspinning, memory_order_seq_cst) > 0)

@@ -10,7 +10,7 @@
  * same try-lock, so the algorithm's single-consumer assumption holds.
  *
  * Between a producer's exchange and its link store the queue is briefly
- * "non-empty but unpoppable": rt_mpsc_pop returns NULL while
+ * "non-empty but unpoppable": rt_mpsc_pop_locked returns NULL while
  * rt_mpsc_nonempty returns true. Callers treat that as "retry soon".
  *
  * Emptiness is tracked by a separate counter `n` (incremented before the

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "os/os.h"
 
 static bool any_cb(const dagrt_observer *c)
@@ -108,25 +109,117 @@ void rt_obs_mark(rt_obs *ob, int thread, rt_trace_mark_kind m)
         rt_trace_mark(ob->trace, (uint32_t)thread, m);
 }
 
-/* A non-negative decimal, or -1. */
-static long long env_num(const char *name)
+/* A decimal in [0, max], or -1 (absent, or refused with a message that
+ * names the variable). */
+static long long env_num(const char *name, unsigned long long max)
 {
     const char *s = rt_os_getenv(name);
     if (!s || !*s)
         return -1;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (*end || v < 0) {
+    unsigned long long v = 0;
+    const char *p = s;
+    /* By hand, not strtoull: no sign, no spaces, and an overflow is seen
+     * rather than clamped to ULLONG_MAX. */
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (max - d) / 10) {
+            fprintf(stderr, "libdagrt: %s='%s' is out of range (at most %llu): ignored\n", name,
+                    s, max);
+            return -1;
+        }
+        v = v * 10 + d;
+    }
+    if (*p) {
         fprintf(stderr, "libdagrt: %s='%s' is not a non-negative number: ignored\n", name, s);
         return -1;
     }
-    return v;
+    return (long long)v;
+}
+
+/* The most DAGRT_TRACE_MB may ask: the API's own cap (1 TiB). */
+#define ENV_MB_MAX (RT_TRACE_MAX_BYTES >> 20)
+
+/* The runtimes whose DAGRT_TRACE file is to be written when the process
+ * exits without their dagrt_destroy (returning from main, exit() from a
+ * task), under exit_mu. */
+static rt_os_once exit_once;
+static rt_os_mutex exit_mu;
+static bool exit_ok;             /* exit_mu and the handler are in place */
+static rt_observe *exit_list;
+
+static void write_env(rt_observe *o)
+{
+    /* Recording stops first: what a thread still running adds from here
+     * on is not waited for. */
+    rt_trace_set_on(o->trace, false);
+    int rc = rt_trace_write(o->trace, o->env_path);
+    if (rc == 0)
+        return;
+    char why[256] = "";
+    if (rc == DAGRT_EIO) {
+        rt_os_strerror(dagrt_last_os_error(), why, sizeof why);
+        fprintf(stderr, "libdagrt: cannot write the trace to DAGRT_TRACE='%s': %s: %s\n",
+                o->env_path, rt_error_what(), why);
+    } else if (*rt_error_what() && rc == DAGRT_EINVAL) {
+        fprintf(stderr, "libdagrt: cannot write the trace to DAGRT_TRACE='%s': %s\n",
+                o->env_path, rt_error_what());
+    } else {
+        fprintf(stderr, "libdagrt: cannot write the trace to DAGRT_TRACE='%s': %s\n",
+                o->env_path, dagrt_strerror(rc));
+    }
+}
+
+static void exit_write(void)
+{
+    rt_os_mutex_lock(&exit_mu);
+    for (rt_observe *o = exit_list; o; o = o->exit_next) {
+        write_env(o);
+        o->env_written = true;
+    }
+    exit_list = NULL;
+    rt_os_mutex_unlock(&exit_mu);
+}
+
+static void exit_init(void)
+{
+    exit_ok = rt_os_mutex_init(&exit_mu) == 0;
+    if (exit_ok && atexit(exit_write) != 0) {
+        rt_os_mutex_fini(&exit_mu);
+        exit_ok = false;
+    }
+}
+
+static void exit_add(rt_observe *o)
+{
+    rt_os_once_run(&exit_once, exit_init);
+    if (!exit_ok)
+        return;   /* written at destroy only */
+    rt_os_mutex_lock(&exit_mu);
+    o->exit_next = exit_list;
+    exit_list = o;
+    rt_os_mutex_unlock(&exit_mu);
+}
+
+/* Off the exit list; true when exit wrote the file already. */
+static bool exit_remove(rt_observe *o)
+{
+    if (!exit_ok)
+        return false;
+    rt_os_mutex_lock(&exit_mu);
+    for (rt_observe **p = &exit_list; *p; p = &(*p)->exit_next)
+        if (*p == o) {
+            *p = o->exit_next;
+            break;
+        }
+    bool done = o->env_written;
+    rt_os_mutex_unlock(&exit_mu);
+    return done;
 }
 
 int rt_observe_trace_start(rt_observe *o, int nthreads, const dagrt_trace_config *cfg)
 {
     if (!o->trace) {
-        if (cfg && cfg->max_bytes > ((size_t)1 << 40))
+        if (cfg && cfg->max_bytes > RT_TRACE_MAX_BYTES)
             return DAGRT_EINVAL;
         o->trace = rt_trace_create((uint32_t)nthreads, cfg ? cfg->max_bytes : 0,
                                    cfg ? cfg->frames : 0);
@@ -180,7 +273,8 @@ int rt_observe_init(rt_observe *o, int nthreads, const dagrt_observer *cfg_obs, 
     const char *path = rt_os_getenv("DAGRT_TRACE");
     if (!path || !*path)
         return 0;
-    long long frames = env_num("DAGRT_TRACE_FRAMES"), mb = env_num("DAGRT_TRACE_MB");
+    long long frames = env_num("DAGRT_TRACE_FRAMES", UINT64_MAX >> 1),
+              mb = env_num("DAGRT_TRACE_MB", ENV_MB_MAX);
     dagrt_trace_config tc = {mb > 0 ? (size_t)mb << 20 : 0, frames > 0 ? (uint64_t)frames : 0};
     size_t len = strlen(path) + 1;
     o->env_path = malloc(len);
@@ -193,19 +287,16 @@ int rt_observe_init(rt_observe *o, int nthreads, const dagrt_observer *cfg_obs, 
                 dagrt_strerror(rc));
         free(o->env_path);
         o->env_path = NULL;
+        return 0;
     }
+    exit_add(o);
     return 0;
 }
 
 void rt_observe_fini(rt_observe *o)
 {
-    if (o->env_path && o->trace) {
-        rt_trace_set_on(o->trace, false);
-        int rc = rt_trace_write(o->trace, o->env_path);
-        if (rc != 0)
-            fprintf(stderr, "libdagrt: cannot write the trace to DAGRT_TRACE='%s': %s\n",
-                    o->env_path, dagrt_strerror(rc));
-    }
+    if (o->env_path && !exit_remove(o) && o->trace)
+        write_env(o);
     free(o->env_path);
     rt_trace_destroy(o->trace);
     for (rt_obs *r = o->all, *n; r; r = n) {

@@ -37,7 +37,9 @@ typedef struct rt_observe {
     void *user;
     bool has_cb;
     rt_trace *trace;         /* the recorder, once started */
-    char *env_path;          /* DAGRT_TRACE: written at destroy */
+    char *env_path;          /* DAGRT_TRACE: written at destroy, or at exit */
+    bool env_written;        /* at exit already (under the exit list's lock) */
+    struct rt_observe *exit_next;   /* the exit list (observe.c), while env_path */
 } rt_observe;
 
 /* Per-thread statistics (dagrt_get_stats): written by their own thread
@@ -59,7 +61,7 @@ static inline void rt_tstat_add(_Atomic uint64_t *c, uint64_t n)
 
 static inline rt_obs *rt_obs_now(rt_observe *o)
 {
-    /* acquire: pairs with the release in rt_observe_publish, so the
+    /* acquire: pairs with the release in observe.c's publish, so the
      * record's fields are whole. */
     return atomic_load_explicit(&o->cur, memory_order_acquire);
 }
@@ -78,8 +80,8 @@ void rt_obs_mark(rt_obs *ob, int thread, rt_trace_mark_kind m);
  * rt_observe_init reads DAGRT_TRACE, DAGRT_TRACE_FRAMES, DAGRT_TRACE_MB
  * and starts the recorder when asked; cfg_obs is dagrt_config.observer. */
 int rt_observe_init(rt_observe *o, int nthreads, const dagrt_observer *cfg_obs, void *cfg_user);
-/* Writes the DAGRT_TRACE file if there is one (after the workers stopped),
- * then frees everything. */
+/* Writes the DAGRT_TRACE file if there is one (after the workers stopped)
+ * and exit has not written it, then frees everything. */
 void rt_observe_fini(rt_observe *o);
 int rt_observe_set(rt_observe *o, const dagrt_observer *obs, void *user);
 int rt_observe_trace_start(rt_observe *o, int nthreads, const dagrt_trace_config *cfg);

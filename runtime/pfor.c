@@ -34,7 +34,7 @@
  * keep it awake otherwise). Each participant re-invites while it runs if
  * someone else turned hungry and no invitation is pending, so P threads
  * ramp up one after the other without the caller paying for all of them.
- * The first invitation to a polling helper is an offer instead (offer_post):
+ * The first invitation to a polling helper is an offer instead (rt_pfor_offer_post):
  * a task descriptor inside the job, posted in the runtime's one offer word,
  * which pollers look at before they steal. It costs the caller one CAS
  * instead of a descriptor, a deque push and its fence, and the helper one

@@ -74,7 +74,7 @@ typedef struct pfor_job {
     uint64_t t_hend;
     uint32_t h_items;
     bool posted;       /* caller only: offer points to this job's offer */
-    rt_task offer;     /* the offer's descriptor (offer_post) */
+    rt_task offer;     /* the offer's descriptor (rt_pfor_offer_post) */
     pfor_slot slot[PFOR_SLOTS];
 } pfor_job;
 

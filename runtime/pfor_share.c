@@ -125,7 +125,7 @@ static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
  * its owner has claimed, because each claim past an owner's first can cost
  * far more than its CAS (the measurements are in docs/benchmarks.md). The
  * end stays even through presplit and the thief's estimate of the chunk
- * its victim is in (steal_into). */
+ * its victim is in (rt_pfor_steal_into). */
 
 /* Runs the range in slot s as its owner, a chunk per claim, until a claim
  * finds it empty (thieves may have taken the rest). per_out: if not NULL,

@@ -47,6 +47,8 @@ size_t rt_trace_event_bytes(void);
 /* Defaults: 64 MiB in all; a ring holds at least this many events. */
 #define RT_TRACE_DEFAULT_BYTES ((size_t)64 << 20)
 #define RT_TRACE_MIN_RING 1024u
+/* The most a recorder may take (dagrt_trace_config.max_bytes, DAGRT_TRACE_MB). */
+#define RT_TRACE_MAX_BYTES ((size_t)1 << 40)
 
 /* Allocates rings for nthreads threads sharing max_bytes (0: the default);
  * frames > 0 keeps only the last `frames` frames of each graph when
@@ -69,11 +71,16 @@ void rt_trace_idle(rt_trace *t, uint32_t tid);
 void rt_trace_wake(rt_trace *t, uint32_t tid);
 void rt_trace_mark(rt_trace *t, uint32_t tid, rt_trace_mark_kind m);
 
-/* Writes the file (through a temporary renamed into place: never half a
- * file). Recording pauses meanwhile (events in that time are not kept):
+/* Writes the file: a regular file or a new name through a temporary
+ * renamed into place (never half a file), a symlink's final target so in
+ * that target's directory, a character device or a FIFO with a reader in
+ * place. Recording pauses meanwhile (events in that time are not kept):
  * a thread still recording when it starts may overwrite at most the one
- * oldest event of its ring, which the writer skips. Returns 0,
- * DAGRT_EINVAL (bad path: cannot create or write it) or DAGRT_ENOMEM. */
+ * oldest event of its ring, which the writer skips. Any thread may write
+ * (two runtimes at once included). Returns 0, DAGRT_EIO (the system
+ * failed: error.h keeps its code and what failed), DAGRT_EINVAL (no
+ * path, or it names something else: a socket, a block device) or
+ * DAGRT_ENOMEM. */
 int rt_trace_write(rt_trace *t, const char *path);
 
 /* Counts for tests and tools. */

@@ -1,6 +1,7 @@
 /*
- * trace_ring.h - the trace recorder's own structures, shared by its two
- * files: trace.c (the rings and recording) and trace_write.c (the file).
+ * trace_ring.h - the trace recorder's own structures, shared by its
+ * files: trace.c (the rings and recording), trace_write.c (the file) and
+ * trace_speedscope.c (speedscope's format).
  * Not installed; the rest of the runtime sees trace.h only.
  */
 #ifndef DAGRT_TRACE_RING_H
@@ -9,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "apart.h"
 #include "os/os.h"
@@ -59,8 +61,21 @@ struct rt_trace {
     uint64_t t0;                 /* ticks at creation */
     double ns_per_tick;          /* set by the writer */
     uint64_t written, cut;
+    bool speedscope;             /* this write: speedscope's format (set by the writer) */
     ring *rings;
 };
+
+/* An event the writer keeps, and its thread: what trace_speedscope.c
+ * writes in speedscope's format from trace_write.c's choice. */
+typedef struct rt_trace_pick {
+    const ev *e;
+    uint32_t tid;
+} rt_trace_pick;
+
+/* Writes the n kept events to f as a speedscope file, k ns per tick.
+ * 0 or DAGRT_ENOMEM. */
+int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32_t nthreads,
+                            double k);
 
 static inline uint64_t now_ns(void)
 {
@@ -72,18 +87,13 @@ static inline uint64_t now_ns(void)
  * when the file is written, by the counter's rate over the recording
  * (measured against the monotonic clock from creation to the write). */
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
 static inline uint64_t counter(void)
 {
     unsigned lo, hi;
     __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
     return ((uint64_t)hi << 32) | lo;
 }
-static inline bool counter_ok(void)
-{
-    unsigned a, b, c, d;   /* CPUID 0x80000007 EDX bit 8: invariant TSC */
-    return __get_cpuid(0x80000007, &a, &b, &c, &d) && ((d >> 8) & 1);
-}
+static inline bool counter_ok(void) { return rt_os_counter_invariant(); }
 #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
 static inline uint64_t counter(void)
 {

@@ -1,21 +1,16 @@
 /*
  * trace_write.c - the trace recorder's writer: Chrome Trace Event Format
- * (object form) through a temporary file renamed into place (trace.h).
+ * (object form) through a temporary file renamed into place, or in place
+ * on a device or FIFO (trace.h; the file calls are os/os.h's).
  */
-#define _POSIX_C_SOURCE 200809L
 #include "trace_ring.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _WIN32
-#include <process.h>
-#define getpid _getpid
-#else
-#include <unistd.h>
-#endif
 
 #include "dagrt.h"
+#include "error.h"
 
 typedef struct view {
     const ev *slot;
@@ -102,6 +97,108 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, double k, bo
     fputc('}', f);
 }
 
+/* A graph run as the frame marker shows it: from its first node's begin
+ * to its last node's end (ticks), on one lane of the graph's track. */
+typedef struct frun {
+    uint32_t g;                 /* index in the gmax table */
+    uint32_t lane;
+    uint64_t frame, b, e;
+} frun;
+
+static int cmp_frun_frame(const void *pa, const void *pb)
+{
+    const frun *a = pa, *b = pb;
+    if (a->g != b->g)
+        return a->g < b->g ? -1 : 1;
+    return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
+static int cmp_frun_begin(const void *pa, const void *pb)
+{
+    const frun *a = pa, *b = pb;
+    if (a->g != b->g)
+        return a->g < b->g ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* The frame marker (observability.md's deviation, docs/runtime.md "The
+ * built-in trace"): one async span per graph run, cat "dagrt.frame",
+ * numbered like the nodes' frames. Runs of one graph that overlap (frames
+ * in flight) go on lanes of their own, the lane the span's id, so each
+ * lane is one track of spans that never overlap. Returns the spans
+ * written, or -1 when out of memory. */
+static long long put_frames(rt_trace *t, FILE *f, const view *v, uint64_t cutoff, const gmax *g,
+                            size_t ng, uint64_t from_ts, long pid, double k)
+{
+    size_t n = 0, cap = 0;
+    frun *r = NULL;
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        for (uint64_t j = v[i].first; j < v[i].last; j++) {
+            const ev *e = &v[i].slot[j % v[i].cap];
+            if (e->kind != EV_NODE || !keep_event(t, e, cutoff, g, ng, from_ts))
+                continue;
+            if (n == cap) {
+                frun *nr = realloc(r, (cap = cap ? cap * 2 : 256) * sizeof *r);
+                if (!nr) {
+                    free(r);
+                    return -1;
+                }
+                r = nr;
+            }
+            const gmax *m = gmax_find((gmax *)g, ng, e->cat);
+            r[n++] = (frun){(uint32_t)(m - g), 0, e->frame, e->ts, e->ts + e->dur};
+        }
+    if (n == 0) {
+        free(r);
+        return 0;
+    }
+    /* One span per (graph, frame): the union of its nodes' events. */
+    qsort(r, n, sizeof *r, cmp_frun_frame);
+    size_t runs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (runs > 0 && r[runs - 1].g == r[i].g && r[runs - 1].frame == r[i].frame) {
+            if (r[i].b < r[runs - 1].b)
+                r[runs - 1].b = r[i].b;
+            if (r[i].e > r[runs - 1].e)
+                r[runs - 1].e = r[i].e;
+        } else {
+            r[runs++] = r[i];
+        }
+    }
+    /* Lanes, first fit in order of begin: as many as runs overlap. */
+    qsort(r, runs, sizeof *r, cmp_frun_begin);
+    uint64_t lane_end[64];
+    uint32_t lanes = 0, lane_base = 0;
+    for (size_t i = 0; i < runs; i++) {
+        if (i > 0 && r[i].g != r[i - 1].g) {
+            lane_base += lanes;
+            lanes = 0;
+        }
+        uint32_t l = 0;
+        while (l < lanes && lane_end[l] > r[i].b)
+            l++;
+        if (l == lanes && lanes < 64)
+            lanes++;
+        if (l == 64)
+            l = 63;   /* over 64 runs of one graph at once: they share the last lane */
+        lane_end[l] = r[i].e;
+        r[i].lane = lane_base + l;
+    }
+    for (size_t i = 0; i < runs; i++) {
+        for (int end = 0; end < 2; end++) {
+            fprintf(f, ",\n{\"ph\":\"%s\",\"name\":\"frame %llu\",\"cat\":\"dagrt.frame\","
+                       "\"id\":%u,\"pid\":%ld,\"tid\":0,\"ts\":",
+                    end ? "e" : "b", (unsigned long long)r[i].frame, r[i].lane, pid);
+            put_us(f, to_ns(end ? r[i].e : r[i].b, k));
+            fputs(",\"args\":{\"graph\":", f);
+            put_str(f, g[r[i].g].name);
+            fprintf(f, ",\"frame\":%llu}}", (unsigned long long)r[i].frame);
+        }
+    }
+    free(r);
+    return (long long)runs;
+}
+
 static int write_file(rt_trace *t, FILE *f, view *v)
 {
     if (t->use_counter) {
@@ -166,7 +263,38 @@ static int write_file(rt_trace *t, FILE *f, view *v)
                 if (e->kind == EV_NODE && keep_event(t, e, cutoff, g, ng, 0) && e->ts < from_ts)
                     from_ts = e->ts;
             }
-    long pid = (long)getpid();
+    if (t->speedscope) {
+        rt_trace_pick *pk = malloc((t->nthreads * 16 + 1) * sizeof *pk);
+        size_t n = 0, cap = pk ? t->nthreads * 16 + 1 : 0;
+        int rc = pk ? 0 : DAGRT_ENOMEM;
+        for (uint32_t i = 0; rc == 0 && i < t->nthreads; i++)
+            for (uint64_t k = v[i].first; rc == 0 && k < v[i].last; k++) {
+                const ev *e = &v[i].slot[k % v[i].cap];
+                if (!keep_event(t, e, cutoff, g, ng, from_ts)) {
+                    cut++;
+                    continue;
+                }
+                if (n == cap) {
+                    rt_trace_pick *np = realloc(pk, (cap *= 2) * sizeof *pk);
+                    if (!np) {
+                        rc = DAGRT_ENOMEM;
+                        break;
+                    }
+                    pk = np;
+                }
+                pk[n++] = (rt_trace_pick){e, i};
+            }
+        if (rc == 0)
+            rc = rt_trace_put_speedscope(f, pk, n, t->nthreads, t->ns_per_tick);
+        free(pk);
+        free(g);
+        if (rc == 0) {
+            t->written = n;
+            t->cut = cut;
+        }
+        return rc;
+    }
+    long pid = rt_os_pid();
     fputs("{\"traceEvents\":[", f);
     bool first = true;
     fprintf(f, "\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":0,"
@@ -195,6 +323,11 @@ static int write_file(rt_trace *t, FILE *f, view *v)
             put_event(f, e, i, pid, t->ns_per_tick, &first);
             kept++;
         }
+    long long runs = put_frames(t, f, v, cutoff, g, ng, from_ts, pid, t->ns_per_tick);
+    if (runs < 0) {
+        free(g);
+        return DAGRT_ENOMEM;
+    }
     fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"recorder\":\"libdagrt\"", f);
     fprintf(f, ",\"version\":\"%d.%d.%d\",\"clock\":\"%s\"", DAGRT_VERSION_MAJOR,
             DAGRT_VERSION_MINOR, DAGRT_VERSION_PATCH,
@@ -205,6 +338,7 @@ static int write_file(rt_trace *t, FILE *f, view *v)
         fprintf(f, ",\"frames_kept\":%llu", (unsigned long long)t->frames);
     else
         fputs(",\"frames_kept\":\"all\"", f);
+    fprintf(f, ",\"frame_runs\":%lld", runs);
     fprintf(f, ",\"dropped_events\":%llu", (unsigned long long)dropped);
     if (dropped)
         fputs(",\"note\":\"the memory cap was reached: the oldest events were dropped\"", f);
@@ -215,17 +349,62 @@ static int write_file(rt_trace *t, FILE *f, view *v)
     return 0;
 }
 
+/* Temporaries made so far by this process: with the process id, a name
+ * no other write uses, whichever runtime or thread writes. */
+static _Atomic unsigned long tmp_count;
+
+/* A new temporary beside target: *tmp (malloc'd) and *f. */
+static int make_tmp(const char *target, char **tmp, FILE **f)
+{
+    size_t n = strlen(target) + 48;
+    *tmp = malloc(n);
+    if (!*tmp)
+        return DAGRT_ENOMEM;
+    int e = 0;
+    /* A name left by an earlier process of the same id is skipped. */
+    for (int tries = 0; tries < 16; tries++) {
+        /* relaxed: only the count's uniqueness matters, no data hangs on it. */
+        unsigned long k = atomic_fetch_add_explicit(&tmp_count, 1, memory_order_relaxed) + 1;
+        snprintf(*tmp, n, "%s.tmp%ld.%lu", target, rt_os_pid(), k);
+        e = rt_os_file_create(*tmp, target, f);
+        if (e == 0)
+            return 0;
+        if (!rt_os_file_exists_error(e))
+            break;
+    }
+    free(*tmp);
+    *tmp = NULL;
+    return rt_error_os(e, "cannot create the temporary file beside it");
+}
+
 int rt_trace_write(rt_trace *t, const char *path)
 {
     if (!t || !path || !*path)
         return DAGRT_EINVAL;
-    view *v = calloc(t->nthreads, sizeof *v);
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!v || !tmp) {
-        free(v);
+    char *target = NULL, *tmp = NULL;
+    rt_os_file_kind kind;
+    FILE *f = NULL;
+    int e = rt_os_file_resolve(path, &target, &kind);
+    if (e != 0)
+        return rt_error_os(e, "cannot reach it");
+    int rc = 0;
+    if (kind == RT_OS_FILE_OTHER)
+        rc = rt_error_refuse("it is not a regular file, a character device or a FIFO");
+    else if (kind == RT_OS_FILE_STREAM)
+        rc = (e = rt_os_file_open_stream(target, &f)) ? rt_error_os(e, "cannot open it") : 0;
+    else
+        rc = make_tmp(target, &tmp, &f);
+    view *v = rc == 0 ? calloc(t->nthreads, sizeof *v) : NULL;
+    if (rc == 0 && !v)
+        rc = DAGRT_ENOMEM;
+    if (rc != 0) {
+        if (f)
+            fclose(f);
+        if (tmp)
+            rt_os_file_remove(tmp);
         free(tmp);
-        return DAGRT_ENOMEM;
+        free(target);
+        return rc;
     }
     /* Recording pauses while the rings are read. After the process-wide
      * barrier every thread that saw recording on has passed a full
@@ -235,32 +414,21 @@ int rt_trace_write(rt_trace *t, const char *path)
     rt_trace_set_on(t, false);
     if (was_on && rt_os_barrier_init())
         rt_os_barrier();
-    /* Beside the target, named by process and write: only the main thread
-     * writes, so one name per write of this process. */
-    static unsigned long writes;
-    snprintf(tmp, n, "%s.tmp%ld.%lu", path, (long)getpid(), ++writes);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        free(v);
-        free(tmp);
-        rt_trace_set_on(t, was_on);
-        return DAGRT_EINVAL;
-    }
-    int rc = write_file(t, f, v);
-    if (fflush(f) != 0 || ferror(f))
-        rc = rc ? rc : DAGRT_EINVAL;
-    if (fclose(f) != 0)
-        rc = rc ? rc : DAGRT_EINVAL;
-#ifdef _WIN32
-    if (rc == 0)
-        remove(path);   /* rename does not replace a file there */
-#endif
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = DAGRT_EINVAL;
-    if (rc != 0)
-        remove(tmp);
+    /* By the name the user gave: speedscope's own format on request. */
+    size_t pl = strlen(path), sl = strlen(".speedscope.json");
+    t->speedscope = pl >= sl && strcmp(path + pl - sl, ".speedscope.json") == 0;
+    rc = write_file(t, f, v);
+    if (rc == 0 && (fflush(f) != 0 || ferror(f)))
+        rc = rt_error_os(rt_os_last_error(), "cannot write it");
+    if (fclose(f) != 0 && rc == 0)
+        rc = rt_error_os(rt_os_last_error(), "cannot write it");
+    if (rc == 0 && tmp && (e = rt_os_file_replace(tmp, target)) != 0)
+        rc = rt_error_os(e, "cannot rename the temporary file over it");
+    if (rc != 0 && tmp)
+        rt_os_file_remove(tmp);
     free(v);
     free(tmp);
+    free(target);
     rt_trace_set_on(t, was_on);
     return rc;
 }

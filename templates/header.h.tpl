@@ -32,15 +32,16 @@ bool {{when}}({{param}});
 int {{name}}_run(dagrt *rt, {{param}});
 
 /* One run's state of graph {{name}}, for several runs in flight at once:
- * place it anywhere (nothing is allocated), {{name}}_instance_init it once,
- * and wait for a started run before reusing it or letting it go. */
+ * place it anywhere (nothing is allocated), {{name}}_instance_init it once
+ * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
+ * before reusing it or letting it go. */
 typedef struct {{name}}_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[{{nnodes}}];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof({{ctype}})]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 } {{name}}_instance;
-void {{name}}_instance_init({{name}}_instance *inst);
+int {{name}}_instance_init({{name}}_instance *inst);
 int {{name}}_run_instance(dagrt *rt, {{name}}_instance *inst, {{param}});
 int {{name}}_start(dagrt *rt, {{name}}_instance *inst, {{param}});
 int {{name}}_wait(dagrt *rt, {{name}}_instance *inst);

@@ -72,11 +72,15 @@ int {{name}}_run(dagrt *rt, {{param}})
     return dagrt_graph_run(rt, &{{name}}__dagc_graph, &{{name}}__dagc_state, (void *)&ctx);
 }
 
-void {{name}}_instance_init({{name}}_instance *inst)
+int {{name}}_instance_init({{name}}_instance *inst)
 {
-    memset(inst, 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = {{nnodes}};
+    if (!inst)
+        return DAGRT_EINVAL;
+    /* An instance in use is refused (DAGRT_EBUSY) and left as it was. */
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, {{nnodes}});
+    if (rc == 0)
+        memset(&inst->ctx, 0, sizeof inst->ctx);
+    return rc;
 }
 
 int {{name}}_run_instance(dagrt *rt, {{name}}_instance *inst, {{param}})
@@ -112,11 +116,15 @@ int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        {{name}}_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = (void *)&p->frames[k].ctx;
     }
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    /* The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+     * before any of its instances is touched. */
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = {{name}}_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}})

@@ -117,11 +117,15 @@ int {{name}}_run(dagrt *rt, {{param}})
     return dagrt_graph_run(rt, &dagc_{{name}}_graph, &dagc_{{name}}_state, dagc_address(ctx));
 }
 
-void {{name}}_instance_init({{name}}_instance *inst)
+int {{name}}_instance_init({{name}}_instance *inst)
 {
-    std::memset(static_cast<void *>(inst), 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = {{nnodes}};
+    if (!inst)
+        return DAGRT_EINVAL;
+    // An instance in use is refused (DAGRT_EBUSY) and left as it was.
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, {{nnodes}});
+    if (rc == 0)
+        std::memset(static_cast<void *>(&inst->ctx), 0, sizeof inst->ctx);
+    return rc;
 }
 
 int {{name}}_run_instance(dagrt *rt, {{name}}_instance *inst, {{param}})
@@ -178,14 +182,18 @@ int {{name}}_pipeline_init({{name}}_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        {{name}}_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = static_cast<void *>(&p->frames[k].ctx);
     }
     // A reference context is used where it is (it must outlive its frame);
     // an object is copied into the frame's instance and destroyed after it.
     bool ref = std::is_reference<dagc_{{name}}::ctx_type>::value;
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, ref ? nullptr : dagc_{{name}}_drop);
+    // The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+    // before any of its instances is touched.
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, ref ? nullptr : dagc_{{name}}_drop);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = {{name}}_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int {{name}}_submit(dagrt *rt, {{name}}_pipeline *p, {{param}})

@@ -37,8 +37,7 @@ void rt_arch_make(rt_arch_ctx *c, void *stack_lo, size_t stack_size,
 
 #elif defined(DAGRT_CTX_X86_64_WIN64)
 
-#define WIN32_LEAN_AND_MEAN
-#include <windows.h>
+#include "../os/os.h"
 
 const char rt_arch_backend[] = "asm x86-64 Win64";
 
@@ -62,24 +61,16 @@ void rt_arch_make(rt_arch_ctx *c, void *stack_lo, size_t stack_size,
      * lowest byte of the committed part that holds the top (the system
      * grows it through the guard page below, as for a thread's stack);
      * DeallocationStack the base of the whole reservation, which the
-     * system's overflow check measures its reserve from. */
-    MEMORY_BASIC_INFORMATION mi;
+     * system's overflow check measures its reserve from; and the stack's
+     * own overflow reserve, switched in with it as SwitchToFiber does, so
+     * a fiber's overflow is handled in that room whatever the thread
+     * running it asked for its own stack (os.h, rt_os_stack_tib_of). */
+    rt_os_stack_tib tib;
+    rt_os_stack_tib_of(stack_lo, stack_size, &tib);
     c->stack_base = (uint64_t)hi;
-    c->stack_limit = (uint64_t)(uintptr_t)stack_lo;
-    c->dealloc = (uint64_t)(uintptr_t)stack_lo;
-    if (VirtualQuery((void *)(hi - 1), &mi, sizeof mi) == sizeof mi) {
-        c->dealloc = (uint64_t)(uintptr_t)mi.AllocationBase;
-        if (mi.State == MEM_COMMIT)
-            c->stack_limit = (uint64_t)(uintptr_t)mi.BaseAddress;
-    }
-    /* The stack's own overflow reserve (its guard region but the bottom
-     * page and the last guard page, os_win32.c), switched in with it as
-     * SwitchToFiber does, so a fiber's overflow is handled in that room
-     * whatever the thread running it asked for its own stack. */
-    SYSTEM_INFO si;
-    GetSystemInfo(&si);
-    uint64_t below = (uint64_t)(uintptr_t)stack_lo - c->dealloc, pg = si.dwPageSize;
-    c->guarantee = below >= 4 * pg ? (uint32_t)(below - 2 * pg) : 0;
+    c->stack_limit = tib.limit;
+    c->dealloc = tib.dealloc;
+    c->guarantee = tib.guarantee;
     /* Inherit the creating thread's FP control state. */
     __asm__ volatile("stmxcsr %0" : "=m"(c->mxcsr));
     __asm__ volatile("fnstcw %0" : "=m"(c->x87cw));

@@ -40,22 +40,33 @@ extern "C" {
     X(EINVAL,   -1, "invalid argument")                    /* argument or configuration */ \
     X(ENOMEM,   -2, "out of memory") \
     X(ETHREAD,  -3, "thread creation failed") \
-    X(EBUSY,    -4, "graph is already running")            /* this graph state */ \
+    X(EBUSY,    -4, "busy: already running or in use")     /* a graph state, wait group, pipeline */ \
     X(ENESTED,  -5, "called from inside a running task")   /* where that is not allowed */ \
     X(ENOTFIBER,-6, "not inside a fiber task")             /* suspending needs one */ \
     X(EDEADLK,  -7, "wait can never complete") \
     X(EVERSION, -8, "graph descriptor version mismatch")   /* tables from another dagc */ \
-    X(EPERM,    -9, "not allowed from this thread")
+    X(EPERM,    -9, "not allowed from this thread") \
+    X(EIO,     -10, "system I/O error")                    /* the system's reason: dagrt_last_os_error */
 
 typedef enum dagrt_error {
 #define DAGRT_ERR_ENUM_(name, value, msg) DAGRT_##name = (value),
     DAGRT_ERRNO_MAP(DAGRT_ERR_ENUM_)
 #undef DAGRT_ERR_ENUM_
-    DAGRT_ERR_LAST_ = -10          /* one past the most negative code */
+    DAGRT_ERR_LAST_ = -11          /* one past the most negative code */
 } dagrt_error;
 
 /* Names an error code ("invalid argument", ...); never returns NULL. */
 const char *dagrt_strerror(int err);
+
+/* DAGRT_EIO says a system call failed; the system's own error stays with
+ * the thread that got it (libuv keeps it in the code; here the codes stay
+ * one short list): the errno (Windows: the GetLastError value) behind the
+ * last DAGRT_EIO returned to the calling thread, 0 if none yet. */
+int dagrt_last_os_error(void);
+/* The system's text for such an error ("No such file or directory") into
+ * buf (n bytes, cut to fit); returns buf, "" when n is 0 or the system has
+ * no text. Thread-safe. */
+const char *dagrt_os_strerror(int os_error, char *buf, size_t n);
 
 /* ------------------------------------------------------------ the runtime */
 
@@ -565,6 +576,13 @@ typedef struct dagrt_graph_state {
 #define DAGRT_GRAPH_STATE_INIT(node_states) \
     { {0}, (node_states), (uint32_t)(sizeof(node_states) / sizeof((node_states)[0])) }
 
+/* Initialises st over nodes[0 .. nnodes) (both cleared), for zeroed,
+ * uninitialised or idle storage (dagc's G_instance_init). A state that
+ * was initialised over these very nodes and is in use (a run, or a started
+ * run not yet waited for) is refused with DAGRT_EBUSY and left as it was;
+ * DAGRT_EINVAL for a NULL st or nodes. */
+int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint32_t nnodes);
+
 /* Runs one frame of graph g to completion; the calling thread must be the
  * runtime's main thread: it runs the graph's `on main` tasks and helps with
  * other work while it waits. Returns 0, or: DAGRT_EVERSION (tables from an
@@ -603,7 +621,9 @@ int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st);
  * the caller's (dagc's G_pipeline holds them): nothing is allocated.
  * init: 1 <= depth <= DAGRT_MAX_IN_FLIGHT, states[0 .. depth) idle states,
  * ctxs[k] the storage of frame k's context; drop (or NULL) is called on a
- * frame's context once its frame has been waited for.
+ * frame's context once its frame has been waited for. Init of a pipeline
+ * in use (frames in flight, a call inside, or one of its states running)
+ * is refused with DAGRT_EBUSY and changes nothing: drain it first.
  * submit: with D frames in flight, first waits (helping) for the oldest;
  * then copies the context in (store(ctxs[k], src); store NULL: the frame
  * uses src itself), starts the frame and returns. drain: waits for every
@@ -688,9 +708,9 @@ typedef struct dagrt_observer {
  * dagrt_destroy. Reports thread_start of the main thread at once. */
 int dagrt_set_observer(dagrt *rt, const dagrt_observer *obs, void *user);
 
-/* The built-in trace recorder (Chrome Trace Event Format, which Perfetto,
- * chrome://tracing and speedscope open). DAGRT_TRACE=FILE in the
- * environment at dagrt_create starts it, and dagrt_destroy writes FILE;
+/* The built-in trace recorder (Chrome Trace Event Format, which Perfetto and
+ * speedscope open). DAGRT_TRACE=FILE in the
+ * environment at dagrt_create starts it, and dagrt_destroy (or exit) writes FILE;
  * DAGRT_TRACE_FRAMES=N keeps only the last N frames of each graph;
  * DAGRT_TRACE_MB=M sets the memory cap. */
 typedef struct dagrt_trace_config {
@@ -704,7 +724,11 @@ int dagrt_trace_start(dagrt *rt, const dagrt_trace_config *cfg);
 /* Stops recording; what was recorded stays until written or restarted. */
 int dagrt_trace_stop(dagrt *rt);
 /* Writes what was recorded to path (whole or not at all). Main thread,
- * after dagrt_trace_stop or between frames. */
+ * after dagrt_trace_stop or between frames. A regular file (or a new one)
+ * is replaced atomically; a symlink's final target is replaced in its own
+ * directory; a character device or a FIFO (with a reader) is written in
+ * place; anything else is refused. DAGRT_EIO when the system refuses
+ * (dagrt_last_os_error: why), DAGRT_EINVAL for a bad argument. */
 int dagrt_trace_write(dagrt *rt, const char *path);
 
 /* Runtime statistics, kept always (a few plain counter updates per task

@@ -3,10 +3,14 @@
  *
  * Every call the runtime makes into the operating system goes through this
  * header: threads, locks, the futex-style wait on a 32-bit word, the
- * process-wide barrier, fiber stack mappings, CPU queries and affinity,
- * the clock, the environment and the fiber-overflow fault handler. One
- * file per system implements it (os_linux.c, os_win32.c); no other runtime
- * file includes a system header beyond C11's.
+ * process-wide barrier, fiber stack mappings (and the Win64 thread
+ * block's view of one), CPU queries and affinity, the clock, the
+ * environment, the process id, the files the trace writer makes and the
+ * fiber-overflow fault handler. One file per system implements it
+ * (os_linux.c, os_win32.c); no other runtime file includes a system header
+ * beyond C11's (one known exception: arch/ctx_ucontext.h's <ucontext.h>,
+ * whose ucontext_t the portable fallback context holds by value:
+ * docs/runtime.md's layout table says why it stays).
  *
  * The types hold no system type: locks are opaque storage whose size one
  * `#if` below sets per system (each implementation checks at compile time
@@ -19,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #if defined(_WIN32)
 #  define RT_OS_MUTEX_WORDS 1   /* SRWLOCK */
@@ -108,6 +113,16 @@ void rt_os_barrier(void);
 /* ------------------------------------------------------------- memory */
 
 size_t rt_os_page_size(void);
+/* What the Win64 thread block must say while a fiber stack made by
+ * rt_os_stack_map runs: StackLimit (the lowest committed byte of the part
+ * holding the top), DeallocationStack (the reservation's base) and the
+ * thread's guaranteed stack bytes (the overflow reserve the system hands
+ * out when the stack overflows). Elsewhere: lo, lo and 0 (unused). */
+typedef struct rt_os_stack_tib {
+    uint64_t limit, dealloc;
+    uint32_t guarantee;
+} rt_os_stack_tib;
+void rt_os_stack_tib_of(void *lo, size_t size, rt_os_stack_tib *out);
 /* The guard a fiber stack needs below its usable part (a multiple of the
  * page size): one page on Linux; on Windows also the reserve in which the
  * system raises and handles a stack overflow (os_win32.c). */
@@ -176,8 +191,55 @@ int rt_os_affinity_process(rt_os_cpuset *s);
 
 /* A monotonic clock in nanoseconds. */
 uint64_t rt_os_now_ns(void);
+/* Whether x86's time-stamp counter runs at a constant rate (CPUID
+ * 0x80000007 EDX bit 8, invariant TSC), so the trace may stamp events
+ * with it; false on other CPUs. */
+bool rt_os_counter_invariant(void);
 /* The environment variable, or NULL. */
 const char *rt_os_getenv(const char *name);
+
+/* The process id. */
+long rt_os_pid(void);
+
+/* ------------------------------------------------------------- files */
+
+/* File operations return 0 or the system's own error code (errno;
+ * GetLastError's value on Windows), which dagrt_last_os_error hands on. */
+
+typedef enum rt_os_file_kind {
+    RT_OS_FILE_NEW = 0,     /* nothing there yet (a dangling symlink's target too) */
+    RT_OS_FILE_REGULAR,     /* replaced through a temporary beside it */
+    RT_OS_FILE_STREAM,      /* a character device or a FIFO: written in place */
+    RT_OS_FILE_OTHER,       /* a socket, a block device, ...: not written */
+} rt_os_file_kind;
+
+/* Follows path's symlinks (a relative one from the directory holding it)
+ * to the name of the file they finally lead to: *target (malloc'd, the
+ * caller frees it) and that file's kind. A name that already opens a
+ * stream (/dev/stdout onto a pipe) is that stream, whatever its links
+ * say. A directory is the system's "is a directory" error. */
+int rt_os_file_resolve(const char *path, char **target, rt_os_file_kind *kind);
+/* Creates path, which must not exist yet, for writing (mode 0666 less the
+ * umask; a file it will replace keeps that file's mode where the system
+ * has modes): *f. */
+int rt_os_file_create(const char *path, const char *replaces, FILE **f);
+/* Opens a character device or a FIFO to write in place: a FIFO without a
+ * reader is an error (ENXIO) rather than a wait; what was opened must
+ * still be a device or FIFO (not swapped meanwhile). */
+int rt_os_file_open_stream(const char *path, FILE **f);
+/* Renames tmp over path in one step: at every moment path names the old
+ * file or the new one, never nothing (rename; MoveFileExW with
+ * MOVEFILE_REPLACE_EXISTING, never a delete then a rename). */
+int rt_os_file_replace(const char *tmp, const char *path);
+/* Whether err is the system's "that name is taken" (after create). */
+bool rt_os_file_exists_error(int err);
+/* Removes a file (the temporary after a failure). */
+int rt_os_file_remove(const char *path);
+/* The system error the last failed C library call on this thread left
+ * (after fwrite, fflush or fclose of a FILE from above). */
+int rt_os_last_error(void);
+/* The system's text for err into buf (cut to fit; "" when n is 0). */
+void rt_os_strerror(int err, char *buf, size_t n);
 
 /* ------------------------------------------------- the fault handler */
 

@@ -84,7 +84,7 @@ Test(emit_c, header_declares_exactly_the_contract)
         "    union { unsigned char bytes[sizeof(struct game *)]; void *p; long long ll; "
         "long double ld; void (*fp)(void); } ctx;\n"
         "} frame_instance;\n"
-        "void frame_instance_init(frame_instance *inst);\n"
+        "int frame_instance_init(frame_instance *inst);\n"
         "int frame_run_instance(dagrt *rt, frame_instance *inst, struct game *ctx);\n"
         "int frame_start(dagrt *rt, frame_instance *inst, struct game *ctx);\n"
         "int frame_wait(dagrt *rt, frame_instance *inst);\n"

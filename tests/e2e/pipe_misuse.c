@@ -7,11 +7,15 @@
  * and G_drain from inside a task, on a worker and on the main thread, of a
  * plain run and of a pipeline frame (DAGRT_ENESTED); from a second thread
  * while a frame is in flight (DAGRT_EBUSY, nothing started), and on an
- * idle pipeline (DAGRT_EPERM). */
+ * idle pipeline (DAGRT_EPERM). And re-initialising what is in use: G_pipeline_init
+ * with a frame in flight and G_instance_init on a started instance are
+ * refused (DAGRT_EBUSY) and change nothing, while the first init of
+ * garbage-filled storage is accepted (reinit_scenario). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "misuse.h"
@@ -92,6 +96,84 @@ static void reset(struct misuse_ctx *c, int mode)
     atomic_store(&c->release, 0);
     atomic_store(&c->runs, 0);
     atomic_store(&c->seconds, 0);
+}
+
+/* Re-initialising a pipeline or an instance that is in use would clear
+ * the state of a frame still running (later frames then ran beside the
+ * frames they follow, or the next submit hung). */
+static int reinit_scenario(dagrt *rt, struct misuse_ctx *c)
+{
+    int bad = 0;
+    pthread_t w;
+
+    /* First init of storage full of garbage (its words look like a state
+     * in use): accepted, and the pipeline and instance work. */
+    static misuse_pipeline gp;
+    static misuse_instance gi;
+    memset(&gp, 0xa5, sizeof gp);
+    memset(&gi, 0xa5, sizeof gi);
+    EXPECT(misuse_pipeline_init(&gp, 2) == 0, "first init of a garbage-filled pipeline refused");
+    EXPECT(misuse_instance_init(&gi) == 0, "first init of a garbage-filled instance refused");
+    reset(c, 0);
+    EXPECT(misuse_submit(rt, &gp, c) == 0 && misuse_submit(rt, &gp, c) == 0 &&
+               misuse_drain(rt, &gp) == 0 && misuse_start(rt, &gi, c) == 0 &&
+               misuse_wait(rt, &gi) == 0,
+           "a pipeline or instance from garbage-filled storage does not run");
+    EXPECT(atomic_load(&c->runs) == 3, "3 frames ran %d times", atomic_load(&c->runs));
+
+    /* A pipeline with a frame in flight: init is refused at any depth and
+     * changes nothing; the frame's instance is still in flight, and the
+     * drain waits for the frame. */
+    static misuse_pipeline p;
+    EXPECT(misuse_pipeline_init(&p, 2) == 0, "pipeline init failed");
+    reset(c, 2);
+    EXPECT(pthread_create(&w, NULL, watchdog, c) == 0, "pthread_create");
+    EXPECT(misuse_submit(rt, &p, c) == 0, "submit of a holding frame failed");
+    for (unsigned d = 1; d <= DAGRT_MAX_IN_FLIGHT; d++)
+        EXPECT(misuse_pipeline_init(&p, d) == DAGRT_EBUSY,
+               "init (depth %u) of a pipeline with a frame in flight not refused", d);
+    EXPECT(misuse_wait(rt, &p.frames[0]) == DAGRT_EBUSY,
+           "the frame in flight's instance was cleared by a refused init");
+    EXPECT(misuse_instance_init(&p.frames[0]) == DAGRT_EBUSY,
+           "init of the instance of a pipeline's frame in flight not refused");
+    atomic_store(&c->release, 1);
+    pthread_join(w, NULL);
+    EXPECT(misuse_drain(rt, &p) == 0, "drain after a refused init failed");
+    EXPECT(atomic_load(&c->runs) == 1 && atomic_load(&c->seconds) == 1,
+           "after the drain the frame ran first %d, second %d times", atomic_load(&c->runs),
+           atomic_load(&c->seconds));
+    /* Drained, it may be initialised again (another depth), and it runs. */
+    EXPECT(misuse_pipeline_init(&p, 3) == 0, "init of a drained pipeline refused");
+    reset(c, 0);
+    for (int f = 0; f < 4; f++)
+        EXPECT(misuse_submit(rt, &p, c) == 0, "submit %d after the re-init failed", f);
+    EXPECT(misuse_drain(rt, &p) == 0 && atomic_load(&c->runs) == 4,
+           "4 frames after the re-init ran %d times", atomic_load(&c->runs));
+
+    /* A started instance: init is refused and changes nothing, so a second
+     * G_start is still refused and the wait returns the run. */
+    static misuse_instance inst;
+    EXPECT(misuse_instance_init(&inst) == 0, "instance init failed");
+    reset(c, 2);
+    EXPECT(pthread_create(&w, NULL, watchdog, c) == 0, "pthread_create");
+    EXPECT(misuse_start(rt, &inst, c) == 0, "start of a holding run failed");
+    EXPECT(misuse_instance_init(&inst) == DAGRT_EBUSY, "init of a started instance not refused");
+    EXPECT(misuse_start(rt, &inst, c) == DAGRT_EBUSY,
+           "a second G_start on a started instance accepted after its init");
+    atomic_store(&c->release, 1);
+    pthread_join(w, NULL);
+    EXPECT(misuse_wait(rt, &inst) == 0, "wait after a refused init failed");
+    EXPECT(atomic_load(&c->runs) == 1 && atomic_load(&c->seconds) == 1,
+           "the started run ran first %d, second %d times", atomic_load(&c->runs),
+           atomic_load(&c->seconds));
+    /* Waited for, it may be initialised again: idle (never started), then usable. */
+    EXPECT(misuse_instance_init(&inst) == 0, "init of a waited-for instance refused");
+    EXPECT(misuse_wait(rt, &inst) == DAGRT_EINVAL, "a re-initialised instance is not idle");
+    reset(c, 0);
+    EXPECT(misuse_start(rt, &inst, c) == 0 && misuse_wait(rt, &inst) == 0 &&
+               atomic_load(&c->runs) == 1,
+           "the re-initialised instance does not run");
+    return bad;
 }
 
 int pipe_misuse_scenario(dagrt *rt)
@@ -206,5 +288,6 @@ int pipe_misuse_scenario(dagrt *rt)
     EXPECT(misuse_submit(rt, &p, &c) == 0 && misuse_drain(rt, &p) == 0 &&
                atomic_load(&c.runs) == 1,
            "the pipeline is not usable after the refused calls");
+    bad += reinit_scenario(rt, &c);
     return bad;
 }

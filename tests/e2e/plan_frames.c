@@ -13,8 +13,8 @@
  *   between runs: under ThreadSanitizer, a helper that touched a run's
  *   state after dagrt_graph_run returned would be reported (the state is
  *   the caller's again the moment the call returns).
- * Bodies spin ~1 us (CLOCK_MONOTONIC), so the frames are never "tiny"
- * (runs on the caller alone without plan mode). A plain C driver, so it
+ * Bodies spin ~1 us (CLOCK_MONOTONIC), so the frames are never small
+ * enough to run serial (on the caller alone without plan mode). A plain C driver, so it
  * runs under ThreadSanitizer too (suite tsan). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>

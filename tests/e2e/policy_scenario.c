@@ -160,7 +160,7 @@ static int until_off_caller(bool observed, double secs, int *bad)
  * as a stretch of plan mode's starvation policy would every 1024 frames at
  * most: a worker that stays unscheduled that long after a wake-up is not
  * plausible), for at most `secs` seconds. Returns 1 if that happened. */
-static int tiny_frames(double quiet, double secs, int *bad)
+static int serial_frames(double quiet, double secs, int *bad)
 {
     double t0 = now_ns(), since = t0;
     uint64_t last = UINT64_MAX;
@@ -208,16 +208,17 @@ static void holder(void *arg)
 
 /* Whether the caller-only phase of empty frames must be seen: under
  * ThreadSanitizer an instrumented empty body costs more than the bound
- * (EXEC_INLINE_NS_PER_NODE), so there the frame is rightly not "tiny". */
+ * (EXEC_SERIAL_NS_PER_NODE), so there the frame rightly does not run
+ * serial. */
 #if defined(__SANITIZE_THREAD__)
-#define TINY_EXPECTED 0
+#define SERIAL_EXPECTED 0
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-#define TINY_EXPECTED 0
+#define SERIAL_EXPECTED 0
 #endif
 #endif
-#ifndef TINY_EXPECTED
-#define TINY_EXPECTED 1
+#ifndef SERIAL_EXPECTED
+#define SERIAL_EXPECTED 1
 #endif
 
 int policy_scenario(void)
@@ -237,9 +238,9 @@ int policy_scenario(void)
 
     /* 1. Tiny, then slow. */
     atomic_store(&body_ns, 0);
-    int tiny = tiny_frames(0.25, 20.0, &bad);
-    printf("policy: empty frames %s on the caller alone\n", tiny ? "ran" : "did not run");
-    if (!tiny && TINY_EXPECTED) {
+    int serial = serial_frames(0.25, 20.0, &bad);
+    printf("policy: empty frames %s on the caller alone\n", serial ? "ran" : "did not run");
+    if (!serial && SERIAL_EXPECTED) {
         fprintf(stderr, "policy: empty frames never ran on the caller alone\n");
         bad++;
     }

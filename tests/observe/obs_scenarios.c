@@ -3,16 +3,18 @@
  * obs.dag run on the runtime, its trace read back through dagc's strict
  * JSON reader (tests/trace/trace_check.c) and its observer callbacks
  * checked for balance. Each scenario returns its number of violations;
- * hosted by Criterion (test_observe.c, suite unit) and by a plain driver
- * (suite tsan), see docs/testing.md.
+ * listed in observe_list.h, hosted by tests/scenario/ (Criterion, suite
+ * unit; the plain driver, suite tsan), see docs/testing.md.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scenario.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "obs.h"
@@ -139,7 +141,9 @@ static int obs_trace_api(void)
     char path[512];
     tmp_path(path, sizeof path, "api");
     EXPECT(dagrt_trace_write(rt, path) == 0);
-    EXPECT(dagrt_trace_write(rt, "/nonexistent-dir/t.json") == DAGRT_EINVAL);
+    /* A system failure is an I/O error that keeps the system's reason. */
+    EXPECT(dagrt_trace_write(rt, "/nonexistent-dir/t.json") == DAGRT_EIO);
+    EXPECT(dagrt_last_os_error() == ENOENT);
     dagrt_destroy(rt);
     tc_trace t;
     int v = tc_load_checked(path, &t);
@@ -501,6 +505,160 @@ static int obs_numbering(void)
                     (unsigned long long)nb.seen[k]);
             bad++;
         }
+    return bad;
+}
+
+/* ------------------------------------------- DAGRT_TRACE at the end */
+
+enum exit_how { EXIT_FROM_MAIN, EXIT_FROM_TASK, EXIT_IN_FLIGHT };
+
+static void exit_task(void *arg)
+{
+    (void)arg;
+    exit(0);   /* from a task on a worker, the main thread waiting */
+}
+
+/* The child: records a few frames under DAGRT_TRACE, then ends without
+ * dagrt_destroy. */
+static void exit_child(const char *path, enum exit_how how)
+{
+    setenv("DAGRT_TRACE", path, 1);
+    dagrt *rt = make_rt(2, NULL, NULL);
+    if (!rt)
+        _exit(3);
+    static struct obs_ctx c;
+    c.rt = rt;
+    for (unsigned f = 0; f < 4; f++) {
+        c.frame = f;
+        if (obs_run(rt, &c) != 0)
+            _exit(4);
+    }
+    if (how == EXIT_FROM_TASK) {
+        static dagrt_group g;
+        dagrt_group_init(&g);
+        dagrt_spawn(rt, &g, exit_task, NULL);
+        dagrt_group_wait(rt, &g);
+        _exit(5);   /* not reached: the task ended the process */
+    }
+    if (how == EXIT_IN_FLIGHT) {
+        static obs_instance in;
+        obs_instance_init(&in);
+        c.frame = 4;
+        obs_start(rt, &in, &c);   /* render, on main, waits for a pump that never comes */
+    }
+    exit(0);   /* what returning from main does */
+}
+
+/* The trace is written when the program ends without dagrt_destroy:
+ * returning from main, exit() from a task, a frame still in flight. */
+static int obs_trace_at_exit(void)
+{
+    int bad = 0;
+    static const char *const names[] = {"main", "task", "flight"};
+    for (int how = EXIT_FROM_MAIN; how <= EXIT_IN_FLIGHT; how++) {
+        char path[512], what[32];
+        snprintf(what, sizeof what, "exit-%s", names[how]);
+        tmp_path(path, sizeof path, what);
+        unlink(path);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0)
+            exit_child(path, (enum exit_how)how);
+        int st = 0;
+        EXPECT(pid > 0 && waitpid(pid, &st, 0) == pid);
+        /* 0: a sanitizer's report in the child (its own exit status) counts too. */
+        EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        tc_trace t;
+        int v = tc_load_checked(path, &t);
+        if (v < 0) {
+            fprintf(stderr, "at exit (%s): no trace\n", names[how]);
+            bad++;
+            continue;
+        }
+        bad += v;
+        EXPECT(tc_count(&t, "render", -1) >= 4);
+        EXPECT(tc_count(&t, "input", -1) >= 4);
+        tc_free(&t);
+        unlink(path);
+    }
+    return bad;
+}
+
+/* The child's standard error while it makes and ends a runtime under the
+ * given DAGRT_TRACE and DAGRT_TRACE_MB, into err (n bytes). */
+static void env_child_err(const char *trace, const char *mb, char *err, size_t n)
+{
+    char epath[512];
+    tmp_path(epath, sizeof epath, "stderr.txt");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *e = freopen(epath, "w", stderr);
+        if (!e)
+            _exit(3);
+        setenv("DAGRT_TRACE", trace, 1);
+        if (mb)
+            setenv("DAGRT_TRACE_MB", mb, 1);
+        dagrt *rt = make_rt(1, NULL, NULL);
+        if (rt)
+            dagrt_destroy(rt);
+        fflush(stderr);
+        _exit(0);
+    }
+    int st = 0;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    err[0] = '\0';
+    FILE *f = fopen(epath, "r");
+    if (f) {
+        size_t k = fread(err, 1, n - 1, f);
+        err[k] = '\0';
+        fclose(f);
+    }
+    unlink(epath);
+}
+
+/* The cap_bytes the trace at path says it had, or 0. */
+static unsigned long long cap_of(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    static char buf[1 << 16];
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+    const char *c = strstr(buf, "\"cap_bytes\":");
+    return c ? strtoull(c + 12, NULL, 10) : 0;
+}
+
+/* DAGRT_TRACE_MB out of range or unreadable: the variable named, the
+ * value not used (no silent overflow); a failed write keeps the system's
+ * reason. */
+static int obs_trace_env_errors(void)
+{
+    int bad = 0;
+    char path[512], err[4096];
+    tmp_path(path, sizeof path, "env-mb");
+    unlink(path);
+    /* 2^44 + 1 MiB: shifted to bytes it wraps to 1 MiB. */
+    env_child_err(path, "17592186044417", err, sizeof err);
+    EXPECT(strstr(err, "DAGRT_TRACE_MB") && strstr(err, "out of range"));
+    EXPECT(cap_of(path) > ((unsigned long long)32 << 20));   /* the default cap, not 1 MiB */
+    unlink(path);
+    env_child_err(path, "99999999999999999999999", err, sizeof err);
+    EXPECT(strstr(err, "DAGRT_TRACE_MB") && strstr(err, "out of range"));
+    unlink(path);
+    env_child_err(path, "12abc", err, sizeof err);
+    EXPECT(strstr(err, "DAGRT_TRACE_MB") && strstr(err, "not a non-negative number"));
+    unlink(path);
+    env_child_err(path, "2", err, sizeof err);
+    EXPECT(err[0] == '\0');
+    EXPECT(cap_of(path) > 0 && cap_of(path) <= ((unsigned long long)2 << 20));
+    unlink(path);
+    env_child_err("/nonexistent-dir/t.json", NULL, err, sizeof err);
+    EXPECT(strstr(err, "DAGRT_TRACE='/nonexistent-dir/t.json'") &&
+           strstr(err, strerror(ENOENT)));
     return bad;
 }
 

@@ -63,6 +63,8 @@ static int each(void *user, const dg_json *e, char *err, size_t errsz)
     x->end = num_or(dg_json_get(args, "end"), -1);
     x->resumed = dg_json_get(args, "resumed") != NULL;
     x->suspended = dg_json_get(args, "suspended") != NULL;
+    x->id = num_or(dg_json_get(e, "id"), -1);
+    copy_str(x->graph, sizeof x->graph, dg_json_get(args, "graph"));
     if (x->ph == 'M' && strcmp(x->name, "thread_name") == 0)
         copy_str(x->thread_name, sizeof x->thread_name, dg_json_get(args, "name"));
     if (x->ph == 'X' && (!dg_json_get(e, "ts") || !dg_json_get(e, "dur"))) {

@@ -20,6 +20,8 @@ typedef struct tc_event {
     int64_t begin, end;      /* parallel piece; -1: absent */
     int resumed, suspended;
     char thread_name[64];    /* 'M' thread_name events */
+    int64_t id;              /* async events ('b', 'e'): their id; -1: absent */
+    char graph[64];          /* args.graph (the frame marker's) */
 } tc_event;
 
 typedef struct tc_trace {

@@ -143,11 +143,15 @@ int clauses_run(dagrt *rt, const struct world *ctx)
     return dagrt_graph_run(rt, &clauses__dagc_graph, &clauses__dagc_state, (void *)&ctx);
 }
 
-void clauses_instance_init(clauses_instance *inst)
+int clauses_instance_init(clauses_instance *inst)
 {
-    memset(inst, 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = 16;
+    if (!inst)
+        return DAGRT_EINVAL;
+    /* An instance in use is refused (DAGRT_EBUSY) and left as it was. */
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, 16);
+    if (rc == 0)
+        memset(&inst->ctx, 0, sizeof inst->ctx);
+    return rc;
 }
 
 int clauses_run_instance(dagrt *rt, clauses_instance *inst, const struct world *ctx)
@@ -183,11 +187,15 @@ int clauses_pipeline_init(clauses_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        clauses_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = (void *)&p->frames[k].ctx;
     }
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    /* The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+     * before any of its instances is touched. */
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = clauses_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int clauses_submit(dagrt *rt, clauses_pipeline *p, const struct world *ctx)

@@ -29,15 +29,16 @@ void swap_buffers(const struct world *ctx);
 int clauses_run(dagrt *rt, const struct world *ctx);
 
 /* One run's state of graph clauses, for several runs in flight at once:
- * place it anywhere (nothing is allocated), clauses_instance_init it once,
- * and wait for a started run before reusing it or letting it go. */
+ * place it anywhere (nothing is allocated), clauses_instance_init it once
+ * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
+ * before reusing it or letting it go. */
 typedef struct clauses_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[16];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(const struct world *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 } clauses_instance;
-void clauses_instance_init(clauses_instance *inst);
+int clauses_instance_init(clauses_instance *inst);
 int clauses_run_instance(dagrt *rt, clauses_instance *inst, const struct world *ctx);
 int clauses_start(dagrt *rt, clauses_instance *inst, const struct world *ctx);
 int clauses_wait(dagrt *rt, clauses_instance *inst);

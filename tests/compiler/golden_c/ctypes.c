@@ -48,11 +48,15 @@ int plain_run(dagrt *rt, void *ctx)
     return dagrt_graph_run(rt, &plain__dagc_graph, &plain__dagc_state, (void *)&ctx);
 }
 
-void plain_instance_init(plain_instance *inst)
+int plain_instance_init(plain_instance *inst)
 {
-    memset(inst, 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = 1;
+    if (!inst)
+        return DAGRT_EINVAL;
+    /* An instance in use is refused (DAGRT_EBUSY) and left as it was. */
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, 1);
+    if (rc == 0)
+        memset(&inst->ctx, 0, sizeof inst->ctx);
+    return rc;
 }
 
 int plain_run_instance(dagrt *rt, plain_instance *inst, void *ctx)
@@ -88,11 +92,15 @@ int plain_pipeline_init(plain_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        plain_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = (void *)&p->frames[k].ctx;
     }
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    /* The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+     * before any of its instances is touched. */
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = plain_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int plain_submit(dagrt *rt, plain_pipeline *p, void *ctx)
@@ -165,11 +173,15 @@ int game_run(dagrt *rt, struct game *ctx)
     return dagrt_graph_run(rt, &game__dagc_graph, &game__dagc_state, (void *)&ctx);
 }
 
-void game_instance_init(game_instance *inst)
+int game_instance_init(game_instance *inst)
 {
-    memset(inst, 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = 2;
+    if (!inst)
+        return DAGRT_EINVAL;
+    /* An instance in use is refused (DAGRT_EBUSY) and left as it was. */
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, 2);
+    if (rc == 0)
+        memset(&inst->ctx, 0, sizeof inst->ctx);
+    return rc;
 }
 
 int game_run_instance(dagrt *rt, game_instance *inst, struct game *ctx)
@@ -205,11 +217,15 @@ int game_pipeline_init(game_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        game_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = (void *)&p->frames[k].ctx;
     }
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    /* The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+     * before any of its instances is touched. */
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = game_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int game_submit(dagrt *rt, game_pipeline *p, struct game *ctx)
@@ -273,11 +289,15 @@ int cb_run(dagrt *rt, void (*ctx)(int, const char *))
     return dagrt_graph_run(rt, &cb__dagc_graph, &cb__dagc_state, (void *)&ctx);
 }
 
-void cb_instance_init(cb_instance *inst)
+int cb_instance_init(cb_instance *inst)
 {
-    memset(inst, 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = 1;
+    if (!inst)
+        return DAGRT_EINVAL;
+    /* An instance in use is refused (DAGRT_EBUSY) and left as it was. */
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, 1);
+    if (rc == 0)
+        memset(&inst->ctx, 0, sizeof inst->ctx);
+    return rc;
 }
 
 int cb_run_instance(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *))
@@ -313,11 +333,15 @@ int cb_pipeline_init(cb_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        cb_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = (void *)&p->frames[k].ctx;
     }
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    /* The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+     * before any of its instances is touched. */
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = cb_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int cb_submit(dagrt *rt, cb_pipeline *p, void (*ctx)(int, const char *))
@@ -380,11 +404,15 @@ int fixed_run(dagrt *rt, char *const ctx)
     return dagrt_graph_run(rt, &fixed__dagc_graph, &fixed__dagc_state, (void *)&ctx);
 }
 
-void fixed_instance_init(fixed_instance *inst)
+int fixed_instance_init(fixed_instance *inst)
 {
-    memset(inst, 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = 1;
+    if (!inst)
+        return DAGRT_EINVAL;
+    /* An instance in use is refused (DAGRT_EBUSY) and left as it was. */
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, 1);
+    if (rc == 0)
+        memset(&inst->ctx, 0, sizeof inst->ctx);
+    return rc;
 }
 
 int fixed_run_instance(dagrt *rt, fixed_instance *inst, char *const ctx)
@@ -420,11 +448,15 @@ int fixed_pipeline_init(fixed_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        fixed_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = (void *)&p->frames[k].ctx;
     }
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    /* The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+     * before any of its instances is touched. */
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = fixed_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int fixed_submit(dagrt *rt, fixed_pipeline *p, char *const ctx)
@@ -493,11 +525,15 @@ int shapes_run(dagrt *rt, const union shape *ctx)
     return dagrt_graph_run(rt, &shapes__dagc_graph, &shapes__dagc_state, (void *)&ctx);
 }
 
-void shapes_instance_init(shapes_instance *inst)
+int shapes_instance_init(shapes_instance *inst)
 {
-    memset(inst, 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = 2;
+    if (!inst)
+        return DAGRT_EINVAL;
+    /* An instance in use is refused (DAGRT_EBUSY) and left as it was. */
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, 2);
+    if (rc == 0)
+        memset(&inst->ctx, 0, sizeof inst->ctx);
+    return rc;
 }
 
 int shapes_run_instance(dagrt *rt, shapes_instance *inst, const union shape *ctx)
@@ -533,11 +569,15 @@ int shapes_pipeline_init(shapes_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        shapes_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = (void *)&p->frames[k].ctx;
     }
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    /* The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+     * before any of its instances is touched. */
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = shapes_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int shapes_submit(dagrt *rt, shapes_pipeline *p, const union shape *ctx)

@@ -13,15 +13,16 @@ void plain_only(void *ctx);
 int plain_run(dagrt *rt, void *ctx);
 
 /* One run's state of graph plain, for several runs in flight at once:
- * place it anywhere (nothing is allocated), plain_instance_init it once,
- * and wait for a started run before reusing it or letting it go. */
+ * place it anywhere (nothing is allocated), plain_instance_init it once
+ * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
+ * before reusing it or letting it go. */
 typedef struct plain_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[1];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(void *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 } plain_instance;
-void plain_instance_init(plain_instance *inst);
+int plain_instance_init(plain_instance *inst);
 int plain_run_instance(dagrt *rt, plain_instance *inst, void *ctx);
 int plain_start(dagrt *rt, plain_instance *inst, void *ctx);
 int plain_wait(dagrt *rt, plain_instance *inst);
@@ -46,15 +47,16 @@ size_t game_publish_count(struct game *ctx);
 int game_run(dagrt *rt, struct game *ctx);
 
 /* One run's state of graph game, for several runs in flight at once:
- * place it anywhere (nothing is allocated), game_instance_init it once,
- * and wait for a started run before reusing it or letting it go. */
+ * place it anywhere (nothing is allocated), game_instance_init it once
+ * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
+ * before reusing it or letting it go. */
 typedef struct game_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[2];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(struct game *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 } game_instance;
-void game_instance_init(game_instance *inst);
+int game_instance_init(game_instance *inst);
 int game_run_instance(dagrt *rt, game_instance *inst, struct game *ctx);
 int game_start(dagrt *rt, game_instance *inst, struct game *ctx);
 int game_wait(dagrt *rt, game_instance *inst);
@@ -77,15 +79,16 @@ bool armed(void (*ctx)(int, const char *));
 int cb_run(dagrt *rt, void (*ctx)(int, const char *));
 
 /* One run's state of graph cb, for several runs in flight at once:
- * place it anywhere (nothing is allocated), cb_instance_init it once,
- * and wait for a started run before reusing it or letting it go. */
+ * place it anywhere (nothing is allocated), cb_instance_init it once
+ * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
+ * before reusing it or letting it go. */
 typedef struct cb_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[1];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(void (*)(int, const char *))]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 } cb_instance;
-void cb_instance_init(cb_instance *inst);
+int cb_instance_init(cb_instance *inst);
 int cb_run_instance(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *));
 int cb_start(dagrt *rt, cb_instance *inst, void (*ctx)(int, const char *));
 int cb_wait(dagrt *rt, cb_instance *inst);
@@ -107,15 +110,16 @@ void fixed_read(char *const ctx);
 int fixed_run(dagrt *rt, char *const ctx);
 
 /* One run's state of graph fixed, for several runs in flight at once:
- * place it anywhere (nothing is allocated), fixed_instance_init it once,
- * and wait for a started run before reusing it or letting it go. */
+ * place it anywhere (nothing is allocated), fixed_instance_init it once
+ * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
+ * before reusing it or letting it go. */
 typedef struct fixed_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[1];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(char *const)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 } fixed_instance;
-void fixed_instance_init(fixed_instance *inst);
+int fixed_instance_init(fixed_instance *inst);
 int fixed_run_instance(dagrt *rt, fixed_instance *inst, char *const ctx);
 int fixed_start(dagrt *rt, fixed_instance *inst, char *const ctx);
 int fixed_wait(dagrt *rt, fixed_instance *inst);
@@ -139,15 +143,16 @@ void shapes_bounds(const union shape *ctx);
 int shapes_run(dagrt *rt, const union shape *ctx);
 
 /* One run's state of graph shapes, for several runs in flight at once:
- * place it anywhere (nothing is allocated), shapes_instance_init it once,
- * and wait for a started run before reusing it or letting it go. */
+ * place it anywhere (nothing is allocated), shapes_instance_init it once
+ * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
+ * before reusing it or letting it go. */
 typedef struct shapes_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[2];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(const union shape *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 } shapes_instance;
-void shapes_instance_init(shapes_instance *inst);
+int shapes_instance_init(shapes_instance *inst);
 int shapes_run_instance(dagrt *rt, shapes_instance *inst, const union shape *ctx);
 int shapes_start(dagrt *rt, shapes_instance *inst, const union shape *ctx);
 int shapes_wait(dagrt *rt, shapes_instance *inst);

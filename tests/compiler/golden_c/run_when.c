@@ -96,11 +96,15 @@ int frame_run(dagrt *rt, void *ctx)
     return dagrt_graph_run(rt, &frame__dagc_graph, &frame__dagc_state, (void *)&ctx);
 }
 
-void frame_instance_init(frame_instance *inst)
+int frame_instance_init(frame_instance *inst)
 {
-    memset(inst, 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = 9;
+    if (!inst)
+        return DAGRT_EINVAL;
+    /* An instance in use is refused (DAGRT_EBUSY) and left as it was. */
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, 9);
+    if (rc == 0)
+        memset(&inst->ctx, 0, sizeof inst->ctx);
+    return rc;
 }
 
 int frame_run_instance(dagrt *rt, frame_instance *inst, void *ctx)
@@ -136,11 +140,15 @@ int frame_pipeline_init(frame_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        frame_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = (void *)&p->frames[k].ctx;
     }
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    /* The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+     * before any of its instances is touched. */
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = frame_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int frame_submit(dagrt *rt, frame_pipeline *p, void *ctx)

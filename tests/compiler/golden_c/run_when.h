@@ -21,15 +21,16 @@ void frame_after_s(void *ctx);
 int frame_run(dagrt *rt, void *ctx);
 
 /* One run's state of graph frame, for several runs in flight at once:
- * place it anywhere (nothing is allocated), frame_instance_init it once,
- * and wait for a started run before reusing it or letting it go. */
+ * place it anywhere (nothing is allocated), frame_instance_init it once
+ * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
+ * before reusing it or letting it go. */
 typedef struct frame_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[9];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(void *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 } frame_instance;
-void frame_instance_init(frame_instance *inst);
+int frame_instance_init(frame_instance *inst);
 int frame_run_instance(dagrt *rt, frame_instance *inst, void *ctx);
 int frame_start(dagrt *rt, frame_instance *inst, void *ctx);
 int frame_wait(dagrt *rt, frame_instance *inst);

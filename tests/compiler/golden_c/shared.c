@@ -95,11 +95,15 @@ int shared_run(dagrt *rt, struct state *ctx)
     return dagrt_graph_run(rt, &shared__dagc_graph, &shared__dagc_state, (void *)&ctx);
 }
 
-void shared_instance_init(shared_instance *inst)
+int shared_instance_init(shared_instance *inst)
 {
-    memset(inst, 0, sizeof *inst);
-    inst->state.nodes = inst->nodes;
-    inst->state.nnodes = 7;
+    if (!inst)
+        return DAGRT_EINVAL;
+    /* An instance in use is refused (DAGRT_EBUSY) and left as it was. */
+    int rc = dagrt_graph_state_init(&inst->state, inst->nodes, 7);
+    if (rc == 0)
+        memset(&inst->ctx, 0, sizeof inst->ctx);
+    return rc;
 }
 
 int shared_run_instance(dagrt *rt, shared_instance *inst, struct state *ctx)
@@ -135,11 +139,15 @@ int shared_pipeline_init(shared_pipeline *p, unsigned depth)
     dagrt_graph_state *states[DAGRT_MAX_IN_FLIGHT];
     void *ctxs[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT; k++) {
-        shared_instance_init(&p->frames[k]);
         states[k] = &p->frames[k].state;
         ctxs[k] = (void *)&p->frames[k].ctx;
     }
-    return dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    /* The pipeline first: in use (frames in flight), it refuses (DAGRT_EBUSY)
+     * before any of its instances is touched. */
+    int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        rc = shared_instance_init(&p->frames[k]);
+    return rc;
 }
 
 int shared_submit(dagrt *rt, shared_pipeline *p, struct state *ctx)

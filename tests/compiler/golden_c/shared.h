@@ -19,15 +19,16 @@ void shared_e(struct state *ctx);
 int shared_run(dagrt *rt, struct state *ctx);
 
 /* One run's state of graph shared, for several runs in flight at once:
- * place it anywhere (nothing is allocated), shared_instance_init it once,
- * and wait for a started run before reusing it or letting it go. */
+ * place it anywhere (nothing is allocated), shared_instance_init it once
+ * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
+ * before reusing it or letting it go. */
 typedef struct shared_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[7];
     /* A started run's copy of its context. */
     union { unsigned char bytes[sizeof(struct state *)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 } shared_instance;
-void shared_instance_init(shared_instance *inst);
+int shared_instance_init(shared_instance *inst);
 int shared_run_instance(dagrt *rt, shared_instance *inst, struct state *ctx);
 int shared_start(dagrt *rt, shared_instance *inst, struct state *ctx);
 int shared_wait(dagrt *rt, shared_instance *inst);

@@ -1,5 +1,5 @@
 /*
- * exec_linger.c - plan mode between runs: the worker's helper lingers on
+ * exec_plan_helper.c - plan mode between runs: the worker's helper lingers on
  * the runtime's plan slot and serves the next run offered there.
  */
 #include "exec.h"
@@ -24,7 +24,7 @@
  *   helper serves a run.
  * - The end of a run: if the caller took no node of list 1, the helper
  *   that joined ran all of them, the last one last, and touches the run's
- *   state no more after publishing it (plan_work): the caller waits for
+ *   state no more after publishing it (rt_plan_work): the caller waits for
  *   that node's `done`, a line it has usually just read for the sink. Else
  *   it waits for the slot's `left`, which the helper stores after its last
  *   access.
@@ -33,7 +33,7 @@
  *   on the caller's CPU (it would only keep the caller off it). Leaving
  *   races with an offer: the helper decrements `present` (seq_cst) and then
  *   reads `go` (seq_cst); the caller, when its worker list has no owner,
- *   fences (seq_cst) and reads `present` (plan_ensure_helper): either the
+ *   fences (seq_cst) and reads `present` (rt_plan_ensure_helper): either the
  *   helper sees the new ticket and serves it, or the caller sees no helper
  *   and spawns one. Either way the run completes: the caller takes any
  *   node no helper does. */
@@ -77,7 +77,7 @@ static bool plan_join(plan_slot *s, uint64_t t)
 
 /* Serves run t, joined. Returns false when this helper should stop
  * lingering (it is stuck on the caller's CPU). */
-static bool plan_serve(plan_slot *s, uint64_t t, bool counted)
+static bool plan_serve(plan_slot *s, uint64_t t, node_where where)
 {
     /* relaxed: see plan_slot.run (the acquire of `go` orders it). */
     graph_rt *r = atomic_load_explicit(&s->run, memory_order_relaxed);
@@ -90,8 +90,8 @@ static bool plan_serve(plan_slot *s, uint64_t t, bool counted)
      * the run to the caller (it takes an unowned list's nodes at once). */
     if (ok) {
         atomic_store_explicit(&r->owner1, (uint32_t)(cpu + 1), memory_order_relaxed);   /* relaxed: a hint */
-        if (rt_plan_work(r, 1, false, counted, NONE)) {
-            /* r is not ours any more (see plan_work). */
+        if (rt_plan_work(r, 1, false, where, NONE)) {
+            /* r is not ours any more (see rt_plan_work). */
             /* release: our last access to the run happens before the caller's acquire of `left`. */
             atomic_store_explicit(&s->left, t, memory_order_release);
             return true;
@@ -106,7 +106,7 @@ static bool plan_serve(plan_slot *s, uint64_t t, bool counted)
 
 /* Polls for an offer until it is time to leave (see above); serves the
  * offers it wins. Returns the last ticket it saw. */
-static uint64_t plan_linger(plan_slot *s, rt_ctx *self, bool counted, uint64_t seen)
+static uint64_t plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t seen)
 {
     uint64_t t0 = 0;
     for (unsigned i = 1;; i++) {
@@ -116,7 +116,7 @@ static uint64_t plan_linger(plan_slot *s, rt_ctx *self, bool counted, uint64_t s
         if (g != seen) {
             seen = g;
             if (plan_join(s, g)) {
-                if (!plan_serve(s, g, counted))
+                if (!plan_serve(s, g, where))
                     return seen;
                 t0 = 0;
                 i = 0;
@@ -155,20 +155,20 @@ static void plan_helper_entry(void *arg)
     }
     rt_ctx *self = rt_ctx_current(rt);
     /* On a fiber only if some wait on a fiber stack ran this task. */
-    bool counted = !dagrt_in_fiber(rt);
+    node_where where = dagrt_in_fiber(rt) ? NODE_ON_FIBER : NODE_ON_THREAD;
     uint64_t seen = 0;
     for (;;) {
-        seen = plan_linger(s, self, counted, seen);
+        seen = plan_linger(s, self, where, seen);
         /* seq_cst decrement, then seq_cst read of the offer: the Dekker
-         * pair with plan_ensure_helper (see "between runs"). */
+         * pair with rt_plan_ensure_helper (see "between runs"). */
         atomic_fetch_sub_explicit(&s->present, 1, memory_order_seq_cst);
         uint64_t g = atomic_load_explicit(&s->go, memory_order_seq_cst);
         if (g == seen || !plan_join(s, g))
             return;
         seen = g;
-        /* relaxed: see plan_spawn_helper. */
+        /* relaxed: see rt_plan_spawn_helper. */
         atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
-        if (!plan_serve(s, g, counted)) {
+        if (!plan_serve(s, g, where)) {
             atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
             return;
         }

@@ -1,7 +1,8 @@
 /*
- * exec_dyn.c - the dynamic executor: runs one frame of the const tables
- * dagc emits with join counters and a shared ready list (exec.c chooses
- * it, or plan mode, and dispatches each node).
+ * exec_dynamic.c - the dynamic executor: runs one frame of the const
+ * tables dagc emits with join counters and a shared ready list (exec.c
+ * chooses it, plan mode or a serial frame, as the run policy says), and
+ * hands each completion on to the next frame of a pipeline.
  *
  * How a run goes:
  * - The caller (the runtime's main thread) resets the per-node counters in
@@ -35,8 +36,8 @@
 
 static void list_push(graph_rt *r, uint32_t node)
 {
-    if (r->solo) {
-        /* One thread: relaxed loads and stores are plain moves. */
+    if (r->one_thread) {
+        /* A one-thread run: relaxed loads and stores are plain moves. */
         uint32_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
         atomic_store_explicit(&r->tail, t + 1, memory_order_relaxed);
         atomic_store_explicit(&r->nodes[t].slot, node + 1, memory_order_relaxed);
@@ -50,9 +51,9 @@ static void list_push(graph_rt *r, uint32_t node)
 
 static uint32_t list_pop(graph_rt *r)
 {
-    /* relaxed: solo runs have one thread; otherwise the slot CAS below decides. */
+    /* relaxed: a one-thread run has no other thread; otherwise the slot CAS below decides. */
     uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (r->solo) {
+    if (r->one_thread) {
         if (h >= atomic_load_explicit(&r->tail, memory_order_relaxed))
             return NONE;
         atomic_store_explicit(&r->head, h + 1, memory_order_relaxed);
@@ -149,14 +150,14 @@ static uint32_t fire(drain_ctx *d, uint32_t i, bool have_next, bool *published)
     return NONE;
 }
 
-/* One less on a counter; relaxed plain moves in a solo run (one thread
- * runs the whole frame), else acq_rel: see node_rt.pending. Returns the
+/* One less on a counter; relaxed plain moves in a one-thread run (the
+ * caller alone runs the whole frame), else acq_rel: see node_rt.pending. Returns the
  * old value. */
 static uint32_t count_down(graph_rt *r, _Atomic uint32_t *c)
 {
-    if (r->solo) {
-        uint32_t old = atomic_load_explicit(c, memory_order_relaxed);   /* relaxed: solo */
-        atomic_store_explicit(c, old - 1, memory_order_relaxed);         /* relaxed: solo */
+    if (r->one_thread) {
+        uint32_t old = atomic_load_explicit(c, memory_order_relaxed);   /* relaxed: one thread */
+        atomic_store_explicit(c, old - 1, memory_order_relaxed);         /* relaxed: one thread */
         return old;
     }
     return atomic_fetch_sub_explicit(c, 1, memory_order_acq_rel);   /* acq_rel: node_rt.pending */
@@ -263,7 +264,7 @@ static void drain(drain_ctx *d, uint32_t next)
     for (;;) {
         if (d->on_main && r->async && awaited_done(r)) {
             if (next != NONE) {
-                list_push(r, next);   /* not solo: an async run never is */
+                list_push(r, next);   /* an async run is never a one-thread run */
                 maybe_spawn_helper(r);
             }
             break;
@@ -363,7 +364,7 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     /* Hot and fiber tasks are spawned, and may run on a worker even when
      * no helper is; a pipeline frame's counters are counted down from the
      * frames beside it too. */
-    r->solo = r->max_helpers == 0 && (workers == 0 || !spawns) && !r->piped;
+    r->one_thread = r->max_helpers == 0 && (workers == 0 || !spawns) && !r->piped;
 
     drain_ctx d = {r, true, false, 0};
     uint32_t next = NONE;

@@ -1,0 +1,174 @@
+/*
+ * exec_policy.c - the run policy: every timing rule that chooses how a
+ * frame runs (exec.h, "exec_policy.c"). dagrt_graph_run (exec.c) and a
+ * pipeline's submit (exec_pipe.c) ask it; its state in a graph state is
+ * graph_rt.policy, written by the caller between runs only.
+ *
+ * - Serial when too small to share: a frame whose recent runs averaged
+ *   under EXEC_SERIAL_NS_PER_NODE per node runs serial (exec_serial.c),
+ *   if nothing in it must run elsewhere.
+ * - The clock: a clock read can cost as much as a node's overhead (a
+ *   virtualised clock), so only some frames are timed: the first
+ *   EXEC_TIME_EVERY, then one in EXEC_TIME_EVERY, and the ones plan mode's
+ *   starvation rule asks for. Their times enter a moving average.
+ * - Plan mode's starvation rule: below.
+ */
+#include "exec.h"
+
+/* ------------------------------------------------ averages and samples */
+
+/* 1/8 weight per sample; clamp: each sample at most twice the average. */
+static uint64_t average(uint64_t avg, uint64_t ns, bool clamp)
+{
+    if (avg == 0)
+        return ns;
+    if (clamp && ns > 2 * avg)
+        ns = 2 * avg;
+    return (avg * 7 + ns) / 8;
+}
+
+uint64_t rt_policy_average(uint64_t avg_ns, uint64_t ns) { return average(avg_ns, ns, false); }
+
+bool rt_policy_sampled(uint64_t frame)
+{
+    return frame < EXEC_TIME_EVERY || frame % EXEC_TIME_EVERY == 0;
+}
+
+bool rt_policy_small(uint64_t avg_ns, uint32_t nnodes)
+{
+    return avg_ns && avg_ns < (uint64_t)nnodes * EXEC_SERIAL_NS_PER_NODE;
+}
+
+bool rt_policy_serial_ok(exec_policy *p, const dagrt_graph *g)
+{
+    /* The tables are const: one answer per graph, recomputed only when
+     * the state runs another one. */
+    if (p->serial_g != g) {
+        p->serial_ok = rt_exec_serial_ok(g);
+        p->serial_g = g;
+    }
+    return p->serial_ok;
+}
+
+bool rt_policy_timed(const graph_rt *r, bool plan)
+{
+    return rt_policy_sampled(r->runs) || (plan && r->policy.time_next);
+}
+
+/* ------------------------------------------- when the helper gets no CPU
+ *
+ * With a core kept busy by another program (a game's render or audio
+ * thread, a build), plan mode's helper (exec_plan_helper.c) often does not
+ * get to run when a frame is offered: the caller then runs the worker's
+ * list itself, paying plan mode's claims and polls on every node, or waits
+ * on a node that the preempted helper holds. Two measures say so:
+ * - without a clock: the caller claimed more than half of list 1
+ *   (stolen1). Unloaded, a helper runs its whole list in almost every
+ *   frame; starved, the caller takes most or all of it;
+ * - with the timed frames: plan frames took longer, on average, than the
+ *   serial frames did in the last serial stretch. That also catches a
+ *   helper preempted while it holds a node, when the caller can only wait.
+ * Either one starts a serial stretch of serial_span frames (no claim, no
+ * offer; the helper stops lingering and the worker parks, so the busy
+ * program and the caller each keep a core), its first frame timed afresh.
+ * Then plan mode probes: the first probe frame wakes a helper, which after
+ * any pause comes late, so a starved first probe is not judged yet; the
+ * second one is. A good probe returns to plan mode with its average
+ * restarted from the probe. A probe costs: waking the worker under load
+ * can take the caller's CPU for a while, and a probe's helper may be
+ * preempted holding a node. So a starved probe doubles the span, as does a
+ * stretch that starts soon after a good probe (a probe that was only
+ * lucky), from PLAN_SERIAL_MIN up to PLAN_SERIAL_MAX frames, and never
+ * longer than about PLAN_SERIAL_NS of frames: once the load is gone, plan
+ * mode is back within that time. Each sample enters an average clamped to
+ * twice the average, so that one frame stretched by a preemption cannot
+ * start a stretch by itself. */
+#define PLAN_SERIAL_MIN 16
+#define PLAN_SERIAL_MAX 1024
+#define PLAN_SERIAL_NS 50000000u
+/* A stretch within this many plan frames of a good probe counts as the
+ * probe's failure (the span doubles). */
+#define PLAN_SERIAL_SOON 256
+
+enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE };
+
+void rt_policy_plan_reset(exec_policy *p)
+{
+    p->serial_left = 0;   /* a new plan starts in plan mode */
+    p->serial_span = 0;
+    p->probe = PROBE_NONE;
+    p->time_next = 0;
+    p->plan_ns = p->serial_ns = 0;
+    p->since_probe = UINT32_MAX;   /* no probe yet */
+}
+
+bool rt_policy_plan_serial(graph_rt *r)
+{
+    r->policy.was_serial = r->policy.serial_left > 0;
+    return r->policy.was_serial;
+}
+
+static void go_serial(exec_policy *p, bool again)
+{
+    uint32_t span = again && p->serial_span ? 2u * p->serial_span : PLAN_SERIAL_MIN;
+    /* The last stretch's frame time (or the plan frames') bounds it. */
+    uint64_t frame_ns = p->serial_ns ? p->serial_ns : p->plan_ns;
+    uint64_t most = frame_ns ? PLAN_SERIAL_NS / frame_ns : PLAN_SERIAL_MAX;
+    if (most > PLAN_SERIAL_MAX)
+        most = PLAN_SERIAL_MAX;
+    if (span > most)
+        span = (uint32_t)most;
+    p->serial_span = (uint16_t)(span > PLAN_SERIAL_MIN ? span : PLAN_SERIAL_MIN);
+    p->serial_left = p->serial_span;
+    p->serial_ns = 0;       /* measured afresh, from the stretch's first frame */
+    p->time_next = 1;
+    p->probe = PROBE_NONE;
+}
+
+/* A plan-mode frame's end (ns: its time, 0 if it was not timed). */
+static void plan_after(graph_rt *r, uint64_t ns)
+{
+    exec_policy *p = &r->policy;
+    p->time_next = 0;
+    if (p->was_serial) {
+        if (ns)
+            p->serial_ns = average(p->serial_ns, ns, true);
+        if (--p->serial_left == 0) {
+            p->probe = PROBE_WAKE;
+            p->time_next = 1;   /* the probes are judged by their time too */
+        }
+        return;
+    }
+    bool stolen = r->stolen1 > r->nlist1 / 2;
+    if (p->probe == PROBE_NONE) {
+        if (ns)
+            p->plan_ns = average(p->plan_ns, ns, true);
+        if (p->since_probe < UINT32_MAX)
+            p->since_probe++;
+        if (stolen || (ns && p->serial_ns && p->plan_ns > p->serial_ns))
+            go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
+        return;
+    }
+    /* A probe: its own time against the stretch's. */
+    bool starved = stolen || (ns && p->serial_ns && ns > p->serial_ns);
+    if (starved && p->probe == PROBE_WAKE) {
+        p->probe = PROBE_JUDGE;
+        p->time_next = 1;
+    } else if (starved) {
+        go_serial(p, true);
+    } else {
+        p->probe = PROBE_NONE;
+        p->plan_ns = ns;
+        p->since_probe = 0;
+    }
+}
+
+/* ------------------------------------------------------ after a frame */
+
+void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned)
+{
+    if (timed)
+        r->policy.frame_ns = rt_policy_average(r->policy.frame_ns, ns);
+    if (planned)
+        plan_after(r, timed ? (ns ? ns : 1) : 0);   /* a timed frame never reads as untimed */
+}
