@@ -13,6 +13,7 @@ import argparse
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -137,7 +138,7 @@ def main():
                 failed += 1
                 continue
             exe = stem + "_run"
-            if run([a.cc, "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+            if run(shlex.split(a.cc) + ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
                     "-DE2E_REAL_HEADER=\"soak%d.h\"" % gi, "-I", work, "-I", HERE,
                     "-I", os.path.join(ROOT, "runtime", "include"),
                     stem + ".c", stem + "_check.c", os.path.join(HERE, "e2e_check.c"), os.path.join(HERE, "e2e_drive.c"),
