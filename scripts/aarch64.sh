@@ -26,13 +26,14 @@ if [ "${1:-}" = --smoke ]; then
     command -v "$t" >/dev/null || { echo "aarch64: $t missing: run scripts/deps.sh test" >&2; exit 1; }
   done
   cflags=(-std=c11 -O2 -g -Wall -Wextra -Wpedantic -pthread
-          -DDAGRT_CTX_AARCH64 -Iruntime -Iruntime/include -Itests/fiber)
+          -DDAGRT_CTX_AARCH64 -Iruntime -Iruntime/include -Itests/fiber -Itests/scenario)
   objs=()
   # Every runtime C file (the core and its Linux system layer) plus the AArch64
   # switch; compiled one by one so a failure names its file.
   for src in runtime/*.c runtime/os/os_once.c runtime/os/os_linux.c runtime/arch/ctx_make.c runtime/arch/switch_aarch64_aapcs.S \
              tests/fiber/fiber_scenarios.c tests/fiber/regs_aarch64.S \
-             $(ls tests/fiber/sync_scenarios.c 2>/dev/null) tests/fiber/fiber_drv.c; do
+             tests/fiber/sync_scenarios.c tests/fiber/fiber_table.c \
+             tests/scenario/scenario.c tests/scenario/driver.c; do
     o="$out/$(echo "$src" | tr / _).o"
     "$CC" "${cflags[@]}" -c "$src" -o "$o"
     objs+=("$o")

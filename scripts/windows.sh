@@ -11,11 +11,12 @@
 #                                  checkers, the example frame) and the
 #                                  compiler's golden tests with dagc.exe
 #                                  (tests/compiler/golden_wine.py).
-#   scripts/windows.sh --smoke DIR short (CI, scripts/test.sh): compiles the
-#                                  runtime and the fiber driver straight with
-#                                  the cross compiler into DIR and runs a
-#                                  handful of scenarios under Wine.
-# Both end with "N passed, N failed". Wine's prefix is made under the build
+#   scripts/windows.sh --smoke DIR short (CI, scripts/test.sh): the same
+#                                  Meson cross build in DIR/cross, only the
+#                                  fiber driver's target, and a handful of
+#                                  its scenarios under Wine.
+# Both end with "N passed, N failed"; the packages come from scripts/deps.sh
+# (group test). Wine's prefix is made under the build
 # directory on first use (about a minute); WINEDEBUG=-all keeps it quiet.
 # Criterion is Linux-only here, so the Windows tests are the plain drivers
 # (the same scenario functions the Criterion tests call).
@@ -30,22 +31,9 @@ if [ "${1:-}" = --smoke ]; then
   shift 2
 fi
 
-# The toolchain and Wine (the `test` list of scripts/deps.sh has them too).
-need=(gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64)
-missing=()
-for p in "${need[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    echo "windows: installing ${missing[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null || true
-    apt-get install -y -qq "${missing[@]}" >/dev/null || apt-get install -y "${missing[@]}"
-  else
-    echo "windows: missing Debian packages; run as root: apt-get install -y ${missing[*]}" >&2
-  fi
-fi
+# The toolchain and Wine: the `test` group of scripts/deps.sh. What it
+# cannot install (not root) it names; the check below decides.
+scripts/deps.sh test || echo "windows: scripts/deps.sh test did not install everything" >&2
 for t in "$CC" "$WINE" wineserver; do
   if ! command -v "$t" >/dev/null; then
     echo "windows: $t missing after the install step" >&2
@@ -74,23 +62,20 @@ stop_wine() { wineserver -k >/dev/null 2>&1 || true; }
 trap stop_wine EXIT
 
 if [ -n "$smoke" ]; then
+  # The Meson cross build of B below, reduced to the fiber driver's target
+  # (libdagrt, the fiber scenarios and the scenario runner).
+  sb=$smoke/cross
   mkdir -p "$smoke"
-  cflags=(-std=c11 -O2 -g -Wall -Wextra -Wpedantic -DDAGRT_CTX_X86_64_WIN64
-          -Iruntime -Iruntime/include -Itests/fiber)
-  objs=()
   ok=1
-  for src in runtime/*.c runtime/os/os_once.c runtime/os/os_win32.c runtime/arch/ctx_make.c \
-             runtime/arch/switch_x86_64_win64.S tests/fiber/fiber_scenarios.c \
-             tests/fiber/sync_scenarios.c tests/fiber/win64_scenarios.c \
-             tests/fiber/regs_x86_64_win64.S tests/fiber/fiber_drv.c; do
-    o="$smoke/$(echo "$src" | tr / _).o"
-    "$CC" "${cflags[@]}" -c "$src" -o "$o" || ok=0
-    objs+=("$o")
-  done
-  if [ $ok = 1 ]; then
-    "$CC" -static -o "$smoke/fiber_drv.exe" "${objs[@]}" -lsynchronization -pthread || ok=0
+  if [ ! -f "$sb/build.ninja" ]; then
+    meson setup "$sb" -Dtests=disabled -Dbench_peers=disabled \
+      --cross-file scripts/cross/mingw-w64-x86_64.txt >"$smoke/setup.log" 2>&1 || ok=0
+  fi
+  if [ $ok = 1 ] && ! meson compile -C "$sb" tests/fiber/fiber_drv >"$smoke/compile.log" 2>&1; then
+    ok=0
   fi
   if [ $ok = 0 ]; then
+    tail -n 30 "$smoke"/*.log >&2
     echo "windows: cross build failed" >&2
     echo "0 passed, 1 failed"
     exit 1
@@ -99,8 +84,8 @@ if [ -n "$smoke" ]; then
   passed=0 failed=0
   # The Win64 switch (registers, TIB bounds, unwinding, the guard page),
   # FP state, ping-pong and the runtime's fiber waits.
-  for s in regs tib unwind guard fp pingpong mutex events; do
-    if DAGC_TEST_SCALE=${DAGC_TEST_SCALE:-0.05} timeout 300 "$WINE" "$smoke/fiber_drv.exe" "$s"; then
+  for s in regs tib unwind guard fp pingpong mutex events_2_workers; do
+    if DAGC_TEST_SCALE=${DAGC_TEST_SCALE:-0.05} timeout 300 "$WINE" "$sb/tests/fiber/fiber_drv.exe" "$s"; then
       passed=$((passed + 1))
     else
       echo "windows smoke: $s FAILED" >&2

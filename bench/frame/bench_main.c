@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_count.h"   /* tests/fixtures: every allocation counted */
 #include "bench_body.h"
 #include "bench_floor.h"
 #include "bench_frame.h"
@@ -49,26 +50,6 @@
 #ifndef BENCH_BUILD
 #define BENCH_BUILD "unknown (not built by bench/meson.build)"
 #endif
-
-/* ------------------------------------------------ counting allocations */
-
-/* The executable's malloc wins over libc's (ELF interposition); counting
- * here sees every allocation of every thread, the runtime's included. */
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-static _Atomic unsigned long n_allocs;
-void *malloc(size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_malloc(n); }
-void *calloc(size_t a, size_t b) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_calloc(a, b); }
-void *realloc(void *p, size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_realloc(p, n); }
-int posix_memalign(void **p, size_t a, size_t n)
-{
-    atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed);
-    *p = __libc_memalign(a, n);
-    return *p ? 0 : 12;
-}
-void *aligned_alloc(size_t a, size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_memalign(a, n); }
 
 /* ------------------------------------------------ the pipelines' frames */
 
@@ -596,9 +577,9 @@ int main(int argc, char **argv)
             long n = b ? min_frames : 10000;
             ctx.iters = iters[b];
             run_frames(counted[k], &ctx, 200);   /* also lets the inline policy settle */
-            unsigned long a0 = atomic_load(&n_allocs);
+            unsigned long a0 = alloc_count();
             run_frames(counted[k], &ctx, n);
-            unsigned long a1 = atomic_load(&n_allocs);
+            unsigned long a1 = alloc_count();
             printf("%s allocations per frame, %s: %.4f (%lu in %ld frames)\n",
                    k ? counted[k]->name : "libdagrt", label[b], (double)(a1 - a0) / (double)n,
                    a1 - a0, n);

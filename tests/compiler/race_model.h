@@ -1,7 +1,8 @@
 /*
  * race_model.h - the race tests' own model of a .dag file with resources,
  * subgraphs (`run`) and `prev`, written from the language contract alone
- * (docs: dag-language.md v2) and independent of dagc's code:
+ * (docs/language.md, "Resources and races (v2)") and independent of
+ * dagc's code:
  *   - race_gen.c writes seeded random valid files and prints them,
  *   - race_parse.c reads the subset of the language the tests write by hand,
  *   - race_ref.c is the brute-force reference: it explores every reachable

@@ -1,7 +1,7 @@
 /*
  * race_ref.c - the brute-force reference for dagc's race check, from the
- * language contract only (dag-language.md v2, "Resources and races",
- * "Frames in flight").
+ * language contract only (docs/language.md, "Resources and races (v2)"
+ * and "Frames in flight: `prev` (v2)").
  *
  * The model of one frame: a subgraph node is inlined (its graph's roots
  * wait for the node's `after`, the node completes when every task of its

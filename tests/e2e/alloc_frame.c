@@ -12,25 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "alloc_count.h"
 #include "frame.h"
-
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-/* relaxed: a plain event counter, read after the threads' work is joined
- * through the runtime's own synchronisation (frame_run returning). */
-static _Atomic unsigned long n_allocs;
-void *malloc(size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_malloc(n); }
-void *calloc(size_t a, size_t b) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_calloc(a, b); }
-void *realloc(void *p, size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_realloc(p, n); }
-void *aligned_alloc(size_t a, size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_memalign(a, n); }
-int posix_memalign(void **p, size_t a, size_t n)
-{
-    atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed);
-    *p = __libc_memalign(a, n);
-    return *p ? 0 : 12;
-}
 
 /* Workers seen running a task. A worker thread allocates once when it
  * starts (glibc's pthread_getattr_np, for its stack bounds), and on a
@@ -88,10 +71,10 @@ int main(void)
     /* A control first: the counter does see allocations. Before the
      * runtime exists: a worker starting up allocates too (see above), and
      * would make the count differ (seen once in 544 runs). */
-    unsigned long c0 = atomic_load(&n_allocs);
+    unsigned long c0 = alloc_count();
     void *volatile probe = malloc(16); /* volatile: the pair must not be optimised away */
     free(probe);
-    if (atomic_load(&n_allocs) != c0 + 1) {
+    if (alloc_count() != c0 + 1) {
         printf("alloc_frame: the malloc counter does not work\n");
         return 1;
     }
@@ -109,22 +92,22 @@ int main(void)
     for (int f = 0; f < 20; f++)
         if (frame_run(rt, &g) != 0)
             return 1;
-    unsigned long a0 = atomic_load(&n_allocs);
+    unsigned long a0 = alloc_count();
     for (int f = 0; f < 1000; f++)
         if (frame_run(rt, &g) != 0)
             return 1;
-    unsigned long a1 = atomic_load(&n_allocs);
+    unsigned long a1 = alloc_count();
     /* Started runs: two instances in flight, then a synchronous one. */
     unsigned long b0 = 0;
     for (int f = 0; f < 1020; f++) {
         if (f == 20)
-            b0 = atomic_load(&n_allocs);   /* after the instances' own warm-up */
+            b0 = alloc_count();   /* after the instances' own warm-up */
         if (frame_instance_start(rt, &ia, &g) != 0 || frame_instance_start(rt, &ib, &g2) != 0 ||
             frame_instance_wait(rt, &ia) != 0 || frame_instance_wait(rt, &ib) != 0 ||
             frame_instance_run(rt, &ia, &g) != 0)
             return 1;
     }
-    unsigned long b1 = atomic_load(&n_allocs);
+    unsigned long b1 = alloc_count();
     /* Two pipelines at once, of depth 2 and 3 (frame_pipeline_submit, frame_pipeline_drain),
      * drained now and then so that they idle and start again. Each frame
      * of a pipeline has a game of its own slot: overlapping frames share
@@ -140,7 +123,7 @@ int main(void)
     unsigned long p0 = 0;
     for (int f = 0; f < 1020; f++) {
         if (f == 20)
-            p0 = atomic_load(&n_allocs);   /* after the pipelines' own warm-up */
+            p0 = alloc_count();   /* after the pipelines' own warm-up */
         if (frame_pipeline_submit(rt, &p2, &p2g[f % 2]) != 0 || frame_pipeline_submit(rt, &p3, &p3g[f % 3]) != 0)
             return 1;
         if (f % 100 == 99 && (frame_pipeline_drain(rt, &p2) != 0 || frame_pipeline_drain(rt, &p3) != 0))
@@ -148,7 +131,7 @@ int main(void)
     }
     if (frame_pipeline_drain(rt, &p2) != 0 || frame_pipeline_drain(rt, &p3) != 0)
         return 1;
-    unsigned long p1 = atomic_load(&n_allocs);
+    unsigned long p1 = alloc_count();
     dagrt_destroy(rt);
     printf("alloc_frame: %lu allocations in 1000 frames after warm-up, %lu in 1000 of two "
            "started instances and one instance_run, %lu in 1000 frames of two pipelines "

@@ -1,5 +1,5 @@
 /* policy_scenario.h - the executor's measured choices (policy_scenario.c),
- * hosted by Criterion (test_policy.c) and a plain driver (policy_plain.c). */
+ * listed in e2e_list.h, hosted by tests/scenario/. */
 #ifndef POLICY_SCENARIO_H
 #define POLICY_SCENARIO_H
 

@@ -1,8 +1,8 @@
 /*
- * fiber_scenarios.h - the fiber test scenarios, written once and hosted
- * twice (testing.md): by Criterion Test()s in test_fiber.c and by the plain
- * driver fiber_drv.c (the `tsan` suite and the AArch64 cross run). Each
- * returns the number of violations it saw; 0 is a pass.
+ * fiber_scenarios.h - the fiber test scenarios, listed in fiber_list.h and
+ * hosted by tests/scenario/ (Criterion, and the plain driver for the `tsan`
+ * suite and the cross runs; docs/testing.md, "Scenarios"). Each returns the
+ * number of violations it saw; 0 is a pass.
  */
 #ifndef FIBER_SCENARIOS_H
 #define FIBER_SCENARIOS_H

@@ -1,7 +1,7 @@
 /*
  * sync_scenarios.h - fiber tasks and fiber-aware waits on a running runtime.
- * Hosted by test_sync.c (Criterion) and fiber_drv.c (plain driver: tsan
- * suite, AArch64). Each returns the number of violations it saw.
+ * Listed in fiber_list.h (group sync), hosted by tests/scenario/. Each
+ * returns the number of violations it saw.
  */
 #ifndef SYNC_SCENARIOS_H
 #define SYNC_SCENARIOS_H

@@ -3,7 +3,7 @@
  * stack bounds switched with the stack (stack probes and guard-page growth
  * on a fiber), the first frame's shape and unwind info, and the guard-page
  * overflow (the Windows version of fiber_scenarios.c's fork + SIGSEGV one:
- * a child process and a vectored exception handler). Run by fiber_drv.
+ * a child process and a vectored exception handler). Run by the fiber driver (fiber_list.h).
  */
 #define WIN32_LEAN_AND_MEAN
 #include "fiber_scenarios.h"

@@ -3,11 +3,11 @@
  * obs.dag run on the runtime, its trace read back through dagc's strict
  * JSON reader (tests/trace/trace_check.c) and its observer callbacks
  * checked for balance. Each scenario returns its number of violations;
- * hosted by Criterion (test_observe.c, suite unit) and by a plain driver
- * (suite tsan), see docs/testing.md.
+ * listed in observe_list.h, hosted by tests/scenario/ (Criterion, suite
+ * unit; the plain driver, suite tsan), see docs/testing.md.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "obs_scenarios.h"
+#include "scenario.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -662,14 +662,9 @@ static int obs_trace_env_errors(void)
     return bad;
 }
 
-const scenario obs_scenarios[] = {
-    {"obs_trace_api", obs_trace_api},
-    {"obs_trace_env", obs_trace_env},
-    {"obs_balanced", obs_balanced},
-    {"obs_install", obs_install},
-    {"obs_stats", obs_stats},
-    {"obs_numbering", obs_numbering},
-    {"obs_trace_at_exit", obs_trace_at_exit},
-    {"obs_trace_env_errors", obs_trace_env_errors},
-    {NULL, NULL},
+const scenario scenario_table[] = {
+#define SCENARIO(group, name, secs, flags) {#name, name, NULL},
+#include "observe_list.h"
+#undef SCENARIO
+    {NULL, NULL, NULL},
 };

@@ -1331,11 +1331,11 @@ int scn_group_armed_spawn(void)
     return v;
 }
 
-const scenario scenarios[] = {
-#define RT_SCENARIO(name, secs, fenced) {#name, scn_##name},
-#include "scenario_list.h"
-#undef RT_SCENARIO
-    {NULL, NULL},
+const scenario scenario_table[] = {
+#define SCENARIO(group, name, secs, flags) {#name, scn_##name, NULL},
+#include "runtime_list.h"
+#undef SCENARIO
+    {NULL, NULL, NULL},
 };
 
 /* ------------------------------------ task handles: groups off the stack */

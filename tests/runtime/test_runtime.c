@@ -1,5 +1,6 @@
-/* test_runtime.c - Criterion host for the runtime scenarios, plus API
- * misuse tests that need no threads. */
+/* test_runtime.c - runtime API misuse tests that need no threads (the
+ * scenarios' Criterion host is tests/scenario/criterion_host.c, linked into
+ * the same executable). */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -8,13 +9,6 @@
 
 #include "dagrt.h"
 #include "scenarios.h"
-
-#define SCENARIO(name, secs) \
-    Test(runtime, name, .timeout = secs) { cr_assert_eq(scn_##name(), 0, #name ": violations (see stderr)"); }
-
-#define RT_SCENARIO(name, secs, fenced) SCENARIO(name, secs)
-#include "scenario_list.h"
-#undef RT_SCENARIO
 
 static dagrt_config cfg_with(int workers, bool no_workers, int hot, int idle)
 {

@@ -2,8 +2,8 @@
  * trace_check.h - reads a Chrome Trace Event Format file (through dagc's
  * strict JSON reader) into a flat list, and checks what every trace the
  * recorder writes must satisfy: the object form, complete events with
- * the fields observability.md fixes, and no two events on one thread that
- * overlap without nesting.
+ * the fields that docs/runtime.md, "The built-in trace", names, and no two
+ * events on one thread that overlap without nesting.
  */
 #ifndef TRACE_CHECK_H
 #define TRACE_CHECK_H

@@ -1,11 +1,12 @@
 /*
  * trace_scenarios.c - the trace recorder on its own (runtime/trace.c):
  * each scenario records, writes a file, reads it back with the strict JSON
- * reader and returns the number of violations. Hosted by Criterion
- * (test_trace.c, suite unit) and by a plain driver (suite tsan).
+ * reader and returns the number of violations. Listed in trace_list.h,
+ * hosted by tests/scenario/ (Criterion, suite unit; the plain driver, suite
+ * tsan).
  */
 #define _DEFAULT_SOURCE   /* mknod, makedev */
-#include "trace_scenarios.h"
+#include "scenario.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -820,17 +821,9 @@ static int trace_speedscope(void)
     return bad;
 }
 
-const scenario trace_scenarios[] = {
-    {"trace_nesting", trace_nesting},
-    {"trace_fiber_slices", trace_fiber_slices},
-    {"trace_restart", trace_restart},
-    {"trace_cap", trace_cap},
-    {"trace_frames", trace_frames},
-    {"trace_errors", trace_errors},
-    {"trace_threads", trace_threads},
-    {"trace_file_kinds", trace_file_kinds},
-    {"trace_two_writers", trace_two_writers},
-    {"trace_frame_marks", trace_frame_marks},
-    {"trace_speedscope", trace_speedscope},
-    {NULL, NULL},
+const scenario scenario_table[] = {
+#define SCENARIO(group, name, secs, flags) {#name, name, NULL},
+#include "trace_list.h"
+#undef SCENARIO
+    {NULL, NULL, NULL},
 };

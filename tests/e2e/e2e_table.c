@@ -1,0 +1,19 @@
+/* e2e_table.c - the scenarios of e2e_list.h as scenario_table
+ * (tests/scenario/scenario.h). */
+#include <stddef.h>
+
+#include "inst_scenario.h"
+#include "misuse_scenario.h"
+#include "policy_scenario.h"
+#include "scenario.h"
+
+static int run_misuse(void) { return misuse_scenario(); }   /* misuse_scenario.c, pipe_misuse.c */
+static int run_inst(void) { return inst_scenario(200); }    /* inst_scenario.c */
+static int run_policy(void) { return policy_scenario(); }   /* policy_scenario.c */
+
+const scenario scenario_table[] = {
+#define SCENARIO(group, name, secs, flags) {#name, run_##name, NULL},
+#include "e2e_list.h"
+#undef SCENARIO
+    {NULL, NULL, NULL},
+};

@@ -1,0 +1,39 @@
+/*
+ * runtime_list.h - the one list of runtime scenarios (docs/testing.md,
+ * "Scenarios"): SCENARIO(runtime, name, Criterion timeout, flags), each
+ * int scn_NAME(void) of scenarios.c or scn_frames.c. Every entry is
+ * SCN_TSAN (also a plain-driver test in suite tsan); SCN_FENCED runs it a
+ * second time there with DAGRT_NO_MEMBARRIER=1 (the idle protocol's fenced
+ * form, runtime/idle.c). One entry a line: tests/scenario/meson.build reads
+ * this file too.
+ */
+SCENARIO(runtime, deque_lifo_fifo, 30, SCN_TSAN)
+SCENARIO(runtime, deque_growth_wrap, 30, SCN_TSAN)
+SCENARIO(runtime, deque_thieves, 120, SCN_TSAN)
+SCENARIO(runtime, deque_split, 120, SCN_TSAN)
+SCENARIO(runtime, inbox_producers, 120, SCN_TSAN)
+SCENARIO(runtime, inbox_many_consumers, 120, SCN_TSAN)
+SCENARIO(runtime, spawn_tree, 120, SCN_TSAN | SCN_FENCED)
+SCENARIO(runtime, fib_no_workers, 60, SCN_TSAN)
+SCENARIO(runtime, fib_1_worker, 60, SCN_TSAN)
+SCENARIO(runtime, fib_2_workers, 60, SCN_TSAN | SCN_FENCED)
+SCENARIO(runtime, pfor_cover, 120, SCN_TSAN)
+SCENARIO(runtime, pfor_nested, 120, SCN_TSAN)
+SCENARIO(runtime, pfor_repeat, 120, SCN_TSAN)
+SCENARIO(runtime, pfor_withdraw, 120, SCN_TSAN)
+SCENARIO(runtime, pfor_offer, 120, SCN_TSAN)
+SCENARIO(runtime, park_wake, 120, SCN_TSAN | SCN_FENCED)
+SCENARIO(runtime, park_wake_external, 120, SCN_TSAN | SCN_FENCED)
+SCENARIO(runtime, group_wait_parks, 120, SCN_TSAN | SCN_FENCED)
+SCENARIO(runtime, main_only, 60, SCN_TSAN)
+SCENARIO(runtime, hot_overtakes, 30, SCN_TSAN)
+SCENARIO(runtime, hot_worker, 60, SCN_TSAN)
+SCENARIO(runtime, destroy_in_flight, 60, SCN_TSAN)
+SCENARIO(runtime, external_threads, 60, SCN_TSAN)
+SCENARIO(runtime, spin_policy, 60, SCN_TSAN)
+SCENARIO(runtime, group_mixed, 60, SCN_TSAN)
+SCENARIO(runtime, group_armed_spawn, 60, SCN_TSAN)
+SCENARIO(runtime, frames_tree, 120, SCN_TSAN | SCN_FENCED)
+SCENARIO(runtime, frames_deep, 60, SCN_TSAN)
+SCENARIO(runtime, frames_mixed, 120, SCN_TSAN)
+SCENARIO(runtime, frames_null_worker, 30, SCN_TSAN)
