@@ -503,6 +503,21 @@ bool dagrt_sem_tryacquire(dagrt_sem *s);
 void dagrt_sem_release(dagrt_sem *s, uint32_t n);
 
 
+/* ----------------------------- waiting on the world: time and cancel scopes */
+/* docs/runtime.md, "Waiting on the world" (contract: design/io.md). */
+
+/* A monotonic clock in nanoseconds (the trace's clock). */
+uint64_t dagrt_now_ns(void);
+
+/* A cancel scope: caller-owned, nestable. A scope counts as cancelled
+ * once it or any scope above it has been requested; a request never
+ * reaches up (a child's cancel leaves its parent alone). A parent must
+ * outlive its children. */
+typedef struct dagrt_cancel { uint64_t opaque_[8]; } dagrt_cancel;
+void dagrt_cancel_init(dagrt_cancel *c, dagrt_cancel *parent);   /* parent may be NULL */
+void dagrt_cancel_request(dagrt_cancel *c);
+bool dagrt_cancel_requested(const dagrt_cancel *c);
+
 /* ------------------------------ graph executor: the tables that dagc emits */
 /* (the versioned descriptor types; generated code depends only on this header) */
 
