@@ -106,7 +106,7 @@ int dagc_compile_file(const char *path, const dagc_opts *o, ir_program **out)
     unit *u = dg_xcalloc(1, sizeof *u);
     dg_arena_init(&u->arena);
     char err[512];
-    if (dg_source_load(&u->src, path, err, sizeof err) != 0)
+    if (dg_source_load(&u->src, path, 0, err, sizeof err) != 0)
         return load_failed(u, o, path, err);
     u->input = path;
     int rc = run(u, o, out);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,10 @@ void dg_files_free(dg_files *F)
 #  define IS_SEP(c) ((c) == '/')
 #endif
 
-char *dg_normalize_path(const char *p)
+/* Drops "." components and repeated separators; with fold_dotdot also
+ * folds "x/.." away, which only a file system without symlinks (the
+ * in-memory one) may do. */
+static char *clean_path(const char *p, bool fold_dotdot)
 {
     size_t n = strlen(p);
     char *out = dg_xmalloc(n + 3);
@@ -74,7 +78,7 @@ char *dg_normalize_path(const char *p)
         if (len == 0) break;
         if (len == 1 && p[i] == '.') {
             /* nothing */
-        } else if (len == 2 && p[i] == '.' && p[i + 1] == '.' && o > keep &&
+        } else if (fold_dotdot && len == 2 && p[i] == '.' && p[i + 1] == '.' && o > keep &&
                    !(o - keep >= 2 && out[o - 1] == '.' && out[o - 2] == '.' &&
                      (o - keep == 2 || out[o - 3] == '/'))) {
             while (o > keep && out[o - 1] != '/') o--;
@@ -91,15 +95,22 @@ char *dg_normalize_path(const char *p)
     return out;
 }
 
-/* dir of path (with its '/') + name; name itself when absolute. */
+char *dg_normalize_path(const char *p)
+{
+    return clean_path(p, true);
+}
+
+/* dir of path (with its '/') + name; name itself when absolute. A ".." is
+ * kept: the file system resolves it after the symlinks before it, as it
+ * does for gcc's #include "../x.h", and the name stays as spelled. */
 static char *join(const char *dir, size_t dirlen, const char *name)
 {
-    if (dg_path_is_abs(name)) return dg_normalize_path(name);
+    if (dg_path_is_abs(name)) return clean_path(name, false);
     size_t n = dirlen + 1 + strlen(name) + 1;
     char *s = dg_xmalloc(n);
     if (dirlen) snprintf(s, n, "%.*s/%s", (int)dirlen, dir, name);
     else snprintf(s, n, "%s", name);
-    char *r = dg_normalize_path(s);
+    char *r = clean_path(s, false);
     free(s);
     return r;
 }
@@ -119,9 +130,10 @@ static int try_load(loader *L, const char *path, dg_source *s, char **id, char *
 {
     if (L->o && L->o->mem) {
         for (size_t i = 0; i < L->o->nmem; i++) {
-            char *mp = dg_normalize_path(L->o->mem[i].path);
-            int same = strcmp(mp, path) == 0;
+            char *mp = dg_normalize_path(L->o->mem[i].path), *pp = dg_normalize_path(path);
+            int same = strcmp(mp, pp) == 0;
             free(mp);
+            free(pp);
             if (!same) continue;
             dg_source_from_memory(s, path, L->o->mem[i].data, L->o->mem[i].len);
             *id = dg_normalize_path(path);
@@ -142,7 +154,7 @@ static int try_load(loader *L, const char *path, dg_source *s, char **id, char *
             return 2;
         }
     char msg[600];
-    if (dg_source_load(s, path, msg, sizeof msg) != 0) {
+    if (dg_source_load(s, path, 1, msg, sizeof msg) != 0) {
         free(real);
         const char *colon = strstr(msg, "': ");
         snprintf(err, errsz, "%s", colon ? colon + 3 : msg);

@@ -27,13 +27,14 @@ static void fail_at(jp *j, uint32_t line, uint32_t col, const char *fmt, ...)
     if (j->failed)
         return;
     j->failed = 1;
-    int n = snprintf(j->err, j->errsz, "%s:%u:%u: ", j->name, line, col);
-    if (n < 0 || (size_t)n >= j->errsz)
-        return;
+    dg_buf b = {0};
+    dg_buf_printf(&b, "%s:%u:%u: ", j->name, line, col);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(j->err + n, j->errsz - (size_t)n, fmt, ap);
+    dg_buf_vprintf(&b, fmt, ap);
     va_end(ap);
+    dg_fit(j->err, j->errsz, b.p, b.len);
+    dg_buf_free(&b);
 }
 
 #define FAIL(j, ...) fail_at((j), (j)->line, (j)->col, __VA_ARGS__)
@@ -281,9 +282,10 @@ static int array(jp *j, dg_arena *a, dg_json *v, int streamed)
             x = value(j, &ea, 0);
             if (x && j->stream->each(j->stream->user, x, j->err, j->errsz) != 0) {
                 /* Prefix the element's position to the callback's message. */
-                char msg[512];
-                snprintf(msg, sizeof msg, "%s", j->err);
-                snprintf(j->err, j->errsz, "%s:%u:%u: %s", j->name, x->line, x->col, msg);
+                dg_buf b = {0};
+                dg_buf_printf(&b, "%s:%u:%u: %s", j->name, x->line, x->col, j->err);
+                dg_fit(j->err, j->errsz, b.p, b.len);
+                dg_buf_free(&b);
                 j->failed = 1;
                 x = NULL;
             }

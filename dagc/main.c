@@ -31,7 +31,7 @@
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
     OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_IMPORT_DIR, OPT_NO_PIPELINE_RACE,
-    OPT_PROFILE, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX,
+    OPT_PROFILE, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX, OPT_REWRITE,
 };
 
 static const struct option_row {
@@ -50,6 +50,7 @@ static const struct option_row {
     {"--profile", 1, OPT_PROFILE, "TRACE", "with --dot/--stats: measured times from a libdagrt trace (docs/runtime.md)"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
     {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
+    {"--rewrite-unchanged", 0, OPT_REWRITE, NULL, "replace an output even when its bytes are unchanged (for make, which has no restat; default: left untouched)"},
     {"-I", 1, OPT_IMPORT_DIR, "DIR", "also look for imported .dag files in DIR (repeatable, in order)"},
     {"-Werror", 0, OPT_WERROR, NULL, "treat warnings as errors"},
     {"-Wno-pipeline-race", 0, OPT_NO_PIPELINE_RACE, NULL, "no warnings for races across consecutive frames of a pipeline"},
@@ -67,7 +68,7 @@ typedef struct cli {
     const char *mt[MAX_MT];  /* -MT targets, in order */
     size_t nmt;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates, *profile;
-    int check, stats, werror, no_pipeline_race, cxx;
+    int check, stats, werror, no_pipeline_race, cxx, rewrite;
     int diag_format;         /* dg_diag_format */
     const char *import_dirs[64]; /* -I, in order */
     size_t nimport_dirs;
@@ -109,6 +110,7 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_DOT: c->dot_path = arg; break;
     case OPT_CHECK: c->check = 1; break;
     case OPT_STATS: c->stats = 1; break;
+    case OPT_REWRITE: c->rewrite = 1; break;
     case OPT_DEPFILE: c->depfile = arg; break;
     case OPT_WERROR: c->werror = 1; break;
     case OPT_IMPORT_DIR:
@@ -182,18 +184,23 @@ static int parse_args(cli *c, int argc, char **argv)
     return -1;
 }
 
-/* Make-style escaping for depfile paths. */
+/* A depfile name as gcc -MD writes it (libcpp's mkdeps.cc), which GNU make
+ * and ninja both read back: a space or tab gets a backslash, and every
+ * backslash right before it is doubled (make reads 2N+1 backslashes and a
+ * space as N backslashes and a space); '#' gets a backslash, '$' is '$$';
+ * any other backslash is itself, a Windows separator included. */
 static void dep_path(FILE *o, const char *p)
 {
+    size_t run = 0; /* backslashes just written */
     for (; *p; p++) {
-#if defined(_WIN32)
-        /* A Windows path's backslashes are separators, which make and
-         * ninja read as they are there (no name holds a backslash). */
-        if (*p == ' ' || *p == '#') fputc('\\', o);
-#else
-        if (*p == ' ' || *p == '#' || *p == '\\') fputc('\\', o);
-#endif
-        if (*p == '$') fputc('$', o);
+        if (*p == ' ' || *p == '\t') {
+            for (size_t k = 0; k <= run; k++) fputc('\\', o);
+        } else if (*p == '#') {
+            fputc('\\', o);
+        } else if (*p == '$') {
+            fputc('$', o);
+        }
+        run = *p == '\\' ? run + 1 : 0;
         fputc(*p, o);
     }
 }
@@ -390,18 +397,21 @@ int main(int argc, char **argv)
     /* The trace is input too: read it before anything is written. */
     dg_profile prof = {0};
     if (c.profile) {
-        char perr[2048];
-        rc = dg_profile_load(c.profile, p, &prof, perr, sizeof perr);
+        dg_buf perr = {0};
+        rc = dg_profile_load(c.profile, p, &prof, &perr);
         if (rc != DAGC_OK) {
             /* Through the sink: in the JSON document too. */
-            for (char *l = perr, *nl; l; l = nl) {
+            dg_buf_putc(&perr, 0);
+            for (char *l = perr.p, *nl; l; l = nl) {
                 nl = strchr(l, '\n');
                 if (nl) *nl++ = 0;
                 dg_error_plain(dagc_program_diag(p), "%s", l);
             }
+            dg_buf_free(&perr);
             dagc_program_free(p);
             return finish_stdout(rc);
         }
+        dg_buf_free(&perr);
     }
 
     char err[1200];
@@ -432,6 +442,7 @@ int main(int argc, char **argv)
      * them all, or none (output.h). */
     dg_outset outs;
     dg_outset_init(&outs, inputs, ninputs);
+    outs.rewrite_unchanged = c.rewrite;
     const char *targets[4];
     size_t ntargets = 0;
     int status = DAGC_OK;

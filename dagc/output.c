@@ -19,10 +19,12 @@ struct dg_outfile {
     dg_os_kind kind;
     bool is_stdout;
     dg_os_id id;          /* of the existing target */
+    dg_os_id dir;         /* of the directory holding target */
     FILE *fp;             /* what the caller writes to, until finished */
     char *tmp;            /* temporary beside target (new and regular files) */
     char *backup;         /* the replaced file, kept during the commit */
     bool replaced;        /* renamed into place by this commit */
+    bool unchanged;       /* the new bytes equal the old: left untouched */
     FILE *direct;         /* devices and FIFOs: opened when added */
     char *mem;            /* stdout, devices, FIFOs: the bytes, until commit */
     size_t memlen;
@@ -46,6 +48,47 @@ static bool same_id(dg_os_id a, dg_os_id b)
     return a.valid && b.valid && a.dev == b.dev && a.ino == b.ino;
 }
 
+/* Whether two base names name one entry of a directory: Windows' file
+ * systems ignore case. */
+static bool same_base(const char *a, const char *b)
+{
+#if defined(_WIN32)
+    for (; *a && *b; a++, b++) {
+        int ca = *a >= 'A' && *a <= 'Z' ? *a + 32 : *a, cb = *b >= 'A' && *b <= 'Z' ? *b + 32 : *b;
+        if (ca != cb) return false;
+    }
+    return *a == *b;
+#else
+    return strcmp(a, b) == 0;
+#endif
+}
+
+/* The identity of the directory that holds TARGET. */
+static dg_os_id dir_of(const char *target)
+{
+    const char *base = dg_path_base(target);
+    if (base == target) return dg_os_file_id(".");
+    size_t n = (size_t)(base - target);
+    char *dir = dg_xmalloc(n + 1);
+    memcpy(dir, target, n);
+    dir[n] = 0;
+    dg_os_id id = dg_os_file_id(dir);
+    free(dir);
+    return id;
+}
+
+/* Whether two outputs replace the same directory entry: the same directory
+ * (whatever its spelling) and the same base name. Not the files' own
+ * identities: while another dagc run commits the same outputs, renames and
+ * unlinks free inodes that its next temporaries reuse, so identities taken
+ * at two moments can match for two different names. Two names that are
+ * hard links of one file are two entries, each replaced on its own. */
+static bool same_entry(const dg_outfile *a, const dg_outfile *b)
+{
+    if (strcmp(a->target, b->target) == 0) return true;
+    return same_id(a->dir, b->dir) && same_base(dg_path_base(a->target), dg_path_base(b->target));
+}
+
 /* The checks made before anything is created: an output must not be one of
  * the inputs, nor a file another output writes. Devices and FIFOs are not
  * damaged by being written, so only files that would be replaced count. */
@@ -55,8 +98,7 @@ static int check_clash(const dg_outset *s, const dg_outfile *f, char *err, size_
         for (size_t i = 0; i < s->n; i++) {
             const dg_outfile *o = s->f[i];
             bool same = f->is_stdout ? o->is_stdout
-                                     : !o->is_stdout && o->kind != DG_OS_DIRECT &&
-                                           (same_id(f->id, o->id) || strcmp(f->target, o->target) == 0);
+                                     : !o->is_stdout && o->kind != DG_OS_DIRECT && same_entry(f, o);
             if (same) {
                 snprintf(err, errsz, "'%s' and '%s' name the same output file", o->path, f->path);
                 return -1;
@@ -112,6 +154,7 @@ FILE *dg_outset_add(dg_outset *s, const char *path, char *err, size_t errsz)
         return NULL;
     } else {
         f->id = dg_os_file_id(f->target);
+        f->dir = dir_of(f->target);
     }
     if (check_clash(s, f, err, errsz) != 0) {
         outfile_free(f);
@@ -209,10 +252,42 @@ static void roll_back(dg_outset *s, char *err, size_t errsz)
     }
 }
 
+/* Whether files A and B hold the same bytes. Anything that cannot be read
+ * counts as a difference: the file is then replaced, as it always was. */
+static bool same_bytes(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
+    bool same = fa && fb;
+    char ba[8192], bb[8192];
+    while (same) {
+        size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+        if (na != nb || memcmp(ba, bb, na) != 0) same = false;
+        else if (na == 0) break;
+    }
+    if (fa && (ferror(fa) || (fb && ferror(fb)))) same = false;
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
 int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
 {
     for (size_t i = 0; i < s->n; i++)
         if (s->f[i]->fp && finish_one(s->f[i], err, errsz) != 0) goto fail;
+    /* An output whose new bytes equal the old keeps its file, inode and
+     * modification time, so a build tool with restat (Ninja, CMake, Meson)
+     * recompiles nothing that includes it. Compared before the renames:
+     * reading is slow and needs no signals held. */
+    for (size_t i = 0; i < s->n; i++) {
+        dg_outfile *f = s->f[i];
+        if (s->rewrite_unchanged || f->kind != DG_OS_REGULAR || !same_bytes(f->tmp, f->target))
+            continue;
+        f->unchanged = true;
+        dg_os_remove(f->tmp);
+        dg_os_forget(f->tmp);
+        free(f->tmp);
+        f->tmp = NULL;
+    }
     for (size_t i = 0; i < s->n; i++)
         if (s->f[i]->kind == DG_OS_DIRECT && write_direct(s->f[i], err, errsz) != 0) goto fail;
 
@@ -223,7 +298,7 @@ int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
     int nrename = 0;
     for (size_t i = 0; i < s->n; i++) {
         dg_outfile *f = s->f[i];
-        if (f->kind == DG_OS_DIRECT) continue;
+        if (f->kind == DG_OS_DIRECT || f->unchanged) continue;
         int e = 0;
         if (f->kind == DG_OS_REGULAR) {
             size_t n = strlen(f->tmp);

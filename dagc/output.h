@@ -6,6 +6,8 @@
  *   - a regular file (or a name not yet taken) is written to a temporary
  *     beside it and renamed over it at commit; a symlink stays a symlink:
  *     the file it finally points to is replaced, in that file's directory;
+ *     one whose new bytes equal its old is left untouched (no rename, same
+ *     modification time), so that build tools recompile nothing;
  *   - standard output ("-"), a character device or a FIFO is opened when
  *     added, buffered in memory and written at commit, never replaced;
  *   - anything else (a directory, a socket, a block device) is an error;
@@ -13,7 +15,7 @@
  *     the name: symlinks and hard links included) or that names the same
  *     file as another output is an error before anything is written.
  * At commit every output is already flushed; the renames then happen with
- * SIGINT, SIGTERM, SIGHUP and SIGPIPE held off, each replaced file kept
+ * every signal that ends the process held off (output_os.h), each replaced file kept
  * (as a hard link) until every rename succeeded, so a failing rename puts
  * every replaced file back. Until then one of those signals removes the
  * temporaries and the process dies of it.
@@ -40,6 +42,9 @@ typedef struct dg_outset {
     /* Tests only: make the Nth rename of the commit (1-based) fail with
      * EIO, to exercise the rollback. 0: never. */
     int fail_rename_at;
+    /* Replace an output even when its new bytes equal the old: for make,
+     * which has no restat and would otherwise rerun the rule every time. */
+    int rewrite_unchanged;
 } dg_outset;
 
 void dg_outset_init(dg_outset *s, const char *const *inputs, size_t ninputs);

@@ -53,8 +53,11 @@ int dg_os_rename(const char *from, const char *to);
 /* Removes PATH; errors are ignored. */
 void dg_os_remove(const char *path);
 
-/* Signal handling: SIGINT, SIGTERM, SIGHUP and SIGPIPE remove every registered
- * temporary and then kill the process with the same signal.
+/* Signal handling: every signal whose default action ends the process
+ * (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGXCPU, SIGXFSZ, the
+ * user and real-time signals...; not the crashes, SIGSEGV and the like)
+ * removes every registered temporary and then kills the process with the
+ * same signal; Windows has Ctrl-C and Ctrl-Break.
  * dg_os_hold_signals delays them (during a commit), dg_os_release_signals
  * delivers what arrived meanwhile. */
 void dg_os_signals_install(void);

@@ -120,11 +120,38 @@ int dg_os_resolve(const char *path, char **target, dg_os_kind *kind)
  * a half-made change. */
 #define NSLOTS 32
 static const char *volatile slots[NSLOTS];
-/* SIGPIPE too: standard output (--dot -) is written before the renames,
- * and a reader that went away must not leave the temporaries behind. */
-static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+/* Every signal whose default action ends the process without it being a
+ * crash (a crash's state cannot be trusted to walk the table): the usual
+ * interrupts, SIGPIPE (standard output, --dot -, is written before the
+ * renames, and a reader that went away must not leave the temporaries
+ * behind), the limits of ulimit -t and -f, timers, the user signals and
+ * the real-time ones. */
+static const int fixed_signals[] = {
+    SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
+    SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+};
 static sigset_t saved_mask;
 static int hold_depth;
+
+/* The fixed list plus SIGRTMIN..SIGRTMAX, which are not constants. */
+static void handled_set(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t k = 0; k < sizeof fixed_signals / sizeof *fixed_signals; k++)
+        sigaddset(set, fixed_signals[k]);
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) sigaddset(set, sig);
+#endif
+}
 
 static void on_signal(int sig)
 {
@@ -145,16 +172,21 @@ static void on_signal(int sig)
 
 void dg_os_signals_install(void)
 {
-    for (size_t i = 0; i < sizeof held_signals / sizeof *held_signals; i++) {
+    sigset_t all;
+    handled_set(&all);
+    /* 1..64 covers every signal number Linux, the BSDs and macOS have. */
+    for (int sig = 1; sig < 65; sig++) {
+        if (sigismember(&all, sig) != 1) continue;
         struct sigaction old, sa;
-        /* A signal the caller ignores (nohup, a background job) stays ignored. */
-        if (sigaction(held_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+        /* A signal the caller ignores (nohup, a background job) stays
+         * ignored: exec keeps only that disposition. */
+        if (sigaction(sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        for (size_t k = 0; k < sizeof held_signals / sizeof *held_signals; k++)
-            sigaddset(&sa.sa_mask, held_signals[k]);
-        sigaction(held_signals[i], &sa, NULL);
+        /* Every handled signal is blocked while one is handled, so the
+         * handler never runs twice over the table. */
+        sa.sa_mask = all;
+        sigaction(sig, &sa, NULL);
     }
 }
 
@@ -162,9 +194,7 @@ void dg_os_hold_signals(void)
 {
     if (hold_depth++ > 0) return;
     sigset_t set;
-    sigemptyset(&set);
-    for (size_t k = 0; k < sizeof held_signals / sizeof *held_signals; k++)
-        sigaddset(&set, held_signals[k]);
+    handled_set(&set);
     sigprocmask(SIG_BLOCK, &set, &saved_mask);
 }
 

@@ -3,10 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "profile.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "driver.h"
 #include "json.h"
@@ -99,8 +97,11 @@ static int on_event(void *user, const dg_json *e, char *err, size_t errsz)
         return -1;
     if (!args || num_field(args, "frame", &frame, err, errsz) ||
         (double)(uint64_t)frame != frame) {
-        snprintf(err, errsz, "event '%s' of graph '%s' has no \"args\": {\"frame\": N} with a whole N",
-                 name->str, cat->str);
+        dg_buf b = {0};
+        dg_buf_printf(&b, "event '%s' of graph '%s' has no \"args\": {\"frame\": N} with a whole N",
+                      name->str, cat->str);
+        dg_fit(err, errsz, b.p, b.len);
+        dg_buf_free(&b);
         return -1;
     }
     int gi = dg_map_get(&l->graphs, cat->str);
@@ -209,41 +210,20 @@ static void list_names(dg_buf *b, const misses *m)
         dg_buf_printf(b, " and %zu more", m->n - 8);
 }
 
-static char *read_all(const char *path, size_t *len, char *err, size_t errsz)
-{
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0) {
-        snprintf(err, errsz, "cannot open '%s': %s", path, strerror(errno));
-        if (f) fclose(f);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > DG_PROFILE_MAX_BYTES) {
-        snprintf(err, errsz, "'%s' is not a regular file of at most %zu MiB", path,
-                 DG_PROFILE_MAX_BYTES >> 20);
-        fclose(f);
-        return NULL;
-    }
-    char *buf = dg_xmalloc((size_t)st.st_size + 1);
-    *len = fread(buf, 1, (size_t)st.st_size, f);
-    int bad = ferror(f) || *len != (size_t)st.st_size;
-    fclose(f);
-    if (bad) {
-        snprintf(err, errsz, "cannot read '%s'", path);
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
-int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, char *err,
-                    size_t errsz)
+int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, dg_buf *err)
 {
     memset(out, 0, sizeof *out);
     size_t len;
-    char *buf = read_all(path, &len, err, errsz);
-    if (!buf)
+    char *buf = NULL;
+    /* The one file reader: a FIFO or device is refused before it is read. */
+    /* The reader's and the JSON parser's messages name one file or one
+     * event: a fixed buffer, cut at a character boundary if need be. The
+     * lists of missing names below have no cap. */
+    char e[4096];
+    if (dg_read_file(path, DG_PROFILE_MAX_BYTES, 1, &buf, &len, e, sizeof e) != 0) {
+        dg_buf_puts(err, e);
         return DAGC_EUSAGE;
+    }
     loader l;
     memset(&l, 0, sizeof l);
     l.p = p;
@@ -264,14 +244,16 @@ int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, char
     dg_arena_init(&ar);
     dg_json_stream s = {"traceEvents", on_event, &l};
     int rc = DAGC_EINPUT;
-    dg_json *root = dg_json_parse(&ar, path, buf, len, &s, err, errsz);
+    dg_json *root = dg_json_parse(&ar, path, buf, len, &s, e, sizeof e);
     const char *in = p->path ? p->path : "the input";
-    if (!root)
+    if (!root) {
+        dg_buf_puts(err, e);
         goto done;
+    }
     if (root->kind != DG_JSON_OBJ || !dg_json_get(root, "traceEvents") ||
         dg_json_get(root, "traceEvents")->kind != DG_JSON_ARR) {
-        snprintf(err, errsz, "%s:%u:%u: not a trace: expected an object with a \"traceEvents\" array",
-                 path, root->line, root->col);
+        dg_buf_printf(err, "%s:%u:%u: not a trace: expected an object with a \"traceEvents\" array",
+                      path, root->line, root->col);
         goto done;
     }
     dg_buf msg = {0};
@@ -289,7 +271,7 @@ int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, char
         dg_buf_puts(&msg, " (named in the trace)");
     }
     if (msg.len) {
-        snprintf(err, errsz, "%s", msg.p);
+        dg_buf_put(err, msg.p, msg.len);
         dg_buf_free(&msg);
         goto done;
     }
@@ -302,7 +284,7 @@ int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, char
         for (size_t gi = 0; gi < p->ngraphs && gi < 8; gi++)
             dg_buf_printf(&msg, "%s'%s'", gi ? ", " : "", p->graphs[gi].name);
         dg_buf_printf(&msg, " in the trace");
-        snprintf(err, errsz, "%s", msg.p ? msg.p : "");
+        dg_buf_put(err, msg.p, msg.len);
         dg_buf_free(&msg);
         goto done;
     }

@@ -19,6 +19,7 @@
 
 #include "ir.h"
 #include "stats.h"
+#include "util.h"
 
 /* Traces larger than this are refused (the reader streams the events, but
  * keeps 40 bytes per node event). */
@@ -46,9 +47,8 @@ typedef struct dg_profile {
 /* Reads PATH for program P. Returns 0, or DAGC_EINPUT (a trace that is not
  * valid JSON, lacks fields, names nodes or graphs P does not have, or has
  * no events of P's graphs) or DAGC_EUSAGE (cannot read it), with the
- * message in err (one error a line). */
-int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, char *err,
-                    size_t errsz);
+ * message appended to err, whole (one error a line). */
+int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, dg_buf *err);
 void dg_profile_free(dg_profile *prof);
 
 /* The graph's measures with medians for costs (critical path by them). */

@@ -32,12 +32,12 @@ void dg_source_from_memory(dg_source *s, const char *path, const char *p, size_t
     index_lines(s);
 }
 
-int dg_source_load(dg_source *s, const char *path, char *err, size_t errsz)
+int dg_source_load(dg_source *s, const char *path, int regular_only, char *err, size_t errsz)
 {
     memset(s, 0, sizeof *s);
     /* "-" is standard input, named so in diagnostics. */
     s->path = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    if (dg_read_file(path, DG_MAX_FILE_SIZE, 0, &s->text, &s->len, err, errsz) != 0) return -1;
+    if (dg_read_file(path, DG_MAX_FILE_SIZE, regular_only, &s->text, &s->len, err, errsz) != 0) return -1;
     index_lines(s);
     return 0;
 }

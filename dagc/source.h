@@ -20,10 +20,12 @@ typedef struct dg_source {
     struct dg_source *next; /* (v2) the next loaded file, so diagnostics find any file's lines */
 } dg_source;
 
-/* Reads PATH ("-": standard input, then named "<stdin>"). On failure
- * returns -1 and writes a message ("cannot open 'x': No such file or
- * directory") into err (size errsz). */
-int dg_source_load(dg_source *s, const char *path, char *err, size_t errsz);
+/* Reads PATH ("-": standard input, then named "<stdin>"); when
+ * regular_only (an imported file), anything but a regular file is refused
+ * before a byte is read, so a FIFO cannot hold dagc. On failure returns -1
+ * and writes a message ("cannot open 'x': No such file or directory") into
+ * err (size errsz). */
+int dg_source_load(dg_source *s, const char *path, int regular_only, char *err, size_t errsz);
 /* Wraps bytes already in memory (copied), e.g. for tests and the fuzzer. */
 void dg_source_from_memory(dg_source *s, const char *path, const char *p, size_t n);
 void dg_source_free(dg_source *s);

@@ -10,6 +10,9 @@
 #if defined(_WIN32)
 #  define WIN32_LEAN_AND_MEAN
 #  include <windows.h>
+#else
+#  include <fcntl.h>
+#  include <unistd.h>
 #endif
 
 struct dg_arena_block {
@@ -318,13 +321,34 @@ int dg_read_file(const char *path, size_t limit, int regular_only, char **out, s
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     struct stat st;
-    /* Checked before opening too: opening a FIFO would wait for a writer. */
+#if defined(_WIN32)
+    /* Checked before opening too: opening a pipe would wait for a writer. */
     if (regular_only && !is_stdin && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(err, errsz, "cannot read '%s': %s", name,
                  S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
         return -1;
     }
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
+#else
+    /* Opened non-blocking: a FIFO without a writer would otherwise hold
+     * open() forever. What was opened is then checked (no window for a
+     * swap between a stat and the open), and a FIFO that is allowed (the
+     * main input, as in dagc <(gen)) reads blocking again; one nobody
+     * writes reads as empty. */
+    FILE *f = stdin;
+    if (!is_stdin) {
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        f = NULL;
+        if (fd >= 0) {
+            int fl = fcntl(fd, F_GETFL);
+            if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "rb"))) {
+                int e = errno;
+                close(fd);
+                errno = e;
+            }
+        }
+    }
+#endif
     if (!f) {
         snprintf(err, errsz, "cannot open '%s': %s", name, strerror(errno));
         return -1;
@@ -441,4 +465,26 @@ size_t dg_path_stem(const char *path, const char **base)
     if (n > 4 && strcmp(b + n - 4, ".dag") == 0) n -= 4;
     *base = b;
     return n;
+}
+
+void dg_fit(char *dst, size_t dstsz, const char *msg, size_t len)
+{
+    if (dstsz == 0) return;
+    if (len < dstsz) {
+        memcpy(dst, msg, len);
+        dst[len] = 0;
+        return;
+    }
+    char tail[48];
+    /* The count's own length depends on the cut: 20 digits bound it. */
+    size_t room = dstsz > sizeof tail ? dstsz - sizeof tail : 0;
+    /* Back over continuation bytes (10xxxxxx) to a character's start. */
+    while (room > 0 && ((unsigned char)msg[room] & 0xC0) == 0x80) room--;
+    int n = snprintf(tail, sizeof tail, " [... %zu more bytes]", len - room);
+    if (n < 0 || (size_t)n >= dstsz) {
+        dst[0] = 0;
+        return;
+    }
+    memcpy(dst, msg, room);
+    memcpy(dst + room, tail, (size_t)n + 1);
 }

@@ -98,6 +98,11 @@ int dg_path_is_abs(const char *path);
  * when there is no such file). */
 char *dg_realpath(const char *path);
 
+/* Copies LEN bytes of MSG into DST (size DSTSZ, NUL-terminated). A message
+ * that does not fit is cut at a UTF-8 character boundary and ends with a
+ * count of what was left out ("... [123 more bytes]"). */
+void dg_fit(char *dst, size_t dstsz, const char *msg, size_t len);
+
 /* Edit distance, capped: returns cap+1 when the distance exceeds cap. */
 unsigned dg_edit_distance(const char *a, const char *b, unsigned cap);
 

@@ -24,6 +24,23 @@ void dagrt_group_init(dagrt_group *g)
     gi->magic = RT_GROUP_MAGIC;
 }
 
+int dagrt_group_done(const dagrt_group *g)
+{
+    if (!g)
+        return DAGRT_EINVAL;
+    rt_group *gi = rt_group_of((dagrt_group *)g);
+    if (gi->magic != RT_GROUP_MAGIC)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_tls_ctx;
+    /* Another runtime thread's owner-local count is not ours to read (as
+     * in rt_group_arm_on). */
+    if (gi->owner && gi->owner != c)
+        return DAGRT_EPERM;
+    /* acquire (inside rt_group_is_done): pairs with the completers'
+     * release RMWs on word, so a 1 publishes the tasks' effects. */
+    return rt_group_is_done(gi, c) ? 1 : 0;
+}
+
 void rt_group_done(rt_group *g)
 {
     /* acq_rel: release publishes this task's effects to the waiter (a

@@ -117,11 +117,12 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         dagrt_config_init(&d);
         cfg = &d;
     }
-    if (cfg->workers < 0 || cfg->workers > RT_MAX_WORKERS || cfg->hot_workers < 0 ||
+    if (cfg->workers < DAGRT_WORKERS_AUTO || cfg->workers > RT_MAX_WORKERS || cfg->hot_workers < 0 ||
         (cfg->idle != DAGRT_IDLE_PARK && cfg->idle != DAGRT_IDLE_SPIN) ||
         (cfg->placement != DAGRT_PLACEMENT_AUTO && cfg->placement != DAGRT_PLACEMENT_NONE) ||
         cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0))
         goto fail;
+    /* 0 is none: no_workers only says the same thing the old way. */
     int nworkers = cfg->no_workers ? 0
                  : cfg->workers == DAGRT_WORKERS_AUTO ? online_cpus() - 1 : cfg->workers;
     if (cfg->hot_workers > nworkers)
@@ -281,6 +282,17 @@ void dagrt_destroy(dagrt *rt)
 int dagrt_worker_count(const dagrt *rt)
 {
     return rt ? rt->nworkers : DAGRT_EINVAL;
+}
+
+int dagrt_thread_index(const dagrt *rt)
+{
+    rt_ctx *c = rt ? rt_ctx_current(rt) : NULL;   /* a real call: fibers migrate */
+    return c ? (int)c->index : -1;
+}
+
+int dagrt_thread_count(const dagrt *rt)
+{
+    return rt ? rt->nctx : DAGRT_EINVAL;
 }
 
 bool dagrt_on_main_thread(const dagrt *rt)

@@ -88,10 +88,13 @@ typedef enum dagrt_placement {
 } dagrt_placement;
 
 typedef struct dagrt_config {
-    /* Worker threads to start. DAGRT_WORKERS_AUTO: one per core minus the
-     * calling thread. 0 with no_workers set is legal: then only threads that
-     * wait (help) run tasks. Negative: DAGRT_EINVAL. */
+    /* Worker threads to start. DAGRT_WORKERS_AUTO (what dagrt_config_init
+     * sets): one per core minus the calling thread. 0: none, only threads
+     * that wait (help) run tasks (a middleware adapter's "threads - 1" for
+     * one thread). Other negative values: DAGRT_EINVAL. */
     int workers;
+    /* Kept for older callers: true means 0 workers (workers must then be 0
+     * or DAGRT_WORKERS_AUTO, else DAGRT_EINVAL). */
     bool no_workers;
     /* Hot workers among them: never park, serve the hot lane first. */
     int hot_workers;
@@ -114,7 +117,7 @@ typedef struct dagrt_config {
     void *observer_user;
 } dagrt_config;
 
-#define DAGRT_WORKERS_AUTO 0
+#define DAGRT_WORKERS_AUTO (-1)
 
 /* Fills *cfg with the defaults (what dagrt_create(NULL) uses). */
 void dagrt_config_init(dagrt_config *cfg);
@@ -161,6 +164,21 @@ int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned f
 /* Waits until every task counted by g has finished. Waiting is helping: the
  * waiting thread runs other ready tasks meanwhile (a fiber task suspends). */
 int dagrt_group_wait(dagrt *rt, dagrt_group *g);
+
+/* Whether every task counted by g has finished, without waiting or
+ * helping (enkiTS' enkiIsTaskSetComplete): 1 done, 0 not yet, DAGRT_EINVAL
+ * for a bad g, DAGRT_EPERM for a group on another runtime thread's stack
+ * (its owner-local count is that thread's). A 1 makes the tasks' effects
+ * visible to the caller, as a wait's return does. Any thread; together
+ * with a group kept off the stack per task it is a task handle that may be
+ * finished later and in any order (docs/runtime.md, "Middleware"). */
+int dagrt_group_done(const dagrt_group *g);
+
+/* The calling thread's index in rt: 0 the main thread, 1 .. workers the
+ * workers; -1 on a thread that is not rt's. Per-thread scratch of
+ * middleware is indexed by it (dagrt_thread_count() entries). */
+int dagrt_thread_index(const dagrt *rt);
+int dagrt_thread_count(const dagrt *rt);
 
 /* Main thread only: runs the main-thread tasks queued now; returns how many
  * ran, or a negative error code. */

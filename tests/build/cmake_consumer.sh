@@ -105,6 +105,25 @@ sleep 1; touch "$p/lib/sub.dag"
 build touch_import || fail "build after touching the imported lib/sub.dag"
 ran_dagc touch_import tick || { cat "$scratch/touch_import.log"; fail "touching an imported .dag did not rerun dagc"; }
 ! ran_dagc touch_import hello || fail "touching tick.dag's import reran dagc on hello.dag"
+# dagc leaves an output whose bytes did not change untouched, and Ninja
+# re-stats it (restat): touching an import or editing only a cost compiles
+# nothing. make has no restat; there the outputs are rewritten
+# (--rewrite-unchanged), so make's rule does not rerun on every build.
+compiled() { grep -Eq "Building (C|CXX) object" "$scratch/$1.log"; }
+if [ "$gen" = Ninja ]; then
+    ! compiled touch_import || { cat "$scratch/touch_import.log"; fail "touching an imported .dag recompiled C"; }
+    cp "$p/hello.dag" "$scratch/hello.dag.nocost"
+    sed -i 's/^\(    task load_a\);/\1 cost 2ms;/' "$p/hello.dag"
+    grep -q "cost 2ms" "$p/hello.dag" || fail "the cost edit did not apply"
+    sleep 1
+    build cost_edit || fail "build after a cost-only edit"
+    ran_dagc cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost edit did not rerun dagc"; }
+    ! compiled cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost-only edit recompiled C"; }
+    build after_cost && noop after_cost || { cat "$scratch/after_cost.log"; fail "a build after the cost edit did work"; }
+    cp "$scratch/hello.dag.nocost" "$p/hello.dag"
+else
+    build after_import && noop after_import || { cat "$scratch/after_import.log"; fail "make reran dagc after an unchanged output"; }
+fi
 
 cp "$p/hello.dag" "$scratch/hello.dag.good"
 printf 'graph broken {\n    task a after nowhere;\n}\n' >>"$p/hello.dag"

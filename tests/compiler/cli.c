@@ -177,3 +177,62 @@ Test(cli, stats_and_dot_to_stdout)
     remove_dir(tmp);
     free(tmp);
 }
+
+/* Whether S is valid UTF-8 (no sequence cut short). */
+static int utf8_ok(const unsigned char *s)
+{
+    while (*s) {
+        int n = *s < 0x80 ? 0 : (*s & 0xE0) == 0xC0 ? 1 : (*s & 0xF0) == 0xE0 ? 2 : (*s & 0xF8) == 0xF0 ? 3 : -1;
+        if (n < 0) return 0;
+        s++;
+        for (int k = 0; k < n; k++, s++)
+            if ((*s & 0xC0) != 0x80) return 0;
+    }
+    return 1;
+}
+
+/* Issue 25 item 12: a --profile error longer than any fixed buffer comes
+ * out whole: its ending is there and no UTF-8 sequence is cut. */
+Test(cli, a_long_profile_error_is_whole)
+{
+    char *tmp = make_temp_dir();
+    put(tmp, "p.dag", "graph g { task a; }\n");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *t = open_memstream(&text, &len);
+    fputs("{\"traceEvents\": [", t);
+    for (int gi = 0; gi < 9; gi++) {
+        fputs(gi ? ", {\"name\": \"a\", \"cat\": \"" : "{\"name\": \"a\", \"cat\": \"", t);
+        for (int k = 0; k < 301; k++) fputs("\xC3\xA9", t); /* e acute */
+        fprintf(t, "%d\", \"ph\": \"X\", \"ts\": 0, \"dur\": 1, \"tid\": 0, \"args\": {\"frame\": 0}}", gi);
+    }
+    fputs("]}", t);
+    fclose(t);
+    put(tmp, "t.json", text);
+    free(text);
+    spawn_result r;
+    RUN(r, tmp, "--stats", "--profile", "t.json", "p.dag");
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strlen(r.err) > 2048, "%zu bytes", strlen(r.err));
+    cr_expect(strstr(r.err, "and 1 more, which p.dag does not define\n") != NULL, "%s", r.err);
+    cr_expect(utf8_ok((const unsigned char *)r.err), "a cut UTF-8 sequence: %s", r.err);
+    spawn_free(&r);
+
+    /* One event's message (a name of 6001 bytes) is cut, at a character
+     * boundary, with the count of what was left out. */
+    t = open_memstream(&text, &len);
+    fputs("{\"traceEvents\": [{\"name\": \"x", t);
+    for (int k = 0; k < 3000; k++) fputs("\xC3\xA9", t);
+    fputs("\", \"cat\": \"g\", \"ph\": \"X\", \"ts\": 0, \"dur\": 1, \"tid\": 0}]}", t);
+    fclose(t);
+    put(tmp, "t.json", text);
+    free(text);
+    RUN(r, tmp, "--stats", "--profile", "t.json", "p.dag");
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "t.json:1:18: event 'x\xC3\xA9") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, " more bytes]\n") != NULL, "%s", r.err);
+    cr_expect(utf8_ok((const unsigned char *)r.err), "a cut UTF-8 sequence: %s", r.err);
+    spawn_free(&r);
+    remove_dir(tmp);
+    free(tmp);
+}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -275,9 +276,12 @@ static pid_t start(const char *dir, char *const argv[])
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, 2);
         dup2(devnull, 1);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
+        for (int sig = 1; sig < 65; sig++) signal(sig, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        /* SIGQUIT, SIGXCPU and SIGXFSZ dump core by default: not here. */
+        setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
         if (chdir(dir) != 0) _exit(126);
         execv(argv[0], argv);
         _exit(127);
@@ -290,7 +294,10 @@ static pid_t start(const char *dir, char *const argv[])
  * with that signal. */
 Test(outputs, a_signal_removes_the_temporaries, .timeout = 60)
 {
-    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    /* Issue 25 item 9: every signal whose default action ends the process,
+     * not only the interrupts. */
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
+                        SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGRTMIN, SIGRTMAX};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         char *tmp = make_temp_dir();
         put(tmp, "ok.dag", "graph g { task a; }\n");
@@ -417,6 +424,192 @@ Test(outputs, a_closed_pipe_leaves_nothing, .timeout = 60)
     cr_expect_eq(temporaries(tmp), 0);
     EXPECT_FILE(tmp, "ok.h", "OLD\n");
     cr_expect_eq(count_entries(tmp), 2);
+    remove_dir(tmp);
+    free(tmp);
+}
+
+/* Issue 25 item 7: the depfile names a file with a backslash as gcc -MD
+ * does (the backslash as it is), and make and ninja both find the file:
+ * up to date after the run, out of date once the input is newer. */
+Test(outputs, a_backslash_in_a_name_reads_back_in_make_and_ninja, .timeout = 60)
+{
+    char *tmp = make_temp_dir();
+    put(tmp, "in\\put.dag", "graph g { task a; }\n");
+    spawn_result r;
+    RUN(r, tmp, "--dot", "out.dot", "-M", "out.d", "in\\put.dag");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    spawn_free(&r);
+    EXPECT_FILE(tmp, "out.d", "out.dot: in\\put.dag\n");
+    put(tmp, "Makefile", "out.dot:\n\t@echo rebuild\ninclude out.d\n");
+    char *make_q[] = {"/usr/bin/env", "make", "-q", "out.dot", NULL};
+    cr_assert_eq(spawn_capture(tmp, make_q, &r), 0);
+    cr_expect_eq(r.status, 0, "make: exit %d: %s", r.status, r.err);
+    spawn_free(&r);
+
+    put(tmp, "build.ninja", "rule dagc\n  command = true\n  depfile = $out.d\n  deps = gcc\n"
+                            "build out.dot: dagc\n");
+    /* The first build reads dagc's depfile into ninja's log; the second
+     * must find nothing to do (a name that does not exist is dirty). */
+    char *ninja[] = {"/usr/bin/env", "ninja", "-d", "explain", NULL};
+    cr_assert_eq(spawn_capture(tmp, ninja, &r), 0);
+    cr_assert_eq(r.status, 0, "ninja: %s%s", r.out, r.err);
+    spawn_free(&r);
+    cr_assert_eq(spawn_capture(tmp, ninja, &r), 0);
+    cr_expect(strstr(r.out, "no work to do") != NULL, "ninja reruns the rule: %s%s", r.out, r.err);
+    spawn_free(&r);
+    remove_dir(tmp);
+    free(tmp);
+}
+
+/* Runs dagc in DIR (output to /dev/null) for at most 10 s; returns its
+ * exit status, or -1 when it had to be killed. */
+static int run_bounded(const char *dir, char *const argv[])
+{
+    pid_t pid = start(dir, argv);
+    int st;
+    for (int k = 0; k < 1000; k++) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        cr_assert_geq(w, 0);
+        if (w == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+}
+
+/* Issue 25 item 5: an import or a --profile trace that is a FIFO nobody
+ * writes is refused at once, not waited on; so is one that is a device.
+ * The main input may be a FIFO (dagc <(gen)): without a writer it reads
+ * as empty rather than waiting. */
+Test(outputs, a_fifo_input_never_hangs, .timeout = 60)
+{
+    char *tmp = make_temp_dir();
+    put(tmp, "main.dag", "import \"fifo.dag\";\ngraph g { task a; }\n");
+    put(tmp, "ok.dag", "graph g { task a; }\n");
+    char *fifo = at(tmp, "fifo.dag");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    char *imp[] = {(char *)dagc(), "--check", "main.dag", NULL};
+    cr_expect_eq(run_bounded(tmp, imp), 1, "an imported FIFO");
+    spawn_result r;
+    RUN(r, tmp, "--check", "main.dag");
+    cr_expect(strstr(r.err, "cannot import 'fifo.dag': not a regular file") != NULL, "%s", r.err);
+    spawn_free(&r);
+    char *prof[] = {(char *)dagc(), "--stats", "--profile", "fifo.dag", "ok.dag", NULL};
+    cr_expect_eq(run_bounded(tmp, prof), 2, "a --profile FIFO");
+    RUN(r, tmp, "--stats", "--profile", "fifo.dag", "ok.dag");
+    cr_expect(strstr(r.err, "cannot read 'fifo.dag': not a regular file") != NULL, "%s", r.err);
+    spawn_free(&r);
+    RUN(r, tmp, "--stats", "--profile", "/dev/zero", "ok.dag");
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "not a regular file") != NULL, "%s", r.err);
+    spawn_free(&r);
+    char *main_in[] = {(char *)dagc(), "--check", "fifo.dag", NULL};
+    cr_expect_neq(run_bounded(tmp, main_in), -1, "the main input, a FIFO without a writer");
+    free(fifo);
+    remove_dir(tmp);
+    free(tmp);
+}
+
+/* Issue 25 item 6: concurrent runs of one command writing the same
+ * outputs all succeed (the last one wins) and leave every output whole.
+ * The duplicate-output check must not take another run's renames (which
+ * free inodes the next temporaries reuse) for two outputs naming one
+ * file. */
+Test(outputs, concurrent_runs_of_one_command_all_succeed, .timeout = 120)
+{
+    char *tmp = make_temp_dir();
+    char *outdir = at(tmp, "out");
+    cr_assert_eq(mkdir(outdir, 0700), 0);
+    char *argv[] = {(char *)dagc(), "--c", "out/x.c", "--h", "out/x.h", "--dot", "out/x.dot",
+                    "-M", "out/x.d", "x.dag", NULL};
+    const char *outs[] = {"out/x.c", "out/x.h", "out/x.dot", "out/x.d"};
+    /* Two versions of the input, alternating by round, so that every round
+     * replaces every output. */
+    char *src[2], *want[2][4];
+    for (int v = 0; v < 2; v++) {
+        size_t len = 0;
+        FILE *f = open_memstream(&src[v], &len);
+        fprintf(f, "graph x {\n  task t0 cost %dms;\n", v + 1);
+        for (int i = 1; i < 200; i++) fprintf(f, "  task t%d after t%d;\n", i, i - 1);
+        fputs("}\n", f);
+        fclose(f);
+        put(tmp, "x.dag", src[v]);
+        spawn_result r;
+        cr_assert_eq(spawn_capture(tmp, argv, &r), 0);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        spawn_free(&r);
+        for (int k = 0; k < 4; k++) {
+            char *p = at(tmp, outs[k]);
+            want[v][k] = slurp(p, NULL);
+            cr_assert_not_null(want[v][k]);
+            free(p);
+        }
+    }
+    int failed = 0;
+    for (int round = 0; round < 15; round++) {
+        put(tmp, "x.dag", src[round % 2]);
+        pid_t pid[6];
+        for (int i = 0; i < 6; i++) pid[i] = start(tmp, argv);
+        for (int i = 0; i < 6; i++) {
+            int st;
+            cr_assert_eq(waitpid(pid[i], &st, 0), pid[i]);
+            failed += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        }
+        for (int k = 0; k < 4; k++) {
+            char *p = at(tmp, outs[k]);
+            char *got = slurp(p, NULL);
+            cr_expect(got && strcmp(got, want[round % 2][k]) == 0, "round %d: %s is not whole",
+                      round, outs[k]);
+            free(got);
+            free(p);
+        }
+    }
+    cr_expect_eq(failed, 0, "%d of 90 concurrent runs failed", failed);
+    cr_expect_eq(temporaries(outdir), 0, "a temporary left");
+    for (int v = 0; v < 2; v++) {
+        free(src[v]);
+        for (int k = 0; k < 4; k++) free(want[v][k]);
+    }
+    free(outdir);
+    remove_dir(tmp);
+    free(tmp);
+}
+
+/* Issue 25 item 4: an import's ".." is resolved by the file system after
+ * the symlinks before it, as gcc's #include "../x.h" is: l/../b.dag with l
+ * linking to deep/sub/real is deep/sub/b.dag, not ./b.dag. Diagnostics and
+ * the depfile keep the name as spelled. */
+Test(outputs, an_import_through_a_symlink_is_resolved_by_the_file_system)
+{
+    char *tmp = make_temp_dir();
+    char *d = at(tmp, "deep");
+    cr_assert_eq(mkdir(d, 0700), 0);
+    free(d);
+    d = at(tmp, "deep/sub");
+    cr_assert_eq(mkdir(d, 0700), 0);
+    free(d);
+    d = at(tmp, "deep/sub/real");
+    cr_assert_eq(mkdir(d, 0700), 0);
+    free(d);
+    char *l = at(tmp, "l");
+    cr_assert_eq(symlink("deep/sub/real", l), 0);
+    free(l);
+    put(tmp, "deep/sub/real/a.dag", "import \"../b.dag\";\ngraph ga { task t reads r; }\n");
+    put(tmp, "deep/sub/b.dag", "resource r;\ngraph gb { task u; }\n");
+    put(tmp, "b.dag", "this is not the file the import names\n");
+    put(tmp, "main.dag", "import \"l/a.dag\";\ngraph m { task x; }\n");
+    spawn_result r;
+    RUN(r, tmp, "--dot", "out.dot", "-M", "out.d", "main.dag");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    spawn_free(&r);
+    EXPECT_FILE(tmp, "out.d", "out.dot: main.dag \\\n  l/a.dag \\\n  l/../b.dag\n");
+    /* An error in that file names it as spelled. */
+    put(tmp, "deep/sub/b.dag", "resource r;\ngraph gb { task u after nope; }\n");
+    RUN(r, tmp, "--check", "main.dag");
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strncmp(r.err, "l/../b.dag:2:", 13) == 0, "%s", r.err);
+    spawn_free(&r);
     remove_dir(tmp);
     free(tmp);
 }

@@ -113,7 +113,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dagc", required=True)
     ap.add_argument("--lib", required=True, help="libdagrt.a")
-    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))   # a command line: "ccache cc" too
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--graphs", type=int, default=3, help="random .dag files (one graph each)")
     ap.add_argument("--frames", type=int, default=200)
@@ -138,7 +138,7 @@ def main():
                 failed += 1
                 continue
             exe = stem + "_run"
-            if run(shlex.split(a.cc) + ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+            if run([*shlex.split(a.cc), "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
                     "-DE2E_REAL_HEADER=\"soak%d.h\"" % gi, "-I", work, "-I", HERE,
                     "-I", os.path.join(ROOT, "runtime", "include"),
                     stem + ".c", stem + "_check.c", os.path.join(HERE, "e2e_check.c"), os.path.join(HERE, "e2e_drive.c"),

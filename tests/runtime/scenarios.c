@@ -1337,3 +1337,113 @@ const scenario scenarios[] = {
 #undef RT_SCENARIO
     {NULL, NULL},
 };
+
+/* ------------------------------------ task handles: groups off the stack */
+
+/* Middleware's task handle (docs/runtime.md, "Middleware on the same
+ * pool"): one group per job, kept off the stack, checked with
+ * dagrt_group_done (never waits) by the main thread and by a thread
+ * outside the runtime, and finished in another order than spawned. The
+ * payload is plain memory: a 1 from dagrt_group_done must publish it
+ * (ThreadSanitizer checks the acquire in suite tsan). Also the
+ * fire-and-forget of workers = 0: zero workers, no no_workers. */
+#define HANDLES 48
+typedef struct handle_job {
+    dagrt_group g;
+    long payload;            /* written by the task, read after done */
+    long want;
+} handle_job;
+static handle_job handle_jobs[HANDLES];
+
+static void handle_task(void *arg)
+{
+    handle_job *j = arg;
+    long x = 0;
+    for (long i = 0; i < j->want; i++)
+        x += 1;
+    j->payload = x;
+}
+
+typedef struct handle_poller {
+    _Atomic int go;
+    _Atomic int seen;        /* handles the outside thread saw done with the right payload */
+    _Atomic int wrong;
+} handle_poller;
+
+static void *handle_outside(void *arg)
+{
+    handle_poller *p = arg;
+    while (!atomic_load(&p->go))
+        sched_yield();
+    for (int i = HANDLES - 1; i >= 0; i--) {
+        int d;
+        while ((d = dagrt_group_done(&handle_jobs[i].g)) == 0)
+            sched_yield();
+        if (d != 1 || handle_jobs[i].payload != handle_jobs[i].want)
+            atomic_fetch_add(&p->wrong, 1);
+        else
+            atomic_fetch_add(&p->seen, 1);
+    }
+    return NULL;
+}
+
+static int handles_on(int workers)
+{
+    int v = 0;
+    dagrt *rt = make_rt(workers, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    if (dagrt_worker_count(rt) != workers)
+        FAIL("workers = %d started %d", workers, dagrt_worker_count(rt));
+    for (int round = 0; round < (int)scaled(20, 4); round++) {
+        handle_poller p = {0, 0, 0};
+        for (int i = 0; i < HANDLES; i++) {
+            dagrt_group_init(&handle_jobs[i].g);
+            handle_jobs[i].payload = 0;
+            handle_jobs[i].want = 1000 + 37 * i + round;
+        }
+        pthread_t th;
+        bool outside = workers > 0;   /* with no worker only waits run tasks: the poller would spin alone */
+        if (outside && pthread_create(&th, NULL, handle_outside, &p) != 0) {
+            FAIL("pthread_create");
+            outside = false;
+        }
+        for (int i = 0; i < HANDLES; i++)
+            if (dagrt_spawn(rt, &handle_jobs[i].g, handle_task, &handle_jobs[i]) != 0)
+                FAIL("spawn %d", i);
+        atomic_store(&p.go, 1);
+        /* Finish in another order than spawned: odd ones first, by done
+         * checks; then the even ones by helping waits, from the back. */
+        for (int i = 1; i < HANDLES; i += 2) {
+            if (workers == 0) {
+                /* Only this thread runs tasks, inside waits: a done check
+                 * alone would never see one finish. */
+                if (dagrt_group_done(&handle_jobs[i].g) == 0 && dagrt_group_wait(rt, &handle_jobs[i].g) != 0)
+                    FAIL("wait %d", i);
+                continue;
+            }
+            while (dagrt_group_done(&handle_jobs[i].g) == 0)
+                sched_yield();
+        }
+        for (int i = HANDLES - 2; i >= 0; i -= 2)
+            if (dagrt_group_wait(rt, &handle_jobs[i].g) != 0)
+                FAIL("wait %d", i);
+        for (int i = 0; i < HANDLES; i++) {
+            if (dagrt_group_done(&handle_jobs[i].g) != 1)
+                FAIL("round %d: handle %d not done after its wait", round, i);
+            if (handle_jobs[i].payload != handle_jobs[i].want)
+                FAIL("round %d: handle %d payload %ld, want %ld", round, i, handle_jobs[i].payload, handle_jobs[i].want);
+        }
+        if (outside) {
+            pthread_join(th, NULL);
+            if (atomic_load(&p.wrong) != 0 || atomic_load(&p.seen) != HANDLES)
+                FAIL("round %d: the outside thread saw %d handles done right, %d wrong", round,
+                     atomic_load(&p.seen), atomic_load(&p.wrong));
+        }
+    }
+    dagrt_destroy(rt);
+    return v;
+}
+
+int scn_handles_0_workers(void) { return handles_on(0); }
+int scn_handles_2_workers(void) { return handles_on(2); }

@@ -2,7 +2,9 @@
  * misuse tests that need no threads. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "dagrt.h"
 #include "scenarios.h"
@@ -28,7 +30,7 @@ static dagrt_config cfg_with(int workers, bool no_workers, int hot, int idle)
 Test(runtime_api, invalid_config)
 {
     struct { dagrt_config c; const char *why; } bad[] = {
-        {cfg_with(-1, false, 0, DAGRT_IDLE_PARK), "negative workers"},
+        {cfg_with(-2, false, 0, DAGRT_IDLE_PARK), "negative workers"},
         {cfg_with(2, false, -1, DAGRT_IDLE_PARK), "negative hot workers"},
         {cfg_with(2, false, 3, DAGRT_IDLE_PARK), "more hot workers than workers"},
         {cfg_with(0, true, 1, DAGRT_IDLE_PARK), "hot workers without workers"},
@@ -126,4 +128,78 @@ Test(runtime_api, strerror_names_every_code)
     cr_expect_str_eq(dagrt_strerror(DAGRT_ERR_LAST_), "unknown error");
     cr_expect_str_eq(dagrt_strerror(1), "unknown error");
     cr_expect_str_eq(dagrt_strerror(-1000), "unknown error");
+}
+
+/* workers = 0 means none, without no_workers (a "threads - 1" adapter
+ * asked for one thread); the default stays one per core. */
+Test(runtime_api, zero_workers_means_none)
+{
+    dagrt_config c;
+    dagrt_config_init(&c);
+    cr_expect_eq(c.workers, DAGRT_WORKERS_AUTO);
+    c.workers = 0;
+    dagrt *rt = dagrt_create(&c);
+    cr_assert_not_null(rt);
+    cr_expect_eq(dagrt_worker_count(rt), 0);
+    cr_expect_eq(dagrt_thread_count(rt), 1);
+    cr_expect_eq(dagrt_thread_index(rt), 0);
+    dagrt_destroy(rt);
+    dagrt_config_init(&c);
+    rt = dagrt_create(&c);
+    cr_assert_not_null(rt);
+    cr_expect_eq(dagrt_thread_count(rt), dagrt_worker_count(rt) + 1);
+    dagrt_destroy(rt);
+}
+
+static void slow_incr(void *arg)
+{
+    atomic_int *x = arg;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    atomic_fetch_add(x, 1);
+}
+
+static dagrt *idx_rt;
+static void note_index(void *arg)
+{
+    atomic_int *slot = arg;
+    atomic_store(slot, 1 + dagrt_thread_index(idx_rt));   /* 0: not one of rt's */
+}
+
+/* A done check that does not wait: not done while a task sleeps on a
+ * worker, done after it, with its effect visible; misuse is refused. */
+Test(runtime_api, group_done_check)
+{
+    dagrt_config c;
+    dagrt_config_init(&c);
+    c.workers = 1;
+    dagrt *rt = dagrt_create(&c);
+    cr_assert_not_null(rt);
+    static dagrt_group g;   /* off the stack: a handle any thread may check */
+    dagrt_group_init(&g);
+    cr_expect_eq(dagrt_group_done(&g), 1);
+    atomic_int x = 0;
+    cr_assert_eq(dagrt_spawn(rt, &g, slow_incr, &x), 0);
+    cr_expect_eq(dagrt_group_done(&g), 0);
+    while (dagrt_group_done(&g) == 0)
+        ;   /* no waiting and no helping: the worker runs it */
+    cr_expect_eq(atomic_load(&x), 1);
+    cr_expect_eq(dagrt_group_wait(rt, &g), 0);
+    cr_expect_eq(dagrt_group_done(NULL), DAGRT_EINVAL);
+    dagrt_group bad;
+    memset(&bad, 0, sizeof bad);
+    cr_expect_eq(dagrt_group_done(&bad), DAGRT_EINVAL);
+    /* Thread indices seen by tasks lie in [0, thread_count). */
+    atomic_int seen[2] = {0, 0};
+    idx_rt = rt;
+    for (int i = 0; i < 2; i++) {
+        dagrt_group_init(&g);
+        cr_assert_eq(dagrt_spawn(rt, &g, note_index, &seen[i]), 0);
+        cr_expect_eq(dagrt_group_wait(rt, &g), 0);
+    }
+    for (int i = 0; i < 2; i++)
+        cr_expect(atomic_load(&seen[i]) >= 1 && atomic_load(&seen[i]) <= dagrt_thread_count(rt),
+                  "task %d saw thread index %d", i, atomic_load(&seen[i]) - 1);
+    cr_expect_eq(dagrt_thread_index(NULL), -1);
+    dagrt_destroy(rt);
 }

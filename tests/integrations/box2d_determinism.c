@@ -1,0 +1,163 @@
+/* box2d_determinism.c - Box2D's determinism check on libdagrt: the
+ * falling-hinges world (Box2D's shared/determinism.c) stepped with every
+ * Box2D job on the pool through integrations/box2d, at several runtime
+ * worker counts and world worker counts, must reach the sleep step and
+ * world hash that Box2D's own test/test_determinism.c expects. While it
+ * steps, once warm, nothing but Box2D itself allocates (every malloc of
+ * every thread is counted; Box2D's allocations go through b2SetAllocator
+ * to an uncounted path). */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "dagrt_box2d.h"
+#include "determinism.h"
+
+/* From Box2D's test/test_determinism.c at the snapshot's commit (float
+ * build): what the world must reach on every backend. */
+#define EXPECTED_SLEEP_STEP 274
+#define EXPECTED_HASH 0xE86690F4u
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+/* relaxed: an event counter, read after the step's tasks were waited for. */
+static _Atomic unsigned long n_allocs;
+void *malloc(size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_malloc(n); }
+void *calloc(size_t a, size_t b) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_calloc(a, b); }
+void *realloc(void *p, size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_realloc(p, n); }
+void *aligned_alloc(size_t a, size_t n) { atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed); return __libc_memalign(a, n); }
+int posix_memalign(void **p, size_t a, size_t n)
+{
+    atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed);
+    *p = __libc_memalign(a, n);
+    return *p ? 0 : 12;
+}
+
+static void *b2_alloc(size_t size, int alignment)
+{
+    size_t a = alignment < 16 ? 16 : (size_t)alignment;
+    return __libc_memalign(a, (size + a - 1) & ~(a - 1));
+}
+static void b2_free(void *p, size_t size)
+{
+    (void)size;
+    __libc_free(p);
+}
+
+#define WARM_STEPS 20
+
+/* A worker thread allocates as it starts (glibc's pthread_getattr_np, for
+ * its stack bounds), which on a loaded machine may come after the warm
+ * steps (tests/e2e/alloc_frame.c measured it): so first every worker runs
+ * a task. */
+static dagrt *seen_rt;
+static _Atomic int seen[64];
+static void mark(void *arg)
+{
+    (void)arg;
+    int i = dagrt_thread_index(seen_rt);
+    if (i >= 0 && i < 64)
+        atomic_store(&seen[i], 1);
+    struct timespec ts = {0, 200 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static void all_workers_started(dagrt *rt)
+{
+    int n = dagrt_thread_count(rt);
+    seen_rt = rt;
+    for (int i = 0; i < 64; i++)
+        atomic_store(&seen[i], 0);
+    for (int round = 0; round < 10000; round++) {
+        int missing = 0;
+        for (int i = 1; i < n && i < 64; i++)
+            missing += !atomic_load(&seen[i]);
+        if (!missing)
+            return;
+        dagrt_group g;
+        dagrt_group_init(&g);
+        for (int i = 0; i < 2 * n; i++)
+            dagrt_spawn(rt, &g, mark, NULL);
+        dagrt_group_wait(rt, &g);
+    }
+}
+
+static int one(int rt_workers, int world_workers)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = rt_workers;
+    int err = 0;
+    dagrt *rt = dagrt_create_ex(&cfg, &err);
+    if (!rt) {
+        printf("box2d_determinism: dagrt_create_ex: %s\n", dagrt_strerror(err));
+        return 1;
+    }
+    all_workers_started(rt);
+    static dagrt_box2d tasks;   /* big (its slots): not on the stack */
+    dagrt_box2d_init(&tasks, rt);
+    b2WorldDef def = b2DefaultWorldDef();
+    dagrt_box2d_world_def(&tasks, &def);
+    if (world_workers > 0)
+        def.workerCount = world_workers;   /* more Box2D workers than threads: still one pool */
+    b2WorldId world = b2CreateWorld(&def);
+    FallingHingeData data = CreateFallingHinges(world);
+    unsigned long warm = 0;
+    for (int i = 0; i < 500; i++) {
+        if (i == WARM_STEPS)
+            warm = atomic_load_explicit(&n_allocs, memory_order_relaxed);
+        b2World_Step(world, 1.0f / 60.0f, 4);
+        if (UpdateFallingHinges(world, &data))
+            break;
+    }
+    unsigned long counted = atomic_load_explicit(&n_allocs, memory_order_relaxed) - warm;
+    b2DestroyWorld(world);
+    int bad = 0;
+    if (data.sleepStep != EXPECTED_SLEEP_STEP || data.hash != EXPECTED_HASH) {
+        printf("box2d_determinism: workers=%d world workers=%d: sleep step %d hash 0x%08X, expected %d 0x%08X\n",
+               rt_workers, def.workerCount, data.sleepStep, data.hash, EXPECTED_SLEEP_STEP, EXPECTED_HASH);
+        bad++;
+    }
+    unsigned long spawned = atomic_load(&tasks.spawned), inl = atomic_load(&tasks.inline_runs);
+    if (spawned == 0 || inl != 0) {
+        printf("box2d_determinism: workers=%d: %lu tasks on the pool, %lu inline (want >0, 0)\n",
+               rt_workers, spawned, inl);
+        bad++;
+    }
+    if (counted != 0) {
+        printf("box2d_determinism: workers=%d: %lu allocations outside Box2D after %d warm steps\n",
+               rt_workers, counted, WARM_STEPS);
+        bad++;
+    }
+    DestroyFallingHinges(&data);
+    dagrt_destroy(rt);
+    printf("box2d_determinism: workers=%d world workers=%d: sleep step %d hash 0x%08X, %lu tasks: %s\n",
+           rt_workers, def.workerCount, data.sleepStep, data.hash, spawned, bad ? "FAIL" : "ok");
+    return bad;
+}
+
+int main(void)
+{
+    b2SetAllocator(b2_alloc, b2_free);
+    /* The control: the counter sees allocations. */
+    unsigned long before = atomic_load(&n_allocs);
+    void *volatile probe = malloc(16);
+    free(probe);
+    if (atomic_load(&n_allocs) == before) {
+        printf("box2d_determinism: the malloc counter does not work\n");
+        return 1;
+    }
+    int bad = 0;
+    static const int rt_workers[] = {0, 1, 2, 3};
+    for (size_t i = 0; i < sizeof rt_workers / sizeof *rt_workers; i++)
+        bad += one(rt_workers[i], 0);
+    static const int world_workers[] = {1, 5, 16, 32};
+    for (size_t i = 0; i < sizeof world_workers / sizeof *world_workers; i++)
+        bad += one(1, world_workers[i]);
+    return bad ? 1 : 0;
+}
