@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a task needs, when missing.
-# usage: scripts/deps.sh example|test|bench|sanitize|all
+# usage: scripts/deps.sh example|test|bench|sanitize|viewer|all
 # As root it runs apt-get; otherwise it prints the exact command to run.
 set -u
 want=()
@@ -14,8 +14,11 @@ case "${1:-test}" in
                   libcriterion-dev libtbb-dev libgomp1) ;;
   sanitize) want=(gcc meson ninja-build re2c lemon graphviz pkg-config python3
                   libcriterion-dev clang libclang-rt-14-dev) ;;
-  all)      "$0" test && "$0" bench; exit $? ;;
-  *) echo "usage: $0 example|test|bench|sanitize|all" >&2; exit 2 ;;
+  # The slow suite's trace_speedscope_view: speedscope comes from npm at
+  # test time (under the build dir), Chromium runs it headless.
+  viewer)   want=(chromium nodejs npm python3) ;;
+  all)      "$0" test && "$0" bench && "$0" viewer; exit $? ;;
+  *) echo "usage: $0 example|test|bench|sanitize|viewer|all" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${want[@]}"; do
