@@ -1,4 +1,3 @@
-#define _XOPEN_SOURCE 700   /* realpath */
 #include "util.h"
 
 #include <errno.h>
@@ -6,14 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#if defined(_WIN32)
-#  define WIN32_LEAN_AND_MEAN
-#  include <windows.h>
-#else
-#  include <fcntl.h>
-#  include <unistd.h>
-#endif
+
+#include "os.h"
 
 struct dg_arena_block {
     dg_arena_block *next;
@@ -320,43 +313,23 @@ int dg_read_file(const char *path, size_t limit, int regular_only, char **out, s
 {
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
-    struct stat st;
-#if defined(_WIN32)
-    /* Checked before opening too: opening a pipe would wait for a writer. */
-    if (regular_only && !is_stdin && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errsz, "cannot read '%s': %s", name,
-                 S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
-        return -1;
-    }
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-#else
-    /* Opened non-blocking: a FIFO without a writer would otherwise hold
-     * open() forever. What was opened is then checked (no window for a
-     * swap between a stat and the open), and a FIFO that is allowed (the
-     * main input, as in dagc <(gen)) reads blocking again; one nobody
-     * writes reads as empty. */
     FILE *f = stdin;
+    dg_os_file_kind kind = DG_OS_FILE_UNKNOWN;
     if (!is_stdin) {
-        int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         f = NULL;
-        if (fd >= 0) {
-            int fl = fcntl(fd, F_GETFL);
-            if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "rb"))) {
-                int e = errno;
-                close(fd);
-                errno = e;
-            }
+        int e = dg_os_open_read(path, regular_only, &f, &kind);
+        if (e) {
+            snprintf(err, errsz, "cannot open '%s': %s", name, strerror(e));
+            return -1;
         }
     }
-#endif
-    if (!f) {
-        snprintf(err, errsz, "cannot open '%s': %s", name, strerror(errno));
-        return -1;
-    }
-    if (fstat(fileno(f), &st) == 0 && (S_ISDIR(st.st_mode) || (regular_only && !S_ISREG(st.st_mode)))) {
+    /* What was opened is checked (no window for a swap between a stat and
+     * the open); a system that asked before opening left f NULL. */
+    if (f) kind = dg_os_stream_kind(f);
+    if (kind == DG_OS_FILE_DIR || (regular_only && kind == DG_OS_FILE_OTHER)) {
         snprintf(err, errsz, "cannot read '%s': %s", name,
-                 S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
-        if (!is_stdin) fclose(f);
+                 kind == DG_OS_FILE_DIR ? strerror(EISDIR) : "not a regular file");
+        if (f && !is_stdin) fclose(f);
         return -1;
     }
     /* Read in chunks rather than trusting st_size: pipes and /proc files
@@ -391,68 +364,6 @@ int dg_read_file(const char *path, size_t limit, int regular_only, char **out, s
     *len = n;
     return 0;
 }
-
-const char *dg_path_base(const char *path)
-{
-    const char *b = path;
-    for (const char *p = path; *p; p++) {
-#if defined(_WIN32)
-        if (*p == '\\' || (*p == ':' && p == path + 1)) b = p + 1;
-#endif
-        if (*p == '/') b = p + 1;
-    }
-    return b;
-}
-
-int dg_path_is_abs(const char *path)
-{
-#if defined(_WIN32)
-    if (path[0] == '\\') return 1;
-    if (((path[0] | 0x20) >= 'a' && (path[0] | 0x20) <= 'z') && path[1] == ':' &&
-        (path[2] == '\\' || path[2] == '/'))
-        return 1;
-#endif
-    return path[0] == '/';
-}
-
-#if defined(_WIN32)
-char *dg_realpath(const char *path)
-{
-    int n = MultiByteToWideChar(CP_UTF8, 0, path, -1, NULL, 0);
-    if (n <= 0) {
-        errno = ENOENT;
-        return NULL;
-    }
-    wchar_t *w = dg_xmalloc((size_t)n * sizeof *w);
-    MultiByteToWideChar(CP_UTF8, 0, path, -1, w, n);
-    HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
-    free(w);
-    if (h == INVALID_HANDLE_VALUE) {
-        DWORD e = GetLastError();
-        errno = e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND || e == ERROR_INVALID_NAME
-              ? ENOENT : EACCES;
-        return NULL;
-    }
-    wchar_t buf[4 * MAX_PATH];
-    DWORD len = GetFinalPathNameByHandleW(h, buf, 4 * MAX_PATH, FILE_NAME_NORMALIZED);
-    CloseHandle(h);
-    if (len == 0 || len >= 4 * MAX_PATH) {
-        errno = ENAMETOOLONG;
-        return NULL;
-    }
-    const wchar_t *p = wcsncmp(buf, L"\\\\?\\", 4) == 0 ? buf + 4 : buf;
-    n = WideCharToMultiByte(CP_UTF8, 0, p, -1, NULL, 0, NULL, NULL);
-    char *s = dg_xmalloc((size_t)n);
-    WideCharToMultiByte(CP_UTF8, 0, p, -1, s, n, NULL, NULL);
-    return s;
-}
-#else
-char *dg_realpath(const char *path)
-{
-    return realpath(path, NULL);
-}
-#endif
 
 size_t dg_path_stem(const char *path, const char **base)
 {

@@ -85,19 +85,6 @@ int dg_read_file(const char *path, size_t limit, int regular_only, char **out, s
  * the stem "stdin". */
 size_t dg_path_stem(const char *path, const char **base);
 
-/* Where PATH's last component starts: after its last '/' (on Windows
- * also '\\', or the ':' of a drive, as in "C:x.dag"). */
-const char *dg_path_base(const char *path);
-/* Whether PATH is absolute: starts with '/' (on Windows also '\\' or a
- * drive, "C:\\x" or "C:/x"). */
-int dg_path_is_abs(const char *path);
-
-/* The canonical absolute name of an existing file (symlinks followed; on
- * Windows also the file system's own spelling of each component, so two
- * spellings of one file compare equal), malloc'd; NULL with errno (ENOENT
- * when there is no such file). */
-char *dg_realpath(const char *path);
-
 /* Copies LEN bytes of MSG into DST (size DSTSZ, NUL-terminated). A message
  * that does not fit is cut at a UTF-8 character boundary and ends with a
  * count of what was left out ("... [123 more bytes]"). */
