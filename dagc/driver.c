@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "import.h"
+#include "os.h"
 #include "parse.h"
 #include "sema.h"
 #include "source.h"

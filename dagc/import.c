@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os.h"
 #include "parse.h"
 #include "util.h"
 

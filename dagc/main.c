@@ -9,16 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#if defined(_WIN32)
-#  include <fcntl.h>
-#  include <io.h>
-#endif
 
 #include "driver.h"
 #include "emit_c.h"
 #include "emit_dot.h"
 #include "ir.h"
+#include "os.h"
 #include "output.h"
 #include "profile.h"
 #include "stats.h"
@@ -221,7 +217,7 @@ static char **found_includes(const char *input, const ir_program *p, size_t *n)
         char *path = dg_xmalloc(len);
         if (dg_path_is_abs(inc)) snprintf(path, len, "%s", inc);
         else snprintf(path, len, "%.*s%s", (int)dirlen, input, inc);
-        if (access(path, F_OK) == 0) v[(*n)++] = path;
+        if (dg_os_exists(path)) v[(*n)++] = path;
         else free(path);
     }
     return v;
@@ -366,12 +362,7 @@ static int finish_stdout(int rc)
 
 int main(int argc, char **argv)
 {
-#if defined(_WIN32)
-    /* Binary standard streams: the bytes are the Linux build's, no CRLF. */
-    _setmode(_fileno(stdout), _O_BINARY);
-    _setmode(_fileno(stderr), _O_BINARY);
-    _setmode(_fileno(stdin), _O_BINARY);
-#endif
+    dg_os_binary_stdio();
     cli c;
     memset(&c, 0, sizeof c);
     int rc = parse_args(&c, argc, argv);
@@ -388,7 +379,7 @@ int main(int argc, char **argv)
     o.import_dirs = c.import_dirs;
     o.nimport_dirs = c.nimport_dirs;
     o.no_pipeline_race = c.no_pipeline_race;
-    o.color = isatty(fileno(stderr)) && !getenv("NO_COLOR");
+    o.color = dg_os_is_terminal(stderr) && !getenv("NO_COLOR");
     o.diag_format = c.diag_format;
     ir_program *p = NULL;
     rc = dagc_compile_file(c.input, &o, &p);

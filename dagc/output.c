@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os.h"
 #include "output_os.h"
 #include "util.h"
 

@@ -61,8 +61,17 @@ void dg_os_remove(const char *path);
  * dg_os_hold_signals delays them (during a commit), dg_os_release_signals
  * delivers what arrived meanwhile. */
 void dg_os_signals_install(void);
-void dg_os_forget(const char *tmp);
 void dg_os_hold_signals(void);
 void dg_os_release_signals(void);
+
+/* The temporaries an interrupt removes: one table for both systems
+ * (output_tmp.c). The handlers only read the slots; the main flow changes
+ * them with the interrupts held. dg_os_remember takes a free slot (EMFILE
+ * when none is left) and its caller holds the interrupts; dg_os_forget
+ * holds them itself. */
+#define DG_OS_TMP_SLOTS 32
+extern const char *volatile dg_os_tmp_slots[DG_OS_TMP_SLOTS];
+int dg_os_remember(const char *tmp);
+void dg_os_forget(const char *tmp);
 
 #endif

@@ -114,12 +114,8 @@ int dg_os_resolve(const char *path, char **target, dg_os_kind *kind)
 
 /* -------------------------------------------------------------- signals */
 
-/* Temporaries to remove on a signal. The handler only reads the slots and
- * calls unlink(), sigaction() and raise(), which are async-signal-safe; the
- * main flow changes slots with the signals held, so the handler never sees
- * a half-made change. */
-#define NSLOTS 32
-static const char *volatile slots[NSLOTS];
+/* The handler only reads the table of temporaries (output_tmp.c) and
+ * calls unlink(), sigaction() and raise(), which are async-signal-safe. */
 /* Every signal whose default action ends the process without it being a
  * crash (a crash's state cannot be trusted to walk the table): the usual
  * interrupts, SIGPIPE (standard output, --dot -, is written before the
@@ -155,8 +151,8 @@ static void handled_set(sigset_t *set)
 
 static void on_signal(int sig)
 {
-    for (int i = 0; i < NSLOTS; i++) {
-        const char *p = slots[i];
+    for (int i = 0; i < DG_OS_TMP_SLOTS; i++) {
+        const char *p = dg_os_tmp_slots[i];
         if (p) unlink(p);
     }
     /* Die of the same signal, so the caller sees how dagc ended: with the
@@ -204,23 +200,6 @@ void dg_os_release_signals(void)
     sigprocmask(SIG_SETMASK, &saved_mask, NULL);
 }
 
-static int remember(const char *tmp)
-{
-    for (int i = 0; i < NSLOTS; i++)
-        if (!slots[i]) {
-            slots[i] = tmp;
-            return 0;
-        }
-    return EMFILE;
-}
-
-void dg_os_forget(const char *tmp)
-{
-    dg_os_hold_signals();
-    for (int i = 0; i < NSLOTS; i++)
-        if (slots[i] == tmp) slots[i] = NULL;
-    dg_os_release_signals();
-}
 
 /* ---------------------------------------------------------------- files */
 
@@ -243,7 +222,7 @@ int dg_os_temp_create(const char *target, char **tmp, FILE **fp)
      * otherwise leave the file behind. */
     dg_os_hold_signals();
     int fd = mkstemp(name);
-    int e = fd < 0 ? errno : remember(name);
+    int e = fd < 0 ? errno : dg_os_remember(name);
     dg_os_release_signals();
     if (fd < 0) {
         free(name);

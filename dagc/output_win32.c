@@ -164,12 +164,10 @@ int dg_os_resolve(const char *path, char **target, dg_os_kind *kind)
 
 /* ------------------------------------------------- console interrupts */
 
-/* Temporaries to remove when the console interrupts dagc. The handler runs
- * on a thread of its own; it takes `hold`, which the main flow keeps while
- * it changes slots or renames (dg_os_hold_signals), so it never sees a
+/* The console handler runs on a thread of its own; it takes `hold`, which
+ * the main flow keeps while it changes the table of temporaries
+ * (output_tmp.c) or renames (dg_os_hold_signals), so it never sees a
  * half-made change and never removes a file being committed. */
-#define NSLOTS 32
-static const char *slots[NSLOTS];
 static SRWLOCK hold = SRWLOCK_INIT;
 static int hold_depth;        /* main flow only */
 
@@ -177,9 +175,9 @@ static BOOL WINAPI on_ctrl(DWORD type)
 {
     (void)type;
     AcquireSRWLockExclusive(&hold);
-    for (int i = 0; i < NSLOTS; i++)
-        if (slots[i]) {
-            wchar_t *w = wide(slots[i]);
+    for (int i = 0; i < DG_OS_TMP_SLOTS; i++)
+        if (dg_os_tmp_slots[i]) {
+            wchar_t *w = wide(dg_os_tmp_slots[i]);
             if (w) DeleteFileW(w);
             free(w);
         }
@@ -202,23 +200,6 @@ void dg_os_release_signals(void)
     if (--hold_depth == 0) ReleaseSRWLockExclusive(&hold);
 }
 
-static int remember(const char *tmp)
-{
-    for (int i = 0; i < NSLOTS; i++)
-        if (!slots[i]) {
-            slots[i] = tmp;
-            return 0;
-        }
-    return EMFILE;
-}
-
-void dg_os_forget(const char *tmp)
-{
-    dg_os_hold_signals();
-    for (int i = 0; i < NSLOTS; i++)
-        if (slots[i] == tmp) slots[i] = NULL;
-    dg_os_release_signals();
-}
 
 /* ---------------------------------------------------------------- files */
 
@@ -241,7 +222,7 @@ int dg_os_temp_create(const char *target, char **tmp, FILE **fp)
         free(w);
         if (e && e != EEXIST) break;
     }
-    if (!e) e = remember(name);
+    if (!e) e = dg_os_remember(name);
     dg_os_release_signals();
     if (h == INVALID_HANDLE_VALUE || e) {
         if (h != INVALID_HANDLE_VALUE) {

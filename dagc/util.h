@@ -1,7 +1,10 @@
 /*
- * util.h - the few containers every stage shares: an arena that owns all of
- * one compilation's memory (so a failed run frees everything at once and no
- * stage needs a destructor), a growable byte buffer, and a string map.
+ * util.h - what every stage shares, one section per room: arena.c (an arena
+ * that owns all of one compilation's memory, so a failed run frees
+ * everything at once and no stage needs a destructor, and the strings made
+ * in it), buf.c (a growable byte buffer), map.c (a string map), suggest.c
+ * (spelling suggestions), file.c (the one reader of input files). What the
+ * system provides is os.h.
  */
 #ifndef DAGC_UTIL_H
 #define DAGC_UTIL_H
@@ -18,6 +21,8 @@
 #else
 #  define DG_PRINTF_FMT printf
 #endif
+
+/* ------------------------------------------ arena.c: arena and strings */
 
 typedef struct dg_arena_block dg_arena_block;
 typedef struct dg_arena {
@@ -37,6 +42,8 @@ char *dg_strdup(dg_arena *a, const char *s);
 char *dg_printf(dg_arena *a, const char *fmt, ...)
     __attribute__((format(DG_PRINTF_FMT, 2, 3)));
 
+/* ----------------------------------------------------- buf.c: buffer */
+
 /* Heap-backed growable array of bytes. */
 typedef struct dg_buf {
     char *p;
@@ -51,6 +58,8 @@ void dg_buf_vprintf(dg_buf *b, const char *fmt, va_list ap);
 /* Decimal, without printf (the C back end writes millions of them). */
 void dg_buf_put_int(dg_buf *b, long long v);
 void dg_buf_free(dg_buf *b);
+
+/* -------------------------------------------------------- map.c: map */
 
 /* Open-addressing map from NUL-terminated string to an int (>= 0).
  * Keys are not copied: they must outlive the map (arena strings do). */
@@ -68,9 +77,19 @@ void dg_map_put(dg_map *m, const char *key, int val);
 /* Makes room for n keys without rehashing. */
 void dg_map_reserve(dg_map *m, size_t n);
 
+/* ------------------------------------ arena.c: allocators, message fit */
+
+/* malloc and friends that abort on OOM. */
 void *dg_xmalloc(size_t n);
 void *dg_xrealloc(void *p, size_t n);
 void *dg_xcalloc(size_t n, size_t sz);
+
+/* Copies LEN bytes of MSG into DST (size DSTSZ, NUL-terminated). A message
+ * that does not fit is cut at a UTF-8 character boundary and ends with a
+ * count of what was left out ("... [123 more bytes]"). */
+void dg_fit(char *dst, size_t dstsz, const char *msg, size_t len);
+
+/* ---------------------------------------------- file.c: reading inputs */
 
 /* Reads a whole file into a malloc'd, NUL-terminated buffer (*len bytes
  * before the NUL). PATH "-" reads standard input. Refuses a file over
@@ -85,23 +104,7 @@ int dg_read_file(const char *path, size_t limit, int regular_only, char **out, s
  * the stem "stdin". */
 size_t dg_path_stem(const char *path, const char **base);
 
-/* Where PATH's last component starts: after its last '/' (on Windows
- * also '\\', or the ':' of a drive, as in "C:x.dag"). */
-const char *dg_path_base(const char *path);
-/* Whether PATH is absolute: starts with '/' (on Windows also '\\' or a
- * drive, "C:\\x" or "C:/x"). */
-int dg_path_is_abs(const char *path);
-
-/* The canonical absolute name of an existing file (symlinks followed; on
- * Windows also the file system's own spelling of each component, so two
- * spellings of one file compare equal), malloc'd; NULL with errno (ENOENT
- * when there is no such file). */
-char *dg_realpath(const char *path);
-
-/* Copies LEN bytes of MSG into DST (size DSTSZ, NUL-terminated). A message
- * that does not fit is cut at a UTF-8 character boundary and ends with a
- * count of what was left out ("... [123 more bytes]"). */
-void dg_fit(char *dst, size_t dstsz, const char *msg, size_t len);
+/* --------------------------------------- suggest.c: spelling suggestions */
 
 /* Edit distance, capped: returns cap+1 when the distance exceeds cap. */
 unsigned dg_edit_distance(const char *a, const char *b, unsigned cap);

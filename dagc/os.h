@@ -1,0 +1,55 @@
+/*
+ * os.h - dagc's system seam: everything the compiler asks of the operating
+ * system outside the output layer (output_os.h, the seam's part for
+ * all-or-nothing output files). One implementation per OS family:
+ * os_posix.c, os_win32.c. No other dagc file includes a system header
+ * beyond C11's.
+ */
+#ifndef DAGC_OS_H
+#define DAGC_OS_H
+
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- paths */
+
+/* Where PATH's last component starts: after its last '/' (on Windows
+ * also '\\', or the ':' of a drive, as in "C:x.dag"). */
+const char *dg_path_base(const char *path);
+/* Whether PATH is absolute: starts with '/' (on Windows also '\\' or a
+ * drive, "C:\\x" or "C:/x"). */
+int dg_path_is_abs(const char *path);
+/* The canonical absolute name of an existing file (symlinks followed; on
+ * Windows also the file system's own spelling of each component, so two
+ * spellings of one file compare equal), malloc'd; NULL with errno (ENOENT
+ * when there is no such file). */
+char *dg_realpath(const char *path);
+/* Whether something exists at PATH. */
+int dg_os_exists(const char *path);
+
+/* ---------------------------------------------------------------- files */
+
+typedef enum dg_os_file_kind {
+    DG_OS_FILE_UNKNOWN,   /* could not be asked */
+    DG_OS_FILE_REGULAR,
+    DG_OS_FILE_DIR,
+    DG_OS_FILE_OTHER,     /* a FIFO, a device, ... */
+} dg_os_file_kind;
+
+/* Opens PATH for reading bytes (binary), without waiting for a FIFO's
+ * writer where the system allows it. Returns 0 or an errno value. With
+ * REGULAR_ONLY, a system that cannot open without waiting (Windows) asks
+ * first: a path that is not a regular file is then not opened (*fp NULL,
+ * 0 returned) and *kind says what it is. */
+int dg_os_open_read(const char *path, int regular_only, FILE **fp, dg_os_file_kind *kind);
+/* What an open stream reads from. */
+dg_os_file_kind dg_os_stream_kind(FILE *fp);
+
+/* ------------------------------------------------------------- streams */
+
+/* Standard input, output and error carry bytes as they are (Windows: no
+ * CRLF translation). Called once, first thing in main. */
+void dg_os_binary_stdio(void);
+/* Whether FP is a terminal (colours on diagnostics). */
+int dg_os_is_terminal(FILE *fp);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * os_posix.c - dagc's system seam (os.h) on POSIX systems.
+ */
+#define _XOPEN_SOURCE 700   /* realpath */
+#include "os.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *dg_path_base(const char *path)
+{
+    const char *b = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/') b = p + 1;
+    return b;
+}
+
+int dg_path_is_abs(const char *path)
+{
+    return path[0] == '/';
+}
+
+char *dg_realpath(const char *path)
+{
+    return realpath(path, NULL);
+}
+
+int dg_os_exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+int dg_os_open_read(const char *path, int regular_only, FILE **fp, dg_os_file_kind *kind)
+{
+    (void)regular_only;
+    *kind = DG_OS_FILE_UNKNOWN;
+    /* Opened non-blocking: a FIFO without a writer would otherwise hold
+     * open() forever. What was opened is then checked by the caller (no
+     * window for a swap between a stat and the open), and a FIFO that is
+     * allowed (the main input, as in dagc <(gen)) reads blocking again;
+     * one nobody writes reads as empty. */
+    FILE *f = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "rb"))) {
+        int e = errno;
+        close(fd);
+        return e;
+    }
+    *fp = f;
+    return 0;
+}
+
+dg_os_file_kind dg_os_stream_kind(FILE *fp)
+{
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0) return DG_OS_FILE_UNKNOWN;
+    return S_ISREG(st.st_mode) ? DG_OS_FILE_REGULAR
+         : S_ISDIR(st.st_mode) ? DG_OS_FILE_DIR
+         : DG_OS_FILE_OTHER;
+}
+
+void dg_os_binary_stdio(void)
+{
+    /* POSIX streams carry bytes as they are. */
+}
+
+int dg_os_is_terminal(FILE *fp)
+{
+    return isatty(fileno(fp));
+}
