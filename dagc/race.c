@@ -25,7 +25,10 @@
  * and nodes * min(slots, budget) / 8 bytes: when the slots exceed the
  * memory budget they are taken in batches (whole resources where they fit),
  * one pass each. No pair of nodes is ever compared; pairs of accessors of
- * one resource are scanned a word at a time, and only races cost one each.
+ * one resource are scanned a word at a time, and only reported races cost
+ * one each (past the cap, cross-frame races are counted a word at a time).
+ * That is still quadratic in the accessors of one resource (a chain of
+ * writers: slots = nodes); docs/bench-compiler.md has the figures.
  *
  * Across frames (-Wpipeline-race). In a pipeline frame N+1's node v waits
  * for frame N's v (a task never overlaps itself) and for its `prev` inputs
@@ -188,12 +191,9 @@ static void report_cross(const rctx *R, const slot *x, const slot *y)
     hint(R, ay, in, "prev ", ax);
 }
 
-static void add_cross(rctx *R, uint32_t x, uint32_t y, size_t cap)
+/* Only below the cap: past it the caller counts. */
+static void add_cross(rctx *R, uint32_t x, uint32_t y)
 {
-    if (R->ncross >= cap) {
-        R->crossmore++;
-        return;
-    }
     if (R->ncross == R->crosscap) {
         R->crosscap = R->crosscap ? R->crosscap * 2 : 64;
         R->cross = dg_xrealloc(R->cross, R->crosscap * sizeof *R->cross);
@@ -317,11 +317,14 @@ static void batch(rctx *R, uint32_t b0, uint32_t b1, uint32_t r0, uint32_t r1, u
                 uint64_t m = (end - w0 == 64 ? ~0ull : ((1ull << (end - w0)) - 1)) << (rel & 63);
                 if (sy >= w0 && sy < end) m &= ~(1ull << ((sy - b0) & 63));
                 uint64_t c = m & ~d[word] & (Y->write ? ~0ull : wmask[word]);
-                while (c) {
+                while (c && R->ncross < crosscap) {
                     uint32_t sx = b0 + word * 64 + (uint32_t)__builtin_ctzll(c);
                     c &= c - 1;
-                    add_cross(R, sx, sy, crosscap);
+                    add_cross(R, sx, sy);
                 }
+                /* Past the cap only the count is reported: a word at a
+                 * time, not a pair at a time (a chain has n^2/2 of them). */
+                R->crossmore += (size_t)__builtin_popcountll(c);
                 w0 = end;
             }
         }
