@@ -34,9 +34,9 @@ fi
 # two targets are built here.
 if [ "${DAGC_SKIP_FUZZ:-0}" != 1 ]; then
   F=build-fuzz-smoke
-  fuzz_opts="-Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false"
-  if [ -d "$F/meson-private" ]; then fuzz_setup=(meson setup --reconfigure "$F" $fuzz_opts)
-  else fuzz_setup=(meson setup "$F" $fuzz_opts); fi
+  # shellcheck disable=SC2054 # the comma is inside one meson value
+  fuzz_setup=(meson setup "$F" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false)
+  [ -d "$F/meson-private" ] && fuzz_setup+=(--reconfigure)
   if CC=clang "${fuzz_setup[@]}" >/dev/null &&
      meson compile -C "$F" tests/compiler/fuzz_dagc tests/compiler/fuzz_profile; then
     meson test -C "$F" --no-rebuild --print-errorlogs fuzz_dagc_smoke_short fuzz_profile_smoke_short || status=1
