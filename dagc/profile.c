@@ -216,14 +216,24 @@ int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, dg_b
     size_t len;
     char *buf = NULL;
     /* The one file reader: a FIFO or device is refused before it is read. */
-    /* The reader's and the JSON parser's messages name one file or one
-     * event: a fixed buffer, cut at a character boundary if need be. The
-     * lists of missing names below have no cap. */
     char e[4096];
     if (dg_read_file(path, DG_PROFILE_MAX_BYTES, 1, &buf, &len, e, sizeof e) != 0) {
         dg_buf_puts(err, e);
         return DAGC_EUSAGE;
     }
+    int rc = dg_profile_parse(path, buf, len, p, out, err);
+    free(buf);
+    return rc;
+}
+
+int dg_profile_parse(const char *path, const char *buf, size_t len, const ir_program *p,
+                     dg_profile *out, dg_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    /* The JSON parser's messages name one file or one event: a fixed
+     * buffer, cut at a character boundary if need be. The lists of missing
+     * names below have no cap. */
+    char e[4096];
     loader l;
     memset(&l, 0, sizeof l);
     l.p = p;
@@ -291,7 +301,6 @@ int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, dg_b
     rc = DAGC_OK;
 done:
     dg_arena_free(&ar);
-    free(buf);
     free(l.ev);
     for (size_t gi = 0; gi < p->ngraphs; gi++) {
         dg_map_free(&l.nodes[gi]);

@@ -49,6 +49,10 @@ typedef struct dg_profile {
  * no events of P's graphs) or DAGC_EUSAGE (cannot read it), with the
  * message appended to err, whole (one error a line). */
 int dg_profile_load(const char *path, const ir_program *p, dg_profile *out, dg_buf *err);
+/* The same for a trace already in memory, buf[0, len), named PATH in
+ * messages (the fuzzer's entry; PATH must outlive OUT). */
+int dg_profile_parse(const char *path, const char *buf, size_t len, const ir_program *p,
+                     dg_profile *out, dg_buf *err);
 void dg_profile_free(dg_profile *prof);
 
 /* The graph's measures with medians for costs (critical path by them). */

@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    .mem = files, .nmem = nf};
     ir_program *prog = NULL;
     if (dagc_compile_memory("fuzz.dag", p, (size_t)(main_end - p), &o, &prog) == DAGC_OK) {
-        dg_dot_opts dopt = {1};
+        dg_dot_opts dopt = {.legend = 1};
         dg_emit_dot(sink, prog, &dopt);
         dg_print_stats(sink, prog);
         emit_c_templates t;
