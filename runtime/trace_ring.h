@@ -72,6 +72,10 @@ typedef struct rt_trace_pick {
     uint32_t tid;
 } rt_trace_pick;
 
+/* Writes s (NULL: "") to f as a JSON string; both file formats name
+ * their events through it (trace_write.c). */
+void rt_trace_put_str(FILE *f, const char *s);
+
 /* Writes the n kept events to f as a speedscope file, k ns per tick.
  * 0 or DAGRT_ENOMEM. */
 int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32_t nthreads,

@@ -51,20 +51,6 @@ static long sym_of(const ev ***syms, size_t *n, size_t *cap, const ev *e)
     return (long)(*n)++;
 }
 
-static void put_name(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static uint64_t to_ns(uint64_t ticks, double k) { return (uint64_t)((double)ticks * k + 0.5); }
 
 int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32_t nthreads,
@@ -88,9 +74,9 @@ int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32
         /* A node's graph is its "file": two graphs' nodes of one name stay apart. */
         for (size_t i = 0; i < nsym; i++) {
             fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-            put_name(f, syms[i]->name);
+            rt_trace_put_str(f, syms[i]->name);
             fputs(",\"file\":", f);
-            put_name(f, syms[i]->cat);
+            rt_trace_put_str(f, syms[i]->cat);
             fputc('}', f);
         }
         fputs("]},\n\"profiles\":[", f);

@@ -17,7 +17,7 @@ typedef struct view {
     uint64_t cap, first, last;   /* events [first, last) of the ring */
 } view;
 
-static void put_str(FILE *f, const char *s)
+void rt_trace_put_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
@@ -70,9 +70,9 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, double k, bo
     fputs(*first ? "\n" : ",\n", f);
     *first = false;
     fprintf(f, "{\"ph\":\"%s\",\"name\":", e->kind == EV_MARK ? "i" : "X");
-    put_str(f, e->name);
+    rt_trace_put_str(f, e->name);
     fputs(",\"cat\":", f);
-    put_str(f, e->cat);
+    rt_trace_put_str(f, e->cat);
     fputs(",\"ts\":", f);
     uint64_t b = to_ns(e->ts, k);
     put_us(f, b);
@@ -191,7 +191,7 @@ static long long put_frames(rt_trace *t, FILE *f, const view *v, uint64_t cutoff
                     end ? "e" : "b", (unsigned long long)r[i].frame, r[i].lane, pid);
             put_us(f, to_ns(end ? r[i].e : r[i].b, k));
             fputs(",\"args\":{\"graph\":", f);
-            put_str(f, g[r[i].g].name);
+            rt_trace_put_str(f, g[r[i].g].name);
             fprintf(f, ",\"frame\":%llu}}", (unsigned long long)r[i].frame);
         }
     }
@@ -308,7 +308,7 @@ static int write_file(rt_trace *t, FILE *f, view *v)
             snprintf(name, sizeof name, "dagrt-main");
         else
             snprintf(name, sizeof name, "dagrt-worker-%u", i);
-        put_str(f, name);
+        rt_trace_put_str(f, name);
         fputs("}}", f);
         fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%ld,\"tid\":%u,"
                    "\"args\":{\"sort_index\":%u}}", pid, i, i);
