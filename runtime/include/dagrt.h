@@ -46,13 +46,15 @@ extern "C" {
     X(EDEADLK,  -7, "wait can never complete") \
     X(EVERSION, -8, "graph descriptor version mismatch")   /* tables from another dagc */ \
     X(EPERM,    -9, "not allowed from this thread") \
-    X(EIO,     -10, "system I/O error")                    /* the system's reason: dagrt_last_os_error */
+    X(EIO,     -10, "system I/O error")                    /* the system's reason: dagrt_last_os_error */ \
+    X(ECANCELED,-11, "operation cancelled")                /* its cancel scope was cancelled */ \
+    X(ETIMEDOUT,-12, "deadline passed")                    /* a timed wait's deadline */
 
 typedef enum dagrt_error {
 #define DAGRT_ERR_ENUM_(name, value, msg) DAGRT_##name = (value),
     DAGRT_ERRNO_MAP(DAGRT_ERR_ENUM_)
 #undef DAGRT_ERR_ENUM_
-    DAGRT_ERR_LAST_ = -11          /* one past the most negative code */
+    DAGRT_ERR_LAST_ = -13          /* one past the most negative code */
 } dagrt_error;
 
 /* Names an error code ("invalid argument", ...); never returns NULL. */
