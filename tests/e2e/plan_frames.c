@@ -177,9 +177,7 @@ int main(void)
     /* 2. and 3. The worker held by another task, released half-way. */
     dagrt_group g;
     dagrt_group_init(&g);
-    atomic_store(&frame_check_hold, 1);
-    atomic_store(&frame_check_holding, 0);
-    if (dagrt_spawn(rt, &g, frame_check_holder, NULL) != 0) {
+    if (frame_check_hold_worker(rt, &g) != 0) {
         fprintf(stderr, "plan_frames: spawn failed\n");
         return 1;
     }

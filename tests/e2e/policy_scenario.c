@@ -216,9 +216,7 @@ int policy_scenario(void)
     atomic_store(&frame_check_body_ns, 2000);
     dagrt_group g;
     dagrt_group_init(&g);
-    atomic_store(&frame_check_hold, 1);
-    atomic_store(&frame_check_holding, 0);
-    if (dagrt_spawn(the_rt, &g, frame_check_holder, NULL) != 0) {
+    if (frame_check_hold_worker(the_rt, &g) != 0) {
         fprintf(stderr, "policy: spawn failed\n");
         dagrt_destroy(the_rt);
         return bad + 1;
