@@ -1,6 +1,6 @@
 /*
  * io_cancel.c - cancel scopes and the clock of "waiting on the world"
- * (design/io.md). A scope is a flag and a pointer to its parent; whether
+ * (docs/design/io.md). A scope is a flag and a pointer to its parent; whether
  * it is cancelled is a walk up the chain, so a child needs no
  * registration with its parent (the API has no fini to undo one) and a
  * child's request never reaches up.

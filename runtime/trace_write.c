@@ -121,7 +121,7 @@ static int cmp_frun_begin(const void *pa, const void *pb)
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* The frame marker (observability.md's deviation, docs/runtime.md "The
+/* The frame marker (docs/design/observability.md's deviation, docs/runtime.md "The
  * built-in trace"): one async span per graph run, cat "dagrt.frame",
  * numbered like the nodes' frames. Runs of one graph that overlap (frames
  * in flight) go on lanes of their own, the lane the span's id, so each

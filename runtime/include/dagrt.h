@@ -506,7 +506,7 @@ void dagrt_sem_release(dagrt_sem *s, uint32_t n);
 
 
 /* ----------------------------- waiting on the world: time and cancel scopes */
-/* docs/runtime.md, "Waiting on the world" (contract: design/io.md). */
+/* docs/runtime.md, "Waiting on the world" (contract: docs/design/io.md). */
 
 /* A monotonic clock in nanoseconds (the trace's clock). */
 uint64_t dagrt_now_ns(void);

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "bench_frame.h"
+#include "frame_check.h"
 
 /* 64-byte aligned blocks: the Windows C library has no aligned_alloc. */
 #if defined(_WIN32)
@@ -35,45 +36,14 @@ static void *pf_alloc64(size_t n) { return aligned_alloc(64, (n + 63) & ~(size_t
 static void pf_free64(void *p) { free(p); }
 #endif
 
-/* One line per node: bodies on different threads never share one. */
-static struct {
-    _Alignas(64) _Atomic uint64_t stamp;   /* frame it last ran in */
-    _Atomic uint32_t runs;                  /* runs in the current frame */
-} node[BENCH_NODES];
-static _Atomic int errors;
-static long body_ns = 1000;
-
-static void spin_ns(long ns)
-{
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
-}
-
-static void body(struct bench_ctx *c, int idx)
-{
-    for (int k = 0; k < 2; k++) {
-        int p = bench_preds[idx][k];
-        /* acquire: pairs with the predecessor's release store below. */
-        if (p >= 0 && atomic_load_explicit(&node[p].stamp, memory_order_acquire) != c->frame)
-            atomic_fetch_add_explicit(&errors, 1, memory_order_relaxed);
-    }
-    /* relaxed: read after the frame, ordered by bench_frame_run's return. */
-    atomic_fetch_add_explicit(&node[idx].runs, 1, memory_order_relaxed);
-    spin_ns(body_ns);
-    atomic_store_explicit(&node[idx].stamp, c->frame, memory_order_release);
-}
-
 #define NODE(name, idx) \
-    void bench_frame_##name(struct bench_ctx *c) { body(c, idx); }
+    void bench_frame_##name(struct bench_ctx *c) { frame_check_body(c, idx); }
 BENCH_FRAME_NODES(NODE)
 
 /* The same graph as a hand-built table (bench_preds), so that the test
  * can run it on states of its own. The trampolines take the context
  * itself. */
-#define TRAMP(i) static void tramp_##i(void *c) { body(c, i); }
+#define TRAMP(i) static void tramp_##i(void *c) { frame_check_body(c, i); }
 TRAMP(0) TRAMP(1) TRAMP(2) TRAMP(3) TRAMP(4) TRAMP(5) TRAMP(6) TRAMP(7) TRAMP(8) TRAMP(9)
 TRAMP(10) TRAMP(11) TRAMP(12) TRAMP(13) TRAMP(14) TRAMP(15) TRAMP(16) TRAMP(17) TRAMP(18)
 TRAMP(19) TRAMP(20) TRAMP(21) TRAMP(22) TRAMP(23) TRAMP(24) TRAMP(25) TRAMP(26) TRAMP(27)
@@ -115,14 +85,6 @@ static void build_table(void)
     table.succ = table_succ;
 }
 
-/* Starts the next frame: every node's run count back to 0. */
-static void next_frame(struct bench_ctx *c)
-{
-    c->frame++;
-    for (int i = 0; i < BENCH_NODES; i++)
-        atomic_store_explicit(&node[i].runs, 0, memory_order_relaxed);
-}
-
 /* After run f of `what` returned rc: that it succeeded and every node ran
  * exactly once. Returns the violations. */
 static int check_frame(const char *what, int f, int rc)
@@ -131,16 +93,9 @@ static int check_frame(const char *what, int f, int rc)
         fprintf(stderr, "plan_frames: %s %d: %s\n", what, f, dagrt_strerror(rc));
         return 1;
     }
-    int bad = 0;
-    for (int i = 0; i < BENCH_NODES; i++) {
-        /* relaxed: read after the run, ordered by its return. */
-        unsigned r = atomic_load_explicit(&node[i].runs, memory_order_relaxed);
-        if (r != 1) {
-            fprintf(stderr, "plan_frames: %s %d: %s ran %u times\n", what, f, bench_names[i], r);
-            bad++;
-        }
-    }
-    return bad;
+    char frame[64];
+    snprintf(frame, sizeof frame, "%s %d", what, f);
+    return frame_check_once("plan_frames", frame);
 }
 
 /* Frames, each on a state allocated for it and freed after it. */
@@ -163,7 +118,7 @@ static int fresh_state_frames(dagrt *rt, struct bench_ctx *c, int n)
         /* Two frames per state: the first makes the plan, the second runs
          * on a plan already made. */
         for (int rep = 0; rep < 2; rep++) {
-            next_frame(c);
+            frame_check_next(c);
             bad += check_frame("fresh state", f, dagrt_graph_run(rt, &table, st, c));
         }
         /* Scribble over the state before freeing it: a late helper that
@@ -182,25 +137,13 @@ static int fresh_state_frames(dagrt *rt, struct bench_ctx *c, int n)
     return bad;
 }
 
-/* Holds the only worker until released. */
-static _Atomic int hold;
-static _Atomic int holding;
-static void holder(void *arg)
-{
-    (void)arg;
-    /* acquire/release: plain flags between the test's two threads. */
-    atomic_store_explicit(&holding, 1, memory_order_release);
-    while (atomic_load_explicit(&hold, memory_order_acquire))
-        spin_ns(1000);
-}
-
 static int frames(dagrt *rt, struct bench_ctx *c, int n, int release_at)
 {
     int bad = 0;
     for (int f = 0; f < n; f++) {
         if (f == release_at)
-            atomic_store_explicit(&hold, 0, memory_order_release);
-        next_frame(c);
+            atomic_store_explicit(&frame_check_hold, 0, memory_order_release);
+        frame_check_next(c);
         bad += check_frame("frame", f, bench_frame_run(rt, c));
     }
     return bad;
@@ -234,21 +177,19 @@ int main(void)
     /* 2. and 3. The worker held by another task, released half-way. */
     dagrt_group g;
     dagrt_group_init(&g);
-    atomic_store(&hold, 1);
-    atomic_store(&holding, 0);
-    if (dagrt_spawn(rt, &g, holder, NULL) != 0) {
+    if (frame_check_hold_worker(rt, &g) != 0) {
         fprintf(stderr, "plan_frames: spawn failed\n");
         return 1;
     }
     /* Wait until it holds the worker; the spawn may also be run by this
      * thread's own wait later, so give up waiting after a while. */
-    for (int i = 0; i < 100000 && !atomic_load(&holding); i++)
-        spin_ns(1000);
+    for (int i = 0; i < 100000 && !atomic_load(&frame_check_holding); i++)
+        frame_check_spin_ns(1000);
     int n = scale(400);
-    int held = atomic_load(&holding);
+    int held = atomic_load(&frame_check_holding);
     printf("plan_frames: the worker %s held\n", held ? "was" : "was not");
     bad += frames(rt, &ctx, n, held ? n / 2 : 0);
-    atomic_store(&hold, 0);
+    atomic_store(&frame_check_hold, 0);
     if (dagrt_group_wait(rt, &g) != 0)
         bad++;
 
@@ -256,8 +197,8 @@ int main(void)
     build_table();
     bad += fresh_state_frames(rt, &ctx, scale(200));
 
-    bad += atomic_load(&errors);
-    printf("plan_frames: %d errors (%d ordering)\n", bad, atomic_load(&errors));
+    bad += atomic_load(&frame_check_errors);
+    printf("plan_frames: %d errors (%d ordering)\n", bad, atomic_load(&frame_check_errors));
     dagrt_destroy(rt);
     return bad != 0;
 }

@@ -23,58 +23,31 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_frame.h"
+#include "frame_check.h"
 #include "policy_scenario.h"
 
-/* One line pair per node: bodies on different threads never share one. */
+/* What the observer saw of each node (the fixture, frame_check.h, counts
+ * its runs and checks its order); one line pair each, as there. */
 static struct {
-    _Alignas(128) _Atomic uint64_t stamp;   /* frame it last ran in */
-    _Atomic uint32_t runs;                   /* runs in the current frame */
-    _Atomic uint32_t begins, ends;           /* observer events this frame */
-    _Atomic int off_caller;                  /* ran on another thread this frame */
+    _Alignas(128) _Atomic uint32_t begins, ends;   /* observer events this frame */
+    _Atomic int off_caller;                         /* ran on another thread this frame */
 } node[BENCH_NODES];
-static _Atomic int errors;
-static _Atomic long body_ns;
 static _Atomic int nested_rc;    /* a nested run's result, 1: not tried */
 static _Atomic int try_nested;
 static dagrt *the_rt;
 /* Set on the thread that runs the scenario: the runtime's main thread. */
 static _Thread_local int on_caller;
 
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static void spin_ns(long ns)
-{
-    double t0 = now_ns();
-    while (now_ns() - t0 < (double)ns)
-        ;
-}
-
 static void body(struct bench_ctx *c, int idx)
 {
-    for (int k = 0; k < 2; k++) {
-        int p = bench_preds[idx][k];
-        /* acquire: pairs with the predecessor's release store below. */
-        if (p >= 0 && atomic_load_explicit(&node[p].stamp, memory_order_acquire) != c->frame)
-            atomic_fetch_add_explicit(&errors, 1, memory_order_relaxed);
-    }
     /* relaxed: all these are read after the frame, ordered by its return. */
-    atomic_fetch_add_explicit(&node[idx].runs, 1, memory_order_relaxed);
     if (!on_caller)
         atomic_store_explicit(&node[idx].off_caller, 1, memory_order_relaxed);
     if (idx == 5 && atomic_load_explicit(&try_nested, memory_order_relaxed))
         atomic_store_explicit(&nested_rc, bench_frame_run(the_rt, c), memory_order_relaxed);
-    long ns = atomic_load_explicit(&body_ns, memory_order_relaxed);
-    if (ns > 0)
-        spin_ns(ns);
-    atomic_store_explicit(&node[idx].stamp, c->frame, memory_order_release);
+    frame_check_body(c, idx);
 }
 
 #define NODE(name, idx) \
@@ -107,9 +80,8 @@ static bench_frame_instance_t inst;
  * *off: whether any node ran off the caller. */
 static int frame(bool observed, int *off)
 {
-    ctx.frame++;
+    frame_check_next(&ctx);
     for (int i = 0; i < BENCH_NODES; i++) {
-        atomic_store_explicit(&node[i].runs, 0, memory_order_relaxed);
         atomic_store_explicit(&node[i].begins, 0, memory_order_relaxed);
         atomic_store_explicit(&node[i].ends, 0, memory_order_relaxed);
         atomic_store_explicit(&node[i].off_caller, 0, memory_order_relaxed);
@@ -122,7 +94,7 @@ static int frame(bool observed, int *off)
     int bad = 0;
     *off = 0;
     for (int i = 0; i < BENCH_NODES; i++) {
-        unsigned r = atomic_load_explicit(&node[i].runs, memory_order_relaxed);
+        unsigned r = frame_check_runs(i);
         unsigned b = atomic_load_explicit(&node[i].begins, memory_order_relaxed);
         unsigned e = atomic_load_explicit(&node[i].ends, memory_order_relaxed);
         if (r != 1 || (observed && (b != 1 || e != 1))) {
@@ -145,8 +117,8 @@ static int frame(bool observed, int *off)
  * Returns 1 if that happened; adds violations to *bad. */
 static int until_off_caller(bool observed, double secs, int *bad)
 {
-    double t0 = now_ns();
-    while (now_ns() - t0 < secs * 1e9) {
+    double t0 = bench_now_ns();
+    while (bench_now_ns() - t0 < secs * 1e9) {
         int off;
         *bad += frame(observed, &off);
         if (off)
@@ -162,15 +134,15 @@ static int until_off_caller(bool observed, double secs, int *bad)
  * plausible), for at most `secs` seconds. Returns 1 if that happened. */
 static int serial_frames(double quiet, double secs, int *bad)
 {
-    double t0 = now_ns(), since = t0;
+    double t0 = bench_now_ns(), since = t0;
     uint64_t last = UINT64_MAX;
-    while (now_ns() - t0 < secs * 1e9) {
+    while (bench_now_ns() - t0 < secs * 1e9) {
         int off;
         *bad += frame(false, &off);
         dagrt_thread_stats ts[2];
         if (dagrt_get_stats(the_rt, ts, 2) < 2)
             return 0;
-        double now = now_ns();
+        double now = bench_now_ns();
         if (off || ts[1].tasks != last)
             since = now;
         last = ts[1].tasks;
@@ -193,17 +165,6 @@ static int nested_refused(const char *where)
         bad++;
     }
     return bad;
-}
-
-/* Holds the only worker until released. */
-static _Atomic int hold, holding;
-static void holder(void *arg)
-{
-    (void)arg;
-    /* acquire/release: plain flags between the scenario's two threads. */
-    atomic_store_explicit(&holding, 1, memory_order_release);
-    while (atomic_load_explicit(&hold, memory_order_acquire))
-        spin_ns(1000);
 }
 
 /* Whether the caller-only phase of empty frames must be seen: under
@@ -237,7 +198,7 @@ int policy_scenario(void)
     int bad = 0;
 
     /* 1. Tiny, then slow. */
-    atomic_store(&body_ns, 0);
+    atomic_store(&frame_check_body_ns, 0);
     int serial = serial_frames(0.25, 20.0, &bad);
     printf("policy: empty frames %s on the caller alone\n", serial ? "ran" : "did not run");
     if (!serial && SERIAL_EXPECTED) {
@@ -245,31 +206,29 @@ int policy_scenario(void)
         bad++;
     }
     bad += nested_refused("empty frames");
-    atomic_store(&body_ns, 20000);
+    atomic_store(&frame_check_body_ns, 20000);
     if (!until_off_caller(false, 60.0, &bad)) {
         fprintf(stderr, "policy: slow frames never ran a node on the worker\n");
         bad++;
     }
 
     /* 2. The worker held, then released. */
-    atomic_store(&body_ns, 2000);
+    atomic_store(&frame_check_body_ns, 2000);
     dagrt_group g;
     dagrt_group_init(&g);
-    atomic_store(&hold, 1);
-    atomic_store(&holding, 0);
-    if (dagrt_spawn(the_rt, &g, holder, NULL) != 0) {
+    if (frame_check_hold_worker(the_rt, &g) != 0) {
         fprintf(stderr, "policy: spawn failed\n");
         dagrt_destroy(the_rt);
         return bad + 1;
     }
     /* The holder may only start once this thread waits (in the group wait
      * below); frames meanwhile are still checked. */
-    double t0 = now_ns();
-    while (!atomic_load(&holding) && now_ns() - t0 < 10e9) {
+    double t0 = bench_now_ns();
+    while (!atomic_load(&frame_check_holding) && bench_now_ns() - t0 < 10e9) {
         int off;
         bad += frame(false, &off);
     }
-    int held = atomic_load(&holding);
+    int held = atomic_load(&frame_check_holding);
     printf("policy: the worker %s held\n", held ? "was" : "was not");
     if (dagrt_set_observer(the_rt, &counting, NULL) != 0)
         bad++;
@@ -282,7 +241,7 @@ int policy_scenario(void)
         }
     }
     bad += nested_refused("worker held");
-    atomic_store(&hold, 0);
+    atomic_store(&frame_check_hold, 0);
     if (!until_off_caller(true, 60.0, &bad)) {
         fprintf(stderr, "policy: the released worker never ran a node again\n");
         bad++;
@@ -291,8 +250,8 @@ int policy_scenario(void)
         bad++;
     dagrt_set_observer(the_rt, NULL, NULL);
 
-    bad += atomic_load(&errors);
-    printf("policy: %d errors (%d ordering)\n", bad, atomic_load(&errors));
+    bad += atomic_load(&frame_check_errors);
+    printf("policy: %d errors (%d ordering)\n", bad, atomic_load(&frame_check_errors));
     dagrt_destroy(the_rt);
     return bad;
 }
