@@ -152,7 +152,9 @@ mkdir -p "$scratch/misuse"
 cp "$p/hello.dag" "$p/hello_ctx.h" "$scratch/misuse/"
 for case in "nosuch hello.dag:'nosuch' is not a target" \
             "hello hello.dag BOGUS:unknown arguments: BOGUS" \
-            "hello hello.dag CXX:the generated source is CXX;"; do
+            "hello hello.dag CXX:the generated source is CXX;" \
+            "hello DOT:no .dag file given" \
+            "hello hello.dag sub/hello.dag:two files are named hello.dag"; do
     args=${case%%:*} want=${case#*:}
     printf 'cmake_minimum_required(VERSION 3.20)\nproject(misuse C)\nfind_package(dagrt CONFIG REQUIRED)\nadd_executable(hello hello.c)\ndagc_add_graph(%s)\n' \
         "$args" >"$scratch/misuse/CMakeLists.txt"
