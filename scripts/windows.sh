@@ -68,7 +68,7 @@ if [ -n "$smoke" ]; then
   mkdir -p "$smoke"
   ok=1
   if [ ! -f "$sb/build.ninja" ]; then
-    meson setup "$sb" -Dtests=disabled -Dbench_peers=disabled \
+    meson setup "$sb" -Dtests=auto -Dbench_peers=disabled \
       --cross-file scripts/cross/mingw-w64-x86_64.txt >"$smoke/setup.log" 2>&1 || ok=0
   fi
   if [ $ok = 1 ] && ! meson compile -C "$sb" tests/fiber/fiber_drv >"$smoke/compile.log" 2>&1; then
@@ -98,7 +98,7 @@ if [ -n "$smoke" ]; then
 fi
 
 B=build-win
-opts=(-Dtests=disabled -Dbench_peers=disabled --cross-file scripts/cross/mingw-w64-x86_64.txt)
+opts=(-Dtests=auto -Dbench_peers=disabled --cross-file scripts/cross/mingw-w64-x86_64.txt)
 if [ -d "$B" ]; then meson setup --reconfigure "$B" "${opts[@]}" >/dev/null
 else meson setup "$B" "${opts[@]}" >/dev/null; fi || { echo "0 passed, 1 failed"; exit 1; }
 start_wine "$B"

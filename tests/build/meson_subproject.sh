@@ -2,8 +2,9 @@
 # Builds tests/build/meson_consumer/ with the toolkit as its subproject (a
 # symlink to this source tree in the scratch dir's subprojects/): the
 # parent's dependency('dagrt') and find_program('dagc') find the
-# subproject's, the subproject configures no tests, benchmarks or examples,
-# and the programs build and run; a second build does nothing; touching an
+# subproject's, the subproject configures no tests, benchmarks or examples
+# and builds only the library that default_library asks for, and the
+# programs build and run; a second build does nothing; touching an
 # imported .dag or editing only a cost reruns dagc and compiles no C file.
 # usage: meson_subproject.sh SOURCE_DIR SCRATCH_DIR
 set -eu
@@ -30,6 +31,15 @@ if grep -Eq "subprojects/dagc/(tests|bench|examples)/" "$b/build.ninja"; then
     fail "the subproject builds its tests, benchmarks or examples"
 fi
 meson compile -C "$b" >"$scratch/build.log" 2>&1 || { cat "$scratch/build.log"; fail "build"; }
+# Only the library the parent's default_library asks for: shared here (the
+# default), static when the parent says so.
+libs() { ninja -C "$1" -t targets all | grep -Eo "subprojects/dagc/runtime/libdagrt\.(so|a)\b" | sort -u | tr '\n' ' '; }
+[ "$(libs "$b")" = "subprojects/dagc/runtime/libdagrt.so " ] ||
+    fail "default_library=shared: the subproject builds '$(libs "$b")', not only libdagrt.so"
+meson setup "$scratch/b-static" "$scratch/proj" -Ddefault_library=static >"$scratch/setup-static.log" 2>&1 ||
+    { cat "$scratch/setup-static.log"; fail "meson setup -Ddefault_library=static"; }
+[ "$(libs "$scratch/b-static")" = "subprojects/dagc/runtime/libdagrt.a " ] ||
+    fail "default_library=static: the subproject builds '$(libs "$scratch/b-static")', not only libdagrt.a"
 "$b/hello" || fail "the program failed"
 meson compile -C "$b" >"$scratch/again.log" 2>&1 || fail "second build"
 grep -q "no work to do" "$scratch/again.log" || { cat "$scratch/again.log"; fail "a second build did work"; }
