@@ -46,7 +46,7 @@ fi
 
 scripts/deps.sh test || exit 2
 B=build-aarch64
-opts=(-Dtests=disabled -Dbench_peers=disabled --cross-file scripts/cross/aarch64-linux-gnu.txt)
+opts=(-Dtests=auto -Dbench_peers=disabled --cross-file scripts/cross/aarch64-linux-gnu.txt)
 if [ -d "$B" ]; then meson setup --reconfigure "$B" "${opts[@]}" >/dev/null
 else meson setup "$B" "${opts[@]}" >/dev/null; fi
 meson compile -C "$B"

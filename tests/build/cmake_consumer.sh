@@ -3,10 +3,14 @@
 # dagc_add_graph) against a `meson install --destdir` tree of this build,
 # with one CMake generator, and checks what a build system must get right:
 # it builds and runs; a second build does nothing; touching the .dag, a
-# header it includes or a .dag it imports (IMPORT_DIRS) reruns dagc; a bad .dag fails the build with dagc's
-# diagnostic in the build output. A C++ target takes the graph as C++
-# (dagc_add_graph ... CXX, into an OUTPUT_DIR). Also: the SONAME, and that
-# the CMake package and dagrt.pc agree on the version.
+# header it includes or a .dag it imports (IMPORT_DIRS) reruns dagc, and
+# touching the import or editing only a cost compiles nothing; a bad .dag
+# fails the build with dagc's diagnostic in the build output. A C++ target
+# takes the graph as C++ (dagc_add_graph ... CXX, into an OUTPUT_DIR); a
+# library takes two graphs at once, returns the generated files (OUT_VAR)
+# and makes their directory PUBLIC for a program that includes its public
+# header. Also: the SONAME, and that the CMake package and dagrt.pc agree
+# on the version.
 # usage: cmake_consumer.sh BUILD_DIR SOURCE_DIR GENERATOR SCRATCH_DIR
 set -eu
 build=$1 src=$2 gen=$3 scratch=$4
@@ -58,7 +62,7 @@ cmake -P "$scratch/ver.cmake" || fail "dagrtConfigVersion.cmake"
 cp "$src/examples/consumer/hello.dag" "$src/examples/consumer/hello_ctx.h" \
    "$src/examples/consumer/main.c" "$src/tests/build/cmake/CMakeLists.txt" "$scratch/proj/"
 cp -r "$src/tests/build/cxx" "$scratch/proj/cxx"
-cp -r "$src/tests/build/cmake/lib" "$src/tests/build/cmake/tick.dag" "$src/tests/build/cmake/tick_ctx.h" \
+cp -r "$src/tests/build/cmake/lib" "$src/tests/build/cmake/engine" "$src/tests/build/cmake/tick.dag" "$src/tests/build/cmake/tick_ctx.h" \
    "$src/tests/build/cmake/tick_main.c" "$scratch/proj/"
 p=$scratch/proj b=$scratch/b
 cmake -S "$p" -B "$b" -G "$gen" -DCMAKE_PREFIX_PATH="$scratch/root$prefix" \
@@ -66,6 +70,9 @@ cmake -S "$p" -B "$b" -G "$gen" -DCMAKE_PREFIX_PATH="$scratch/root$prefix" \
     { cat "$scratch/configure.log"; fail "configure"; }
 grep -q "dagrt_VERSION=$version\$" "$scratch/configure.log" ||
     fail "the CMake package's version is not dagrt.pc's $version"
+g=$b/dagc/engine
+grep -q "engine_generated=$g/render.c;$g/render.h;$g/audio.c;$g/audio.h\$" "$scratch/configure.log" ||
+    { grep engine_generated "$scratch/configure.log"; fail "OUT_VAR is not the generated files"; }
 
 n=0
 build() { # build LOG_NAME: builds, output in $scratch/LOG_NAME.log
@@ -85,6 +92,7 @@ ran_dagc first || fail "the first build did not run dagc"
 [ -f "$b/gen/world/frame.cpp" ] || fail "CXX: no gen/world/frame.cpp (OUTPUT_DIR)"
 "$b/world" || fail "the C++ program failed"
 "$b/tick" || fail "the program with an imported graph failed"
+"$b/engine_main" || fail "the program using the library of two graphs failed"
 ! readelf -d "$b/tick" | grep -q "NEEDED.*libdagrt" || fail "dagrt::dagrt_static linked the shared library"
 readelf -d "$b/hello" | grep -q "NEEDED.*\[$want_so\]" || fail "hello does not link $want_so"
 
@@ -105,25 +113,31 @@ sleep 1; touch "$p/lib/sub.dag"
 build touch_import || fail "build after touching the imported lib/sub.dag"
 ran_dagc touch_import tick || { cat "$scratch/touch_import.log"; fail "touching an imported .dag did not rerun dagc"; }
 ! ran_dagc touch_import hello || fail "touching tick.dag's import reran dagc on hello.dag"
-# dagc leaves an output whose bytes did not change untouched, and Ninja
-# re-stats it (restat): touching an import or editing only a cost compiles
-# nothing. make has no restat; there the outputs are rewritten
-# (--rewrite-unchanged), so make's rule does not rerun on every build.
+# dagc leaves an output whose bytes did not change untouched; Ninja
+# re-stats it, and make sees the rule's stamp newer than its inputs: with
+# both, touching an import or editing only a cost compiles nothing.
 compiled() { grep -Eq "Building (C|CXX) object" "$scratch/$1.log"; }
-if [ "$gen" = Ninja ]; then
-    ! compiled touch_import || { cat "$scratch/touch_import.log"; fail "touching an imported .dag recompiled C"; }
-    cp "$p/hello.dag" "$scratch/hello.dag.nocost"
-    sed -i 's/^\(    task load_a\);/\1 cost 2ms;/' "$p/hello.dag"
-    grep -q "cost 2ms" "$p/hello.dag" || fail "the cost edit did not apply"
-    sleep 1
-    build cost_edit || fail "build after a cost-only edit"
-    ran_dagc cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost edit did not rerun dagc"; }
-    ! compiled cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost-only edit recompiled C"; }
-    build after_cost && noop after_cost || { cat "$scratch/after_cost.log"; fail "a build after the cost edit did work"; }
-    cp "$scratch/hello.dag.nocost" "$p/hello.dag"
-else
-    build after_import && noop after_import || { cat "$scratch/after_import.log"; fail "make reran dagc after an unchanged output"; }
-fi
+! compiled touch_import || { cat "$scratch/touch_import.log"; fail "touching an imported .dag recompiled C"; }
+build after_import && noop after_import || { cat "$scratch/after_import.log"; fail "a build after touching the import did work"; }
+cp "$p/hello.dag" "$scratch/hello.dag.nocost"
+sed -i 's/^\(    task load_a\);/\1 cost 2ms;/' "$p/hello.dag"
+grep -q "cost 2ms" "$p/hello.dag" || fail "the cost edit did not apply"
+sleep 1
+build cost_edit || fail "build after a cost-only edit"
+ran_dagc cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost edit did not rerun dagc"; }
+! compiled cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost-only edit recompiled C"; }
+build after_cost && noop after_cost || { cat "$scratch/after_cost.log"; fail "a build after the cost edit did work"; }
+cp "$scratch/hello.dag.nocost" "$p/hello.dag"
+# A real edit of one of the library's two graphs reruns dagc on it alone and
+# recompiles what includes its header.
+sleep 1; sed -i 's/^    task mix;/    task mix;\n    task fade after mix;/' "$p/engine/audio.dag"
+printf 'void audio_fade(struct engine_ctx *c) { (void)c; }\n' >>"$p/engine/engine.c"
+build edit_audio || { cat "$scratch/edit_audio.log"; fail "build after editing audio.dag"; }
+ran_dagc edit_audio engine/audio || { cat "$scratch/edit_audio.log"; fail "editing audio.dag did not rerun dagc on it"; }
+! ran_dagc edit_audio engine/render || fail "editing audio.dag reran dagc on render.dag"
+grep -q "Building C object.*engine_main.c.o" "$scratch/edit_audio.log" ||
+    { cat "$scratch/edit_audio.log"; fail "audio.h changed, but engine_main.c (which includes it) was not recompiled"; }
+"$b/engine_main" >/dev/null || fail "the engine program failed after the edit"
 
 cp "$p/hello.dag" "$scratch/hello.dag.good"
 printf 'graph broken {\n    task a after nowhere;\n}\n' >>"$p/hello.dag"
@@ -138,7 +152,9 @@ mkdir -p "$scratch/misuse"
 cp "$p/hello.dag" "$p/hello_ctx.h" "$scratch/misuse/"
 for case in "nosuch hello.dag:'nosuch' is not a target" \
             "hello hello.dag BOGUS:unknown arguments: BOGUS" \
-            "hello hello.dag CXX:the generated source is CXX;"; do
+            "hello hello.dag CXX:the generated source is CXX;" \
+            "hello DOT:no .dag file given" \
+            "hello hello.dag sub/hello.dag:two files are named hello.dag"; do
     args=${case%%:*} want=${case#*:}
     printf 'cmake_minimum_required(VERSION 3.20)\nproject(misuse C)\nfind_package(dagrt CONFIG REQUIRED)\nadd_executable(hello hello.c)\ndagc_add_graph(%s)\n' \
         "$args" >"$scratch/misuse/CMakeLists.txt"
