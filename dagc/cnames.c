@@ -132,9 +132,13 @@ static void claim(cnames *C, dg_diag *d, cname x)
          * fixed by the contract): say how, whichever came first. */
         const cname *t = x.kind == CN_TASK || x.kind == CN_PARALLEL ? &x
                          : e->kind == CN_TASK || e->kind == CN_PARALLEL ? e : NULL;
-        if (t && (e->kind == CN_RUN || x.kind == CN_RUN))
+        if (t && (e->kind == CN_RUN || x.kind == CN_RUN)) {
             dg_hint(d, "name the function of task '%s' with a 'call' clause, for example "
                     "'task %s call %s_task'", t->owner, t->owner, t->name);
+            char fix[600];
+            snprintf(fix, sizeof fix, " call %s_task", t->name);
+            dg_fixit_insert_after(d, t->pos, fix);
+        }
         return;
     }
     if (C->n == C->cap) {

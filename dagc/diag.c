@@ -25,13 +25,72 @@ void dg_diag_init(dg_diag *d, FILE *out, const dg_source *src)
     d->max_errors = 20;
 }
 
+/* The loaded file a position is in, or NULL. */
+static const dg_source *source_of(const dg_diag *d, src_pos pos)
+{
+    const dg_source *s = d->src;
+    while (s && pos.file && s->path != pos.file && strcmp(s->path, pos.file) != 0) s = s->next;
+    return pos.file ? s : NULL;
+}
+
+static int name_byte(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.';
+}
+
+/* Where the token at pos ends (the column just past it, same line), for
+ * JSON's range: a name, keyword, number or duration runs over name bytes,
+ * a string to its closing quote, anything else is one byte. Without the
+ * file's text the range is the one byte at pos. */
+static src_pos token_end(const dg_diag *d, src_pos pos)
+{
+    src_pos e = pos;
+    if (!pos.file || !pos.line) return e;
+    const dg_source *s = source_of(d, pos);
+    size_t len = 0;
+    const char *p = s ? dg_source_line(s, pos.line, &len) : NULL;
+    size_t i = pos.col ? pos.col - 1 : 0;
+    if (!p) {
+        e.col = pos.col + 1;
+        return e;
+    }
+    if (i >= len) return e; /* at the end of the line (or of the file): empty */
+    size_t j = i + 1;
+    if (name_byte((unsigned char)p[i])) {
+        while (j < len && name_byte((unsigned char)p[j])) j++;
+    } else if (p[i] == '"') {
+        while (j < len && p[j] != '"') j += p[j] == '\\' && j + 1 < len ? 2 : 1;
+        if (j < len) j++;
+    }
+    e.col = (uint32_t)(j + 1);
+    return e;
+}
+
+/* gcc's "In file included from": the imports that led to the file of a
+ * diagnostic, innermost first. */
+static void import_chain(dg_diag *d, dg_buf *o, src_pos pos)
+{
+    const dg_source *s = source_of(d, pos);
+    int first = 1;
+    for (int depth = 0; s && s->importer && depth < 256; s = s->importer, depth++) {
+        if (d->format == DG_DIAG_JSON) {
+            src_pos at = {s->importer->path, s->import_line, s->import_col};
+            dg_json_import(d, at, token_end(d, at));
+            continue;
+        }
+        dg_buf_printf(o, "%s %s:%u:\n", first ? "In file imported from" : "                 from",
+                      s->importer->path, s->import_line);
+        first = 0;
+    }
+}
+
 /* Each diagnostic is built in memory and written with one call: stderr is
  * unbuffered, and a byte-at-a-time caret line would be a system call per
  * byte. */
 static void show_line(dg_diag *d, dg_buf *o, src_pos pos)
 {
-    const dg_source *s = d->src;
-    while (s && pos.file && s->path != pos.file && strcmp(s->path, pos.file) != 0) s = s->next;
+    const dg_source *s = source_of(d, pos);
     if (!s || pos.line == 0) return;
     size_t len;
     const char *p = dg_source_line(s, pos.line, &len);
@@ -68,16 +127,22 @@ static void emit(dg_diag *d, src_pos pos, const char *kind, const char *kcolor,
                  const char *suffix, const char *fmt, va_list ap)
 {
     if (!d->out) return;
+    int note = strcmp(kind, "note") == 0;
     if (d->format == DG_DIAG_JSON) {
         dg_buf m = {0};
         dg_buf_vprintf(&m, fmt, ap);
         dg_buf_puts(&m, suffix);
-        if (strcmp(kind, "note") == 0) dg_json_note(d, pos, m.p);
-        else dg_json_diag(d, kind, pos, m.p);
+        if (note) {
+            dg_json_note(d, pos, token_end(d, pos), m.p);
+        } else {
+            dg_json_diag(d, kind, pos, token_end(d, pos), m.p);
+            import_chain(d, NULL, pos);
+        }
         dg_buf_free(&m);
         return;
     }
     dg_buf o = {0};
+    if (!note) import_chain(d, &o, pos);
     if (d->color) dg_buf_puts(&o, C_BOLD);
     if (pos.file && pos.line) dg_buf_printf(&o, "%s:%u:%u: ", pos.file, pos.line, pos.col);
     else if (pos.file) dg_buf_printf(&o, "%s: ", pos.file);
@@ -104,7 +169,7 @@ static int count_error(dg_diag *d)
             char m[80];
             snprintf(m, sizeof m, "too many errors (more than %d), stopping now", d->max_errors);
             src_pos none = {0};
-            dg_json_diag(d, "fatal", none, m);
+            dg_json_diag(d, "fatal", none, none, m);
         } else if (d->out) {
             fprintf(d->out, "dagc: fatal error: too many errors (more than %d), stopping now\n",
                     d->max_errors);
@@ -185,6 +250,23 @@ void dg_hint(dg_diag *d, const char *fmt, ...)
     }
     va_end(ap);
     dg_buf_free(&o);
+}
+
+void dg_fixit(dg_diag *d, src_pos start, src_pos end, const char *text)
+{
+    if (d->muted || !d->out || d->format != DG_DIAG_JSON) return;
+    dg_json_fixit(d, start, end, text);
+}
+
+void dg_fixit_replace(dg_diag *d, src_pos at, const char *text)
+{
+    dg_fixit(d, at, token_end(d, at), text);
+}
+
+void dg_fixit_insert_after(dg_diag *d, src_pos at, const char *text)
+{
+    src_pos e = token_end(d, at);
+    dg_fixit(d, e, e, text);
 }
 
 void dg_diag_finish(dg_diag *d)

@@ -9,6 +9,10 @@
  * With format DG_DIAG_JSON the same diagnostics are collected instead, each
  * with its notes and hint, and dg_diag_finish writes them as one JSON
  * document (diag_json.c; docs/build-integration.md has the format).
+ *
+ * A diagnostic in an imported file is preceded, as gcc does for includes,
+ * by "In file imported from FILE:LINE:" for each import that led to it
+ * (JSON: a note at each import).
  */
 #ifndef DAGC_DIAG_H
 #define DAGC_DIAG_H
@@ -57,6 +61,16 @@ void dg_error_plain(dg_diag *d, const char *fmt, ...)
  * A second hint for the same diagnostic is added after "; ". */
 void dg_hint(dg_diag *d, const char *fmt, ...)
     __attribute__((format(DG_PRINTF_FMT, 2, 3)));
+/* A fix-it of the previous error or warning: replace the bytes from start
+ * to end (end's column just past them, same line; start == end inserts)
+ * with text. Machine-readable edits for the hint or the "did you mean" the
+ * message already says in words: JSON's "fixits"; the text output shows
+ * nothing more. */
+void dg_fixit(dg_diag *d, src_pos start, src_pos end, const char *text);
+/* The same, replacing the token at `at` (a name, keyword or string). */
+void dg_fixit_replace(dg_diag *d, src_pos at, const char *text);
+/* The same, inserting text just after the token at `at`. */
+void dg_fixit_insert_after(dg_diag *d, src_pos at, const char *text);
 /* Writes what the format held back (JSON: the whole document) and frees
  * it. Text writes as it goes, so this does nothing there. Call it once,
  * after the last diagnostic; the driver does when the program is freed. */

@@ -10,6 +10,8 @@ struct dg_json_diags {
     dg_buf cur;       /* the open one, up to its notes */
     dg_buf notes;     /* its notes, comma-separated objects */
     dg_buf hint;      /* its hint, raw text; empty: none */
+    dg_buf imports;   /* its "imported from" notes, after the others */
+    dg_buf fixits;    /* its fix-its, comma-separated objects */
     int open;
     size_t ndone;
 };
@@ -68,15 +70,42 @@ static void json_str(dg_buf *b, const char *s)
     dg_buf_putc(b, '"');
 }
 
-static void json_pos(dg_buf *b, src_pos pos)
+/* "file", "line", "column", then the range's end ("end_line",
+ * "end_column": just past the last byte; equal to the start for an empty
+ * range, as an insertion's). */
+static void json_pos(dg_buf *b, src_pos pos, src_pos end)
 {
     dg_buf_puts(b, "\"file\":");
     if (pos.file) json_str(b, pos.file);
     else dg_buf_puts(b, "null");
     if (pos.file && pos.line)
-        dg_buf_printf(b, ",\"line\":%u,\"column\":%u", pos.line, pos.col);
+        dg_buf_printf(b, ",\"line\":%u,\"column\":%u,\"end_line\":%u,\"end_column\":%u", pos.line,
+                      pos.col, end.line, end.col);
     else
-        dg_buf_puts(b, ",\"line\":null,\"column\":null");
+        dg_buf_puts(b, ",\"line\":null,\"column\":null,\"end_line\":null,\"end_column\":null");
+}
+
+/* The warning flag a message ends with ("... [-Wpipeline-race]", before a
+ * " [-Werror]"), as its own field: "flag":"-Wpipeline-race", or null. */
+static void json_flag(dg_buf *b, const char *msg)
+{
+    size_t n = strlen(msg);
+    const char *werror = " [-Werror]";
+    if (n >= strlen(werror) && strcmp(msg + n - strlen(werror), werror) == 0) n -= strlen(werror);
+    dg_buf_puts(b, ",\"flag\":");
+    if (n >= 5 && msg[n - 1] == ']') {
+        size_t k = n - 1;
+        while (k > 0 && msg[k - 1] != '[' && msg[k - 1] != ' ') k--;
+        if (k >= 2 && msg[k - 1] == '[' && msg[k - 2] == ' ' && msg[k] == '-' && msg[k + 1] == 'W' &&
+            n - 1 - k > 2) {
+            dg_buf f = {0};
+            dg_buf_put(&f, msg + k, n - 1 - k);
+            json_str(b, f.p);
+            dg_buf_free(&f);
+            return;
+        }
+    }
+    dg_buf_puts(b, "null");
 }
 
 static void close_open(dg_json_diags *j)
@@ -86,15 +115,19 @@ static void close_open(dg_json_diags *j)
     dg_buf_put(&j->done, j->cur.p, j->cur.len);
     dg_buf_puts(&j->done, ",\"notes\":[");
     if (j->notes.len) dg_buf_put(&j->done, j->notes.p, j->notes.len);
+    if (j->notes.len && j->imports.len) dg_buf_putc(&j->done, ',');
+    if (j->imports.len) dg_buf_put(&j->done, j->imports.p, j->imports.len);
     dg_buf_puts(&j->done, "],\"hint\":");
     if (j->hint.len) json_str(&j->done, j->hint.p);
     else dg_buf_puts(&j->done, "null");
-    dg_buf_putc(&j->done, '}');
-    j->cur.len = j->notes.len = j->hint.len = 0;
+    dg_buf_puts(&j->done, ",\"fixits\":[");
+    if (j->fixits.len) dg_buf_put(&j->done, j->fixits.p, j->fixits.len);
+    dg_buf_puts(&j->done, "]}");
+    j->cur.len = j->notes.len = j->hint.len = j->imports.len = j->fixits.len = 0;
     j->open = 0;
 }
 
-void dg_json_diag(dg_diag *d, const char *severity, src_pos pos, const char *msg)
+void dg_json_diag(dg_diag *d, const char *severity, src_pos pos, src_pos end, const char *msg)
 {
     dg_json_diags *j = state(d);
     close_open(j);
@@ -102,24 +135,52 @@ void dg_json_diag(dg_diag *d, const char *severity, src_pos pos, const char *msg
     json_str(&j->cur, severity);
     dg_buf_puts(&j->cur, ",\"message\":");
     json_str(&j->cur, msg);
+    json_flag(&j->cur, msg);
     dg_buf_putc(&j->cur, ',');
-    json_pos(&j->cur, pos);
+    json_pos(&j->cur, pos, end);
     j->open = 1;
 }
 
-void dg_json_note(dg_diag *d, src_pos pos, const char *msg)
+static void note_to(dg_buf *b, src_pos pos, src_pos end, const char *msg)
+{
+    if (b->len) dg_buf_putc(b, ',');
+    dg_buf_puts(b, "{\"message\":");
+    json_str(b, msg);
+    dg_buf_putc(b, ',');
+    json_pos(b, pos, end);
+    dg_buf_putc(b, '}');
+}
+
+void dg_json_note(dg_diag *d, src_pos pos, src_pos end, const char *msg)
 {
     dg_json_diags *j = state(d);
     if (!j->open) { /* a note of nothing: keep it, as a diagnostic of its own */
-        dg_json_diag(d, "note", pos, msg);
+        dg_json_diag(d, "note", pos, end, msg);
         return;
     }
-    if (j->notes.len) dg_buf_putc(&j->notes, ',');
-    dg_buf_puts(&j->notes, "{\"message\":");
-    json_str(&j->notes, msg);
-    dg_buf_putc(&j->notes, ',');
-    json_pos(&j->notes, pos);
-    dg_buf_putc(&j->notes, '}');
+    note_to(&j->notes, pos, end, msg);
+}
+
+void dg_json_import(dg_diag *d, src_pos pos, src_pos end)
+{
+    dg_json_diags *j = state(d);
+    if (!j->open) return;
+    dg_buf m = {0};
+    dg_buf_printf(&m, "in file imported from %s:%u", pos.file, pos.line);
+    note_to(&j->imports, pos, end, m.p);
+    dg_buf_free(&m);
+}
+
+void dg_json_fixit(dg_diag *d, src_pos start, src_pos end, const char *text)
+{
+    dg_json_diags *j = state(d);
+    if (!j->open || !start.file || !start.line) return;
+    if (j->fixits.len) dg_buf_putc(&j->fixits, ',');
+    dg_buf_putc(&j->fixits, '{');
+    json_pos(&j->fixits, start, end);
+    dg_buf_puts(&j->fixits, ",\"text\":");
+    json_str(&j->fixits, text);
+    dg_buf_putc(&j->fixits, '}');
 }
 
 void dg_json_hint(dg_diag *d, const char *msg)
@@ -127,7 +188,7 @@ void dg_json_hint(dg_diag *d, const char *msg)
     dg_json_diags *j = state(d);
     if (!j->open) {
         src_pos none = {0};
-        dg_json_diag(d, "hint", none, msg);
+        dg_json_diag(d, "hint", none, none, msg);
         return;
     }
     if (j->hint.len) dg_buf_puts(&j->hint, "; ");
@@ -141,7 +202,7 @@ void dg_json_finish(dg_diag *d)
     if (d->out) {
         /* One diagnostic a line: a document for tools, a diff for people. */
         dg_buf o = {0};
-        dg_buf_puts(&o, "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[");
+        dg_buf_puts(&o, "{\"format\":\"dagc-diagnostics\",\"version\":2,\"diagnostics\":[");
         if (j->ndone) {
             dg_buf_putc(&o, '\n');
             dg_buf_put(&o, j->done.p, j->done.len);
@@ -156,6 +217,8 @@ void dg_json_finish(dg_diag *d)
     dg_buf_free(&j->cur);
     dg_buf_free(&j->notes);
     dg_buf_free(&j->hint);
+    dg_buf_free(&j->imports);
+    dg_buf_free(&j->fixits);
     free(j);
     d->json = NULL;
 }

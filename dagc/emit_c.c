@@ -527,6 +527,8 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
     set_buf(d, "source_name", &b);
     guard_name(&b, header_name);
     set_buf(d, "guard", &b);
+    /* The header of --cxx output may see a C++ type (a reference, say). */
+    if (t->cxx) tpl_set_ref(d, "cxx", "1");
     for (size_t i = 0; i < prog->nincludes; i++) {
         const char *inc = prog->includes[i];
         size_t n = strlen(inc);

@@ -19,6 +19,10 @@
 #define COL_HOT "#fdae6b"
 #define COL_GATE "#f0f0f0"
 #define COL_PREV "#2b6cb0"
+/* With --profile the fill is the measured share of the frame, so `on main`
+ * and `hot` show as a border of their colour, darker to stand out. */
+#define COL_MAIN_BORDER "#2171b5"
+#define COL_HOT_BORDER "#e6550d"
 
 static void put_escaped(FILE *o, const char *s)
 {
@@ -57,7 +61,12 @@ static void task_node(FILE *o, const ir_node *x, int crit, const char *measured,
     fprintf(o, " [shape=%s, style=\"filled%s\", fillcolor=\"%s\"", shape,
             (x->flags & IR_F_WHEN) ? ",dashed" : "", fill);
     if (x->flags & IR_F_FIBER) fputs(", peripheries=2", o);
+    const char *border = !mfill ? NULL
+                         : (x->flags & IR_F_MAIN) ? COL_MAIN_BORDER
+                         : (x->flags & IR_F_HOT) ? COL_HOT_BORDER : NULL;
+    if (border) fprintf(o, ", color=\"%s\"", border);
     if (crit) fputs(", penwidth=2.5", o);
+    else if (border) fputs(", penwidth=2", o);
     fputs(", label=\"", o);
     put_escaped(o, label_name(x));
     /* Second line: the clauses that change how it runs. */
@@ -219,7 +228,8 @@ static void legend(FILE *o)
 }
 
 /* With --profile the fill means time, not placement: say so beside the
- * legend (main and hot stay named in each label). */
+ * legend; main and hot keep their colour as a border (and their names in
+ * each label), fiber, parallel and when their shapes. */
 static void measured_legend(FILE *o)
 {
     fputs("  subgraph \"cluster-measured\" {\n"
@@ -228,7 +238,10 @@ static void measured_legend(FILE *o)
           "    \"-measured-low\" [fillcolor=\"#ffffff\", label=\"small share\\nof the frame\"];\n"
           "    \"-measured-high\" [fillcolor=\"#ef3b2c\", label=\"whole frame\\n(median)\"];\n"
           "    \"-measured-crit\" [fillcolor=\"#ffffff\", penwidth=2.5, label=\"measured\\ncritical path\"];\n"
+          "    \"-measured-main\" [fillcolor=\"#ffffff\", color=\"" COL_MAIN_BORDER "\", penwidth=2, label=\"on main\"];\n"
+          "    \"-measured-hot\" [fillcolor=\"#ffffff\", color=\"" COL_HOT_BORDER "\", penwidth=2, label=\"hot\"];\n"
           "    \"-measured-low\" -> \"-measured-high\" -> \"-measured-crit\" [style=invis];\n"
+          "    \"-measured-main\" -> \"-measured-hot\" [style=invis];\n"
           "  }\n", o);
 }
 

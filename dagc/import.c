@@ -229,6 +229,9 @@ static void import_one(loader *L, size_t fi, const ast_import *im)
             return;
         }
         s->path = path;
+        s->importer = L->F->src[fi];
+        s->import_line = im->pos.line;
+        s->import_col = im->pos.col;
         /* Linked first, so that the parser's own errors show its lines. */
         dg_files_add(L->F, s, NULL, id);
         L->F->ast[L->F->n - 1] = dg_parse(s, L->d, L->a);

@@ -93,7 +93,30 @@ void dg_syntax_error(dg_parser *P, const dg_token *tok, const int *expected, int
         if (shown) dg_error(P->diag, at, "unexpected end of file, expected %s", b.p);
         else dg_error(P->diag, at, "unexpected end of file");
     } else if (shown) {
-        dg_error(P->diag, tok->pos, "unexpected %s, expected %s", what, b.p);
+        /* A near-miss keyword (`readz`, `grpah`): the closest keyword that
+         * would be accepted here, as names and resources get. */
+        const char *kw[TK_PREV - TK_GRAPH + 1];
+        size_t nkw = 0;
+        char words[TK_PREV - TK_GRAPH + 1][16];
+        for (int i = 0; i < n && tok->code == TK_NAME && tok->text; i++) {
+            if (expected[i] < TK_GRAPH || expected[i] > TK_PREV) continue;
+            const char *q = tok_name(expected[i]); /* "'after'" */
+            size_t l = strlen(q);
+            if (l < 3 || l - 2 >= sizeof words[0] || nkw >= sizeof words / sizeof words[0]) continue;
+            memcpy(words[nkw], q + 1, l - 2);
+            words[nkw][l - 2] = 0;
+            kw[nkw] = words[nkw];
+            nkw++;
+        }
+        /* With one choice, "expected 'main'" already says it. */
+        const char *sug = nkw && shown > 1 ? dg_suggest(tok->text, kw, nkw) : NULL;
+        if (sug) {
+            dg_error(P->diag, tok->pos, "unexpected %s, expected %s; did you mean '%s'?", what, b.p,
+                     sug);
+            dg_fixit_replace(P->diag, tok->pos, sug);
+        } else {
+            dg_error(P->diag, tok->pos, "unexpected %s, expected %s", what, b.p);
+        }
     } else {
         dg_error(P->diag, tok->pos, "unexpected %s", what);
     }

@@ -52,25 +52,6 @@ static const char *kind_word(const snode *s)
     return s->kind == IR_TASK ? "task" : "gate";
 }
 
-/* The closest of n candidate names, for "did you mean". */
-const char *dg_suggest(const char *name, const char *const *cands, size_t n)
-{
-    size_t len = strlen(name);
-    unsigned cap = len <= 2 ? 1 : len <= 5 ? 2 : 3;
-    unsigned best = cap + 1;
-    const char *bestname = NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (!cands[i]) continue;
-        unsigned dist = dg_edit_distance(name, cands[i], best - 1 < cap ? best - 1 : cap);
-        /* Replacing every letter is no suggestion ('x' for 'a'). */
-        if (dist < best && dist < len && dist < strlen(cands[i])) {
-            best = dist;
-            bestname = cands[i];
-        }
-    }
-    return bestname;
-}
-
 static const char *suggest(const sgraph *g, const char *name)
 {
     const char **c = dg_xmalloc((g->n + 1) * sizeof *c);
@@ -87,8 +68,12 @@ static void add_ref(sgraph *g, uint32_t to, const ast_expr *e)
     int idx = dg_map_get(&g->names, e->name);
     if (idx < 0) {
         const char *s = suggest(g, e->name);
-        if (s) dg_error(g->d, e->pos, "unknown name '%s'; did you mean '%s'?", e->name, s);
-        else dg_error(g->d, e->pos, "unknown name '%s'", e->name);
+        if (s) {
+            dg_error(g->d, e->pos, "unknown name '%s'; did you mean '%s'?", e->name, s);
+            dg_fixit_replace(g->d, e->pos, s);
+        } else {
+            dg_error(g->d, e->pos, "unknown name '%s'", e->name);
+        }
         return;
     }
     if (e->prev) {
@@ -206,8 +191,12 @@ static void accesses(sgraph *g, uint32_t n, const ast_clause *c)
             for (size_t i = 0; i < g->nres; i++) cand[i] = g->res[i].name;
             const char *sug = dg_suggest(r->name, cand, g->nres);
             free(cand);
-            if (sug) dg_error(g->d, r->pos, "unknown resource '%s'; did you mean '%s'?", r->name, sug);
-            else dg_error(g->d, r->pos, "unknown resource '%s'", r->name);
+            if (sug) {
+                dg_error(g->d, r->pos, "unknown resource '%s'; did you mean '%s'?", r->name, sug);
+                dg_fixit_replace(g->d, r->pos, sug);
+            } else {
+                dg_error(g->d, r->pos, "unknown resource '%s'", r->name);
+            }
             continue;
         }
         uint32_t k = 0;

@@ -111,6 +111,5 @@ int dg_lower_graph(sgraph *g, lgraph *L);
 
 /* Shared helpers (sema.c). */
 int dg_check_name(dg_diag *d, src_pos pos, const char *name, const char *what);
-const char *dg_suggest(const char *name, const char *const *cands, size_t n);
 
 #endif

@@ -18,6 +18,10 @@ typedef struct dg_source {
     uint32_t *lines;      /* offset of each line's first byte; lines[0] = start */
     uint32_t nlines;
     struct dg_source *next; /* (v2) the next loaded file, so diagnostics find any file's lines */
+    /* (v2) The file whose import loaded this one, and where (the string of
+     * its `import`); NULL for the input. Diagnostics in this file say so. */
+    const struct dg_source *importer;
+    uint32_t import_line, import_col;
 } dg_source;
 
 /* Reads PATH ("-": standard input, then named "<stdin>"); when

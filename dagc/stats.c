@@ -182,9 +182,12 @@ static uint64_t loop_bound(const ir_graph *g, uint32_t *from)
 void dg_print_path(FILE *out, const ir_graph *g, const dg_analysis *an)
 {
     uint32_t shown = 0;
+    /* Only the tasks, which the count before the list ("over N tasks")
+     * counts: gates and run nodes cost nothing, and a task inside a run
+     * node already names it (sim.ragdoll.broad). */
     for (uint32_t i = 0; i < an->ncrit; i++) {
         const ir_node *x = &g->nodes[an->crit[i]];
-        if (x->flags & IR_F_ANON) continue;
+        if (x->kind != IR_TASK) continue;
         if (shown < 32) fprintf(out, "%s%s", shown ? " -> " : " ", x->name);
         else if (shown == 32) fputs(" -> ...", out);
         shown++;

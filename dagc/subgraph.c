@@ -53,9 +53,13 @@ static void resolve(lgraph *L, size_t n, const dg_map *gnames, dg_diag *d, dg_ar
             int t = dg_map_get(gnames, g->run[v]);
             if (t < 0) {
                 const char *s = dg_suggest(g->run[v], cand, n);
-                if (s) dg_error(d, g->run_pos[v], "unknown graph '%s' in 'run'; did you mean '%s'?",
-                                g->run[v], s);
-                else dg_error(d, g->run_pos[v], "unknown graph '%s' in 'run'", g->run[v]);
+                if (s) {
+                    dg_error(d, g->run_pos[v], "unknown graph '%s' in 'run'; did you mean '%s'?",
+                             g->run[v], s);
+                    dg_fixit_replace(d, g->run_pos[v], s);
+                } else {
+                    dg_error(d, g->run_pos[v], "unknown graph '%s' in 'run'", g->run[v]);
+                }
                 g->state = 3;
                 continue;
             }

@@ -30,3 +30,22 @@ unsigned dg_edit_distance(const char *a, const char *b, unsigned cap)
     }
     return row[lb] > cap ? cap + 1 : row[lb];
 }
+
+/* The closest of n candidate names, for "did you mean". */
+const char *dg_suggest(const char *name, const char *const *cands, size_t n)
+{
+    size_t len = strlen(name);
+    unsigned cap = len <= 2 ? 1 : len <= 5 ? 2 : 3;
+    unsigned best = cap + 1;
+    const char *bestname = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!cands[i]) continue;
+        unsigned dist = dg_edit_distance(name, cands[i], best - 1 < cap ? best - 1 : cap);
+        /* Replacing every letter is no suggestion ('x' for 'a'). */
+        if (dist < best && dist < len && dist < strlen(cands[i])) {
+            best = dist;
+            bestname = cands[i];
+        }
+    }
+    return bestname;
+}

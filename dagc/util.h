@@ -108,5 +108,8 @@ size_t dg_path_stem(const char *path, const char **base);
 
 /* Edit distance, capped: returns cap+1 when the distance exceeds cap. */
 unsigned dg_edit_distance(const char *a, const char *b, unsigned cap);
+/* The closest of n candidate names (NULL entries skipped), for "did you
+ * mean", or NULL when none is close enough. */
+const char *dg_suggest(const char *name, const char *const *cands, size_t n);
 
 #endif

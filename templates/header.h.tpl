@@ -36,10 +36,28 @@ int {{name}}_run(dagrt *rt, {{param}});
  * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
  * before reusing it or letting it go. */
 typedef struct {{name}}_instance {
+{{#cxx}}
+#ifdef __cplusplus
+    /* With --cxx the context may be a reference, which a started run keeps
+     * as a pointer: a struct holding one has a pointer's size (an object's
+     * has the object's). Nested, so they add no global name. */
+    using dagc_ctx = {{ctype}};
+    struct dagc_ctx_slot { dagc_ctx stored; };
+#endif
+{{/cxx}}
     dagrt_graph_state state;
     dagrt_node_state nodes[{{nnodes}}];
     /* A started run's copy of its context. */
+{{^cxx}}
     union { unsigned char bytes[sizeof({{ctype}})]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
+{{/cxx}}
+{{#cxx}}
+#ifdef __cplusplus
+    union { unsigned char bytes[sizeof(dagc_ctx_slot)]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
+#else
+    union { unsigned char bytes[sizeof({{ctype}})]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
+#endif
+{{/cxx}}
 } {{name}}_instance_t;
 int {{name}}_instance_init({{name}}_instance_t *inst);
 int {{name}}_instance_run(dagrt *rt, {{name}}_instance_t *inst, {{param}});

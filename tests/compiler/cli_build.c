@@ -160,9 +160,10 @@ Test(cli_build, json_diagnostics_for_io_errors)
     RUN(r, NULL, "--check", "--diagnostics-format=json", "/nonexistent/dir/x.dag");
     cr_expect_eq(r.status, 2);
     cr_expect_str_eq(r.err,
-        "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[\n"
+        "{\"format\":\"dagc-diagnostics\",\"version\":2,\"diagnostics\":[\n"
         "{\"severity\":\"error\",\"message\":\"cannot open '/nonexistent/dir/x.dag': No such file or directory\","
-        "\"file\":\"/nonexistent/dir/x.dag\",\"line\":null,\"column\":null,\"notes\":[],\"hint\":null}\n"
+        "\"flag\":null,\"file\":\"/nonexistent/dir/x.dag\",\"line\":null,\"column\":null,"
+        "\"end_line\":null,\"end_column\":null,\"notes\":[],\"hint\":null,\"fixits\":[]}\n"
         "]}\n");
     spawn_free(&r);
     /* An output that cannot be written: no position, still JSON, nothing

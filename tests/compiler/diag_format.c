@@ -81,15 +81,18 @@ Test(diag_format, json_carries_notes_and_the_hint)
     cr_expect_eq(c.len, 0, "JSON is written at the end");
     char *buf = capture_close(&c);
     cr_expect_str_eq(buf,
-        "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[\n"
-        "{\"severity\":\"error\",\"message\":\"'ai' and 'physics' may run at the same time\","
-        "\"file\":\"a.dag\",\"line\":3,\"column\":10,"
-        "\"notes\":[{\"message\":\"the other access is here\",\"file\":\"a.dag\",\"line\":2,\"column\":5}],"
-        "\"hint\":\"add 'after physics' to task 'ai'; or order them through a gate\"},\n"
-        "{\"severity\":\"warning\",\"message\":\"gate 'x' is never waited for\","
-        "\"file\":\"a.dag\",\"line\":7,\"column\":1,\"notes\":[],\"hint\":null},\n"
-        "{\"severity\":\"error\",\"message\":\"cannot write 'out.c'\","
-        "\"file\":null,\"line\":null,\"column\":null,\"notes\":[],\"hint\":null}\n"
+        "{\"format\":\"dagc-diagnostics\",\"version\":2,\"diagnostics\":[\n"
+        "{\"severity\":\"error\",\"message\":\"'ai' and 'physics' may run at the same time\",\"flag\":null,"
+        "\"file\":\"a.dag\",\"line\":3,\"column\":10,\"end_line\":3,\"end_column\":11,"
+        "\"notes\":[{\"message\":\"the other access is here\",\"file\":\"a.dag\",\"line\":2,\"column\":5,"
+        "\"end_line\":2,\"end_column\":6}],"
+        "\"hint\":\"add 'after physics' to task 'ai'; or order them through a gate\",\"fixits\":[]},\n"
+        "{\"severity\":\"warning\",\"message\":\"gate 'x' is never waited for\",\"flag\":null,"
+        "\"file\":\"a.dag\",\"line\":7,\"column\":1,\"end_line\":7,\"end_column\":2,\"notes\":[],"
+        "\"hint\":null,\"fixits\":[]},\n"
+        "{\"severity\":\"error\",\"message\":\"cannot write 'out.c'\",\"flag\":null,"
+        "\"file\":null,\"line\":null,\"column\":null,\"end_line\":null,\"end_column\":null,"
+        "\"notes\":[],\"hint\":null,\"fixits\":[]}\n"
         "]}\n");
     cr_expect_null(c.d.json, "finish frees what was collected");
     free(buf);
@@ -103,11 +106,13 @@ Test(diag_format, json_escapes)
     dg_error(&c.d, at("caf\xc3\xa9.dag", 1, 2), "bad \xc3 utf8 \xe2\x82 \xed\xa0\x80 ok \xe2\x82\xac");
     char *buf = capture_close(&c);
     cr_expect_str_eq(buf,
-        "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[\n"
-        "{\"severity\":\"error\",\"message\":\"quote \\\" tab \\t nl \\n ctl \\u0001 del \\u007f\","
-        "\"file\":\"dir\\\\\\\"q\\\".dag\",\"line\":1,\"column\":1,\"notes\":[],\"hint\":null},\n"
-        "{\"severity\":\"error\",\"message\":\"bad \\ufffd utf8 \\ufffd\\ufffd \\ufffd\\ufffd\\ufffd ok \xe2\x82\xac\","
-        "\"file\":\"caf\xc3\xa9.dag\",\"line\":1,\"column\":2,\"notes\":[],\"hint\":null}\n"
+        "{\"format\":\"dagc-diagnostics\",\"version\":2,\"diagnostics\":[\n"
+        "{\"severity\":\"error\",\"message\":\"quote \\\" tab \\t nl \\n ctl \\u0001 del \\u007f\",\"flag\":null,"
+        "\"file\":\"dir\\\\\\\"q\\\".dag\",\"line\":1,\"column\":1,\"end_line\":1,\"end_column\":2,"
+        "\"notes\":[],\"hint\":null,\"fixits\":[]},\n"
+        "{\"severity\":\"error\",\"message\":\"bad \\ufffd utf8 \\ufffd\\ufffd \\ufffd\\ufffd\\ufffd ok \xe2\x82\xac\",\"flag\":null,"
+        "\"file\":\"caf\xc3\xa9.dag\",\"line\":1,\"column\":2,\"end_line\":1,\"end_column\":3,"
+        "\"notes\":[],\"hint\":null,\"fixits\":[]}\n"
         "]}\n");
     free(buf);
 }
@@ -136,6 +141,104 @@ Test(diag_format, json_with_nothing_to_say)
     capture c;
     capture_open(&c, DG_DIAG_JSON);
     char *buf = capture_close(&c);
-    cr_expect_str_eq(buf, "{\"format\":\"dagc-diagnostics\",\"version\":1,\"diagnostics\":[]}\n");
+    cr_expect_str_eq(buf, "{\"format\":\"dagc-diagnostics\",\"version\":2,\"diagnostics\":[]}\n");
+    free(buf);
+}
+
+/* Two files, b.dag imported by a.dag at line 2: ranges come from the
+ * source text, the flag from the message, fix-its from dg_fixit, and a
+ * diagnostic in b.dag names the import that loaded it. */
+static void two_files(dg_source *a, dg_source *b)
+{
+    const char *ta = "// a\nimport \"b.dag\";\ngraph g { task physics after input; }\n";
+    const char *tb = "resource bodies;\ngraph h { task x reads bodeis; }\n";
+    dg_source_from_memory(a, "a.dag", ta, strlen(ta));
+    dg_source_from_memory(b, "b.dag", tb, strlen(tb));
+    a->next = b;
+    b->importer = a;
+    b->import_line = 2;
+    b->import_col = 8;
+}
+
+static void report_ranges(dg_diag *d)
+{
+    dg_error(d, at("a.dag", 3, 30), "unknown name 'input'; did you mean 'inputs'?");
+    dg_fixit_replace(d, at("a.dag", 3, 30), "inputs");
+    dg_warning(d, at("a.dag", 3, 16), "'physics' races [-Wpipeline-race]");
+    dg_note(d, at("a.dag", 2, 8), "a string");
+    dg_fixit_insert_after(d, at("a.dag", 3, 16), " call physics_task");
+    dg_error(d, at("b.dag", 2, 24), "unknown resource 'bodeis'");
+}
+
+Test(diag_format, json_ranges_flags_fixits_and_imports)
+{
+    dg_source a, b;
+    two_files(&a, &b);
+    capture c;
+    capture_open(&c, DG_DIAG_JSON);
+    c.d.src = &a;
+    report_ranges(&c.d);
+    char *buf = capture_close(&c);
+    cr_expect_str_eq(buf,
+        "{\"format\":\"dagc-diagnostics\",\"version\":2,\"diagnostics\":[\n"
+        "{\"severity\":\"error\",\"message\":\"unknown name 'input'; did you mean 'inputs'?\",\"flag\":null,"
+        "\"file\":\"a.dag\",\"line\":3,\"column\":30,\"end_line\":3,\"end_column\":35,\"notes\":[],"
+        "\"hint\":null,\"fixits\":[{\"file\":\"a.dag\",\"line\":3,\"column\":30,\"end_line\":3,"
+        "\"end_column\":35,\"text\":\"inputs\"}]},\n"
+        "{\"severity\":\"warning\",\"message\":\"'physics' races [-Wpipeline-race]\",\"flag\":\"-Wpipeline-race\","
+        "\"file\":\"a.dag\",\"line\":3,\"column\":16,\"end_line\":3,\"end_column\":23,"
+        "\"notes\":[{\"message\":\"a string\",\"file\":\"a.dag\",\"line\":2,\"column\":8,\"end_line\":2,\"end_column\":15}],"
+        "\"hint\":null,\"fixits\":[{\"file\":\"a.dag\",\"line\":3,\"column\":23,\"end_line\":3,"
+        "\"end_column\":23,\"text\":\" call physics_task\"}]},\n"
+        "{\"severity\":\"error\",\"message\":\"unknown resource 'bodeis'\",\"flag\":null,"
+        "\"file\":\"b.dag\",\"line\":2,\"column\":24,\"end_line\":2,\"end_column\":30,"
+        "\"notes\":[{\"message\":\"in file imported from a.dag:2\",\"file\":\"a.dag\",\"line\":2,\"column\":8,"
+        "\"end_line\":2,\"end_column\":15}],\"hint\":null,\"fixits\":[]}\n"
+        "]}\n");
+    free(buf);
+    dg_source_free(&a);
+    dg_source_free(&b);
+}
+
+Test(diag_format, text_shows_imports_and_no_fixits)
+{
+    dg_source a, b;
+    two_files(&a, &b);
+    capture c;
+    capture_open(&c, DG_DIAG_TEXT);
+    c.d.src = &a;
+    report_ranges(&c.d);
+    char *buf = capture_close(&c);
+    cr_expect_str_eq(buf,
+        "a.dag:3:30: error: unknown name 'input'; did you mean 'inputs'?\n"
+        "graph g { task physics after input; }\n"
+        "                             ^\n"
+        "a.dag:3:16: warning: 'physics' races [-Wpipeline-race]\n"
+        "graph g { task physics after input; }\n"
+        "               ^\n"
+        "a.dag:2:8: note: a string\n"
+        "import \"b.dag\";\n"
+        "       ^\n"
+        "In file imported from a.dag:2:\n"
+        "b.dag:2:24: error: unknown resource 'bodeis'\n"
+        "graph h { task x reads bodeis; }\n"
+        "                       ^\n");
+    free(buf);
+    dg_source_free(&a);
+    dg_source_free(&b);
+}
+
+Test(diag_format, json_flag_survives_werror)
+{
+    capture c;
+    capture_open(&c, DG_DIAG_JSON);
+    c.d.werror = 1;
+    dg_warning(&c.d, at("a.dag", 1, 1), "x and y race [-Wpipeline-race]");
+    dg_warning(&c.d, at("a.dag", 1, 1), "gate 'g' is never waited for");
+    char *buf = capture_close(&c);
+    cr_expect(strstr(buf, "\"message\":\"x and y race [-Wpipeline-race] [-Werror]\",\"flag\":\"-Wpipeline-race\"") != NULL,
+              "%s", buf);
+    cr_expect(strstr(buf, "\"message\":\"gate 'g' is never waited for [-Werror]\",\"flag\":null") != NULL,
+              "%s", buf);
     free(buf);
 }

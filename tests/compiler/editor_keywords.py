@@ -104,6 +104,78 @@ for g in pkg['contributes']['grammars']:
     if not os.path.isfile(os.path.join(ed, 'vscode', g['path'])):
         fail(f'package.json names a grammar {g["path"]!r} that is not there')
 
+# ---- Resources: a scope of their own in the TextMate grammar, for the names
+# a `resource` declares and a `reads`/`writes` accesses (and nothing after).
+RESOURCE_LINES = [
+    # (line, resource names in it, names that are not resources)
+    ('resource bodies, poses;', ['bodies', 'poses'], []),
+    ('    task t after a reads bodies, poses writes mixer hot;', ['bodies', 'poses', 'mixer'],
+     ['t', 'a', 'hot']),
+    ('    task u writes mixer  on main;', ['mixer'], ['u', 'main']),
+]
+res_rules = [r for r in tm.get('repository', {}).get('resources', {}).get('patterns', [])
+             if 'match' in r]
+names_rule = tm.get('repository', {}).get('resource-names', {}).get('patterns', [])
+res_scopes = {r.get('name') for r in names_rule if r.get('match', '').startswith('[A-Za-z_]')}
+if not res_rules or len(res_scopes) != 1:
+    fail('the TextMate grammar has no #resources rules with one #resource-names scope')
+else:
+    scope = res_scopes.pop()
+    if scope.split('.')[0] in ('keyword', 'storage', 'entity') or not scope.endswith('.dag'):
+        fail(f'resource names have scope {scope!r}, not one of their own')
+    top = [p.get('include') for p in tm['patterns']]
+    if '#resources' not in top or top.index('#resources') > top.index('#declarations'):
+        fail('#resources is not included before #declarations (resource NAME would be a declaration)')
+    for line, want, not_res in RESOURCE_LINES:
+        got = []
+        for r in res_rules:
+            for m in re.finditer(r['match'], line):
+                got += re.findall(r'[A-Za-z_][A-Za-z0-9_]*', m.group(2))
+        if got != want:
+            fail(f'TextMate: resources in {line.strip()!r} are {got}, expected {want}')
+        for w in not_res:
+            if w in got:
+                fail(f'TextMate: {w!r} in {line.strip()!r} is taken for a resource')
+
+# ---- VS Code's problem matcher for dagc's text diagnostics, against the
+# diagnostics of the golden cases: it takes every `FILE:LINE:COL: error:` or
+# `warning:` line with its parts, and nothing else (notes, source lines,
+# carets, hints, "In file imported from").
+matchers = [m for m in pkg['contributes'].get('problemMatchers', []) if m.get('name') == 'dagc']
+if len(matchers) != 1:
+    fail('package.json has no problem matcher named dagc')
+else:
+    pm = matchers[0]
+    pat = pm.get('pattern', {})
+    try:
+        rx = re.compile(pat.get('regexp', ''))
+    except re.error as e:
+        rx = None
+        fail(f'the problem matcher regexp does not compile: {e}')
+    if not pm.get('fileLocation'):
+        fail('the problem matcher has no fileLocation')
+    diag_rx = re.compile(r'^(.+?):(\d+):(\d+): (error|warning): (.*)$')
+    golden = os.path.join(src, 'tests', 'compiler', 'golden')
+    seen = {'error': 0, 'warning': 0}
+    for name in sorted(os.listdir(golden)):
+        if not name.endswith('.expected') or rx is None:
+            continue
+        with open(os.path.join(golden, name), errors='replace') as f:
+            for line in f.read().split('\n'):
+                want = diag_rx.match(line)
+                got = rx.match(line)
+                if want and not got:
+                    fail(f'the problem matcher misses {name}: {line!r}')
+                elif got and not want:
+                    fail(f'the problem matcher takes {name}: {line!r}')
+                elif got:
+                    parts = {k: got.group(pat[k]) for k in ('file', 'line', 'column', 'severity', 'message')}
+                    if list(parts.values()) != list(want.groups()):
+                        fail(f'the problem matcher splits {line!r} as {parts}')
+                    seen[parts['severity']] += 1
+    if rx is not None and (not seen['error'] or not seen['warning']):
+        fail(f'the golden cases gave the problem matcher too little to check: {seen}')
+
 # ---- Vim, for real: filetype detection and each keyword's highlight group.
 vim = shutil.which('vim')
 if vim:
@@ -139,6 +211,34 @@ if vim:
                 fail(f'vim highlights the keyword {line!r} as {group!r}')
             elif exp is not None and group != exp:
                 fail(f'vim highlights {line!r} as {group!r}, expected {exp!r}')
+    # Resource names, at each name's first column.
+    res_sample = os.path.join(scratch, 'resources.dag')
+    res_out = os.path.join(scratch, 'resources.txt')
+    with open(res_sample, 'w') as f:
+        f.write('\n'.join(l for l, _, _ in RESOURCE_LINES) + '\n')
+    probes = []
+    for ln, (line, want, not_res) in enumerate(RESOURCE_LINES, 1):
+        for w in want + not_res:
+            col = re.search(r'\b' + w + r'\b', line).start() + 1
+            probes.append((ln, col, w, w in want))
+    if os.path.exists(res_out):
+        os.remove(res_out)
+    expr = '[' + ', '.join(f'synIDattr(synID({l}, {c}, 1), "name")' for l, c, _, _ in probes) + ']'
+    subprocess.run([vim, '-N', '-u', 'NONE', '-i', 'NONE', '-es',
+                    '-c', 'set rtp^=' + os.path.join(ed, 'vim'),
+                    '-c', 'filetype on', '-c', 'syntax on', '-c', 'edit ' + res_sample,
+                    '-c', f'call writefile({expr}, "{res_out}")', '-c', 'qa!'],
+                   stdin=subprocess.DEVNULL, timeout=60, check=False)
+    if not os.path.exists(res_out):
+        fail('vim wrote nothing for the resource sample')
+    else:
+        with open(res_out) as f:
+            groups = f.read().split('\n')
+        for (ln, col, w, is_res), group in zip(probes, groups):
+            if is_res and group != 'dagResource':
+                fail(f'vim highlights the resource {w!r} (line {ln}) as {group!r}, not dagResource')
+            if not is_res and group == 'dagResource':
+                fail(f'vim highlights {w!r} (line {ln}) as a resource')
 else:
     print('note: vim is not installed: the Vim files were checked as text only')
 
@@ -146,4 +246,5 @@ if failures:
     for m in failures:
         print('FAIL:', m)
     sys.exit(1)
-print(f'ok: {len(keywords)} keywords of grammar/lexer.re in the Vim and TextMate files')
+print(f'ok: {len(keywords)} keywords of grammar/lexer.re in the Vim and TextMate files; '
+      'resource scopes; the problem matcher on the golden diagnostics')

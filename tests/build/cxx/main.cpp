@@ -52,6 +52,19 @@ void words_submit(engine::Counter &c) { c.runs++; }
 void words_wait(engine::Counter &c) { c.runs++; }
 void words_drain(engine::Counter &c) { c.runs++; }
 
+void big_tick(engine::Big &b) { b.ticks++; }
+void big_tock(engine::Big &b) { b.ticks++; }
+
+// Sized by what is stored: a reference context is kept as a pointer, so
+// its instance reserves no more for it than a pointer context's does, and
+// neither an instance nor a pipeline grows with the referent.
+static_assert(sizeof(big_instance_t::ctx) == sizeof(frame_instance_t::ctx),
+              "an instance of a reference context reserves more than a pointer");
+static_assert(sizeof(big_instance_t) < sizeof(engine::Big),
+              "an instance of a reference context grows with the referent");
+static_assert(sizeof(big_pipeline_t) < DAGRT_MAX_IN_FLIGHT * sizeof(engine::Big),
+              "a pipeline of a reference context grows with the referent");
+
 void bump_first(long v[4]) { v[0] += 1; }
 void bump_second(long v[4]) { v[3] = v[0] + 1; }
 
@@ -116,6 +129,14 @@ int main()
     for (int i = 0; i < 3 && rc9 == 0; i++)
         rc9 = words_pipeline_submit(rt, &wp, wc);
     rc9 |= words_pipeline_drain(rt, &wp);
+    engine::Big big;
+    static big_pipeline_t bp;
+    int rc10 = big_pipeline_init(&bp, 2);
+    for (int i = 0; i < 4 && rc10 == 0; i++)
+        rc10 = big_pipeline_submit(rt, &bp, big);
+    rc10 |= big_pipeline_drain(rt, &bp);
+    std::printf("cxx: big %d, %d ticks (expected 8), pipeline %zu bytes, world %zu\n", rc10,
+                big.ticks.load(), sizeof bp, sizeof big);
     std::printf("cxx: words %d, %d task calls (expected 50)\n", rc9, wc.runs.load());
     std::printf("cxx: pipelines %d %d, runs %d, uses %ld in flight, %ld drained, pool %d, depth %d\n",
                 rc7, rc8, counter->runs.load(), in_flight_uses, uses, pool3.sum, bad_depth);
@@ -126,7 +147,7 @@ int main()
               rc6 == 0 && busy == DAGRT_EBUSY && never == DAGRT_EINVAL && w2.reported == want &&
               pool2.sum == 10 && arr2[0] == 1 && arr2[3] == 2 && rc7 == 0 && rc8 == 0 &&
               counter->runs == 100 && uses == 1 && pool3.sum == 30 && bad_depth == DAGRT_EINVAL &&
-              rc9 == 0 && wc.runs == 50;
+              rc9 == 0 && wc.runs == 50 && rc10 == 0 && big.ticks == 8;
     std::printf("cxx: started runs %d (busy %d, never %d), total %ld, pool %d, array %ld %ld\n", rc6,
                 busy, never, w2.reported, pool2.sum, arr2[0], arr2[3]);
     std::printf("cxx: runs %d %d %d %d %d, total %ld (expected %ld), checked %d, pool %d, ping %d,"

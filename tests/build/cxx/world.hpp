@@ -29,5 +29,11 @@ struct Counter {
     std::atomic<int> overlap{0};
     std::atomic<int> active{0};
 };
+// A large world passed by reference: a started run keeps a pointer to it,
+// so instances and pipelines must not grow with it (main.cpp checks).
+struct Big {
+    long cells[512] = {};
+    std::atomic<int> ticks{0};
+};
 } // namespace engine
 #endif

@@ -12,6 +12,11 @@ syn keyword dagKeyword after on main hot fiber parallel grain call cost when run
 syn keyword dagOperator and or
 syn keyword dagTodo TODO FIXME XXX NOTE contained
 
+" Resource names: those a `resource` declares and a `reads`/`writes` accesses,
+" each name of a comma list on the line (after the keyword, which stays a
+" keyword: syn keyword wins over syn match where both start).
+syn match dagResource "\%(\<\%(resource\|reads\|writes\)\s\+\%(\h\w*\s*,\s*\)*\)\@<=\h\w*"
+
 syn match dagDuration "\<\d\+\%(\.\d\+\)\=\%(ns\|us\|ms\|s\)\>"
 syn match dagNumber "\<\d\+\>"
 syn region dagString start=+"+ skip=+\\[\\"]+ end=+"+ oneline contains=dagEscape
@@ -29,6 +34,7 @@ hi def link dagInclude Include
 hi def link dagKeyword Keyword
 hi def link dagOperator Operator
 hi def link dagTodo Todo
+hi def link dagResource Identifier
 hi def link dagDuration Number
 hi def link dagNumber Number
 hi def link dagString String
