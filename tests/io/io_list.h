@@ -8,3 +8,6 @@
 SCENARIO(io, io_cancel_nesting, 60, SCN_TSAN)
 SCENARIO(io, io_cancel_cross_thread, 60, SCN_TSAN)
 SCENARIO(io, io_clock, 60, SCN_TSAN)
+SCENARIO(io, io_sleep_min, 60, SCN_TSAN)
+SCENARIO(io, io_timed_wait, 60, SCN_TSAN)
+SCENARIO(io, io_cancel_wakes, 60, SCN_TSAN)
