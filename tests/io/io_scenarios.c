@@ -3,7 +3,10 @@
  * prints why it failed and returns 1. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "dagrt.h"
@@ -431,6 +434,388 @@ static int io_cancel_wakes(void)
         bad++;
     }
     dagrt_destroy(rt);
+    return bad;
+}
+
+/* ------------------------------------------- condition variables */
+
+/* A bounded queue over one mutex and two conditions: producers and
+ * consumers (fiber tasks and plain tasks mixed) pass every item exactly
+ * once; consumers use short deadlines, so timeouts race the signals all
+ * the time and a signal lost to a timed-out waiter would hang the run. */
+enum { CQ_CAP = 8, CQ_ITEMS = 20000, CQ_PROD = 3, CQ_CONS = 3 };
+
+typedef struct cqueue {
+    dagrt *rt;
+    dagrt_mutex mu;
+    dagrt_cond not_empty, not_full;
+    int buf[CQ_CAP];
+    int head, count, produced, closed;
+    unsigned char seen[CQ_PROD * CQ_ITEMS];
+    _Atomic int dup, timeouts, bad;
+} cqueue;
+
+static cqueue cq;
+
+static void cq_produce(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    for (int i = 0; i < CQ_ITEMS; i++) {
+        dagrt_mutex_lock(cq.rt, &cq.mu);
+        while (cq.count == CQ_CAP)
+            if (dagrt_cond_wait(cq.rt, &cq.not_full, &cq.mu, DAGRT_FOREVER, NULL) != 0)
+                atomic_fetch_add(&cq.bad, 1);
+        cq.buf[(cq.head + cq.count) % CQ_CAP] = id * CQ_ITEMS + i;
+        cq.count++;
+        dagrt_cond_signal(&cq.not_empty);
+        dagrt_mutex_unlock(&cq.mu);
+    }
+    dagrt_mutex_lock(cq.rt, &cq.mu);
+    if (++cq.produced == CQ_PROD)
+        dagrt_cond_broadcast(&cq.not_empty);   /* wake every consumer to see the end */
+    dagrt_mutex_unlock(&cq.mu);
+}
+
+static void cq_consume(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        dagrt_mutex_lock(cq.rt, &cq.mu);
+        while (cq.count == 0 && cq.produced < CQ_PROD) {
+            int r = dagrt_cond_wait(cq.rt, &cq.not_empty, &cq.mu, dagrt_now_ns() + 20000, NULL);
+            if (r == DAGRT_ETIMEDOUT)
+                atomic_fetch_add(&cq.timeouts, 1);
+            else if (r != 0)
+                atomic_fetch_add(&cq.bad, 1);
+        }
+        if (cq.count == 0) {
+            dagrt_mutex_unlock(&cq.mu);
+            return;
+        }
+        int v = cq.buf[cq.head];
+        cq.head = (cq.head + 1) % CQ_CAP;
+        cq.count--;
+        dagrt_cond_signal(&cq.not_full);
+        dagrt_mutex_unlock(&cq.mu);
+        if (v < 0 || v >= CQ_PROD * CQ_ITEMS || cq.seen[v]++)
+            atomic_fetch_add(&cq.dup, 1);
+    }
+}
+
+static int io_cond_hammer(void)
+{
+    int bad = 0;
+    dagrt *rt = rt_make(3);
+    if (!rt)
+        FAIL("dagrt_create");
+    memset(&cq, 0, sizeof cq);
+    cq.rt = rt;
+    dagrt_mutex_init(&cq.mu);
+    dagrt_cond_init(&cq.not_empty);
+    dagrt_cond_init(&cq.not_full);
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (int i = 0; i < CQ_CONS; i++)
+        dagrt_spawn_ex(rt, &g, cq_consume, NULL, i == 0 ? 0 : DAGRT_SPAWN_FIBER);
+    for (int i = 0; i < CQ_PROD; i++)
+        dagrt_spawn_ex(rt, &g, cq_produce, (void *)(intptr_t)i, i == 0 ? 0 : DAGRT_SPAWN_FIBER);
+    dagrt_group_wait(rt, &g);
+    int missing = 0;
+    for (int v = 0; v < CQ_PROD * CQ_ITEMS; v++)
+        missing += cq.seen[v] == 0;
+    EXPECT(missing == 0);
+    EXPECT(atomic_load(&cq.dup) == 0);
+    EXPECT(atomic_load(&cq.bad) == 0);
+    EXPECT(cq.count == 0);
+    if (getenv("IO_VERBOSE"))
+        fprintf(stderr, "io_cond_hammer: %d consumer timeouts\n", atomic_load(&cq.timeouts));
+    if (bad)
+        fprintf(stderr, "io_cond_hammer: %d missing, %d duplicated, %d bad returns\n", missing,
+                atomic_load(&cq.dup), atomic_load(&cq.bad));
+    dagrt_destroy(rt);
+    return bad;
+}
+
+/* Ping-pong through one condition: each side signals right after the
+ * other has released the mutex inside its wait, the window where a signal
+ * is lost if the waiter queues itself too late. A lost one hangs (the
+ * driver's watchdog); the deadline turns it into a failure first. */
+typedef struct pingpong {
+    dagrt *rt;
+    dagrt_mutex mu;
+    dagrt_cond cv;
+    int turn, rounds;
+    _Atomic int bad;
+} pingpong;
+
+static pingpong pp;
+
+static void pp_side(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    dagrt_mutex_lock(pp.rt, &pp.mu);
+    for (int i = 0; i < pp.rounds; i++) {
+        while (pp.turn != me)
+            if (dagrt_cond_wait(pp.rt, &pp.cv, &pp.mu, dagrt_now_ns() + UINT64_C(5000000000), NULL) != 0) {
+                atomic_fetch_add(&pp.bad, 1);
+                pp.turn = me;   /* give up waiting: report, do not hang */
+            }
+        pp.turn = !me;
+        dagrt_cond_signal(&pp.cv);
+    }
+    dagrt_mutex_unlock(&pp.mu);
+}
+
+static void *pp_thread(void *arg)
+{
+    pp_side(arg);
+    return NULL;
+}
+
+/* Broadcast wakes every waiter, each with 0 and holding the mutex. */
+typedef struct bcast {
+    dagrt *rt;
+    dagrt_mutex mu;
+    dagrt_cond cv;
+    int go, waiting, woken;
+    _Atomic int bad;
+} bcast;
+
+static bcast bc;
+
+static void bc_wait(void *arg)
+{
+    (void)arg;
+    dagrt_mutex_lock(bc.rt, &bc.mu);
+    bc.waiting++;
+    while (!bc.go)
+        if (dagrt_cond_wait(bc.rt, &bc.cv, &bc.mu, DAGRT_FOREVER, NULL) != 0)
+            atomic_fetch_add(&bc.bad, 1);
+    bc.woken++;
+    dagrt_mutex_unlock(&bc.mu);
+}
+
+static int io_cond_signals(void)
+{
+    int bad = 0;
+    dagrt *rt = rt_make(2);
+    if (!rt)
+        FAIL("dagrt_create");
+    /* Fiber against fiber, then fiber against a thread of its own. */
+    for (int mode = 0; mode < 2; mode++) {
+        memset(&pp, 0, sizeof pp);
+        pp.rt = rt;
+        pp.rounds = 20000;
+        dagrt_mutex_init(&pp.mu);
+        dagrt_cond_init(&pp.cv);
+        dagrt_group g;
+        dagrt_group_init(&g);
+        pthread_t t;
+        dagrt_spawn_ex(rt, &g, pp_side, (void *)(intptr_t)0, DAGRT_SPAWN_FIBER);
+        if (mode == 0)
+            dagrt_spawn_ex(rt, &g, pp_side, (void *)(intptr_t)1, DAGRT_SPAWN_FIBER);
+        else
+            pthread_create(&t, NULL, pp_thread, (void *)(intptr_t)1);
+        dagrt_group_wait(rt, &g);
+        if (mode == 1)
+            pthread_join(t, NULL);
+        if (atomic_load(&pp.bad)) {
+            fprintf(stderr, "io_cond_signals: ping-pong (%s): %d waits ended without their signal\n",
+                    mode ? "fiber and thread" : "two fibers", atomic_load(&pp.bad));
+            bad++;
+        }
+    }
+    /* Broadcast to fibers, plain tasks and the waits of a thread. */
+    memset(&bc, 0, sizeof bc);
+    bc.rt = rt;
+    dagrt_mutex_init(&bc.mu);
+    dagrt_cond_init(&bc.cv);
+    enum { NB = 16 };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (int i = 0; i < NB; i++)
+        dagrt_spawn_ex(rt, &g, bc_wait, NULL, i == 0 ? 0 : DAGRT_SPAWN_FIBER);
+    for (;;) {
+        dagrt_mutex_lock(rt, &bc.mu);
+        int w = bc.waiting;
+        dagrt_mutex_unlock(&bc.mu);
+        if (w == NB)
+            break;
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+    dagrt_mutex_lock(rt, &bc.mu);
+    bc.go = 1;
+    dagrt_cond_broadcast(&bc.cv);
+    dagrt_mutex_unlock(&bc.mu);
+    dagrt_group_wait(rt, &g);
+    EXPECT(bc.woken == NB);
+    EXPECT(atomic_load(&bc.bad) == 0);
+    /* Misuse: waiting without holding the mutex. */
+    dagrt_mutex m;
+    dagrt_mutex_init(&m);
+    EXPECT(dagrt_cond_wait(rt, &bc.cv, &m, DAGRT_FOREVER, NULL) == DAGRT_EPERM);
+    dagrt_destroy(rt);
+    return bad;
+}
+
+/* --------------------------------------- timed hand-off under contention */
+
+/* Waiters with short deadlines contend for a mutex and a semaphore; units
+ * and the lock are handed over FIFO while deadlines expire. Exclusion
+ * holds, every success is counted once, and no permit is lost: afterwards
+ * the semaphore holds exactly its units again. */
+enum { HO_TASKS = 12, HO_ROUNDS = 3000, HO_PERMITS = 3 };
+
+typedef struct handoff {
+    dagrt *rt;
+    dagrt_mutex mu;
+    dagrt_sem sem;
+    long inside_mu, locked, counter;
+    _Atomic int inside_sem, max_inside_sem;
+    _Atomic long acquired, timeouts, bad;
+} handoff;
+
+static handoff ho;
+
+static void ho_task(void *arg)
+{
+    unsigned x = (unsigned)(uintptr_t)arg * 2654435761u + 1;
+    for (int i = 0; i < HO_ROUNDS; i++) {
+        x = x * 1103515245u + 12345u;
+        uint64_t d = dagrt_now_ns() + (x >> 16) % 30000;   /* 0 to 30 us */
+        int r = dagrt_mutex_lock_until(ho.rt, &ho.mu, d, NULL);
+        if (r == 0) {
+            if (ho.inside_mu++ != 0)
+                atomic_fetch_add(&ho.bad, 1);
+            ho.locked++;
+            ho.counter++;
+            ho.inside_mu--;
+            dagrt_mutex_unlock(&ho.mu);
+        } else if (r != DAGRT_ETIMEDOUT) {
+            atomic_fetch_add(&ho.bad, 1);
+        }
+        r = dagrt_sem_acquire_until(ho.rt, &ho.sem, d, NULL);
+        if (r == 0) {
+            int in = atomic_fetch_add(&ho.inside_sem, 1) + 1;
+            if (in > HO_PERMITS)
+                atomic_fetch_add(&ho.bad, 1);
+            atomic_fetch_add(&ho.acquired, 1);
+            for (uint64_t t0 = dagrt_now_ns(); dagrt_now_ns() - t0 < 5000;)
+                ;   /* hold it a little: the other waiters' deadlines expire meanwhile */
+            atomic_fetch_sub(&ho.inside_sem, 1);
+            dagrt_sem_release(&ho.sem, 1);
+        } else if (r == DAGRT_ETIMEDOUT) {
+            atomic_fetch_add(&ho.timeouts, 1);
+        } else {
+            atomic_fetch_add(&ho.bad, 1);
+        }
+    }
+}
+
+static void *ho_thread(void *arg)
+{
+    ho_task(arg);
+    return NULL;
+}
+
+static int io_timed_handoff(void)
+{
+    int bad = 0;
+    dagrt *rt = rt_make(3);
+    if (!rt)
+        FAIL("dagrt_create");
+    memset(&ho, 0, sizeof ho);
+    ho.rt = rt;
+    dagrt_mutex_init(&ho.mu);
+    dagrt_sem_init(&ho.sem, HO_PERMITS);
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (int i = 0; i < HO_TASKS; i++)
+        dagrt_spawn_ex(rt, &g, ho_task, (void *)(uintptr_t)i, i % 4 == 0 ? 0 : DAGRT_SPAWN_FIBER);
+    pthread_t t;
+    pthread_create(&t, NULL, ho_thread, (void *)(uintptr_t)99);
+    dagrt_group_wait(rt, &g);
+    pthread_join(t, NULL);
+    EXPECT(atomic_load(&ho.bad) == 0);
+    EXPECT(ho.counter == ho.locked);
+    /* Every permit is back: exactly HO_PERMITS can be taken now. */
+    int got = 0;
+    while (got <= HO_PERMITS && dagrt_sem_tryacquire(&ho.sem))
+        got++;
+    EXPECT(got == HO_PERMITS);
+    if (getenv("IO_VERBOSE"))
+        fprintf(stderr, "io_timed_handoff: %ld locked, %ld acquired, %ld sem timeouts\n", ho.locked,
+                atomic_load(&ho.acquired), atomic_load(&ho.timeouts));
+    /* And the mutex is free. */
+    EXPECT(dagrt_mutex_trylock(&ho.mu));
+    if (bad)
+        fprintf(stderr, "io_timed_handoff: bad %ld, permits back %d of %d\n", atomic_load(&ho.bad), got,
+                HO_PERMITS);
+    dagrt_destroy(rt);
+    return bad;
+}
+
+/* ------------------------------------------------ destroy with waits */
+
+/* dagrt_destroy with fibers (and a plain task) parked in sleeps, event,
+ * semaphore, mutex and condition waits that nothing will end: their calls
+ * return ECANCELED, the tasks finish, destroy returns (LSan in the
+ * sanitizer runs checks nothing leaks). */
+static call dw[W_NKINDS + 1];
+static dagrt_event dw_ev;
+static dagrt_sem dw_sem;
+static dagrt_mutex dw_mu;
+static dagrt_cond dw_cv;
+
+static void dw_holder(void *arg)
+{
+    dagrt *rt = arg;
+    dagrt_mutex_lock(rt, &dw_mu);   /* held, never unlocked: the mutex waiter stays */
+}
+
+static int io_destroy_parked(void)
+{
+    int bad = 0;
+    for (int workers = 0; workers <= 2; workers += 2) {
+        dagrt *rt = rt_make(workers);
+        if (!rt)
+            FAIL("dagrt_create");
+        dagrt_event_init(&dw_ev, false);
+        dagrt_sem_init(&dw_sem, 0);
+        dagrt_mutex_init(&dw_mu);
+        dagrt_cond_init(&dw_cv);
+        dagrt_group g;
+        dagrt_group_init(&g);
+        dagrt_spawn_ex(rt, &g, dw_holder, rt, 0);
+        dagrt_group_wait(rt, &g);
+        for (int k = 0; k <= W_NKINDS; k++) {
+            dw[k] = (call){ .rt = rt, .kind = k == W_NKINDS ? W_SLEEP : k, .arg_ns = DAGRT_FOREVER,
+                            .ev = &dw_ev, .sem = &dw_sem, .mu = &dw_mu, .cv = &dw_cv };
+            if (dw[k].kind == W_SLEEP)
+                dw[k].arg_ns = 3600 * UINT64_C(1000000000);
+            /* The last: a plain-task sleep, with workers to run it. */
+            unsigned fl = k == W_NKINDS ? 0 : DAGRT_SPAWN_FIBER;
+            if (k == W_NKINDS && workers == 0)
+                break;
+            dagrt_spawn_ex(rt, NULL, call_run, &dw[k], fl);
+        }
+        if (workers > 0) {
+            struct timespec ts = { 0, 10 * 1000 * 1000 };
+            nanosleep(&ts, NULL);   /* let them park (with none, destroy runs them) */
+        }
+        dagrt_destroy(rt);
+        for (int k = 0; k <= W_NKINDS; k++) {
+            if (k == W_NKINDS && workers == 0)
+                break;
+            if (!atomic_load(&dw[k].done) || dw[k].res != DAGRT_ECANCELED) {
+                fprintf(stderr, "io_destroy_parked: %d workers: %s (%s): done %d res %d\n", workers,
+                        kind_name[dw[k].kind], k == W_NKINDS ? "plain task" : "fiber",
+                        atomic_load(&dw[k].done), dw[k].res);
+                bad++;
+            }
+        }
+    }
     return bad;
 }
 
