@@ -115,6 +115,13 @@ void rt_fiber_rt_fini(dagrt *rt)
     rt->fiber = NULL;
 }
 
+void rt_fiber_thread_leave(dagrt *rt, rt_ctx *c)
+{
+    rt_fibers *fs = fibers_of(rt);
+    if (fs)
+        fs->per[c->index].inited = false;   /* the holder's own slot: no atomics */
+}
+
 /* ----------------------------------------------------- running on fibers */
 
 /* The calling thread's slot, looked up afresh (see the top of the file). */

@@ -4,7 +4,9 @@
  *
  * Threads and contexts. Every thread that runs tasks has an rt_ctx: index 0
  * is the main thread (the one that called dagrt_create), 1..nworkers are the
- * worker threads (1..hot_workers of them are hot). Each ctx owns a Chase-Lev
+ * worker threads (1..hot_workers of them are hot), nworkers+1..nctx-1 are
+ * guest slots (guest.c): threads the runtime does not own hold one while
+ * attached or while they wait on a group. Each ctx owns a Chase-Lev
  * deque (its spawns; anyone may steal), an MPSC inbox (work sent to it from
  * other threads; ctx 0's inbox is the main-thread queue, whose tasks only
  * the main thread runs), a parker, and a task free list.
@@ -170,6 +172,7 @@ struct rt_ctx {
     uint32_t index;
     bool hot;
     bool worker;               /* a worker thread (not the main thread) */
+    bool guest;                /* a guest slot (guest.c), constant after creation */
     uint64_t rng;              /* victim selection (xorshift), owner only */
     /* Task pool: owner-only free list; other threads return descriptors to
      * `remote` (a Treiber stack that only the owner pops, all at once by
@@ -193,6 +196,13 @@ struct rt_ctx {
     _Atomic uint64_t nfinished;
     rt_os_thread thread;
     bool started;
+    /* Guest slots only (guest.c): 1 while a thread holds the slot, taken by
+     * CAS 0->1, given back by a release store of 0. The rest is the
+     * holder's: attach nesting, whether a wait attached it, its previous
+     * rt_tls_ctx. */
+    _Alignas(RT_APART) _Atomic int taken;
+    unsigned attached;
+    rt_ctx *guest_prev;
     /* dagrt_get_stats' counts (observe.h): this thread's own lines. */
     rt_tstats stats;
 };
@@ -204,7 +214,8 @@ struct rt_ctx {
 struct dagrt {
     dagrt_config cfg;
     int nworkers;
-    int nctx;                          /* nworkers + 1 */
+    int nctx;                          /* nworkers + 1 + nguests */
+    int nguests;                       /* guest slots, ctx[nworkers + 1 ..] (guest.c) */
     rt_ctx *ctx;                       /* [nctx], ctx[0] = main thread */
     rt_ctx *prev_tls;                  /* creator thread's ctx before (restored by destroy) */
     rt_mpsc hot;                       /* the hot lane */
@@ -316,6 +327,13 @@ static inline rt_ctx *rt_ctx_here(const dagrt *rt)
 
 /* The same as a real call: re-do it after any fiber switch (top of file). */
 rt_ctx *rt_ctx_current(const dagrt *rt);
+
+/* ------------------------------------------ guest.c: threads the runtime does not own */
+
+/* dagrt_group_wait from a thread with no ctx in rt: holds a free guest slot
+ * for the length of the wait, so the thread helps. Returns the wait's
+ * result, or 1 when there is no free slot (the caller polls instead). */
+int rt_guest_wait(dagrt *rt, rt_group *g);
 
 /* ------------------------------------------------- task.c: descriptors */
 
@@ -503,6 +521,9 @@ int rt_fiber_block_wait(dagrt *rt, rt_ctx *c, rt_group *g);
  * (observe.h) and returns the previous one; elsewhere does nothing and
  * returns NULL. */
 dagrt_node_event *rt_fiber_obs_swap(dagrt *rt, dagrt_node_event *e);
+/* A guest leaves its slot (guest.c): the slot's thread context, made on
+ * the thread that held it, is not the next holder's. */
+void rt_fiber_thread_leave(dagrt *rt, rt_ctx *c);
 /* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);

@@ -267,8 +267,10 @@ static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t)
     /* relaxed: counted before the push that publishes the task (release). */
     /* relaxed: before the publishing push */
     atomic_fetch_add_explicit(&rt->ext_spawned, 1, memory_order_relaxed);
-    /* Prefer a worker that is idle: claim it, give it the task, wake it. */
-    for (int k = 1; k < rt->nctx; k++) {
+    /* Prefer a worker that is idle: claim it, give it the task, wake it.
+     * Workers only: a guest's inbox stays empty, so a guest that leaves
+     * owns no queued work (guest.c). */
+    for (int k = 1; k <= rt->nworkers; k++) {
         rt_ctx *v = &rt->ctx[k];
         int one = 1;
         /* relaxed pre-check; acq_rel CAS: as in wake_one (idle.c). */
@@ -431,5 +433,8 @@ int dagrt_group_wait(dagrt *rt, dagrt_group *g)
     if (r != 1)
         return r;
     /* Not on a fiber: this code cannot migrate, the inline TLS read is fine. */
-    return rt_group_wait_thread(rt, rt_ctx_here(rt), gi);
+    c = rt_ctx_here(rt);
+    if (!c && rt->nguests > 0 && (r = rt_guest_wait(rt, gi)) != 1)
+        return r;   /* a thread the runtime does not own helped in a guest slot */
+    return rt_group_wait_thread(rt, c, gi);
 }

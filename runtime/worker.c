@@ -121,7 +121,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     if (cfg->workers < DAGRT_WORKERS_AUTO || cfg->workers > RT_MAX_WORKERS || cfg->hot_workers < 0 ||
         (cfg->idle != DAGRT_IDLE_PARK && cfg->idle != DAGRT_IDLE_SPIN) ||
         (cfg->placement != DAGRT_PLACEMENT_AUTO && cfg->placement != DAGRT_PLACEMENT_NONE) ||
-        cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0))
+        cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0) ||
+        cfg->guest_threads < 0 || cfg->guest_threads > RT_MAX_WORKERS)
         goto fail;
     /* 0 is none: no_workers only says the same thing the old way. */
     int nworkers = cfg->no_workers ? 0
@@ -135,7 +136,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     memset(rt, 0, sizeof *rt);
     rt->cfg = *cfg;
     rt->nworkers = nworkers;
-    rt->nctx = nworkers + 1;
+    rt->nguests = cfg->guest_threads;
+    rt->nctx = nworkers + 1 + cfg->guest_threads;
     atomic_init(&rt->spin_ns, RT_SPIN_NS);
     atomic_init(&rt->offer, NULL);
     atomic_init(&rt->offers_taken, 0);
@@ -169,7 +171,9 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         rt_parker_init(&c->parker);
         c->rt = rt;
         c->index = (uint32_t)i;
-        c->worker = i > 0;
+        c->worker = i > 0 && i <= nworkers;
+        c->guest = i > nworkers;
+        atomic_init(&c->taken, 0);
         c->hot = i > 0 && i <= cfg->hot_workers;
         c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
         c->waiter.fn = rt_ctx_wake;
@@ -203,7 +207,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt_obs *ob = rt_obs_now(&rt->obs);
     if (ob)
         rt_obs_thread(ob, true, 0);
-    for (int i = 1; i < rt->nctx; i++) {
+    for (int i = 1; i <= rt->nworkers; i++) {
         rt_ctx *c = &rt->ctx[i];
         if (rt_os_thread_start(&c->thread, worker_main, c) != 0) {
             stop_and_join(rt);
@@ -312,7 +316,7 @@ void dagrt_destroy(dagrt *rt)
     if (c == &rt->ctx[0] && !rt->cfg.no_overflow_report)
         rt_overflow_thread_leave();
     if (c)
-        rt_tls_ctx = rt->prev_tls;
+        rt_tls_ctx = c->guest ? c->guest_prev : rt->prev_tls;
     rt_free_all(rt);
 }
 

@@ -2,9 +2,11 @@
  * dagrt_box2d.c - Box2D v3's enqueueTask / finishTask on libdagrt (see
  * dagrt_box2d.h).
  */
-#include "dagrt_box2d.h"
-
+#include <stdatomic.h>
 #include <string.h>
+
+#define DAGRT_BOX2D_INSIDE_ 1
+#include "dagrt_box2d.h"
 
 int dagrt_box2d_init(dagrt_box2d *a, dagrt *rt)
 {
@@ -29,6 +31,18 @@ void dagrt_box2d_world_def(dagrt_box2d *a, b2WorldDef *def)
     def->enqueueTask = dagrt_box2d_enqueue;
     def->finishTask = dagrt_box2d_finish;
     def->userTaskContext = a;
+}
+
+unsigned long dagrt_box2d_spawned(const dagrt_box2d *a)
+{
+    /* relaxed: a statistic. */
+    return atomic_load_explicit(&((dagrt_box2d *)a)->spawned, memory_order_relaxed);
+}
+
+unsigned long dagrt_box2d_inline_runs(const dagrt_box2d *a)
+{
+    /* relaxed: a statistic. */
+    return atomic_load_explicit(&((dagrt_box2d *)a)->inline_runs, memory_order_relaxed);
 }
 
 static void run_slot(void *arg)

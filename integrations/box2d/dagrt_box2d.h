@@ -19,10 +19,19 @@
 #ifndef DAGRT_BOX2D_H
 #define DAGRT_BOX2D_H
 
-#include <stdatomic.h>
-
 #include "box2d/box2d.h"
 #include "dagrt.h"
+
+/* The adapter's shared words: C11 atomics inside dagrt_box2d.c (which
+ * defines DAGRT_BOX2D_INSIDE_ and includes <stdatomic.h>), plain words of
+ * the same size and alignment to everyone else, so the header includes no
+ * <stdatomic.h> and C++ engines include it as it is (dagrt.h does the
+ * same with its DAGRT__SHARED_). Only the adapter's code touches them. */
+#if defined(DAGRT_BOX2D_INSIDE_) && !defined(__cplusplus)
+#define DAGRT_BOX2D_SHARED_(T) _Atomic(T)
+#else
+#define DAGRT_BOX2D_SHARED_(T) T
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,14 +45,14 @@ typedef struct dagrt_box2d_slot {
     dagrt_group group;
     b2TaskCallback *task;
     void *context;
-    _Atomic int busy;        /* 1 from enqueue until its finish returned */
+    DAGRT_BOX2D_SHARED_(int) busy;        /* 1 from enqueue until its finish returned */
 } dagrt_box2d_slot;
 
 typedef struct dagrt_box2d {
     dagrt *rt;
-    _Atomic unsigned next;   /* where the next slot search starts (a hint) */
-    _Atomic unsigned long spawned;      /* tasks spawned on the pool */
-    _Atomic unsigned long inline_runs;  /* tasks run inside enqueue (no slot, or spawn failed) */
+    DAGRT_BOX2D_SHARED_(unsigned) next;   /* where the next slot search starts (a hint) */
+    DAGRT_BOX2D_SHARED_(unsigned long) spawned;      /* tasks spawned on the pool */
+    DAGRT_BOX2D_SHARED_(unsigned long) inline_runs;  /* tasks run inside enqueue (no slot, or spawn failed) */
     dagrt_box2d_slot slot[DAGRT_BOX2D_SLOTS];
 } dagrt_box2d;
 
@@ -52,6 +61,11 @@ int dagrt_box2d_init(dagrt_box2d *a, dagrt *rt);
 /* Points def at the adapter: workerCount = dagrt_thread_count(rt) (Box2D
  * clamps it to its maximum), enqueueTask, finishTask, userTaskContext. */
 void dagrt_box2d_world_def(dagrt_box2d *a, b2WorldDef *def);
+
+/* Statistics: tasks spawned on the pool, and tasks run inside enqueue
+ * (no free slot, or no descriptor). Any thread. */
+unsigned long dagrt_box2d_spawned(const dagrt_box2d *a);
+unsigned long dagrt_box2d_inline_runs(const dagrt_box2d *a);
 
 /* The callbacks themselves (userContext: the dagrt_box2d). */
 void *dagrt_box2d_enqueue(b2TaskCallback *task, void *taskContext, void *userContext);

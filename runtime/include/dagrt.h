@@ -117,6 +117,11 @@ typedef struct dagrt_config {
      * every thread_start (see dagrt_set_observer below); NULL: none. */
     const struct dagrt_observer *observer;
     void *observer_user;
+    /* Threads the runtime does not own (an engine's own threads) that may
+     * help at once: each attached one (dagrt_thread_attach), or waiting on a
+     * group, holds one of these guest slots. 0 (the default): none; such a
+     * thread's waits then poll without helping. */
+    int guest_threads;
 } dagrt_config;
 
 #define DAGRT_WORKERS_AUTO (-1)
@@ -177,10 +182,31 @@ int dagrt_group_wait(dagrt *rt, dagrt_group *g);
 int dagrt_group_done(const dagrt_group *g);
 
 /* The calling thread's index in rt: 0 the main thread, 1 .. workers the
- * workers; -1 on a thread that is not rt's. Per-thread scratch of
- * middleware is indexed by it (dagrt_thread_count() entries). */
+ * workers, then the guest slots (a thread attached with
+ * dagrt_thread_attach, or waiting in one); -1 on a thread that is not rt's.
+ * Per-thread scratch of middleware is indexed by it (dagrt_thread_count()
+ * entries: 1 + workers + guest_threads). */
 int dagrt_thread_index(const dagrt *rt);
 int dagrt_thread_count(const dagrt *rt);
+
+/* Guest threads: a thread the runtime does not own (an engine thread that
+ * steps physics) joins the pool for a while. dagrt_thread_attach takes a
+ * free guest slot (dagrt_config.guest_threads) for the calling thread and
+ * returns its thread index: from then on its spawns go to its own deque,
+ * where workers steal them, and its waits help (run other ready tasks),
+ * as the main thread's do. Nests: each attach needs its detach. On one of
+ * rt's own threads both calls do nothing (attach returns its index).
+ * Errors: DAGRT_EINVAL (rt NULL), DAGRT_EBUSY (every slot held).
+ * dagrt_thread_detach leaves: tasks it spawned and nobody ran yet stay
+ * queued for the others (it never owns queued work once gone). Not from
+ * inside a task the guest runs (DAGRT_ENESTED) nor from a thread that is
+ * not attached (DAGRT_EPERM). Wait on the groups made while attached
+ * before leaving, and detach every guest before dagrt_destroy.
+ * Without an attach, dagrt_group_wait from such a thread holds a slot for
+ * the length of the wait when one is free (docs/runtime.md, "Guest
+ * threads"). */
+int dagrt_thread_attach(dagrt *rt);
+int dagrt_thread_detach(dagrt *rt);
 
 /* Main thread only: runs the main-thread tasks queued now; returns how many
  * ran, or a negative error code. */

@@ -5,8 +5,12 @@
  * world hash that Box2D's own test/test_determinism.c expects. While it
  * steps, once warm, nothing but Box2D itself allocates (every malloc of
  * every thread is counted; Box2D's allocations go through b2SetAllocator
- * to an uncounted path). */
+ * to an uncounted path). The last run steps the world from an engine
+ * thread the runtime does not own, attached as a guest
+ * (dagrt_thread_attach): the same hash, and that thread ran some of
+ * Box2D's jobs itself while it waited in finishTask. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +115,7 @@ static int one(int rt_workers, int world_workers)
                rt_workers, def.workerCount, data.sleepStep, data.hash, EXPECTED_SLEEP_STEP, EXPECTED_HASH);
         bad++;
     }
-    unsigned long spawned = atomic_load(&tasks.spawned), inl = atomic_load(&tasks.inline_runs);
+    unsigned long spawned = dagrt_box2d_spawned(&tasks), inl = dagrt_box2d_inline_runs(&tasks);
     if (spawned == 0 || inl != 0) {
         printf("box2d_determinism: workers=%d: %lu tasks on the pool, %lu inline (want >0, 0)\n",
                rt_workers, spawned, inl);
@@ -126,6 +130,97 @@ static int one(int rt_workers, int world_workers)
     dagrt_destroy(rt);
     printf("box2d_determinism: workers=%d world workers=%d: sleep step %d hash 0x%08X, %lu tasks: %s\n",
            rt_workers, def.workerCount, data.sleepStep, data.hash, spawned, bad ? "FAIL" : "ok");
+    return bad;
+}
+
+/* Box2D's jobs wrapped to see which thread runs them: a ring of wrappers
+ * (Box2D has at most workerCount + 1 jobs of a world in flight). */
+typedef struct job_wrap {
+    b2TaskCallback *task;
+    void *context;
+} job_wrap;
+static job_wrap wraps[256];
+static _Atomic unsigned wrap_next;
+static int guest_index;
+static _Atomic long jobs_total, jobs_on_guest;
+
+static void wrapped_job(void *p)
+{
+    job_wrap *w = p;
+    atomic_fetch_add(&jobs_total, 1);
+    if (dagrt_thread_index(seen_rt) == guest_index)
+        atomic_fetch_add(&jobs_on_guest, 1);
+    w->task(w->context);
+}
+
+static void *wrap_enqueue(b2TaskCallback *task, void *taskContext, void *userContext)
+{
+    job_wrap *w = &wraps[atomic_fetch_add(&wrap_next, 1) % 256];
+    w->task = task;
+    w->context = taskContext;
+    return dagrt_box2d_enqueue(wrapped_job, w, userContext);
+}
+
+typedef struct guest_run {
+    dagrt *rt;
+    int attach, detach;
+    FallingHingeData data;
+} guest_run;
+
+static void *engine_thread(void *p)
+{
+    guest_run *g = p;
+    g->attach = guest_index = dagrt_thread_attach(g->rt);
+    static dagrt_box2d tasks;
+    dagrt_box2d_init(&tasks, g->rt);
+    b2WorldDef def = b2DefaultWorldDef();
+    dagrt_box2d_world_def(&tasks, &def);
+    def.enqueueTask = wrap_enqueue;
+    b2WorldId world = b2CreateWorld(&def);
+    g->data = CreateFallingHinges(world);
+    for (int i = 0; i < 500; i++) {
+        b2World_Step(world, 1.0f / 60.0f, 4);
+        if (UpdateFallingHinges(world, &g->data))
+            break;
+    }
+    b2DestroyWorld(world);
+    g->detach = dagrt_thread_detach(g->rt);
+    return NULL;
+}
+
+static int guest(void)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 1;
+    cfg.guest_threads = 1;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt)
+        return 1;
+    seen_rt = rt;
+    guest_run g = {rt, -100, -100, {0}};
+    pthread_t th;
+    pthread_create(&th, NULL, engine_thread, &g);
+    pthread_join(th, NULL);
+    int bad = 0;
+    if (g.attach != 2 || g.detach != 0) {
+        printf("box2d_determinism: guest: attach %d (want slot 2), detach %d\n", g.attach, g.detach);
+        bad++;
+    }
+    if (g.data.sleepStep != EXPECTED_SLEEP_STEP || g.data.hash != EXPECTED_HASH) {
+        printf("box2d_determinism: guest: sleep step %d hash 0x%08X, expected %d 0x%08X\n",
+               g.data.sleepStep, g.data.hash, EXPECTED_SLEEP_STEP, EXPECTED_HASH);
+        bad++;
+    }
+    long total = atomic_load(&jobs_total), mine = atomic_load(&jobs_on_guest);
+    if (mine == 0) {
+        printf("box2d_determinism: guest: the engine thread ran none of the %ld jobs\n", total);
+        bad++;
+    }
+    DestroyFallingHinges(&g.data);
+    dagrt_destroy(rt);
+    printf("box2d_determinism: guest thread + 1 worker: sleep step %d hash 0x%08X, %ld of %ld jobs on the guest: %s\n",
+           g.data.sleepStep, g.data.hash, mine, total, bad ? "FAIL" : "ok");
     return bad;
 }
 
@@ -147,5 +242,6 @@ int main(void)
     static const int world_workers[] = {1, 5, 16, 32};
     for (size_t i = 0; i < sizeof world_workers / sizeof *world_workers; i++)
         bad += one(1, world_workers[i]);
+    bad += guest();
     return bad ? 1 : 0;
 }

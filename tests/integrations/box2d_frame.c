@@ -101,9 +101,9 @@ static int one(int workers, unsigned depth)
                workers, depth, frames, fi, fs, fr, atomic_load(&c.order_errors));
         bad++;
     }
-    if (atomic_load(&tasks.spawned) == 0 || atomic_load(&tasks.inline_runs) != 0) {
+    if (dagrt_box2d_spawned(&tasks) == 0 || dagrt_box2d_inline_runs(&tasks) != 0) {
         printf("box2d_frame: workers=%d depth=%u: %lu tasks on the pool, %lu inline\n", workers, depth,
-               (unsigned long)atomic_load(&tasks.spawned), (unsigned long)atomic_load(&tasks.inline_runs));
+               (unsigned long)dagrt_box2d_spawned(&tasks), (unsigned long)dagrt_box2d_inline_runs(&tasks));
         bad++;
     }
     DestroyFallingHinges(&data);

@@ -16,8 +16,8 @@ static unsigned long worlds;
 static void report(void)
 {
     printf("box2d_on_dagrt: %lu worlds on libdagrt (%d threads), %lu tasks on the pool, %lu inline\n",
-           worlds, dagrt_thread_count(the_rt), (unsigned long)atomic_load(&the_tasks.spawned),
-           (unsigned long)atomic_load(&the_tasks.inline_runs));
+           worlds, dagrt_thread_count(the_rt), (unsigned long)dagrt_box2d_spawned(&the_tasks),
+           (unsigned long)dagrt_box2d_inline_runs(&the_tasks));
     dagrt_destroy(the_rt);
 }
 

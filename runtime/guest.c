@@ -1,0 +1,143 @@
+/*
+ * guest.c - threads the runtime does not own (an engine's own threads) in
+ * its pool for a while: dagrt_thread_attach / dagrt_thread_detach, and the
+ * helping wait that dagrt_group_wait gives such a thread (rt_guest_wait).
+ *
+ * GUEST SLOTS. dagrt_create makes cfg.guest_threads extra contexts after
+ * the workers, ctx[nworkers + 1 .. nctx - 1]. They are ordinary rt_ctxs to
+ * everything else: thieves steal from their deques, the idle protocol may
+ * claim one idling in a wait and wake it, destroy sums their counts, and
+ * per-thread arrays (fibers, trace rings, stats) already have their index.
+ * A thread takes a free slot by CAS on its `taken` word and gives it back
+ * with a release store; the slot's owner-only state (the deque's owner
+ * end, the task free list, the counters written by one thread, the stats
+ * lines) passes from one holder to the next through that pair.
+ *
+ * LEAVING CLEANLY. A guest never owns queued work when it gives its slot
+ * back: its inbox is always empty (outside spawns only go to workers'
+ * inboxes, work.c's submit_slow), and before leaving it makes the private
+ * tail of its deque public and notifies (rt_ctx_publish_tail), so what it
+ * spawned and did not run is stealable by everyone; the deque itself stays
+ * in the slot, where thieves keep finding it. A wake-up that claimed the
+ * guest while it idled in its last wait is handed on by the wait
+ * (rt_handoff), as for the main thread. The parker may keep a token for
+ * the next holder: one spurious return from its first park.
+ */
+#include "scheduler.h"
+#include "exec.h"
+
+#include <stdio.h>
+
+/* The calling thread's stack, found once per thread (it needs a system
+ * call, and a wait-scoped guest enters its slot at every wait). */
+static _Thread_local bool tl_stack_known;
+static _Thread_local char *tl_stack_lo, *tl_stack_hi;
+
+static rt_ctx *claim(dagrt *rt)
+{
+    for (int i = rt->nworkers + 1; i < rt->nctx; i++) {
+        rt_ctx *c = &rt->ctx[i];
+        int zero = 0;
+        /* relaxed pre-check keeps the scan to loads. acquire on the CAS:
+         * pairs with the previous holder's release store of 0 (leave), so
+         * its writes to the slot's owner-only state happen before ours. */
+        if (atomic_load_explicit(&c->taken, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong_explicit(&c->taken, &zero, 1,
+                memory_order_acquire, memory_order_relaxed))
+            return c;
+    }
+    return NULL;
+}
+
+static void enter(rt_ctx *c)
+{
+    if (!tl_stack_known) {
+        if (!rt_os_thread_stack(&tl_stack_lo, &tl_stack_hi))
+            tl_stack_lo = tl_stack_hi = NULL;
+        tl_stack_known = true;
+    }
+    c->stack_lo = tl_stack_lo;   /* groups on this stack get the owner fast path */
+    c->stack_hi = tl_stack_hi;
+    c->depth = 0;
+    c->attached = 1;
+    c->guest_prev = rt_tls_ctx;
+    rt_tls_ctx = c;
+}
+
+static void leave(rt_ctx *c)
+{
+    dagrt *rt = c->rt;
+    rt_ctx_publish_tail(c);   /* what we spawned and did not run: stealable */
+    if (c->handoff)
+        rt_handoff(c);        /* a wake-up meant for a helper is passed on */
+    rt_fiber_thread_leave(rt, c);
+    rt_tls_ctx = c->guest_prev;
+    c->attached = 0;
+    c->stack_lo = c->stack_hi = NULL;
+    /* release: hands the slot's owner-only state to the next holder's
+     * acquire CAS (claim). */
+    atomic_store_explicit(&c->taken, 0, memory_order_release);
+}
+
+int rt_guest_wait(dagrt *rt, rt_group *g)
+{
+    /* Another thread's owner-local count (a group made on a runtime
+     * thread's stack) is not ours to read: the polling wait refuses it. */
+    if (g->owner && g->owner->rt == rt)
+        return 1;
+    rt_ctx *c = claim(rt);
+    if (!c)
+        return 1;
+    enter(c);
+    int r = rt_group_wait_thread(rt, c, g);
+    leave(c);
+    return r;
+}
+
+int dagrt_thread_attach(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (c) {
+        if (c->guest)
+            c->attached++;   /* nested: the holder's own count */
+        return (int)c->index;
+    }
+    c = claim(rt);
+    if (!c)
+        return DAGRT_EBUSY;
+    enter(c);
+    if (!rt->cfg.no_overflow_report)
+        rt_overflow_thread_enter();   /* it may run fiber tasks now */
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob)
+        rt_obs_thread(ob, true, (int)c->index);
+    return (int)c->index;
+}
+
+int dagrt_thread_detach(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c)
+        return DAGRT_EPERM;
+    if (!c->guest)
+        return 0;            /* one of rt's own threads: nothing to leave */
+    if (c->attached > 1) {
+        c->attached--;
+        return 0;
+    }
+    /* The last detach gives the slot back: not while this thread is inside
+     * a task it runs (its caller's wait still holds the slot) or a fiber. */
+    if (c->depth > 0 || dagrt_in_fiber(rt) || rt_exec_in_node())
+        return DAGRT_ENESTED;
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob)
+        rt_obs_thread(ob, false, (int)c->index);
+    if (!rt->cfg.no_overflow_report)
+        rt_overflow_thread_leave();
+    leave(c);
+    return 0;
+}
