@@ -22,7 +22,7 @@ if [ -x "$B/examples/frame/frame" ]; then
     dot -Tsvg "$d/frame.measured.dot" -o "$d/frame.measured.svg"
     measured="$d/frame.measured.svg"
   fi
-  echo "trace: $d/frame.trace.json (Perfetto's UI, chrome://tracing or speedscope open it)"
+  echo "trace: $d/frame.trace.json (open it in Perfetto's UI, ui.perfetto.dev, or in speedscope)"
   echo "declared diagram: $d/frame.svg"
   echo "measured diagram: $measured"
 else
