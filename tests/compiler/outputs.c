@@ -608,7 +608,9 @@ Test(outputs, an_import_through_a_symlink_is_resolved_by_the_file_system)
     put(tmp, "deep/sub/b.dag", "resource r;\ngraph gb { task u after nope; }\n");
     RUN(r, tmp, "--check", "main.dag");
     cr_expect_eq(r.status, 1, "%s", r.err);
-    cr_expect(strncmp(r.err, "l/../b.dag:2:", 13) == 0, "%s", r.err);
+    cr_expect(strncmp(r.err, "In file imported from l/a.dag:1:\n"
+                             "                 from main.dag:1:\n"
+                             "l/../b.dag:2:", 80) == 0, "%s", r.err);
     spawn_free(&r);
     remove_dir(tmp);
     free(tmp);
