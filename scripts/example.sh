@@ -8,8 +8,8 @@ set -eu
 cd "$(dirname "$0")/.."
 scripts/deps.sh example
 B=build
-if [ -d "$B" ]; then meson setup --reconfigure "$B" -Dtests=disabled -Dbench_peers=disabled >/dev/null
-else meson setup "$B" -Dtests=disabled -Dbench_peers=disabled -Dbuildtype=release >/dev/null; fi
+if [ -d "$B" ]; then meson setup --reconfigure "$B" -Dtests=disabled -Dbenchmarks=disabled -Dbench_peers=disabled >/dev/null
+else meson setup "$B" -Dtests=disabled -Dbenchmarks=disabled -Dbench_peers=disabled -Dbuildtype=release >/dev/null; fi
 meson compile -C "$B"
 if [ -x "$B/examples/frame/frame" ]; then
   # The run also records its trace (libdagrt's DAGRT_TRACE), and dagc draws
