@@ -16,19 +16,24 @@
  * Gates and flattened subgraphs are ordinary nodes here, so they pass
  * ordering on; `when` does not matter (a skipped task still completes).
  *
- * Scale. Only accessors matter, so the sets are bitsets over "slots": one
- * slot per (resource, accessing task), a resource's slots consecutive and in
- * topological order. One pass over the graph computes every node's set; a
- * pair (X, Y) of one resource, Y earlier, is a race when Y's bit is missing
+ * Scale. Resource by resource, in resource order. First a handful of
+ * single questions per accessor (race.h, race_reach.c: "is A ordered before
+ * B?"): a resource without a race within a run is proven so by checking
+ * each accessor against the writer before it and each writer against the
+ * readers since that writer (clean_in_frame), and its cross-frame pairs are
+ * then counted, not enumerated (cross_clean): O(accessors * log) questions,
+ * each a bounded local search, so a chain of writers, a layered graph and a
+ * fan-out cost time linear in nodes plus accessors. A resource with a race
+ * within a run, or whose questions would cost more than its bitsets, takes
+ * the bitsets below: sets over "slots", one slot per (resource, accessing
+ * task) in topological order; one pass over the graph computes every
+ * node's set; a pair (X, Y), Y earlier, is a race when Y's bit is missing
  * from before(X), and at least one writes. Set operations run a word (64
- * slots) at a time, so the check costs O((nodes + edges) * slots / 64) time
- * and nodes * min(slots, budget) / 8 bytes: when the slots exceed the
- * memory budget they are taken in batches (whole resources where they fit),
- * one pass each. No pair of nodes is ever compared; pairs of accessors of
- * one resource are scanned a word at a time, and only reported races cost
- * one each (past the cap, cross-frame races are counted a word at a time).
- * That is still quadratic in the accessors of one resource (a chain of
- * writers: slots = nodes); docs/bench-compiler.md has the figures.
+ * slots) at a time: O((nodes + edges) * slots / 64) time and
+ * nodes * min(slots, budget) / 8 bytes, in slices when over the memory
+ * budget. Either way only reported races cost one each; past the cap the
+ * cross-frame ones are counted (exactly), and a summary names each
+ * resource's count and first pair. docs/bench-compiler.md has the figures.
  *
  * Across frames (-Wpipeline-race). In a pipeline frame N+1's node v waits
  * for frame N's v (a task never overlaps itself) and for its `prev` inputs
@@ -41,6 +46,7 @@
  * from frame N-1: nothing of frame N+1 can have waited for it.
  */
 #include "sema_int.h"
+#include "race.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +78,8 @@ typedef struct rctx {
     uint32_t *nslot;     /* slots by node */
     finding *cross;
     size_t ncross, crosscap, crossmore;
+    size_t cap;          /* cross pairs shown (-fmax-errors) */
+    uint32_t fx, fy;     /* the current resource's first cross pair (bitsets) */
 } rctx;
 
 static int slot_cmp(const void *a, const void *b)
@@ -317,6 +325,11 @@ static void batch(rctx *R, uint32_t b0, uint32_t b1, uint32_t r0, uint32_t r1, u
                 uint64_t m = (end - w0 == 64 ? ~0ull : ((1ull << (end - w0)) - 1)) << (rel & 63);
                 if (sy >= w0 && sy < end) m &= ~(1ull << ((sy - b0) & 63));
                 uint64_t c = m & ~d[word] & (Y->write ? ~0ull : wmask[word]);
+                if (c && (R->fy == UINT32_MAX || sy < R->fy ||
+                          (sy == R->fy && b0 + word * 64 + (uint32_t)__builtin_ctzll(c) < R->fx))) {
+                    R->fy = sy;
+                    R->fx = b0 + word * 64 + (uint32_t)__builtin_ctzll(c);
+                }
                 while (c && R->ncross < crosscap) {
                     uint32_t sx = b0 + word * 64 + (uint32_t)__builtin_ctzll(c);
                     c &= c - 1;
@@ -337,6 +350,191 @@ static int cross_cmp(const void *a, const void *b)
     const finding *x = a, *y = b;
     if (x->x != y->x) return x->x < y->x ? -1 : 1;
     return x->y < y->y ? -1 : x->y > y->y;
+}
+
+/* ---- One resource without the bitsets (race.h's queries). */
+
+/* Whether resource r (slots [lo, hi)) has no race within a run: 1, 0, or
+ * -1 when the queries ran out of budget. Writers must form a chain (each
+ * ordered after the writer before it, directly or through the readers
+ * between them) and each reader must come after the writer before it and
+ * before the writer after it; then every writer is ordered with every
+ * other accessor (transitivity), and a failed check is itself a race. */
+static int clean_in_frame(const rctx *R, rreach *q, uint32_t lo, uint32_t hi, int64_t *budget)
+{
+    uint32_t lastw = UINT32_MAX, from = lo; /* readers since the last writer: [from, s) */
+    for (uint32_t s = lo; s < hi; s++) {
+        uint32_t x = R->slots[s].node;
+        int ok = 1;
+        if (!R->slots[s].write) {
+            if (lastw != UINT32_MAX) ok = dg_reach(q, R->slots[lastw].node, x, budget);
+            if (ok <= 0) return ok;
+            continue;
+        }
+        if (from == s && lastw != UINT32_MAX) ok = dg_reach(q, R->slots[lastw].node, x, budget);
+        for (uint32_t t = from; t < s && ok > 0; t++) ok = dg_reach(q, R->slots[t].node, x, budget);
+        if (ok <= 0) return ok;
+        lastw = s;
+        from = s + 1;
+    }
+    return 1;
+}
+
+typedef struct rpairs {
+    uint64_t count;      /* every cross pair of the resource */
+    uint32_t fx, fy;     /* its first one (slots), frame N+1's first */
+} rpairs;
+
+/* Across frames for a resource without a race within a run (slots [lo, hi),
+ * k of them): with its writers w_1 < ... < w_m a chain and each reader
+ * between two consecutive writers, D2(Y) holds a prefix w_1..w_mu(Y) of the
+ * writers, every reader before w_mu and some of those between w_mu and
+ * w_mu+1, and nothing later (D2 sets are closed downward). mu grows along
+ * the chain, so the writers' mu take one pointer walk, a reader's a binary
+ * search between its writers' mu; whether a reader between w_mu and
+ * w_mu+1 is in D2 of the writers whose mu it is grows along them too (a
+ * binary search per reader). The pairs then follow by counting: frame N+1's
+ * reader Y races with w_mu(Y)+1..w_m, its writer Y with every accessor
+ * from w_mu(Y)+1 on and the readers before it that D2(Y) misses. The first
+ * CAP - ncross pairs, in the order of the bitset path (Y, then X), are
+ * added to R->cross. Returns 0, or -1 when the queries ran out of budget. */
+static int cross_clean(rctx *R, rreach *q, uint32_t lo, uint32_t hi, int64_t *budget, rpairs *out)
+{
+    uint32_t n = R->g->nnodes, k = hi - lo, m = 0;
+    uint32_t *wpos = dg_xmalloc(((size_t)k + 2) * sizeof *wpos); /* 1-based: writer j's position */
+    uint32_t *mu = dg_xmalloc(((size_t)k + 1) * sizeof *mu);     /* per position */
+    uint32_t *blk = dg_xmalloc(((size_t)k + 1) * sizeof *blk);   /* per position: writers before */
+    uint32_t *thr = dg_xmalloc(((size_t)k + 1) * sizeof *thr);   /* readers: first writer holding it */
+    uint32_t *ge = dg_xcalloc((size_t)k + 2, sizeof *ge);
+    int rc = 0;
+#define NODE(pos) (R->slots[lo + (pos)].node)
+#define ASK(ok, a, b)                                                                \
+    do {                                                                             \
+        (ok) = dg_reach(q, (a), (b), budget);                                        \
+        if ((ok) < 0) {                                                              \
+            rc = -1;                                                                 \
+            goto done;                                                               \
+        }                                                                            \
+    } while (0)
+    int ok;
+    for (uint32_t p = 0; p < k; p++) {
+        blk[p] = m;
+        if (R->slots[lo + p].write) wpos[++m] = p;
+    }
+    memset(out, 0, sizeof *out);
+    out->fx = out->fy = UINT32_MAX;
+    if (m == 0) goto done;
+    /* Writers: mu(w_j) >= max(mu(w_j-1), j). */
+    for (uint32_t j = 1, cur = 1; j <= m; j++) {
+        if (cur < j) cur = j;
+        while (cur < m) {
+            ASK(ok, NODE(wpos[cur + 1]), NODE(wpos[j]) + n);
+            if (!ok) break;
+            cur++;
+        }
+        mu[wpos[j]] = cur;
+    }
+    /* Readers: between mu of the writers around them. */
+    for (uint32_t p = 0; p < k; p++) {
+        if (R->slots[lo + p].write) continue;
+        uint32_t b = blk[p], l = b ? mu[wpos[b]] : 0, h = b < m ? mu[wpos[b + 1]] : m;
+        while (l < h) {
+            uint32_t mid = l + (h - l + 1) / 2;
+            ASK(ok, NODE(wpos[mid]), NODE(p) + n);
+            if (ok) l = mid;
+            else h = mid - 1;
+        }
+        mu[p] = l;
+    }
+    /* Readers between w_u and w_u+1 against the writers whose mu is u (a
+     * run of the chain, [ja, jb]): the first one whose D2 holds them. */
+    for (uint32_t ja = 1; ja <= m;) {
+        uint32_t u = mu[wpos[ja]], jb = ja;
+        while (jb < m && mu[wpos[jb + 1]] == u) jb++;
+        uint32_t r0 = wpos[u] + 1, r1 = u < m ? wpos[u + 1] : k;
+        for (uint32_t p = r0; p < r1; p++) {
+            uint32_t l = ja, h = jb + 1;
+            while (l < h) {
+                uint32_t mid = l + (h - l) / 2;
+                ASK(ok, NODE(p), NODE(wpos[mid]) + n);
+                if (ok) h = mid;
+                else l = mid + 1;
+            }
+            thr[p] = l;
+            if (l <= jb) ge[l]++; /* jb + 1: none of them (the next run's first writer) */
+        }
+        ja = jb + 1;
+    }
+    /* Count, and list the first pairs. */
+    size_t want = R->cap > R->ncross ? R->cap - R->ncross : 0;
+    uint32_t seen_u = UINT32_MAX, below = 0; /* readers of block u with thr <= j so far */
+    for (uint32_t p = 0; p < k; p++) {
+        uint32_t u = mu[p];
+        uint64_t c;
+        if (R->slots[lo + p].write) {
+            uint32_t j = blk[p] + 1, r0 = wpos[u] + 1, r1 = u < m ? wpos[u + 1] : k;
+            if (seen_u != u) seen_u = u, below = 0;
+            below += ge[j];
+            c = (uint64_t)(r1 - r0) - below + (u < m ? k - wpos[u + 1] : 0);
+            for (uint32_t x = r0; x < k && (want || out->fy == UINT32_MAX); x++) {
+                if (x < r1 && thr[x] <= j) continue;
+                if (x == r1 && u == m) break;
+                if (out->fy == UINT32_MAX) out->fy = lo + p, out->fx = lo + x;
+                if (want) add_cross(R, lo + x, lo + p), want--;
+            }
+        } else {
+            c = m - u;
+            for (uint32_t j = u + 1; j <= m && (want || out->fy == UINT32_MAX); j++) {
+                if (out->fy == UINT32_MAX) out->fy = lo + p, out->fx = lo + wpos[j];
+                if (want) add_cross(R, lo + wpos[j], lo + p), want--;
+            }
+        }
+        out->count += c;
+    }
+#undef ASK
+#undef NODE
+done:
+    free(wpos);
+    free(mu);
+    free(blk);
+    free(thr);
+    free(ge);
+    return rc;
+}
+
+/* ---- The bitsets, for a resource the queries cannot settle cheaply. */
+
+typedef struct bitsets {
+    uint64_t *D1, *D2;
+    size_t W;            /* words per node allocated */
+} bitsets;
+
+/* Resource r by the bitset pass (in batches when it exceeds the budget). */
+static void by_bitsets(rctx *R, bitsets *B, uint32_t r, int pipeline, rpairs *out)
+{
+    uint32_t n = R->g->nnodes, lo = R->rfirst[r], hi = R->rfirst[r + 1];
+    size_t need = ((size_t)(hi - lo) + 63) / 64;
+    size_t fit = BUDGET_BYTES / (2 * sizeof(uint64_t) * (n ? n : 1));
+    size_t W = need < fit ? need : fit ? fit : 1;
+    if (W > B->W) {
+        free(B->D1);
+        free(B->D2);
+        B->D1 = dg_xmalloc((size_t)n * W * sizeof *B->D1 + 8);
+        B->D2 = pipeline ? dg_xmalloc((size_t)n * W * sizeof *B->D2 + 8) : NULL;
+        B->W = W;
+    }
+    size_t before = R->ncross + R->crossmore;
+    R->fx = R->fy = UINT32_MAX;
+    /* A resource larger than a batch: slices of it, each checked against
+     * all of it. */
+    for (uint32_t s0 = lo; s0 < hi && !R->d->stop; s0 += (uint32_t)(W * 64)) {
+        uint32_t s1 = s0 + (uint32_t)(W * 64);
+        if (s1 > hi) s1 = hi;
+        batch(R, s0, s1, r, r + 1, B->D1, B->D2, W, pipeline, R->cap);
+    }
+    out->count = R->ncross + R->crossmore - before;
+    out->fx = R->fx;
+    out->fy = R->fy;
 }
 
 static void check_graph(const ir_program *p, const ir_graph *g, int pipeline, dg_diag *d)
@@ -375,34 +573,40 @@ static void check_graph(const ir_program *p, const ir_graph *g, int pipeline, dg
         for (uint32_t s = 0; s < R.nslots; s++) R.nslot[fill[R.slots[s].node]++] = s;
         free(fill);
     }
-    /* Words per node: every slot at once when the budget allows. */
-    size_t need = ((size_t)R.nslots + 63) / 64;
-    size_t fit = BUDGET_BYTES / (2 * sizeof(uint64_t) * (n ? n : 1));
-    size_t W = need < fit ? need : fit ? fit : 1;
-    uint64_t *D1 = dg_xmalloc((size_t)n * W * sizeof *D1 + 8);
-    uint64_t *D2 = pipeline ? dg_xmalloc((size_t)n * W * sizeof *D2 + 8) : NULL;
-    size_t crosscap = d->max_errors > 0 ? (size_t)d->max_errors : (size_t)1 << 20;
-    /* Batches of whole resources; a resource larger than a batch alone. */
-    uint32_t r = 0;
-    while (r < nres && !d->stop) {
-        if (R.rfirst[r] == R.rfirst[r + 1]) {
-            r++;
-            continue;
+    R.cap = d->max_errors > 0 ? (size_t)d->max_errors : (size_t)1 << 20;
+    rreach *q = NULL;
+    bitsets B = {0};
+    rpairs *sum = NULL;  /* per resource with cross pairs, for the summary */
+    uint32_t *sumres = NULL;
+    size_t nsum = 0;
+    /* Resource by resource, in order: the diagnostics come out as one
+     * bitset pass over every slot would print them. */
+    for (uint32_t r = 0; r < nres && !d->stop; r++) {
+        uint32_t lo = R.rfirst[r], hi = R.rfirst[r + 1], nw = 0;
+        for (uint32_t s = lo; s < hi; s++) nw += R.slots[s].write;
+        if (hi - lo < 2 || nw == 0) continue; /* nothing to race with */
+        if (!q) q = dg_reach_new(g);
+        /* The queries may spend what the bitsets would on this resource;
+         * past that, the bitsets (at most twice the old cost). */
+        int64_t budget = ((int64_t)n + g->nedges + g->nprev + 64) * (int64_t)((hi - lo + 63) / 64);
+#ifdef DAGC_RACE_QUERY_STEPS
+        budget = DAGC_RACE_QUERY_STEPS; /* tests: both paths, and giving up halfway */
+#endif
+        rpairs rp;
+        size_t ncross0 = R.ncross;
+        int clean = clean_in_frame(&R, q, lo, hi, &budget);
+        if (clean > 0 && pipeline && cross_clean(&R, q, lo, hi, &budget, &rp) < 0) {
+            R.ncross = ncross0; /* undo what the queries listed */
+            clean = -1;
         }
-        uint32_t b0 = R.rfirst[r], r1 = r;
-        while (r1 < nres && R.rfirst[r1 + 1] - b0 <= W * 64) r1++;
-        if (r1 == r) {
-            /* Too large: slices of it, each checked against all of it. */
-            for (uint32_t s0 = R.rfirst[r]; s0 < R.rfirst[r + 1] && !d->stop; s0 += (uint32_t)(W * 64)) {
-                uint32_t s1 = s0 + (uint32_t)(W * 64);
-                if (s1 > R.rfirst[r + 1]) s1 = R.rfirst[r + 1];
-                batch(&R, s0, s1, r, r + 1, D1, D2, W, pipeline, crosscap);
-            }
-            r++;
-            continue;
+        if (clean <= 0) by_bitsets(&R, &B, r, pipeline, &rp);
+        else if (pipeline) R.crossmore += rp.count - (R.ncross - ncross0);
+        if (pipeline && rp.count) {
+            sum = dg_xrealloc(sum, (nsum + 1) * sizeof *sum);
+            sumres = dg_xrealloc(sumres, (nsum + 1) * sizeof *sumres);
+            sum[nsum] = rp;
+            sumres[nsum++] = r;
         }
-        batch(&R, b0, R.rfirst[r1], r, r1, D1, D2, W, pipeline, crosscap);
-        r = r1;
     }
     if (pipeline && !d->stop) {
         if (R.ncross) qsort(R.cross, R.ncross, sizeof *R.cross, cross_cmp);
@@ -412,10 +616,22 @@ static void check_graph(const ir_program *p, const ir_graph *g, int pipeline, dg
             src_pos none = {0};
             dg_note(d, none, "%zu more pipeline races in graph '%s' not shown", R.crossmore,
                     g->name);
+            /* Capped: what each resource has, so that the fix can go where
+             * the pairs are (one snapshot often settles a resource). */
+            for (size_t i = 0; i < nsum; i++)
+                dg_note(d, none,
+                        "%llu pipeline races on '%s', the first between '%s' and '%s' of the "
+                        "next frame",
+                        (unsigned long long)sum[i].count, p->resources[sumres[i]].name,
+                        g->nodes[R.slots[sum[i].fx].node].name,
+                        g->nodes[R.slots[sum[i].fy].node].name);
         }
     }
-    free(D1);
-    free(D2);
+    dg_reach_free(q);
+    free(sum);
+    free(sumres);
+    free(B.D1);
+    free(B.D2);
     free(R.cross);
     free(R.slots);
     free(R.rfirst);

@@ -107,6 +107,16 @@ def main():
           "the chain: 200 writers of one resource, all ordered")
     pc["t100"] = []   # cut the chain: t100 no longer waits for t99
     check(races(pc, ac) == 100 * 100, "negative control: a cut chain races across the cut")
+    fan = gen(300, 1, "--fan")
+    pf, af = parse(fan)
+    check(len(af.get("shared", [])) == 300 and sum(k == "writes" for _, k in af["shared"]) == 1
+          and races(pf, af) == 0, "the fan-out: one writer, 299 readers after it")
+    layers = gen(300, 1, "--layers", "--width", 7)
+    pl, al = parse(layers)
+    check(len(al.get("shared", [])) == 300 and sum(k == "writes" for _, k in al["shared"]) == 38
+          and races(pl, al) == 0, "the layers: 38 writers joining levels of 7 readers, all ordered")
+    pl["r2"] = []     # r2 no longer waits for the writer before it
+    check(races(pl, al) == 1, "negative control: a reader cut from its writer races with it")
 
     if len(sys.argv) > 1:
         dagc = sys.argv[1]
@@ -117,7 +127,8 @@ def main():
             if rc != 0:
                 print(f"skip dagc on the v2 workloads: it rejects `resource` ({msg})")
             else:
-                for what, t in (("resources", text), ("chain", chain)):
+                for what, t in (("resources", text), ("chain", chain), ("fan-out", fan),
+                                ("layers", layers)):
                     rc, msg = dagc_ok(dagc, t, tmp)
                     check(rc == 0, f"dagc --check finds no race in the {what} workload ({msg or rc})")
                 rc, msg = dagc_ok(dagc, text_bad, tmp)

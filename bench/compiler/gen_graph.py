@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes a seeded random .dag graph to stdout, for bench/compiler/run.sh.
 
-usage: gen_graph.py N [SEED] [--resources R [--accessors A]] [--chain]
+usage: gen_graph.py N [SEED] [--resources R [--accessors A]] [--chain] [--fan]
+                   [--layers [--width W]]
 
 Default shape: N nodes in levels of about sqrt(N) nodes; each task waits for
 1 to 3 nodes of the previous two levels (joined with `,`, sometimes `or`);
@@ -19,6 +20,17 @@ other half are only read, by A tasks anywhere (readers never race).
 --chain (language v2): N tasks in one chain, every one writing the same
 resource, so every pair of the N tasks is an access pair the race check
 must find ordered.
+
+--fan (language v2): one task writing a resource and N-1 tasks after it
+reading it (a fan-out): race-free within a frame; across frames each reader
+of frame N races with the next frame's writer.
+
+--layers (language v2): one resource through a layered graph: a writer, W
+readers after it (default W = sqrt(N)), the next writer after all of them,
+W readers after that one, and so on: race-free within a frame (the writers
+form a chain and every reader sits between two of them); across frames
+every later accessor of frame N races with every earlier one of frame N+1
+that it is not a reader pair with.
 """
 import argparse
 import math
@@ -145,6 +157,45 @@ def write_chain(args, rnd):
     return out
 
 
+def write_fan(args, rnd):
+    out = [f"// generated: one writer and {args.n - 1} readers after it, seed {args.seed}",
+           "resource shared;",
+           "graph fan(struct world *) {"]
+    order = list(range(args.n))
+    rnd.shuffle(order)
+    for i in order:
+        out.append("    task t0 writes shared;" if i == 0 else f"    task t{i} after t0 reads shared;")
+    out.append("}")
+    return out
+
+
+def write_layers(args, rnd):
+    width = args.width or max(1, int(math.sqrt(args.n)))
+    nodes = []      # (name, preds, writes)
+    prev_level = []
+    i = 0
+    while i < args.n:
+        w = f"w{i}"
+        nodes.append((w, prev_level, True))
+        i += 1
+        prev_level = []
+        for _ in range(min(width, args.n - i)):
+            prev_level.append(f"r{i}")
+            nodes.append((f"r{i}", [w], False))
+            i += 1
+        if not prev_level:
+            prev_level = [w]
+    out = [f"// generated: {args.n} nodes, writers joining levels of {width} readers, seed {args.seed}",
+           "resource shared;",
+           "graph layers(struct world *) {"]
+    rnd.shuffle(nodes)
+    for name, preds, writes in nodes:
+        after = f" after {', '.join(preds)}" if preds else ""
+        out.append(f"    task {name}{after} {'writes' if writes else 'reads'} shared;")
+    out.append("}")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description="Writes a seeded random .dag graph to stdout.")
     ap.add_argument("n", type=int, help="number of nodes")
@@ -155,11 +206,24 @@ def main():
                     help="accessing tasks per resource (default 8)")
     ap.add_argument("--chain", action="store_true",
                     help="N tasks in one chain, all writing one resource (language v2)")
+    ap.add_argument("--fan", action="store_true",
+                    help="one writer of a resource and N-1 readers after it (language v2)")
+    ap.add_argument("--layers", action="store_true",
+                    help="writers of one resource joining levels of readers (language v2)")
+    ap.add_argument("--width", type=int, default=0, metavar="W",
+                    help="with --layers: readers per level (default sqrt(N))")
     args = ap.parse_args()
     if args.n < 1 or args.resources < 0 or args.accessors < 1:
         ap.error("N and A must be positive, R not negative")
     rnd = random.Random(args.seed)
-    out = write_chain(args, rnd) if args.chain else write_layered(args, rnd)
+    if args.chain:
+        out = write_chain(args, rnd)
+    elif args.fan:
+        out = write_fan(args, rnd)
+    elif args.layers:
+        out = write_layers(args, rnd)
+    else:
+        out = write_layered(args, rnd)
     sys.stdout.write("\n".join(out) + "\n")
 
 
