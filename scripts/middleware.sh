@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Unpacks the middleware snapshots of the package cache (Box2D v3; the
-# integration tests build against it, docs/runtime.md "Middleware on the
-# same pool") into DIR, once, after checking each tarball's sha256 against
-# the list in the cache's README.md, and prints the meson options that
-# name the trees (-Dbox2d_src=...). Prints nothing when the cache or a
+# Unpacks the middleware snapshots of the package cache (Box2D v3, Jolt
+# Physics; the integration tests build against them, docs/runtime.md
+# "Middleware on the same pool") into DIR, once, after checking each
+# tarball's sha256 against the list in the cache's README.md, and prints the
+# meson options that name the trees (-Dbox2d_src=... -Djolt_src=...). Prints nothing when the cache or a
 # snapshot is missing: the tests then skip, saying how to enable them.
 #   usage: scripts/middleware.sh DIR      (cache: $DAGRT_PACKAGECACHE, else ../shared/packagecache)
 set -u
@@ -41,4 +41,6 @@ unpack() {
 status=0
 box2d=$(unpack box2d) || status=1
 [ -n "$box2d" ] && echo "-Dbox2d_src=$box2d"
+jolt=$(unpack JoltPhysics) || status=1
+[ -n "$jolt" ] && echo "-Djolt_src=$jolt"
 exit $status

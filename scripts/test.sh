@@ -11,7 +11,7 @@ status=0
 
 B=build-test
 # The middleware snapshots (../shared/packagecache, when there) unpacked
-# into the build directory, sha256 checked: the Box2D integration tests.
+# into the build directory, sha256 checked: the Box2D and Jolt integration tests.
 mw_opts=$(scripts/middleware.sh "$B/vendor") || status=1
 if [ -d "$B/meson-private" ]; then meson setup --reconfigure "$B" $mw_opts >/dev/null || status=1
 else meson setup "$B" $mw_opts >/dev/null || status=1; fi

@@ -1,0 +1,74 @@
+/*
+ * dagrt_jolt.h - Jolt Physics' JPH::JobSystem on libdagrt: Jolt's jobs run
+ * as libdagrt tasks on the engine's one pool (docs/runtime.md, "Middleware
+ * on the same pool"). C++17, compiled with the engine's Jolt.
+ *
+ *     dagrt_jolt::JobSystem jobs(rt, JPH::cMaxPhysicsJobs, JPH::cMaxPhysicsBarriers);
+ *     JPH::TempAllocatorImpl temp(10 * 1024 * 1024);     // left to Jolt
+ *     physics_system.Update(dt, 1, &temp, &jobs);
+ *
+ * Jobs come from a fixed pool of maxJobs (Jolt's own FixedSizeFreeList, as
+ * its JobSystemThreadPool does), so nothing is allocated per job once
+ * warm: a job whose dependencies reach zero is spawned as one task (the
+ * runtime's descriptor pools), which runs it and drops its reference.
+ * Barriers and WaitForJobs are Jolt's JobSystemWithBarrier: the waiting
+ * thread runs the barrier's ready jobs itself, then sleeps on the
+ * barrier's semaphore until the jobs running elsewhere finish. The job
+ * system must outlive every job it queued (wait on your barriers before
+ * destroying it), and the runtime must outlive the job system.
+ */
+#ifndef DAGRT_JOLT_H
+#define DAGRT_JOLT_H
+
+#include <Jolt/Jolt.h>
+
+#include <Jolt/Core/FixedSizeFreeList.h>
+#include <Jolt/Core/JobSystemWithBarrier.h>
+
+#include <atomic>
+
+#include "dagrt.h"
+
+namespace dagrt_jolt {
+
+class JobSystem : public JPH::JobSystemWithBarrier {
+public:
+    JPH_OVERRIDE_NEW_DELETE
+
+    /* rt: the pool (not owned). maxJobs: jobs alive at once (Jolt's
+     * cMaxPhysicsJobs for a physics system); maxBarriers: barriers alive
+     * at once (cMaxPhysicsBarriers). */
+    JobSystem(dagrt *rt, JPH::uint maxJobs, JPH::uint maxBarriers);
+    ~JobSystem() override = default;
+
+    /* The threads that run jobs: the workers and the thread that waits. */
+    int GetMaxConcurrency() const override;
+    JobHandle CreateJob(const char *inName, JPH::ColorArg inColor, const JobFunction &inJobFunction,
+                        JPH::uint32 inNumDependencies = 0) override;
+
+    dagrt *runtime() const { return rt_; }
+    /* Statistics (any thread): jobs spawned on the pool; jobs run inside
+     * QueueJob because the runtime had no descriptor; CreateJob calls that
+     * found the job pool full and waited. */
+    unsigned long spawned() const { return spawned_.load(std::memory_order_relaxed); }
+    unsigned long inline_runs() const { return inline_.load(std::memory_order_relaxed); }
+    unsigned long pool_full() const { return full_.load(std::memory_order_relaxed); }
+
+protected:
+    void QueueJob(Job *inJob) override;
+    void QueueJobs(Job **inJobs, JPH::uint inNumJobs) override;
+    void FreeJob(Job *inJob) override;
+
+private:
+    static void run(void *job);
+
+    dagrt *rt_;
+    JPH::FixedSizeFreeList<Job> jobs_;
+    /* relaxed everywhere: statistics, read by tests after the work they
+     * count was waited for. */
+    std::atomic<unsigned long> spawned_{0}, inline_{0}, full_{0};
+};
+
+} // namespace dagrt_jolt
+
+#endif
