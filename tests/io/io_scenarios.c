@@ -98,6 +98,17 @@ static int io_clock(void)
 
 #define MS UINT64_C(1000000)
 
+/* A pause of the test's own thread (not a runtime wait). */
+static void nap_us(unsigned us)
+{
+#ifdef _WIN32
+    Sleep((us + 999) / 1000);
+#else
+    struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+    nanosleep(&ts, NULL);
+#endif
+}
+
 static dagrt *rt_make(int workers)
 {
     dagrt_config cfg;
@@ -364,8 +375,7 @@ static int io_cancel_wakes(void)
             if ((bys[b] != BY_PLAIN || k < 3) && start_by(rt, &g, &tc[k], &onc[k][b], bys[b]) != 0)
                 FAIL("start");
         }
-    struct timespec ts = { 0, 20 * 1000 * 1000 };
-    nanosleep(&ts, NULL);   /* let them park */
+    nap_us(20000);   /* let them park */
     dagrt_cancel_request(&child);
     uint64_t t0 = dagrt_now_ns();
     for (int k = 0; k < W_NKINDS; k++)
@@ -381,7 +391,7 @@ static int io_cancel_wakes(void)
                 bad++;
             }
         }
-    nanosleep(&ts, NULL);
+    nap_us(20000);
     for (int k = 0; k < W_NKINDS; k++)
         for (int b = 0; b < BYS; b++)
             if (bys[b] != BY_PLAIN && atomic_load(&onp[k][b].done)) {
@@ -641,8 +651,7 @@ static int io_cond_signals(void)
         dagrt_mutex_unlock(&bc.mu);
         if (w == NB)
             break;
-        struct timespec ts = { 0, 100000 };
-        nanosleep(&ts, NULL);
+        nap_us(100);
     }
     dagrt_mutex_lock(rt, &bc.mu);
     bc.go = 1;
@@ -801,8 +810,7 @@ static int io_destroy_parked(void)
             dagrt_spawn_ex(rt, NULL, call_run, &dw[k], fl);
         }
         if (workers > 0) {
-            struct timespec ts = { 0, 10 * 1000 * 1000 };
-            nanosleep(&ts, NULL);   /* let them park (with none, destroy runs them) */
+            nap_us(10000);   /* let them park (with none, destroy runs them) */
         }
         dagrt_destroy(rt);
         for (int k = 0; k <= W_NKINDS; k++) {
