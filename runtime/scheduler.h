@@ -232,6 +232,9 @@ struct dagrt {
     void *fiber;
     /* Executor state (owned by exec.c). */
     void *exec;
+    /* I/O state (io.c): NULL until the first I/O call starts the reactor. */
+    _Atomic(struct rt_io *) io;
+    _Atomic uint64_t prio_refused;     /* hot workers whose priority was refused (relaxed: a statistic) */
     /* Runs started per graph table (exec.c; the main thread only, which
      * starts every run): observers number a graph's frames across all of
      * its states and pipelines, so a profile never mixes two runs. */
@@ -494,6 +497,15 @@ dagrt_node_event *rt_fiber_obs_swap(dagrt *rt, dagrt_node_event *e);
 /* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);
+
+/* ------------------------------------------ io.c: the I/O calls' hooks */
+
+/* dagrt_destroy, first: cancels the calls in flight, refuses new ones. */
+void rt_io_shutdown(dagrt *rt);
+/* dagrt_destroy, once every thread has stopped: the reactor and the pool. */
+void rt_io_fini(dagrt *rt);
+/* On each hot worker as it starts: the configured thread priority. */
+void rt_io_thread_priority(dagrt *rt);
 
 /* ---------------------------------------- overflow.c: the overflow report */
 
