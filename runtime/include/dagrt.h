@@ -611,7 +611,7 @@ typedef struct dagrt_io_kind_stats {
 } dagrt_io_kind_stats;
 typedef struct dagrt_io_stats {
     dagrt_io_kind_stats kind[DAGRT_IO_KINDS];
-    const char *reactor;     /* "io_uring", "epoll" (the fallback), "iocp", or "none" yet */
+    const char *reactor;     /* "io_uring", "epoll" (the fallback), "lane" (Windows today), "none" yet */
     uint64_t priority_refused; /* hot workers whose raised priority the system refused */
 } dagrt_io_stats;
 int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out);
