@@ -170,6 +170,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     atomic_fetch_add_explicit(&rt->nspinning, 1, memory_order_seq_cst);
 
     bool leave = false;
+    bool keep_on = false;   /* was the timers' keeper, timers still queued */
     uint64_t t0 = 0;
     for (unsigned i = 0;; i++) {
         if (work_visible(c) ||
@@ -188,6 +189,10 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             break;
         rt_cpu_relax();
         if ((i & 63) == 63) {
+            /* Due timers are run by idlers (timer.h); what they resume is
+             * seen by the next round's work_visible. */
+            if (rt_timer_next(rt) != UINT64_MAX)
+                rt_timer_run_due(rt, rt_now_ns());
             if (forever) {
                 if ((i & 1023) == 1023)
                     rt_os_yield();   /* be polite when oversubscribed */
@@ -216,7 +221,11 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             rt_obs *ob = rt_obs_now(&rt->obs);
             if (ob)
                 rt_obs_idle(ob, true, (int)c->index);
-            c->beside_waker = rt_park(&c->parker) != 0;
+            /* The timers' keeper parks until the earliest deadline (timer.h);
+             * an earlier one added meanwhile unparks it. */
+            uint64_t until = rt_timer_keeper_enter(rt, c);
+            c->beside_waker = rt_park_until(&c->parker, until) != 0;
+            keep_on = until != UINT64_MAX && rt_timer_keeper_leave(rt, c);
             if (ob)
                 rt_obs_idle(ob, false, (int)c->index);
             /* relaxed: our own word after the park, which acquired the claim. */
@@ -231,6 +240,23 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     atomic_exchange_explicit(&c->idle, 0, memory_order_seq_cst);
     atomic_fetch_sub_explicit(&rt->nidle, 1, memory_order_seq_cst);
     rt_tstat_add(&c->stats.idle_ns, rt_now_ns() - idle_from);
+    /* A keeper leaving for work, or out of its wait, while timers are
+     * queued hands the role on: an idler that wakes keeps them (timer.h).
+     * After our own idle = 0, so the wake cannot claim us. */
+    if (keep_on && (g || work_visible(c)))
+        rt_wake_idle(rt);
+}
+
+/* Wakes one idle ctx if any (timer.c, for a deadline with no keeper). */
+void rt_wake_idle(dagrt *rt)
+{
+    /* seq_cst fence: the publisher's half of the Dekker pair, as in
+     * rt_notify (the timer's publication is its insert under the timers'
+     * mutex, which the idler's keeper_enter takes after announcing). */
+    atomic_thread_fence(memory_order_seq_cst);
+    /* relaxed: ordered after the insert by the fence. */
+    if (atomic_load_explicit(&rt->nidle, memory_order_relaxed) > 0)
+        wake_one(rt);
 }
 
 void rt_ctx_publish_tail(rt_ctx *c)

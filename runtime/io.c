@@ -19,17 +19,22 @@
  * The reactor starts at the runtime's first call (a runtime that does no
  * I/O has no ring and no reactor thread). The pool is made in chunks of
  * io_ring_entries records and never shrinks, so once warm a call
- * allocates nothing. dagrt_destroy (rt_io_shutdown) cancels what is in
- * flight and refuses new calls with DAGRT_ECANCELED; the waiting fibers
- * then finish, and rt_io_fini (after every task has) frees the rest.
+ * allocates nothing. A call is attached to its scope (c), to the runtime's
+ * (rt->waits, which dagrt_destroy cancels once only waits are left: the
+ * calls then return DAGRT_ECANCELED, later ones at once) and, for
+ * dagrt_poll's deadline, to a timer (timer.h); each ends the op in the
+ * kernel through the reactor's cancel. rt_io_fini (after every task has
+ * finished) frees the rest.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "scheduler.h"   /* first: the runtime's view of dagrt.h */
+#include "cancel.h"
 #include "error.h"
 #include "fiber.h"
 #include "os/reactor.h"
-#include "scheduler.h"
+#include "timer.h"
 
 #define IO_ENTRIES_DEFAULT 256u
 #define IO_ENTRIES_MAX     32768u
@@ -49,6 +54,11 @@ typedef struct io_req {
     struct io_req *prev, *next;  /* the in-flight list; next: the free list */
     bool closing;                /* dagrt_close ended it: EBADF */
     bool canceling;              /* a cancel was handed to the reactor */
+    bool timed_out;              /* its deadline's timer fired: ETIMEDOUT */
+    struct rt_io *io;
+    rt_timer timer;              /* the deadline (dagrt_poll) */
+    rt_cancel_link link;         /* on the caller's scope */
+    rt_cancel_link rtlink;       /* on the runtime's (rt->waits: dagrt_destroy) */
 } io_req;
 
 typedef struct io_chunk {
@@ -212,6 +222,33 @@ static void req_cancel(rt_io *io, io_req *q)
     io->r->ops->cancel(io->r, &q->op);
 }
 
+/* The deadline and the scopes end the op in the kernel; each callback
+ * runs outside every lock but this one, briefly (timer.h, cancel.h). */
+static void req_timed_out(rt_timer *t)
+{
+    io_req *q = (io_req *)(void *)((char *)t - offsetof(io_req, timer));
+    rt_os_mutex_lock(&q->io->mu);
+    if (!q->canceling)
+        q->timed_out = true;
+    req_cancel(q->io, q);
+    rt_os_mutex_unlock(&q->io->mu);
+}
+
+static void req_cancel_locked(io_req *q)
+{
+    rt_os_mutex_lock(&q->io->mu);
+    req_cancel(q->io, q);
+    rt_os_mutex_unlock(&q->io->mu);
+}
+static void req_scope_cancelled(rt_cancel_link *l)
+{
+    req_cancel_locked((io_req *)(void *)((char *)l - offsetof(io_req, link)));
+}
+static void req_rt_cancelled(rt_cancel_link *l)
+{
+    req_cancel_locked((io_req *)(void *)((char *)l - offsetof(io_req, rtlink)));
+}
+
 /* ---------------------------------------------------------- one call */
 
 static void kstat(_Atomic uint64_t *c, uint64_t n)
@@ -222,18 +259,23 @@ static void kstat(_Atomic uint64_t *c, uint64_t n)
 
 /* Runs *in through the reactor and waits. The result: bytes (or value) >= 0
  * or a dagrt error code; *out gets the op's out fields. */
-static int64_t io_call(dagrt *rt, const rt_io_op *in, dagrt_cancel *c, rt_io_op *out)
+static int64_t io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
+                       rt_io_op *out)
 {
-    if (!rt)
+    if (!rt || (c && !rt_cancel_valid(c)))
         return DAGRT_EINVAL;
     int err = 0;
     rt_io *io = io_get(rt, &err);
     if (!io)
         return err;
     io_kstats *ks = &io->st[in->kind];
-    if (dagrt_cancel_requested(c)) {
+    if (dagrt_cancel_requested(c) || dagrt_cancel_requested(&rt->waits)) {
         kstat(&ks->cancels, 1);
         return DAGRT_ECANCELED;
+    }
+    if (deadline != DAGRT_FOREVER && deadline <= rt_now_ns()) {
+        kstat(&ks->timeouts, 1);
+        return DAGRT_ETIMEDOUT;
     }
     rt_os_mutex_lock(&io->mu);
     if (io->stopping) {
@@ -253,7 +295,8 @@ static int64_t io_call(dagrt *rt, const rt_io_op *in, dagrt_cancel *c, rt_io_op 
     q->op.err = 0;
     q->op.canceled = false;
     atomic_init(&q->op.rflags, 0);
-    q->closing = q->canceling = false;
+    q->closing = q->canceling = q->timed_out = false;
+    q->io = io;
     atomic_init(&q->g.word, 1);
     q->g.owner = NULL;
     q->g.waiter = NULL;
@@ -270,7 +313,39 @@ static int64_t io_call(dagrt *rt, const rt_io_op *in, dagrt_cancel *c, rt_io_op 
     io->r->ops->submit(io->r, &q->op);
     rt_os_mutex_unlock(&io->mu);
 
+    /* The deadline and the links, after the submit (outside io->mu: the
+     * callbacks take it): one that fires at once cancels an op that is
+     * already in the reactor. */
+    bool timed = false, linked = false, rtlinked = false, early = false;
+    if (deadline != DAGRT_FOREVER) {
+        q->timer.deadline_ns = deadline;
+        q->timer.fire = req_timed_out;
+        timed = rt_timer_add(rt, &q->timer) == 0;
+        if (!timed) {
+            rt_os_mutex_lock(&io->mu);
+            q->timed_out = true;   /* no room for the timer: as if it fired */
+            rt_os_mutex_unlock(&io->mu);
+            early = true;
+        }
+    }
+    if (c) {
+        q->link.on_cancel = req_scope_cancelled;
+        linked = rt_cancel_attach(c, &q->link) == 0;
+        early |= !linked;
+    }
+    q->rtlink.on_cancel = req_rt_cancelled;
+    rtlinked = rt_cancel_attach(&rt->waits, &q->rtlink) == 0;
+    early |= !rtlinked;
+    if (early)
+        req_cancel_locked(q);
+    rt_ctx *wc = rt_ctx_current(rt);
+    bool task = (wc && wc->depth > 0) || dagrt_in_fiber(rt);
+    if (task)   /* destroy's "only waits are left" (worker.c) */
+        atomic_fetch_add_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: see scheduler.h */
+
     int w = req_wait(rt, q);
+    if (task)
+        atomic_fetch_sub_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: as above */
     /* Whatever req_wait said, the op is done only when done() ran: a wait
      * that failed (it cannot, on a fresh group) must still not free it. */
     if (w != 0) {
@@ -281,8 +356,17 @@ static int64_t io_call(dagrt *rt, const rt_io_op *in, dagrt_cancel *c, rt_io_op 
         while (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
             rt_os_yield();
     }
+    /* Each returns once its callback is not running: q may go back then. */
+    if (timed)
+        rt_timer_cancel(rt, &q->timer);
+    if (linked)
+        rt_cancel_detach(&q->link);
+    if (rtlinked)
+        rt_cancel_detach(&q->rtlink);
     *out = q->op;
-    bool closing = q->closing;
+    rt_os_mutex_lock(&io->mu);
+    bool closing = q->closing, timed_out = q->timed_out;
+    rt_os_mutex_unlock(&io->mu);
 
     rt_os_mutex_lock(&io->mu);
     if (q->prev)
@@ -297,6 +381,10 @@ static int64_t io_call(dagrt *rt, const rt_io_op *in, dagrt_cancel *c, rt_io_op 
     rt_os_mutex_unlock(&io->mu);
 
     if (out->canceled) {
+        if (timed_out && !closing) {
+            kstat(&ks->timeouts, 1);
+            return DAGRT_ETIMEDOUT;
+        }
         kstat(&ks->cancels, 1);
         return closing ? DAGRT_EBADF : DAGRT_ECANCELED;
     }
@@ -331,7 +419,7 @@ int64_t dagrt_read(dagrt *rt, dagrt_handle h, void *buf, size_t n, int64_t offse
     op.buf = buf;
     op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
     op.off = offset < 0 ? -1 : offset;
-    return io_call(rt, &op, c, &out);
+    return io_call(rt, &op, DAGRT_FOREVER, c, &out);
 }
 
 int64_t dagrt_write(dagrt *rt, dagrt_handle h, const void *buf, size_t n, int64_t offset, dagrt_cancel *c)
@@ -343,7 +431,7 @@ int64_t dagrt_write(dagrt *rt, dagrt_handle h, const void *buf, size_t n, int64_
     op.buf = (void *)(uintptr_t)buf;
     op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
     op.off = offset < 0 ? -1 : offset;
-    return io_call(rt, &op, c, &out);
+    return io_call(rt, &op, DAGRT_FOREVER, c, &out);
 }
 
 int64_t dagrt_recvfrom(dagrt *rt, dagrt_handle s, void *buf, size_t n,
@@ -357,7 +445,7 @@ int64_t dagrt_recvfrom(dagrt *rt, dagrt_handle s, void *buf, size_t n,
     op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
     op.addr = from;
     op.addrlen = from ? *fromlen : 0;
-    int64_t r = io_call(rt, &op, c, &out);
+    int64_t r = io_call(rt, &op, DAGRT_FOREVER, c, &out);
     if (r >= 0 && from)
         *fromlen = out.addrlen;
     return r;
@@ -374,7 +462,7 @@ int64_t dagrt_sendto(dagrt *rt, dagrt_handle s, const void *buf, size_t n,
     op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
     op.addr = (void *)(uintptr_t)to;
     op.addrlen = to ? tolen : 0;
-    return io_call(rt, &op, c, &out);
+    return io_call(rt, &op, DAGRT_FOREVER, c, &out);
 }
 
 int dagrt_accept(dagrt *rt, dagrt_handle s, dagrt_handle *outh, dagrt_cancel *c)
@@ -383,7 +471,7 @@ int dagrt_accept(dagrt *rt, dagrt_handle s, dagrt_handle *outh, dagrt_cancel *c)
         return DAGRT_EINVAL;
     rt_io_op op, out;
     op_clear(&op, RT_IO_ACCEPT, s);
-    int64_t r = io_call(rt, &op, c, &out);
+    int64_t r = io_call(rt, &op, DAGRT_FOREVER, c, &out);
     if (r < 0)
         return (int)r;
     *outh = (dagrt_handle)r;
@@ -398,7 +486,7 @@ int dagrt_connect(dagrt *rt, dagrt_handle s, const struct sockaddr *to, size_t t
     op_clear(&op, RT_IO_CONNECT, s);
     op.addr = (void *)(uintptr_t)to;
     op.addrlen = tolen;
-    int64_t r = io_call(rt, &op, c, &out);
+    int64_t r = io_call(rt, &op, DAGRT_FOREVER, c, &out);
     return r < 0 ? (int)r : 0;
 }
 
@@ -406,18 +494,10 @@ int dagrt_poll(dagrt *rt, dagrt_handle h, unsigned events, uint64_t deadline_ns,
 {
     if (events & ~(unsigned)(DAGRT_POLL_IN | DAGRT_POLL_OUT | DAGRT_POLL_ERR))
         return DAGRT_EINVAL;
-    /* TODO(io-sync's timers): a deadline other than DAGRT_FOREVER is only
-     * checked before the call until the timer heap lands. */
-    if (deadline_ns != DAGRT_FOREVER && rt_os_now_ns() >= deadline_ns) {
-        rt_io *io = rt ? io_of(rt) : NULL;
-        if (io)
-            kstat(&io->st[RT_IO_POLL].timeouts, 1);
-        return DAGRT_ETIMEDOUT;
-    }
     rt_io_op op, out;
     op_clear(&op, RT_IO_POLL, h);
     op.events = events;
-    int64_t r = io_call(rt, &op, c, &out);
+    int64_t r = io_call(rt, &op, deadline_ns, c, &out);
     return (int)r;
 }
 
@@ -485,18 +565,6 @@ int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out)
 
 /* ------------------------------------------- create / destroy hooks */
 
-void rt_io_shutdown(dagrt *rt)
-{
-    rt_io *io = io_of(rt);
-    if (!io)
-        return;
-    rt_os_mutex_lock(&io->mu);
-    io->stopping = true;
-    for (io_req *q = io->inflight; q; q = q->next)
-        req_cancel(io, q);
-    rt_os_mutex_unlock(&io->mu);
-}
-
 void rt_io_fini(dagrt *rt)
 {
     rt_io *io = io_of(rt);
@@ -507,6 +575,7 @@ void rt_io_fini(dagrt *rt)
      * let go of every buffer. */
     for (;;) {
         rt_os_mutex_lock(&io->mu);
+        io->stopping = true;   /* a straggler's new call: DAGRT_ECANCELED */
         size_t n = io->ninflight;
         for (io_req *q = io->inflight; q; q = q->next)
             req_cancel(io, q);

@@ -361,6 +361,8 @@ int dagrt_get_stats(const dagrt *rt, dagrt_thread_stats *out, int n)
         o->parks = atomic_load_explicit(&t->parks, memory_order_relaxed);
         o->wakes = atomic_load_explicit(&t->wakes, memory_order_relaxed);
         o->idle_ns = atomic_load_explicit(&t->idle_ns, memory_order_relaxed);
+        o->wait_timeouts = atomic_load_explicit(&t->wait_timeouts, memory_order_relaxed);
+        o->wait_cancels = atomic_load_explicit(&t->wait_cancels, memory_order_relaxed);
         uint64_t up = now > t->start_ns ? now - t->start_ns : 0;
         o->busy_ns = up > o->idle_ns ? up - o->idle_ns : 0;
     }

@@ -48,6 +48,10 @@ typedef struct rt_observe {
 typedef struct rt_tstats {
     _Alignas(RT_APART) _Atomic uint64_t tasks;
     _Atomic uint64_t steals, parks, wakes, idle_ns;
+    /* Waits that returned ETIMEDOUT / ECANCELED on this thread (sync.c;
+     * threads outside the runtime count on line 0, so these two take a
+     * relaxed RMW, not rt_tstat_add). */
+    _Atomic uint64_t wait_timeouts, wait_cancels;
     uint64_t start_ns;       /* set before the thread starts */
 } rt_tstats;
 

@@ -42,6 +42,36 @@ int rt_park(rt_parker *p)
     }
 }
 
+int rt_park_until(rt_parker *p, uint64_t deadline_ns)
+{
+    if (deadline_ns == UINT64_MAX)
+        return rt_park(p);
+    /* acquire: as in rt_park. */
+    if (atomic_fetch_sub_explicit(&p->state, 1, memory_order_acquire) == RT_PARK_NOTIFIED)
+        return 0;
+    for (;;) {
+        rt_os_wait32_until(&p->state, RT_PARK_PARKED, deadline_ns);
+        uint32_t expect = RT_PARK_NOTIFIED;
+        /* acquire, relaxed on failure: as in rt_park. */
+        if (atomic_compare_exchange_strong_explicit(&p->state, &expect, RT_PARK_EMPTY,
+                memory_order_acquire, memory_order_relaxed))
+            return 0;
+        if (rt_os_now_ns() >= deadline_ns) {
+            /* Timed out: leave PARKED for EMPTY. relaxed: nothing was
+             * published to us. If an unpark's exchange came in between, the
+             * CAS fails and the token is there: consume it (acquire). */
+            expect = RT_PARK_PARKED;
+            if (atomic_compare_exchange_strong_explicit(&p->state, &expect, RT_PARK_EMPTY,
+                    memory_order_relaxed, memory_order_relaxed))
+                return 0;
+            /* acquire: reads the unparker's release exchange. Only we leave
+             * NOTIFIED, so this takes the token (two unparks are one token). */
+            atomic_exchange_explicit(&p->state, RT_PARK_EMPTY, memory_order_acquire);
+            return 0;
+        }
+    }
+}
+
 void rt_unpark(rt_parker *p)
 {
     /* release: pairs with park's acquire. */

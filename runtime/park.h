@@ -33,6 +33,10 @@ void rt_parker_fini(rt_parker *p);
  * kernel placed us beside the thread that woke us), else 0. A hint for the
  * caller's spinning policy, never for correctness. */
 int rt_park(rt_parker *p);
+/* rt_park with a deadline on rt_now_ns's clock (UINT64_MAX: none): also
+ * returns (0) once it has passed, with no token consumed. The timers'
+ * keeper sleeps so (timer.h). */
+int rt_park_until(rt_parker *p, uint64_t deadline_ns);
 void rt_unpark(rt_parker *p);
 
 #endif

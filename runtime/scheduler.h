@@ -61,6 +61,7 @@
 #include "observe.h"
 #include "os/os.h"
 #include "park.h"
+#include "timer.h"
 
 /* --------------------------------------------------------------- tasks */
 
@@ -250,6 +251,15 @@ struct dagrt {
     /* Observers and the trace recorder (observe.c): read once per node
      * and per sleep, changed between frames. */
     _Alignas(RT_APART) rt_observe obs;
+    /* Waiting on the world (timer.c, io_cancel.c, sync.c): the runtime's
+     * timers, and the scope every slow-path wait is attached to besides
+     * its own, which dagrt_destroy cancels once only waits are left. */
+    _Alignas(RT_APART) rt_timers timers;
+    dagrt_cancel waits;
+    /* Waits in progress made by tasks (fiber or plain; not by threads
+     * outside the runtime), for destroy's "only waits are left" (relaxed:
+     * a count destroy compares twice, not an order). */
+    _Atomic int64_t nwaits;
 };
 
 #if defined(__GNUC__)
@@ -423,6 +433,8 @@ void rt_notify(dagrt *rt);
 void rt_ctx_idle(rt_ctx *c, rt_group *g);
 /* A spinner that stopped with work in sight hands the search on. */
 void rt_handoff(rt_ctx *c);
+/* Wakes one idle ctx, if any (a timer added with no keeper: timer.h). */
+void rt_wake_idle(dagrt *rt);
 /* Makes c's private tail public (up to index `to`, or all of it) and
  * notifies: the idle protocol's publication. */
 void rt_expose_to(dagrt *rt, rt_ctx *c, int64_t to);
@@ -500,9 +512,10 @@ void rt_fiber_rt_fini(dagrt *rt);
 
 /* ------------------------------------------ io.c: the I/O calls' hooks */
 
-/* dagrt_destroy, first: cancels the calls in flight, refuses new ones. */
-void rt_io_shutdown(dagrt *rt);
-/* dagrt_destroy, once every thread has stopped: the reactor and the pool. */
+/* (An I/O call waits like any other: on rt->waits too, which destroy
+ * cancels once only waits are left.) dagrt_destroy, once every thread has
+ * stopped: cancels what threads outside the runtime still have in flight,
+ * waits for the reactor to let go of it, frees the reactor and the pool. */
 void rt_io_fini(dagrt *rt);
 /* On each hot worker as it starts: the configured thread priority. */
 void rt_io_thread_priority(dagrt *rt);

@@ -92,6 +92,7 @@ static void rt_free_all(dagrt *rt)
     }
     rt_observe_fini(&rt->obs);   /* writes DAGRT_TRACE's file: every thread has stopped */
     rt_slabs_free(rt->shared_slabs);
+    rt_timers_fini(&rt->timers);
     rt_os_mutex_fini(&rt->shared_mu);
     rt_os_mutex_fini(&rt->steer_mu);
     rt_os_free_aligned(rt->exec);   /* exec.c's slot; its helpers finished before the join */
@@ -147,6 +148,14 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt_os_mutex_init(&rt->shared_mu);
     rt_os_mutex_init(&rt->steer_mu);
     rt_mpsc_init(&rt->hot);
+    dagrt_cancel_init(&rt->waits, NULL);
+    atomic_init(&rt->nwaits, 0);
+    if (rt_timers_init(&rt->timers) != 0) {
+        rt_os_mutex_fini(&rt->shared_mu);
+        rt_os_mutex_fini(&rt->steer_mu);
+        rt_os_free_aligned(rt);
+        goto fail;
+    }
     rt->asym_fence = rt_asym_fence_available();
     rt_place_init(rt);   /* before the workers start: they read it */
     size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + RT_APART - 1) & ~(size_t)(RT_APART - 1);
@@ -244,6 +253,24 @@ static bool quiescent(dagrt *rt)
     return f == s;
 }
 
+/* Only waits are left: tasks have not all finished, but every unfinished
+ * one is parked in a wait (sync.c and the I/O waits count themselves in
+ * nwaits) and no work is ready. Read while others run, hence destroy asks
+ * twice, a sleep apart, before it cancels. */
+static bool only_waits_left(dagrt *rt)
+{
+    /* acquire, as in quiescent(). */
+    uint64_t f = atomic_load_explicit(&rt->ext_finished, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        f += atomic_load_explicit(&rt->ctx[i].nfinished, memory_order_acquire);
+    uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
+    /* relaxed: a count compared twice a sleep apart, not an order. */
+    int64_t w = atomic_load_explicit(&rt->nwaits, memory_order_relaxed);
+    return w > 0 && s - f <= (uint64_t)w && !rt_work_visible(&rt->ctx[0]);
+}
+
 void dagrt_destroy(dagrt *rt)
 {
     if (!rt)
@@ -257,20 +284,27 @@ void dagrt_destroy(dagrt *rt)
                 c->worker ? "a worker thread" : "inside a running task");
         return;
     }
-    /* I/O in flight is cancelled (its fibers resume with DAGRT_ECANCELED)
-     * and new calls are refused, so the tasks waiting on it can finish. */
-    rt_io_shutdown(rt);
     /* Run everything already spawned (main-thread tasks included) to
-     * completion, helping when we can. */
-    unsigned idle_rounds = 0;
+     * completion, helping when we can. Once only parked waits are left,
+     * cancel every wait of the runtime (rt->waits): their calls return
+     * DAGRT_ECANCELED, and later ones at once, so the tasks finish. */
+    unsigned idle_rounds = 0, stuck = 0;
     while (!quiescent(rt)) {
         if (c && rt_help_one(c)) {
             idle_rounds = 0;
+            stuck = 0;
             continue;
         }
         if (++idle_rounds < 64) {
             rt_cpu_relax();
         } else {
+            rt_timer_run_due(rt, rt_now_ns());   /* with zero workers nobody else does */
+            if (!dagrt_cancel_requested(&rt->waits) && only_waits_left(rt)) {
+                if (++stuck >= 2)
+                    dagrt_cancel_request(&rt->waits);
+            } else {
+                stuck = 0;
+            }
             rt_os_sleep_ns(20000);
         }
     }

@@ -560,6 +560,35 @@ void dagrt_cancel_init(dagrt_cancel *c, dagrt_cancel *parent);   /* parent may b
 void dagrt_cancel_request(dagrt_cancel *c);
 bool dagrt_cancel_requested(const dagrt_cancel *c);
 
+/* Timed waits, sleeps and cancellation (docs/runtime.md, "Timed waits,
+ * sleeps and cancellation"). Deadlines are absolute, on dagrt_now_ns's
+ * clock; DAGRT_FOREVER never passes. cancel may be NULL (no scope). A
+ * scope must outlive every wait attached to it or below it, and must not
+ * be initialised again while waits are attached. A fiber task suspends; a
+ * plain task or the main thread helps (sleep, event) or blocks (semaphore,
+ * mutex, condition); a thread outside the runtime blocks. Each returns 0,
+ * DAGRT_ETIMEDOUT (the deadline passed first), DAGRT_ECANCELED (the scope
+ * or one above it was cancelled, or dagrt_destroy cancelled the runtime's
+ * waits) or DAGRT_EINVAL (a bad argument or a scope never initialised). A
+ * unit, lock or signal handed to a waiter is never lost to its timeout. */
+#define DAGRT_FOREVER UINT64_MAX
+int dagrt_sleep(dagrt *rt, uint64_t ns, dagrt_cancel *cancel);        /* 0, ECANCELED */
+int dagrt_event_wait_until(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cancel);
+int dagrt_sem_acquire_until(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cancel);
+int dagrt_mutex_lock_until(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cancel);
+
+/* A condition variable over dagrt_mutex: fiber-aware, FIFO, no lost
+ * signals (a waiter is queued before it releases the mutex). wait needs m
+ * held (DAGRT_EPERM if it is not locked) and holds it again on every
+ * return, including ETIMEDOUT and ECANCELED; a signal that finds the
+ * oldest waiter timed out goes to the next. */
+typedef struct dagrt_cond { uint64_t opaque_[4]; } dagrt_cond;
+void dagrt_cond_init(dagrt_cond *cv);
+int dagrt_cond_wait(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline_ns,
+                    dagrt_cancel *cancel);
+void dagrt_cond_signal(dagrt_cond *cv);
+void dagrt_cond_broadcast(dagrt_cond *cv);
+
 /* ------------------------------------ waiting on the world: I/O calls */
 /* (docs/runtime.md, "Waiting on the world: I/O"; contract: design/io.md)
  * From a fiber task the call suspends the fiber; from a plain task on a
@@ -871,6 +900,12 @@ typedef struct dagrt_thread_stats {
     uint64_t steals;         /* tasks taken from other threads */
     uint64_t parks;          /* times it went to sleep */
     uint64_t wakes;          /* sleepers it woke */
+    /* Waiting on the world: timed and cancellable waits (sleeps, events,
+     * semaphores, mutexes, condition variables) that returned on this
+     * thread with DAGRT_ETIMEDOUT / DAGRT_ECANCELED; waits of threads
+     * outside the runtime count on line 0. */
+    uint64_t wait_timeouts;
+    uint64_t wait_cancels;
 } dagrt_thread_stats;
 
 /* Fills out[0, n) with thread 0 (main) and the workers; returns the

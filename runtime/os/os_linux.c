@@ -146,6 +146,21 @@ void rt_os_wait32(_Atomic uint32_t *w, uint32_t expect)
     syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, expect, NULL, NULL, 0);
 }
 
+void rt_os_wait32_until(_Atomic uint32_t *w, uint32_t expect, uint64_t deadline_ns)
+{
+    if (deadline_ns == UINT64_MAX) {
+        rt_os_wait32(w, expect);
+        return;
+    }
+    uint64_t now = rt_os_now_ns();
+    if (now >= deadline_ns)
+        return;
+    /* FUTEX_WAIT's timeout is relative (on CLOCK_MONOTONIC, rt_os_now_ns's clock). */
+    uint64_t d = deadline_ns - now;
+    struct timespec ts = { (time_t)(d / 1000000000u), (long)(d % 1000000000u) };
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, expect, &ts, NULL, 0);
+}
+
 void rt_os_wake32_one(_Atomic uint32_t *w)
 {
     syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -167,6 +182,29 @@ void rt_os_wait32(_Atomic uint32_t *w, uint32_t expect)
     /* relaxed: the mutex orders this read against the waker's. */
     if (atomic_load_explicit(w, memory_order_relaxed) == expect)
         pthread_cond_wait(&w32_cv, &w32_mu);
+    pthread_mutex_unlock(&w32_mu);
+}
+
+void rt_os_wait32_until(_Atomic uint32_t *w, uint32_t expect, uint64_t deadline_ns)
+{
+    if (deadline_ns == UINT64_MAX) {
+        rt_os_wait32(w, expect);
+        return;
+    }
+    /* pthread_cond_timedwait's clock is CLOCK_REALTIME by default: convert
+     * the remaining time onto it. */
+    uint64_t now = rt_os_now_ns();
+    if (now >= deadline_ns)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t at = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (deadline_ns - now);
+    ts.tv_sec = (time_t)(at / 1000000000u);
+    ts.tv_nsec = (long)(at % 1000000000u);
+    pthread_mutex_lock(&w32_mu);
+    /* relaxed: the mutex orders this read against the waker's. */
+    if (atomic_load_explicit(w, memory_order_relaxed) == expect)
+        pthread_cond_timedwait(&w32_cv, &w32_mu, &ts);
     pthread_mutex_unlock(&w32_mu);
 }
 

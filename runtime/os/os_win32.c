@@ -166,6 +166,22 @@ void rt_os_wait32(_Atomic uint32_t *w, uint32_t expect)
     WaitOnAddress((volatile void *)w, &expect, sizeof expect, INFINITE);
 }
 
+void rt_os_wait32_until(_Atomic uint32_t *w, uint32_t expect, uint64_t deadline_ns)
+{
+    if (deadline_ns == UINT64_MAX) {
+        rt_os_wait32(w, expect);
+        return;
+    }
+    uint64_t now = rt_os_now_ns();
+    if (now >= deadline_ns)
+        return;
+    /* Milliseconds, rounded up so the wait never ends before the deadline
+     * (callers re-check the clock and wait again if it returns early). */
+    uint64_t ms = (deadline_ns - now + 999999u) / 1000000u;
+    WaitOnAddress((volatile void *)w, &expect, sizeof expect,
+                  ms >= INFINITE ? INFINITE - 1 : (DWORD)ms);
+}
+
 void rt_os_wake32_one(_Atomic uint32_t *w) { WakeByAddressSingle((void *)w); }
 void rt_os_wake32_all(_Atomic uint32_t *w) { WakeByAddressAll((void *)w); }
 
