@@ -193,9 +193,17 @@ static void thread_wake(rt_waiter *w)
 
 static int req_wait(dagrt *rt, io_req *q)
 {
+    /* With hot workers, a completion resumes its fiber on the hot lane,
+     * which they serve before other work (design/io.md). */
+    bool hot = rt->cfg.hot_workers > 0;
+    if (hot)
+        rt_fiber_resume_hot(rt, true);
     int r = rt_fiber_group_wait(rt, &q->g);   /* a fiber suspends */
-    if (r != 1)
+    if (r != 1) {
+        if (hot)   /* done before it suspended: no resume took the flag */
+            rt_fiber_resume_hot(rt, false);
         return r;
+    }
     rt_ctx *c = rt_ctx_current(rt);
     if (c)
         return rt_group_wait_thread(rt, c, &q->g);   /* helps, as dagrt_event_wait does */

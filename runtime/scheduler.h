@@ -502,6 +502,9 @@ int rt_fiber_group_wait(dagrt *rt, rt_group *g);
 /* A plain task or the main thread (ctx c, may be NULL) waits for g without
  * helping (mutex and semaphore waits, sync.c). */
 int rt_fiber_block_wait(dagrt *rt, rt_ctx *c, rt_group *g);
+/* On a fiber: its next resume is queued on the hot lane (io.c: I/O
+ * completions resume on hot workers first); elsewhere does nothing. */
+void rt_fiber_resume_hot(dagrt *rt, bool on);
 /* On a fiber: makes e the node event its suspend/resume hooks report
  * (observe.h) and returns the previous one; elsewhere does nothing and
  * returns NULL. */

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -841,3 +843,84 @@ static int cancel_race(bool fallback)
 
 int io_cancel_race(void) { return cancel_race(false); }
 int io_cancel_race_fb(void) { return cancel_race(true); }
+
+/* --------------------------------------- hot workers serve completions */
+
+/* Threads of this process whose nice value is `nice`. */
+static int threads_with_nice(int nice)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[300], buf[512];
+        snprintf(p, sizeof p, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = 0;
+        char *q = strrchr(buf, ')');   /* the name may hold spaces */
+        int field = 2, v = 0;
+        for (; q && *q; q++)
+            if (*q == ' ' && ++field == 19) {
+                v = atoi(q + 1);
+                break;
+            }
+        if (field == 19 && v == nice)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* With a hot worker at an elevated priority: UDP ping-pong through fibers
+ * still works (their resumes go to the hot lane), and the hot worker's
+ * raised priority is either in place on exactly that one thread (never
+ * the process) or counted as refused. */
+static int hot(bool fallback)
+{
+    int bad = 0;
+    int base = getpriority(PRIO_PROCESS, 0);
+    int before = threads_with_nice(base - 5);
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 2;
+    cfg.hot_workers = 1;
+    cfg.hot_priority = DAGRT_PRIORITY_ELEVATED;
+    cfg.io_fallback = fallback;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt)
+        FAIL("dagrt_create");
+    struct sockaddr_in a, b;
+    int sa = udp_socket(&a), sb = udp_socket(&b);
+    udp_job echo = { rt, sa, b, 100, 0 }, ping = { rt, sb, a, 100, 0 };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, udp_echo, &echo, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_spawn_ex(rt, &g, udp_ping, &ping, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    bad += echo.bad + ping.bad;
+    dagrt_io_stats st;
+    dagrt_get_io_stats(rt, &st);
+    EXPECT(st.priority_refused <= 1);
+    if (st.priority_refused == 0)
+        EXPECT(threads_with_nice(base - 5) == before + 1);
+    EXPECT(getpriority(PRIO_PROCESS, 0) == base);   /* the main thread's own */
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(sa);
+    close(sb);
+    /* A bad priority is refused at create. */
+    cfg.hot_priority = 7;
+    int err = 0;
+    EXPECT(dagrt_create_ex(&cfg, &err) == NULL && err == DAGRT_EINVAL);
+    return bad;
+}
+
+int io_hot(void) { return hot(false); }
+int io_hot_fb(void) { return hot(true); }
