@@ -267,11 +267,9 @@ static void kstat(_Atomic uint64_t *c, uint64_t n)
 
 /* Runs *in through the reactor and waits. The result: bytes (or value) >= 0
  * or a dagrt error code; *out gets the op's out fields. */
-static int64_t io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
-                       rt_io_op *out)
+static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
+                        rt_io_op *out)
 {
-    if (!rt || (c && !rt_cancel_valid(c)))
-        return DAGRT_EINVAL;
     int err = 0;
     rt_io *io = io_get(rt, &err);
     if (!io)
@@ -407,6 +405,29 @@ static int64_t io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_c
     if (in->kind != RT_IO_POLL && in->kind != RT_IO_ACCEPT)
         kstat(&ks->bytes, (uint64_t)out->res);
     return out->res;
+}
+
+static const char *const op_names[RT_IO_KINDS] = {
+    "io read", "io write", "io recvfrom", "io sendto", "io accept", "io connect", "io poll",
+};
+
+/* io_call_, and what the trace records of it (trace.h, rt_trace_io: on
+ * the thread the call returns on, which a fiber may have moved to). */
+static int64_t io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
+                       rt_io_op *out)
+{
+    if (!rt || (c && !rt_cancel_valid(c)))
+        return DAGRT_EINVAL;
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    uint64_t t0 = ob && ob->trace ? rt_now_ns() : 0;
+    int64_t r = io_call_(rt, in, deadline, c, out);
+    if (ob && ob->trace) {
+        ob = rt_obs_now(&rt->obs);   /* again: it may have changed meanwhile */
+        rt_ctx *cx = rt_ctx_current(rt);
+        if (ob && ob->trace && cx)
+            rt_trace_io(ob->trace, cx->index, op_names[in->kind], (int64_t)in->h, r, rt_now_ns() - t0);
+    }
+    return r;
 }
 
 static void op_clear(rt_io_op *op, int kind, dagrt_handle h)

@@ -924,3 +924,71 @@ static int hot(bool fallback)
 
 int io_hot(void) { return hot(false); }
 int io_hot_fb(void) { return hot(true); }
+
+/* ------------------------------------------------------------- the trace */
+
+static void trace_fiber(void *arg)
+{
+    file_job *j = arg;
+    int bad = 0;
+    char buf[4096];
+    memset(buf, 'q', sizeof buf);
+    EXPECT(dagrt_write(j->rt, j->fd, buf, sizeof buf, 0, NULL) == 4096);
+    EXPECT(dagrt_read(j->rt, j->fd, buf, sizeof buf, 0, NULL) == 4096);
+    EXPECT(dagrt_poll(j->rt, j->dirfd, DAGRT_POLL_IN, dagrt_now_ns() + 2000000, NULL) == DAGRT_ETIMEDOUT);
+    j->bad = bad;
+}
+
+/* Each I/O call is in the trace: the operation, the handle, the bytes and
+ * the result, on the thread it returned on. */
+static int trace(bool fallback)
+{
+    int bad = 0;
+    if (make_tmpdir() != 0)
+        FAIL("mkdtemp");
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        FAIL("pipe");
+    file_job j = { 0 };
+    j.fd = open_tmp("t", O_RDWR | O_CREAT | O_TRUNC);
+    j.dirfd = p[0];   /* an empty pipe: the poll times out */
+    dagrt *rt = make_rt(fallback, 1);
+    if (!rt || j.fd < 0)
+        FAIL("setup");
+    j.rt = rt;
+    EXPECT(dagrt_trace_start(rt, NULL) == 0);
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, trace_fiber, &j, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    bad += j.bad;
+    EXPECT(dagrt_trace_stop(rt) == 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace.json", tmpdir);
+    EXPECT(dagrt_trace_write(rt, path) == 0);
+    dagrt_destroy(rt);
+    static char text[1 << 16];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = 0;
+    char want[128];
+    snprintf(want, sizeof want, "\"handle\":%d,\"bytes\":4096,\"result\":4096", j.fd);
+    EXPECT(strstr(text, "\"name\":\"io read\"") != NULL);
+    EXPECT(strstr(text, "\"name\":\"io write\"") != NULL);
+    EXPECT(strstr(text, want) != NULL);
+    snprintf(want, sizeof want, "\"handle\":%d,\"bytes\":0,\"result\":%d", p[0], DAGRT_ETIMEDOUT);
+    EXPECT(strstr(text, "\"name\":\"io poll\"") != NULL && strstr(text, want) != NULL);
+    if (bad)
+        fprintf(stderr, "trace: %.2000s\n", text);
+    close(j.fd);
+    close(p[0]);
+    close(p[1]);
+    unlink(path);
+    rm_tmpdir("t");
+    return bad;
+}
+
+int io_trace(void) { return trace(false); }
+int io_trace_fb(void) { return trace(true); }
