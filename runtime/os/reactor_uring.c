@@ -28,6 +28,7 @@
 #define TAG_CANCEL ((uint64_t)1)     /* a cancel's own completion: ignored */
 #define TAG_STOP   ((uint64_t)2)     /* destroy: the completion thread returns */
 #define RF_CANCEL  1u                /* rflags: a cancel was issued for it */
+#define RF_QUEUED  2u                /* rflags: submitted (the hand-off to the completion thread) */
 
 typedef struct uring_priv {
     struct msghdr m;
@@ -107,6 +108,10 @@ static void uring_submit(rt_reactor *r, rt_io_op *op)
         break;
     }
     io_uring_sqe_set_data(s, op);
+    /* release: the completion thread reaches op through the kernel, which
+     * orders nothing for the memory model (nor for TSan); its acquire of
+     * rflags after the completion sees everything io.c wrote into op. */
+    atomic_store_explicit(&op->rflags, RF_QUEUED, memory_order_release);
     sq_flush(u);
 }
 
@@ -155,7 +160,7 @@ static void completion_main(void *arg)
         if (tag == TAG_STOP)
             return;
         rt_io_op *op = (rt_io_op *)(uintptr_t)tag;
-        /* acquire: pairs with uring_cancel's release. */
+        /* acquire: pairs with uring_submit's and uring_cancel's releases. */
         bool asked = (atomic_load_explicit(&op->rflags, memory_order_acquire) & RF_CANCEL) != 0;
         op->canceled = res == -ECANCELED || (asked && res == -EINTR);
         if (res < 0) {

@@ -343,7 +343,7 @@ typedef struct tcp_job {
     dagrt *rt;
     int ls;
     struct sockaddr_in addr;
-    int bad;
+    int bad_server, bad_client;   /* one per fiber: they run at once */
 } tcp_job;
 
 static void tcp_server(void *arg)
@@ -364,7 +364,7 @@ static void tcp_server(void *arg)
         }
         EXPECT(dagrt_close(j->rt, c) == 0);
     }
-    j->bad += bad;
+    j->bad_server = bad;
 }
 
 static void tcp_client(void *arg)
@@ -391,7 +391,7 @@ static void tcp_client(void *arg)
     char x;
     EXPECT(dagrt_read(j->rt, s, &x, 1, -1, NULL) == 0);   /* the server closed: end of stream */
     EXPECT(dagrt_close(j->rt, s) == 0);
-    j->bad += bad;
+    j->bad_client = bad;
 }
 
 static int tcp_listener(struct sockaddr_in *a)
@@ -423,7 +423,7 @@ static int tcp(bool fallback)
     EXPECT(dagrt_spawn_ex(rt, &g, tcp_server, &j, DAGRT_SPAWN_FIBER) == 0);
     EXPECT(dagrt_spawn_ex(rt, &g, tcp_client, &j, DAGRT_SPAWN_FIBER) == 0);
     EXPECT(dagrt_group_wait(rt, &g) == 0);
-    bad += j.bad;
+    bad += j.bad_server + j.bad_client;
     /* Connection refused: a port that was just free. */
     struct sockaddr_in freea;
     int tmp = tcp_listener(&freea);
@@ -880,8 +880,8 @@ static int threads_with_nice(int nice)
 
 /* With a hot worker at an elevated priority: UDP ping-pong through fibers
  * still works (their resumes go to the hot lane), and the hot worker's
- * raised priority is either in place on exactly that one thread (never
- * the process) or counted as refused. */
+ * raised priority is either in place on that thread (never the process)
+ * or counted as refused. */
 static int hot(bool fallback)
 {
     int bad = 0;
@@ -908,8 +908,15 @@ static int hot(bool fallback)
     dagrt_io_stats st;
     dagrt_get_io_stats(rt, &st);
     EXPECT(st.priority_refused <= 1);
+    int after = threads_with_nice(base - 5);
+    /* The hot worker, and the reactor's threads if its call started them
+     * (a thread inherits its creator's nice value); the main thread and
+     * the other worker stay as they were. */
     if (st.priority_refused == 0)
-        EXPECT(threads_with_nice(base - 5) == before + 1);
+        EXPECT(after >= before + 1 && threads_with_nice(base) >= 2);
+    if (bad)
+        fprintf(stderr, "io_hot: base %d, threads at base-5: %d before, %d after, refused %llu\n",
+                base, before, after, (unsigned long long)st.priority_refused);
     EXPECT(getpriority(PRIO_PROCESS, 0) == base);   /* the main thread's own */
     bad += check_reactor(rt, fallback);
     dagrt_destroy(rt);
