@@ -80,6 +80,10 @@ struct rt_fiber {
     /* The node event (on this fiber's stack) that its suspends and resumes
      * report to an observer, or NULL (fiber_sched.c, rt_fiber_obs_swap). */
     struct dagrt_node_event *obs_ev;
+    /* Its next resume goes to the hot lane (an I/O completion with hot
+     * workers, io.c): set by the fiber before it suspends, cleared by the
+     * resume's submitter after the handshake (park's acq_rel orders both). */
+    bool resume_hot;
 };
 
 /* Makes *self stand for the calling thread's own stack, so that a thread can

@@ -335,6 +335,10 @@ static void submit_resume(dagrt *rt, rt_fiber *f)
     t->fn = resume_entry;
     t->arg = f;
     t->flags = f->task ? (((rt_task *)f->task)->flags & DAGRT_SPAWN_HOT) : 0;
+    if (f->resume_hot) {
+        t->flags |= DAGRT_SPAWN_HOT;
+        f->resume_hot = false;
+    }
     if (rt_submit(rt, c, t) != 0) {
         fprintf(stderr, "dagrt: fatal: could not queue a resumed fiber task\n");
         abort();
@@ -381,6 +385,13 @@ int rt_fiber_group_wait(dagrt *rt, rt_group *g)
     if (!f)
         return 1;
     return fiber_wait_group(f, g);
+}
+
+void rt_fiber_resume_hot(dagrt *rt, bool on)
+{
+    rt_fiber *f = current_fiber(rt);
+    if (f)
+        f->resume_hot = on;
 }
 
 bool dagrt_in_fiber(const dagrt *rt)

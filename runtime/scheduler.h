@@ -244,6 +244,9 @@ struct dagrt {
     void *fiber;
     /* Executor state (owned by exec.c). */
     void *exec;
+    /* I/O state (io.c): NULL until the first I/O call starts the reactor. */
+    _Atomic(struct rt_io *) io;
+    _Atomic uint64_t prio_refused;     /* hot workers whose priority was refused (relaxed: a statistic) */
     /* Runs started per graph table (exec.c; the main thread only, which
      * starts every run): observers number a graph's frames across all of
      * its states and pipelines, so a profile never mixes two runs. */
@@ -517,6 +520,9 @@ int rt_fiber_group_wait(dagrt *rt, rt_group *g);
 /* A plain task or the main thread (ctx c, may be NULL) waits for g without
  * helping (mutex and semaphore waits, sync.c). */
 int rt_fiber_block_wait(dagrt *rt, rt_ctx *c, rt_group *g);
+/* On a fiber: its next resume is queued on the hot lane (io.c: I/O
+ * completions resume on hot workers first); elsewhere does nothing. */
+void rt_fiber_resume_hot(dagrt *rt, bool on);
 /* On a fiber: makes e the node event its suspend/resume hooks report
  * (observe.h) and returns the previous one; elsewhere does nothing and
  * returns NULL. */
@@ -527,6 +533,16 @@ void rt_fiber_thread_leave(dagrt *rt, rt_ctx *c);
 /* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);
+
+/* ------------------------------------------ io.c: the I/O calls' hooks */
+
+/* (An I/O call waits like any other: on rt->waits too, which destroy
+ * cancels once only waits are left.) dagrt_destroy, once every thread has
+ * stopped: cancels what threads outside the runtime still have in flight,
+ * waits for the reactor to let go of it, frees the reactor and the pool. */
+void rt_io_fini(dagrt *rt);
+/* On each hot worker as it starts: the configured thread priority. */
+void rt_io_thread_priority(dagrt *rt);
 
 /* ---------------------------------------- overflow.c: the overflow report */
 

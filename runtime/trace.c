@@ -256,6 +256,25 @@ void rt_trace_mark(rt_trace *t, uint32_t tid, rt_trace_mark_kind m)
     slot_done(r, h);
 }
 
+void rt_trace_io(rt_trace *t, uint32_t tid, const char *op, int64_t handle, int64_t result,
+                 uint64_t wait_ns)
+{
+    ring *r = ring_of(t, tid);
+    if (!r)
+        return;
+    uint64_t h;
+    ev *e = slot_next(r, &h);
+    memset(e, 0, sizeof *e);
+    e->ts = ticks(t) - t->t0;
+    e->name = op;
+    e->cat = "io";
+    e->frame = (uint64_t)handle;
+    e->b = (uint64_t)result;
+    e->e = wait_ns;
+    e->kind = EV_IO;
+    slot_done(r, h);
+}
+
 void rt_trace_get_counts(const rt_trace *t, rt_trace_counts *out)
 {
     memset(out, 0, sizeof *out);

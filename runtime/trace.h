@@ -70,6 +70,13 @@ void rt_trace_resume(rt_trace *t, uint32_t tid, const rt_trace_node *n);
 void rt_trace_idle(rt_trace *t, uint32_t tid);
 void rt_trace_wake(rt_trace *t, uint32_t tid);
 void rt_trace_mark(rt_trace *t, uint32_t tid, rt_trace_mark_kind m);
+/* An I/O call of thread tid ended (io.c): an instant at its end, on the
+ * thread it returned on, naming the operation (a static string), the
+ * handle, the result (bytes, or a negative error code) and how long it
+ * waited. An instant, not a span: a fiber's wait may begin on another
+ * thread than it ends, and the node's own slices already show the wait. */
+void rt_trace_io(rt_trace *t, uint32_t tid, const char *op, int64_t handle, int64_t result,
+                 uint64_t wait_ns);
 
 /* Writes the file: a regular file or a new name through a temporary
  * renamed into place (never half a file), a symlink's final target so in

@@ -64,7 +64,7 @@ int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32
     int rc = sp && open && sym ? 0 : DAGRT_ENOMEM;
     /* Spans only: an instant mark (steal, wake) has no place in a stack. */
     for (size_t i = 0; rc == 0 && i < n; i++)
-        if (pick[i].e->kind != EV_MARK && (sym[i] = sym_of(&syms, &nsym, &symcap, pick[i].e)) < 0)
+        if (pick[i].e->kind != EV_MARK && pick[i].e->kind != EV_IO && (sym[i] = sym_of(&syms, &nsym, &symcap, pick[i].e)) < 0)
             rc = DAGRT_ENOMEM;
     if (rc == 0) {
         fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
@@ -84,7 +84,7 @@ int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32
         for (uint32_t t = 0; t < nthreads; t++) {
             size_t m = 0;
             for (size_t i = 0; i < n; i++)
-                if (pick[i].tid == t && pick[i].e->kind != EV_MARK) {
+                if (pick[i].tid == t && pick[i].e->kind != EV_MARK && pick[i].e->kind != EV_IO) {
                     const ev *e = pick[i].e;
                     /* begin and end each rounded, as in the other format */
                     sp[m++] = (span){to_ns(e->ts, k), to_ns(e->ts + e->dur, k), (uint32_t)sym[i]};

@@ -69,20 +69,28 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, double k, bo
 {
     fputs(*first ? "\n" : ",\n", f);
     *first = false;
-    fprintf(f, "{\"ph\":\"%s\",\"name\":", e->kind == EV_MARK ? "i" : "X");
+    bool instant = e->kind == EV_MARK || e->kind == EV_IO;
+    fprintf(f, "{\"ph\":\"%s\",\"name\":", instant ? "i" : "X");
     rt_trace_put_str(f, e->name);
     fputs(",\"cat\":", f);
     rt_trace_put_str(f, e->cat);
     fputs(",\"ts\":", f);
     uint64_t b = to_ns(e->ts, k);
     put_us(f, b);
-    if (e->kind != EV_MARK) {
+    if (!instant) {
         fputs(",\"dur\":", f);
         put_us(f, to_ns(e->ts + e->dur, k) - b);
     } else {
         fputs(",\"s\":\"t\"", f);
     }
     fprintf(f, ",\"pid\":%ld,\"tid\":%u", pid, tid);
+    if (e->kind == EV_IO) {
+        int64_t res = (int64_t)e->b;
+        fprintf(f, ",\"args\":{\"handle\":%lld,\"bytes\":%lld,\"result\":%lld,\"wait_us\":",
+                (long long)(int64_t)e->frame, (long long)(res > 0 ? res : 0), (long long)res);
+        put_us(f, e->e);
+        fputc('}', f);
+    }
     if (e->kind == EV_NODE) {
         fprintf(f, ",\"args\":{\"frame\":%llu,\"node\":%u", (unsigned long long)e->frame, e->index);
         if (e->flags & F_PIECE)

@@ -46,6 +46,8 @@ static void worker_main(void *arg)
     stack_bounds(c);
     if (!rt->cfg.no_overflow_report)
         rt_overflow_thread_enter();
+    if (c->hot)
+        rt_io_thread_priority(rt);   /* dagrt_config.hot_priority; a refusal is counted */
     rt_obs *ob = rt_obs_now(&rt->obs);
     if (ob)
         rt_obs_thread(ob, true, (int)c->index);
@@ -122,7 +124,9 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         (cfg->idle != DAGRT_IDLE_PARK && cfg->idle != DAGRT_IDLE_SPIN) ||
         (cfg->placement != DAGRT_PLACEMENT_AUTO && cfg->placement != DAGRT_PLACEMENT_NONE) ||
         cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0) ||
-        cfg->guest_threads < 0 || cfg->guest_threads > RT_MAX_WORKERS)
+        cfg->guest_threads < 0 || cfg->guest_threads > RT_MAX_WORKERS ||
+        cfg->io_ring_entries < 0 ||
+        (cfg->hot_priority != DAGRT_PRIORITY_NORMAL && cfg->hot_priority != DAGRT_PRIORITY_ELEVATED))
         goto fail;
     /* 0 is none: no_workers only says the same thing the old way. */
     int nworkers = cfg->no_workers ? 0
@@ -141,6 +145,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     atomic_init(&rt->spin_ns, RT_SPIN_NS);
     atomic_init(&rt->offer, NULL);
     atomic_init(&rt->offers_taken, 0);
+    atomic_init(&rt->io, NULL);
+    atomic_init(&rt->prio_refused, 0);
     rt_os_mutex_init(&rt->shared_mu);
     rt_os_mutex_init(&rt->steer_mu);
     rt_mpsc_init(&rt->hot);
@@ -307,6 +313,7 @@ void dagrt_destroy(dagrt *rt)
         }
     }
     stop_and_join(rt);
+    rt_io_fini(rt);   /* the reactor has let go of every buffer */
     rt_obs *ob = rt_obs_now(&rt->obs);
     if (ob && c == &rt->ctx[0])
         rt_obs_thread(ob, false, 0);

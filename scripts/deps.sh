@@ -5,14 +5,14 @@
 set -u
 want=()
 case "${1:-test}" in
-  example)  want=(gcc meson ninja-build re2c lemon graphviz pkg-config python3) ;;
-  test)     want=(gcc make meson ninja-build re2c lemon graphviz pkg-config python3
+  example)  want=(gcc meson ninja-build re2c lemon graphviz pkg-config python3 liburing-dev) ;;
+  test)     want=(gcc make meson ninja-build re2c lemon graphviz pkg-config python3 liburing-dev
                   libcriterion-dev spin clang libclang-rt-14-dev g++ cmake vim
                   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
                   gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64) ;;
-  bench)    want=(gcc g++ meson ninja-build re2c lemon graphviz pkg-config python3
+  bench)    want=(gcc g++ meson ninja-build re2c lemon graphviz pkg-config python3 liburing-dev
                   libcriterion-dev libtbb-dev libgomp1) ;;
-  sanitize) want=(gcc meson ninja-build re2c lemon graphviz pkg-config python3
+  sanitize) want=(gcc meson ninja-build re2c lemon graphviz pkg-config python3 liburing-dev
                   libcriterion-dev clang libclang-rt-14-dev) ;;
   # The slow suite's trace_speedscope_view: speedscope comes from npm at
   # test time (under the build dir), Chromium runs it headless.

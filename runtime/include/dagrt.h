@@ -48,13 +48,37 @@ extern "C" {
     X(EPERM,    -9, "not allowed from this thread") \
     X(EIO,     -10, "system I/O error")                    /* the system's reason: dagrt_last_os_error */ \
     X(ECANCELED,-11, "operation cancelled")                /* its cancel scope was cancelled */ \
-    X(ETIMEDOUT,-12, "deadline passed")                    /* a timed wait's deadline */
+    X(ETIMEDOUT,-12, "deadline passed")                    /* a timed wait's deadline */ \
+    /* The system's reasons an I/O call fails (design/io.md): each keeps   \
+     * dagrt_last_os_error too; one with no code of its own is DAGRT_EIO. */ \
+    X(ENOENT,       -13, "no such file or directory") \
+    X(EACCES,       -14, "permission denied") \
+    X(EBADF,        -15, "bad handle")                     /* or closed by dagrt_close under the call */ \
+    X(EAGAIN,       -16, "operation would block") \
+    X(ECONNREFUSED, -17, "connection refused") \
+    X(ECONNRESET,   -18, "connection reset by peer") \
+    X(EPIPE,        -19, "broken pipe") \
+    X(ENOSPC,       -20, "no space left on device") \
+    X(EMSGSIZE,     -21, "message too long") \
+    X(EADDRINUSE,   -22, "address already in use") \
+    X(EISDIR,       -23, "is a directory") \
+    X(ENOTCONN,     -24, "not connected") \
+    X(EEXIST,       -25, "file exists") \
+    X(ENOTSOCK,     -26, "not a socket") \
+    X(EADDRNOTAVAIL,-27, "address not available") \
+    X(ENETUNREACH,  -28, "network unreachable") \
+    X(EHOSTUNREACH, -29, "host unreachable") \
+    X(ECONNABORTED, -30, "connection aborted") \
+    X(EROFS,        -31, "read-only file system") \
+    X(EMFILE,       -32, "too many open files") \
+    X(ENOTDIR,      -33, "not a directory") \
+    X(EFBIG,        -34, "file too large")
 
 typedef enum dagrt_error {
 #define DAGRT_ERR_ENUM_(name, value, msg) DAGRT_##name = (value),
     DAGRT_ERRNO_MAP(DAGRT_ERR_ENUM_)
 #undef DAGRT_ERR_ENUM_
-    DAGRT_ERR_LAST_ = -13          /* one past the most negative code */
+    DAGRT_ERR_LAST_ = -35          /* one past the most negative code */
 } dagrt_error;
 
 /* Names an error code ("invalid argument", ...); never returns NULL. */
@@ -122,7 +146,23 @@ typedef struct dagrt_config {
      * group, holds one of these guest slots. 0 (the default): none; such a
      * thread's waits then poll without helping. */
     int guest_threads;
+    /* Waiting on the world's I/O (design/io.md, docs/runtime.md). */
+    /* The reactor's queue depth and the op records made at its start
+     * (more are made, never freed before dagrt_destroy, only when more
+     * calls are in flight at once than ever before); 0 = 256. */
+    int io_ring_entries;
+    /* true: epoll and the blocking lane even where io_uring works (so does
+     * DAGRT_IO=fallback in the environment). Windows: ignored. */
+    bool io_fallback;
+    /* The hot workers' thread priority: raised per thread, never the
+     * process; a refusal is counted (dagrt_get_io_stats), never fatal. */
+    int hot_priority;              /* dagrt_thread_priority */
 } dagrt_config;
+
+typedef enum dagrt_thread_priority {
+    DAGRT_PRIORITY_NORMAL = 0,     /* default: left as the process has it */
+    DAGRT_PRIORITY_ELEVATED = 1,   /* Linux: nice -5 on the thread; Windows: ABOVE_NORMAL */
+} dagrt_thread_priority;
 
 #define DAGRT_WORKERS_AUTO (-1)
 
@@ -579,6 +619,62 @@ int dagrt_cond_wait(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline
                     dagrt_cancel *cancel);
 void dagrt_cond_signal(dagrt_cond *cv);
 void dagrt_cond_broadcast(dagrt_cond *cv);
+
+/* ------------------------------------ waiting on the world: I/O calls */
+/* (docs/runtime.md, "Waiting on the world: I/O"; contract: design/io.md)
+ * From a fiber task the call suspends the fiber; from a plain task on a
+ * worker (or the main thread) it helps, like dagrt_event_wait; from a
+ * thread that is not rt's it blocks that thread. Either way the same
+ * reactor (io_uring, or epoll plus a blocking lane; I/O completion ports on
+ * Windows) carries the operation, and c (may be NULL) cancels it in the
+ * kernel. Buffers and addresses are the caller's until the call returns. */
+
+typedef intptr_t dagrt_handle;   /* POSIX: a file descriptor; Windows: a HANDLE or SOCKET */
+#ifndef DAGRT_FOREVER
+#define DAGRT_FOREVER UINT64_MAX /* a deadline that never passes */
+#endif
+struct sockaddr;
+
+/* offset >= 0: at that offset (pread/pwrite); < 0: at the handle's own
+ * position, which advances (pipes, sockets, terminals). Bytes moved (0 at
+ * the end of a file) or a negative error code. */
+int64_t dagrt_read(dagrt *rt, dagrt_handle h, void *buf, size_t n, int64_t offset, dagrt_cancel *c);
+int64_t dagrt_write(dagrt *rt, dagrt_handle h, const void *buf, size_t n, int64_t offset, dagrt_cancel *c);
+/* from may be NULL; *fromlen: in, the room at from; out, the address's length. */
+int64_t dagrt_recvfrom(dagrt *rt, dagrt_handle s, void *buf, size_t n,
+                       struct sockaddr *from, size_t *fromlen, dagrt_cancel *c);
+/* to may be NULL (a connected socket). */
+int64_t dagrt_sendto(dagrt *rt, dagrt_handle s, const void *buf, size_t n,
+                     const struct sockaddr *to, size_t tolen, dagrt_cancel *c);
+int dagrt_accept(dagrt *rt, dagrt_handle s, dagrt_handle *out, dagrt_cancel *c);
+int dagrt_connect(dagrt *rt, dagrt_handle s, const struct sockaddr *to, size_t tolen, dagrt_cancel *c);
+enum { DAGRT_POLL_IN = 1, DAGRT_POLL_OUT = 2, DAGRT_POLL_ERR = 4 };
+/* The ready set of h among events (DAGRT_POLL_ERR always counts), or an
+ * error (DAGRT_ETIMEDOUT once deadline_ns, on dagrt_now_ns's clock, has
+ * passed: DAGRT_FOREVER waits without one). */
+int dagrt_poll(dagrt *rt, dagrt_handle h, unsigned events, uint64_t deadline_ns, dagrt_cancel *c);
+/* Closes h: the calls in flight on it end first, with DAGRT_EBADF (a plain
+ * close() would leave a call parked in the kernel on a file it still
+ * holds). 0 or a negative error code. */
+int dagrt_close(dagrt *rt, dagrt_handle h);
+
+/* I/O counts, one row per kind of call (DAGRT_IO_READ ...), read while
+ * calls run (each count exact, not one snapshot). */
+enum { DAGRT_IO_READ, DAGRT_IO_WRITE, DAGRT_IO_RECVFROM, DAGRT_IO_SENDTO,
+       DAGRT_IO_ACCEPT, DAGRT_IO_CONNECT, DAGRT_IO_POLL, DAGRT_IO_KINDS };
+typedef struct dagrt_io_kind_stats {
+    uint64_t ops;            /* calls that reached the reactor */
+    uint64_t bytes;          /* bytes moved by those that succeeded */
+    uint64_t errors;         /* ended with a system error */
+    uint64_t timeouts;       /* ended with DAGRT_ETIMEDOUT */
+    uint64_t cancels;        /* ended with DAGRT_ECANCELED (or EBADF from dagrt_close) */
+} dagrt_io_kind_stats;
+typedef struct dagrt_io_stats {
+    dagrt_io_kind_stats kind[DAGRT_IO_KINDS];
+    const char *reactor;     /* "io_uring", "epoll" (the fallback), "lane" (Windows today), "none" yet */
+    uint64_t priority_refused; /* hot workers whose raised priority the system refused */
+} dagrt_io_stats;
+int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out);
 
 /* ------------------------------ graph executor: the tables that dagc emits */
 /* (the versioned descriptor types; generated code depends only on this header) */

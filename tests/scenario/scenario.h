@@ -22,6 +22,7 @@
 #define SCN_TSAN   1   /* a plain-driver Meson test in suite tsan */
 #define SCN_FENCED 2   /* and again with DAGRT_NO_MEMBARRIER=1 (runtime/idle.c) */
 #define SCN_WIN    4   /* Windows only: the line sits inside #if defined(_WIN32) */
+#define SCN_POSIX  8   /* not on Windows: the line sits inside #if !defined(_WIN32) */
 
 typedef struct scenario {
     const char *name;

@@ -1,0 +1,629 @@
+/*
+ * io.c - the I/O calls of "waiting on the world" (design/io.md): the
+ * portable half. The system half is the reactor (os/reactor.h).
+ *
+ * A call takes an op record from the runtime's pool, fills it, links it on
+ * the in-flight list and submits it, all under one lock (so a cancel,
+ * which walks that list under the same lock, never reaches the reactor
+ * before its op, nor after the record went back to the pool), and waits on
+ * the record's one-shot group (count 1), which the reactor's done callback
+ * completes: the same hand-off as every other wait of the runtime (a
+ * fiber's suspend/resume handshake, fiber_sched.c, so a completion that
+ * lands before the fiber finished suspending resumes it exactly once).
+ * Who waits how:
+ *   - a fiber task suspends (its worker runs other work);
+ *   - a plain task on a worker, or the main thread, helps as in
+ *     dagrt_event_wait and sleeps when there is nothing to run;
+ *   - a thread that is not one of rt's sleeps on the record's word.
+ *
+ * The reactor starts at the runtime's first call (a runtime that does no
+ * I/O has no ring and no reactor thread). The pool is made in chunks of
+ * io_ring_entries records and never shrinks, so once warm a call
+ * allocates nothing. A call is attached to its scope (c), to the runtime's
+ * (rt->waits, which dagrt_destroy cancels once only waits are left: the
+ * calls then return DAGRT_ECANCELED, later ones at once) and, for
+ * dagrt_poll's deadline, to a timer (timer.h); each ends the op in the
+ * kernel through the reactor's cancel. rt_io_fini (after every task has
+ * finished) frees the rest.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler.h"   /* first: the runtime's view of dagrt.h */
+#include "cancel.h"
+#include "error.h"
+#include "fiber.h"
+#include "os/reactor.h"
+#include "timer.h"
+
+#define IO_ENTRIES_DEFAULT 256u
+#define IO_ENTRIES_MAX     32768u
+/* Linux moves at most this much in one read or write (MAX_RW_COUNT). */
+#define IO_MAX_BYTES ((size_t)0x7ffff000)
+
+_Static_assert((int)DAGRT_IO_KINDS == (int)RT_IO_KINDS && (int)DAGRT_IO_POLL == (int)RT_IO_POLL,
+               "I/O kinds disagree");
+_Static_assert((int)DAGRT_POLL_IN == (int)RT_IO_POLL_IN && (int)DAGRT_POLL_OUT == (int)RT_IO_POLL_OUT &&
+               (int)DAGRT_POLL_ERR == (int)RT_IO_POLL_ERR, "poll bits disagree");
+
+typedef struct io_req {
+    rt_io_op op;                 /* first: done() gets &op */
+    rt_group g;                  /* one-shot: completed by done() */
+    rt_waiter tw;                /* a foreign thread's waiter: wakes tdone */
+    _Atomic uint32_t tdone;
+    struct io_req *prev, *next;  /* the in-flight list; next: the free list */
+    bool closing;                /* dagrt_close ended it: EBADF */
+    bool canceling;              /* a cancel was handed to the reactor */
+    bool timed_out;              /* its deadline's timer fired: ETIMEDOUT */
+    struct rt_io *io;
+    rt_timer timer;              /* the deadline (dagrt_poll) */
+    rt_cancel_link link;         /* on the caller's scope */
+    rt_cancel_link rtlink;       /* on the runtime's (rt->waits: dagrt_destroy) */
+} io_req;
+
+typedef struct io_chunk {
+    struct io_chunk *next;
+    io_req reqs[];
+} io_chunk;
+
+typedef struct io_kstats {
+    _Atomic uint64_t ops, bytes, errors, timeouts, cancels;
+} io_kstats;
+
+typedef struct rt_io {
+    rt_os_mutex mu;              /* the lists, stopping, submit and cancel */
+    rt_reactor *r;
+    const char *kind;
+    unsigned entries;
+    io_req *free;
+    io_req *inflight;
+    size_t ninflight;
+    io_chunk *chunks;
+    bool stopping;
+    io_kstats st[RT_IO_KINDS];
+} rt_io;
+
+static inline rt_io *io_of(const dagrt *rt)
+{
+    /* acquire: pairs with io_start's release CAS, so the state is whole. */
+    return atomic_load_explicit(&((dagrt *)(uintptr_t)rt)->io, memory_order_acquire);
+}
+
+/* mu held. */
+static bool pool_grow(rt_io *io)
+{
+    io_chunk *ch = malloc(sizeof *ch + (size_t)io->entries * sizeof(io_req));
+    if (!ch)
+        return false;
+    memset(ch, 0, sizeof *ch + (size_t)io->entries * sizeof(io_req));
+    ch->next = io->chunks;
+    io->chunks = ch;
+    for (unsigned i = 0; i < io->entries; i++) {
+        ch->reqs[i].next = io->free;
+        io->free = &ch->reqs[i];
+    }
+    return true;
+}
+
+static rt_reactor *reactor_make(const dagrt *rt, unsigned entries, int *err)
+{
+    rt_reactor *r = NULL;
+#if defined(_WIN32)
+    r = rt_reactor_iocp_create(entries, err);
+#else
+    const char *env = rt_os_getenv("DAGRT_IO");
+    bool fallback = rt->cfg.io_fallback || (env && strcmp(env, "fallback") == 0);
+#  if defined(DAGRT_HAVE_URING)
+    if (!fallback)
+        r = rt_reactor_uring_create(entries, err);
+#  else
+    (void)fallback;
+#  endif
+    if (!r)
+        r = rt_reactor_epoll_create(entries, err);
+#endif
+    return r;
+}
+
+static void io_free(rt_io *io)
+{
+    while (io->chunks) {
+        io_chunk *n = io->chunks->next;
+        free(io->chunks);
+        io->chunks = n;
+    }
+    rt_os_mutex_fini(&io->mu);
+    free(io);
+}
+
+/* The runtime's I/O state, started by the first call. NULL: *err. */
+static rt_io *io_get(dagrt *rt, int *err)
+{
+    rt_io *io = io_of(rt);
+    if (RT_LIKELY(io != NULL))
+        return io;
+    io = calloc(1, sizeof *io);
+    if (!io) {
+        *err = DAGRT_ENOMEM;
+        return NULL;
+    }
+    unsigned n = rt->cfg.io_ring_entries > 0 ? (unsigned)rt->cfg.io_ring_entries : IO_ENTRIES_DEFAULT;
+    io->entries = n > IO_ENTRIES_MAX ? IO_ENTRIES_MAX : n;
+    if (rt_os_mutex_init(&io->mu) != 0 || !pool_grow(io)) {
+        free(io->chunks);
+        free(io);
+        *err = DAGRT_ENOMEM;
+        return NULL;
+    }
+    io->r = reactor_make(rt, io->entries, err);
+    if (!io->r) {
+        io_free(io);
+        return NULL;
+    }
+    io->kind = io->r->ops->name;
+    rt_io *expect = NULL;
+    /* release: publishes the whole state to io_of's acquire; acquire on
+     * failure: the winner's state is whole for us too. */
+    if (!atomic_compare_exchange_strong_explicit(&rt->io, &expect, io,
+                                                 memory_order_acq_rel, memory_order_acquire)) {
+        io->r->ops->destroy(io->r);   /* another call started it first */
+        io_free(io);
+        return expect;
+    }
+    return io;
+}
+
+/* ------------------------------------------------------------- waiting */
+
+static void req_done(rt_io_op *op)
+{
+    io_req *q = (io_req *)(void *)op;
+    rt_group_done(&q->g);   /* may resume the waiter: q is its from here on */
+}
+
+static void thread_wake(rt_waiter *w)
+{
+    io_req *q = (io_req *)(void *)((char *)w - offsetof(io_req, tw));
+    /* release: the waiter's acquire sees the op's result. The word stays
+     * valid after: the record goes back to the pool, never to the system,
+     * before dagrt_destroy. */
+    atomic_store_explicit(&q->tdone, 1, memory_order_release);
+    rt_os_wake32_one(&q->tdone);
+}
+
+static int req_wait(dagrt *rt, io_req *q)
+{
+    /* With hot workers, a completion resumes its fiber on the hot lane,
+     * which they serve before other work (design/io.md). */
+    bool hot = rt->cfg.hot_workers > 0;
+    if (hot)
+        rt_fiber_resume_hot(rt, true);
+    int r = rt_fiber_group_wait(rt, &q->g);   /* a fiber suspends */
+    if (r != 1) {
+        if (hot)   /* done before it suspended: no resume took the flag */
+            rt_fiber_resume_hot(rt, false);
+        return r;
+    }
+    rt_ctx *c = rt_ctx_current(rt);
+    if (c)
+        return rt_group_wait_thread(rt, c, &q->g);   /* helps, as dagrt_event_wait does */
+    q->tw.fn = thread_wake;
+    /* relaxed: set before the arm, whose acq_rel RMW publishes it. */
+    atomic_store_explicit(&q->tdone, 0, memory_order_relaxed);
+    r = rt_group_arm_on(&q->g, NULL, &q->tw);
+    if (r == 1)
+        return 0;
+    if (r < 0)
+        return r;
+    /* acquire: pairs with thread_wake's release. */
+    while (atomic_load_explicit(&q->tdone, memory_order_acquire) == 0)
+        rt_os_wait32(&q->tdone, 0);
+    return 0;
+}
+
+/* mu held: hands q's cancel to the reactor once. */
+static void req_cancel(rt_io *io, io_req *q)
+{
+    if (q->canceling)
+        return;
+    q->canceling = true;
+    io->r->ops->cancel(io->r, &q->op);
+}
+
+/* The deadline and the scopes end the op in the kernel; each callback
+ * runs outside every lock but this one, briefly (timer.h, cancel.h). */
+static void req_timed_out(rt_timer *t)
+{
+    io_req *q = (io_req *)(void *)((char *)t - offsetof(io_req, timer));
+    rt_os_mutex_lock(&q->io->mu);
+    if (!q->canceling)
+        q->timed_out = true;
+    req_cancel(q->io, q);
+    rt_os_mutex_unlock(&q->io->mu);
+}
+
+static void req_cancel_locked(io_req *q)
+{
+    rt_os_mutex_lock(&q->io->mu);
+    req_cancel(q->io, q);
+    rt_os_mutex_unlock(&q->io->mu);
+}
+static void req_scope_cancelled(rt_cancel_link *l)
+{
+    req_cancel_locked((io_req *)(void *)((char *)l - offsetof(io_req, link)));
+}
+static void req_rt_cancelled(rt_cancel_link *l)
+{
+    req_cancel_locked((io_req *)(void *)((char *)l - offsetof(io_req, rtlink)));
+}
+
+/* ---------------------------------------------------------- one call */
+
+static void kstat(_Atomic uint64_t *c, uint64_t n)
+{
+    /* relaxed: a statistic, summed by readers without an order. */
+    atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+/* Runs *in through the reactor and waits. The result: bytes (or value) >= 0
+ * or a dagrt error code; *out gets the op's out fields. */
+static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
+                        rt_io_op *out)
+{
+    int err = 0;
+    rt_io *io = io_get(rt, &err);
+    if (!io)
+        return err;
+    io_kstats *ks = &io->st[in->kind];
+    if (dagrt_cancel_requested(c) || dagrt_cancel_requested(&rt->waits)) {
+        kstat(&ks->cancels, 1);
+        return DAGRT_ECANCELED;
+    }
+    if (deadline != DAGRT_FOREVER && deadline <= rt_now_ns()) {
+        kstat(&ks->timeouts, 1);
+        return DAGRT_ETIMEDOUT;
+    }
+    rt_os_mutex_lock(&io->mu);
+    if (io->stopping) {
+        rt_os_mutex_unlock(&io->mu);
+        kstat(&ks->cancels, 1);
+        return DAGRT_ECANCELED;
+    }
+    if (!io->free && !pool_grow(io)) {
+        rt_os_mutex_unlock(&io->mu);
+        return DAGRT_ENOMEM;
+    }
+    io_req *q = io->free;
+    io->free = q->next;
+    q->op = *in;
+    q->op.done = req_done;
+    q->op.res = 0;
+    q->op.err = 0;
+    q->op.canceled = false;
+    atomic_init(&q->op.rflags, 0);
+    q->closing = q->canceling = q->timed_out = false;
+    q->io = io;
+    atomic_init(&q->g.word, 1);
+    q->g.owner = NULL;
+    q->g.waiter = NULL;
+    q->g.local = 0;
+    q->g.armed = 0;
+    q->g.magic = RT_GROUP_MAGIC;
+    q->prev = NULL;
+    q->next = io->inflight;
+    if (io->inflight)
+        io->inflight->prev = q;
+    io->inflight = q;
+    io->ninflight++;
+    kstat(&ks->ops, 1);
+    io->r->ops->submit(io->r, &q->op);
+    rt_os_mutex_unlock(&io->mu);
+
+    /* The deadline and the links, after the submit (outside io->mu: the
+     * callbacks take it): one that fires at once cancels an op that is
+     * already in the reactor. */
+    bool timed = false, linked = false, rtlinked = false, early = false;
+    if (deadline != DAGRT_FOREVER) {
+        q->timer.deadline_ns = deadline;
+        q->timer.fire = req_timed_out;
+        timed = rt_timer_add(rt, &q->timer) == 0;
+        if (!timed) {
+            rt_os_mutex_lock(&io->mu);
+            q->timed_out = true;   /* no room for the timer: as if it fired */
+            rt_os_mutex_unlock(&io->mu);
+            early = true;
+        }
+    }
+    if (c) {
+        q->link.on_cancel = req_scope_cancelled;
+        linked = rt_cancel_attach(c, &q->link) == 0;
+        early |= !linked;
+    }
+    q->rtlink.on_cancel = req_rt_cancelled;
+    rtlinked = rt_cancel_attach(&rt->waits, &q->rtlink) == 0;
+    early |= !rtlinked;
+    if (early)
+        req_cancel_locked(q);
+    rt_ctx *wc = rt_ctx_current(rt);
+    bool task = (wc && wc->depth > 0) || dagrt_in_fiber(rt);
+    if (task)   /* destroy's "only waits are left" (worker.c) */
+        atomic_fetch_add_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: see scheduler.h */
+
+    int w = req_wait(rt, q);
+    if (task)
+        atomic_fetch_sub_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: as above */
+    /* Whatever req_wait said, the op is done only when done() ran: a wait
+     * that failed (it cannot, on a fresh group) must still not free it. */
+    if (w != 0) {
+        rt_os_mutex_lock(&io->mu);
+        req_cancel(io, q);
+        rt_os_mutex_unlock(&io->mu);
+        /* acquire: the completer's release of the word. */
+        while (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
+            rt_os_yield();
+    }
+    /* Each returns once its callback is not running: q may go back then. */
+    if (timed)
+        rt_timer_cancel(rt, &q->timer);
+    if (linked)
+        rt_cancel_detach(&q->link);
+    if (rtlinked)
+        rt_cancel_detach(&q->rtlink);
+    *out = q->op;
+    rt_os_mutex_lock(&io->mu);
+    bool closing = q->closing, timed_out = q->timed_out;
+    rt_os_mutex_unlock(&io->mu);
+
+    rt_os_mutex_lock(&io->mu);
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        io->inflight = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    io->ninflight--;
+    q->next = io->free;
+    io->free = q;
+    rt_os_mutex_unlock(&io->mu);
+
+    if (out->canceled) {
+        if (timed_out && !closing) {
+            kstat(&ks->timeouts, 1);
+            return DAGRT_ETIMEDOUT;
+        }
+        kstat(&ks->cancels, 1);
+        return closing ? DAGRT_EBADF : DAGRT_ECANCELED;
+    }
+    if (out->err) {
+        kstat(&ks->errors, 1);
+        int code = rt_os_error_code(out->err);
+        /* Keep the system's own reason for every OS error, not only EIO
+         * (re-read on this thread: a fiber may have moved). */
+        rt_error_os(out->err, "I/O call");
+        return code;
+    }
+    if (in->kind != RT_IO_POLL && in->kind != RT_IO_ACCEPT)
+        kstat(&ks->bytes, (uint64_t)out->res);
+    return out->res;
+}
+
+static const char *const op_names[RT_IO_KINDS] = {
+    "io read", "io write", "io recvfrom", "io sendto", "io accept", "io connect", "io poll",
+};
+
+/* io_call_, and what the trace records of it (trace.h, rt_trace_io: on
+ * the thread the call returns on, which a fiber may have moved to). */
+static int64_t io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
+                       rt_io_op *out)
+{
+    if (!rt || (c && !rt_cancel_valid(c)))
+        return DAGRT_EINVAL;
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    uint64_t t0 = ob && ob->trace ? rt_now_ns() : 0;
+    int64_t r = io_call_(rt, in, deadline, c, out);
+    if (ob && ob->trace) {
+        ob = rt_obs_now(&rt->obs);   /* again: it may have changed meanwhile */
+        rt_ctx *cx = rt_ctx_current(rt);
+        if (ob && ob->trace && cx)
+            rt_trace_io(ob->trace, cx->index, op_names[in->kind], (int64_t)in->h, r, rt_now_ns() - t0);
+    }
+    return r;
+}
+
+static void op_clear(rt_io_op *op, int kind, dagrt_handle h)
+{
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->h = h;
+}
+
+/* ------------------------------------------------------------- the API */
+
+int64_t dagrt_read(dagrt *rt, dagrt_handle h, void *buf, size_t n, int64_t offset, dagrt_cancel *c)
+{
+    if (!buf && n)
+        return DAGRT_EINVAL;
+    rt_io_op op, out;
+    op_clear(&op, RT_IO_READ, h);
+    op.buf = buf;
+    op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
+    op.off = offset < 0 ? -1 : offset;
+    return io_call(rt, &op, DAGRT_FOREVER, c, &out);
+}
+
+int64_t dagrt_write(dagrt *rt, dagrt_handle h, const void *buf, size_t n, int64_t offset, dagrt_cancel *c)
+{
+    if (!buf && n)
+        return DAGRT_EINVAL;
+    rt_io_op op, out;
+    op_clear(&op, RT_IO_WRITE, h);
+    op.buf = (void *)(uintptr_t)buf;
+    op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
+    op.off = offset < 0 ? -1 : offset;
+    return io_call(rt, &op, DAGRT_FOREVER, c, &out);
+}
+
+int64_t dagrt_recvfrom(dagrt *rt, dagrt_handle s, void *buf, size_t n,
+                       struct sockaddr *from, size_t *fromlen, dagrt_cancel *c)
+{
+    if ((!buf && n) || (from && !fromlen))
+        return DAGRT_EINVAL;
+    rt_io_op op, out;
+    op_clear(&op, RT_IO_RECVFROM, s);
+    op.buf = buf;
+    op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
+    op.addr = from;
+    op.addrlen = from ? *fromlen : 0;
+    int64_t r = io_call(rt, &op, DAGRT_FOREVER, c, &out);
+    if (r >= 0 && from)
+        *fromlen = out.addrlen;
+    return r;
+}
+
+int64_t dagrt_sendto(dagrt *rt, dagrt_handle s, const void *buf, size_t n,
+                     const struct sockaddr *to, size_t tolen, dagrt_cancel *c)
+{
+    if ((!buf && n) || (to && tolen == 0))
+        return DAGRT_EINVAL;
+    rt_io_op op, out;
+    op_clear(&op, RT_IO_SENDTO, s);
+    op.buf = (void *)(uintptr_t)buf;
+    op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
+    op.addr = (void *)(uintptr_t)to;
+    op.addrlen = to ? tolen : 0;
+    return io_call(rt, &op, DAGRT_FOREVER, c, &out);
+}
+
+int dagrt_accept(dagrt *rt, dagrt_handle s, dagrt_handle *outh, dagrt_cancel *c)
+{
+    if (!outh)
+        return DAGRT_EINVAL;
+    rt_io_op op, out;
+    op_clear(&op, RT_IO_ACCEPT, s);
+    int64_t r = io_call(rt, &op, DAGRT_FOREVER, c, &out);
+    if (r < 0)
+        return (int)r;
+    *outh = (dagrt_handle)r;
+    return 0;
+}
+
+int dagrt_connect(dagrt *rt, dagrt_handle s, const struct sockaddr *to, size_t tolen, dagrt_cancel *c)
+{
+    if (!to || tolen == 0)
+        return DAGRT_EINVAL;
+    rt_io_op op, out;
+    op_clear(&op, RT_IO_CONNECT, s);
+    op.addr = (void *)(uintptr_t)to;
+    op.addrlen = tolen;
+    int64_t r = io_call(rt, &op, DAGRT_FOREVER, c, &out);
+    return r < 0 ? (int)r : 0;
+}
+
+int dagrt_poll(dagrt *rt, dagrt_handle h, unsigned events, uint64_t deadline_ns, dagrt_cancel *c)
+{
+    if (events & ~(unsigned)(DAGRT_POLL_IN | DAGRT_POLL_OUT | DAGRT_POLL_ERR))
+        return DAGRT_EINVAL;
+    rt_io_op op, out;
+    op_clear(&op, RT_IO_POLL, h);
+    op.events = events;
+    int64_t r = io_call(rt, &op, deadline_ns, c, &out);
+    return (int)r;
+}
+
+int dagrt_close(dagrt *rt, dagrt_handle h)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_io *io = io_of(rt);
+    if (io) {
+        /* End the calls parked on h, then wait until the reactor has let
+         * go of every one of them (a cancel is answered at once; a lane
+         * read of a regular file finishes by itself). */
+        for (unsigned spins = 0;; spins++) {
+            bool any = false;
+            rt_os_mutex_lock(&io->mu);
+            for (io_req *q = io->inflight; q; q = q->next) {
+                /* acquire: a record whose group reached 0 is done. */
+                if (q->op.h != h || atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
+                    continue;
+                any = true;
+                if (!q->canceling) {
+                    q->closing = true;
+                    req_cancel(io, q);
+                }
+            }
+            rt_os_mutex_unlock(&io->mu);
+            if (!any)
+                break;
+            if (spins < 64)
+                rt_os_yield();
+            else
+                rt_os_sleep_ns(50000);
+        }
+    }
+    int e = rt_os_handle_close(h);
+    if (e) {
+        int code = rt_os_error_code(e);
+        rt_error_os(e, "close");
+        return code;
+    }
+    return 0;
+}
+
+int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out)
+{
+    if (!rt || !out)
+        return DAGRT_EINVAL;
+    memset(out, 0, sizeof *out);
+    rt_io *io = io_of(rt);
+    /* relaxed: statistics (see kstat). */
+    out->priority_refused = atomic_load_explicit(&((dagrt *)(uintptr_t)rt)->prio_refused, memory_order_relaxed);
+    out->reactor = io ? io->kind : "none";
+    if (!io)
+        return 0;
+    for (int k = 0; k < RT_IO_KINDS; k++) {
+        /* relaxed: statistics (see kstat). */
+        out->kind[k].ops = atomic_load_explicit(&io->st[k].ops, memory_order_relaxed);
+        out->kind[k].bytes = atomic_load_explicit(&io->st[k].bytes, memory_order_relaxed);
+        out->kind[k].errors = atomic_load_explicit(&io->st[k].errors, memory_order_relaxed);
+        out->kind[k].timeouts = atomic_load_explicit(&io->st[k].timeouts, memory_order_relaxed);
+        out->kind[k].cancels = atomic_load_explicit(&io->st[k].cancels, memory_order_relaxed);
+    }
+    return 0;
+}
+
+/* ------------------------------------------- create / destroy hooks */
+
+void rt_io_fini(dagrt *rt)
+{
+    rt_io *io = io_of(rt);
+    if (!io)
+        return;
+    /* Every task has finished; a thread outside the runtime may still be
+     * in a call (cancelled by rt_io_shutdown): wait until the reactor has
+     * let go of every buffer. */
+    for (;;) {
+        rt_os_mutex_lock(&io->mu);
+        io->stopping = true;   /* a straggler's new call: DAGRT_ECANCELED */
+        size_t n = io->ninflight;
+        for (io_req *q = io->inflight; q; q = q->next)
+            req_cancel(io, q);
+        rt_os_mutex_unlock(&io->mu);
+        if (n == 0)
+            break;
+        rt_os_sleep_ns(100000);
+    }
+    io->r->ops->destroy(io->r);
+    io_free(io);
+    atomic_store_explicit(&rt->io, NULL, memory_order_relaxed);   /* relaxed: no thread is left */
+}
+
+/* Hot workers' priority (worker.c calls it on each hot worker). */
+void rt_io_thread_priority(dagrt *rt)
+{
+    if (rt->cfg.hot_priority != DAGRT_PRIORITY_ELEVATED)
+        return;
+    if (rt_os_thread_priority_raise() != 0)
+        /* relaxed: a statistic. */
+        atomic_fetch_add_explicit(&rt->prio_refused, 1, memory_order_relaxed);
+}

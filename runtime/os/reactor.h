@@ -1,0 +1,91 @@
+/*
+ * os/reactor.h - the reactor: the system half of the I/O calls (internal,
+ * prefix rt_reactor_; io.c is the portable half).
+ *
+ * io.c fills an rt_io_op, hands it to rt_reactor_submit and waits; the
+ * reactor carries it through the system and calls op->done(op) exactly
+ * once, from whatever thread learnt the result (its completion thread, a
+ * lane thread, or the submitter itself when the result came at once),
+ * after its last access to op. One file per mechanism:
+ *   reactor_uring.c  io_uring through liburing (Linux, DAGRT_HAVE_URING);
+ *   reactor_epoll.c  the fallback: epoll for what can be polled, a blocking
+ *                    lane of the runtime's own threads for regular files;
+ *   reactor_iocp.c   Windows (see that file for what it does today).
+ *
+ * Locking: io.c calls submit and cancel with its own lock held (one at a
+ * time, and a cancel never overtakes its op's submit); done(op) never
+ * takes that lock. A reactor's own lock, if it has one, nests inside.
+ */
+#ifndef DAGRT_OS_REACTOR_H
+#define DAGRT_OS_REACTOR_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The kinds, in dagrt.h's DAGRT_IO_* order. */
+enum { RT_IO_READ, RT_IO_WRITE, RT_IO_RECVFROM, RT_IO_SENDTO, RT_IO_ACCEPT,
+       RT_IO_CONNECT, RT_IO_POLL, RT_IO_KINDS };
+/* Poll bits, dagrt.h's DAGRT_POLL_* values. */
+enum { RT_IO_POLL_IN = 1, RT_IO_POLL_OUT = 2, RT_IO_POLL_ERR = 4 };
+
+typedef struct rt_io_op rt_io_op;
+struct rt_io_op {
+    /* In (io.c). */
+    int kind;
+    intptr_t h;
+    void *buf;                /* read/recvfrom: out; write/sendto: in */
+    size_t n;
+    int64_t off;              /* read/write: < 0 the handle's position */
+    void *addr;               /* recvfrom: out (may be NULL); sendto/connect: in */
+    size_t addrlen;           /* recvfrom: in the room, out the length */
+    unsigned events;          /* poll: RT_IO_POLL_* */
+    void (*done)(rt_io_op *op);
+    /* Out (the reactor, before done). */
+    int64_t res;              /* bytes, the accepted handle, the ready set */
+    int err;                  /* 0, or the system's error code */
+    bool canceled;            /* ended by rt_reactor_cancel */
+    /* The reactor's own. */
+    _Atomic uint32_t rflags;
+    int rwhere;
+    rt_io_op *rnext, *rprev;
+    _Alignas(16) unsigned char rpriv[128];
+};
+
+typedef struct rt_reactor rt_reactor;
+typedef struct rt_reactor_ops {
+    void (*submit)(rt_reactor *r, rt_io_op *op);
+    /* Asks the system to end op early; done(op) still comes once (with
+     * canceled set, or with the result that won the race). */
+    void (*cancel)(rt_reactor *r, rt_io_op *op);
+    /* Only once every op's done has been called. */
+    void (*destroy)(rt_reactor *r);
+    const char *name;
+} rt_reactor_ops;
+struct rt_reactor {
+    const rt_reactor_ops *ops;
+};
+
+/* Each returns a started reactor, or NULL with *err a dagrt error code.
+ * entries: the submission queue's depth. */
+#if defined(DAGRT_HAVE_URING)
+/* NULL (and *err DAGRT_EIO) also where the kernel refuses io_uring. */
+rt_reactor *rt_reactor_uring_create(unsigned entries, int *err);
+#endif
+#if defined(_WIN32)
+rt_reactor *rt_reactor_iocp_create(unsigned entries, int *err);
+#else
+rt_reactor *rt_reactor_epoll_create(unsigned entries, int *err);
+#endif
+
+/* The system's error code as a dagrt error code (os_linux.c, os_win32.c):
+ * DAGRT_EIO for one with no code of its own. */
+int rt_os_error_code(int os_error);
+/* Closes a handle (close; closesocket or CloseHandle): 0 or the system's error. */
+int rt_os_handle_close(intptr_t h);
+/* The calling thread's id as the priority call wants it; raises the
+ * calling thread's priority: 0 or the system's error (a refusal). */
+int rt_os_thread_priority_raise(void);
+
+#endif

@@ -1,0 +1,1001 @@
+/* io_ops.c - scenarios for the I/O calls (dagrt_read ... dagrt_poll,
+ * dagrt_close), on real files in a temporary directory and real sockets on
+ * 127.0.0.1. Each runs twice (io_list.h): on the default reactor and with
+ * the fallback forced (dagrt_config.io_fallback: epoll and the blocking
+ * lane), so both paths are checked on every run. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <dirent.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dagrt.h"
+#include "scenario.h"
+
+/* The suite's list declares every scenario (io_scenarios.c holds the table). */
+#define SCENARIO(group, name, secs, flags) int name(void);
+#include "io_list.h"
+#undef SCENARIO
+
+#define FAIL(...) do { fprintf(stderr, "%s: ", __func__); fprintf(stderr, __VA_ARGS__); \
+                       fputc('\n', stderr); return 1; } while (0)
+
+static dagrt *make_rt(bool fallback, int workers)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = workers;
+    cfg.io_fallback = fallback;
+    cfg.io_ring_entries = 64;   /* small, so the pool grows under load */
+    return dagrt_create(&cfg);
+}
+
+/* The reactor the runtime ended up on: the fallback when it was forced. */
+static int check_reactor(dagrt *rt, bool fallback)
+{
+    dagrt_io_stats st;
+    if (dagrt_get_io_stats(rt, &st) != 0)
+        FAIL("dagrt_get_io_stats failed");
+    if (fallback && strcmp(st.reactor, "epoll") != 0)
+        FAIL("the fallback was forced but the reactor is %s", st.reactor);
+    if (!fallback && strcmp(st.reactor, "io_uring") != 0 && strcmp(st.reactor, "epoll") != 0)
+        FAIL("unexpected reactor %s", st.reactor);
+    return 0;
+}
+
+static char tmpdir[256];
+
+static int make_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/dagrt-io-XXXXXX", base && *base ? base : "/tmp");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static void rm_tmpdir(const char *file)
+{
+    char p[512];
+    if (file) {
+        snprintf(p, sizeof p, "%s/%s", tmpdir, file);
+        unlink(p);
+    }
+    rmdir(tmpdir);
+}
+
+static int open_tmp(const char *name, int flags)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+    return open(p, flags | O_CLOEXEC, 0600);
+}
+
+static unsigned char pattern(uint64_t off) { return (unsigned char)((off * 131u + (off >> 9)) & 0xff); }
+
+/* ------------------------------------------------ files, one fiber */
+
+typedef struct file_job {
+    dagrt *rt;
+    int fd, dirfd;
+    int bad;
+} file_job;
+
+static void file_fiber(void *arg)
+{
+    file_job *j = arg;
+    dagrt *rt = j->rt;
+    int bad = 0;
+    unsigned char w[10000], r[12000];
+    for (size_t i = 0; i < sizeof w; i++)
+        w[i] = pattern(i);
+    /* write, then read back at offsets */
+    EXPECT(dagrt_write(rt, j->fd, w, sizeof w, 0, NULL) == (int64_t)sizeof w);
+    memset(r, 0, sizeof r);
+    EXPECT(dagrt_read(rt, j->fd, r, 4096, 0, NULL) == 4096);
+    EXPECT(memcmp(r, w, 4096) == 0);
+    /* a short read at the end of the file, then 0 past it */
+    EXPECT(dagrt_read(rt, j->fd, r, 4096, 8192, NULL) == 10000 - 8192);
+    EXPECT(memcmp(r, w + 8192, 10000 - 8192) == 0);
+    EXPECT(dagrt_read(rt, j->fd, r, 4096, 10000, NULL) == 0);
+    EXPECT(dagrt_read(rt, j->fd, r, 4096, 20000, NULL) == 0);
+    /* the handle's own position: advances */
+    EXPECT(lseek(j->fd, 100, SEEK_SET) == 100);
+    EXPECT(dagrt_read(rt, j->fd, r, 50, -1, NULL) == 50);
+    EXPECT(memcmp(r, w + 100, 50) == 0);
+    EXPECT(dagrt_read(rt, j->fd, r, 50, -1, NULL) == 50);
+    EXPECT(memcmp(r, w + 150, 50) == 0);
+    EXPECT(lseek(j->fd, 0, SEEK_CUR) == 200);
+    /* a directory */
+    int64_t e = dagrt_read(rt, j->dirfd, r, 16, 0, NULL);
+    EXPECT(e == DAGRT_EISDIR);
+    EXPECT(dagrt_last_os_error() == EISDIR);
+    /* a handle that is not open: EBADF, with the system's reason kept */
+    e = dagrt_read(rt, 1 << 20, r, 16, 0, NULL);
+    EXPECT(e == DAGRT_EBADF);
+    EXPECT(dagrt_last_os_error() == EBADF);
+    EXPECT(strcmp(dagrt_strerror(DAGRT_EBADF), "unknown error") != 0);
+    /* a cancelled scope: no I/O at all */
+    dagrt_cancel c;
+    dagrt_cancel_init(&c, NULL);
+    dagrt_cancel_request(&c);
+    EXPECT(dagrt_read(rt, j->fd, r, 16, 0, &c) == DAGRT_ECANCELED);
+    /* bad arguments */
+    EXPECT(dagrt_read(rt, j->fd, NULL, 16, 0, NULL) == DAGRT_EINVAL);
+    EXPECT(dagrt_read(NULL, j->fd, r, 16, 0, NULL) == DAGRT_EINVAL);
+    j->bad = bad;
+}
+
+static int file_basic(bool fallback)
+{
+    if (make_tmpdir() != 0)
+        FAIL("mkdtemp: %s", strerror(errno));
+    file_job j = { 0 };
+    j.fd = open_tmp("a", O_RDWR | O_CREAT | O_TRUNC);
+    j.dirfd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int bad = 0;
+    if (j.fd < 0 || j.dirfd < 0)
+        FAIL("open: %s", strerror(errno));
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    j.rt = rt;
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, file_fiber, &j, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    bad += j.bad;
+    bad += check_reactor(rt, fallback);
+    dagrt_io_stats st;
+    dagrt_get_io_stats(rt, &st);
+    EXPECT(st.kind[DAGRT_IO_WRITE].ops >= 1 && st.kind[DAGRT_IO_WRITE].bytes >= 10000);
+    EXPECT(st.kind[DAGRT_IO_READ].errors >= 2);
+    EXPECT(st.kind[DAGRT_IO_READ].cancels >= 1);
+    /* A missing file is the system's open() (the runtime opens nothing);
+     * its errno maps onto the list like every other. */
+    EXPECT(open_tmp("missing", O_RDONLY) < 0 && errno == ENOENT);
+    dagrt_destroy(rt);
+    close(j.fd);
+    close(j.dirfd);
+    rm_tmpdir("a");
+    return bad;
+}
+
+int io_file_basic(void) { return file_basic(false); }
+int io_file_basic_fb(void) { return file_basic(true); }
+
+/* ---------------------------------- files: 10,000 ops from 64 fibers */
+
+#define MANY_FIBERS 64
+#define MANY_OPS    10000
+#define MANY_BLOCK  512
+#define MANY_BLOCKS 1024     /* the file: 512 KiB */
+
+typedef struct many_job {
+    dagrt *rt;
+    int fd;
+    int id;
+    _Atomic int *bad;
+} many_job;
+
+static void many_fiber(void *arg)
+{
+    many_job *j = arg;
+    unsigned char buf[MANY_BLOCK];
+    uint64_t x = (uint64_t)j->id * 2654435761u + 1;
+    int ops = MANY_OPS / MANY_FIBERS + (j->id < MANY_OPS % MANY_FIBERS);
+    for (int i = 0; i < ops; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        uint64_t blk = (x >> 33) % MANY_BLOCKS;
+        uint64_t off = blk * MANY_BLOCK;
+        int64_t r = dagrt_read(j->rt, j->fd, buf, MANY_BLOCK, (int64_t)off, NULL);
+        if (r != MANY_BLOCK) {
+            fprintf(stderr, "many_fiber %d: read %lld at %llu\n", j->id, (long long)r, (unsigned long long)off);
+            atomic_fetch_add(j->bad, 1);
+            return;
+        }
+        for (int k = 0; k < MANY_BLOCK; k++)
+            if (buf[k] != pattern(off + (uint64_t)k)) {
+                fprintf(stderr, "many_fiber %d: byte %llu differs\n", j->id, (unsigned long long)(off + (uint64_t)k));
+                atomic_fetch_add(j->bad, 1);
+                return;
+            }
+    }
+}
+
+static int file_many(bool fallback)
+{
+    if (make_tmpdir() != 0)
+        FAIL("mkdtemp: %s", strerror(errno));
+    int fd = open_tmp("m", O_RDWR | O_CREAT | O_TRUNC);
+    if (fd < 0)
+        FAIL("open: %s", strerror(errno));
+    static unsigned char all[MANY_BLOCK * MANY_BLOCKS];
+    for (size_t i = 0; i < sizeof all; i++)
+        all[i] = pattern(i);
+    if (write(fd, all, sizeof all) != (ssize_t)sizeof all)
+        FAIL("write");
+    int bad = 0;
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    _Atomic int nbad = 0;
+    many_job jobs[MANY_FIBERS];
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (int i = 0; i < MANY_FIBERS; i++) {
+        jobs[i] = (many_job){ rt, fd, i, &nbad };
+        EXPECT(dagrt_spawn_ex(rt, &g, many_fiber, &jobs[i], DAGRT_SPAWN_FIBER) == 0);
+    }
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    bad += atomic_load(&nbad);
+    dagrt_io_stats st;
+    dagrt_get_io_stats(rt, &st);
+    EXPECT(st.kind[DAGRT_IO_READ].ops == MANY_OPS);
+    EXPECT(st.kind[DAGRT_IO_READ].bytes == (uint64_t)MANY_OPS * MANY_BLOCK);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(fd);
+    rm_tmpdir("m");
+    return bad;
+}
+
+int io_file_many(void) { return file_many(false); }
+int io_file_many_fb(void) { return file_many(true); }
+
+/* ------------------------------------------------------ sockets */
+
+static int udp_socket(struct sockaddr_in *a)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    memset(a, 0, sizeof *a);
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t l = sizeof *a;
+    if (s < 0 || bind(s, (struct sockaddr *)a, sizeof *a) != 0 ||
+        getsockname(s, (struct sockaddr *)a, &l) != 0)
+        return -1;
+    return s;
+}
+
+typedef struct udp_job {
+    dagrt *rt;
+    int s;
+    struct sockaddr_in peer;
+    int rounds;
+    int bad;
+} udp_job;
+
+/* Echoes `rounds` datagrams back to whoever sent them. */
+static void udp_echo(void *arg)
+{
+    udp_job *j = arg;
+    int bad = 0;
+    for (int i = 0; i < j->rounds; i++) {
+        char buf[64];
+        struct sockaddr_in from;
+        size_t fl = sizeof from;
+        int64_t n = dagrt_recvfrom(j->rt, j->s, buf, sizeof buf, (struct sockaddr *)&from, &fl, NULL);
+        EXPECT(n > 0);
+        EXPECT(fl == sizeof from && from.sin_port == j->peer.sin_port);
+        if (n <= 0)
+            break;
+        EXPECT(dagrt_sendto(j->rt, j->s, buf, (size_t)n, (struct sockaddr *)&from, fl, NULL) == n);
+    }
+    j->bad = bad;
+}
+
+static void udp_ping(void *arg)
+{
+    udp_job *j = arg;
+    int bad = 0;
+    for (int i = 0; i < j->rounds; i++) {
+        char out[32], in[64];
+        int len = snprintf(out, sizeof out, "ping %d", i);
+        EXPECT(dagrt_sendto(j->rt, j->s, out, (size_t)len, (struct sockaddr *)&j->peer, sizeof j->peer, NULL) == len);
+        int64_t n = dagrt_recvfrom(j->rt, j->s, in, sizeof in, NULL, NULL, NULL);
+        EXPECT(n == len && memcmp(in, out, (size_t)len) == 0);
+        if (n != len)
+            break;
+    }
+    j->bad = bad;
+}
+
+static int udp(bool fallback)
+{
+    int bad = 0;
+    struct sockaddr_in a, b;
+    int sa = udp_socket(&a), sb = udp_socket(&b);
+    if (sa < 0 || sb < 0)
+        FAIL("udp sockets: %s", strerror(errno));
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    udp_job echo = { rt, sa, b, 200, 0 }, ping = { rt, sb, a, 200, 0 };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, udp_echo, &echo, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_spawn_ex(rt, &g, udp_ping, &ping, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    bad += echo.bad + ping.bad;
+    bad += check_reactor(rt, fallback);
+    /* a datagram larger than the socket can send */
+    static char huge[70000];
+    EXPECT(dagrt_sendto(rt, sb, huge, sizeof huge, (struct sockaddr *)&a, sizeof a, NULL) == DAGRT_EMSGSIZE);
+    dagrt_destroy(rt);
+    close(sa);
+    close(sb);
+    return bad;
+}
+
+int io_udp(void) { return udp(false); }
+int io_udp_fb(void) { return udp(true); }
+
+typedef struct tcp_job {
+    dagrt *rt;
+    int ls;
+    struct sockaddr_in addr;
+    int bad_server, bad_client;   /* one per fiber: they run at once */
+} tcp_job;
+
+static void tcp_server(void *arg)
+{
+    tcp_job *j = arg;
+    int bad = 0;
+    dagrt_handle c = -1;
+    EXPECT(dagrt_accept(j->rt, j->ls, &c, NULL) == 0);
+    if (c >= 0) {
+        char buf[256];
+        for (;;) {
+            int64_t n = dagrt_read(j->rt, c, buf, sizeof buf, -1, NULL);
+            if (n <= 0) {
+                EXPECT(n == 0);
+                break;
+            }
+            EXPECT(dagrt_write(j->rt, c, buf, (size_t)n, -1, NULL) == n);
+        }
+        EXPECT(dagrt_close(j->rt, c) == 0);
+    }
+    j->bad_server = bad;
+}
+
+static void tcp_client(void *arg)
+{
+    tcp_job *j = arg;
+    int bad = 0;
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    EXPECT(s >= 0);
+    EXPECT(dagrt_connect(j->rt, s, (struct sockaddr *)&j->addr, sizeof j->addr, NULL) == 0);
+    for (int i = 0; i < 50; i++) {
+        char out[64], in[64];
+        int len = snprintf(out, sizeof out, "line %d of the echo", i);
+        EXPECT(dagrt_sendto(j->rt, s, out, (size_t)len, NULL, 0, NULL) == len);
+        int got = 0;
+        while (got < len) {
+            int64_t n = dagrt_recvfrom(j->rt, s, in + got, sizeof in - (size_t)got, NULL, NULL, NULL);
+            if (n <= 0)
+                break;
+            got += (int)n;
+        }
+        EXPECT(got == len && memcmp(in, out, (size_t)len) == 0);
+    }
+    shutdown(s, SHUT_WR);
+    char x;
+    EXPECT(dagrt_read(j->rt, s, &x, 1, -1, NULL) == 0);   /* the server closed: end of stream */
+    EXPECT(dagrt_close(j->rt, s) == 0);
+    j->bad_client = bad;
+}
+
+static int tcp_listener(struct sockaddr_in *a)
+{
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    memset(a, 0, sizeof *a);
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t l = sizeof *a;
+    if (s < 0 || bind(s, (struct sockaddr *)a, sizeof *a) != 0 || listen(s, 8) != 0 ||
+        getsockname(s, (struct sockaddr *)a, &l) != 0)
+        return -1;
+    return s;
+}
+
+static int tcp(bool fallback)
+{
+    int bad = 0;
+    tcp_job j = { 0 };
+    j.ls = tcp_listener(&j.addr);
+    if (j.ls < 0)
+        FAIL("listener: %s", strerror(errno));
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    j.rt = rt;
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, tcp_server, &j, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_spawn_ex(rt, &g, tcp_client, &j, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    bad += j.bad_server + j.bad_client;
+    /* Connection refused: a port that was just free. */
+    struct sockaddr_in freea;
+    int tmp = tcp_listener(&freea);
+    close(tmp);
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int r = dagrt_connect(rt, s, (struct sockaddr *)&freea, sizeof freea, NULL);   /* the main thread */
+    EXPECT(r == DAGRT_ECONNREFUSED);
+    EXPECT(dagrt_last_os_error() == ECONNREFUSED);
+    close(s);
+    /* Address in use: bind is the system's, but the code is on the list. */
+    EXPECT(strcmp(dagrt_strerror(DAGRT_EADDRINUSE), "address already in use") == 0);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(j.ls);
+    return bad;
+}
+
+int io_tcp(void) { return tcp(false); }
+int io_tcp_fb(void) { return tcp(true); }
+
+/* ----------------------------------- parked calls ended from outside */
+
+typedef struct park_job {
+    dagrt *rt;
+    int fd;
+    _Atomic int started;
+    int64_t result;
+} park_job;
+
+static void park_recv(void *arg)
+{
+    park_job *j = arg;
+    char buf[16];
+    atomic_store(&j->started, 1);
+    j->result = dagrt_recvfrom(j->rt, j->fd, buf, sizeof buf, NULL, NULL, NULL);
+}
+
+static void park_read(void *arg)
+{
+    park_job *j = arg;
+    char buf[16];
+    atomic_store(&j->started, 1);
+    j->result = dagrt_read(j->rt, j->fd, buf, sizeof buf, -1, NULL);
+}
+
+static void wait_parked(dagrt *rt, park_job *j, int n)
+{
+    /* Started, then a moment to reach the kernel: the ends below must work
+     * whether or not it got there (that race is the point). */
+    for (int i = 0; i < n; i++)
+        while (!atomic_load(&j[i].started))
+            usleep(100);
+    usleep(20000);
+    (void)rt;
+}
+
+/* A socket closed (dagrt_close) under a parked receive: the receive ends
+ * with EBADF, nothing hangs. */
+static int close_parked(bool fallback)
+{
+    int bad = 0;
+    struct sockaddr_in a;
+    int s = udp_socket(&a);
+    if (s < 0)
+        FAIL("udp socket");
+    dagrt *rt = make_rt(fallback, 1);
+    if (!rt)
+        FAIL("dagrt_create");
+    park_job j = { rt, s, 0, 1 };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, park_recv, &j, DAGRT_SPAWN_FIBER) == 0);
+    wait_parked(rt, &j, 1);
+    EXPECT(dagrt_close(rt, s) == 0);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    EXPECT(j.result == DAGRT_EBADF);
+    if (j.result != DAGRT_EBADF)
+        fprintf(stderr, "close_parked: got %lld\n", (long long)j.result);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    return bad;
+}
+
+int io_close_parked(void) { return close_parked(false); }
+int io_close_parked_fb(void) { return close_parked(true); }
+
+/* dagrt_destroy with fibers parked on reads and receives that never
+ * complete: every call returns DAGRT_ECANCELED, destroy returns, nothing
+ * leaks (LSan in the sanitizer runs). */
+#define PARKED 8
+static int destroy_parked(bool fallback)
+{
+    int bad = 0;
+    int pipes[PARKED / 2][2];
+    struct sockaddr_in a[PARKED / 2];
+    int socks[PARKED / 2];
+    park_job j[PARKED];
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    for (int i = 0; i < PARKED / 2; i++) {
+        if (pipe2(pipes[i], O_CLOEXEC) != 0 || (socks[i] = udp_socket(&a[i])) < 0)
+            FAIL("pipe/socket");
+        j[2 * i] = (park_job){ rt, pipes[i][0], 0, 1 };
+        j[2 * i + 1] = (park_job){ rt, socks[i], 0, 1 };
+        EXPECT(dagrt_spawn_ex(rt, NULL, park_read, &j[2 * i], DAGRT_SPAWN_FIBER) == 0);
+        EXPECT(dagrt_spawn_ex(rt, NULL, park_recv, &j[2 * i + 1], DAGRT_SPAWN_FIBER) == 0);
+    }
+    wait_parked(rt, j, PARKED);
+    dagrt_destroy(rt);
+    for (int i = 0; i < PARKED; i++) {
+        EXPECT(j[i].result == DAGRT_ECANCELED);
+        if (j[i].result != DAGRT_ECANCELED)
+            fprintf(stderr, "destroy_parked: %d got %lld\n", i, (long long)j[i].result);
+    }
+    for (int i = 0; i < PARKED / 2; i++) {
+        close(pipes[i][0]);
+        close(pipes[i][1]);
+        close(socks[i]);
+    }
+    return bad;
+}
+
+int io_destroy_reads(void) { return destroy_parked(false); }
+int io_destroy_reads_fb(void) { return destroy_parked(true); }
+
+/* ----------------------------- readiness, and callers that are not fibers */
+
+typedef struct poll_job {
+    dagrt *rt;
+    int rfd;
+    int result;
+} poll_job;
+
+static void poll_fiber(void *arg)
+{
+    poll_job *j = arg;
+    j->result = dagrt_poll(j->rt, j->rfd, DAGRT_POLL_IN, DAGRT_FOREVER, NULL);
+}
+
+static void *foreign_reader(void *arg)
+{
+    poll_job *j = arg;
+    char c = 0;
+    int64_t r = dagrt_read(j->rt, j->rfd, &c, 1, -1, NULL);   /* blocks this thread */
+    j->result = r == 1 ? c : (int)r;
+    return NULL;
+}
+
+static void plain_read(void *arg)
+{
+    poll_job *j = arg;
+    char c = 0;
+    int64_t r = dagrt_read(j->rt, j->rfd, &c, 1, -1, NULL);   /* a plain task: helps */
+    j->result = r == 1 ? c : (int)r;
+}
+
+static int poll_and_callers(bool fallback)
+{
+    int bad = 0;
+    int p1[2], p2[2], p3[2];
+    if (pipe2(p1, O_CLOEXEC) || pipe2(p2, O_CLOEXEC) || pipe2(p3, O_CLOEXEC))
+        FAIL("pipe");
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    /* A fiber parked on readiness wakes once the pipe has a byte. */
+    poll_job pj = { rt, p1[0], -100 };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, poll_fiber, &pj, DAGRT_SPAWN_FIBER) == 0);
+    usleep(10000);
+    EXPECT(pj.result == -100);   /* still waiting */
+    EXPECT(write(p1[1], "x", 1) == 1);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    EXPECT(pj.result == DAGRT_POLL_IN);
+    /* Writable at once; a deadline already passed times out. */
+    EXPECT(dagrt_poll(rt, p1[1], DAGRT_POLL_OUT, DAGRT_FOREVER, NULL) == DAGRT_POLL_OUT);
+    EXPECT(dagrt_poll(rt, p1[0], DAGRT_POLL_IN, 0, NULL) == DAGRT_ETIMEDOUT);
+    EXPECT(dagrt_poll(rt, p1[0], 64, DAGRT_FOREVER, NULL) == DAGRT_EINVAL);
+    /* A thread that is not the runtime's blocks in the same reactor. */
+    poll_job fj = { rt, p2[0], -100 };
+    pthread_t t;
+    EXPECT(pthread_create(&t, NULL, foreign_reader, &fj) == 0);
+    usleep(10000);
+    EXPECT(write(p2[1], "f", 1) == 1);
+    pthread_join(t, NULL);
+    EXPECT(fj.result == 'f');
+    /* A plain task on a worker helps while it waits. */
+    poll_job tj = { rt, p3[0], -100 };
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn(rt, &g, plain_read, &tj) == 0);
+    usleep(10000);
+    EXPECT(write(p3[1], "t", 1) == 1);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    EXPECT(tj.result == 't');
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    for (int i = 0; i < 2; i++) {
+        close(p1[i]);
+        close(p2[i]);
+        close(p3[i]);
+    }
+    return bad;
+}
+
+int io_poll_callers(void) { return poll_and_callers(false); }
+int io_poll_callers_fb(void) { return poll_and_callers(true); }
+
+/* Every OS error code on the list has its own name. */
+int io_error_names(void)
+{
+    int bad = 0;
+    for (int e = DAGRT_ENOENT; e > DAGRT_ERR_LAST_; e--)
+        EXPECT(strcmp(dagrt_strerror(e), "unknown error") != 0);
+    EXPECT(DAGRT_ENOENT == -13);
+    return bad;
+}
+
+/* ------------------------------------------- cancel scopes and deadlines */
+
+typedef struct scope_job {
+    dagrt *rt;
+    int fd;
+    dagrt_cancel *scope;
+    _Atomic int started;
+    int64_t result;
+} scope_job;
+
+static void scope_recv(void *arg)
+{
+    scope_job *j = arg;
+    char buf[16];
+    atomic_store(&j->started, 1);
+    j->result = dagrt_recvfrom(j->rt, j->fd, buf, sizeof buf, NULL, NULL, j->scope);
+}
+
+/* A receive with no traffic, cancelled by its scope: ECANCELED, in the
+ * kernel (nothing else would end it); a sibling under the same parent and
+ * the parent's own receive carry on, and get their datagrams. */
+static int scope_cancel(bool fallback)
+{
+    int bad = 0;
+    struct sockaddr_in a[3];
+    int s[3];
+    for (int i = 0; i < 3; i++)
+        if ((s[i] = udp_socket(&a[i])) < 0)
+            FAIL("udp socket");
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    dagrt_cancel parent, child, sibling;
+    dagrt_cancel_init(&parent, NULL);
+    dagrt_cancel_init(&child, &parent);
+    dagrt_cancel_init(&sibling, &parent);
+    scope_job j[3] = { { rt, s[0], &child, 0, 1 }, { rt, s[1], &sibling, 0, 1 }, { rt, s[2], &parent, 0, 1 } };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (int i = 0; i < 3; i++)
+        EXPECT(dagrt_spawn_ex(rt, &g, scope_recv, &j[i], DAGRT_SPAWN_FIBER) == 0);
+    for (int i = 0; i < 3; i++)
+        while (!atomic_load(&j[i].started))
+            usleep(100);
+    usleep(20000);
+    dagrt_cancel_request(&child);
+    for (int k = 0; k < 2000 && j[0].result == 1; k++)
+        usleep(1000);
+    EXPECT(j[0].result == DAGRT_ECANCELED);
+    EXPECT(j[1].result == 1 && j[2].result == 1);   /* still parked */
+    int tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    for (int i = 1; i < 3; i++)
+        EXPECT(sendto(tx, "hi", 2, 0, (struct sockaddr *)&a[i], sizeof a[i]) == 2);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    EXPECT(j[1].result == 2 && j[2].result == 2);
+    dagrt_io_stats st;
+    dagrt_get_io_stats(rt, &st);
+    EXPECT(st.kind[DAGRT_IO_RECVFROM].cancels == 1);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(tx);
+    for (int i = 0; i < 3; i++)
+        close(s[i]);
+    return bad;
+}
+
+int io_scope_cancel(void) { return scope_cancel(false); }
+int io_scope_cancel_fb(void) { return scope_cancel(true); }
+
+typedef struct dl_job {
+    dagrt *rt;
+    int fd;
+    int result;
+    uint64_t ns;
+} dl_job;
+
+static void dl_poll(void *arg)
+{
+    dl_job *j = arg;
+    uint64_t t0 = dagrt_now_ns();
+    j->result = dagrt_poll(j->rt, j->fd, DAGRT_POLL_IN, t0 + 5000000, NULL);   /* 5 ms */
+    j->ns = dagrt_now_ns() - t0;
+}
+
+/* A readiness wait with a deadline on a pipe that stays empty: ETIMEDOUT,
+ * no earlier than the deadline; from a fiber and from the main thread. */
+static int poll_deadline(bool fallback)
+{
+    int bad = 0;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        FAIL("pipe");
+    dagrt *rt = make_rt(fallback, 1);
+    if (!rt)
+        FAIL("dagrt_create");
+    dl_job j = { rt, p[0], 1, 0 };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, dl_poll, &j, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    EXPECT(j.result == DAGRT_ETIMEDOUT);
+    EXPECT(j.ns >= 5000000);
+    dl_job m = { rt, p[0], 1, 0 };
+    dl_poll(&m);
+    EXPECT(m.result == DAGRT_ETIMEDOUT);
+    EXPECT(m.ns >= 5000000);
+    /* ready before the deadline: the ready set, not a timeout */
+    EXPECT(write(p[1], "r", 1) == 1);
+    EXPECT(dagrt_poll(rt, p[0], DAGRT_POLL_IN, dagrt_now_ns() + 1000000000, NULL) == DAGRT_POLL_IN);
+    dagrt_io_stats st;
+    dagrt_get_io_stats(rt, &st);
+    EXPECT(st.kind[DAGRT_IO_POLL].timeouts == 2);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(p[0]);
+    close(p[1]);
+    return bad;
+}
+
+int io_poll_deadline(void) { return poll_deadline(false); }
+int io_poll_deadline_fb(void) { return poll_deadline(true); }
+
+/* Cancels racing completions: pairs of fibers ping-pong datagrams while
+ * the main thread cancels the scope of one receive after another at
+ * random moments. Every receive ends exactly once, with its datagram or
+ * ECANCELED; none hangs, none is resumed twice (the record would be
+ * reused under it: the sanitizers and the byte checks see that). */
+#define RACE_ROUNDS 400
+typedef struct race_job {
+    dagrt *rt;
+    int s;
+    struct sockaddr_in peer;
+    dagrt_cancel scopes[RACE_ROUNDS];
+    _Atomic int round;
+    int got, canceled, bad;
+} race_job;
+
+static void race_recv(void *arg)
+{
+    race_job *j = arg;
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        atomic_store(&j->round, i);
+        char buf[16];
+        int64_t n = dagrt_recvfrom(j->rt, j->s, buf, sizeof buf, NULL, NULL, &j->scopes[i]);
+        if (n == 4 && memcmp(buf, "data", 4) == 0)
+            j->got++;
+        else if (n == DAGRT_ECANCELED)
+            j->canceled++;
+        else
+            j->bad++;
+    }
+    atomic_store(&j->round, RACE_ROUNDS);
+}
+
+static int cancel_race(bool fallback)
+{
+    int bad = 0;
+    struct sockaddr_in a;
+    int s = udp_socket(&a);
+    int tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0 || tx < 0)
+        FAIL("sockets");
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    static race_job j;
+    memset(&j, 0, sizeof j);
+    j.rt = rt;
+    j.s = s;
+    for (int i = 0; i < RACE_ROUNDS; i++)
+        dagrt_cancel_init(&j.scopes[i], NULL);
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, race_recv, &j, DAGRT_SPAWN_FIBER) == 0);
+    unsigned x = 12345;
+    int sent = 0;
+    for (int r; (r = atomic_load(&j.round)) < RACE_ROUNDS;) {
+        x = x * 1103515245u + 12345u;
+        if (x & 0x10000) {
+            if (sendto(tx, "data", 4, 0, (struct sockaddr *)&a, sizeof a) == 4)
+                sent++;
+        }
+        if (x & 0x20000)
+            dagrt_cancel_request(&j.scopes[r]);
+        if (x & 0x40000)
+            usleep(50);
+    }
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    EXPECT(j.bad == 0);
+    EXPECT(j.got + j.canceled == RACE_ROUNDS);
+    EXPECT(j.got <= sent);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(s);
+    close(tx);
+    return bad;
+}
+
+int io_cancel_race(void) { return cancel_race(false); }
+int io_cancel_race_fb(void) { return cancel_race(true); }
+
+/* --------------------------------------- hot workers serve completions */
+
+/* Threads of this process whose nice value is `nice`. */
+static int threads_with_nice(int nice)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[300], buf[512];
+        snprintf(p, sizeof p, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = 0;
+        char *q = strrchr(buf, ')');   /* the name may hold spaces */
+        int field = 2, v = 0;
+        for (; q && *q; q++)
+            if (*q == ' ' && ++field == 19) {
+                v = atoi(q + 1);
+                break;
+            }
+        if (field == 19 && v == nice)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* With a hot worker at an elevated priority: UDP ping-pong through fibers
+ * still works (their resumes go to the hot lane), and the hot worker's
+ * raised priority is either in place on that thread (never the process)
+ * or counted as refused. */
+static int hot(bool fallback)
+{
+    int bad = 0;
+    int base = getpriority(PRIO_PROCESS, 0);
+    int before = threads_with_nice(base - 5);
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 2;
+    cfg.hot_workers = 1;
+    cfg.hot_priority = DAGRT_PRIORITY_ELEVATED;
+    cfg.io_fallback = fallback;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt)
+        FAIL("dagrt_create");
+    struct sockaddr_in a, b;
+    int sa = udp_socket(&a), sb = udp_socket(&b);
+    udp_job echo = { rt, sa, b, 100, 0 }, ping = { rt, sb, a, 100, 0 };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, udp_echo, &echo, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_spawn_ex(rt, &g, udp_ping, &ping, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    bad += echo.bad + ping.bad;
+    dagrt_io_stats st;
+    dagrt_get_io_stats(rt, &st);
+    EXPECT(st.priority_refused <= 1);
+    int after = threads_with_nice(base - 5);
+    /* The hot worker, and the reactor's threads if its call started them
+     * (a thread inherits its creator's nice value); the main thread and
+     * the other worker stay as they were. */
+    if (st.priority_refused == 0)
+        EXPECT(after >= before + 1 && threads_with_nice(base) >= 2);
+    if (bad)
+        fprintf(stderr, "io_hot: base %d, threads at base-5: %d before, %d after, refused %llu\n",
+                base, before, after, (unsigned long long)st.priority_refused);
+    EXPECT(getpriority(PRIO_PROCESS, 0) == base);   /* the main thread's own */
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(sa);
+    close(sb);
+    /* A bad priority is refused at create. */
+    cfg.hot_priority = 7;
+    int err = 0;
+    EXPECT(dagrt_create_ex(&cfg, &err) == NULL && err == DAGRT_EINVAL);
+    return bad;
+}
+
+int io_hot(void) { return hot(false); }
+int io_hot_fb(void) { return hot(true); }
+
+/* ------------------------------------------------------------- the trace */
+
+static void trace_fiber(void *arg)
+{
+    file_job *j = arg;
+    int bad = 0;
+    char buf[4096];
+    memset(buf, 'q', sizeof buf);
+    EXPECT(dagrt_write(j->rt, j->fd, buf, sizeof buf, 0, NULL) == 4096);
+    EXPECT(dagrt_read(j->rt, j->fd, buf, sizeof buf, 0, NULL) == 4096);
+    EXPECT(dagrt_poll(j->rt, j->dirfd, DAGRT_POLL_IN, dagrt_now_ns() + 2000000, NULL) == DAGRT_ETIMEDOUT);
+    j->bad = bad;
+}
+
+/* Each I/O call is in the trace: the operation, the handle, the bytes and
+ * the result, on the thread it returned on. */
+static int trace(bool fallback)
+{
+    int bad = 0;
+    if (make_tmpdir() != 0)
+        FAIL("mkdtemp");
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        FAIL("pipe");
+    file_job j = { 0 };
+    j.fd = open_tmp("t", O_RDWR | O_CREAT | O_TRUNC);
+    j.dirfd = p[0];   /* an empty pipe: the poll times out */
+    dagrt *rt = make_rt(fallback, 1);
+    if (!rt || j.fd < 0)
+        FAIL("setup");
+    j.rt = rt;
+    EXPECT(dagrt_trace_start(rt, NULL) == 0);
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, trace_fiber, &j, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    bad += j.bad;
+    EXPECT(dagrt_trace_stop(rt) == 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace.json", tmpdir);
+    EXPECT(dagrt_trace_write(rt, path) == 0);
+    dagrt_destroy(rt);
+    static char text[1 << 16];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = 0;
+    char want[128];
+    snprintf(want, sizeof want, "\"handle\":%d,\"bytes\":4096,\"result\":4096", j.fd);
+    EXPECT(strstr(text, "\"name\":\"io read\"") != NULL);
+    EXPECT(strstr(text, "\"name\":\"io write\"") != NULL);
+    EXPECT(strstr(text, want) != NULL);
+    snprintf(want, sizeof want, "\"handle\":%d,\"bytes\":0,\"result\":%d", p[0], DAGRT_ETIMEDOUT);
+    EXPECT(strstr(text, "\"name\":\"io poll\"") != NULL && strstr(text, want) != NULL);
+    if (bad)
+        fprintf(stderr, "trace: %.2000s\n", text);
+    close(j.fd);
+    close(p[0]);
+    close(p[1]);
+    unlink(path);
+    rm_tmpdir("t");
+    return bad;
+}
+
+int io_trace(void) { return trace(false); }
+int io_trace_fb(void) { return trace(true); }
