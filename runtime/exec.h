@@ -16,6 +16,8 @@
  *   exec_serial.c       a serial frame: on the caller alone, in table
  *                       order, no atomics
  *   exec_pipe.c         pipelines: frames in flight, linked frame to frame
+ *   exec_pplan.c        pipelined plan mode: a pipeline's frames on plan
+ *                       mode's lists (one worker), linked by epochs
  *
  * Words: a "serial" frame runs on the caller alone in table order (chosen
  * for frames too small to share, and for plan mode's stretches while its

@@ -266,9 +266,14 @@ void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
     if (atomic_compare_exchange_strong_explicit(&o->state, &open, t << 2 | OFFER_CLOSED,
                                                 memory_order_relaxed, memory_order_relaxed))
         return;
-    /* acquire: pairs with plan_serve's release of LEFT. */
-    for (unsigned spins = 0;
-         atomic_load_explicit(&o->state, memory_order_acquire) != (t << 2 | OFFER_LEFT);) {
+    /* Until the helper left t, or the entry holds a later ticket: it was
+     * offered again, which this thread does only once t was left (its own
+     * acquire there ordered the helper's work). acquire: pairs with
+     * plan_serve's release of LEFT. */
+    for (unsigned spins = 0;;) {
+        uint64_t st = atomic_load_explicit(&o->state, memory_order_acquire);
+        if (st == (t << 2 | OFFER_LEFT) || (st >> 2) != t)
+            return;
         rt_cpu_relax();
         /* relaxed: a hint, as in plan_relax (exec_plan.c). */
         uint32_t w = atomic_load_explicit(&r->owner1, memory_order_relaxed);
