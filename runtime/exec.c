@@ -226,13 +226,14 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
     return 0;
 }
 
-/* A started run always uses the dynamic executor with helpers (plan mode
- * and the serial choice both assume the caller takes part from the
- * start), and is not timed: its wall time includes whatever the caller
- * does between start and wait. */
+/* A started run uses the dynamic executor with helpers (the serial choice
+ * assumes the caller takes part from the start), except a pipeline's frame
+ * that may run in pipelined plan mode (plan: the pipeline allows it; prev,
+ * if any, then runs in it too: exec_pplan.c); it is not timed: its wall
+ * time includes whatever the caller does between start and wait. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
-                  graph_rt *prev)
+                  graph_rt *prev, bool plan)
 {
     graph_rt *r;
     int rc = take(rt, g, st, ctx, store, src, RUN_STARTING, &r);
@@ -244,9 +245,17 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     r->inpipe = inpipe;
     int workers = dagrt_worker_count(rt);
     r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
-    rt_exec_dyn_start(r, workers);
-    if (prev)
-        rt_exec_dyn_link(prev, r);
+    /* Every state of a pipeline makes the same plan for its one graph
+     * (rt_plan_build reads only the tables), so a frame and the one before
+     * it are always in the same mode. */
+    if (plan && rt_pplan_ok(r, workers)) {
+        rt_pplan_start(r, prev);
+    } else {
+        r->pplan = 0;
+        rt_exec_dyn_start(r, workers);
+        if (prev)
+            rt_exec_dyn_link(prev, r);
+    }
     /* release: the wait that takes RUN_STARTED (acquire) sees the reset. */
     atomic_store_explicit(&r->running, RUN_STARTED, memory_order_release);
     return 0;
@@ -269,7 +278,7 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL);
+    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, false);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)
@@ -302,7 +311,7 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
         atomic_store_explicit(&r->running, RUN_STARTED, memory_order_release);
         return bad;
     }
-    int rc = rt_exec_dyn_wait(r, self);
+    int rc = r->pplan ? rt_pplan_wait(r) : rt_exec_dyn_wait(r, self);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);

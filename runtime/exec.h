@@ -16,6 +16,8 @@
  *   exec_serial.c       a serial frame: on the caller alone, in table
  *                       order, no atomics
  *   exec_pipe.c         pipelines: frames in flight, linked frame to frame
+ *   exec_pplan.c        pipelined plan mode: a pipeline's frames on plan
+ *                       mode's lists (one worker), linked by epochs
  *
  * Words: a "serial" frame runs on the caller alone in table order (chosen
  * for frames too small to share, and for plan mode's stretches while its
@@ -70,6 +72,12 @@
  * (RT_SPIN_NS), so lingering costs no more CPU than idling would. */
 #define PLAN_LINGER_NS 50000
 #define PLAN_LEFT UINT32_MAX
+/* Offers the plan slot remembers: more than a pipeline's frames in flight. */
+#define PLAN_RING 8
+/* Polls a pipelined frame's helper makes with nothing ready on either list
+ * while the caller is away (between its calls) before it leaves the frame
+ * to the caller's wait. */
+#define PPLAN_AWAY_SPINS 2048
 
 /* The run policy's state in a graph state (exec_policy.c has the rules).
  * Written by the caller (the main thread) between runs only. */
@@ -104,8 +112,11 @@ typedef struct node_plan {
     uint32_t bucket;
     uint32_t bucket_next;
     uint8_t list;                /* which list the node is on */
-    uint16_t npl;                /* entries in pred */
-    uint16_t pred[PLAN_MAXPRED]; /* predecessors (read-only in a run) */
+    /* `prev` inputs, in pred[npl .. npl + nprv): pipelined plan frames
+     * (exec_pplan.c) read them in the frame before. */
+    uint8_t nprv;
+    uint16_t npl;                /* entries in pred (this frame's inputs) */
+    uint16_t pred[PLAN_MAXPRED]; /* predecessors, then prev inputs (read-only in a run) */
 } node_plan;
 
 /* Per-node run state, in dagrt_node_state (128 bytes each, see dagrt.h):
@@ -189,6 +200,15 @@ typedef struct graph_rt {
      * are waited for oldest first, which the hand-off relies on). */
     uint8_t inpipe;
     const dagrt_graph *plan_g;   /* the graph the plan was made for */
+    /* Pipelined plan mode (exec_pplan.c): this started frame runs on the
+     * plan's lists (its wait is rt_pplan_wait), linked after pprev (the
+     * frame before, in flight when this one was offered; NULL: not
+     * linked), whose nodes are done for this frame once their `done` has
+     * reached pprev_epoch; pticket: its offer on the plan slot. */
+    uint8_t pplan;
+    struct graph_rt *pprev;
+    uint32_t pprev_epoch;
+    uint64_t pticket;
     /* (pipelines) The frame linked after this one: stored with release by
      * the submitter (the main thread) after that frame's reset and before
      * its LINKED exchanges. Completers read it after seeing LINKED (the
@@ -232,6 +252,10 @@ typedef struct graph_rt {
      * relaxed. The caller reads it while it waits: here, not next to a
      * cursor, so that its reads never take a cursor's line away. */
     _Atomic uint32_t owner1;
+    /* Pipelined plan mode: 1 while the caller works this frame (in its
+     * wait), else 0: the helper takes ready nodes of the caller's list at
+     * once when it is 0. Only a hint: relaxed. */
+    _Atomic uint32_t owner0;
 } graph_rt;
 
 _Static_assert(sizeof(node_rt) <= sizeof(dagrt_node_state), "node state too small");
@@ -246,24 +270,31 @@ extern _Thread_local unsigned rt_exec_depth;
 
 static inline graph_rt *state_rt(dagrt_graph_state *st) { return (graph_rt *)(void *)st->opaque_; }
 
+/* One offer of the plan slot: ticket t lives in ring[t % PLAN_RING]. */
+enum { OFFER_OPEN, OFFER_JOINED, OFFER_LEFT, OFFER_CLOSED };
+typedef struct plan_offer {
+    /* (ticket << 2) | OFFER_*: written by the caller (the offer, release;
+     * the close, a CAS) and the helper that serves it (join, a CAS; leave,
+     * release). Each ticket's own value, so that closing or joining one
+     * ticket never touches another's. */
+    _Atomic uint64_t state;
+    /* The offered run's state. relaxed: the acquire of `state` orders it;
+     * a helper reads it only after winning the join of that ticket, and
+     * the entry is offered again only once its ticket was left or closed. */
+    _Atomic(graph_rt *) run;
+} plan_offer;
+
 /* The runtime's plan slot, where a plan run is offered to the lingering
  * helper (exec_plan_helper.c describes the protocol). */
 typedef struct plan_slot {
-    /* block 0 (RT_APART bytes, as in graph_rt): the offer, written by the
-     * caller (the main thread) */
+    /* block 0 (RT_APART bytes, as in graph_rt): written by the caller (the
+     * main thread) */
     _Alignas(RT_APART) _Atomic uint64_t go;     /* latest ticket offered, 0 none */
-    /* The offered run's state. relaxed: the acquire load of `go` orders
-     * it; a helper reads it only after winning `join` for that ticket, and
-     * the run (so the state) cannot end before that helper is done with it,
-     * so the helper never reads a later run's pointer for an earlier ticket. */
-    _Atomic(graph_rt *) run;
     _Atomic int caller_cpu;               /* a hint for lingering helpers */
     uint64_t ticket;                      /* caller only: tickets issued */
     dagrt *rt;
-    /* block 1: written by the helper that serves a run (and the caller's
-     * closing CAS) */
-    _Alignas(RT_APART) _Atomic uint64_t join;   /* ticket << 1 joined, | 1 closed */
-    _Atomic uint64_t left;                /* last ticket whose helper left */
+    /* block 1: the offers (caller and serving helper) */
+    _Alignas(RT_APART) plan_offer ring[PLAN_RING];
     /* block 2: helpers lingering; changes only when one starts or stops,
      * so the caller's read at each run's start stays in its cache. */
     _Alignas(RT_APART) _Atomic uint32_t present;
@@ -279,7 +310,7 @@ bool rt_exec_in_node(void);
  * is linked after. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
-                  graph_rt *prev);
+                  graph_rt *prev, bool plan);
 /* dagrt_graph_wait (pipe false), or a pipeline's wait for its own frame
  * (pipe true): each refuses the other's states (DAGRT_EBUSY). */
 int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
@@ -463,12 +494,31 @@ bool rt_exec_serial_ok(const dagrt_graph *g);
  * (not a fiber). */
 int rt_exec_serial_run(graph_rt *r);
 
+/* ------------------------------------------------------ exec_pplan.c */
+
+/* Whether frames of r->g may run in pipelined plan mode on r (one worker,
+ * a plan for the graph; builds it once). */
+bool rt_pplan_ok(graph_rt *r, int workers);
+/* Starts r (reset by exec.c) in pipelined plan mode after prev (a
+ * pipelined plan frame still in flight, or NULL): offers it to the helper
+ * and returns at once. */
+void rt_pplan_start(graph_rt *r, graph_rt *prev);
+/* The caller's part of a pipelined plan frame, then its end. */
+int rt_pplan_wait(graph_rt *r);
+
 /* ------------------------------------------------ exec_plan_helper.c */
 
 /* The runtime's slot (made at the first plan run), or NULL. */
 plan_slot *rt_plan_slot_of(dagrt *rt);
 /* Spawns a lingering helper on s. */
 void rt_plan_spawn_helper(dagrt *rt, plan_slot *s);
+/* Offers run r on s (a new ticket, returned; 0 when the ticket's entry is
+ * still in use, and r then runs without a helper) and spawns a helper if
+ * none lingers. */
+uint64_t rt_plan_offer(plan_slot *s, graph_rt *r);
+/* The end of ticket t (r's) for the caller: closes it if no helper
+ * joined, else waits until the helper that did has left it. */
+void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t);
 /* Makes sure a helper will serve the run just offered. */
 void rt_plan_ensure_helper(graph_rt *r);
 

@@ -37,6 +37,10 @@ typedef struct pipe_rt {
      * sampled (0: not sampled). */
     uint64_t frame_ns;
     uint64_t t_start[DAGRT_MAX_IN_FLIGHT];
+    /* Frames may run in pipelined plan mode (exec_pplan.c) where the
+     * runtime has one worker: true unless DAGRT_PIPE=dynamic was set at
+     * init (tests run both executors; docs/runtime.md). */
+    bool plan;
 } pipe_rt;
 
 _Static_assert(sizeof(pipe_rt) <= sizeof(((dagrt_pipeline *)0)->opaque_), "pipeline too small");
@@ -90,6 +94,8 @@ int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *co
     q->rt = NULL;
     q->frame_ns = 0;
     memset(q->t_start, 0, sizeof q->t_start);
+    const char *mode = rt_os_getenv("DAGRT_PIPE");
+    q->plan = !(mode && strcmp(mode, "dynamic") == 0);
     if (q->magic != PIPE_MAGIC || q->self != p) {
         q->magic = PIPE_MAGIC;
         q->self = p;
@@ -199,7 +205,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
      * its completions need no hand-off. */
-    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev);
+    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan);
     if (rc == 0) {
         q->t_start[k] = t0;
         q->rt = rt;

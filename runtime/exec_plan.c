@@ -48,16 +48,43 @@ static inline _Atomic uint32_t *plan_cursor(graph_rt *r, uint32_t k)
     return k == 0 ? &r->cursor0 : &r->cursor1;
 }
 
+/* Whether a `done` word has reached epoch e of its state: in a pipelined
+ * plan frame the frame before may already have been followed there by
+ * later frames of its state (exec_pplan.c), so the test is "at or after",
+ * in serial number arithmetic (epochs skip 0 and are never compared more
+ * than DAGRT_MAX_IN_FLIGHT runs apart). */
+static inline bool plan_reached(uint32_t done, uint32_t e) { return (int32_t)(done - e) >= 0; }
+
 /* Can node i run in this run: AND, all predecessors done; OR, any. `mine`:
  * a node the calling thread has completed but not yet published (it counts
- * as done for this thread), or NONE. */
+ * as done for this thread), or NONE. A pipelined plan frame linked after
+ * the frame before (r->pprev) also waits for the same node and the `prev`
+ * inputs there (docs/language.md's table); unlinked, `prev` inputs hold
+ * from the start (an OR node with one is ready at once). */
 static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t mine)
 {
     const node_rt *n = &r->nodes[i];
-    uint32_t np = n->plan.npl;
-    if (np == 0)
+    uint32_t np = n->plan.npl, nv = n->plan.nprv;
+    if (np == 0 && nv == 0 && RT_LIKELY(r->pprev == NULL))
         return true;
-    bool any = r->g->nodes[i].join == DAGRT_JOIN_OR;
+    bool any = r->g->nodes[i].join == DAGRT_JOIN_OR && np + nv > 0;
+    const graph_rt *pr = r->pprev;
+    if (RT_UNLIKELY(pr != NULL)) {
+        const uint32_t pe = r->pprev_epoch;
+        /* acquire: pairs with the release store of the frame before's
+         * runner (plan_publish), as for this frame's inputs below. */
+        if (!plan_reached(atomic_load_explicit(&pr->nodes[i].plan.done, memory_order_acquire), pe))
+            return false;
+        for (uint32_t k = np; k < np + nv; k++) {
+            /* acquire: as above. */
+            bool d = plan_reached(
+                atomic_load_explicit(&pr->nodes[n->plan.pred[k]].plan.done, memory_order_acquire), pe);
+            if (d == any)
+                return any;
+        }
+    } else if (any && nv) {
+        return true;
+    }
     for (uint32_t k = 0; k < np; k++) {
         /* acquire: pairs with the predecessor runner's release store, so
          * its effects are visible to whoever runs node i next. */
@@ -139,6 +166,26 @@ static inline int plan_other_cpu(graph_rt *r, uint32_t own)
     return o == 0 || o == PLAN_LEFT ? -1 : (int)(o - 1);
 }
 
+/* A pipelined frame's helper with nothing to run: whether that has lasted
+ * PLAN_LINGER_NS since *since (0: from now on). */
+static bool plan_away_long(uint64_t *since)
+{
+    uint64_t now = rt_now_ns();
+    if (*since == 0) {
+        *since = now;
+        return false;
+    }
+    return now - *since > PLAN_LINGER_NS;
+}
+
+/* Whether a later run was offered than pipelined frame r (its helper may
+ * go on to it). relaxed: a hint; plan_join's acquire orders the run. */
+static bool plan_offered_after(graph_rt *r)
+{
+    const plan_slot *s = r->rt->exec;
+    return s && atomic_load_explicit(&((plan_slot *)(uintptr_t)s)->go, memory_order_relaxed) > r->pticket;
+}
+
 /* Takes and runs one ready node of list k (not ours). */
 static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, node_where where, uint32_t epoch)
 {
@@ -169,6 +216,13 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
     uint8_t prev_status = 0;
     unsigned spins = 0;
     bool ensured = false;
+    /* A pipelined frame's helper (exec_pplan.c): the caller is in this
+     * frame only while it waits for it; the rest of the time the helper
+     * takes the caller's ready nodes at once, and a helper with nothing to
+     * run leaves once that lasted PLAN_LINGER_NS (the caller's wait runs
+     * what is left). */
+    const bool away_ok = own == 1 && r->pplan;
+    uint64_t stuck_since = 0;
     if (first != NONE) {
         plan_prefetch(r, r->nodes[first].plan.lnext);
         prev_status = rt_exec_node_on(r, first, where);
@@ -192,14 +246,20 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
             plan_relax(++spins, plan_other_cpu(r, own));
             /* The caller takes the worker's list at once while no helper
              * runs it, and makes sure one is coming (once a run). */
-            bool unowned = own == 0 && plan_other_cpu(r, 0) < 0;
-            if (unowned && !ensured) {
+            bool unowned = own == 0 ? plan_other_cpu(r, 0) < 0
+                           /* relaxed: a hint (graph_rt.owner0). */
+                           : away_ok && atomic_load_explicit(&r->owner0, memory_order_relaxed) == 0;
+            if (away_ok && unowned && (spins & 255) == 0 && plan_away_long(&stuck_since))
+                return false;
+            if (unowned && !ensured && own == 0) {
                 ensured = true;
                 rt_plan_ensure_helper(r);
             }
             if ((spins >= PLAN_STEAL_SPINS || unowned) &&
-                plan_steal(r, other, on_main, where, epoch))
+                plan_steal(r, other, on_main, where, epoch)) {
                 spins = 0;
+                stuck_since = 0;
+            }
             continue;
         }
         /* The node after it, if it is ready now as well (without i), is
@@ -220,6 +280,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
                                                    memory_order_relaxed))
             continue;
         spins = 0;
+        stuck_since = 0;
         /* Completing the previous node only now puts its store after the
          * claim's locked instruction: the store's trip to the other core
          * (which read `done` last run) overlaps the next body instead of
@@ -234,7 +295,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
             prev_status = rt_exec_node_on(r, pair, where);
             prev = pair;
         }
-        if (next == NONE && own == 1) {
+        if (next == NONE && own == 1 && !away_ok) {
             /* The helper's list is done, and the helper leaves without
              * taking the caller's last nodes: its last access to the run
              * is this publication, which the caller reads anyway before
@@ -251,9 +312,14 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
     while (atomic_load_explicit(plan_cursor(r, other), memory_order_relaxed) != NONE) {
         if (plan_steal(r, other, on_main, where, epoch)) {
             idle = 0;
+            stuck_since = 0;
             continue;
         }
-        if (!on_main && ++idle > PLAN_LINGER_SPINS)
+        /* A pipelined frame's helper stays while the caller is away
+         * (relaxed: a hint), until nothing was ready for PLAN_LINGER_NS. */
+        if (!on_main && ++idle > PLAN_LINGER_SPINS &&
+            (!away_ok || atomic_load_explicit(&r->owner0, memory_order_relaxed) != 0 ||
+             plan_offered_after(r) || ((idle & 255) == 0 && plan_away_long(&stuck_since))))
             break;
         plan_relax(idle, plan_other_cpu(r, own));
     }
@@ -274,10 +340,9 @@ bool rt_plan_build(graph_rt *r)
     for (uint32_t i = 0; i < n; i++) {
         if (g->nodes[i].flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER | DAGRT_NODE_PARALLEL))
             return false;   /* spawned or split: the dynamic scheme runs those */
-        if (g->nodes[i].join == DAGRT_JOIN_OR && g->nodes[i].nprev)
-            return false;   /* ready at the start (its prev input): the dynamic scheme's */
         node_rt *x = &r->nodes[i];
         x->plan.npl = 0;
+        x->plan.nprv = 0;
         x->run = r;
         x->status = 0;
         /* relaxed: between runs, on the caller; a run's start publishes it. */
@@ -306,6 +371,27 @@ bool rt_plan_build(graph_rt *r)
     }
     for (uint32_t i = 0; i < n; i++)
         if (r->nodes[i].plan.npl != g->nodes[i].npred)
+            return false;
+    /* `prev` inputs, after each node's predecessors (plan_ready), from
+     * the tables' psucc lists (the nodes that name x as `prev x`). */
+    for (uint32_t x = 0; x < n; x++) {
+        const dagrt_node *xn = &g->nodes[x];
+        if (xn->npsucc == 0)
+            continue;
+        if (!g->psucc)
+            return false;
+        for (uint32_t k = 0; k < xn->npsucc; k++) {
+            uint32_t s = g->psucc[xn->psucc_first + k];
+            if (s >= n)
+                return false;
+            node_plan *sp = &r->nodes[s].plan;
+            if (sp->npl + sp->nprv >= PLAN_MAXPRED || sp->nprv == UINT8_MAX)
+                return false;
+            sp->pred[sp->npl + sp->nprv++] = (uint16_t)x;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (r->nodes[i].plan.nprv != g->nodes[i].nprev)
             return false;
     /* Buckets per level, each in index order (pushed in reverse). */
     for (uint32_t u = n; u-- > 0;) {
@@ -364,6 +450,7 @@ bool rt_plan_build(graph_rt *r)
     for (uint32_t u = r->lhead[1]; u != NONE; u = r->nodes[u].plan.lnext)
         r->nlist1++;
     rt_policy_plan_reset(&r->policy);
+    r->epoch = 0;   /* the `done` words are 0 again: the next run is epoch 1 */
     return true;
 }
 
@@ -379,6 +466,8 @@ int rt_plan_run(graph_rt *r)
     }
     const uint32_t epoch = r->epoch;
     plan_slot *s = rt_plan_slot_of(r->rt);
+    r->pplan = 0;
+    r->pprev = NULL;   /* G_run: `prev` inputs hold from the start */
     r->caller_cpu = rt_cpu_now();
     r->stolen1 = 0;
     /* relaxed: the offer below (release of `go`) publishes the run's start. */
@@ -396,17 +485,8 @@ int rt_plan_run(graph_rt *r)
         first = NONE;
     }
     uint64_t t = 0;
-    if (s && r->lhead[1] != NONE) {
-        t = ++s->ticket;
-        /* relaxed: ordered by the release store of `go` below. */
-        atomic_store_explicit(&s->run, r, memory_order_relaxed);
-        atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);
-        /* release: the run's setup above (and the plan) before the ticket. */
-        atomic_store_explicit(&s->go, t, memory_order_release);
-        /* relaxed: a stale "present" is caught by rt_plan_ensure_helper. */
-        if (atomic_load_explicit(&s->present, memory_order_relaxed) == 0)
-            rt_plan_spawn_helper(r->rt, s);
-    }
+    if (s && r->lhead[1] != NONE)
+        t = rt_plan_offer(s, r);
     rt_plan_work(r, 0, true, NODE_ON_THREAD, first);   /* dagrt_graph_run refuses fibers */
     if (t == 0)
         return 0;   /* no worker list, or no slot: the caller ran everything */
@@ -421,14 +501,7 @@ int rt_plan_run(graph_rt *r)
         return 0;
     }
     /* We took nodes of list 1: perhaps no helper joined. Close the ticket
-     * if so (relaxed: see plan_join); else wait until the helper left. */
-    uint64_t j = atomic_load_explicit(&s->join, memory_order_relaxed);
-    while ((j >> 1) < t)
-        if (atomic_compare_exchange_weak_explicit(&s->join, &j, (t << 1) | 1, memory_order_relaxed,
-                                                  memory_order_relaxed))
-            return 0;
-    /* acquire: pairs with plan_serve's release of `left` (exec_plan_helper.c). */
-    for (unsigned spins = 0; atomic_load_explicit(&s->left, memory_order_acquire) != t;)
-        plan_relax(++spins, plan_other_cpu(r, 0));
+     * if so; else wait until the helper left (exec_plan_helper.c). */
+    rt_plan_end(s, r, t);
     return 0;
 }

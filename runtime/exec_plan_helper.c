@@ -12,22 +12,29 @@
  * runtime's plan slot (runtime-owned, so that no helper ever touches a
  * graph state between runs: the caller may free one as soon as
  * dagrt_graph_run returns), and serves the next run offered there:
- * - The caller offers a run by storing its state and a new ticket in the
- *   slot (one line the helper polls), and spawns a helper only when none
+ * - The caller offers a run under a new ticket t: the run's state and
+ *   (t, OPEN) in the ticket's entry of the slot's ring, then t in `go`
+ *   (the line the helper polls). It spawns a helper only when none
  *   lingers (`present`). Nothing stalls the caller: the stores drain while
- *   it runs its first node, which it claimed before the offer (no one else
- *   could see the run yet, so no CAS either).
- * - A helper serves ticket t only after winning `join` for it (a CAS from
- *   a lower ticket to t); the caller, at the end of a run whose worker list
- *   it had to take nodes from, closes t the same way if no helper won it,
- *   so a helper that comes late never joins a finished run. At most one
- *   helper serves a run.
- * - The end of a run: if the caller took no node of list 1, the helper
- *   that joined ran all of them, the last one last, and touches the run's
- *   state no more after publishing it (rt_plan_work): the caller waits for
- *   that node's `done`, a line it has usually just read for the sink. Else
- *   it waits for the slot's `left`, which the helper stores after its last
- *   access.
+ *   it runs its first node (G_run's, claimed before the offer: no one
+ *   else could see the run yet, so no CAS either).
+ * - A helper serves the tickets in the order they were offered, each one
+ *   only after winning its entry (a CAS from (t, OPEN) to (t, JOINED));
+ *   the caller, at the end of a run whose worker list it had to take
+ *   nodes from, closes t the same way ((t, OPEN) to (t, CLOSED)) if no
+ *   helper won it, so a helper that comes late never joins a finished run,
+ *   and at most one helper serves a run. Each ticket has its own entry:
+ *   a pipeline's frames (exec_pplan.c) keep several open at once, the
+ *   frames of two pipelines interleave, and a close or a join of one never
+ *   decides another's. The caller offers an entry again only once its
+ *   last ticket was left or closed; while a ticket PLAN_RING offers back
+ *   is still open, the run goes without a helper.
+ * - The end of a run: if the caller took no node of list 1 (G_run), the
+ *   helper that joined ran all of them, the last one last, and touches the
+ *   run's state no more after publishing it (rt_plan_work): the caller
+ *   waits for that node's `done`, a line it has usually just read for the
+ *   sink. Else it waits for the entry's (t, LEFT), which the helper stores
+ *   after its last access to the run.
  * - A helper leaves after PLAN_LINGER_NS without a run, at once when other
  *   tasks are queued (its worker should run them) or when it finds itself
  *   on the caller's CPU (it would only keep the caller off it). Leaving
@@ -50,37 +57,39 @@ plan_slot *rt_plan_slot_of(dagrt *rt)
         memset(s, 0, sizeof *s);
         s->rt = rt;
         atomic_init(&s->go, 0);
-        atomic_init(&s->run, NULL);
         atomic_init(&s->caller_cpu, -1);
-        atomic_init(&s->join, 0);
-        atomic_init(&s->left, 0);
+        for (unsigned k = 0; k < PLAN_RING; k++) {
+            /* Ticket 0 is never offered: every entry starts left. */
+            atomic_init(&s->ring[k].state, OFFER_LEFT);
+            atomic_init(&s->ring[k].run, NULL);
+        }
         atomic_init(&s->present, 0);
         rt->exec = s;
     }
     return rt->exec;
 }
 
-/* Wins ticket t for the calling helper, or returns false (another helper
- * serves it, or the caller closed it). relaxed: `join` only decides who
- * serves; what the helper reads of the run came through `go`'s acquire,
- * and what the caller reads of the helper's work comes through `done` or
- * `left`. Tickets only grow, so there is no ABA. */
-static bool plan_join(plan_slot *s, uint64_t t)
+/* Wins ticket t for the calling helper, or returns NULL (another helper
+ * serves it, the caller closed it, or its entry holds a later ticket).
+ * acquire on success: pairs with the offer's release store of the entry,
+ * so the run's setup (and the run pointer) is visible to the helper that
+ * serves it. Failure: relaxed, nothing is read on its strength. */
+static graph_rt *plan_join(plan_slot *s, uint64_t t)
 {
-    uint64_t j = atomic_load_explicit(&s->join, memory_order_relaxed);
-    while (t != 0 && (j >> 1) < t)
-        if (atomic_compare_exchange_weak_explicit(&s->join, &j, t << 1, memory_order_relaxed,
-                                                  memory_order_relaxed))
-            return true;
-    return false;
+    plan_offer *o = &s->ring[t % PLAN_RING];
+    uint64_t open = t << 2 | OFFER_OPEN;
+    if (!atomic_compare_exchange_strong_explicit(&o->state, &open, t << 2 | OFFER_JOINED,
+                                                 memory_order_acquire, memory_order_relaxed))
+        return NULL;
+    /* relaxed: see plan_offer.run. */
+    return atomic_load_explicit(&o->run, memory_order_relaxed);
 }
 
-/* Serves run t, joined. Returns false when this helper should stop
- * lingering (it is stuck on the caller's CPU). */
-static bool plan_serve(plan_slot *s, uint64_t t, node_where where)
+/* Serves run r of ticket t, joined. Returns false when this helper should
+ * stop lingering (it is stuck on the caller's CPU). */
+static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
 {
-    /* relaxed: see plan_slot.run (the acquire of `go` orders it). */
-    graph_rt *r = atomic_load_explicit(&s->run, memory_order_relaxed);
+    plan_offer *o = &s->ring[t % PLAN_RING];
     /* Woken onto the caller's CPU (park.h), a helper left there parks
      * again each frame and the next wake-up puts it back, a cost paid in
      * every frame (docs/benchmarks.md): move off it once (placement.c). */
@@ -91,54 +100,67 @@ static bool plan_serve(plan_slot *s, uint64_t t, node_where where)
     if (ok) {
         atomic_store_explicit(&r->owner1, (uint32_t)(cpu + 1), memory_order_relaxed);   /* relaxed: a hint */
         if (rt_plan_work(r, 1, false, where, NONE)) {
-            /* r is not ours any more (see rt_plan_work). */
-            /* release: our last access to the run happens before the caller's acquire of `left`. */
-            atomic_store_explicit(&s->left, t, memory_order_release);
+            /* r is not ours any more (see rt_plan_work). release: our
+             * last access to the run happens before the caller's acquire
+             * of LEFT. */
+            atomic_store_explicit(&o->state, t << 2 | OFFER_LEFT, memory_order_release);
             return true;
         }
     }
-    atomic_store_explicit(&r->owner1, PLAN_LEFT, memory_order_relaxed);
+    atomic_store_explicit(&r->owner1, PLAN_LEFT, memory_order_relaxed);   /* relaxed: a hint */
     /* release: everything this helper did in the run happens before the
-     * caller's acquire of `left`, and after it the caller owns r again. */
-    atomic_store_explicit(&s->left, t, memory_order_release);
+     * caller's acquire of LEFT, and after it the caller owns r again. */
+    atomic_store_explicit(&o->state, t << 2 | OFFER_LEFT, memory_order_release);
     return ok;
 }
 
+/* Serves, in order, the tickets from *next up to the latest offered one
+ * (g) that it wins. Returns false when the helper should stop (see
+ * plan_serve); *next: the next ticket to look at. */
+static bool plan_serve_upto(plan_slot *s, uint64_t *next, uint64_t g, node_where where)
+{
+    for (; *next <= g; ++*next) {
+        graph_rt *r = plan_join(s, *next);
+        if (r && !plan_serve(s, r, *next, where)) {
+            ++*next;
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Polls for an offer until it is time to leave (see above); serves the
- * offers it wins. Returns the last ticket it saw. */
-static uint64_t plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t seen)
+ * offers it wins. *next: the next ticket to look at. */
+static void plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t *next)
 {
     uint64_t t0 = 0;
     for (unsigned i = 1;; i++) {
-        /* acquire: pairs with the caller's release store of the ticket,
-         * so the run's setup is visible to the helper that serves it. */
+        /* acquire: a ticket seen here has its entry written (the entry's
+         * own acquire, in plan_join, is what orders the run's setup). */
         uint64_t g = atomic_load_explicit(&s->go, memory_order_acquire);
-        if (g != seen) {
-            seen = g;
-            if (plan_join(s, g)) {
-                if (!plan_serve(s, g, where))
-                    return seen;
-                t0 = 0;
-                i = 0;
-                continue;
-            }
+        if (g >= *next) {
+            if (!plan_serve_upto(s, next, g, where))
+                return;
+            t0 = 0;
+            i = 0;
+            continue;
         }
         rt_cpu_relax();
         if ((i & 63) != 0)
             continue;
         if (self && rt_work_visible(self))
-            return seen;
+            return;
         /* On the caller's CPU we would only keep the caller off it: move
          * (as plan_serve does), or leave if we cannot. relaxed: a hint; a
          * wrong value costs a spin, a move or an early leave. */
         int cc = atomic_load_explicit(&s->caller_cpu, memory_order_relaxed);
         if (cc >= 0 && rt_cpu_leave(cc) == cc)
-            return seen;
+            return;
         uint64_t now = rt_now_ns();
         if (t0 == 0)
             t0 = now;
         else if (now - t0 > PLAN_LINGER_NS)
-            return seen;
+            return;
     }
 }
 
@@ -156,19 +178,25 @@ static void plan_helper_entry(void *arg)
     rt_ctx *self = rt_ctx_current(rt);
     /* On a fiber only if some wait on a fiber stack ran this task. */
     node_where where = dagrt_in_fiber(rt) ? NODE_ON_FIBER : NODE_ON_THREAD;
-    uint64_t seen = 0;
+    /* The oldest ticket that may still be open: at most PLAN_RING back. */
+    /* acquire: as in plan_linger. */
+    uint64_t g = atomic_load_explicit(&s->go, memory_order_acquire);
+    uint64_t next = g >= PLAN_RING ? g - PLAN_RING + 1 : 1;
     for (;;) {
-        seen = plan_linger(s, self, where, seen);
+        plan_linger(s, self, where, &next);
         /* seq_cst decrement, then seq_cst read of the offer: the Dekker
          * pair with rt_plan_ensure_helper (see "between runs"). */
         atomic_fetch_sub_explicit(&s->present, 1, memory_order_seq_cst);
-        uint64_t g = atomic_load_explicit(&s->go, memory_order_seq_cst);
-        if (g == seen || !plan_join(s, g))
+        g = atomic_load_explicit(&s->go, memory_order_seq_cst);
+        /* A ticket it can still win: serve from there, present again. */
+        graph_rt *r = NULL;
+        for (; next <= g && !r; next++)
+            r = plan_join(s, next);
+        if (!r)
             return;
-        seen = g;
         /* relaxed: see rt_plan_spawn_helper. */
         atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
-        if (!plan_serve(s, g, where)) {
+        if (!plan_serve(s, r, next - 1, where) || !plan_serve_upto(s, &next, g, where)) {
             atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
             return;
         }
@@ -205,3 +233,53 @@ void rt_plan_ensure_helper(graph_rt *r)
         rt_plan_spawn_helper(r->rt, s);
 }
 
+
+uint64_t rt_plan_offer(plan_slot *s, graph_rt *r)
+{
+    uint64_t t = s->ticket + 1;
+    plan_offer *o = &s->ring[t % PLAN_RING];
+    /* acquire: a LEFT here pairs with the helper's release (it is done
+     * with the entry's run); relaxed would do for CLOSED, ours. */
+    uint64_t st = atomic_load_explicit(&o->state, memory_order_acquire);
+    if ((st & 3) == OFFER_OPEN || (st & 3) == OFFER_JOINED)
+        return 0;   /* ticket t - PLAN_RING is still open: no helper this time */
+    s->ticket = t;
+    /* relaxed: ordered by the release store of the entry below. */
+    atomic_store_explicit(&o->run, r, memory_order_relaxed);
+    atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);
+    /* release: the run's setup (and the plan) before the entry's ticket. */
+    atomic_store_explicit(&o->state, t << 2 | OFFER_OPEN, memory_order_release);
+    /* release: a helper that sees t here finds the entry written. */
+    atomic_store_explicit(&s->go, t, memory_order_release);
+    /* relaxed: a stale "present" is caught by rt_plan_ensure_helper. */
+    if (atomic_load_explicit(&s->present, memory_order_relaxed) == 0)
+        rt_plan_spawn_helper(r->rt, s);
+    return t;
+}
+
+void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
+{
+    plan_offer *o = &s->ring[t % PLAN_RING];
+    uint64_t open = t << 2 | OFFER_OPEN;
+    /* relaxed: no helper joined, so none touched the run; the close only
+     * keeps a late one out. */
+    if (atomic_compare_exchange_strong_explicit(&o->state, &open, t << 2 | OFFER_CLOSED,
+                                                memory_order_relaxed, memory_order_relaxed))
+        return;
+    /* Until the helper left t, or the entry holds a later ticket: it was
+     * offered again, which this thread does only once t was left (its own
+     * acquire there ordered the helper's work). acquire: pairs with
+     * plan_serve's release of LEFT. */
+    for (unsigned spins = 0;;) {
+        uint64_t st = atomic_load_explicit(&o->state, memory_order_acquire);
+        if (st == (t << 2 | OFFER_LEFT) || (st >> 2) != t)
+            return;
+        rt_cpu_relax();
+        /* relaxed: a hint, as in plan_relax (exec_plan.c). */
+        uint32_t w = atomic_load_explicit(&r->owner1, memory_order_relaxed);
+        if ((++spins & 63) == 63 && w != 0 && w != PLAN_LEFT && rt_cpu_now() == (int)(w - 1))
+            rt_os_yield();
+        else if ((spins & 0x3fff) == 0x3fff)
+            rt_os_yield();
+    }
+}

@@ -1,0 +1,85 @@
+/*
+ * exec_pplan.c - pipelined plan mode: a pipeline's frames (exec_pipe.c) on
+ * plan mode's two lists (exec_plan.c), for runtimes with one worker.
+ *
+ * The dynamic executor links frame N+1 to frame N with a hand-off per node
+ * (an exchange by the completer and one by the submitter, then counts into
+ * the next frame's join counters): several locked instructions per node and
+ * frame, on lines the other core wrote last. Plan mode needs none of them:
+ * a node's readiness is read, never counted, from its inputs' `done`
+ * epochs, so a frame linked after the one before simply reads that frame's
+ * state too:
+ * - Each frame runs on its own state (the pipeline's slot), with the same
+ *   plan (every state of the pipeline builds the same lists from the same
+ *   tables) and its own epoch. Node i of frame N+1 is ready once its inputs
+ *   of frame N+1 are done (== its epoch) and, while frame N was in flight
+ *   when N+1 was offered, node i and i's `prev` inputs of frame N have
+ *   reached frame N's epoch ("at or after": frame N's state may be running
+ *   frame N+D already once frame N was waited for; exec_plan.c,
+ *   plan_ready). That is docs/language.md's table: AND, all of them; OR,
+ *   (an input of N+1 or a `prev` input of N) and itself of N.
+ * - The helper serves the frames in the order they were offered
+ *   (exec_plan_helper.c: one ticket each), running its list frame after
+ *   frame, so the same node of consecutive frames usually runs on one
+ *   thread, in list order, and the same-node test reads a line in its own
+ *   cache. While the caller is away (between its pipeline calls) the helper
+ *   also takes the caller's ready nodes, except `on main` ones; with
+ *   nothing to run for PLAN_LINGER_NS it leaves the frame to the caller's
+ *   wait, or goes on to the next frame offered.
+ * - The caller's part is in the frame's wait (frames are waited for oldest
+ *   first): its list, then whatever is left of the helper's, exactly as in
+ *   a G_run plan run; then the ticket's end (closed if no helper joined,
+ *   else waited for until the helper left).
+ * - A frame's state is reused D frames later, after its wait returned, so
+ *   nobody runs its nodes any more; the frame after it may still read its
+ *   `done` words, which only move forward.
+ * Not served here (the dynamic executor runs them, docs/runtime.md): hot,
+ * fiber and parallel nodes, graphs a plan cannot hold (exec_plan.c,
+ * rt_plan_build), and runtimes with other than one worker.
+ */
+#include "exec.h"
+
+bool rt_pplan_ok(graph_rt *r, int workers)
+{
+    if (workers != 1)
+        return false;
+    if (r->plan == 0) {
+        r->plan = rt_plan_build(r) ? 1 : 2;
+        r->plan_g = r->g;
+    }
+    return r->plan == 1;
+}
+
+void rt_pplan_start(graph_rt *r, graph_rt *prev)
+{
+    /* Epochs only move forward and skip 0 (the `done` words' start): the
+     * frame after this one compares "at or after" (plan_reached). */
+    if (++r->epoch == 0)
+        r->epoch = 1;
+    r->pplan = 1;
+    r->pprev = prev;
+    r->pprev_epoch = prev ? prev->epoch : 0;
+    r->caller_cpu = rt_cpu_now();
+    r->stolen1 = 0;
+    /* relaxed: the offer (a release store) publishes the frame's start. */
+    atomic_store_explicit(&r->cursor0, r->lhead[0], memory_order_relaxed);
+    atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
+    atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);   /* relaxed: as above */
+    atomic_store_explicit(&r->owner0, 0, memory_order_relaxed);   /* relaxed: as above */
+    r->pticket = 0;
+    plan_slot *s = rt_plan_slot_of(r->rt);
+    if (s && r->lhead[1] != NONE)
+        r->pticket = rt_plan_offer(s, r);
+}
+
+int rt_pplan_wait(graph_rt *r)
+{
+    /* relaxed: a hint for the helper (graph_rt.owner0). */
+    atomic_store_explicit(&r->owner0, 1, memory_order_relaxed);
+    /* dagrt_graph_wait refuses fibers: the caller is on its own stack. */
+    rt_plan_work(r, 0, true, NODE_ON_THREAD, NONE);
+    /* Every node is claimed; the helper may still run its last ones. */
+    if (r->pticket != 0)
+        rt_plan_end(r->rt->exec, r, r->pticket);
+    return 0;
+}
