@@ -8,6 +8,8 @@
 # usage: cxx_check.sh SOURCE_DIR DAGC LIBDAGRT_A SCRATCH_DIR
 set -eu
 src=$1 dagc=$2 lib=$3 scratch=$4
+# libdagrt.a's system libraries beside -pthread (-luring), from meson.
+syslibs=${DAGRT_STATIC_LINK:-}
 fail() { echo "FAIL: $*"; exit 1; }
 cxxs= ccs=
 for c in g++ clang++; do command -v $c >/dev/null && cxxs="$cxxs $c"; done
@@ -22,7 +24,7 @@ mkdir -p "$scratch/gen" "$scratch/c"
 
 for cxx in $cxxs; do
     for std in c++11 c++20; do
-        $cxx -std=$std $warn -I"$inc" "$t/header.cpp" "$lib" -pthread -o "$scratch/header" ||
+        $cxx -std=$std $warn -I"$inc" "$t/header.cpp" "$lib" $syslibs -pthread -o "$scratch/header" ||
             fail "dagrt.h as $std with $cxx"
         "$scratch/header" || fail "dagrt.h as $std with $cxx: the program failed"
     done
@@ -33,7 +35,7 @@ done
 [ ! -e "$scratch/gen/frame.c" ] || fail "dagc --cxx wrote a .c"
 for cxx in $cxxs; do
     $cxx -std=c++17 $warn -I"$scratch/gen" -I"$t" -I"$inc" "$scratch/gen/frame.cpp" "$t/main.cpp" \
-        "$lib" -pthread -o "$scratch/world" || fail "frame.cpp (C++ contexts) with $cxx"
+        "$lib" $syslibs -pthread -o "$scratch/world" || fail "frame.cpp (C++ contexts) with $cxx"
     "$scratch/world" || fail "the C++ program ($cxx) failed"
 done
 
@@ -58,7 +60,7 @@ for cxx in $cxxs; do
     for cc in $ccs; do
         $cc -std=c11 $warn -I"$scratch/c" -I"$t" -I"$inc" -c "$t/c_main.c" -o "$scratch/c/main.o" ||
             fail "c_main.c (the --cxx header from C) with $cc"
-        $cxx "$scratch/c/main.o" "$scratch/c/graph.o" "$lib" -pthread -o "$scratch/c/prog" || fail "link ($cc, $cxx)"
+        $cxx "$scratch/c/main.o" "$scratch/c/graph.o" "$lib" $syslibs -pthread -o "$scratch/c/prog" || fail "link ($cc, $cxx)"
         "$scratch/c/prog" || fail "the C program ($cc, $cxx) failed"
     done
 done

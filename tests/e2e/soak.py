@@ -113,6 +113,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dagc", required=True)
     ap.add_argument("--lib", required=True, help="libdagrt.a")
+    ap.add_argument("--link", action="append", default=[], help="a system library libdagrt.a needs (-luring)")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))   # a command line: "ccache cc" too
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--graphs", type=int, default=3, help="random .dag files (one graph each)")
@@ -142,7 +143,7 @@ def main():
                     "-DE2E_REAL_HEADER=\"soak%d.h\"" % gi, "-I", work, "-I", HERE,
                     "-I", os.path.join(ROOT, "runtime", "include"),
                     stem + ".c", stem + "_check.c", os.path.join(HERE, "e2e_check.c"), os.path.join(HERE, "e2e_drive.c"),
-                    os.path.join(HERE, "e2e_plain.c"), a.lib, "-lpthread", "-o", exe]):
+                    os.path.join(HERE, "e2e_plain.c"), a.lib, *a.link, "-lpthread", "-o", exe]):
                 a.keep = True
                 failed += 1
                 continue
