@@ -138,6 +138,51 @@ static int has_after(const ir_graph *g, uint32_t v)
     return x->npred > 0;
 }
 
+/* The inputs of `to` that waiting for `what` too would make redundant
+ * (sema_order.c's "redundant dependency" warning: reached from `what`
+ * through AND joins only), into z; how many (at most zmax). Only plain
+ * tasks and gates of `to`'s own level are named; the search is bounded
+ * (past it, none: the hint then just adds). */
+static uint32_t made_redundant(const ir_graph *g, uint32_t to, uint32_t what, uint32_t *z,
+                               uint32_t zmax)
+{
+    const ir_node *t = &g->nodes[to], *w = &g->nodes[what];
+    if (t->join != IR_JOIN_AND || (t->flags & IR_F_RUN) || (w->flags & (IR_F_RUN | IR_F_ANON)) ||
+        w->join != IR_JOIN_AND || w->sub != t->sub)
+        return 0;
+    uint32_t lo = UINT32_MAX, nz = 0;
+    for (uint32_t k = 0; k < t->npred; k++)
+        if (t->pred[k] < lo) lo = t->pred[k];
+    enum { LIMIT = 4096 };
+    uint32_t seen[LIMIT], stack[LIMIT], ns = 0, sp = 0;
+    /* Reached: `what`'s inputs, then through AND joins (index >= lo). */
+    for (uint32_t k = 0; k < w->npred && ns < LIMIT; k++)
+        if (w->pred[k] >= lo) seen[ns++] = w->pred[k], stack[sp++] = w->pred[k];
+    while (sp) {
+        const ir_node *u = &g->nodes[stack[--sp]];
+        if (u->join != IR_JOIN_AND) continue;
+        for (uint32_t k = 0; k < u->npred; k++) {
+            uint32_t v = u->pred[k], dup = 0;
+            if (v < lo) continue;
+            for (uint32_t i = 0; i < ns && !dup; i++) dup = seen[i] == v;
+            if (dup) continue;
+            if (ns == LIMIT) return 0;
+            seen[ns++] = v;
+            stack[sp++] = v;
+        }
+    }
+    for (uint32_t k = 0; k < t->npred && nz < zmax; k++) {
+        const ir_node *p = &g->nodes[t->pred[k]];
+        if ((p->flags & (IR_F_ANON | IR_F_RUN)) || p->sub != t->sub) continue;
+        for (uint32_t i = 0; i < ns; i++)
+            if (seen[i] == t->pred[k]) {
+                z[nz++] = t->pred[k];
+                break;
+            }
+    }
+    return nz;
+}
+
 /* The hint: make `to` (at level `in`) also wait for `what`. */
 static void hint(const rctx *R, uint32_t to, uint32_t in, const char *prefix, uint32_t what)
 {
@@ -146,8 +191,19 @@ static void hint(const rctx *R, uint32_t to, uint32_t in, const char *prefix, ui
     char where[300] = "";
     if (in != UINT32_MAX) snprintf(where, sizeof where, " in graph '%s'", g->subs[in].graph);
     /* The hint names the task, so it needs no position (and JSON keeps it
-     * apart from the notes). */
-    if (has_after(g, to))
+     * apart from the notes). Followed literally, it must not earn a
+     * "redundant dependency" warning: an input that `what` already waits
+     * for is replaced by it instead. */
+    uint32_t z[8], nz = has_after(g, to) && !*prefix ? made_redundant(g, to, what, z, 8) : 0;
+    if (nz) {
+        dg_buf b = {0};
+        for (uint32_t i = 0; i < nz; i++)
+            dg_buf_printf(&b, "%s'%s'", i == 0 ? "" : i + 1 == nz ? " and " : ", ",
+                          local_name(g, in, z[i]));
+        dg_hint(R->d, "to order them, replace %s with '%s' in the 'after' of '%s'%s", b.p, wn, tn,
+                where);
+        dg_buf_free(&b);
+    } else if (has_after(g, to))
         dg_hint(R->d, "to order them, add ', %s%s' to the 'after' of '%s'%s", prefix, wn, tn,
                 where);
     else

@@ -67,9 +67,93 @@ static int cyclic_from(const rgraph *g, const rx *e, int *state)
     return 0;
 }
 
+/* E with the first name Z among its AND operands replaced by X (*DONE set
+ * then), the nodes on the way copied into P's pool: the caller's P may
+ * share its expressions with another program (race_props copies P). NULL
+ * when the pool is full. */
+static rx *replace_name(rprog *p, rx *e, int z, int x, int *done)
+{
+    if (*done || (e->op != RX_NAME && e->op != RX_AND && e->op != RX_COMMA) ||
+        (e->op == RX_NAME && e->node != z))
+        return e;
+    if (p->npool >= RM_POOL)
+        return NULL;
+    rx *c = &p->pool[p->npool++];
+    *c = *e;
+    if (e->op == RX_NAME) {
+        c->node = x;
+        *done = 1;
+        return c;
+    }
+    for (int k = 0; k < e->nk; k++)
+        if (!(c->k[k] = replace_name(p, e->k[k], z, x, done)))
+            return NULL;
+    return c;
+}
+
+static int cycle_check(const rgraph *g, char *err, size_t errn);
+
+/* "replace 'Z', 'W' and 'V' with 'X' in the 'after' of 'Y'[ in graph 'G']" */
+static int apply_replace(rprog *p, int top, const char *s, char *err, size_t errn)
+{
+    char zs[8][64], x[64], y[64], gname[64] = "";
+    int nz = 0;
+    do {
+        if (nz == 8 || !race_quoted(&s, zs[nz], sizeof zs[nz]))
+            goto shape;
+        nz++;
+    } while (race_lit(&s, ", ") || race_lit(&s, " and "));
+    if (!race_lit(&s, " with ") || !race_quoted(&s, x, sizeof x) ||
+        !race_lit(&s, " in the 'after' of ") || !race_quoted(&s, y, sizeof y))
+        goto shape;
+    if (race_lit(&s, " in graph ") && !race_quoted(&s, gname, sizeof gname))
+        goto shape;
+    if (*s)
+        goto shape;
+    int gi = gname[0] ? race_graph_index(p, gname) : top;
+    if (gi < 0) {
+        snprintf(err, errn, "hint names an unknown graph '%s'", gname);
+        return -1;
+    }
+    rgraph *g = &p->g[gi];
+    int yi = node_index(g, y), xi = node_index(g, x);
+    if (yi < 0 || xi < 0 || !g->nodes[yi].e) {
+        snprintf(err, errn, "replace hint names '%s' or '%s', not nodes with an after of graph %s",
+                 x, y, g->name);
+        return -1;
+    }
+    for (int i = 0; i < nz; i++) {
+        int zi = node_index(g, zs[i]), done = 0;
+        rx *e = zi < 0 ? NULL : replace_name(p, g->nodes[yi].e, zi, xi, &done);
+        if (e)
+            g->nodes[yi].e = e;
+        if (!e || !done) {
+            snprintf(err, errn, "replace hint: '%s' is not an input of '%s'", zs[i], y);
+            return -1;
+        }
+    }
+    return cycle_check(g, err, errn);
+shape:
+    snprintf(err, errn, "hint of an unknown shape: replace %s", s);
+    return -1;
+}
+
+static int cycle_check(const rgraph *g, char *err, size_t errn)
+{
+    int state[RM_MAX_NODES] = {0};
+    for (int i = 0; i < g->n; i++)
+        if (visit(g, i, state)) {
+            snprintf(err, errn, "the hint makes a dependency cycle in graph %s", g->name);
+            return -1;
+        }
+    return 0;
+}
+
 int race_apply_hint(rprog *p, int top, const char *hint, int lenient, char *err, size_t errn)
 {
     const char *s = hint;
+    if (race_lit(&s, "to order them, replace "))
+        return apply_replace(p, top, s, err, errn);
     char x[64], y[64], gname[64] = "";
     int comma;
     if (!race_lit(&s, "to order them, add "))

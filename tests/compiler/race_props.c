@@ -504,6 +504,12 @@ static void check_chain_count(int n, int cap)
             m--;
         more = strtoull(m, NULL, 10);
     }
+    /* Capped: one summary per resource, with its count and first pair. */
+    char sumline[160];
+    snprintf(sumline, sizeof sumline, "note: %zu pipeline races on 'r', the first between 't1' "
+             "and 't0' of the next frame\n", want);
+    cr_expect_eq(strstr(diag, sumline) != NULL, more > 0, "n=%d cap=%d: summary '%s'?\n%s", n,
+                 cap, sumline, diag);
     cr_expect_eq(rc, DAGC_OK, "n=%d: %s", n, diag);
     cr_expect_eq(shown, want < (size_t)cap ? want : (size_t)cap, "n=%d: %zu shown", n, shown);
     cr_expect_eq(shown + more, want, "n=%d cap=%d: %zu shown + %zu counted, want %zu", n, cap,
@@ -566,4 +572,34 @@ Test(race_repro, when_on_a_run_node_whose_graph_has_when)
     check_src("resource r;\n"
               "graph sub {\n task s writes r when p;\n}\n"
               "graph top {\n task w writes r;\n task x after w run sub when q;\n}\n");
+}
+
+/* A hint followed literally must not earn a "redundant dependency"
+ * warning: 'ai' after input races with 'physics' after input; adding
+ * 'physics' would make 'input' redundant, so the hint replaces it, and the
+ * program so edited has neither the race nor the warning. */
+Test(race_dagc, hint_replaces_an_input_it_makes_redundant)
+{
+    if (!have_race_check())
+        return;
+    const char *before = "resource bodies;\ngraph g {\n task input writes bodies;\n"
+                         " task physics after input writes bodies;\n"
+                         " task ai after input writes bodies;\n}\n";
+    const char *after = "resource bodies;\ngraph g {\n task input writes bodies;\n"
+                        " task physics after input writes bodies;\n"
+                        " task ai after physics writes bodies;\n}\n";
+    char *diag = NULL;
+    int rc;
+    compile(before, strlen(before), &diag, &rc);
+    cr_expect_eq(rc, DAGC_EINPUT, "%s", diag);
+    cr_expect(strstr(diag, "hint: to order them, replace 'input' with 'physics' in the 'after' "
+                           "of 'ai'\n") != NULL, "%s", diag);
+    free(diag);
+    diag = NULL;
+    compile(after, strlen(after), &diag, &rc);
+    cr_expect_eq(rc, DAGC_OK, "%s", diag);
+    cr_expect(strstr(diag, "may run at the same time and") == NULL ||
+              strstr(diag, "of the next frame") != NULL, "%s", diag);
+    cr_expect(strstr(diag, "redundant") == NULL, "%s", diag);
+    free(diag);
 }
