@@ -485,11 +485,19 @@ int rt_plan_run(graph_rt *r)
         first = NONE;
     }
     uint64_t t = 0;
+    r->waking = 0;
+    /* Before the offer, which may spawn one: was a helper running? */
+    bool awake = s && rt_plan_helper_awake(s);
     if (s && r->lhead[1] != NONE)
         t = rt_plan_offer(s, r);
     rt_plan_work(r, 0, true, NODE_ON_THREAD, first);   /* dagrt_graph_run refuses fibers */
     if (t == 0)
         return 0;   /* no worker list, or no slot: the caller ran everything */
+    /* The caller ran most of the helper's list and no helper was running
+     * at the offer: if one was asked for only just now, it is waking up
+     * (slow, not starved: exec_policy.c). A clock read only then. */
+    if (r->stolen1 > r->nlist1 / 2 && !awake)
+        r->waking = rt_plan_helper_waking(s);
     /* Every node is claimed; a helper may still run its last ones. */
     if (r->stolen1 == 0) {
         /* The helper that joined ran all of list 1, and its last access to
