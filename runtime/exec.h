@@ -206,6 +206,7 @@ typedef struct graph_rt {
      * linked), whose nodes are done for this frame once their `done` has
      * reached pprev_epoch; pticket: its offer on the plan slot. */
     uint8_t pplan;
+    uint8_t pawake;              /* a helper was running at the offer (exec_policy.c) */
     struct graph_rt *pprev;
     uint32_t pprev_epoch;
     uint64_t pticket;
