@@ -201,13 +201,16 @@ typedef struct graph_rt {
     uint8_t inpipe;
     const dagrt_graph *plan_g;   /* the graph the plan was made for */
     /* Pipelined plan mode (exec_pplan.c): this started frame runs on the
-     * plan's lists (its wait is rt_pplan_wait), linked after pprev (the
-     * frame before, in flight when this one was offered; NULL: not
-     * linked), whose nodes are done for this frame once their `done` has
-     * reached pprev_epoch; pticket: its offer on the plan slot. */
+     * plan's lists (its wait is rt_pplan_wait), linked after the frame
+     * before (in flight when this one was offered): pprev, that frame's
+     * node array (NULL: not linked; the array, not its state, whose
+     * fields the next frame's reset rewrites while this one may still
+     * read), whose nodes are done for this frame once their `done` has
+     * reached pprev_epoch; pticket: its offer on the plan slot (set
+     * before the offer is published, so its helper may read it). */
     uint8_t pplan;
     uint8_t pawake;              /* a helper was running at the offer (exec_policy.c) */
-    struct graph_rt *pprev;
+    node_rt *pprev;
     uint32_t pprev_epoch;
     uint64_t pticket;
     /* (pipelines) The frame linked after this one: stored with release by

@@ -68,17 +68,17 @@ static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t 
     if (np == 0 && nv == 0 && RT_LIKELY(r->pprev == NULL))
         return true;
     bool any = r->g->nodes[i].join == DAGRT_JOIN_OR && np + nv > 0;
-    const graph_rt *pr = r->pprev;
+    const node_rt *pr = r->pprev;
     if (RT_UNLIKELY(pr != NULL)) {
         const uint32_t pe = r->pprev_epoch;
         /* acquire: pairs with the release store of the frame before's
          * runner (plan_publish), as for this frame's inputs below. */
-        if (!plan_reached(atomic_load_explicit(&pr->nodes[i].plan.done, memory_order_acquire), pe))
+        if (!plan_reached(atomic_load_explicit(&pr[i].plan.done, memory_order_acquire), pe))
             return false;
         for (uint32_t k = np; k < np + nv; k++) {
             /* acquire: as above. */
             bool d = plan_reached(
-                atomic_load_explicit(&pr->nodes[n->plan.pred[k]].plan.done, memory_order_acquire), pe);
+                atomic_load_explicit(&pr[n->plan.pred[k]].plan.done, memory_order_acquire), pe);
             if (d == any)
                 return any;
         }

@@ -259,6 +259,7 @@ uint64_t rt_plan_offer(plan_slot *s, graph_rt *r)
     if ((st & 3) == OFFER_OPEN || (st & 3) == OFFER_JOINED)
         return 0;   /* ticket t - PLAN_RING is still open: no helper this time */
     s->ticket = t;
+    r->pticket = t;   /* before the release below: the helper reads it */
     /* relaxed: ordered by the release store of the entry below. */
     atomic_store_explicit(&o->run, r, memory_order_relaxed);
     atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);
