@@ -201,12 +201,16 @@ typedef struct graph_rt {
     uint8_t inpipe;
     const dagrt_graph *plan_g;   /* the graph the plan was made for */
     /* Pipelined plan mode (exec_pplan.c): this started frame runs on the
-     * plan's lists (its wait is rt_pplan_wait), linked after pprev (the
-     * frame before, in flight when this one was offered; NULL: not
-     * linked), whose nodes are done for this frame once their `done` has
-     * reached pprev_epoch; pticket: its offer on the plan slot. */
+     * plan's lists (its wait is rt_pplan_wait), linked after the frame
+     * before (in flight when this one was offered): pprev, that frame's
+     * node array (NULL: not linked; the array, not its state, whose
+     * fields the next frame's reset rewrites while this one may still
+     * read), whose nodes are done for this frame once their `done` has
+     * reached pprev_epoch; pticket: its offer on the plan slot (set
+     * before the offer is published, so its helper may read it). */
     uint8_t pplan;
-    struct graph_rt *pprev;
+    uint8_t pawake;              /* a helper was running at the offer (exec_policy.c) */
+    node_rt *pprev;
     uint32_t pprev_epoch;
     uint64_t pticket;
     /* (pipelines) The frame linked after this one: stored with release by
@@ -234,6 +238,11 @@ typedef struct graph_rt {
     /* Plan mode, caller only: the nodes of list 1 the caller claimed in
      * this run (see rt_plan_run's end, and the policy). */
     uint32_t stolen1;
+    /* Plan mode, caller only: no helper was running when the run was
+     * offered, and none had been asked for long enough to be late (it was
+     * parked and is waking up): the policy does not judge this run
+     * (exec_policy.c, "slow to wake is not starved"). */
+    uint8_t waking;
     /* block 2: the plan worker's during a run */
     _Alignas(RT_APART) _Atomic uint32_t tail;   /* next slot to fill */
     _Atomic uint32_t cursor1;
@@ -292,12 +301,18 @@ typedef struct plan_slot {
     _Alignas(RT_APART) _Atomic uint64_t go;     /* latest ticket offered, 0 none */
     _Atomic int caller_cpu;               /* a hint for lingering helpers */
     uint64_t ticket;                      /* caller only: tickets issued */
+    uint64_t spawn_ns;                    /* caller only: when it last spawned a helper */
     dagrt *rt;
     /* block 1: the offers (caller and serving helper) */
     _Alignas(RT_APART) plan_offer ring[PLAN_RING];
     /* block 2: helpers lingering; changes only when one starts or stops,
      * so the caller's read at each run's start stays in its cache. */
     _Alignas(RT_APART) _Atomic uint32_t present;
+    /* Helpers running (started on a worker, lingering or serving): a
+     * helper counts here only once it runs, so a parked helper that is
+     * being woken up is told apart from one that gets no CPU. relaxed: a
+     * hint for the policy. */
+    _Atomic uint32_t awake;
 } plan_slot;
 
 /* ------------------------------------------------------------ exec.c */
@@ -521,5 +536,13 @@ uint64_t rt_plan_offer(plan_slot *s, graph_rt *r);
 void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t);
 /* Makes sure a helper will serve the run just offered. */
 void rt_plan_ensure_helper(graph_rt *r);
+/* At a run's offer: whether a helper runs now, or one was asked for less
+ * than PLAN_WAKE_NS ago (it is still waking up): false then means late. */
+bool rt_plan_helper_awake(plan_slot *s);
+bool rt_plan_helper_waking(plan_slot *s);
+/* How long after its spawn a helper that has not started yet is late: a
+ * parked worker's wake-up on a VM costs up to about 150 us; one that is
+ * still not running after this gets no CPU. */
+#define PLAN_WAKE_NS 1000000u
 
 #endif

@@ -144,6 +144,9 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
     int rc = rt_exec_wait(rt, p->states[k], true);
     if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL)
         return rc;   /* refused (the state is used outside the pipeline): still in flight */
+    graph_rt *r = state_rt(p->states[k]);
+    if (r->pplan)
+        rt_policy_after(r, false, 0, true);   /* the starvation rule judges it (submit, above) */
     if (q->t_start[k]) {
         q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - q->t_start[k]);
         q->t_start[k] = 0;
@@ -196,6 +199,33 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     }
     if (q->inflight == q->depth && (rc = wait_oldest(rt, p)) != 0)
         goto out;
+    /* Pipelined plan mode's frames follow plan mode's starvation rule
+     * (exec_policy.c), each state's frames judged at their wait: while it
+     * finds the helper without CPU, the frame runs serial after the frames
+     * in flight, as above, and the rule's probes start frames in flight
+     * again. Only a state planned for g is asked (its policy is that
+     * plan's; the state is idle here, its last frame waited for). */
+    graph_rt *rk = state_rt(p->states[k]);
+    if (q->plan && rk->plan == 1 && rk->plan_g == g &&
+        dagrt_worker_count(rt) == 1 && rt_policy_plan_serial(rk)) {
+        while (q->inflight > 0)
+            if ((rc = wait_oldest(rt, p)) != 0)
+                goto out;
+        bool timed = rt_policy_sampled(q->submitted);
+        uint64_t t0 = timed ? rt_now_ns() : 0;
+        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src);
+        if (rc == 0) {
+            uint64_t ns = timed ? rt_now_ns() - t0 : 0;
+            if (timed)
+                q->frame_ns = rt_policy_average(q->frame_ns, ns);
+            rt_policy_after(rk, timed, ns, true);
+            q->rt = rt;
+            q->submitted++;
+            if (p->drop)
+                p->drop(ctx);
+        }
+        goto out;
+    }
     /* The frame before this one, if it is still in flight: this frame is
      * linked after it. With depth 1 it has always been waited for. */
     graph_rt *prev = NULL;

@@ -68,17 +68,17 @@ static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t 
     if (np == 0 && nv == 0 && RT_LIKELY(r->pprev == NULL))
         return true;
     bool any = r->g->nodes[i].join == DAGRT_JOIN_OR && np + nv > 0;
-    const graph_rt *pr = r->pprev;
+    const node_rt *pr = r->pprev;
     if (RT_UNLIKELY(pr != NULL)) {
         const uint32_t pe = r->pprev_epoch;
         /* acquire: pairs with the release store of the frame before's
          * runner (plan_publish), as for this frame's inputs below. */
-        if (!plan_reached(atomic_load_explicit(&pr->nodes[i].plan.done, memory_order_acquire), pe))
+        if (!plan_reached(atomic_load_explicit(&pr[i].plan.done, memory_order_acquire), pe))
             return false;
         for (uint32_t k = np; k < np + nv; k++) {
             /* acquire: as above. */
             bool d = plan_reached(
-                atomic_load_explicit(&pr->nodes[n->plan.pred[k]].plan.done, memory_order_acquire), pe);
+                atomic_load_explicit(&pr[n->plan.pred[k]].plan.done, memory_order_acquire), pe);
             if (d == any)
                 return any;
         }
@@ -485,11 +485,19 @@ int rt_plan_run(graph_rt *r)
         first = NONE;
     }
     uint64_t t = 0;
+    r->waking = 0;
+    /* Before the offer, which may spawn one: was a helper running? */
+    bool awake = s && rt_plan_helper_awake(s);
     if (s && r->lhead[1] != NONE)
         t = rt_plan_offer(s, r);
     rt_plan_work(r, 0, true, NODE_ON_THREAD, first);   /* dagrt_graph_run refuses fibers */
     if (t == 0)
         return 0;   /* no worker list, or no slot: the caller ran everything */
+    /* The caller ran most of the helper's list and no helper was running
+     * at the offer: if one was asked for only just now, it is waking up
+     * (slow, not starved: exec_policy.c). A clock read only then. */
+    if (r->stolen1 > r->nlist1 / 2 && !awake)
+        r->waking = rt_plan_helper_waking(s);
     /* Every node is claimed; a helper may still run its last ones. */
     if (r->stolen1 == 0) {
         /* The helper that joined ran all of list 1, and its last access to

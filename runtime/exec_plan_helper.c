@@ -64,6 +64,8 @@ plan_slot *rt_plan_slot_of(dagrt *rt)
             atomic_init(&s->ring[k].run, NULL);
         }
         atomic_init(&s->present, 0);
+        atomic_init(&s->awake, 0);
+        s->spawn_ns = 0;
         rt->exec = s;
     }
     return rt->exec;
@@ -164,6 +166,8 @@ static void plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t *
     }
 }
 
+static void plan_helper_run(plan_slot *s);
+
 static void plan_helper_entry(void *arg)
 {
     plan_slot *s = arg;
@@ -175,6 +179,16 @@ static void plan_helper_entry(void *arg)
         atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
         return;
     }
+    /* relaxed: a hint for the policy (plan_slot.awake). */
+    atomic_fetch_add_explicit(&s->awake, 1, memory_order_relaxed);
+    plan_helper_run(s);
+    atomic_fetch_sub_explicit(&s->awake, 1, memory_order_relaxed);   /* relaxed: as above */
+}
+
+/* The helper's life on a worker: linger, serve, leave. */
+static void plan_helper_run(plan_slot *s)
+{
+    dagrt *rt = s->rt;
     rt_ctx *self = rt_ctx_current(rt);
     /* On a fiber only if some wait on a fiber stack ran this task. */
     node_where where = dagrt_in_fiber(rt) ? NODE_ON_FIBER : NODE_ON_THREAD;
@@ -211,6 +225,7 @@ void rt_plan_spawn_helper(dagrt *rt, plan_slot *s)
      * (it sees queued work). relaxed: a count for this decision; the
      * leaving side carries the ordering (plan_helper_entry). */
     atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
+    s->spawn_ns = rt_now_ns();
     /* No group: the helper outlives the run. dagrt_destroy waits for it
      * like for any task. A failed spawn leaves both lists to the caller. */
     if (dagrt_spawn_ex(rt, NULL, plan_helper_entry, s, DAGRT_SPAWN_DEFAULT) != 0)
@@ -244,6 +259,7 @@ uint64_t rt_plan_offer(plan_slot *s, graph_rt *r)
     if ((st & 3) == OFFER_OPEN || (st & 3) == OFFER_JOINED)
         return 0;   /* ticket t - PLAN_RING is still open: no helper this time */
     s->ticket = t;
+    r->pticket = t;   /* before the release below: the helper reads it */
     /* relaxed: ordered by the release store of the entry below. */
     atomic_store_explicit(&o->run, r, memory_order_relaxed);
     atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);
@@ -282,4 +298,15 @@ void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
         else if ((spins & 0x3fff) == 0x3fff)
             rt_os_yield();
     }
+}
+
+bool rt_plan_helper_awake(plan_slot *s)
+{
+    /* relaxed: a hint (plan_slot.awake). */
+    return atomic_load_explicit(&s->awake, memory_order_relaxed) > 0;
+}
+
+bool rt_plan_helper_waking(plan_slot *s)
+{
+    return s->spawn_ns && rt_now_ns() - s->spawn_ns < PLAN_WAKE_NS;
 }

@@ -83,6 +83,20 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * mode is back within that time. Each sample enters an average clamped to
  * twice the average, so that one frame stretched by a preemption cannot
  * start a stretch by itself. */
+/*
+ * Slow to wake is not starved. A worker parked between frames (after a
+ * stretch, or after its helper's linger ran out) takes its futex wake-up
+ * to come back, up to about 150 us on a VM: the frame that woke it goes to
+ * the caller alone, exactly as if the helper had no CPU, and a probe that
+ * judged that frame would keep the graph serial on an idle machine. So a
+ * frame is judged only if a helper was running (it counts itself in the
+ * slot's `awake` once it has started on its worker) when the frame was
+ * offered, or if the helper asked for has not started for PLAN_WAKE_NS
+ * since its spawn: that one is runnable but gets no CPU (a competing
+ * thread on its core, or its worker blocked in a long system call or held
+ * by a task). A frame not judged leaves the rule's state as it was (a
+ * probe stays a probe), so the next frame, whose helper is then lingering,
+ * decides. */
 #define PLAN_SERIAL_MIN 16
 #define PLAN_SERIAL_MAX 1024
 #define PLAN_SERIAL_NS 50000000u
@@ -129,6 +143,8 @@ static void go_serial(exec_policy *p, bool again)
 static void plan_after(graph_rt *r, uint64_t ns)
 {
     exec_policy *p = &r->policy;
+    if (!p->was_serial && r->waking)
+        return;   /* slow to wake is not starved: judged by a later frame (below) */
     p->time_next = 0;
     if (p->was_serial) {
         if (ns)

@@ -57,7 +57,7 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
     if (++r->epoch == 0)
         r->epoch = 1;
     r->pplan = 1;
-    r->pprev = prev;
+    r->pprev = prev ? prev->nodes : NULL;
     r->pprev_epoch = prev ? prev->epoch : 0;
     r->caller_cpu = rt_cpu_now();
     r->stolen1 = 0;
@@ -66,10 +66,14 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
     atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
     atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);   /* relaxed: as above */
     atomic_store_explicit(&r->owner0, 0, memory_order_relaxed);   /* relaxed: as above */
-    r->pticket = 0;
+    r->pticket = 0;   /* rt_plan_offer sets it */
+    r->waking = 0;
     plan_slot *s = rt_plan_slot_of(r->rt);
+    /* Before the offer, which may spawn one: was a helper running? (The
+     * policy's "slow to wake", exec_policy.c; kept until the wait.) */
+    r->pawake = s && rt_plan_helper_awake(s);
     if (s && r->lhead[1] != NONE)
-        r->pticket = rt_plan_offer(s, r);
+        (void)rt_plan_offer(s, r);
 }
 
 int rt_pplan_wait(graph_rt *r)
@@ -79,7 +83,10 @@ int rt_pplan_wait(graph_rt *r)
     /* dagrt_graph_wait refuses fibers: the caller is on its own stack. */
     rt_plan_work(r, 0, true, NODE_ON_THREAD, NONE);
     /* Every node is claimed; the helper may still run its last ones. */
-    if (r->pticket != 0)
+    if (r->pticket != 0) {
         rt_plan_end(r->rt->exec, r, r->pticket);
+        if (r->stolen1 > r->nlist1 / 2 && !r->pawake)
+            r->waking = rt_plan_helper_waking(r->rt->exec);
+    }
     return 0;
 }

@@ -16,10 +16,26 @@
  *    in the stats; a nested run is refused. Released, the worker runs
  *    nodes again: the policy probes and returns to plan mode.
  *
+ * 3. (Linux) The worker blocked in a long system call (a task in poll()
+ *    until released): the frames complete, each node once and in order,
+ *    none on the worker; released, the worker runs nodes again.
+ * 4. (Linux, two CPUs or more) The worker pinned to one CPU and a
+ *    competing thread pinned there too, spinning: the helper is runnable
+ *    but often descheduled. The frames complete, each node once and in
+ *    order; once the competitor stops and the worker may run anywhere
+ *    again, it runs nodes again (sharing resumes).
+ *
  * Every wait for a measured choice is bounded by wall time (it can only
  * take longer on a loaded machine, never fail by being slow), and each
  * phase checks ordering and exactly-once. */
+#if defined(__linux__)
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#else
 #define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -182,6 +198,153 @@ static int nested_refused(const char *where)
 #define SERIAL_EXPECTED 1
 #endif
 
+#if defined(__linux__)
+/* 3: holds the worker in a system call (poll with no descriptors) until
+ * released; on the main thread (a wait ran it there) it only says so. */
+static _Atomic int blocked_on_worker;
+static void blocker(void *arg)
+{
+    (void)arg;
+    if (dagrt_on_main_thread(the_rt))
+        return;
+    /* acquire/release: plain flags between the scenario's threads. */
+    atomic_store_explicit(&blocked_on_worker, 1, memory_order_release);
+    while (atomic_load_explicit(&hold, memory_order_acquire))
+        poll(NULL, 0, 5);
+}
+
+/* 4: pins the calling worker to CPU `pin_cpu` (or back to every CPU of
+ * the process, pin_cpu < 0); on the main thread it does nothing. */
+static int pin_cpu;
+static cpu_set_t all_cpus;
+static _Atomic int pinned_on_worker;
+static void pinner(void *arg)
+{
+    (void)arg;
+    if (dagrt_on_main_thread(the_rt))
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (pin_cpu >= 0)
+        CPU_SET(pin_cpu, &set);
+    else
+        set = all_cpus;
+    if (sched_setaffinity(0, sizeof set, &set) == 0)
+        atomic_store(&pinned_on_worker, 1);
+}
+
+static _Atomic int compete;
+static void *competitor(void *arg)
+{
+    (void)arg;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(pin_cpu, &set);
+    (void)sched_setaffinity(0, sizeof set, &set);
+    while (atomic_load_explicit(&compete, memory_order_relaxed))   /* relaxed: a stop flag */
+        ;
+    return NULL;
+}
+
+/* Runs fn as a task until it has run on the worker (a group wait may run
+ * it on the main thread instead), for at most 10 s; returns whether it did. */
+static int on_worker(void (*fn)(void *), _Atomic int *ran)
+{
+    atomic_store(ran, 0);
+    double t0 = now_ns();
+    while (!atomic_load(ran) && now_ns() - t0 < 10e9) {
+        dagrt_group g;
+        dagrt_group_init(&g);
+        if (dagrt_spawn(the_rt, &g, fn, NULL) != 0 || dagrt_group_wait(the_rt, &g) != 0)
+            return 0;
+    }
+    return atomic_load(ran);
+}
+
+/* Frames for `n` frames, checked; with none off the caller if `none_off`. */
+static int frames_checked(int n, bool none_off, const char *what)
+{
+    int bad = 0;
+    for (int f = 0; f < n; f++) {
+        int off;
+        bad += frame(false, &off);
+        if (none_off && off) {
+            fprintf(stderr, "policy: a node ran off the caller while %s\n", what);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static int blocked_and_pinned(void)
+{
+    int bad = 0;
+    atomic_store(&body_ns, 2000);
+    /* 3. Blocked in a system call. */
+    dagrt_group g;
+    dagrt_group_init(&g);
+    atomic_store(&hold, 1);
+    atomic_store(&blocked_on_worker, 0);
+    double t0 = now_ns();
+    /* Until the blocker started on the worker (respawned if a wait of
+     * ours ran it on the main thread instead). */
+    while (!atomic_load(&blocked_on_worker) && now_ns() - t0 < 10e9) {
+        if (dagrt_spawn(the_rt, &g, blocker, NULL) != 0)
+            return bad + 1;
+        for (int k = 0; k < 20 && !atomic_load(&blocked_on_worker); k++) {
+            int off;
+            bad += frame(false, &off);
+        }
+    }
+    int blocked = atomic_load(&blocked_on_worker);
+    printf("policy: the worker %s blocked in a system call\n", blocked ? "was" : "was not");
+    if (blocked)
+        bad += frames_checked(300, true, "the worker was blocked in a system call");
+    atomic_store(&hold, 0);
+    if (dagrt_group_wait(the_rt, &g) != 0)
+        bad++;
+    if (!until_off_caller(false, 60.0, &bad)) {
+        fprintf(stderr, "policy: the worker never ran a node again after its system call\n");
+        bad++;
+    }
+
+    /* 4. A competitor pinned to the worker's CPU. */
+    if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0 || CPU_COUNT(&all_cpus) < 2) {
+        printf("policy: fewer than two CPUs: no competitor phase\n");
+        return bad;
+    }
+    pin_cpu = -1;
+    for (int c = 0; c < CPU_SETSIZE && pin_cpu < 0; c++)
+        if (CPU_ISSET(c, &all_cpus) && c != sched_getcpu())
+            pin_cpu = c;
+    if (pin_cpu < 0 || !on_worker(pinner, &pinned_on_worker)) {
+        printf("policy: could not pin the worker: no competitor phase\n");
+        return bad;
+    }
+    atomic_store(&compete, 1);
+    pthread_t th;
+    if (pthread_create(&th, NULL, competitor, NULL) != 0) {
+        atomic_store(&compete, 0);
+        return bad + 1;
+    }
+    printf("policy: the worker and a competing thread pinned to CPU %d\n", pin_cpu);
+    bad += frames_checked(2000, false, "");
+    atomic_store(&compete, 0);
+    pthread_join(th, NULL);
+    int keep = pin_cpu;
+    pin_cpu = -1;
+    if (!on_worker(pinner, &pinned_on_worker)) {
+        fprintf(stderr, "policy: could not unpin the worker from CPU %d\n", keep);
+        bad++;
+    }
+    if (!until_off_caller(false, 60.0, &bad)) {
+        fprintf(stderr, "policy: the worker never ran a node again after the competitor stopped\n");
+        bad++;
+    }
+    return bad;
+}
+#endif
+
 int policy_scenario(void)
 {
     dagrt_config cfg;
@@ -249,6 +412,9 @@ int policy_scenario(void)
     if (dagrt_group_wait(the_rt, &g) != 0)
         bad++;
     dagrt_set_observer(the_rt, NULL, NULL);
+#if defined(__linux__)
+    bad += blocked_and_pinned();
+#endif
 
     bad += atomic_load(&frame_check_errors);
     printf("policy: %d errors (%d ordering)\n", bad, atomic_load(&frame_check_errors));
