@@ -209,7 +209,7 @@ static void blocker(void *arg)
         return;
     /* acquire/release: plain flags between the scenario's threads. */
     atomic_store_explicit(&blocked_on_worker, 1, memory_order_release);
-    while (atomic_load_explicit(&hold, memory_order_acquire))
+    while (atomic_load_explicit(&frame_check_hold, memory_order_acquire))
         poll(NULL, 0, 5);
 }
 
@@ -251,8 +251,8 @@ static void *competitor(void *arg)
 static int on_worker(void (*fn)(void *), _Atomic int *ran)
 {
     atomic_store(ran, 0);
-    double t0 = now_ns();
-    while (!atomic_load(ran) && now_ns() - t0 < 10e9) {
+    double t0 = bench_now_ns();
+    while (!atomic_load(ran) && bench_now_ns() - t0 < 10e9) {
         dagrt_group g;
         dagrt_group_init(&g);
         if (dagrt_spawn(the_rt, &g, fn, NULL) != 0 || dagrt_group_wait(the_rt, &g) != 0)
@@ -279,16 +279,16 @@ static int frames_checked(int n, bool none_off, const char *what)
 static int blocked_and_pinned(void)
 {
     int bad = 0;
-    atomic_store(&body_ns, 2000);
+    atomic_store(&frame_check_body_ns, 2000);
     /* 3. Blocked in a system call. */
     dagrt_group g;
     dagrt_group_init(&g);
-    atomic_store(&hold, 1);
+    atomic_store(&frame_check_hold, 1);
     atomic_store(&blocked_on_worker, 0);
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     /* Until the blocker started on the worker (respawned if a wait of
      * ours ran it on the main thread instead). */
-    while (!atomic_load(&blocked_on_worker) && now_ns() - t0 < 10e9) {
+    while (!atomic_load(&blocked_on_worker) && bench_now_ns() - t0 < 10e9) {
         if (dagrt_spawn(the_rt, &g, blocker, NULL) != 0)
             return bad + 1;
         for (int k = 0; k < 20 && !atomic_load(&blocked_on_worker); k++) {
@@ -300,7 +300,7 @@ static int blocked_and_pinned(void)
     printf("policy: the worker %s blocked in a system call\n", blocked ? "was" : "was not");
     if (blocked)
         bad += frames_checked(300, true, "the worker was blocked in a system call");
-    atomic_store(&hold, 0);
+    atomic_store(&frame_check_hold, 0);
     if (dagrt_group_wait(the_rt, &g) != 0)
         bad++;
     if (!until_off_caller(false, 60.0, &bad)) {
