@@ -8,9 +8,16 @@
 namespace dagrt_jolt {
 
 JobSystem::JobSystem(dagrt *rt, JPH::uint maxJobs, JPH::uint maxBarriers)
-    : JPH::JobSystemWithBarrier(maxBarriers), rt_(rt)
+    : JPH::JobSystemWithBarrier(maxBarriers), rt_(rt), tasks_(new dagrt_group)
 {
+    dagrt_group_init(tasks_);
     jobs_.Init(maxJobs, maxJobs);   /* one page: the whole pool up front */
+}
+
+JobSystem::~JobSystem()
+{
+    (void)dagrt_group_wait(rt_, tasks_);   /* heap group: cannot fail */
+    delete tasks_;
 }
 
 int JobSystem::GetMaxConcurrency() const
@@ -49,7 +56,7 @@ void JobSystem::run(void *p)
 void JobSystem::QueueJob(Job *inJob)
 {
     inJob->AddRef();   /* kept until the task has run it */
-    if (dagrt_spawn(rt_, nullptr, run, inJob) == 0) {
+    if (dagrt_spawn(rt_, tasks_, run, inJob) == 0) {
         spawned_.fetch_add(1, std::memory_order_relaxed);
         return;
     }

@@ -13,9 +13,10 @@
  * runtime's descriptor pools), which runs it and drops its reference.
  * Barriers and WaitForJobs are Jolt's JobSystemWithBarrier: the waiting
  * thread runs the barrier's ready jobs itself, then sleeps on the
- * barrier's semaphore until the jobs running elsewhere finish. The job
- * system must outlive every job it queued (wait on your barriers before
- * destroying it), and the runtime must outlive the job system.
+ * barrier's semaphore until the jobs running elsewhere finish, so the
+ * runtime needs at least one worker (with none, that sleep never ends).
+ * Its destructor waits for the tasks it spawned; the runtime must outlive
+ * the job system.
  */
 #ifndef DAGRT_JOLT_H
 #define DAGRT_JOLT_H
@@ -39,7 +40,9 @@ public:
      * cMaxPhysicsJobs for a physics system); maxBarriers: barriers alive
      * at once (cMaxPhysicsBarriers). */
     JobSystem(dagrt *rt, JPH::uint maxJobs, JPH::uint maxBarriers);
-    ~JobSystem() override = default;
+    /* Waits until every task it spawned has returned (a task drops its
+     * job's reference after the job reports done). */
+    ~JobSystem() override;
 
     /* The threads that run jobs: the workers and the thread that waits. */
     int GetMaxConcurrency() const override;
@@ -63,6 +66,7 @@ private:
     static void run(void *job);
 
     dagrt *rt_;
+    dagrt_group *tasks_;   /* counts the spawned tasks; off any stack (heap, once) */
     JPH::FixedSizeFreeList<Job> jobs_;
     /* relaxed everywhere: statistics, read by tests after the work they
      * count was waited for. */
