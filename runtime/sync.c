@@ -6,6 +6,7 @@
  * fiber scheduler's suspend (fiber_sched.c) on a fiber and a helping or
  * blocking group wait elsewhere.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

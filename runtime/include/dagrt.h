@@ -524,7 +524,8 @@ void dagrt_event_init(dagrt_event *e, bool set);
 void dagrt_event_set(dagrt_event *e);       /* wakes every waiter */
 void dagrt_event_reset(dagrt_event *e);
 bool dagrt_event_is_set(const dagrt_event *e);
-/* 0 once the event is set; DAGRT_EINVAL for a bad rt/e. */
+/* 0 once the event is set; DAGRT_EINVAL for a bad rt/e; DAGRT_ECANCELED
+ * if dagrt_destroy cancels it (the timed form: dagrt_event_wait_until). */
 int dagrt_event_wait(dagrt *rt, dagrt_event *e);
 
 /* A mutex that suspends fiber tasks instead of blocking their worker.
@@ -532,6 +533,8 @@ int dagrt_event_wait(dagrt *rt, dagrt_event *e);
  * may have migrated in between). Waiters get the lock in FIFO order. */
 typedef struct dagrt_mutex { uint64_t opaque_[4]; } dagrt_mutex;
 void dagrt_mutex_init(dagrt_mutex *m);
+/* 0 with the lock held; DAGRT_ECANCELED (not held) if dagrt_destroy
+ * cancels the wait. Timed form: dagrt_mutex_lock_until. */
 int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m);
 bool dagrt_mutex_trylock(dagrt_mutex *m);
 /* DAGRT_EPERM if the mutex is not locked. */
@@ -540,6 +543,8 @@ int dagrt_mutex_unlock(dagrt_mutex *m);
 /* A counting semaphore (FIFO hand-off to waiters). */
 typedef struct dagrt_sem { uint64_t opaque_[4]; } dagrt_sem;
 void dagrt_sem_init(dagrt_sem *s, uint32_t count);
+/* 0 with one unit taken; DAGRT_ECANCELED if dagrt_destroy cancels the
+ * wait. Timed form: dagrt_sem_acquire_until. */
 int dagrt_sem_acquire(dagrt *rt, dagrt_sem *s);
 bool dagrt_sem_tryacquire(dagrt_sem *s);
 void dagrt_sem_release(dagrt_sem *s, uint32_t n);

@@ -98,6 +98,17 @@ static int io_clock(void)
 
 #define MS UINT64_C(1000000)
 
+/* A pause of the test's own thread (not a runtime wait). */
+static void nap_us(unsigned us)
+{
+#ifdef _WIN32
+    Sleep((us + 999) / 1000);
+#else
+    struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+    nanosleep(&ts, NULL);
+#endif
+}
+
 static dagrt *rt_make(int workers)
 {
     dagrt_config cfg;
@@ -245,6 +256,59 @@ static int io_sleep_min(void)
     return bad;
 }
 
+/* An earlier deadline added while every thread parks (the keeper asleep
+ * until an hour from now) wakes one: the short sleep ends in time. With
+ * two workers and with none (the main thread, waiting, keeps the timers). */
+static int io_sleep_earlier(void)
+{
+    int bad = 0;
+    for (int workers = 0; workers <= 2; workers += 2) {
+        dagrt *rt = rt_make(workers);
+        if (!rt)
+            FAIL("dagrt_create");
+        dagrt_cancel stop;
+        dagrt_cancel_init(&stop, NULL);
+        call longc = { .rt = rt, .kind = W_SLEEP, .arg_ns = 3600 * UINT64_C(1000000000), .scope = &stop };
+        call shortc = { .rt = rt, .kind = W_SLEEP, .arg_ns = 2 * MS };
+        dagrt_group g;
+        dagrt_group_init(&g);
+        dagrt_spawn_ex(rt, &g, call_run, &longc, DAGRT_SPAWN_FIBER);
+        if (workers > 0) {
+            while (!atomic_load(&longc.started))
+                ;
+            nap_us(20000);   /* every worker parks, one until the hour is up */
+        }
+        if (workers > 0) {
+            /* The main thread's own sleep: nothing is spawned, so no
+             * worker is woken for work; only the keeper's wake-up ends it. */
+            call_run(&shortc);
+        } else {
+            /* Zero workers: the main thread runs both fibers while it waits
+             * here, and keeps the timers meanwhile. */
+            dagrt_spawn_ex(rt, &g, call_run, &shortc, DAGRT_SPAWN_FIBER);
+            dagrt_event never;
+            dagrt_event_init(&never, false);
+            uint64_t t0 = dagrt_now_ns();
+            while (!atomic_load(&shortc.done) && dagrt_now_ns() - t0 < UINT64_C(5000000000))
+                dagrt_event_wait_until(rt, &never, dagrt_now_ns() + MS, NULL);
+        }
+        if (!atomic_load(&shortc.done) || shortc.res != 0 || shortc.ns < 2 * MS ||
+            shortc.ns > UINT64_C(2000000000)) {
+            fprintf(stderr, "io_sleep_earlier: %d workers: done %d res %d after %llu ns\n", workers,
+                    atomic_load(&shortc.done), shortc.res, (unsigned long long)shortc.ns);
+            bad++;
+        }
+        dagrt_cancel_request(&stop);
+        dagrt_group_wait(rt, &g);
+        if (longc.res != DAGRT_ECANCELED) {
+            fprintf(stderr, "io_sleep_earlier: the hour-long sleep returned %d on its cancel\n", longc.res);
+            bad++;
+        }
+        dagrt_destroy(rt);
+    }
+    return bad;
+}
+
 /* A timed wait on something never given returns ETIMEDOUT, no earlier than
  * its deadline; one given first returns 0 at once; a deadline already past
  * returns ETIMEDOUT without waiting. Every kind of wait, every caller. */
@@ -364,8 +428,7 @@ static int io_cancel_wakes(void)
             if ((bys[b] != BY_PLAIN || k < 3) && start_by(rt, &g, &tc[k], &onc[k][b], bys[b]) != 0)
                 FAIL("start");
         }
-    struct timespec ts = { 0, 20 * 1000 * 1000 };
-    nanosleep(&ts, NULL);   /* let them park */
+    nap_us(20000);   /* let them park */
     dagrt_cancel_request(&child);
     uint64_t t0 = dagrt_now_ns();
     for (int k = 0; k < W_NKINDS; k++)
@@ -381,7 +444,7 @@ static int io_cancel_wakes(void)
                 bad++;
             }
         }
-    nanosleep(&ts, NULL);
+    nap_us(20000);
     for (int k = 0; k < W_NKINDS; k++)
         for (int b = 0; b < BYS; b++)
             if (bys[b] != BY_PLAIN && atomic_load(&onp[k][b].done)) {
@@ -641,8 +704,7 @@ static int io_cond_signals(void)
         dagrt_mutex_unlock(&bc.mu);
         if (w == NB)
             break;
-        struct timespec ts = { 0, 100000 };
-        nanosleep(&ts, NULL);
+        nap_us(100);
     }
     dagrt_mutex_lock(rt, &bc.mu);
     bc.go = 1;
@@ -801,8 +863,7 @@ static int io_destroy_parked(void)
             dagrt_spawn_ex(rt, NULL, call_run, &dw[k], fl);
         }
         if (workers > 0) {
-            struct timespec ts = { 0, 10 * 1000 * 1000 };
-            nanosleep(&ts, NULL);   /* let them park (with none, destroy runs them) */
+            nap_us(10000);   /* let them park (with none, destroy runs them) */
         }
         dagrt_destroy(rt);
         for (int k = 0; k <= W_NKINDS; k++) {
