@@ -1,0 +1,287 @@
+/*
+ * bench_io.c - the I/O calls against the raw system, side by side in one
+ * run, rounds interleaved (docs/benchmarks.md, "I/O"):
+ *   latency  a fiber task reading 4 KiB at random offsets of a file in the
+ *            page cache, one read at a time (dagrt_read: submit, suspend,
+ *            completion, resume) against liburing's submit-and-wait of the
+ *            same reads from a plain thread;
+ *   qd32     4 KiB random reads at queue depth 32: 32 fiber tasks, each
+ *            with one read in flight, against one thread keeping 32 in
+ *            flight on a raw ring;
+ *   udp      UDP ping-pong on 127.0.0.1: two fiber tasks against two
+ *            threads with blocking sockets.
+ * Each line: ns per operation (best of the rounds, and the median), and
+ * the ratio dagrt / raw. The runtime runs on the reactor it picks
+ * (DAGRT_IO=fallback: the epoll and lane path).
+ * usage: bench_io [rounds] [ops]
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dagrt.h"
+
+#define FILE_BYTES (64u << 20)   /* 64 MiB: page-cached after the first pass */
+#define BLK 4096u
+#define QD 32
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int fd;
+static long ops;
+
+static uint64_t rnd_off(uint64_t *x)
+{
+    *x = *x * 6364136223846793005u + 1442695040888963407u;
+    return ((*x >> 33) % (FILE_BYTES / BLK)) * BLK;
+}
+
+/* ------------------------------------------------------------- latency */
+
+typedef struct job {
+    dagrt *rt;
+    long n;
+    uint64_t seed;
+    int s;
+    struct sockaddr_in peer;
+    int bad;
+} job;
+
+static void lat_fiber(void *arg)
+{
+    job *j = arg;
+    char buf[BLK];
+    for (long i = 0; i < j->n; i++)
+        if (dagrt_read(j->rt, fd, buf, BLK, (int64_t)rnd_off(&j->seed), NULL) != BLK)
+            j->bad++;
+}
+
+static double run_fibers(dagrt *rt, void (*fn)(void *), int nf, long per)
+{
+    job js[QD];
+    dagrt_group g;
+    dagrt_group_init(&g);
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < nf; i++) {
+        js[i] = (job){ rt, per, (uint64_t)i * 7919u + 1, 0, {0}, 0 };
+        dagrt_spawn_ex(rt, &g, fn, &js[i], DAGRT_SPAWN_FIBER);
+    }
+    dagrt_group_wait(rt, &g);
+    uint64_t t = now_ns() - t0;
+    for (int i = 0; i < nf; i++)
+        if (js[i].bad)
+            fprintf(stderr, "bench_io: %d failed reads\n", js[i].bad);
+    return (double)t / (double)(per * nf);
+}
+
+static double raw_latency(struct io_uring *r)
+{
+    char buf[BLK];
+    uint64_t seed = 1;
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < ops; i++) {
+        struct io_uring_sqe *s = io_uring_get_sqe(r);
+        io_uring_prep_read(s, fd, buf, BLK, rnd_off(&seed));
+        io_uring_submit(r);
+        struct io_uring_cqe *c;
+        io_uring_wait_cqe(r, &c);
+        if (c->res != (int)BLK)
+            fprintf(stderr, "bench_io: raw read %d\n", c->res);
+        io_uring_cqe_seen(r, c);
+    }
+    return (double)(now_ns() - t0) / (double)ops;
+}
+
+static double raw_qd32(struct io_uring *r)
+{
+    static char bufs[QD][BLK];
+    uint64_t seed = 3;
+    long submitted = 0, done = 0;
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < QD && submitted < ops; i++, submitted++) {
+        struct io_uring_sqe *s = io_uring_get_sqe(r);
+        io_uring_prep_read(s, fd, bufs[i], BLK, rnd_off(&seed));
+        io_uring_sqe_set_data64(s, (uint64_t)i);
+    }
+    io_uring_submit(r);
+    while (done < ops) {
+        struct io_uring_cqe *c;
+        io_uring_wait_cqe(r, &c);
+        int i = (int)io_uring_cqe_get_data64(c);
+        io_uring_cqe_seen(r, c);
+        done++;
+        if (submitted < ops) {
+            struct io_uring_sqe *s = io_uring_get_sqe(r);
+            io_uring_prep_read(s, fd, bufs[i], BLK, rnd_off(&seed));
+            io_uring_sqe_set_data64(s, (uint64_t)i);
+            io_uring_submit(r);
+            submitted++;
+        }
+    }
+    return (double)(now_ns() - t0) / (double)ops;
+}
+
+/* ---------------------------------------------------------------- udp */
+
+static int udp_bound(struct sockaddr_in *a)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    memset(a, 0, sizeof *a);
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t l = sizeof *a;
+    bind(s, (struct sockaddr *)a, sizeof *a);
+    getsockname(s, (struct sockaddr *)a, &l);
+    return s;
+}
+
+static void udp_fiber_ping(void *arg)
+{
+    job *j = arg;
+    char b[32] = "ping";
+    for (long i = 0; i < j->n; i++) {
+        dagrt_sendto(j->rt, j->s, b, 8, (struct sockaddr *)&j->peer, sizeof j->peer, NULL);
+        if (dagrt_recvfrom(j->rt, j->s, b, sizeof b, NULL, NULL, NULL) != 8)
+            j->bad++;
+    }
+}
+
+static void udp_fiber_pong(void *arg)
+{
+    job *j = arg;
+    char b[32];
+    for (long i = 0; i < j->n; i++) {
+        if (dagrt_recvfrom(j->rt, j->s, b, sizeof b, NULL, NULL, NULL) != 8)
+            j->bad++;
+        dagrt_sendto(j->rt, j->s, b, 8, (struct sockaddr *)&j->peer, sizeof j->peer, NULL);
+    }
+}
+
+static double udp_fibers(dagrt *rt, long n)
+{
+    struct sockaddr_in a, b;
+    int sa = udp_bound(&a), sb = udp_bound(&b);
+    job ping = { rt, n, 0, sa, b, 0 }, pong = { rt, n, 0, sb, a, 0 };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    uint64_t t0 = now_ns();
+    dagrt_spawn_ex(rt, &g, udp_fiber_pong, &pong, DAGRT_SPAWN_FIBER);
+    dagrt_spawn_ex(rt, &g, udp_fiber_ping, &ping, DAGRT_SPAWN_FIBER);
+    dagrt_group_wait(rt, &g);
+    uint64_t t = now_ns() - t0;
+    close(sa);
+    close(sb);
+    return (double)t / (double)n;
+}
+
+static void *udp_thread_pong(void *arg)
+{
+    job *j = arg;
+    char b[32];
+    for (long i = 0; i < j->n; i++) {
+        recv(j->s, b, sizeof b, 0);
+        sendto(j->s, b, 8, 0, (struct sockaddr *)&j->peer, sizeof j->peer);
+    }
+    return NULL;
+}
+
+static double udp_threads(long n)
+{
+    struct sockaddr_in a, b;
+    int sa = udp_bound(&a), sb = udp_bound(&b);
+    job pong = { NULL, n, 0, sb, a, 0 };
+    pthread_t t;
+    uint64_t t0 = now_ns();
+    pthread_create(&t, NULL, udp_thread_pong, &pong);
+    char buf[32] = "ping";
+    for (long i = 0; i < n; i++) {
+        sendto(sa, buf, 8, 0, (struct sockaddr *)&b, sizeof b);
+        recv(sa, buf, sizeof buf, 0);
+    }
+    pthread_join(t, NULL);
+    uint64_t el = now_ns() - t0;
+    close(sa);
+    close(sb);
+    return (double)el / (double)n;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void report(const char *what, const char *us, const char *them, double *a, double *b, int n)
+{
+    qsort(a, (size_t)n, sizeof *a, cmp_d);
+    qsort(b, (size_t)n, sizeof *b, cmp_d);
+    printf("%-8s %-22s best %8.0f ns  median %8.0f ns | %-22s best %8.0f ns  median %8.0f ns | ratio (median) %.2fx\n",
+           what, us, a[0], a[n / 2], them, b[0], b[n / 2], a[n / 2] / b[n / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 7;
+    ops = argc > 2 ? atol(argv[2]) : 20000;
+    if (rounds < 1 || rounds > 64 || ops < QD)
+        return 2;
+    char path[] = "/tmp/bench_io_XXXXXX";
+    fd = mkstemp(path);
+    if (fd < 0)
+        return 1;
+    unlink(path);
+    static char blk[1 << 20];
+    memset(blk, 'b', sizeof blk);
+    for (unsigned i = 0; i < FILE_BYTES / sizeof blk; i++)
+        if (write(fd, blk, sizeof blk) != (ssize_t)sizeof blk)
+            return 1;
+    for (off_t o = 0; o < FILE_BYTES; o += (off_t)sizeof blk)   /* into the page cache */
+        if (pread(fd, blk, sizeof blk, o) <= 0)
+            return 1;
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 1;
+    dagrt *rt = dagrt_create(&cfg);
+    struct io_uring ring;
+    if (!rt || io_uring_queue_init(64, &ring, 0) != 0)
+        return 1;
+    double la[64], lb[64], qa[64], qb[64], ua[64], ub[64];
+    run_fibers(rt, lat_fiber, 1, 1000);   /* warm: the reactor, the pool, the fibers */
+    for (int r = 0; r < rounds; r++) {
+        la[r] = run_fibers(rt, lat_fiber, 1, ops);
+        lb[r] = raw_latency(&ring);
+        qa[r] = run_fibers(rt, lat_fiber, QD, ops / QD);
+        qb[r] = raw_qd32(&ring);
+        ua[r] = udp_fibers(rt, ops / 4);
+        ub[r] = udp_threads(ops / 4);
+    }
+    dagrt_io_stats st;
+    dagrt_get_io_stats(rt, &st);
+    printf("bench_io: %d rounds, %ld ops each, reactor %s, 1 worker + main; %s\n", rounds, ops,
+           st.reactor, BENCH_BUILD);
+    report("latency", "fiber dagrt_read", "liburing submit+wait", la, lb, rounds);
+    report("qd32", "32 fibers dagrt_read", "liburing QD32", qa, qb, rounds);
+    report("udp", "2 fibers ping-pong", "2 blocking threads", ua, ub, rounds);
+    printf("(per operation; qd32: wall time / reads; udp: per round trip; ratio > 1: dagrt slower)\n");
+    io_uring_queue_exit(&ring);
+    dagrt_destroy(rt);
+    close(fd);
+    return 0;
+}
