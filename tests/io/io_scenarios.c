@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _WIN32
+#include <windows.h>   /* Sleep */
+#endif
 
 #include "dagrt.h"
 #include "scenario.h"
