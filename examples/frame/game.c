@@ -62,18 +62,19 @@ static void resident_cells(float cam_x, float cam_z, uint8_t out[GAME_CELLS][GAM
             out[x][z] = (x - cx) * (x - cx) + (z - cz) * (z - cz) <= 25;
 }
 
-void game_init(struct game *g, dagrt *rt)
+void game_init(struct game *g, dagrt *rt, const struct game_assets *assets)
 {
     memset(g, 0, sizeof *g);
     g->rt = rt;
+    g->assets = assets;
     g->dt = 1.0f / 60.0f;
-    /* Slot 0 stands for frame 0, the state before the first frame. */
+    /* Slot 0 stands for frame 0, the state before the first frame: no
+     * cell is loaded yet (the first frame streams in the camera's). */
     struct game_slot *s0 = &g->slot[0];
     for (uint32_t i = 0; i < GAME_BODIES; i++) {
         s0->pos[i] = (vec3){unit(i * 3) * 100 - 50, unit(i * 3 + 1) * 20, unit(i * 3 + 2) * 100 - 50};
         g->vel[i] = (vec3){unit(i * 7) - 0.5f, 0, unit(i * 7 + 1) - 0.5f};
     }
-    resident_cells(0, 0, s0->resident);
     for (uint32_t i = 0; i < GAME_AGENTS; i++) {
         g->agent[i] = (vec3){unit(i * 5) * 200 - 100, 0, unit(i * 5 + 1) * 200 - 100};
         g->target[i] = (vec3){unit(i * 5 + 2) * 200 - 100, 0, unit(i * 5 + 3) * 200 - 100};
@@ -225,9 +226,27 @@ void frame_particles(struct game *g, size_t begin, size_t end)
     }
 }
 
-/* streaming: after physics or ai, whichever is first: load the world cells
- * near this frame's camera (stands in for I/O requests); cull draws them
- * from the next frame on. Counts the cells that were not loaded last frame. */
+/* Reads cell (x, z) from its row's file at the cell's offset, through the
+ * reactor (on this fiber: the read parks the fiber, the worker runs other
+ * work), and checks its bytes against the checksum known from how the
+ * file was generated. */
+static void load_cell(struct game *g, int x, int z)
+{
+    const struct game_assets *a = g->assets;
+    int64_t got = dagrt_read(g->rt, a->row[x], g->cell_buf, sizeof g->cell_buf,
+                             (int64_t)z * GAME_CELL_BYTES, NULL);
+    uint64_t sum = 0;
+    if (got == (int64_t)sizeof g->cell_buf) {
+        sum = game_cell_sum(g->cell_buf, sizeof g->cell_buf);
+        g->stream_bytes += (uint64_t)got;
+    }
+    g->stream_bad += sum != a->sum[x][z];   /* a short read or an error is bad too */
+    g->stream_hash = (g->stream_hash ^ sum) * 0x100000001b3ull;
+}
+
+/* streaming (a fiber): after physics or ai, whichever is first: load the
+ * world cells near this frame's camera that the last frame had not loaded;
+ * cull draws them from the next frame on. */
 void frame_streaming(struct game *g)
 {
     uint64_t n = ++g->streaming_n;
@@ -235,7 +254,10 @@ void frame_streaming(struct game *g)
     resident_cells(s->cam_x, s->cam_z, s->resident);
     for (int x = 0; x < GAME_CELLS; x++)
         for (int z = 0; z < GAME_CELLS; z++)
-            g->streamed += s->resident[x][z] && !last->resident[x][z];
+            if (s->resident[x][z] && !last->resident[x][z]) {
+                load_cell(g, x, z);
+                g->streamed++;
+            }
     mark_done(s, GAME_DONE_STREAMING, n);
 }
 
@@ -358,7 +380,7 @@ uint64_t game_digest(const struct game *g)
     h = fnv(h, g->pvel, sizeof g->pvel);
     h = fnv(h, g->mix, sizeof g->mix);
     const uint64_t counts[] = {g->streamed, g->draw_calls, g->presented, g->audio_frames,
-                               g->shadow_frames};
+                               g->shadow_frames, g->stream_bytes, g->stream_hash};
     h = fnv(h, counts, sizeof counts);
     const double sums[] = {g->render_sum, g->present_sum};
     return fnv(h, sums, sizeof sums);

@@ -35,6 +35,7 @@
 #define GAME_AUDIO     512     /* samples mixed per frame */
 #define GAME_CELLS     16      /* streaming grid: 16 x 16 cells of 32 units */
 #define GAME_SLOTS     (DAGRT_MAX_IN_FLIGHT + 1)
+#define GAME_CELL_BYTES 4096   /* one streamed cell's data in the asset files */
 
 typedef struct vec3 { float x, y, z; } vec3;
 
@@ -58,8 +59,26 @@ struct game_slot {
     _Atomic uint64_t done[GAME_NDONE];
 };
 
+/* The streamed world's files (assets.c): one per row x of the grid, cell z
+ * at offset z * GAME_CELL_BYTES, opened once and shared by every game
+ * (reads at an offset never move a handle's position). */
+struct game_assets {
+    dagrt_handle row[GAME_CELLS];
+    /* Each cell's checksum (game_cell_sum), from how it was generated. */
+    uint64_t sum[GAME_CELLS][GAME_CELLS];
+    char dir[1024];
+    int written;           /* files the open had to write (first run) */
+};
+
+/* Opens the files in dir, writing those that are missing or of the wrong
+ * size first; 0, or -1 with the reason in why. */
+int game_assets_open(struct game_assets *a, dagrt *rt, const char *dir, char *why, size_t len);
+void game_assets_close(struct game_assets *a, dagrt *rt);
+uint64_t game_cell_sum(const unsigned char *b, size_t n);
+
 struct game {
     dagrt *rt;
+    const struct game_assets *assets;
     float dt;
     struct game_slot slot[GAME_SLOTS];
     /* input (main) */
@@ -83,8 +102,11 @@ struct game {
     /* particles (the count function counts the frames) */
     uint64_t particles_n;
     vec3 ppos[GAME_PARTICLES], pvel[GAME_PARTICLES];
-    /* streaming: cells loaded over all frames */
+    /* streaming (a fiber): cells loaded over all frames, each read from
+     * the asset files through the reactor into cell_buf and checked */
     uint64_t streaming_n, streamed;
+    uint64_t stream_bytes, stream_bad, stream_hash;
+    unsigned char cell_buf[GAME_CELL_BYTES];
     /* cull: boxes against the camera frustum, in the cells streamed in by
      * the previous frame (prev streaming); the boxes never move */
     uint64_t cull_n, cull_prev_missed;
@@ -105,7 +127,7 @@ struct game {
     uint64_t stamp_cap;
 };
 
-void game_init(struct game *g, dagrt *rt);
+void game_init(struct game *g, dagrt *rt, const struct game_assets *assets);
 
 /* A hash of the simulated world (bodies, bones, agents, particles, mixer,
  * counters, sums): equal for two games that ran the same frames, however

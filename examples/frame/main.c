@@ -13,6 +13,10 @@
  * called; in the pipeline when frame_pipeline_submit is called or, with N frames in
  * flight, when the oldest frame ended (frame_pipeline_submit first waits for it), so
  * the wait for a free place in the pipeline is not counted as latency.
+ *
+ * The streaming task reads the world's cells from asset files in the
+ * directory frame-assets beside the program (written on the first run,
+ * assets.c), through the runtime's reactor; the checks verify every byte.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -64,12 +68,33 @@ static void report(way *w, int frames)
            w->lat[frames / 2], w->lat[(int)((frames - 1) * 0.99)], w->lat[frames - 1]);
 }
 
+/* Every cell streamed in was read in full and matched its checksum. */
+static int stream_ok(const struct game *g)
+{
+    return g->streamed > 0 && g->stream_bad == 0 &&
+           g->stream_bytes == g->streamed * (uint64_t)GAME_CELL_BYTES;
+}
+
 /* The per-frame checks of one game after `frames` frames. */
 static int game_ok(const struct game *g, int frames)
 {
     return g->presented == (uint64_t)frames && g->audio_frames == (uint64_t)frames &&
            g->shadow_frames == (uint64_t)frames / 2 && g->main_thread_ok &&
-           game_prev_missed(g) == 0;
+           game_prev_missed(g) == 0 && stream_ok(g);
+}
+
+/* The asset directory: frame-assets beside the program (argv[0]'s
+ * directory; the current one when argv[0] names none). */
+static void assets_dir(const char *argv0, char *out, size_t len)
+{
+    const char *cut = NULL;
+    for (const char *p = argv0; *p; p++)
+        if (*p == '/' || *p == '\\')
+            cut = p;
+    if (cut)
+        snprintf(out, len, "%.*s/frame-assets", (int)(cut - argv0), argv0);
+    else
+        snprintf(out, len, "frame-assets");
 }
 
 int main(int argc, char **argv)
@@ -96,13 +121,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "frame: cannot create the runtime: %s\n", dagrt_strerror(err));
         return 1;
     }
+    static struct game_assets assets;
+    char dir[1024], why[1200];
+    assets_dir(argv[0], dir, sizeof dir);
+    if (game_assets_open(&assets, rt, dir, why, sizeof why) != 0) {
+        fprintf(stderr, "frame: the streamed world's files: %s\n", why);
+        dagrt_destroy(rt);
+        return 1;
+    }
     /* Three games: a short warm-up of both ways (threads, fibers, the
      * runtime's first-frame work), then one per way from the same start. */
     static struct game warm, one, piped;
     static frame_pipeline_t pipe;
-    game_init(&warm, rt);
-    game_init(&one, rt);
-    game_init(&piped, rt);
+    game_init(&warm, rt, &assets);
+    game_init(&one, rt, &assets);
+    game_init(&piped, rt, &assets);
     int rc = frame_pipeline_init(&pipe, (unsigned)depth);
     double *buf = calloc((size_t)frames * 6, sizeof *buf);
     if (rc != 0 || !buf) {
@@ -158,7 +191,7 @@ int main(int argc, char **argv)
     }
 
     printf("frame graph: input, physics (%d bodies), animation, ai, audio (fiber, waits for the mixer),\n"
-           "  particles (%d, parallel), streaming, shadows (even frames), cull (%d boxes), ui, render,\n"
+           "  particles (%d, parallel), streaming (fiber, reads the asset files), shadows (even frames), cull (%d boxes), ui, render,\n"
            "  present; prev inputs: animation <- physics, cull <- streaming, ui <- render\n",
            GAME_BODIES, GAME_PARTICLES, GAME_BOXES);
     printf("runtime: %d workers + the main thread; %ld frames each way\n", dagrt_worker_count(rt),
@@ -174,18 +207,26 @@ int main(int argc, char **argv)
     printf("last frame: %u of %d boxes visible, %u shadow casters; %llu cells streamed in; "
            "shadows ran on %llu of %ld frames\n", last->nvisible, GAME_BOXES, even->shadow_casters,
            (unsigned long long)piped.streamed, (unsigned long long)piped.shadow_frames, frames);
+    dagrt_io_stats io;
+    const char *reactor = dagrt_get_io_stats(rt, &io) == 0 ? io.reactor : "?";
+    printf("streaming: %llu + %llu cells of %d KiB read from %s through %s (%d of %d files "
+           "written first); %llu failed their checksum\n",
+           (unsigned long long)one.streamed, (unsigned long long)piped.streamed,
+           GAME_CELL_BYTES / 1024, assets.dir, reactor, assets.written, GAME_CELLS,
+           (unsigned long long)(one.stream_bad + piped.stream_bad));
     uint64_t d1 = game_digest(&one), d2 = game_digest(&piped);
     int ok = game_ok(&one, (int)frames) && game_ok(&piped, (int)frames) && d1 == d2;
     printf("checks: %s (presented %llu + %llu, audio %llu + %llu, main-thread tasks on main: %s, "
-           "prev inputs honoured: %s, same world both ways: %s)\n",
+           "prev inputs honoured: %s, asset bytes verified: %s, same world both ways: %s)\n",
            ok ? "ok" : "FAILED", (unsigned long long)one.presented,
            (unsigned long long)piped.presented, (unsigned long long)one.audio_frames,
            (unsigned long long)piped.audio_frames,
            one.main_thread_ok && piped.main_thread_ok ? "yes" : "no",
            game_prev_missed(&one) + game_prev_missed(&piped) == 0 ? "yes" : "no",
-           d1 == d2 ? "yes" : "no");
+           stream_ok(&one) && stream_ok(&piped) ? "yes" : "no", d1 == d2 ? "yes" : "no");
     printf("diagram: %s\n", FRAME_SVG);
     free(buf);
+    game_assets_close(&assets, rt);
     dagrt_destroy(rt);
     return ok ? 0 : 1;
 }
