@@ -122,6 +122,19 @@ typedef struct ir_program {
     size_t nfiles;
     const ir_resource *resources; /* (v2) every file's, in load order */
     size_t nresources;
+    /* Each name of a task's `after` clause when that clause is a plain list
+     * (names and `prev` names joined by ',', no parentheses, no '|'): the
+     * task by the position of its name, then the clause's names in source
+     * order. For the race hints' fix-its; other clauses are not listed. */
+    const struct ir_after_ref *after_refs;
+    size_t nafter_refs;
 } ir_program;
+
+typedef struct ir_after_ref {
+    src_pos task;              /* the task's name, as in ir_node.pos */
+    const char *name;          /* the name as written */
+    src_pos pos;               /* where it is written */
+    int prev;                  /* written `prev NAME` */
+} ir_after_ref;
 
 #endif /* DAGC_IR_H */

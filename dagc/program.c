@@ -58,6 +58,45 @@ static void warn_unused_resources(const lgraph *L, size_t nl, const ir_resource 
     free(used);
 }
 
+
+/* A plain `after` list: one name, or ',' of names, none in parentheses. */
+static int plain_after(const ast_expr *e)
+{
+    if (e->kind == AST_NAME) return !e->paren;
+    if (e->kind != AST_AND || e->paren) return 0;
+    for (const ast_expr *k = e->kids; k; k = k->next)
+        if (k->kind != AST_NAME || k->paren) return 0;
+    return 1;
+}
+
+/* The names of every plain `after` list of every graph (ir_after_ref). */
+static void after_refs(ir_program *p, const lgraph *L, size_t nl, dg_arena *a)
+{
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        ir_after_ref *r = pass ? dg_alloc(a, (n + 1) * sizeof *r) : NULL;
+        size_t k = 0;
+        for (size_t i = 0; i < nl; i++)
+            for (const ast_stmt *st = L[i].ag->stmts; st; st = st->next) {
+                if (st->kind != AST_TASK) continue;
+                for (const ast_clause *c = st->clauses; c; c = c->next) {
+                    if (c->kind != CL_AFTER || !c->expr || !plain_after(c->expr)) continue;
+                    const ast_expr *one = c->expr->kind == AST_NAME ? c->expr : c->expr->kids;
+                    for (const ast_expr *e = one; e; e = c->expr->kind == AST_NAME ? NULL : e->next) {
+                        if (r) r[k] = (ir_after_ref){st->pos, e->name, e->pos, e->prev};
+                        k++;
+                    }
+                    break;
+                }
+            }
+        if (r) {
+            p->after_refs = r;
+            p->nafter_refs = k;
+        }
+        n = k;
+    }
+}
+
 ir_program *dg_sema(const ast_file *const *files, size_t nfiles, const dg_sema_opts *o,
                     dg_diag *d, dg_arena *a)
 {
@@ -129,6 +168,7 @@ ir_program *dg_sema(const ast_file *const *files, size_t nfiles, const dg_sema_o
         }
     }
     if (!d->stop) dg_flatten(L, nl, &gnames, want, d, a);
+    after_refs(p, L, nl, a);
     ir_graph *graphs = dg_alloc(a, (nl + 1) * sizeof *graphs);
     size_t out = 0;
     for (size_t i = 0; i < nl; i++) {

@@ -183,6 +183,27 @@ static uint32_t made_redundant(const ir_graph *g, uint32_t to, uint32_t what, ui
     return nz;
 }
 
+static int same_pos(src_pos a, src_pos b)
+{
+    return a.line == b.line && a.col == b.col && a.file && b.file && strcmp(a.file, b.file) == 0;
+}
+
+/* The plain `after` list of task `to` (ir_after_ref): its first entry and
+ * how many; 0 when it has none or a clause that is not plain. */
+static size_t after_list(const rctx *R, uint32_t to, const ir_after_ref **first)
+{
+    const ir_program *p = R->p;
+    src_pos at = R->g->nodes[to].pos;
+    for (size_t i = 0; i < p->nafter_refs; i++)
+        if (same_pos(p->after_refs[i].task, at)) {
+            size_t n = 1;
+            while (i + n < p->nafter_refs && same_pos(p->after_refs[i + n].task, at)) n++;
+            *first = &p->after_refs[i];
+            return n;
+        }
+    return 0;
+}
+
 /* The hint: make `to` (at level `in`) also wait for `what`. */
 static void hint(const rctx *R, uint32_t to, uint32_t in, const char *prefix, uint32_t what)
 {
@@ -208,6 +229,27 @@ static void hint(const rctx *R, uint32_t to, uint32_t in, const char *prefix, ui
                 where);
     else
         dg_hint(R->d, "to order them, add 'after %s%s' to '%s'%s", prefix, wn, tn, where);
+    /* The same as an edit, where the source says exactly where: a task's
+     * plain `after` list (the one name replaced, or the new one added after
+     * its last), or a task with no `after` (added after its name). */
+    if (g->nodes[to].kind != IR_TASK) return;
+    const ir_after_ref *al = NULL;
+    size_t na = after_list(R, to, &al);
+    char text[600];
+    if (nz == 1 && na) {
+        const char *zn = local_name(g, in, z[0]);
+        for (size_t i = 0; i < na; i++)
+            if (!al[i].prev && strcmp(al[i].name, zn) == 0) {
+                dg_fixit_replace(R->d, al[i].pos, wn);
+                break;
+            }
+    } else if (!nz && has_after(g, to) && na) {
+        snprintf(text, sizeof text, ", %s%s", prefix, wn);
+        dg_fixit_insert_after(R->d, al[na - 1].pos, text);
+    } else if (!nz && !has_after(g, to)) {
+        snprintf(text, sizeof text, " after %s%s", prefix, wn);
+        dg_fixit_insert_after(R->d, g->nodes[to].pos, text);
+    }
 }
 
 static void message(dg_buf *b, const rctx *R, const slot *x, const slot *y, const char *opening)

@@ -603,3 +603,79 @@ Test(race_dagc, hint_replaces_an_input_it_makes_redundant)
     cr_expect(strstr(diag, "redundant") == NULL, "%s", diag);
     free(diag);
 }
+
+/* Applies the first fix-it of a JSON diagnostics document to src (one line,
+ * columns in bytes, end exclusive); 0 when the document has none. */
+static int apply_first_fixit(const char *json, char **src)
+{
+    const char *f = strstr(json, "\"fixits\":[{");
+    if (!f)
+        return 0;
+    unsigned line, col, eline, ecol;
+    char text[256];
+    if (sscanf(f, "\"fixits\":[{\"file\":\"%*[^\"]\",\"line\":%u,\"column\":%u,\"end_line\":%u,"
+                  "\"end_column\":%u,\"text\":\"%255[^\"]\"", &line, &col, &eline, &ecol, text) != 5)
+        return -1;
+    cr_assert_eq(line, eline, "%s", f);
+    char *s = *src, *at = s;
+    for (unsigned l = 1; l < line; l++)
+        at = strchr(at, '\n') + 1;
+    size_t start = (size_t)(at - s) + col - 1, end = (size_t)(at - s) + ecol - 1;
+    size_t n = strlen(s), tl = strlen(text);
+    char *out = malloc(n - (end - start) + tl + 1);
+    memcpy(out, s, start);
+    memcpy(out + start, text, tl);
+    memcpy(out + start + tl, s + end, n - end + 1);
+    free(s);
+    *src = out;
+    return 1;
+}
+
+/* Following the race hints' fix-its literally (each edit as JSON gives it,
+ * one at a time) ends with a graph that has no race, within a frame or
+ * across frames, and no "redundant dependency" warning. */
+Test(race_dagc, following_the_fixits_orders_every_race)
+{
+    if (!have_race_check())
+        return;
+    static const char *cases[] = {
+        /* replace an input the new one makes redundant */
+        "resource bodies;\ngraph g {\n task input writes bodies;\n"
+        " task physics after input writes bodies;\n task ai after input writes bodies;\n}\n",
+        /* add to a list; add `after` to a task with none */
+        "resource r;\ngraph g {\n task a writes r;\n task c;\n task b after c writes r;\n"
+        " task d reads r;\n}\n",
+        /* the cross-frame pairs: `prev` added */
+        "resource r;\ngraph g {\n task a writes r;\n task b after a writes r;\n}\n",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t len = strlen(cases[i]) + 1;
+        char *src = malloc(len);
+        memcpy(src, cases[i], len);
+        int edits = 0, more;
+        char *diag = NULL;
+        int rc;
+        do {
+            size_t dlen = 0;
+            FILE *df = open_memstream(&diag, &dlen);
+            dagc_opts o = {.diag_out = df, .max_errors = -1, .diag_format = DG_DIAG_JSON};
+            ir_program *p = NULL;
+            rc = dagc_compile_memory("race.dag", src, strlen(src), &o, &p);
+            if (p)
+                dagc_program_free(p);   /* JSON: the document is written here */
+            fclose(df);
+            more = apply_first_fixit(diag, &src);
+            cr_assert_geq(more, 0, "case %zu: unreadable fix-it in %s", i, diag);
+            if (more) {
+                free(diag);
+                diag = NULL;
+            }
+        } while (more && ++edits < 12);
+        cr_expect(edits > 0, "case %zu: no fix-it at all", i);
+        cr_expect_eq(rc, DAGC_OK, "case %zu after %d edits:\n%s\n%s", i, edits, src, diag);
+        cr_expect(strstr(diag, "may run at the same time") == NULL, "case %zu:\n%s\n%s", i, src, diag);
+        cr_expect(strstr(diag, "redundant") == NULL, "case %zu:\n%s\n%s", i, src, diag);
+        free(diag);
+        free(src);
+    }
+}

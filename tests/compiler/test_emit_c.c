@@ -34,7 +34,7 @@ static const ir_graph graphs[] = {
     {"frame", "struct game *", {0}, nodes, 9, 12, NULL, 0, 0},
 };
 static const char *const includes[] = {"game.h", "<stdio.h>"};
-static const ir_program prog = {"frame.dag", includes, 2, graphs, 1, NULL, 0, NULL, 0};
+static const ir_program prog = {"frame.dag", includes, 2, graphs, 1, NULL, 0, NULL, 0, NULL, 0};
 
 static void emit(const ir_program *p, dg_buf *h, dg_buf *c)
 {
@@ -200,7 +200,7 @@ Test(emit_c, void_context_and_no_edges)
         {IR_TASK, IR_JOIN_AND, 0, "only", "g_only", NULL, 0, 0, {0}, NULL, 0, NULL, 0, NULL, 0, NULL, 0, UINT32_MAX, NULL, 0},
     };
     static const ir_graph g[] = {{"g", "void *", {0}, one, 1, 0, NULL, 0, 0}};
-    static const ir_program p = {"g.dag", NULL, 0, g, 1, NULL, 0, NULL, 0};
+    static const ir_program p = {"g.dag", NULL, 0, g, 1, NULL, 0, NULL, 0, NULL, 0};
     dg_buf h, c;
     emit(&p, &h, &c);
     cr_assert(strstr(h.p, "void g_only(void *ctx);\n"), "%s", h.p);
@@ -254,7 +254,7 @@ Test(emit_c, context_types_are_declarators)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ir_graph g[] = {{"fp", cases[i].ctype, {0}, one, 1, 0, NULL, 0, 0}};
-        ir_program p = {"fp.dag", NULL, 0, g, 1, NULL, 0, NULL, 0};
+        ir_program p = {"fp.dag", NULL, 0, g, 1, NULL, 0, NULL, 0, NULL, 0};
         dg_buf h, c;
         emit(&p, &h, &c);
         char want[128];
