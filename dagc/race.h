@@ -1,5 +1,5 @@
 /*
- * race.h - what race.c shares with race_reach.c: single ordering queries
+ * race.h - what race.c shares with race_reach.c and race_fix.c: single ordering queries
  * on one flattened graph, in one frame and across two consecutive frames of
  * a pipeline (the two-frame graph of race.c's comment). Not part of the IR.
  */
@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "diag.h"
 #include "ir.h"
 
 typedef struct rreach rreach;
@@ -21,5 +22,20 @@ void dg_reach_free(rreach *q);
  * take more than *BUDGET steps (nodes and edges looked at), which it
  * decrements by what it spent. */
 int dg_reach(rreach *q, uint32_t a, uint32_t b, int64_t *budget);
+
+/* The entry of the run node that v is inside, or UINT32_MAX (a run node's
+ * own entry belongs to its sub, but waits for the enclosing one's). */
+static inline uint32_t dg_race_enclosing_entry(const ir_graph *g, uint32_t v)
+{
+    uint32_t s = g->nodes[v].sub;
+    if (s != UINT32_MAX && g->subs[s].entry == v) s = g->subs[s].parent;
+    return s == UINT32_MAX ? UINT32_MAX : g->subs[s].entry;
+}
+
+/* race_fix.c: the hint (and its fix-its) for the race between nodes x and
+ * y just reported: within a frame (x waits for y), or across frames (y of
+ * the next frame waits for prev x). */
+void dg_race_hint(const ir_program *p, const ir_graph *g, dg_diag *d, uint32_t x, uint32_t y,
+                  int cross);
 
 #endif
