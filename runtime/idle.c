@@ -222,7 +222,8 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             if (ob)
                 rt_obs_idle(ob, true, (int)c->index);
             /* The timers' keeper parks until the earliest deadline (timer.h);
-             * an earlier one added meanwhile unparks it. */
+             * an earlier one added meanwhile unparks it. With no timer
+             * queued this is one load, no lock (timer.c). */
             uint64_t until = rt_timer_keeper_enter(rt, c);
             c->beside_waker = rt_park_until(&c->parker, until) != 0;
             keep_on = until != UINT64_MAX && rt_timer_keeper_leave(rt, c);
@@ -251,8 +252,9 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
 void rt_wake_idle(dagrt *rt)
 {
     /* seq_cst fence: the publisher's half of the Dekker pair, as in
-     * rt_notify (the timer's publication is its insert under the timers'
-     * mutex, which the idler's keeper_enter takes after announcing). */
+     * rt_notify (the timer's publication is its store of timers.next,
+     * which the idler's keeper_enter loads after announcing: timer.c,
+     * ARMED VERSUS PARKING). */
     atomic_thread_fence(memory_order_seq_cst);
     /* relaxed: ordered after the insert by the fence. */
     if (atomic_load_explicit(&rt->nidle, memory_order_relaxed) > 0)

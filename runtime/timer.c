@@ -101,7 +101,9 @@ static void heap_remove(rt_timers *q, rt_timer *t)
 
 static void publish_next(rt_timers *q)
 {
-    /* relaxed: a hint for pollers, who take mu before acting on it. */
+    /* relaxed: pollers take mu before acting on it; an idler's keeper_enter
+     * reads it without mu, ordered by the adder's fence in rt_wake_idle
+     * (ARMED VERSUS PARKING, at rt_timer_keeper_enter). */
     atomic_store_explicit(&q->next, q->n ? q->heap[0]->deadline_ns : UINT64_MAX,
                           memory_order_relaxed);
 }
@@ -125,8 +127,10 @@ int rt_timer_add(dagrt *rt, rt_timer *t)
     heap_set(q, i, t);
     heap_up(q, i);
     bool first = q->heap[0] == t;
-    if (first)
-        publish_next(q);
+    /* Every add writes next, first or not: the store keeper_enter's
+     * unlocked load pairs with must be this thread's own, before its
+     * fence in rt_wake_idle (ARMED VERSUS PARKING, below). */
+    publish_next(q);
     rt_ctx *wake = NULL;
     bool no_keeper = q->keeper == NULL;
     if (!no_keeper && t->deadline_ns < q->keeper_ns) {
@@ -210,10 +214,28 @@ void rt_timer_set_kick(dagrt *rt, void (*kick)(void *), void *arg)
 
 /* ----------------------------------------------------- the keeper role */
 
+/* ARMED VERSUS PARKING (no deadline slept through; model
+ * tests/models/timer_park.pml). A park with no timer queued pays one load
+ * of `next`, not the mutex: only an idler that sees a timer takes mu to
+ * become the keeper. The load is the re-check half of the idle protocol's
+ * Dekker pair (idle.c), with `next` as the published work:
+ *   idler:  nidle++ (seq_cst, step 1) ... R(next) (seq_cst, here)
+ *   adder:  W(next) (publish_next, in rt_timer_add) ... F(seq_cst); R(nidle)
+ *           (rt_wake_idle, called when there was no keeper).
+ * In the single total order either the idler's load follows the adder's
+ * fence, and it sees the timer and takes mu, or it precedes it, and then
+ * so does the idler's nidle++, which the adder's read sees: it claims an
+ * idle ctx and unparks it, and that ctx becomes the keeper at its next
+ * park. With a keeper in place (decided under mu) the adder wakes the
+ * keeper itself when its deadline is earlier, and a parker that read
+ * UINT64_MAX would not have become the keeper anyway. */
 uint64_t rt_timer_keeper_enter(dagrt *rt, rt_ctx *c)
 {
     rt_timers *q = &rt->timers;
     uint64_t until = UINT64_MAX;
+    /* seq_cst: the re-check half of the pair above. */
+    if (atomic_load_explicit(&q->next, memory_order_seq_cst) == UINT64_MAX)
+        return UINT64_MAX;
     rt_os_mutex_lock(&q->mu);
     if (q->n > 0 && (q->keeper == NULL || q->keeper == c)) {
         q->keeper = c;

@@ -92,7 +92,8 @@ void rt_timer_set_kick(struct dagrt *rt, void (*kick)(void *), void *arg);
 
 /* The idle protocol's side (idle.c). keeper_enter: c is about to park; if
  * timers are queued and there is no keeper, c becomes it and the deadline
- * to park until is returned, else UINT64_MAX. keeper_leave: after the park;
+ * to park until is returned, else UINT64_MAX (with none queued: one load
+ * of `next`, no lock; timer.c, ARMED VERSUS PARKING). keeper_leave: after the park;
  * runs what is due and returns true if c was the keeper and timers are
  * still queued (the caller hands the role on when it leaves for work). */
 uint64_t rt_timer_keeper_enter(struct dagrt *rt, struct rt_ctx *c);
