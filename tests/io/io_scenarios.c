@@ -312,6 +312,71 @@ static int io_sleep_earlier(void)
     return bad;
 }
 
+/* A sleep armed by a worker that stays busy afterwards, while the other
+ * worker has parked with no timer queued (no keeper): the adder's wake-up
+ * makes the parked worker the keeper, and the sleep ends while the busy
+ * task still runs (timer.c, ARMED VERSUS PARKING; model
+ * tests/models/timer_park.pml). The busy task spins until the sleep has
+ * returned, giving up after 5 s: a deadline slept through shows as that.
+ * The main thread waits outside the runtime, so it never keeps the timer. */
+typedef struct busy_sleep {
+    dagrt *rt;
+    dagrt_group *xg;
+    _Atomic int slept;     /* the fiber's sleep returned */
+    _Atomic int gave_up;   /* the busy task spun 5 s without seeing it */
+    int res;
+} busy_sleep;
+
+static void busy_spin(void *arg)
+{
+    busy_sleep *b = arg;
+    uint64_t t0 = dagrt_now_ns();
+    while (!atomic_load(&b->slept))
+        if (dagrt_now_ns() - t0 > UINT64_C(5000000000)) {
+            atomic_store(&b->gave_up, 1);
+            return;
+        }
+}
+
+static void busy_sleeper(void *arg)
+{
+    busy_sleep *b = arg;
+    /* Into this worker's own deque: it runs it once the fiber suspends. */
+    dagrt_spawn(b->rt, b->xg, busy_spin, b);
+    b->res = dagrt_sleep(b->rt, 2 * MS, NULL);
+    atomic_store(&b->slept, 1);
+}
+
+static int io_sleep_busy_adder(void)
+{
+    int bad = 0;
+    dagrt *rt = rt_make(2);
+    if (!rt)
+        FAIL("dagrt_create");
+    for (int round = 0; round < 20 && !bad; round++) {
+        nap_us(round % 4 == 0 ? 20000 : 2000);   /* both workers park (mostly) */
+        dagrt_group g, xg;
+        dagrt_group_init(&g);
+        dagrt_group_init(&xg);
+        busy_sleep b = { .rt = rt, .xg = &xg };
+        if (dagrt_spawn_ex(rt, &g, busy_sleeper, &b, DAGRT_SPAWN_FIBER) != 0)
+            FAIL("dagrt_spawn_ex");
+        uint64_t t0 = dagrt_now_ns();
+        while (!atomic_load(&b.slept) && dagrt_now_ns() - t0 < UINT64_C(10000000000))
+            nap_us(500);
+        dagrt_group_wait(rt, &g);
+        dagrt_group_wait(rt, &xg);
+        if (!atomic_load(&b.slept) || b.res != 0 || atomic_load(&b.gave_up)) {
+            fprintf(stderr, "io_sleep_busy_adder: round %d: slept %d res %d, the busy task %s\n",
+                    round, atomic_load(&b.slept), b.res,
+                    atomic_load(&b.gave_up) ? "gave up after 5 s (the deadline was slept through)" : "ended");
+            bad++;
+        }
+    }
+    dagrt_destroy(rt);
+    return bad;
+}
+
 /* A timed wait on something never given returns ETIMEDOUT, no earlier than
  * its deadline; one given first returns 0 at once; a deadline already past
  * returns ETIMEDOUT without waiting. Every kind of wait, every caller. */
