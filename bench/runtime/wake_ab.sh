@@ -3,11 +3,15 @@
 # each commit's release libdagrt.a from `git archive` (the working tree is
 # not touched), links bench/runtime/wake_ab.c (from this tree, the same
 # driver for every commit) against each, then runs ROUNDS rounds, each
-# running every commit's binary once in turn (TRIPS trips each). Prints
+# running every commit's binary once in turn, the order rotated by one each
+# round (TRIPS trips each). Prints
 # every run, then per commit the median of the rounds' wake medians, their
 # spread, and the futex floor measured beside them in the same runs.
 # usage: bench/runtime/wake_ab.sh [--rounds N] [--trips N] REV...
-#   (WAKE_AB_DIR: where the builds are kept, default /tmp/dagrt-wake-ab)
+#   WAKE_AB_DIR: where the builds are kept (default /tmp/dagrt-wake-ab);
+#   WAKE_AB_WRAP: a command each run goes through, e.g. "chrt -f 10" (a
+#   real-time priority: other processes' load no longer delays the runs'
+#   threads, only the hypervisor's does; say so beside its figures).
 set -u
 cd "$(dirname "$0")/../.."
 rounds=5
@@ -17,7 +21,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift ;;
     --trips) trips=$2; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) revs+=("$1") ;;
   esac
   shift
@@ -48,12 +52,16 @@ for r in "${revs[@]}"; do
   fi
   shas+=("$short")
 done
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*load/load/'), $rounds rounds x $trips trips"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*load/load/'), $rounds rounds x $trips trips${WAKE_AB_WRAP:+, through $WAKE_AB_WRAP}"
 out=$top/sitting.$$
 : >"$out"
+n=${#shas[@]}
 for i in $(seq 1 "$rounds"); do
-  for s in "${shas[@]}"; do
-    res=$("$top/$s/wake_ab" "$trips") || exit 1
+  # Each round starts one commit further on, so that no commit always
+  # runs first (or right after the same one).
+  for j in $(seq 0 $((n - 1))); do
+    s=${shas[$(( (i - 1 + j) % n ))]}
+    res=$(${WAKE_AB_WRAP:-} "$top/$s/wake_ab" "$trips") || exit 1
     w=$(echo "$res" | awk '$1 == "wake_park_us" {print $2}')
     f=$(echo "$res" | awk '$1 == "futex_floor_us" {print $2}')
     echo "round $i $s wake $w floor $f"
@@ -62,14 +70,23 @@ for i in $(seq 1 "$rounds"); do
 done
 echo "# end $(date -u '+%H:%M UTC'), $(uptime | sed 's/.*load/load/')"
 python3 - "$out" "${shas[@]}" <<'PY'
-import sys, statistics
+# Per commit: the median of its rounds' wake medians (min-max), the floor
+# the same way, the median of each run's own wake/floor, and the median of
+# the per-round ratio to the first commit named (its run in the same round,
+# seconds apart: the least load-sensitive figure here).
+import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1])]
-print("commit   wake median (rounds: min-max)      floor median (min-max)   wake/floor")
-for s in sys.argv[2:]:
-    w = [float(r[1]) for r in rows if r[0] == s]
-    f = [float(r[2]) for r in rows if r[0] == s]
-    mw, mf = statistics.median(w), statistics.median(f)
-    print(f"{s}  {mw:7.2f} us ({min(w):.2f}-{max(w):.2f})        {mf:6.2f} us ({min(f):.2f}-{max(f):.2f})   {mw / mf:.2f}x")
-    print("         rounds: " + " ".join(f"{x:.2f}" for x in w))
+shas = sys.argv[2:]
+w = {s: [float(r[1]) for r in rows if r[0] == s] for s in shas}
+f = {s: [float(r[2]) for r in rows if r[0] == s] for s in shas}
+print("commit   wake median (min-max)     floor median (min-max)   run wake/floor   round ratio to " + shas[0])
+for s in shas:
+    ratio = [a / b for a, b in zip(w[s], f[s]) if b > 0]
+    pair = [a / b for a, b in zip(w[s], w[shas[0]])]
+    print(f"{s}  {st.median(w[s]):6.2f} us ({min(w[s]):.2f}-{max(w[s]):.2f})   "
+          f"{st.median(f[s]):6.2f} us ({min(f[s]):.2f}-{max(f[s]):.2f})   "
+          f"{st.median(ratio):.2f}x ({min(ratio):.2f}-{max(ratio):.2f})   "
+          f"{st.median(pair):.3f} ({min(pair):.2f}-{max(pair):.2f})")
+    print("         rounds: " + " ".join(f"{x:.2f}" for x in w[s]))
 PY
 rm -f "$out"
