@@ -172,7 +172,13 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     bool leave = false;
     bool keep_on = false;   /* was the timers' keeper, timers still queued */
     uint64_t t0 = 0;
+    /* I/O completions that are there are served by the idler itself (hot
+     * workers first: every round; others now and then): what they resume
+     * is work this round sees. The reactor's thread serves the rest. */
+    bool reaper = c->hot || rt->cfg.hot_workers == 0;
     for (unsigned i = 0;; i++) {
+        if (reaper || (i & 63) == 0)
+            rt_io_reap(rt);
         if (work_visible(c) ||
             (g && rt_group_is_done(g, c)) ||
             /* acquire: a claimer's CAS or destroy's stop publishes what we act on. */

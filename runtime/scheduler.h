@@ -543,6 +543,9 @@ void rt_fiber_rt_fini(dagrt *rt);
 void rt_io_fini(dagrt *rt);
 /* On each hot worker as it starts: the configured thread priority. */
 void rt_io_thread_priority(dagrt *rt);
+/* Serves I/O completions that are already there on this thread, without a
+ * system call (io.c); how many. Cheap when there are none or no I/O. */
+unsigned rt_io_reap(dagrt *rt);
 
 /* ---------------------------------------- overflow.c: the overflow report */
 

@@ -52,7 +52,10 @@ static void worker_main(void *arg)
     if (ob)
         rt_obs_thread(ob, true, (int)c->index);
     /* acquire: pairs with destroy's store of stop. */
+    bool reaper = c->hot || rt->cfg.hot_workers == 0;   /* hot workers serve completions first */
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
+        if (reaper)
+            rt_io_reap(rt);   /* between tasks: completions resume here, no hand-off */
         if (rt_help_one(c))
             continue;
         rt_ctx_idle(c, NULL);
