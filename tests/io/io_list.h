@@ -45,4 +45,6 @@ SCENARIO(io, io_hot, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_hot_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_trace, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_trace_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_observe, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_observe_fb, 60, SCN_TSAN|SCN_POSIX)
 #endif

@@ -959,7 +959,36 @@ static void trace_fiber(void *arg)
     EXPECT(dagrt_write(j->rt, j->fd, buf, sizeof buf, 0, NULL) == 4096);
     EXPECT(dagrt_read(j->rt, j->fd, buf, sizeof buf, 0, NULL) == 4096);
     EXPECT(dagrt_poll(j->rt, j->dirfd, DAGRT_POLL_IN, dagrt_now_ns() + 2000000, NULL) == DAGRT_ETIMEDOUT);
+    dagrt_cancel c;
+    dagrt_cancel_init(&c, NULL);
+    dagrt_cancel_request(&c);
+    EXPECT(dagrt_read(j->rt, j->fd, buf, sizeof buf, 0, &c) == DAGRT_ECANCELED);
     j->bad = bad;
+}
+
+/* The ts (µs) of the trace event that starts with head and has the given
+ * id ("" : any, and *id gets it); -1 when there is none. */
+static double slice_ts(const char *text, const char *head, char *id, size_t idn)
+{
+    for (const char *at = strstr(text, head); at; at = strstr(at + 1, head)) {
+        const char *ip = strstr(at, "\"id\":\"");
+        const char *tp = strstr(at, "\"ts\":");
+        const char *end = strchr(at, '}');
+        if (!ip || !tp || !end || ip > end || tp > end)
+            continue;
+        ip += 6;
+        const char *iq = strchr(ip, '"');
+        if (!iq)
+            continue;
+        if (*id && (strlen(id) != (size_t)(iq - ip) || strncmp(id, ip, (size_t)(iq - ip)) != 0))
+            continue;
+        if (!*id && (size_t)(iq - ip) < idn) {
+            memcpy(id, ip, (size_t)(iq - ip));
+            id[iq - ip] = 0;
+        }
+        return strtod(tp + 5, NULL);
+    }
+    return -1;
 }
 
 /* Each I/O call is in the trace: the operation, the handle, the bytes and
@@ -985,6 +1014,31 @@ static int trace(bool fallback)
     EXPECT(dagrt_spawn_ex(rt, &g, trace_fiber, &j, DAGRT_SPAWN_FIBER) == 0);
     EXPECT(dagrt_group_wait(rt, &g) == 0);
     bad += j.bad;
+    /* The counts per kind in dagrt_get_stats, summed over the threads (a
+     * fiber may return on any); the cancelled read never reached the
+     * reactor: a cancellation, not an operation. */
+    dagrt_thread_stats ts[8];
+    int nt = dagrt_get_stats(rt, ts, 8);
+    EXPECT(nt >= 2 && nt <= 8);
+    dagrt_thread_stats sum;
+    memset(&sum, 0, sizeof sum);
+    for (int i = 0; i < nt && i < 8; i++)
+        for (int k = 0; k < DAGRT_IO_KINDS; k++) {
+            sum.io_ops[k] += ts[i].io_ops[k];
+            sum.io_bytes[k] += ts[i].io_bytes[k];
+            sum.io_timeouts[k] += ts[i].io_timeouts[k];
+            sum.io_cancels[k] += ts[i].io_cancels[k];
+        }
+    EXPECT(sum.io_ops[DAGRT_IO_WRITE] == 1 && sum.io_bytes[DAGRT_IO_WRITE] == 4096);
+    EXPECT(sum.io_ops[DAGRT_IO_READ] == 1 && sum.io_bytes[DAGRT_IO_READ] == 4096);
+    EXPECT(sum.io_cancels[DAGRT_IO_READ] == 1 && sum.io_timeouts[DAGRT_IO_READ] == 0);
+    EXPECT(sum.io_ops[DAGRT_IO_POLL] == 1 && sum.io_timeouts[DAGRT_IO_POLL] == 1);
+    EXPECT(sum.io_bytes[DAGRT_IO_POLL] == 0 && sum.io_cancels[DAGRT_IO_POLL] == 0);
+    EXPECT(sum.io_ops[DAGRT_IO_RECVFROM] == 0 && sum.io_ops[DAGRT_IO_ACCEPT] == 0);
+    dagrt_io_stats is;
+    EXPECT(dagrt_get_io_stats(rt, &is) == 0);
+    EXPECT(is.kind[DAGRT_IO_READ].ops == 1 && is.kind[DAGRT_IO_READ].cancels == 1);
+    EXPECT(is.kind[DAGRT_IO_POLL].timeouts == 1);
     EXPECT(dagrt_trace_stop(rt) == 0);
     char path[512];
     snprintf(path, sizeof path, "%s/trace.json", tmpdir);
@@ -1003,6 +1057,17 @@ static int trace(bool fallback)
     EXPECT(strstr(text, want) != NULL);
     snprintf(want, sizeof want, "\"handle\":%d,\"bytes\":0,\"result\":%d", p[0], DAGRT_ETIMEDOUT);
     EXPECT(strstr(text, "\"name\":\"io poll\"") != NULL && strstr(text, want) != NULL);
+    /* Each wait is a slice: a begin and an end of one id, the poll's as
+     * long as its wait (its deadline was 2 ms after it started). */
+    char id[64] = "";
+    double b = slice_ts(text, "{\"ph\":\"b\",\"name\":\"io poll\"", id, sizeof id);
+    double e = *id ? slice_ts(text, "{\"ph\":\"e\",\"name\":\"io poll\"", id, sizeof id) : -1;
+    EXPECT(b >= 0 && e >= 0);
+    EXPECT(e - b >= 1500.0);
+    id[0] = 0;
+    b = slice_ts(text, "{\"ph\":\"b\",\"name\":\"io read\"", id, sizeof id);
+    e = *id ? slice_ts(text, "{\"ph\":\"e\",\"name\":\"io read\"", id, sizeof id) : -1;
+    EXPECT(b >= 0 && e >= b);
     if (bad)
         fprintf(stderr, "trace: %.2000s\n", text);
     close(j.fd);
@@ -1015,3 +1080,94 @@ static int trace(bool fallback)
 
 int io_trace(void) { return trace(false); }
 int io_trace_fb(void) { return trace(true); }
+
+/* ---------------------------------------------------------- the observer */
+
+typedef struct obs_count {
+    atomic_int suspends, resumes, begins, ends, other;
+} obs_count;
+
+static void oc_note(const dagrt_node_event *e, atomic_int *n, obs_count *oc)
+{
+    if (e->graph && strcmp(e->graph, "io_obs") == 0 && e->node && strcmp(e->node, "reader") == 0)
+        atomic_fetch_add(n, 1);
+    else
+        atomic_fetch_add(&oc->other, 1);
+}
+static void oc_suspend(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->suspends, u); }
+static void oc_resume(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->resumes, u); }
+static void oc_begin(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->begins, u); }
+static void oc_end(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->ends, u); }
+
+typedef struct obs_ctx {
+    dagrt *rt;
+    int fd;
+    int64_t got;
+    char byte;
+} obs_ctx;
+
+static void obs_reader(void *arg)
+{
+    obs_ctx *x = arg;
+    x->got = dagrt_read(x->rt, x->fd, &x->byte, 1, -1, NULL);
+}
+
+static void *late_writer(void *arg)
+{
+    usleep(20000);
+    if (write(*(int *)arg, "w", 1) != 1)
+        perror("late_writer");
+    return NULL;
+}
+
+/* An I/O wait in a fiber task of a graph is a suspend and a resume of its
+ * node, as any other wait (design/io.md, "Observability"). */
+static int observe_io(bool fallback)
+{
+    int bad = 0;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        FAIL("pipe");
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    obs_count oc;
+    memset(&oc, 0, sizeof oc);
+    dagrt_observer ob;
+    memset(&ob, 0, sizeof ob);
+    ob.fiber_suspend = oc_suspend;
+    ob.fiber_resume = oc_resume;
+    ob.node_begin = oc_begin;
+    ob.node_end = oc_end;
+    EXPECT(dagrt_set_observer(rt, &ob, &oc) == 0);
+    static const dagrt_node nodes[1] = {
+        { .name = "reader", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND,
+          .flags = DAGRT_NODE_FIBER, .run = obs_reader },
+    };
+    static const uint32_t succ[1] = { 0 };
+    const dagrt_graph g = { .version = DAGRT_GRAPH_VERSION, .nnodes = 1, .nsucc = 0,
+                            .name = "io_obs", .nodes = nodes, .succ = succ };
+    static dagrt_node_state ns[1];
+    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
+    obs_ctx x = { rt, p[0], -100, 0 };
+    pthread_t t;
+    EXPECT(pthread_create(&t, NULL, late_writer, &p[1]) == 0);
+    EXPECT(dagrt_graph_run(rt, &g, &st, &x) == 0);
+    pthread_join(t, NULL);
+    EXPECT(x.got == 1 && x.byte == 'w');
+    /* The read had nothing to read for 20 ms: it suspended (at least
+     * once) and resumed as often; begin and end once each. */
+    EXPECT(atomic_load(&oc.suspends) >= 1);
+    EXPECT(atomic_load(&oc.suspends) == atomic_load(&oc.resumes));
+    EXPECT(atomic_load(&oc.begins) == 1 && atomic_load(&oc.ends) == 1);
+    EXPECT(atomic_load(&oc.other) == 0);
+    EXPECT(dagrt_set_observer(rt, NULL, NULL) == 0);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(p[0]);
+    close(p[1]);
+    return bad;
+}
+
+int io_observe(void) { return observe_io(false); }
+int io_observe_fb(void) { return observe_io(true); }
