@@ -1171,3 +1171,60 @@ static int observe_io(bool fallback)
 
 int io_observe(void) { return observe_io(false); }
 int io_observe_fb(void) { return observe_io(true); }
+
+/* ------------------------------------- dagrt_group_wait, foreign thread */
+
+typedef struct gw_job {
+    dagrt *rt;
+    dagrt_group *g;
+    int rc;
+    long switches;   /* voluntary context switches during the wait */
+} gw_job;
+
+static void gw_sleeper(void *arg)
+{
+    gw_job *j = arg;
+    dagrt_sleep(j->rt, 60000000u, NULL);   /* 60 ms */
+}
+
+static void *gw_foreign(void *arg)
+{
+    gw_job *j = arg;
+    struct rusage a, b;
+    getrusage(RUSAGE_THREAD, &a);
+    j->rc = dagrt_group_wait(j->rt, j->g);
+    getrusage(RUSAGE_THREAD, &b);
+    j->switches = b.ru_nvcsw - a.ru_nvcsw;
+    return NULL;
+}
+
+/* A thread outside the runtime waiting on a group blocks until the last
+ * task wakes it: over a 60 ms wait it sleeps a handful of times, where
+ * polling with 50 µs naps would switch out a thousand times. */
+int io_group_wait_foreign(void)
+{
+    int bad = 0;
+    dagrt *rt = make_rt(false, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    for (int round = 0; round < 3; round++) {
+        dagrt_group *g = malloc(sizeof *g);   /* heap: no owner, any one thread may wait */
+        if (!g)
+            FAIL("malloc");
+        dagrt_group_init(g);
+        gw_job j = { rt, g, -100, 0 };
+        /* The group is spawned into from this (main) thread, waited on by
+         * the foreign one. */
+        EXPECT(dagrt_spawn_ex(rt, g, gw_sleeper, &j, DAGRT_SPAWN_FIBER) == 0);
+        pthread_t t;
+        EXPECT(pthread_create(&t, NULL, gw_foreign, &j) == 0);
+        pthread_join(t, NULL);
+        EXPECT(j.rc == 0);
+        if (j.switches > 50)
+            fprintf(stderr, "io_group_wait_foreign: %ld voluntary switches in a 60 ms wait\n", j.switches);
+        EXPECT(j.switches <= 50);
+        free(g);
+    }
+    dagrt_destroy(rt);
+    return bad;
+}
