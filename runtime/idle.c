@@ -230,7 +230,9 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             /* The timers' keeper parks until the earliest deadline (timer.h);
              * an earlier one added meanwhile unparks it. */
             uint64_t until = rt_timer_keeper_enter(rt, c);
+            rt_io_park(c, true);   /* the last reaper to park sends the reactor's thread to the kernel */
             c->beside_waker = rt_park_until(&c->parker, until) != 0;
+            rt_io_park(c, false);
             keep_on = until != UINT64_MAX && rt_timer_keeper_leave(rt, c);
             if (ob)
                 rt_obs_idle(ob, false, (int)c->index);

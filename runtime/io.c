@@ -161,6 +161,8 @@ static rt_io *io_get(dagrt *rt, int *err)
         return NULL;
     }
     io->kind = io->r->ops->name;
+    /* release: the reactor thread's acquire load sees the counter whole. */
+    atomic_store_explicit(&io->r->awake, &rt->io_awake, memory_order_release);
     rt_io *expect = NULL;
     /* release: publishes the whole state to io_of's acquire; acquire on
      * failure: the winner's state is whole for us too. */
@@ -673,6 +675,27 @@ unsigned rt_io_reap(dagrt *rt)
     if (!io || !io->r->ops->reap)
         return 0;
     return io->r->ops->reap(io->r, 32);
+}
+
+void rt_io_park(rt_ctx *c, bool enter)
+{
+    dagrt *rt = c->rt;
+    if (c->index == 0 || !(c->hot || rt->cfg.hot_workers == 0))
+        return;   /* the main thread reaps only while it waits: not counted */
+    /* seq_cst: the reactor thread reads the gate, then this count; we
+     * write the count, then the gate (a Dekker pair: either it sees 0, or
+     * it sees the gate moved and looks again). */
+    if (!enter) {
+        atomic_fetch_add_explicit(&rt->io_awake, 1, memory_order_seq_cst);
+        return;
+    }
+    if (atomic_fetch_sub_explicit(&rt->io_awake, 1, memory_order_seq_cst) != 1)
+        return;
+    rt_io *io = io_of(rt);
+    if (io) {
+        atomic_fetch_add_explicit(&io->r->gate, 1, memory_order_seq_cst);   /* seq_cst: as above */
+        rt_os_wake32_one(&io->r->gate);
+    }
 }
 
 /* Hot workers' priority (worker.c calls it on each hot worker). */

@@ -74,6 +74,14 @@ typedef struct rt_reactor_ops {
 } rt_reactor_ops;
 struct rt_reactor {
     const rt_reactor_ops *ops;
+    /* For a reactor with reap (both optional, additive: one that ignores
+     * them is unaffected). awake: set by io.c once the reactor is made, the
+     * runtime's count of reaping workers that are not parked; gate: io.c
+     * bumps it and wakes it when that count drops to 0 (the last reaper
+     * parks), so the reactor's own thread goes back to sleeping in the
+     * kernel (reactor_uring.c, REAPING). */
+    _Atomic(_Atomic int *) awake;
+    _Atomic uint32_t gate;
 };
 
 /* Each returns a started reactor, or NULL with *err a dagrt error code.

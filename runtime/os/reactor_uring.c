@@ -15,13 +15,20 @@
  *     the CQ without a system call (the tail against the head) and skip it
  *     when another consumer holds it;
  *   - the completion thread, the last resort: it drains the CQ under the
- *     same lock (waiting for a consumer in progress), and only then sleeps
- *     in the kernel (io_uring_enter GETEVENTS, min_complete 1), which
- *     returns at once while the CQ holds an entry (a level, not an edge).
- *     So a completion that lands while every worker is parked, or that a
- *     consumer's drain missed after its peek, is still served: an idle
- *     runtime with I/O in flight burns no CPU and loses no wake-up. Model:
- *     tests/models/io_reap.pml (its negative control waits on an edge).
+ *     same lock (waiting for a consumer in progress). Then, while a
+ *     reaping worker is awake (rt_reactor.awake > 0: io.c counts them
+ *     around each park), it sleeps on rt_reactor.gate with a 1 ms tick
+ *     (not in the kernel, whose wake-up per completion would cost every
+ *     submit a cross-CPU wake); the last worker to park bumps the gate
+ *     and wakes it (a Dekker pair: it reads the gate, then the count; the
+ *     worker writes the count, then the gate). With every reaper parked
+ *     it sleeps in the kernel (io_uring_enter GETEVENTS, min_complete 1),
+ *     which returns at once while the CQ holds an entry (a level, not an
+ *     edge). So a completion that lands while every worker is parked, or
+ *     that a consumer's drain missed after its peek, is still served: an
+ *     idle runtime with I/O in flight burns no CPU and loses no wake-up.
+ *     Model: tests/models/io_reap.pml (negative controls: an edge instead
+ *     of the level, the gate bumped before the count drops, STOP reaped).
  * TAG_STOP stays in the CQ for the completion thread (reap stops at it).
  *
  * Each SQE's user data is its rt_io_op; a cancel is IORING_OP_ASYNC_CANCEL
@@ -230,6 +237,7 @@ static unsigned cq_take(uring_reactor *u, rt_io_op **ops, unsigned max, bool own
 }
 
 #define REAP_BATCH 32u
+#define GATE_TICK_NS 1000000u   /* 1 ms: how long a completion may wait for a busy worker */
 
 static unsigned uring_reap(rt_reactor *r, unsigned max)
 {
@@ -264,6 +272,19 @@ static void completion_main(void *arg)
             return;
         if (n == REAP_BATCH)
             continue;
+        /* While a reaping worker is awake, completions are its to serve:
+         * sleep on the gate, not in the kernel (whose wake-up per
+         * completion would cost the submitter a cross-CPU wake), and drain
+         * what is left once a tick (a worker busy in a long task serves
+         * nothing meanwhile). The last worker to park bumps the gate.
+         * seq_cst: the gate, then the count (io.c, rt_io_park). */
+        uint32_t gen = atomic_load_explicit(&u->base.gate, memory_order_seq_cst);
+        /* acquire: pairs with io.c's release store of the pointer. */
+        _Atomic int *aw = atomic_load_explicit(&u->base.awake, memory_order_acquire);
+        if (aw && atomic_load_explicit(aw, memory_order_seq_cst) > 0) {
+            rt_os_wait32_until(&u->base.gate, gen, rt_os_now_ns() + GATE_TICK_NS);
+            continue;
+        }
         /* Sleep in the kernel until the CQ holds an entry (at once if it
          * does: one posted after our drain, or one a consumer left). */
         int e = io_uring_enter((unsigned)u->ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS, NULL);

@@ -6,11 +6,16 @@
  * (dagrt_destroy waits for that), the destroy's STOP entry. The queue has
  * one consumer at a time (lk, a try-lock). Workers peek the queue (head
  * against tail, no system call), try the lock and drain what is there,
- * and may stop reaping (park) at any moment; a drain leaves STOP for the
- * completion thread. The completion thread takes the lock (waiting for a
- * consumer in progress), drains, and then sleeps in the kernel until the
- * queue holds an entry: a level, checked by the kernel as it goes to sleep
- * (io_uring_enter GETEVENTS, min_complete 1).
+ * and may stop reaping (park) at any moment: the last one to park bumps
+ * the gate (after its count of awake reapers dropped to 0) and wakes it; a
+ * drain leaves STOP for the completion thread. The completion thread takes
+ * the lock (waiting for a consumer in progress) and drains; then, while a
+ * reaper is awake, it sleeps on the gate (woken by a bump, or by its 1 ms
+ * tick, which is modelled as firing only while a reaper is awake: with
+ * every reaper parked the runtime must burn no CPU, so the tick may not be
+ * what serves a completion); with none awake it sleeps in the kernel until
+ * the queue holds an entry: a level, checked by the kernel as it goes to
+ * sleep (io_uring_enter GETEVENTS, min_complete 1).
  *
  * Checked: every completion is served exactly once, by one consumer at a
  * time; the completion thread sees STOP and ends; no lost wake-up (a
@@ -22,7 +27,10 @@
  *              one posted between its drain and its sleep, with every
  *              worker parked, is never served);
  *   REAP_STOP  a worker's drain consumes STOP too (the completion thread
- *              never ends).
+ *              never ends);
+ *   KICK_EARLY the parking worker bumps the gate before its count drops
+ *              (the completion thread reads the new gate and the old
+ *              count, and sleeps on the gate with every reaper parked).
  */
 #define N 2
 #define NW 2
@@ -35,6 +43,8 @@ byte served = 0;
 bool stopped = false;
 bool sleeping = false;   /* EDGE: asleep, woken only by a post */
 bool kick = false;
+byte awake = NW;     /* reapers not parked */
+byte gate = 0;
 
 inline post() {
     atomic {
@@ -95,10 +105,17 @@ proctype Worker() {
         :: else -> skip
         fi
     :: break                                /* parks for good */
-    od
+    od;
+#ifdef KICK_EARLY
+    gate++;
+    awake--
+#else
+    atomic { awake--; if :: awake == 0 -> gate++ :: else -> skip fi }
+#endif
 }
 
 proctype Completion() {
+    byte gen;
     do
     :: atomic { lk == 0 -> lk = 1 };
        drain(true);
@@ -107,6 +124,14 @@ proctype Completion() {
        :: stopped -> break
        :: else -> skip
        fi;
+       gen = gate;
+       if
+       :: awake > 0 ->
+           if
+           :: gate != gen -> skip      /* bumped: look again */
+           :: awake > 0 -> skip        /* the tick (only while a reaper is awake) */
+           fi
+       :: else ->
 #ifdef EDGE
        sleeping = true;
        kick;
@@ -114,6 +139,7 @@ proctype Completion() {
 #else
        (head < tail)    /* the kernel's level */
 #endif
+       fi
     od;
     assert(served == N && head == N + 1)
 }
