@@ -692,7 +692,10 @@ void rt_io_park(rt_ctx *c, bool enter)
     if (atomic_fetch_sub_explicit(&rt->io_awake, 1, memory_order_seq_cst) != 1)
         return;
     rt_io *io = io_of(rt);
-    if (io) {
+    /* seq_cst: the thread writes gated, then reads the count: either it
+     * sees our 0, or we see gated and bump. Not gated: it is in the kernel
+     * already (no system call on this park). */
+    if (io && atomic_load_explicit(&io->r->gated, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&io->r->gate, 1, memory_order_seq_cst);   /* seq_cst: as above */
         rt_os_wake32_one(&io->r->gate);
     }

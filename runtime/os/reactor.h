@@ -78,10 +78,11 @@ struct rt_reactor {
      * them is unaffected). awake: set by io.c once the reactor is made, the
      * runtime's count of reaping workers that are not parked; gate: io.c
      * bumps it and wakes it when that count drops to 0 (the last reaper
-     * parks), so the reactor's own thread goes back to sleeping in the
-     * kernel (reactor_uring.c, REAPING). */
+     * parks) while gated says that thread sleeps on the gate, so it goes
+     * back to sleeping in the kernel (reactor_uring.c, REAPING). */
     _Atomic(_Atomic int *) awake;
     _Atomic uint32_t gate;
+    _Atomic uint32_t gated;      /* the reactor's thread sleeps (or is about to) on gate */
 };
 
 /* Each returns a started reactor, or NULL with *err a dagrt error code.

@@ -20,8 +20,10 @@
  *     around each park), it sleeps on rt_reactor.gate with a 1 ms tick
  *     (not in the kernel, whose wake-up per completion would cost every
  *     submit a cross-CPU wake); the last worker to park bumps the gate
- *     and wakes it (a Dekker pair: it reads the gate, then the count; the
- *     worker writes the count, then the gate). With every reaper parked
+ *     and wakes it, when the thread says it is `gated` (Dekker pairs: it
+ *     writes gated, reads the gate, then the count; the worker writes the
+ *     count, then reads gated and bumps the gate), so a park costs no
+ *     system call while the thread already sleeps in the kernel. With every reaper parked
  *     it sleeps in the kernel (io_uring_enter GETEVENTS, min_complete 1),
  *     which returns at once while the CQ holds an entry (a level, not an
  *     edge). So a completion that lands while every worker is parked, or
@@ -278,6 +280,7 @@ static void completion_main(void *arg)
          * what is left once a tick (a worker busy in a long task serves
          * nothing meanwhile). The last worker to park bumps the gate.
          * seq_cst: the gate, then the count (io.c, rt_io_park). */
+        atomic_store_explicit(&u->base.gated, 1, memory_order_seq_cst);   /* seq_cst: as the gate */
         uint32_t gen = atomic_load_explicit(&u->base.gate, memory_order_seq_cst);
         /* acquire: pairs with io.c's release store of the pointer. */
         _Atomic int *aw = atomic_load_explicit(&u->base.awake, memory_order_acquire);
@@ -285,6 +288,9 @@ static void completion_main(void *arg)
             rt_os_wait32_until(&u->base.gate, gen, rt_os_now_ns() + GATE_TICK_NS);
             continue;
         }
+        /* relaxed: only a hint for the parkers from here on (they bump the
+         * gate for nothing at worst). */
+        atomic_store_explicit(&u->base.gated, 0, memory_order_relaxed);
         /* Sleep in the kernel until the CQ holds an entry (at once if it
          * does: one posted after our drain, or one a consumer left). */
         int e = io_uring_enter((unsigned)u->ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS, NULL);

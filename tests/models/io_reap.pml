@@ -28,6 +28,8 @@
  *              worker parked, is never served);
  *   REAP_STOP  a worker's drain consumes STOP too (the completion thread
  *              never ends);
+ *   NOGATED    the parking worker skips the bump unless it saw the thread
+ *              gated before its count dropped (the check moved early);
  *   KICK_EARLY the parking worker bumps the gate before its count drops
  *              (the completion thread reads the new gate and the old
  *              count, and sleeps on the gate with every reaper parked).
@@ -45,6 +47,7 @@ bool sleeping = false;   /* EDGE: asleep, woken only by a post */
 bool kick = false;
 byte awake = NW;     /* reapers not parked */
 byte gate = 0;
+bool gated = false;  /* the completion thread sleeps (or is about to) on the gate */
 
 inline post() {
     atomic {
@@ -109,8 +112,21 @@ proctype Worker() {
 #ifdef KICK_EARLY
     gate++;
     awake--
+#elif defined(NOGATED)
+    bool g = gated;
+    byte left;
+    atomic { awake--; left = awake };
+    if
+    :: left == 0 && g -> gate++
+    :: else -> skip
+    fi
 #else
-    atomic { awake--; if :: awake == 0 -> gate++ :: else -> skip fi }
+    byte left;
+    atomic { awake--; left = awake };   /* fetch_sub: its own result */
+    if
+    :: left == 0 && gated -> gate++
+    :: else -> skip
+    fi
 #endif
 }
 
@@ -124,6 +140,7 @@ proctype Completion() {
        :: stopped -> break
        :: else -> skip
        fi;
+       gated = true;
        gen = gate;
        if
        :: awake > 0 ->
@@ -132,6 +149,7 @@ proctype Completion() {
            :: awake > 0 -> skip        /* the tick (only while a reaper is awake) */
            fi
        :: else ->
+       gated = false;
 #ifdef EDGE
        sleeping = true;
        kick;
