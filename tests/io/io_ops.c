@@ -1228,3 +1228,64 @@ int io_group_wait_foreign(void)
     dagrt_destroy(rt);
     return bad;
 }
+
+/* ------------------------------------------- idle with I/O in flight */
+
+typedef struct parked_job {
+    dagrt *rt;
+    int fd;
+    char b;
+    int64_t r;
+} parked_job;
+
+static void idle_reader(void *arg)
+{
+    parked_job *p = arg;
+    p->r = dagrt_read(p->rt, p->fd, &p->b, 1, -1, NULL);
+}
+
+/* A runtime whose only work is a read parked on a silent pipe burns no
+ * CPU: over 300 ms every thread of the process together switches out a
+ * handful of times (a thread polling or ticking at 1 kHz would switch
+ * out hundreds of times), and uses little CPU. */
+static int idle_io(bool fallback)
+{
+    int bad = 0;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        FAIL("pipe");
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    parked_job pj = { rt, p[0], 0, -100 };
+    dagrt_group *g = malloc(sizeof *g);
+    if (!g)
+        FAIL("malloc");
+    dagrt_group_init(g);
+    EXPECT(dagrt_spawn_ex(rt, g, idle_reader, &pj, DAGRT_SPAWN_FIBER) == 0);
+    usleep(100000);   /* the read parks, the workers stop spinning and park */
+    struct rusage a, b;
+    getrusage(RUSAGE_SELF, &a);
+    usleep(300000);
+    getrusage(RUSAGE_SELF, &b);
+    long sw = (b.ru_nvcsw - a.ru_nvcsw) + (b.ru_nivcsw - a.ru_nivcsw);
+    long cpu_us = (b.ru_utime.tv_sec - a.ru_utime.tv_sec) * 1000000L + (b.ru_utime.tv_usec - a.ru_utime.tv_usec) +
+                  (b.ru_stime.tv_sec - a.ru_stime.tv_sec) * 1000000L + (b.ru_stime.tv_usec - a.ru_stime.tv_usec);
+    if (sw > 40 || cpu_us > 30000)
+        fprintf(stderr, "idle_io: %ld context switches, %ld us of CPU in 300 ms idle\n", sw, cpu_us);
+    EXPECT(sw <= 40);
+    EXPECT(cpu_us <= 30000);
+    EXPECT(pj.r == -100);   /* still parked */
+    EXPECT(write(p[1], "z", 1) == 1);
+    EXPECT(dagrt_group_wait(rt, g) == 0);
+    EXPECT(pj.r == 1 && pj.b == 'z');
+    free(g);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(p[0]);
+    close(p[1]);
+    return bad;
+}
+
+int io_idle(void) { return idle_io(false); }
+int io_idle_fb(void) { return idle_io(true); }
