@@ -50,4 +50,6 @@ SCENARIO(io, io_observe_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_group_wait_foreign, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_idle, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_idle_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_fast_path, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_fast_path_fb, 60, SCN_TSAN|SCN_POSIX)
 #endif
