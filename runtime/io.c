@@ -161,6 +161,19 @@ static rt_io *io_get(dagrt *rt, int *err)
         return NULL;
     }
     io->kind = io->r->ops->name;
+    if (io->r->ops->reap) {
+        /* The reactor's thread resumes a fiber only now and then (the
+         * workers reap first), so its descriptors, from the pool of threads
+         * outside the runtime, would not be warm by the time it needs one:
+         * a slab for that pool now, not in some later frame. */
+        rt_os_mutex_lock(&rt->shared_mu);
+        if (!rt->shared_free) {
+            rt_task *t = rt_slab_new(&rt->shared_slabs, RT_HOME_SHARED);
+            if (t)
+                rt->shared_free = t;   /* its descriptors come chained */
+        }
+        rt_os_mutex_unlock(&rt->shared_mu);
+    }
     /* release: the reactor thread's acquire load sees the counter whole. */
     atomic_store_explicit(&io->r->awake, &rt->io_awake, memory_order_release);
     rt_io *expect = NULL;
