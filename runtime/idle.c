@@ -172,7 +172,13 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     bool leave = false;
     bool keep_on = false;   /* was the timers' keeper, timers still queued */
     uint64_t t0 = 0;
+    /* I/O completions that are there are served by the idler itself (hot
+     * workers first: every round; others now and then): what they resume
+     * is work this round sees. The reactor's thread serves the rest. */
+    bool reaper = c->hot || rt->cfg.hot_workers == 0;
     for (unsigned i = 0;; i++) {
+        if (reaper || (i & 63) == 0)
+            rt_io_reap(rt);
         if (work_visible(c) ||
             (g && rt_group_is_done(g, c)) ||
             /* acquire: a claimer's CAS or destroy's stop publishes what we act on. */
@@ -225,7 +231,9 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
              * an earlier one added meanwhile unparks it. With no timer
              * queued this is one load, no lock (timer.c). */
             uint64_t until = rt_timer_keeper_enter(rt, c);
+            rt_io_park(c, true);   /* the last reaper to park sends the reactor's thread to the kernel */
             c->beside_waker = rt_park_until(&c->parker, until) != 0;
+            rt_io_park(c, false);
             keep_on = until != UINT64_MAX && rt_timer_keeper_leave(rt, c);
             if (ob)
                 rt_obs_idle(ob, false, (int)c->index);

@@ -161,6 +161,21 @@ static rt_io *io_get(dagrt *rt, int *err)
         return NULL;
     }
     io->kind = io->r->ops->name;
+    if (io->r->ops->reap) {
+        /* The reactor's thread resumes a fiber only now and then (the
+         * workers reap first), so its descriptors, from the pool of threads
+         * outside the runtime, would not be warm by the time it needs one:
+         * a slab for that pool now, not in some later frame. */
+        rt_os_mutex_lock(&rt->shared_mu);
+        if (!rt->shared_free) {
+            rt_task *t = rt_slab_new(&rt->shared_slabs, RT_HOME_SHARED);
+            if (t)
+                rt->shared_free = t;   /* its descriptors come chained */
+        }
+        rt_os_mutex_unlock(&rt->shared_mu);
+    }
+    /* release: the reactor thread's acquire load sees the counter whole. */
+    atomic_store_explicit(&io->r->awake, &rt->io_awake, memory_order_release);
     rt_io *expect = NULL;
     /* release: publishes the whole state to io_of's acquire; acquire on
      * failure: the winner's state is whole for us too. */
@@ -265,6 +280,78 @@ static void kstat(_Atomic uint64_t *c, uint64_t n)
     atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
+enum { IO_OPS, IO_BYTES, IO_TIMEOUTS, IO_CANCELS, IO_ERRORS };
+
+/* Counts in dagrt_get_io_stats (per runtime) and in dagrt_get_stats (per
+ * thread: the one the call returns on, line 0 outside the runtime, as
+ * sync.c's waits do; hence an RMW, not rt_tstat_add). */
+static void count(dagrt *rt, rt_io *io, int kind, int what, uint64_t n)
+{
+    io_kstats *ks = &io->st[kind];
+    rt_ctx *c = rt_ctx_current(rt);   /* a fiber may have migrated */
+    rt_tstats *t = &rt->ctx[c ? c->index : 0].stats;
+    _Atomic uint64_t *line = NULL;
+    switch (what) {
+    case IO_OPS: kstat(&ks->ops, n); line = &t->io_ops[kind]; break;
+    case IO_BYTES: kstat(&ks->bytes, n); line = &t->io_bytes[kind]; break;
+    case IO_TIMEOUTS: kstat(&ks->timeouts, n); line = &t->io_timeouts[kind]; break;
+    case IO_CANCELS: kstat(&ks->cancels, n); line = &t->io_cancels[kind]; break;
+    default: kstat(&ks->errors, n); break;
+    }
+    if (line)
+        kstat(line, n);   /* relaxed: as kstat says */
+}
+
+/* The end of a call whose op is done: detaches it, returns the record
+ * and turns the op's outcome into the call's result. */
+static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io_op *out,
+                      bool timed, bool linked, bool rtlinked)
+{
+    int k = in->kind;
+    count(rt, io, k, IO_OPS, 1);   /* on the thread it returns on */
+    /* Each returns once its callback is not running: q may go back then. */
+    if (timed)
+        rt_timer_cancel(rt, &q->timer);
+    if (linked)
+        rt_cancel_detach(&q->link);
+    if (rtlinked)
+        rt_cancel_detach(&q->rtlink);
+    *out = q->op;
+    rt_os_mutex_lock(&io->mu);
+    bool closing = q->closing, timed_out = q->timed_out;
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        io->inflight = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    io->ninflight--;
+    q->next = io->free;
+    io->free = q;
+    rt_os_mutex_unlock(&io->mu);
+
+    if (out->canceled) {
+        if (timed_out && !closing) {
+            count(rt, io, k, IO_TIMEOUTS, 1);
+            return DAGRT_ETIMEDOUT;
+        }
+        count(rt, io, k, IO_CANCELS, 1);
+        return closing ? DAGRT_EBADF : DAGRT_ECANCELED;
+    }
+    if (out->err) {
+        count(rt, io, k, IO_ERRORS, 1);
+        int code = rt_os_error_code(out->err);
+        /* Keep the system's own reason for every OS error, not only EIO
+         * (re-read on this thread: a fiber may have moved). */
+        rt_error_os(out->err, "I/O call");
+        return code;
+    }
+    if (in->kind != RT_IO_POLL && in->kind != RT_IO_ACCEPT)
+        count(rt, io, k, IO_BYTES, (uint64_t)out->res);
+    return out->res;
+}
+
+
 /* Runs *in through the reactor and waits. The result: bytes (or value) >= 0
  * or a dagrt error code; *out gets the op's out fields. */
 static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
@@ -274,19 +361,22 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     rt_io *io = io_get(rt, &err);
     if (!io)
         return err;
-    io_kstats *ks = &io->st[in->kind];
     if (dagrt_cancel_requested(c) || dagrt_cancel_requested(&rt->waits)) {
-        kstat(&ks->cancels, 1);
+        count(rt, io, in->kind, IO_CANCELS, 1);
         return DAGRT_ECANCELED;
     }
-    if (deadline != DAGRT_FOREVER && deadline <= rt_now_ns()) {
-        kstat(&ks->timeouts, 1);
+    /* A deadline already past: a poll still looks once (a ready handle
+     * returns its set; the op is cancelled at once below, as if its timer
+     * had fired); every other call ends here. */
+    bool past = deadline != DAGRT_FOREVER && deadline <= rt_now_ns();
+    if (past && in->kind != RT_IO_POLL) {
+        count(rt, io, in->kind, IO_TIMEOUTS, 1);
         return DAGRT_ETIMEDOUT;
     }
     rt_os_mutex_lock(&io->mu);
     if (io->stopping) {
         rt_os_mutex_unlock(&io->mu);
-        kstat(&ks->cancels, 1);
+        count(rt, io, in->kind, IO_CANCELS, 1);
         return DAGRT_ECANCELED;
     }
     if (!io->free && !pool_grow(io)) {
@@ -315,15 +405,29 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         io->inflight->prev = q;
     io->inflight = q;
     io->ninflight++;
-    kstat(&ks->ops, 1);
     io->r->ops->submit(io->r, &q->op);
     rt_os_mutex_unlock(&io->mu);
+
+    /* The fast path: what the kernel finished inside the submit (a read
+     * from the page cache) is served here, on this thread; when that was
+     * our own op the call continues without suspending and without the
+     * deadline, the links and the wait. acquire: the completer's release
+     * of the group's word, so the op's result is visible. */
+    if (io->r->ops->reap)
+        io->r->ops->reap(io->r, 32);
+    if (atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
+        return io_end(rt, io, q, in, out, false, false, false);
 
     /* The deadline and the links, after the submit (outside io->mu: the
      * callbacks take it): one that fires at once cancels an op that is
      * already in the reactor. */
     bool timed = false, linked = false, rtlinked = false, early = false;
-    if (deadline != DAGRT_FOREVER) {
+    if (past) {
+        rt_os_mutex_lock(&io->mu);
+        q->timed_out = true;   /* as if its timer fired now */
+        rt_os_mutex_unlock(&io->mu);
+        early = true;
+    } else if (deadline != DAGRT_FOREVER) {
         q->timer.deadline_ns = deadline;
         q->timer.fire = req_timed_out;
         timed = rt_timer_add(rt, &q->timer) == 0;
@@ -362,49 +466,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         while (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
             rt_os_yield();
     }
-    /* Each returns once its callback is not running: q may go back then. */
-    if (timed)
-        rt_timer_cancel(rt, &q->timer);
-    if (linked)
-        rt_cancel_detach(&q->link);
-    if (rtlinked)
-        rt_cancel_detach(&q->rtlink);
-    *out = q->op;
-    rt_os_mutex_lock(&io->mu);
-    bool closing = q->closing, timed_out = q->timed_out;
-    rt_os_mutex_unlock(&io->mu);
-
-    rt_os_mutex_lock(&io->mu);
-    if (q->prev)
-        q->prev->next = q->next;
-    else
-        io->inflight = q->next;
-    if (q->next)
-        q->next->prev = q->prev;
-    io->ninflight--;
-    q->next = io->free;
-    io->free = q;
-    rt_os_mutex_unlock(&io->mu);
-
-    if (out->canceled) {
-        if (timed_out && !closing) {
-            kstat(&ks->timeouts, 1);
-            return DAGRT_ETIMEDOUT;
-        }
-        kstat(&ks->cancels, 1);
-        return closing ? DAGRT_EBADF : DAGRT_ECANCELED;
-    }
-    if (out->err) {
-        kstat(&ks->errors, 1);
-        int code = rt_os_error_code(out->err);
-        /* Keep the system's own reason for every OS error, not only EIO
-         * (re-read on this thread: a fiber may have moved). */
-        rt_error_os(out->err, "I/O call");
-        return code;
-    }
-    if (in->kind != RT_IO_POLL && in->kind != RT_IO_ACCEPT)
-        kstat(&ks->bytes, (uint64_t)out->res);
-    return out->res;
+    return io_end(rt, io, q, in, out, timed, linked, rtlinked);
 }
 
 static const char *const op_names[RT_IO_KINDS] = {
@@ -616,6 +678,40 @@ void rt_io_fini(dagrt *rt)
     io->r->ops->destroy(io->r);
     io_free(io);
     atomic_store_explicit(&rt->io, NULL, memory_order_relaxed);   /* relaxed: no thread is left */
+}
+
+/* Workers reap completions where they are (worker.c between tasks,
+ * idle.c as they go idle): see os/reactor_uring.c's REAPING. */
+unsigned rt_io_reap(dagrt *rt)
+{
+    rt_io *io = io_of(rt);
+    if (!io || !io->r->ops->reap)
+        return 0;
+    return io->r->ops->reap(io->r, 32);
+}
+
+void rt_io_park(rt_ctx *c, bool enter)
+{
+    dagrt *rt = c->rt;
+    if (c->index == 0 || !(c->hot || rt->cfg.hot_workers == 0))
+        return;   /* the main thread reaps only while it waits: not counted */
+    /* seq_cst: the reactor thread reads the gate, then this count; we
+     * write the count, then the gate (a Dekker pair: either it sees 0, or
+     * it sees the gate moved and looks again). */
+    if (!enter) {
+        atomic_fetch_add_explicit(&rt->io_awake, 1, memory_order_seq_cst);
+        return;
+    }
+    if (atomic_fetch_sub_explicit(&rt->io_awake, 1, memory_order_seq_cst) != 1)
+        return;
+    rt_io *io = io_of(rt);
+    /* seq_cst: the thread writes gated, then reads the count: either it
+     * sees our 0, or we see gated and bump. Not gated: it is in the kernel
+     * already (no system call on this park). */
+    if (io && atomic_load_explicit(&io->r->gated, memory_order_seq_cst)) {
+        atomic_fetch_add_explicit(&io->r->gate, 1, memory_order_seq_cst);   /* seq_cst: as above */
+        rt_os_wake32_one(&io->r->gate);
+    }
 }
 
 /* Hot workers' priority (worker.c calls it on each hot worker). */

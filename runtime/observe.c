@@ -363,6 +363,12 @@ int dagrt_get_stats(const dagrt *rt, dagrt_thread_stats *out, int n)
         o->idle_ns = atomic_load_explicit(&t->idle_ns, memory_order_relaxed);
         o->wait_timeouts = atomic_load_explicit(&t->wait_timeouts, memory_order_relaxed);
         o->wait_cancels = atomic_load_explicit(&t->wait_cancels, memory_order_relaxed);
+        for (int k = 0; k < DAGRT_IO_KINDS; k++) {
+            o->io_ops[k] = atomic_load_explicit(&t->io_ops[k], memory_order_relaxed);
+            o->io_bytes[k] = atomic_load_explicit(&t->io_bytes[k], memory_order_relaxed);
+            o->io_timeouts[k] = atomic_load_explicit(&t->io_timeouts[k], memory_order_relaxed);
+            o->io_cancels[k] = atomic_load_explicit(&t->io_cancels[k], memory_order_relaxed);
+        }
         uint64_t up = now > t->start_ns ? now - t->start_ns : 0;
         o->busy_ns = up > o->idle_ns ? up - o->idle_ns : 0;
     }

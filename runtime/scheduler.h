@@ -271,6 +271,9 @@ struct dagrt {
      * outside the runtime), for destroy's "only waits are left" (relaxed:
      * a count destroy compares twice, not an order). */
     _Atomic int64_t nwaits;
+    /* Reaping workers that are not parked (io.c, rt_io_park; seq_cst: the
+     * reactor thread's gate, os/reactor_uring.c "REAPING"). */
+    _Atomic int io_awake;
 };
 
 #if defined(__GNUC__)
@@ -543,6 +546,12 @@ void rt_fiber_rt_fini(dagrt *rt);
 void rt_io_fini(dagrt *rt);
 /* On each hot worker as it starts: the configured thread priority. */
 void rt_io_thread_priority(dagrt *rt);
+/* Serves I/O completions that are already there on this thread, without a
+ * system call (io.c); how many. Cheap when there are none or no I/O. */
+unsigned rt_io_reap(dagrt *rt);
+/* A worker that reaps completions parks (enter) or is back (io.c): the
+ * last one to park sends the reactor's thread back to the kernel. */
+void rt_io_park(rt_ctx *c, bool enter);
 
 /* ---------------------------------------- overflow.c: the overflow report */
 

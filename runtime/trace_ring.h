@@ -18,7 +18,7 @@
 
 #define RT_TRACE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-enum { EV_NODE = 0, EV_IDLE = 1, EV_MARK = 2, EV_IO = 3 };   /* EV_IO: an instant with args (rt_trace_io) */
+enum { EV_NODE = 0, EV_IDLE = 1, EV_MARK = 2, EV_IO = 3 };   /* EV_IO: an I/O wait, ts its end (rt_trace_io) */
 enum { F_PIECE = 1, F_RESUMED = 2, F_SUSPENDED = 4 };
 
 typedef struct ev {

@@ -69,7 +69,34 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, double k, bo
 {
     fputs(*first ? "\n" : ",\n", f);
     *first = false;
-    bool instant = e->kind == EV_MARK || e->kind == EV_IO;
+    if (e->kind == EV_IO) {
+        /* An I/O wait: an async slice ("b" ... "e", its own lane under the
+         * thread the call returned on), from the call's start to its end,
+         * with the operation, the handle, the bytes and the result. */
+        uint64_t end = to_ns(e->ts, k);
+        uint64_t beg = end > e->e ? end - e->e : 0;
+        int64_t res = (int64_t)e->b;
+        unsigned long long id = (unsigned long long)(uintptr_t)e;
+        fputs("{\"ph\":\"b\",\"name\":", f);
+        rt_trace_put_str(f, e->name);
+        fputs(",\"cat\":", f);
+        rt_trace_put_str(f, e->cat);
+        fprintf(f, ",\"id\":\"0x%llx\",\"ts\":", id);
+        put_us(f, beg);
+        fprintf(f, ",\"pid\":%ld,\"tid\":%u", pid, tid);
+        fprintf(f, ",\"args\":{\"handle\":%lld,\"bytes\":%lld,\"result\":%lld,\"wait_us\":",
+                (long long)(int64_t)e->frame, (long long)(res > 0 ? res : 0), (long long)res);
+        put_us(f, e->e);
+        fputs("}},\n{\"ph\":\"e\",\"name\":", f);
+        rt_trace_put_str(f, e->name);
+        fputs(",\"cat\":", f);
+        rt_trace_put_str(f, e->cat);
+        fprintf(f, ",\"id\":\"0x%llx\",\"ts\":", id);
+        put_us(f, end);
+        fprintf(f, ",\"pid\":%ld,\"tid\":%u}", pid, tid);
+        return;
+    }
+    bool instant = e->kind == EV_MARK;
     fprintf(f, "{\"ph\":\"%s\",\"name\":", instant ? "i" : "X");
     rt_trace_put_str(f, e->name);
     fputs(",\"cat\":", f);
@@ -84,13 +111,6 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, double k, bo
         fputs(",\"s\":\"t\"", f);
     }
     fprintf(f, ",\"pid\":%ld,\"tid\":%u", pid, tid);
-    if (e->kind == EV_IO) {
-        int64_t res = (int64_t)e->b;
-        fprintf(f, ",\"args\":{\"handle\":%lld,\"bytes\":%lld,\"result\":%lld,\"wait_us\":",
-                (long long)(int64_t)e->frame, (long long)(res > 0 ? res : 0), (long long)res);
-        put_us(f, e->e);
-        fputc('}', f);
-    }
     if (e->kind == EV_NODE) {
         fprintf(f, ",\"args\":{\"frame\":%llu,\"node\":%u", (unsigned long long)e->frame, e->index);
         if (e->flags & F_PIECE)

@@ -358,12 +358,46 @@ int dagrt_pump_main(dagrt *rt)
     return n;
 }
 
+/* A thread outside the runtime, blocked on its word until the group's
+ * completer wakes it. */
+typedef struct foreign_waiter {
+    rt_waiter w;                 /* first */
+    _Atomic uint32_t done;
+} foreign_waiter;
+
+static void foreign_wake(rt_waiter *w)
+{
+    foreign_waiter *f = (foreign_waiter *)(void *)w;
+    /* release: the waiter's acquire sees the tasks' effects (the completer
+     * acquired them through the group's word). The wake after it only
+     * names the word's address (a system call that reads no memory of
+     * ours), so the waiter may have returned by then. */
+    atomic_store_explicit(&f->done, 1, memory_order_release);
+    rt_os_wake32_one(&f->done);
+}
+
 int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
 {
     if (!c) {
         if (g->owner && g->owner->rt == rt)
             return DAGRT_EPERM;
-        /* A thread outside the runtime cannot help: poll with backoff. */
+        /* A thread outside the runtime cannot help: it arms the group with
+         * a waiter of its own and blocks until the last task's completion
+         * wakes it (no polling). */
+        foreign_waiter fw;
+        fw.w.fn = foreign_wake;
+        /* relaxed: set before the arm, whose acq_rel RMW publishes it. */
+        atomic_store_explicit(&fw.done, 0, memory_order_relaxed);
+        int r = rt_group_arm_on(g, NULL, &fw.w);
+        if (r == 1)
+            return 0;
+        if (r == 0) {
+            /* acquire: pairs with foreign_wake's release. */
+            while (atomic_load_explicit(&fw.done, memory_order_acquire) == 0)
+                rt_os_wait32(&fw.done, 0);
+            return 0;
+        }
+        /* Someone else waits on it (DAGRT_EBUSY): poll with backoff. */
         unsigned spins = 0;
         /* acquire: the completer's release store of 0 publishes the tasks' effects. */
         while (atomic_load_explicit(&g->word, memory_order_acquire) != 0) {

@@ -663,7 +663,7 @@ int dagrt_close(dagrt *rt, dagrt_handle h);
 enum { DAGRT_IO_READ, DAGRT_IO_WRITE, DAGRT_IO_RECVFROM, DAGRT_IO_SENDTO,
        DAGRT_IO_ACCEPT, DAGRT_IO_CONNECT, DAGRT_IO_POLL, DAGRT_IO_KINDS };
 typedef struct dagrt_io_kind_stats {
-    uint64_t ops;            /* calls that reached the reactor */
+    uint64_t ops;            /* calls that reached the reactor (counted as each returns) */
     uint64_t bytes;          /* bytes moved by those that succeeded */
     uint64_t errors;         /* ended with a system error */
     uint64_t timeouts;       /* ended with DAGRT_ETIMEDOUT */
@@ -937,6 +937,17 @@ typedef struct dagrt_thread_stats {
      * outside the runtime count on line 0. */
     uint64_t wait_timeouts;
     uint64_t wait_cancels;
+    /* The I/O calls (dagrt_read ... dagrt_poll), one entry per kind
+     * (DAGRT_IO_READ ...), counted on the thread each call returned on
+     * (line 0 outside the runtime): calls that reached the reactor, bytes
+     * moved by those that succeeded, DAGRT_ETIMEDOUT and DAGRT_ECANCELED
+     * results (a call refused before it reached the reactor counts its
+     * timeout or cancellation, not an operation). dagrt_get_io_stats has the
+     * same per runtime, with errors, the reactor and the priority refusals. */
+    uint64_t io_ops[DAGRT_IO_KINDS];
+    uint64_t io_bytes[DAGRT_IO_KINDS];
+    uint64_t io_timeouts[DAGRT_IO_KINDS];
+    uint64_t io_cancels[DAGRT_IO_KINDS];
 } dagrt_thread_stats;
 
 /* Fills out[0, n) with thread 0 (main) and the workers; returns the

@@ -62,9 +62,27 @@ typedef struct rt_reactor_ops {
     /* Only once every op's done has been called. */
     void (*destroy)(rt_reactor *r);
     const char *name;
+    /* Optional (a reactor may leave it NULL; added after name so that
+     * positional initializers stay valid): serves, on the calling thread,
+     * up to max completions that are already there, without blocking and
+     * without a system call while there are none; returns how many it
+     * served (done called for each). Safe from any thread at any time,
+     * outside io.c's lock; a second caller while one is reaping returns 0
+     * at once. The reactor's own waiting thread stays the last resort, so
+     * a completion nobody reaps this way is still served. */
+    unsigned (*reap)(rt_reactor *r, unsigned max);
 } rt_reactor_ops;
 struct rt_reactor {
     const rt_reactor_ops *ops;
+    /* For a reactor with reap (both optional, additive: one that ignores
+     * them is unaffected). awake: set by io.c once the reactor is made, the
+     * runtime's count of reaping workers that are not parked; gate: io.c
+     * bumps it and wakes it when that count drops to 0 (the last reaper
+     * parks) while gated says that thread sleeps on the gate, so it goes
+     * back to sleeping in the kernel (reactor_uring.c, REAPING). */
+    _Atomic(_Atomic int *) awake;
+    _Atomic uint32_t gate;
+    _Atomic uint32_t gated;      /* the reactor's thread sleeps (or is about to) on gate */
 };
 
 /* Each returns a started reactor, or NULL with *err a dagrt error code.

@@ -2,15 +2,43 @@
  * os/reactor_uring.c - the reactor on io_uring (liburing), Linux.
  *
  * One ring per runtime. Submitters fill and submit SQEs under io.c's lock
- * (reactor.h), so the submission queue has one writer at a time; one
- * completion thread of the runtime's own reaps the completion queue,
- * blocked in the kernel (io_uring_wait_cqe) while nothing completes: an
- * idle runtime with I/O in flight burns no CPU. Each SQE's user data is its
- * rt_io_op; a cancel is IORING_OP_ASYNC_CANCEL on that user data, issued
- * under the same lock while the op is still io.c's (so the record cannot
- * have been reused for another op meanwhile), and the kernel answers the
- * op itself with -ECANCELED (or -EINTR for one that a worker of the ring
- * was running), or with its result when that won the race.
+ * (reactor.h), so the submission queue has one writer at a time.
+ *
+ * REAPING (who consumes the completion queue). The CQ has one consumer at
+ * a time: whoever holds `reaping` (a try-lock: exchange 0->1). Two kinds of
+ * thread consume it:
+ *   - any thread of the runtime, through the reactor's reap op (io.c calls
+ *     it right after a submit, so a read the kernel finished inside the
+ *     submit, from the page cache, continues without suspending; workers
+ *     call it between tasks and as they go idle, so a completion resumes
+ *     its fiber on the thread that found it, with no hand-off). They peek
+ *     the CQ without a system call (the tail against the head) and skip it
+ *     when another consumer holds it;
+ *   - the completion thread, the last resort: it drains the CQ under the
+ *     same lock (waiting for a consumer in progress). Then, while a
+ *     reaping worker is awake (rt_reactor.awake > 0: io.c counts them
+ *     around each park), it sleeps on rt_reactor.gate with a 1 ms tick
+ *     (not in the kernel, whose wake-up per completion would cost every
+ *     submit a cross-CPU wake); the last worker to park bumps the gate
+ *     and wakes it, when the thread says it is `gated` (Dekker pairs: it
+ *     writes gated, reads the gate, then the count; the worker writes the
+ *     count, then reads gated and bumps the gate), so a park costs no
+ *     system call while the thread already sleeps in the kernel. With every reaper parked
+ *     it sleeps in the kernel (io_uring_enter GETEVENTS, min_complete 1),
+ *     which returns at once while the CQ holds an entry (a level, not an
+ *     edge). So a completion that lands while every worker is parked, or
+ *     that a consumer's drain missed after its peek, is still served: an
+ *     idle runtime with I/O in flight burns no CPU and loses no wake-up.
+ *     Model: tests/models/io_reap.pml (negative controls: an edge instead
+ *     of the level, the gate bumped before the count drops, STOP reaped).
+ * TAG_STOP stays in the CQ for the completion thread (reap stops at it).
+ *
+ * Each SQE's user data is its rt_io_op; a cancel is IORING_OP_ASYNC_CANCEL
+ * on that user data, issued under io.c's lock while the op is still io.c's
+ * (so the record cannot have been reused for another op meanwhile), and
+ * the kernel answers the op itself with -ECANCELED (or -EINTR for one that
+ * a worker of the ring was running), or with its result when that won the
+ * race.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +68,7 @@ typedef struct uring_reactor {
     rt_reactor base;
     struct io_uring ring;
     rt_os_thread thr;
+    _Atomic uint32_t reaping;    /* the CQ's consumer lock (top of file) */
 } uring_reactor;
 
 static struct io_uring_sqe *sqe_get(uring_reactor *u)
@@ -139,40 +168,138 @@ static unsigned poll_bits(int revents)
     return b;
 }
 
+/* The CQ's consumer lock. acquire: the previous consumer's head and the
+ * ops it finished are visible to us; release in unlock: ours to the next. */
+static bool cq_trylock(uring_reactor *u)
+{
+    return atomic_exchange_explicit(&u->reaping, 1, memory_order_acquire) == 0;
+}
+static void cq_unlock(uring_reactor *u)
+{
+    atomic_store_explicit(&u->reaping, 0, memory_order_release);   /* release: see cq_trylock */
+}
+
+/* Whether the CQ holds an entry, without a system call. acquire on the
+ * tail: the kernel's release of the entries it posted; relaxed on the head:
+ * only a hint (the consumer re-reads it under the lock), and an atomic load
+ * because another consumer stores it (liburing's store-release). */
+static bool cq_nonempty(uring_reactor *u)
+{
+    unsigned tail = atomic_load_explicit((_Atomic unsigned *)(void *)u->ring.cq.ktail, memory_order_acquire);
+    unsigned head = atomic_load_explicit((_Atomic unsigned *)(void *)u->ring.cq.khead, memory_order_relaxed);
+    return tail != head;
+}
+
+/* The op's result from its CQE's res (before done). */
+static void op_finish(rt_io_op *op, int res)
+{
+    /* acquire: pairs with uring_submit's and uring_cancel's releases. */
+    bool asked = (atomic_load_explicit(&op->rflags, memory_order_acquire) & RF_CANCEL) != 0;
+    op->canceled = res == -ECANCELED || (asked && res == -EINTR);
+    if (res < 0) {
+        op->err = op->canceled ? 0 : -res;
+        op->res = 0;
+    } else {
+        op->err = 0;
+        op->res = op->kind == RT_IO_POLL ? (int64_t)poll_bits(res) : (int64_t)res;
+        if (op->kind == RT_IO_RECVFROM && op->addr)
+            op->addrlen = ((uring_priv *)(void *)op->rpriv)->m.msg_namelen;
+    }
+}
+
+/* Lock held: consumes up to max entries, finishing their ops into ops[]
+ * (done not called yet); *stop: TAG_STOP was consumed, which only the
+ * completion thread (owner) does: reap leaves it for that thread. */
+static unsigned cq_take(uring_reactor *u, rt_io_op **ops, unsigned max, bool owner, bool *stop)
+{
+    unsigned head, seen = 0, n = 0;
+    struct io_uring_cqe *cqe;
+    io_uring_for_each_cqe(&u->ring, head, cqe) {
+        if (n == max)
+            break;
+        uint64_t tag = io_uring_cqe_get_data64(cqe);
+        if (tag == TAG_STOP) {
+            if (owner) {
+                *stop = true;
+                seen++;
+            }
+            break;
+        }
+        int res = cqe->res;
+        seen++;
+        if (tag == TAG_CANCEL)
+            continue;
+        rt_io_op *op = (rt_io_op *)(uintptr_t)tag;
+        op_finish(op, res);
+        ops[n++] = op;
+    }
+    if (seen)
+        io_uring_cq_advance(&u->ring, seen);
+    return n;
+}
+
+#define REAP_BATCH 32u
+#define GATE_TICK_NS 1000000u   /* 1 ms: how long a completion may wait for a busy worker */
+
+static unsigned uring_reap(rt_reactor *r, unsigned max)
+{
+    uring_reactor *u = (uring_reactor *)r;
+    /* relaxed: a pre-check that keeps idle peeks off the lock's line. */
+    if (!cq_nonempty(u) || atomic_load_explicit(&u->reaping, memory_order_relaxed) || !cq_trylock(u))
+        return 0;
+    rt_io_op *ops[REAP_BATCH];
+    bool stop = false;
+    unsigned n = cq_take(u, ops, max < REAP_BATCH ? max : REAP_BATCH, false, &stop);
+    cq_unlock(u);
+    for (unsigned i = 0; i < n; i++)
+        ops[i]->done(ops[i]);   /* the last access */
+    return n;
+}
+
 static void completion_main(void *arg)
 {
     uring_reactor *u = arg;
     rt_os_thread_name("dagrt-io");
     for (;;) {
-        struct io_uring_cqe *cqe;
-        int e = io_uring_wait_cqe(&u->ring, &cqe);
-        if (e == -EINTR || e == -EAGAIN)
+        /* Drain what is there, waiting for a consumer in progress. */
+        while (!cq_trylock(u))
+            rt_os_yield();
+        rt_io_op *ops[REAP_BATCH];
+        bool stop = false;
+        unsigned n = cq_take(u, ops, REAP_BATCH, true, &stop);
+        cq_unlock(u);
+        for (unsigned i = 0; i < n; i++)
+            ops[i]->done(ops[i]);   /* the last access */
+        if (stop)
+            return;
+        if (n == REAP_BATCH)
             continue;
-        if (e < 0) {
-            rt_os_write_err("dagrt: fatal: io_uring_wait_cqe failed\n");
+        /* While a reaping worker is awake, completions are its to serve:
+         * sleep on the gate, not in the kernel (whose wake-up per
+         * completion would cost the submitter a cross-CPU wake), and drain
+         * what is left once a tick (a worker busy in a long task serves
+         * nothing meanwhile). The last worker to park bumps the gate.
+         * seq_cst: the gate, then the count (io.c, rt_io_park). */
+        atomic_store_explicit(&u->base.gated, 1, memory_order_seq_cst);   /* seq_cst: as the gate */
+        uint32_t gen = atomic_load_explicit(&u->base.gate, memory_order_seq_cst);
+        /* acquire: pairs with io.c's release store of the pointer. */
+        _Atomic int *aw = atomic_load_explicit(&u->base.awake, memory_order_acquire);
+        if (aw && atomic_load_explicit(aw, memory_order_seq_cst) > 0) {
+            rt_os_wait32_until(&u->base.gate, gen, rt_os_now_ns() + GATE_TICK_NS);
+            continue;
+        }
+        /* relaxed: only a hint for the parkers from here on (they bump the
+         * gate for nothing at worst). */
+        atomic_store_explicit(&u->base.gated, 0, memory_order_relaxed);
+        /* Sleep in the kernel until the CQ holds an entry (at once if it
+         * does: one posted after our drain, or one a consumer left). */
+        int e = io_uring_enter((unsigned)u->ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS, NULL);
+        if (e == -1)
+            e = -errno;   /* liburing builds that return -1 and errno */
+        if (e < 0 && e != -EINTR && e != -EAGAIN && e != -EBUSY && e != -ETIME) {
+            rt_os_write_err("dagrt: fatal: io_uring_enter (waiting for completions) failed\n");
             abort();
         }
-        uint64_t tag = io_uring_cqe_get_data64(cqe);
-        int res = cqe->res;
-        io_uring_cqe_seen(&u->ring, cqe);
-        if (tag == TAG_CANCEL)
-            continue;
-        if (tag == TAG_STOP)
-            return;
-        rt_io_op *op = (rt_io_op *)(uintptr_t)tag;
-        /* acquire: pairs with uring_submit's and uring_cancel's releases. */
-        bool asked = (atomic_load_explicit(&op->rflags, memory_order_acquire) & RF_CANCEL) != 0;
-        op->canceled = res == -ECANCELED || (asked && res == -EINTR);
-        if (res < 0) {
-            op->err = op->canceled ? 0 : -res;
-            op->res = 0;
-        } else {
-            op->err = 0;
-            op->res = op->kind == RT_IO_POLL ? (int64_t)poll_bits(res) : (int64_t)res;
-            if (op->kind == RT_IO_RECVFROM && op->addr)
-                op->addrlen = ((uring_priv *)(void *)op->rpriv)->m.msg_namelen;
-        }
-        op->done(op);   /* the last access */
     }
 }
 
@@ -188,7 +315,7 @@ static void uring_destroy(rt_reactor *r)
     free(u);
 }
 
-static const rt_reactor_ops uring_ops = { uring_submit, uring_cancel, uring_destroy, "io_uring" };
+static const rt_reactor_ops uring_ops = { uring_submit, uring_cancel, uring_destroy, "io_uring", uring_reap };
 
 rt_reactor *rt_reactor_uring_create(unsigned entries, int *err)
 {

@@ -601,9 +601,15 @@ static int poll_and_callers(bool fallback)
     EXPECT(write(p1[1], "x", 1) == 1);
     EXPECT(dagrt_group_wait(rt, &g) == 0);
     EXPECT(pj.result == DAGRT_POLL_IN);
-    /* Writable at once; a deadline already passed times out. */
+    /* Writable at once. A deadline already passed still looks once: the
+     * byte is still in p1 (nobody read it), so p1[0] is ready and returns
+     * its set; the empty p3 times out. */
     EXPECT(dagrt_poll(rt, p1[1], DAGRT_POLL_OUT, DAGRT_FOREVER, NULL) == DAGRT_POLL_OUT);
-    EXPECT(dagrt_poll(rt, p1[0], DAGRT_POLL_IN, 0, NULL) == DAGRT_ETIMEDOUT);
+    EXPECT(dagrt_poll(rt, p1[0], DAGRT_POLL_IN, 0, NULL) == DAGRT_POLL_IN);
+    EXPECT(dagrt_poll(rt, p1[0], DAGRT_POLL_IN, dagrt_now_ns(), NULL) == DAGRT_POLL_IN);
+    EXPECT(dagrt_poll(rt, p1[1], DAGRT_POLL_OUT, 1, NULL) == DAGRT_POLL_OUT);
+    EXPECT(dagrt_poll(rt, p3[0], DAGRT_POLL_IN, 0, NULL) == DAGRT_ETIMEDOUT);
+    EXPECT(dagrt_poll(rt, p3[0], DAGRT_POLL_IN, dagrt_now_ns(), NULL) == DAGRT_ETIMEDOUT);
     EXPECT(dagrt_poll(rt, p1[0], 64, DAGRT_FOREVER, NULL) == DAGRT_EINVAL);
     /* A thread that is not the runtime's blocks in the same reactor. */
     poll_job fj = { rt, p2[0], -100 };
@@ -953,7 +959,36 @@ static void trace_fiber(void *arg)
     EXPECT(dagrt_write(j->rt, j->fd, buf, sizeof buf, 0, NULL) == 4096);
     EXPECT(dagrt_read(j->rt, j->fd, buf, sizeof buf, 0, NULL) == 4096);
     EXPECT(dagrt_poll(j->rt, j->dirfd, DAGRT_POLL_IN, dagrt_now_ns() + 2000000, NULL) == DAGRT_ETIMEDOUT);
+    dagrt_cancel c;
+    dagrt_cancel_init(&c, NULL);
+    dagrt_cancel_request(&c);
+    EXPECT(dagrt_read(j->rt, j->fd, buf, sizeof buf, 0, &c) == DAGRT_ECANCELED);
     j->bad = bad;
+}
+
+/* The ts (µs) of the trace event that starts with head and has the given
+ * id ("" : any, and *id gets it); -1 when there is none. */
+static double slice_ts(const char *text, const char *head, char *id, size_t idn)
+{
+    for (const char *at = strstr(text, head); at; at = strstr(at + 1, head)) {
+        const char *ip = strstr(at, "\"id\":\"");
+        const char *tp = strstr(at, "\"ts\":");
+        const char *end = strchr(at, '}');
+        if (!ip || !tp || !end || ip > end || tp > end)
+            continue;
+        ip += 6;
+        const char *iq = strchr(ip, '"');
+        if (!iq)
+            continue;
+        if (*id && (strlen(id) != (size_t)(iq - ip) || strncmp(id, ip, (size_t)(iq - ip)) != 0))
+            continue;
+        if (!*id && (size_t)(iq - ip) < idn) {
+            memcpy(id, ip, (size_t)(iq - ip));
+            id[iq - ip] = 0;
+        }
+        return strtod(tp + 5, NULL);
+    }
+    return -1;
 }
 
 /* Each I/O call is in the trace: the operation, the handle, the bytes and
@@ -979,6 +1014,31 @@ static int trace(bool fallback)
     EXPECT(dagrt_spawn_ex(rt, &g, trace_fiber, &j, DAGRT_SPAWN_FIBER) == 0);
     EXPECT(dagrt_group_wait(rt, &g) == 0);
     bad += j.bad;
+    /* The counts per kind in dagrt_get_stats, summed over the threads (a
+     * fiber may return on any); the cancelled read never reached the
+     * reactor: a cancellation, not an operation. */
+    dagrt_thread_stats ts[8];
+    int nt = dagrt_get_stats(rt, ts, 8);
+    EXPECT(nt >= 2 && nt <= 8);
+    dagrt_thread_stats sum;
+    memset(&sum, 0, sizeof sum);
+    for (int i = 0; i < nt && i < 8; i++)
+        for (int k = 0; k < DAGRT_IO_KINDS; k++) {
+            sum.io_ops[k] += ts[i].io_ops[k];
+            sum.io_bytes[k] += ts[i].io_bytes[k];
+            sum.io_timeouts[k] += ts[i].io_timeouts[k];
+            sum.io_cancels[k] += ts[i].io_cancels[k];
+        }
+    EXPECT(sum.io_ops[DAGRT_IO_WRITE] == 1 && sum.io_bytes[DAGRT_IO_WRITE] == 4096);
+    EXPECT(sum.io_ops[DAGRT_IO_READ] == 1 && sum.io_bytes[DAGRT_IO_READ] == 4096);
+    EXPECT(sum.io_cancels[DAGRT_IO_READ] == 1 && sum.io_timeouts[DAGRT_IO_READ] == 0);
+    EXPECT(sum.io_ops[DAGRT_IO_POLL] == 1 && sum.io_timeouts[DAGRT_IO_POLL] == 1);
+    EXPECT(sum.io_bytes[DAGRT_IO_POLL] == 0 && sum.io_cancels[DAGRT_IO_POLL] == 0);
+    EXPECT(sum.io_ops[DAGRT_IO_RECVFROM] == 0 && sum.io_ops[DAGRT_IO_ACCEPT] == 0);
+    dagrt_io_stats is;
+    EXPECT(dagrt_get_io_stats(rt, &is) == 0);
+    EXPECT(is.kind[DAGRT_IO_READ].ops == 1 && is.kind[DAGRT_IO_READ].cancels == 1);
+    EXPECT(is.kind[DAGRT_IO_POLL].timeouts == 1);
     EXPECT(dagrt_trace_stop(rt) == 0);
     char path[512];
     snprintf(path, sizeof path, "%s/trace.json", tmpdir);
@@ -997,6 +1057,17 @@ static int trace(bool fallback)
     EXPECT(strstr(text, want) != NULL);
     snprintf(want, sizeof want, "\"handle\":%d,\"bytes\":0,\"result\":%d", p[0], DAGRT_ETIMEDOUT);
     EXPECT(strstr(text, "\"name\":\"io poll\"") != NULL && strstr(text, want) != NULL);
+    /* Each wait is a slice: a begin and an end of one id, the poll's as
+     * long as its wait (its deadline was 2 ms after it started). */
+    char id[64] = "";
+    double b = slice_ts(text, "{\"ph\":\"b\",\"name\":\"io poll\"", id, sizeof id);
+    double e = *id ? slice_ts(text, "{\"ph\":\"e\",\"name\":\"io poll\"", id, sizeof id) : -1;
+    EXPECT(b >= 0 && e >= 0);
+    EXPECT(e - b >= 1500.0);
+    id[0] = 0;
+    b = slice_ts(text, "{\"ph\":\"b\",\"name\":\"io read\"", id, sizeof id);
+    e = *id ? slice_ts(text, "{\"ph\":\"e\",\"name\":\"io read\"", id, sizeof id) : -1;
+    EXPECT(b >= 0 && e >= b);
     if (bad)
         fprintf(stderr, "trace: %.2000s\n", text);
     close(j.fd);
@@ -1009,3 +1080,297 @@ static int trace(bool fallback)
 
 int io_trace(void) { return trace(false); }
 int io_trace_fb(void) { return trace(true); }
+
+/* ---------------------------------------------------------- the observer */
+
+typedef struct obs_count {
+    atomic_int suspends, resumes, begins, ends, other;
+} obs_count;
+
+static void oc_note(const dagrt_node_event *e, atomic_int *n, obs_count *oc)
+{
+    if (e->graph && strcmp(e->graph, "io_obs") == 0 && e->node && strcmp(e->node, "reader") == 0)
+        atomic_fetch_add(n, 1);
+    else
+        atomic_fetch_add(&oc->other, 1);
+}
+static void oc_suspend(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->suspends, u); }
+static void oc_resume(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->resumes, u); }
+static void oc_begin(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->begins, u); }
+static void oc_end(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->ends, u); }
+
+typedef struct obs_ctx {
+    dagrt *rt;
+    int fd;
+    int64_t got;
+    char byte;
+} obs_ctx;
+
+static void obs_reader(void *arg)
+{
+    obs_ctx *x = arg;
+    x->got = dagrt_read(x->rt, x->fd, &x->byte, 1, -1, NULL);
+}
+
+static void *late_writer(void *arg)
+{
+    usleep(20000);
+    if (write(*(int *)arg, "w", 1) != 1)
+        perror("late_writer");
+    return NULL;
+}
+
+/* An I/O wait in a fiber task of a graph is a suspend and a resume of its
+ * node, as any other wait (design/io.md, "Observability"). */
+static int observe_io(bool fallback)
+{
+    int bad = 0;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        FAIL("pipe");
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    obs_count oc;
+    memset(&oc, 0, sizeof oc);
+    dagrt_observer ob;
+    memset(&ob, 0, sizeof ob);
+    ob.fiber_suspend = oc_suspend;
+    ob.fiber_resume = oc_resume;
+    ob.node_begin = oc_begin;
+    ob.node_end = oc_end;
+    EXPECT(dagrt_set_observer(rt, &ob, &oc) == 0);
+    static const dagrt_node nodes[1] = {
+        { .name = "reader", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND,
+          .flags = DAGRT_NODE_FIBER, .run = obs_reader },
+    };
+    static const uint32_t succ[1] = { 0 };
+    const dagrt_graph g = { .version = DAGRT_GRAPH_VERSION, .nnodes = 1, .nsucc = 0,
+                            .name = "io_obs", .nodes = nodes, .succ = succ };
+    static dagrt_node_state ns[1];
+    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
+    obs_ctx x = { rt, p[0], -100, 0 };
+    pthread_t t;
+    EXPECT(pthread_create(&t, NULL, late_writer, &p[1]) == 0);
+    EXPECT(dagrt_graph_run(rt, &g, &st, &x) == 0);
+    pthread_join(t, NULL);
+    EXPECT(x.got == 1 && x.byte == 'w');
+    /* The read had nothing to read for 20 ms: it suspended (at least
+     * once) and resumed as often; begin and end once each. */
+    EXPECT(atomic_load(&oc.suspends) >= 1);
+    EXPECT(atomic_load(&oc.suspends) == atomic_load(&oc.resumes));
+    EXPECT(atomic_load(&oc.begins) == 1 && atomic_load(&oc.ends) == 1);
+    EXPECT(atomic_load(&oc.other) == 0);
+    EXPECT(dagrt_set_observer(rt, NULL, NULL) == 0);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(p[0]);
+    close(p[1]);
+    return bad;
+}
+
+int io_observe(void) { return observe_io(false); }
+int io_observe_fb(void) { return observe_io(true); }
+
+/* ------------------------------------- dagrt_group_wait, foreign thread */
+
+typedef struct gw_job {
+    dagrt *rt;
+    dagrt_group *g;
+    int rc;
+    long switches;   /* voluntary context switches during the wait */
+} gw_job;
+
+static void gw_sleeper(void *arg)
+{
+    gw_job *j = arg;
+    dagrt_sleep(j->rt, 60000000u, NULL);   /* 60 ms */
+}
+
+static void *gw_foreign(void *arg)
+{
+    gw_job *j = arg;
+    struct rusage a, b;
+    getrusage(RUSAGE_THREAD, &a);
+    j->rc = dagrt_group_wait(j->rt, j->g);
+    getrusage(RUSAGE_THREAD, &b);
+    j->switches = b.ru_nvcsw - a.ru_nvcsw;
+    return NULL;
+}
+
+/* A thread outside the runtime waiting on a group blocks until the last
+ * task wakes it: over a 60 ms wait it sleeps a handful of times, where
+ * polling with 50 µs naps would switch out a thousand times. */
+int io_group_wait_foreign(void)
+{
+    int bad = 0;
+    dagrt *rt = make_rt(false, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    for (int round = 0; round < 3; round++) {
+        dagrt_group *g = malloc(sizeof *g);   /* heap: no owner, any one thread may wait */
+        if (!g)
+            FAIL("malloc");
+        dagrt_group_init(g);
+        gw_job j = { rt, g, -100, 0 };
+        /* The group is spawned into from this (main) thread, waited on by
+         * the foreign one. */
+        EXPECT(dagrt_spawn_ex(rt, g, gw_sleeper, &j, DAGRT_SPAWN_FIBER) == 0);
+        pthread_t t;
+        EXPECT(pthread_create(&t, NULL, gw_foreign, &j) == 0);
+        pthread_join(t, NULL);
+        EXPECT(j.rc == 0);
+        if (j.switches > 50)
+            fprintf(stderr, "io_group_wait_foreign: %ld voluntary switches in a 60 ms wait\n", j.switches);
+        EXPECT(j.switches <= 50);
+        free(g);
+    }
+    dagrt_destroy(rt);
+    return bad;
+}
+
+/* ------------------------------------------- idle with I/O in flight */
+
+typedef struct parked_job {
+    dagrt *rt;
+    int fd;
+    char b;
+    int64_t r;
+} parked_job;
+
+static void idle_reader(void *arg)
+{
+    parked_job *p = arg;
+    p->r = dagrt_read(p->rt, p->fd, &p->b, 1, -1, NULL);
+}
+
+/* A runtime whose only work is a read parked on a silent pipe burns no
+ * CPU: over 300 ms every thread of the process together switches out a
+ * handful of times (a thread polling or ticking at 1 kHz would switch
+ * out hundreds of times), and uses little CPU. */
+static int idle_io(bool fallback)
+{
+    int bad = 0;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        FAIL("pipe");
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    parked_job pj = { rt, p[0], 0, -100 };
+    dagrt_group *g = malloc(sizeof *g);
+    if (!g)
+        FAIL("malloc");
+    dagrt_group_init(g);
+    EXPECT(dagrt_spawn_ex(rt, g, idle_reader, &pj, DAGRT_SPAWN_FIBER) == 0);
+    usleep(100000);   /* the read parks, the workers stop spinning and park */
+    struct rusage a, b;
+    getrusage(RUSAGE_SELF, &a);
+    usleep(300000);
+    getrusage(RUSAGE_SELF, &b);
+    long sw = (b.ru_nvcsw - a.ru_nvcsw) + (b.ru_nivcsw - a.ru_nivcsw);
+    long cpu_us = (b.ru_utime.tv_sec - a.ru_utime.tv_sec) * 1000000L + (b.ru_utime.tv_usec - a.ru_utime.tv_usec) +
+                  (b.ru_stime.tv_sec - a.ru_stime.tv_sec) * 1000000L + (b.ru_stime.tv_usec - a.ru_stime.tv_usec);
+    if (sw > 40 || cpu_us > 30000)
+        fprintf(stderr, "idle_io: %ld context switches, %ld us of CPU in 300 ms idle\n", sw, cpu_us);
+    EXPECT(sw <= 40);
+    EXPECT(cpu_us <= 30000);
+    EXPECT(pj.r == -100);   /* still parked */
+    EXPECT(write(p[1], "z", 1) == 1);
+    EXPECT(dagrt_group_wait(rt, g) == 0);
+    EXPECT(pj.r == 1 && pj.b == 'z');
+    free(g);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(p[0]);
+    close(p[1]);
+    return bad;
+}
+
+int io_idle(void) { return idle_io(false); }
+int io_idle_fb(void) { return idle_io(true); }
+
+/* ------------------------------------------------------- the fast path */
+
+typedef struct fast_ctx {
+    dagrt *rt;
+    int fd;
+    int bad;
+} fast_ctx;
+
+#define FAST_READS 200
+
+static void fast_reader(void *arg)
+{
+    fast_ctx *x = arg;
+    char buf[4096];
+    for (int i = 0; i < FAST_READS; i++) {
+        int64_t off = (int64_t)(i % 16) * 4096;
+        if (dagrt_read(x->rt, x->fd, buf, sizeof buf, off, NULL) != 4096 ||
+            (unsigned char)buf[7] != pattern((uint64_t)off + 7))
+            x->bad++;
+    }
+}
+
+/* On io_uring, a read of a file in the page cache is finished by the
+ * kernel inside the submit, and the call returns without suspending its
+ * fiber: a graph node making 200 such reads suspends far fewer than 200
+ * times (another thread may reap a completion first now and then, and
+ * then the fiber does suspend, briefly). The fallback's lane is always a
+ * hand-off (a read suspends unless the lane finished it first). */
+static int fast_path(bool fallback)
+{
+    int bad = 0;
+    if (make_tmpdir() != 0)
+        FAIL("mkdtemp");
+    int fd = open_tmp("f", O_RDWR | O_CREAT | O_TRUNC);
+    if (fd < 0)
+        FAIL("open");
+    static unsigned char data[16 * 4096];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = pattern(i);
+    if (write(fd, data, sizeof data) != (ssize_t)sizeof data)
+        FAIL("write");
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    obs_count oc;
+    memset(&oc, 0, sizeof oc);
+    dagrt_observer ob;
+    memset(&ob, 0, sizeof ob);
+    ob.fiber_suspend = oc_suspend;
+    ob.fiber_resume = oc_resume;
+    EXPECT(dagrt_set_observer(rt, &ob, &oc) == 0);
+    static const dagrt_node nodes[1] = {
+        { .name = "reader", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND,
+          .flags = DAGRT_NODE_FIBER, .run = fast_reader },
+    };
+    static const uint32_t succ[1] = { 0 };
+    const dagrt_graph g = { .version = DAGRT_GRAPH_VERSION, .nnodes = 1, .nsucc = 0,
+                            .name = "io_obs", .nodes = nodes, .succ = succ };
+    static dagrt_node_state ns[1];
+    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
+    fast_ctx x = { rt, fd, 0 };
+    EXPECT(dagrt_graph_run(rt, &g, &st, &x) == 0);
+    EXPECT(x.bad == 0);
+    int s = atomic_load(&oc.suspends);
+    EXPECT(s == atomic_load(&oc.resumes));
+    dagrt_io_stats is;
+    EXPECT(dagrt_get_io_stats(rt, &is) == 0);
+    if (strcmp(is.reactor, "io_uring") == 0) {
+        if (s > FAST_READS / 2)
+            fprintf(stderr, "fast_path: %d suspends for %d page-cache reads\n", s, FAST_READS);
+        EXPECT(s <= FAST_READS / 2);
+    } else {
+        EXPECT(s <= FAST_READS);   /* the lane: a hand-off, unless it won the race to the suspend */
+    }
+    EXPECT(dagrt_set_observer(rt, NULL, NULL) == 0);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    close(fd);
+    rm_tmpdir("f");
+    return bad;
+}
+
+int io_fast_path(void) { return fast_path(false); }
+int io_fast_path_fb(void) { return fast_path(true); }
