@@ -15,6 +15,7 @@
  * after it leaves the event set for the wait. Gates live in one array
  * for the job system's lifetime, and a late setter runs inside a task
  * the destructor waits for, so a gate's event outlives every call on it.
+ * Model: tests/models/jolt_gate.pml (with its two negative controls).
  */
 #include "dagrt_jolt.h"
 
