@@ -13,6 +13,12 @@
  * end, the task free list, the counters written by one thread, the stats
  * lines) passes from one holder to the next through that pair.
  *
+ * DESTROY. dagrt_destroy refuses while another thread is attached (its
+ * slot's word is 2: rt_guest_attached), since freeing the runtime under
+ * it would leave its next call on freed memory; a slot a wait holds (1)
+ * is left by that wait once destroy has run every task, and destroy
+ * waits for that (rt_guest_drain) before it frees anything.
+ *
  * LEAVING CLEANLY. A guest never owns queued work when it gives its slot
  * back: its inbox is always empty (outside spawns only go to workers'
  * inboxes, work.c's submit_slow), and before leaving it makes the private
@@ -107,6 +113,10 @@ int dagrt_thread_attach(dagrt *rt)
     c = claim(rt);
     if (!c)
         return DAGRT_EBUSY;
+    /* 2: held by an attach, not by a wait (dagrt_destroy tells them
+     * apart). relaxed: only rt_guest_attached reads it, a misuse check
+     * that orders nothing. */
+    atomic_store_explicit(&c->taken, 2, memory_order_relaxed);
     enter(c);
     if (!rt->cfg.no_overflow_report)
         rt_overflow_thread_enter();   /* it may run fiber tasks now */
@@ -140,4 +150,23 @@ int dagrt_thread_detach(dagrt *rt)
         rt_overflow_thread_leave();
     leave(c);
     return 0;
+}
+
+int rt_guest_attached(dagrt *rt, const rt_ctx *self)
+{
+    int n = 0;
+    for (int i = rt->nworkers + 1; i < rt->nctx; i++)
+        /* relaxed: a misuse check, see attach. */
+        if (&rt->ctx[i] != self && atomic_load_explicit(&rt->ctx[i].taken, memory_order_relaxed) == 2)
+            n++;
+    return n;
+}
+
+void rt_guest_drain(dagrt *rt, const rt_ctx *self)
+{
+    for (int i = rt->nworkers + 1; i < rt->nctx; i++)
+        /* acquire: pairs with leave's release store, so the waiter is done
+         * with the slot (and the runtime) before destroy frees them. */
+        while (&rt->ctx[i] != self && atomic_load_explicit(&rt->ctx[i].taken, memory_order_acquire) != 0)
+            rt_os_sleep_ns(20000);
 }

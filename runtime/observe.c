@@ -42,6 +42,7 @@ static int publish(rt_observe *o, const dagrt_observer *cb, void *user, rt_trace
         n->user = user;
         n->has_cb = any_cb(cb);
         n->trace = trace;
+        n->nworkers = o->nworkers;
         n->next = o->all;
         o->all = n;
     }
@@ -71,19 +72,12 @@ void rt_obs_node(rt_obs *ob, int what, const dagrt_node_event *e)
         f(ob->user, e);
 }
 
-static void thread_name(int thread, char *buf, size_t n)
-{
-    if (thread == 0)
-        snprintf(buf, n, "dagrt-main");
-    else
-        snprintf(buf, n, "dagrt-worker-%d", thread);
-}
 
 void rt_obs_thread(rt_obs *ob, bool start, int thread)
 {
     if (start && ob->cb.thread_start) {
         char name[32];
-        thread_name(thread, name, sizeof name);
+        rt_trace_thread_name((uint32_t)ob->nworkers, (uint32_t)thread, name, sizeof name);
         ob->cb.thread_start(ob->user, thread, name);
     } else if (!start && ob->cb.thread_stop) {
         ob->cb.thread_stop(ob->user, thread);
@@ -225,6 +219,7 @@ int rt_observe_trace_start(rt_observe *o, int nthreads, const dagrt_trace_config
                                    cfg ? cfg->frames : 0);
         if (!o->trace)
             return DAGRT_ENOMEM;
+        rt_trace_set_workers(o->trace, (uint32_t)o->nworkers);
     }
     /* The record with the recorder only while it records: a stopped trace
      * costs the nodes nothing. */
@@ -263,9 +258,11 @@ int rt_observe_set(rt_observe *o, const dagrt_observer *obs, void *user)
     return 0;
 }
 
-int rt_observe_init(rt_observe *o, int nthreads, const dagrt_observer *cfg_obs, void *cfg_user)
+int rt_observe_init(rt_observe *o, int nthreads, int nworkers, const dagrt_observer *cfg_obs,
+                    void *cfg_user)
 {
     memset(o, 0, sizeof *o);
+    o->nworkers = nworkers;
     atomic_init(&o->cur, NULL);
     int rc = rt_observe_set(o, cfg_obs, cfg_user);
     if (rc != 0)

@@ -28,6 +28,7 @@ typedef struct rt_obs {
     bool has_cb;             /* some callback is set */
     rt_trace *trace;         /* recording into it (when on), or NULL */
     struct rt_obs *next;     /* every record made, for dagrt_destroy */
+    int nworkers;            /* thread names (rt_trace_thread_name) */
 } rt_obs;
 
 typedef struct rt_observe {
@@ -40,6 +41,7 @@ typedef struct rt_observe {
     char *env_path;          /* DAGRT_TRACE: written at destroy, or at exit */
     bool env_written;        /* at exit already (under the exit list's lock) */
     struct rt_observe *exit_next;   /* the exit list (observe.c), while env_path */
+    int nworkers;            /* thread names: indices above it are guest slots */
 } rt_observe;
 
 /* Per-thread statistics (dagrt_get_stats): written by their own thread
@@ -84,10 +86,12 @@ void rt_obs_idle(rt_obs *ob, bool idle, int thread);
  * a wake-up sent by thread. */
 void rt_obs_mark(rt_obs *ob, int thread, rt_trace_mark_kind m);
 
-/* Set-up and tear-down (main thread). nthreads: main + workers.
+/* Set-up and tear-down (main thread). nthreads: main + workers + guest
+ * slots; nworkers: the workers (names the guest slots apart).
  * rt_observe_init reads DAGRT_TRACE, DAGRT_TRACE_FRAMES, DAGRT_TRACE_MB
  * and starts the recorder when asked; cfg_obs is dagrt_config.observer. */
-int rt_observe_init(rt_observe *o, int nthreads, const dagrt_observer *cfg_obs, void *cfg_user);
+int rt_observe_init(rt_observe *o, int nthreads, int nworkers, const dagrt_observer *cfg_obs,
+                    void *cfg_user);
 /* Writes the DAGRT_TRACE file if there is one (after the workers stopped)
  * and exit has not written it, then frees everything. */
 void rt_observe_fini(rt_observe *o);

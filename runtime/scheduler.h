@@ -197,7 +197,8 @@ struct rt_ctx {
     rt_os_thread thread;
     bool started;
     /* Guest slots only (guest.c): 1 while a thread holds the slot, taken by
-     * CAS 0->1, given back by a release store of 0. The rest is the
+     * CAS 0->1 (then 2 when dagrt_thread_attach holds it, not a wait),
+     * given back by a release store of 0. The rest is the
      * holder's: attach nesting, whether a wait attached it, its previous
      * rt_tls_ctx. */
     _Alignas(RT_APART) _Atomic int taken;
@@ -340,6 +341,11 @@ rt_ctx *rt_ctx_current(const dagrt *rt);
  * for the length of the wait, so the thread helps. Returns the wait's
  * result, or 1 when there is no free slot (the caller polls instead). */
 int rt_guest_wait(dagrt *rt, rt_group *g);
+/* dagrt_destroy's checks (guest.c): how many threads other than self are
+ * attached as guests; then, once every task has run, wait until the
+ * guest slots that waits hold are given back. */
+int rt_guest_attached(dagrt *rt, const rt_ctx *self);
+void rt_guest_drain(dagrt *rt, const rt_ctx *self);
 
 /* ------------------------------------------------- task.c: descriptors */
 

@@ -5,10 +5,23 @@
  */
 #include "trace_ring.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 size_t rt_trace_event_bytes(void) { return sizeof(ev); }
+
+void rt_trace_set_workers(rt_trace *t, uint32_t nworkers) { t->nworkers = nworkers; }
+
+void rt_trace_thread_name(uint32_t nworkers, uint32_t tid, char *buf, size_t n)
+{
+    if (tid == 0)
+        snprintf(buf, n, "dagrt-main");
+    else if (tid <= nworkers)
+        snprintf(buf, n, "dagrt-worker-%u", tid);
+    else
+        snprintf(buf, n, "dagrt-guest-%u", tid - nworkers);
+}
 
 rt_trace *rt_trace_create(uint32_t nthreads, size_t max_bytes, uint64_t frames)
 {
@@ -29,6 +42,7 @@ rt_trace *rt_trace_create(uint32_t nthreads, size_t max_bytes, uint64_t frames)
     }
     memset(t->rings, 0, nthreads * sizeof(ring));
     t->nthreads = nthreads;
+    t->nworkers = nthreads - 1;   /* no guest slots until rt_trace_set_workers */
     t->frames = frames;
     t->max_bytes = (size_t)(per * nthreads * sizeof(ev));
     for (uint32_t i = 0; i < nthreads; i++) {

@@ -12,7 +12,7 @@
  * many were dropped. The file is Chrome's Trace Event Format (object form).
  *
  * Thread indices: 0 the main thread ("dagrt-main"), k the k-th worker
- * ("dagrt-worker-k"). Name strings (graph and node names) are not copied:
+ * ("dagrt-worker-k"), then the guest slots ("dagrt-guest-k"). Name strings (graph and node names) are not copied:
  * they must live until the trace is written (dagc's tables are static).
  */
 #ifndef DAGRT_TRACE_H
@@ -56,6 +56,13 @@ size_t rt_trace_event_bytes(void);
  * memory or nthreads is 0. */
 rt_trace *rt_trace_create(uint32_t nthreads, size_t max_bytes, uint64_t frames);
 void rt_trace_destroy(rt_trace *t);
+/* The runtime's worker count, for naming threads (until set: every
+ * thread but 0 is a worker). */
+void rt_trace_set_workers(rt_trace *t, uint32_t nworkers);
+/* A thread's name in observers and trace files: "dagrt-main" (0),
+ * "dagrt-worker-k" (1 .. nworkers), "dagrt-guest-k" (the k-th guest slot,
+ * after the workers). */
+void rt_trace_thread_name(uint32_t nworkers, uint32_t tid, char *buf, size_t n);
 void rt_trace_set_on(rt_trace *t, bool on);
 bool rt_trace_is_on(const rt_trace *t);
 

@@ -56,6 +56,7 @@ struct rt_trace {
     uint64_t t0_ns;              /* the clock at t0 */
     _Atomic uint32_t gen;        /* starts so far: spans open before one are dropped */
     uint32_t nthreads;
+    uint32_t nworkers;           /* thread names: tids above it are guest slots */
     uint64_t frames;
     size_t max_bytes;
     uint64_t t0;                 /* ticks at creation */
@@ -79,7 +80,7 @@ void rt_trace_put_str(FILE *f, const char *s);
 /* Writes the n kept events to f as a speedscope file, k ns per tick.
  * 0 or DAGRT_ENOMEM. */
 int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32_t nthreads,
-                            double k);
+                            uint32_t nworkers, double k);
 
 static inline uint64_t now_ns(void)
 {

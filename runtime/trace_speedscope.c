@@ -54,7 +54,7 @@ static long sym_of(const ev ***syms, size_t *n, size_t *cap, const ev *e)
 static uint64_t to_ns(uint64_t ticks, double k) { return (uint64_t)((double)ticks * k + 0.5); }
 
 int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32_t nthreads,
-                            double k)
+                            uint32_t nworkers, double k)
 {
     const ev **syms = NULL;
     size_t nsym = 0, symcap = 0;
@@ -97,10 +97,7 @@ int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32
                 if (sp[i].e > last)
                     last = sp[i].e;
             char name[32];
-            if (t == 0)
-                snprintf(name, sizeof name, "dagrt-main");
-            else
-                snprintf(name, sizeof name, "dagrt-worker-%u", t);
+            rt_trace_thread_name(nworkers, t, name, sizeof name);
             fprintf(f, "%s\n{\"type\":\"evented\",\"name\":\"%s\",\"unit\":\"nanoseconds\","
                        "\"startValue\":%llu,\"endValue\":%llu,\"events\":[",
                     first ? "" : ",", name, (unsigned long long)sp[0].b, (unsigned long long)last);

@@ -313,7 +313,7 @@ static int write_file(rt_trace *t, FILE *f, view *v)
                 pk[n++] = (rt_trace_pick){e, i};
             }
         if (rc == 0)
-            rc = rt_trace_put_speedscope(f, pk, n, t->nthreads, t->ns_per_tick);
+            rc = rt_trace_put_speedscope(f, pk, n, t->nthreads, t->nworkers, t->ns_per_tick);
         free(pk);
         free(g);
         if (rc == 0) {
@@ -332,10 +332,7 @@ static int write_file(rt_trace *t, FILE *f, view *v)
         fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%ld,\"tid\":%u,"
                    "\"args\":{\"name\":", pid, i);
         char name[32];
-        if (i == 0)
-            snprintf(name, sizeof name, "dagrt-main");
-        else
-            snprintf(name, sizeof name, "dagrt-worker-%u", i);
+        rt_trace_thread_name(t->nworkers, i, name, sizeof name);
         rt_trace_put_str(f, name);
         fputs("}}", f);
         fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%ld,\"tid\":%u,"

@@ -207,7 +207,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         rt_free_all(rt);
         goto fail;
     }
-    if (rt_observe_init(&rt->obs, rt->nctx, cfg->observer, cfg->observer_user) != 0) {
+    if (rt_observe_init(&rt->obs, rt->nctx, rt->nworkers, cfg->observer, cfg->observer_user) != 0) {
         rt_fiber_rt_fini(rt);
         rt_free_all(rt);
         goto fail;
@@ -293,6 +293,14 @@ void dagrt_destroy(dagrt *rt)
                 c->worker ? "a worker thread" : "inside a running task");
         return;
     }
+    /* Another thread attached as a guest would call into freed memory at
+     * its next call: refused alike; detach it and destroy again. */
+    int guests = rt_guest_attached(rt, c);
+    if (guests > 0) {
+        fprintf(stderr, "dagrt_destroy: %d guest thread%s still attached (dagrt_thread_detach "
+                "first); ignored\n", guests, guests == 1 ? "" : "s");
+        return;
+    }
     /* Run everything already spawned (main-thread tasks included) to
      * completion, helping when we can. Once only parked waits are left,
      * cancel every wait of the runtime (rt->waits): their calls return
@@ -317,6 +325,7 @@ void dagrt_destroy(dagrt *rt)
             rt_os_sleep_ns(20000);
         }
     }
+    rt_guest_drain(rt, c);   /* waits holding a guest slot have left it */
     stop_and_join(rt);
     rt_io_fini(rt);   /* the reactor has let go of every buffer */
     rt_obs *ob = rt_obs_now(&rt->obs);

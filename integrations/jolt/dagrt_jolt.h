@@ -11,12 +11,18 @@
  * its JobSystemThreadPool does), so nothing is allocated per job once
  * warm: a job whose dependencies reach zero is spawned as one task (the
  * runtime's descriptor pools), which runs it and drops its reference.
- * Barriers and WaitForJobs are Jolt's JobSystemWithBarrier: the waiting
- * thread runs the barrier's ready jobs itself, then sleeps on the
- * barrier's semaphore until the jobs running elsewhere finish, so the
- * runtime needs at least one worker (with none, that sleep never ends).
- * Its destructor waits for the tasks it spawned; the runtime must outlive
- * the job system.
+ *
+ * Barriers are the adapter's own (a fixed array of maxBarriers, made at
+ * construction): a barrier counts the jobs added to it and not finished,
+ * and the last one to finish sets the barrier's dagrt_event. WaitForJobs
+ * is a helping dagrt_event_wait: the waiting thread runs the runtime's
+ * ready tasks (the barrier's jobs, and any other ready work of the pool)
+ * until the count is zero, so it works with 0 workers too (the waiter
+ * then runs every job itself). From a thread the runtime does not own,
+ * WaitForJobs takes a guest slot for the wait when one is free
+ * (cfg.guest_threads; better: attach the thread for the whole step). A
+ * fiber task's wait suspends instead. Its destructor waits for the tasks
+ * it spawned; the runtime must outlive the job system.
  */
 #ifndef DAGRT_JOLT_H
 #define DAGRT_JOLT_H
@@ -24,7 +30,7 @@
 #include <Jolt/Jolt.h>
 
 #include <Jolt/Core/FixedSizeFreeList.h>
-#include <Jolt/Core/JobSystemWithBarrier.h>
+#include <Jolt/Core/JobSystem.h>
 
 #include <atomic>
 
@@ -32,7 +38,7 @@
 
 namespace dagrt_jolt {
 
-class JobSystem : public JPH::JobSystemWithBarrier {
+class JobSystem : public JPH::JobSystem {
 public:
     JPH_OVERRIDE_NEW_DELETE
 
@@ -48,14 +54,22 @@ public:
     int GetMaxConcurrency() const override;
     JobHandle CreateJob(const char *inName, JPH::ColorArg inColor, const JobFunction &inJobFunction,
                         JPH::uint32 inNumDependencies = 0) override;
+    /* nullptr when all maxBarriers are in use (as Jolt's own). */
+    Barrier *CreateBarrier() override;
+    void DestroyBarrier(Barrier *inBarrier) override;
+    /* Helps until every job added to the barrier has finished. */
+    void WaitForJobs(Barrier *inBarrier) override;
 
     dagrt *runtime() const { return rt_; }
     /* Statistics (any thread): jobs spawned on the pool; jobs run inside
      * QueueJob because the runtime had no descriptor; CreateJob calls that
-     * found the job pool full and waited. */
+     * found the job pool full and waited; WaitForJobs calls made from a
+     * thread outside the runtime that found no free guest slot (they
+     * block instead of helping). */
     unsigned long spawned() const { return spawned_.load(std::memory_order_relaxed); }
     unsigned long inline_runs() const { return inline_.load(std::memory_order_relaxed); }
     unsigned long pool_full() const { return full_.load(std::memory_order_relaxed); }
+    unsigned long blocked_waits() const { return blocked_.load(std::memory_order_relaxed); }
 
 protected:
     void QueueJob(Job *inJob) override;
@@ -63,14 +77,17 @@ protected:
     void FreeJob(Job *inJob) override;
 
 private:
+    class Gate;   /* the barrier (dagrt_jolt.cpp) */
     static void run(void *job);
 
     dagrt *rt_;
     dagrt_group *tasks_;   /* counts the spawned tasks; off any stack (heap, once) */
     JPH::FixedSizeFreeList<Job> jobs_;
+    Gate *gates_;          /* maxBarriers of them, made once */
+    JPH::uint ngates_;
     /* relaxed everywhere: statistics, read by tests after the work they
      * count was waited for. */
-    std::atomic<unsigned long> spawned_{0}, inline_{0}, full_{0};
+    std::atomic<unsigned long> spawned_{0}, inline_{0}, full_{0}, blocked_{0};
 };
 
 } // namespace dagrt_jolt

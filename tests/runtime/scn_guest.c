@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "dagrt.h"
 
@@ -291,6 +293,87 @@ int scn_guest_leave_queued(void)
     return v;
 }
 
+/* ------------------------------------------- a guest's name when observed */
+
+/* An attached guest is "dagrt-guest-k" (its slot after the workers) to an
+ * observer's thread_start and in the trace file, not "dagrt-worker-N". */
+typedef struct names_arg {
+    dagrt *rt;
+    int index;
+    char start_name[32];
+    int start_thread, stop_thread;
+} names_arg;
+
+static void on_start(void *user, int thread, const char *name)
+{
+    names_arg *n = user;
+    if (thread > 1) {   /* the guest's (main 0, worker 1 report too) */
+        n->start_thread = thread;
+        snprintf(n->start_name, sizeof n->start_name, "%s", name);
+    }
+}
+
+static void on_stop(void *user, int thread)
+{
+    names_arg *n = user;
+    if (thread > 1)
+        n->stop_thread = thread;
+}
+
+static void nothing(void *p) { (void)p; }
+
+static void *named_guest(void *p)
+{
+    names_arg *n = p;
+    n->index = dagrt_thread_attach(n->rt);
+    dagrt_group g;
+    dagrt_group_init(&g);
+    dagrt_spawn(n->rt, &g, nothing, NULL);
+    dagrt_group_wait(n->rt, &g);
+    dagrt_thread_detach(n->rt);
+    return NULL;
+}
+
+int scn_guest_names(void)
+{
+    int v = 0;
+    dagrt *rt = guest_rt(1, 1);
+    if (!rt)
+        return 1;
+    names_arg n = {rt, -100, "", -100, -100};
+    dagrt_observer obs = {0};
+    obs.thread_start = on_start;
+    obs.thread_stop = on_stop;
+    if (dagrt_set_observer(rt, &obs, &n) != 0 || dagrt_trace_start(rt, NULL) != 0)
+        FAIL("observer / trace start refused");
+    pthread_t th;
+    pthread_create(&th, NULL, named_guest, &n);
+    pthread_join(th, NULL);
+    dagrt_trace_stop(rt);
+    if (n.index != 2 || n.start_thread != 2 || n.stop_thread != 2 || strcmp(n.start_name, "dagrt-guest-1") != 0)
+        FAIL("guest slot %d: thread_start(%d, \"%s\"), thread_stop(%d); want 2, \"dagrt-guest-1\", 2",
+             n.index, n.start_thread, n.start_name, n.stop_thread);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/dagrt_guest_names_%ld.json", (long)getpid());
+    if (dagrt_trace_write(rt, path) != 0) {
+        FAIL("trace write to %s failed", path);
+    } else {
+        FILE *f = fopen(path, "r");
+        static char buf[1 << 16];
+        size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        buf[len] = 0;
+        if (f)
+            fclose(f);
+        remove(path);
+        if (!strstr(buf, "\"dagrt-guest-1\"") || !strstr(buf, "\"dagrt-worker-1\"") ||
+            strstr(buf, "\"dagrt-worker-2\""))
+            FAIL("the trace's thread names: want dagrt-main, dagrt-worker-1, dagrt-guest-1 (no dagrt-worker-2)");
+    }
+    dagrt_set_observer(rt, NULL, NULL);
+    dagrt_destroy(rt);
+    return v;
+}
+
 /* ---------------------------------------------------------- misuse */
 
 typedef struct misuse_arg {
@@ -320,6 +403,62 @@ static void *misuser(void *p)
     dagrt_group_wait(m->rt, &g);
     m->outer_detach = dagrt_thread_detach(m->rt);
     return NULL;
+}
+
+/* dagrt_destroy while another thread is attached: refused (nothing
+ * freed, the runtime still runs tasks); after the detach it destroys. */
+typedef struct held_arg {
+    dagrt *rt;
+    _Atomic int stage;   /* 1: attached; 2: main is done with its refused destroy */
+    int attach, detach;
+} held_arg;
+
+static void *held_guest(void *p)
+{
+    held_arg *h = p;
+    h->attach = dagrt_thread_attach(h->rt);
+    atomic_store(&h->stage, 1);
+    while (atomic_load(&h->stage) != 2)
+        sched_yield();
+    h->detach = dagrt_thread_detach(h->rt);
+    return NULL;
+}
+
+static void count_one(void *p)
+{
+    atomic_fetch_add((_Atomic int *)p, 1);
+}
+
+static int destroy_with_guest(void)
+{
+    int v = 0;
+    dagrt *rt = guest_rt(1, 1);
+    if (!rt)
+        return 1;
+    held_arg h = {rt, 0, -100, -100};
+    pthread_t th;
+    pthread_create(&th, NULL, held_guest, &h);
+    while (atomic_load(&h.stage) != 1)
+        sched_yield();
+    dagrt_destroy(rt);   /* refused: prints an error, frees nothing */
+    /* Still a runtime: its worker runs a task, a second thread can not
+     * take the held slot, and the guest's detach works. */
+    _Atomic int ran = 0;
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (int i = 0; i < 10; i++)
+        dagrt_spawn(rt, &g, count_one, &ran);
+    int wr = dagrt_group_wait(rt, &g);
+    if (wr != 0 || atomic_load(&ran) != 10)
+        FAIL("after the refused destroy: wait %d, %d of 10 tasks ran", wr, atomic_load(&ran));
+    if (dagrt_worker_count(rt) != 1)
+        FAIL("after the refused destroy: worker count %d, want 1", dagrt_worker_count(rt));
+    atomic_store(&h.stage, 2);
+    pthread_join(th, NULL);
+    if (h.attach != 2 || h.detach != 0)
+        FAIL("guest: attach %d (want slot 2), detach %d", h.attach, h.detach);
+    dagrt_destroy(rt);   /* now it does */
+    return v;
 }
 
 int scn_guest_misuse(void)
@@ -358,5 +497,6 @@ int scn_guest_misuse(void)
         FAIL("guest_threads = -1 should be DAGRT_EINVAL");
     dagrt_destroy(rt);
     dagrt_destroy(none);
+    v += destroy_with_guest();
     return v;
 }
