@@ -241,6 +241,10 @@ static void run_op(rt_io_op *op, lane_thread *lt)
         op->err = WSAGetLastError();
         return;
     }
+    if (rev & POLLNVAL) {   /* not a socket (WSAPoll's only kind of handle) */
+        op->err = WSAENOTSOCK;
+        return;
+    }
     switch (op->kind) {
     case RT_IO_POLL: {
         unsigned b = 0;
