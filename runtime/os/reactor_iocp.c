@@ -42,8 +42,10 @@
  * handle); a cancel is CancelSynchronousIo on the lane thread. Sockets: the
  * thread waits for readiness with WSAPoll on the socket and on the
  * thread's wake socket (a datagram socket on 127.0.0.1 connected to
- * itself), then makes the call; a cancel sends the wake socket a byte, so
- * a parked wait costs nothing until then. dagrt_poll always goes to the
+ * itself), then makes the call; a cancel sets the op's flag and then sends
+ * the wake socket a byte, and the thread drains the socket only after its
+ * WSAPoll and looks at the flag again, so no cancel is lost and a parked
+ * wait costs nothing until then (tests/models/lane_wake.pml). dagrt_poll always goes to the
  * lane (WSAPoll: sockets only; see docs/windows.md).
  */
 #include <winsock2.h>

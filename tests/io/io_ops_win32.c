@@ -365,6 +365,13 @@ static int udp(bool fallback)
     static char huge[70000];
     EXPECT(dagrt_sendto(rt, (dagrt_handle)sb, huge, sizeof huge, (struct sockaddr *)&a, sizeof a, NULL) == DAGRT_EMSGSIZE);
     EXPECT(dagrt_last_os_error() == WSAEMSGSIZE);
+    /* a datagram larger than the receive buffer: EMSGSIZE (Linux returns
+     * the truncated bytes), the first bytes in the buffer */
+    EXPECT(sendto(sb, "0123456789", 10, 0, (struct sockaddr *)&a, sizeof a) == 10);
+    char small[4] = { 0 };
+    EXPECT(dagrt_recvfrom(rt, (dagrt_handle)sa, small, sizeof small, NULL, NULL, NULL) == DAGRT_EMSGSIZE);
+    EXPECT(dagrt_last_os_error() == WSAEMSGSIZE);
+    EXPECT(memcmp(small, "0123", 4) == 0);
     dagrt_destroy(rt);
     closesocket(sa);
     closesocket(sb);
