@@ -45,8 +45,10 @@
  * itself), then makes the call; a cancel sets the op's flag and then sends
  * the wake socket a byte, and the thread drains the socket only after its
  * WSAPoll and looks at the flag again, so no cancel is lost and a parked
- * wait costs nothing until then (tests/models/lane_wake.pml). dagrt_poll always goes to the
- * lane (WSAPoll: sockets only; see docs/windows.md).
+ * wait costs nothing until then (tests/models/lane_wake.pml). dagrt_poll
+ * always goes to the lane: WSAPoll for a socket; for any other handle a
+ * wait on the object (signalled: DAGRT_POLL_IN) and on the thread's cancel
+ * event, set by a cancel after the flag in the same way.
  */
 #include <winsock2.h>
 #include <ws2tcpip.h>
@@ -73,6 +75,7 @@ typedef struct lane_thread {
     HANDLE self;             /* a real handle, for CancelSynchronousIo */
     SOCKET wake;             /* its WSAPoll's second socket; INVALID_SOCKET: none */
     HANDLE ev;               /* its OVERLAPPED's event (an overlapped handle) */
+    HANDLE cev;              /* its cancel event (a poll on a waitable object) */
     OVERLAPPED ov;           /* its file op's, for CancelIoEx */
 } lane_thread;
 
@@ -138,6 +141,39 @@ static int wait_ready(rt_io_op *op, lane_thread *lt, SOCKET s, short ev)
             wake_drain(lt->wake);   /* a cancel (or a stale byte): look again */
         if (p[0].revents)
             return p[0].revents;
+    }
+}
+
+static bool is_socket(intptr_t h)
+{
+    int t = 0, l = sizeof t;
+    return getsockopt((SOCKET)h, SOL_SOCKET, SO_TYPE, (char *)&t, &l) == 0;
+}
+
+/* dagrt_poll on what is not a socket: a waitable object (an event, a
+ * semaphore, a process, a GPU fence's event) is "in" once it is signalled;
+ * the wait takes what a wait takes (an auto-reset event's signal, a
+ * semaphore's unit). The thread waits on the object and on its cancel
+ * event, which lane_cancel sets after the op's flag (as for the wake
+ * socket: tests/models/lane_wake.pml; a stale signal only makes it look
+ * at the flag again). */
+static void wait_object(rt_io_op *op, lane_thread *lt)
+{
+    for (;;) {
+        if (canceled(op)) {
+            op->canceled = true;
+            return;
+        }
+        HANDLE hs[2] = { (HANDLE)op->h, lt->cev };
+        DWORD w = WaitForMultipleObjects(lt->cev ? 2 : 1, hs, FALSE, lt->cev ? INFINITE : RT_IOCP_SLICE_MS);
+        if (w == WAIT_OBJECT_0 || w == WAIT_ABANDONED_0) {
+            op->res = RT_IO_POLL_IN;
+            return;
+        }
+        if (w == WAIT_FAILED) {
+            op->err = (int)GetLastError();   /* not waitable: ERROR_INVALID_HANDLE and the like */
+            return;
+        }
     }
 }
 
@@ -231,6 +267,10 @@ static void run_op(rt_io_op *op, lane_thread *lt)
         op->err = ERROR_INVALID_PARAMETER;
         return;
     }
+    if (op->kind == RT_IO_POLL && !is_socket(op->h)) {
+        wait_object(op, lt);
+        return;
+    }
     short ev = op->kind == RT_IO_POLL
              ? (short)(((op->events & RT_IO_POLL_IN) ? POLLRDNORM : 0) | ((op->events & RT_IO_POLL_OUT) ? POLLWRNORM : 0))
              : (op->kind == RT_IO_SENDTO || op->kind == RT_IO_CONNECT) ? POLLWRNORM : POLLRDNORM;
@@ -304,6 +344,7 @@ static void lane_main(void *arg)
     rt_os_mutex_lock(&r->mu);
     lt->wake = wake_socket();   /* under mu: lane_cancel reads it */
     lt->ev = CreateEventW(NULL, FALSE, FALSE, NULL);
+    lt->cev = CreateEventW(NULL, FALSE, FALSE, NULL);
     for (;;) {
         while (!r->head && !r->stop) {
             r->nidle++;
@@ -396,8 +437,11 @@ static void lane_cancel(rt_reactor *b, rt_io_op *op)
             if (lt->self)
                 CancelSynchronousIo(lt->self);
             (void)CancelIoEx((HANDLE)op->h, &lt->ov);   /* an overlapped handle's */
-        } else if (lt && lt->wake != INVALID_SOCKET) {
-            (void)send(lt->wake, "c", 1, 0);   /* ends its WSAPoll */
+        } else if (lt) {
+            if (lt->wake != INVALID_SOCKET)
+                (void)send(lt->wake, "c", 1, 0);   /* ends its WSAPoll */
+            if (lt->cev)
+                SetEvent(lt->cev);                 /* ends its object wait */
         }
     }
     rt_os_mutex_unlock(&r->mu);
@@ -425,6 +469,8 @@ static void lane_destroy(rt_reactor *b)
             closesocket(r->threads->wake);
         if (r->threads->ev)
             CloseHandle(r->threads->ev);
+        if (r->threads->cev)
+            CloseHandle(r->threads->cev);
         free(r->threads);
         r->threads = n;
     }

@@ -73,4 +73,6 @@ SCENARIO(io, io_cancel_race, 60, SCN_TSAN|SCN_WIN)
 SCENARIO(io, io_cancel_race_fb, 60, SCN_TSAN|SCN_WIN)
 SCENARIO(io, io_idle_parked, 60, SCN_TSAN|SCN_WIN)
 SCENARIO(io, io_idle_parked_fb, 60, SCN_TSAN|SCN_WIN)
+SCENARIO(io, io_poll_event, 60, SCN_TSAN|SCN_WIN)
+SCENARIO(io, io_poll_event_fb, 60, SCN_TSAN|SCN_WIN)
 #endif

@@ -1016,3 +1016,77 @@ static int idle_parked(bool fallback)
 
 int io_idle_parked(void) { return idle_parked(false); }
 int io_idle_parked_fb(void) { return idle_parked(true); }
+
+/* ------------------------------------- readiness of a waitable object */
+
+typedef struct ev_job {
+    dagrt *rt;
+    HANDLE ev;
+    dagrt_cancel *scope;
+    uint64_t rel;             /* the deadline from the call; DAGRT_FOREVER: none */
+    _Atomic int started;
+    int result;
+    uint64_t ns;
+} ev_job;
+
+static void ev_poll(void *arg)
+{
+    ev_job *j = arg;
+    atomic_store(&j->started, 1);
+    uint64_t t0 = dagrt_now_ns();
+    j->result = dagrt_poll(j->rt, H(j->ev), DAGRT_POLL_IN, j->rel == DAGRT_FOREVER ? DAGRT_FOREVER : t0 + j->rel,
+                           j->scope);
+    j->ns = dagrt_now_ns() - t0;
+}
+
+/* dagrt_poll on an event (what a GPU fence is on Windows): in once it is
+ * set; a deadline on one never set times out no earlier than it; a
+ * scope's cancel ends a poll parked on one; a handle that is not open is
+ * EBADF with the system's reason. */
+static int poll_event(bool fallback)
+{
+    int bad = 0;
+    HANDLE e = CreateEventW(NULL, TRUE, FALSE, NULL), never = CreateEventW(NULL, TRUE, FALSE, NULL);
+    if (!e || !never)
+        FAIL("CreateEvent: %lu", GetLastError());
+    dagrt *rt = make_rt(fallback, 2);
+    if (!rt)
+        FAIL("dagrt_create");
+    dagrt_cancel c;
+    dagrt_cancel_init(&c, NULL);
+    ev_job set = { rt, e, NULL, DAGRT_FOREVER, 0, 1, 0 };
+    ev_job dl = { rt, never, NULL, 5000000, 0, 1, 0 };
+    ev_job cn = { rt, never, &c, DAGRT_FOREVER, 0, 1, 0 };
+    dagrt_group g;
+    dagrt_group_init(&g);
+    EXPECT(dagrt_spawn_ex(rt, &g, ev_poll, &set, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_spawn_ex(rt, &g, ev_poll, &dl, DAGRT_SPAWN_FIBER) == 0);
+    EXPECT(dagrt_spawn_ex(rt, &g, ev_poll, &cn, DAGRT_SPAWN_FIBER) == 0);
+    while (!atomic_load(&set.started) || !atomic_load(&cn.started))
+        Sleep(1);
+    Sleep(20);
+    EXPECT(set.result == 1 && cn.result == 1);   /* still waiting */
+    SetEvent(e);
+    dagrt_cancel_request(&c);
+    EXPECT(dagrt_group_wait(rt, &g) == 0);
+    EXPECT(set.result == DAGRT_POLL_IN);
+    EXPECT(dl.result == DAGRT_ETIMEDOUT);
+    EXPECT(dl.ns >= 5000000);
+    EXPECT(cn.result == DAGRT_ECANCELED);
+    /* set already: at once, from the main thread */
+    EXPECT(dagrt_poll(rt, H(e), DAGRT_POLL_IN, DAGRT_FOREVER, NULL) == DAGRT_POLL_IN);
+    /* not open */
+    EXPECT(dagrt_poll(rt, (dagrt_handle)0x7ff0, DAGRT_POLL_IN, DAGRT_FOREVER, NULL) == DAGRT_EBADF);
+    EXPECT(dagrt_last_os_error() == ERROR_INVALID_HANDLE);
+    if (bad)
+        fprintf(stderr, "poll_event: set %d, deadline %d after %llu ns, cancelled %d\n", set.result, dl.result,
+                (unsigned long long)dl.ns, cn.result);
+    bad += check_reactor(rt, fallback);
+    dagrt_destroy(rt);
+    CloseHandle(e);
+    CloseHandle(never);
+    return bad;
+}
+
+int io_poll_event(void) { return poll_event(false); }
+int io_poll_event_fb(void) { return poll_event(true); }
