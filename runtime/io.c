@@ -108,11 +108,11 @@ static bool pool_grow(rt_io *io)
 static rt_reactor *reactor_make(const dagrt *rt, unsigned entries, int *err)
 {
     rt_reactor *r = NULL;
-#if defined(_WIN32)
-    r = rt_reactor_iocp_create(entries, err);
-#else
     const char *env = rt_os_getenv("DAGRT_IO");
     bool fallback = rt->cfg.io_fallback || (env && strcmp(env, "fallback") == 0);
+#if defined(_WIN32)
+    r = fallback ? rt_reactor_iocp_lane_create(entries, err) : rt_reactor_iocp_create(entries, err);
+#else
 #  if defined(DAGRT_HAVE_URING)
     if (!fallback)
         r = rt_reactor_uring_create(entries, err);

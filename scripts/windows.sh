@@ -7,8 +7,12 @@
 #                                  libdagrt, dagc.exe and the plain test
 #                                  drivers, then under Wine: `meson test` (the
 #                                  runtime and fiber scenarios, the Win64 fiber
-#                                  tests, the end-to-end graphs with their
-#                                  checkers, the example frame) and the
+#                                  tests, the I/O scenarios on the completion
+#                                  port and on the blocking lane, the
+#                                  end-to-end graphs with their checkers, the
+#                                  example frame), the I/O scenarios once more
+#                                  with DAGRT_IO=fallback (the switch from the
+#                                  environment), and the
 #                                  compiler's golden runner over dagc.exe
 #                                  (tests/compiler/golden.c, built natively).
 #   scripts/windows.sh --consumer DIR  only the package consumer test
@@ -16,8 +20,8 @@
 #                                  build in DIR/cross.
 #   scripts/windows.sh --smoke DIR short (CI, scripts/test.sh): the same
 #                                  Meson cross build in DIR/cross, only the
-#                                  fiber driver's target, and a handful of
-#                                  its scenarios under Wine.
+#                                  fiber and I/O drivers' targets, and a
+#                                  handful of their scenarios under Wine.
 # Both end with "N passed, N failed"; the packages come from scripts/deps.sh
 # (group test). Wine's prefix is made under the build
 # directory on first use (about a minute); WINEDEBUG=-all keeps it quiet.
@@ -187,7 +191,7 @@ if [ -n "$smoke" ]; then
     # A directory set up with -Dtests=disabled has no test drivers now.
     meson configure "$sb" -Dtests=auto >"$smoke/setup.log" 2>&1 || ok=0
   fi
-  if [ $ok = 1 ] && ! meson compile -C "$sb" tests/fiber/fiber_drv >"$smoke/compile.log" 2>&1; then
+  if [ $ok = 1 ] && ! meson compile -C "$sb" tests/fiber/fiber_drv tests/io/io_drv >"$smoke/compile.log" 2>&1; then
     ok=0
   fi
   if [ $ok = 0 ]; then
@@ -202,6 +206,16 @@ if [ -n "$smoke" ]; then
   # FP state, ping-pong and the runtime's fiber waits.
   for s in regs tib unwind guard fp pingpong mutex events_2_workers; do
     if DAGC_TEST_SCALE=${DAGC_TEST_SCALE:-0.05} timeout 300 "$WINE" "$sb/tests/fiber/fiber_drv.exe" "$s"; then
+      passed=$((passed + 1))
+    else
+      echo "windows smoke: $s FAILED" >&2
+      failed=$((failed + 1))
+    fi
+  done
+  # The I/O calls: files in a temporary directory and sockets on
+  # 127.0.0.1, on the completion port and on the blocking lane (_fb).
+  for s in io_file_basic io_tcp io_udp_fb io_scope_cancel io_destroy_reads_fb; do
+    if timeout 120 "$WINE" "$sb/tests/io/io_drv.exe" "$s"; then
       passed=$((passed + 1))
     else
       echo "windows smoke: $s FAILED" >&2
@@ -239,9 +253,23 @@ echo "$golden_out" >&2   # Criterion names only the failures, then its synthesis
 # Criterion's synthesis line as "N passed, N failed" for summarize.py.
 golden_sum=$(echo "$golden_out" | sed -n 's/.*Tested: \([0-9]*\) | Passing: \([0-9]*\) .*/\1 \2/p' |
   tail -n 1 | { read -r t p && echo "$p passed, $((t - p)) failed"; })
+# The I/O scenarios of the completion port once more with the lane forced
+# from the environment (DAGRT_IO=fallback; `meson test` above forced it
+# through dagrt_config for the _fb ones): the switch a user has.
+io_pass=0 io_fail=0
+for s in $(sed -n 's/^SCENARIO(io, \(io_[a-z_]*\), [0-9]*, [A-Z_|]*SCN_WIN.*/\1/p' tests/io/io_list.h | grep -v '_fb$'); do
+  if DAGRT_IO=fallback timeout 120 "$WINE" "$B/tests/io/io_drv.exe" "$s" >"$B/io-fallback-$s.log" 2>&1 </dev/null; then
+    io_pass=$((io_pass + 1))
+  else
+    cat "$B/io-fallback-$s.log" >&2
+    echo "windows: $s with DAGRT_IO=fallback FAILED" >&2
+    io_fail=$((io_fail + 1))
+  fi
+done
+[ $io_fail = 0 ] || status=1
 passed=0 failed=0
 win_consumer "$B" "$B/consumer"
 [ $failed = 0 ] || status=1
 python3 scripts/summarize.py "$B/meson-logs/testlog.json" \
-  --add "$golden_sum" --add "$passed passed, $failed failed" || status=1
+  --add "$golden_sum" --add "$io_pass passed, $io_fail failed" --add "$passed passed, $failed failed" || status=1
 exit $status

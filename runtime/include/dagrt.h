@@ -152,7 +152,8 @@ typedef struct dagrt_config {
      * calls are in flight at once than ever before); 0 = 256. */
     int io_ring_entries;
     /* true: epoll and the blocking lane even where io_uring works (so does
-     * DAGRT_IO=fallback in the environment). Windows: ignored. */
+     * DAGRT_IO=fallback in the environment). Windows: the blocking lane
+     * for every handle instead of the completion port. */
     bool io_fallback;
     /* The hot workers' thread priority: raised per thread, never the
      * process; a refusal is counted (dagrt_get_io_stats), never fatal. */

@@ -10,7 +10,9 @@
  *   reactor_uring.c  io_uring through liburing (Linux, DAGRT_HAVE_URING);
  *   reactor_epoll.c  the fallback: epoll for what can be polled, a blocking
  *                    lane of the runtime's own threads for regular files;
- *   reactor_iocp.c   Windows (see that file for what it does today).
+ *   reactor_iocp.c   Windows: an I/O completion port, and a blocking lane
+ *                    for handles not opened for overlapped I/O (and
+ *                    everything, with the fallback forced).
  *
  * Locking: io.c calls submit and cancel with its own lock held (one at a
  * time, and a cancel never overtakes its op's submit); done(op) never
@@ -93,6 +95,8 @@ rt_reactor *rt_reactor_uring_create(unsigned entries, int *err);
 #endif
 #if defined(_WIN32)
 rt_reactor *rt_reactor_iocp_create(unsigned entries, int *err);
+/* The blocking lane alone (DAGRT_IO=fallback, dagrt_config.io_fallback). */
+rt_reactor *rt_reactor_iocp_lane_create(unsigned entries, int *err);
 #else
 rt_reactor *rt_reactor_epoll_create(unsigned entries, int *err);
 #endif
