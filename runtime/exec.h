@@ -99,6 +99,7 @@ typedef struct exec_policy {
      * exec_dynamic.c), and their clamped average over shared frames. */
     uint64_t held_ns;
     uint64_t wait_ns;
+    uint64_t solo_runs;          /* frames of the stretches (dagrt_graph_stats.solo_runs) */
 } exec_policy;
 
 /* Plan mode's own per-node state (exec_plan.c): nothing of it is shared

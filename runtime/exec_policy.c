@@ -222,6 +222,7 @@ bool rt_policy_solo(graph_rt *r)
 {
     r->policy.was_serial = r->policy.serial_left > 0;
     r->policy.held_ns = 0;
+    r->policy.solo_runs += r->policy.was_serial;
     return r->policy.was_serial;
 }
 
