@@ -6,7 +6,8 @@
  *                       mode of each frame (as the policy says), stats
  *   exec_policy.c       the run policy: every timing rule that chooses how
  *                       a frame runs (moving averages, sampling, "too small
- *                       to share", plan mode's starvation rule)
+ *                       to share", the starvation rule of every mode that
+ *                       shares a frame with helpers)
  *   exec_dynamic.c      the dynamic executor: join counters, the ready
  *                       list, helpers, the hand-off from frame to frame
  *   exec_plan.c         plan mode (one worker): two lists made once per
@@ -85,7 +86,7 @@ typedef struct exec_policy {
     uint64_t frame_ns;           /* moving average of timed runs' wall time; 0: none yet */
     const dagrt_graph *serial_g; /* the graph serial_ok answers for (the tables are const) */
     bool serial_ok;              /* serial_g has no hot or fiber task: it may run serial */
-    /* Plan mode's starvation rule ("when the helper gets no CPU"): */
+    /* The starvation rule ("when the helper gets no CPU"), every mode's: */
     bool was_serial;             /* the last plan-mode frame ran serial */
     uint8_t probe;               /* PROBE_*: the probes after a serial stretch */
     uint8_t time_next;           /* the rule wants the next frame timed */

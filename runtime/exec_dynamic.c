@@ -26,7 +26,10 @@
  *   then drains like a helper. `parallel` nodes call their count function
  *   once and run through dagrt_parallel_for.
  * - The caller drains, then waits on the run's group (helping), and repeats
- *   until every node has completed.
+ *   until every node has completed. Its blocked waits are timed for the
+ *   run policy's starvation rule (exec_policy.c, "held"); in a stretch of
+ *   that rule a started run's wait closes the frame to helpers, which then
+ *   pop no more nodes (graph_rt.closed), and the caller runs the rest.
  */
 #include "exec.h"
 

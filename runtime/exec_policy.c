@@ -1,15 +1,16 @@
 /*
  * exec_policy.c - the run policy: every timing rule that chooses how a
- * frame runs (exec.h, "exec_policy.c"). dagrt_graph_run (exec.c) and a
- * pipeline's submit (exec_pipe.c) ask it; its state in a graph state is
- * graph_rt.policy, written by the caller between runs only.
+ * frame runs (exec.h, "exec_policy.c"). dagrt_graph_run, a started run's
+ * start and wait (exec.c) and a pipeline's submit (exec_pipe.c) ask it;
+ * its state in a graph state is graph_rt.policy, written by the caller
+ * (between runs, and in its own wait: held_ns).
  *
  * - Serial when too small to share: a frame whose recent runs averaged
  *   under EXEC_SERIAL_NS_PER_NODE per node runs serial (exec_serial.c),
  *   if nothing in it must run elsewhere.
  * - The clock: a clock read can cost as much as a node's overhead (a
  *   virtualised clock), so only some frames are timed: the first
- *   EXEC_TIME_EVERY, then one in EXEC_TIME_EVERY, and the ones plan mode's
+ *   EXEC_TIME_EVERY, then one in EXEC_TIME_EVERY, and the ones the
  *   starvation rule asks for. Their times enter a moving average.
  * - The starvation rule, one for every mode that shares a frame with
  *   helpers (plan mode, pipelined plan frames, the dynamic executor's
