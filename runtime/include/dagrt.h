@@ -845,7 +845,9 @@ typedef struct dagrt_graph_stats {
     uint32_t last_ran;           /* tasks that ran in the last run */
     uint32_t last_skipped;       /* tasks skipped by `when` in the last run */
     /* Runs the load policy kept on the caller because it found the helpers
-     * without CPU (docs/runtime.md, "The load policy"). */
+     * without CPU: run serial, or (a started run, a pipeline frame) taken
+     * back from the helpers at its wait (docs/runtime.md, "The load
+     * policy"). */
     uint64_t solo_runs;
 } dagrt_graph_stats;
 
