@@ -178,7 +178,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     int workers = dagrt_worker_count(rt);
     bool small = rt_policy_small(r->policy.frame_ns, g->nnodes);
     r->max_helpers = workers > 0 && !small ? helpers_for(workers) : 0;
-    bool timed = rt_policy_timed(r, workers == 1 && !small && r->plan == 1);
+    bool timed = rt_policy_timed(r, workers > 0 && !small);
     uint64_t t0 = timed ? rt_now_ns() : 0;
     bool planned = false;
     /* Too small to share and nothing that must run elsewhere: serial, the
@@ -201,9 +201,26 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
             goto finish;
         }
     }
+    /* The dynamic executor: shared unless the starvation rule found its
+     * helpers without CPU (exec_policy.c); then serial, or where hot or
+     * fiber tasks forbid that, on the caller alone with no helper. */
+    bool shared = workers > 0 && !small;
+    if (shared && rt_policy_solo(r)) {
+        if (rt_policy_serial_ok(&r->policy, g)) {
+            rc = rt_exec_serial_run(r);
+            goto judged;
+        }
+        r->max_helpers = 0;
+    }
     rc = rt_exec_dyn_run(r, self, workers);
+judged:
+    if (shared) {
+        rt_policy_dyn_after(r, timed, timed ? rt_now_ns() - t0 : 0);
+        goto done;
+    }
 finish:
     rt_policy_after(r, timed, timed ? rt_now_ns() - t0 : 0, planned);
+done:
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -252,6 +269,11 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
         rt_pplan_start(r, prev);
     } else {
         r->pplan = 0;
+        /* The starvation rule (exec_policy.c): in a stretch, helpers
+         * still start the frame (it goes on while the caller is away), and
+         * its wait takes back whatever they have not popped. */
+        if (workers > 0)
+            (void)rt_policy_solo(r);
         rt_exec_dyn_start(r, workers);
         if (prev)
             rt_exec_dyn_link(prev, r);
@@ -312,6 +334,8 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
         return bad;
     }
     int rc = r->pplan ? rt_pplan_wait(r) : rt_exec_dyn_wait(r, self);
+    if (!r->pplan && dagrt_worker_count(rt) > 0)
+        rt_policy_dyn_after(r, false, 0);   /* the starvation rule (exec_policy.c) */
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -372,6 +396,7 @@ int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)
     if (atomic_load_explicit(&((graph_rt *)(void *)(uintptr_t)r)->running, memory_order_acquire))
         return DAGRT_EBUSY;
     out->runs = r->runs;
+    out->solo_runs = r->policy.solo_runs;
     if (!r->runs)
         return 0;
     for (uint32_t i = 0; i < r->nnodes; i++) {

@@ -6,7 +6,8 @@
  *                       mode of each frame (as the policy says), stats
  *   exec_policy.c       the run policy: every timing rule that chooses how
  *                       a frame runs (moving averages, sampling, "too small
- *                       to share", plan mode's starvation rule)
+ *                       to share", the starvation rule of every mode that
+ *                       shares a frame with helpers)
  *   exec_dynamic.c      the dynamic executor: join counters, the ready
  *                       list, helpers, the hand-off from frame to frame
  *   exec_plan.c         plan mode (one worker): two lists made once per
@@ -85,7 +86,7 @@ typedef struct exec_policy {
     uint64_t frame_ns;           /* moving average of timed runs' wall time; 0: none yet */
     const dagrt_graph *serial_g; /* the graph serial_ok answers for (the tables are const) */
     bool serial_ok;              /* serial_g has no hot or fiber task: it may run serial */
-    /* Plan mode's starvation rule ("when the helper gets no CPU"): */
+    /* The starvation rule ("when the helper gets no CPU"), every mode's: */
     bool was_serial;             /* the last plan-mode frame ran serial */
     uint8_t probe;               /* PROBE_*: the probes after a serial stretch */
     uint8_t time_next;           /* the rule wants the next frame timed */
@@ -94,6 +95,12 @@ typedef struct exec_policy {
     uint32_t since_probe;        /* plan frames since the last good probe; UINT32_MAX: none yet */
     uint64_t plan_ns;            /* average time of timed plan frames (clamped samples) */
     uint64_t serial_ns;          /* average time of the last stretch's timed serial frames */
+    /* The dynamic executor's sign ("held", exec_policy.c): the caller's
+     * blocked waits in this frame (written by the caller in its wait:
+     * exec_dynamic.c), and their clamped average over shared frames. */
+    uint64_t held_ns;
+    uint64_t wait_ns;
+    uint64_t solo_runs;          /* frames of the stretches (dagrt_graph_stats.solo_runs) */
 } exec_policy;
 
 /* Plan mode's own per-node state (exec_plan.c): nothing of it is shared
@@ -241,8 +248,14 @@ typedef struct graph_rt {
     /* Plan mode, caller only: no helper was running when the run was
      * offered, and none had been asked for long enough to be late (it was
      * parked and is waking up): the policy does not judge this run
-     * (exec_policy.c, "slow to wake is not starved"). */
+     * (exec_policy.c, "slow to wake is not starved"). The dynamic
+     * executor: every worker was parked when the run began. */
     uint8_t waking;
+    /* The dynamic executor, a started run's wait in a stretch of the
+     * starvation rule (exec_policy.c): 1 once the caller takes the rest of
+     * the frame back; helpers then pop no more nodes (exec_dynamic.c).
+     * Only a hint (the caller drains whatever is left anyway): relaxed. */
+    _Atomic uint32_t closed;
     /* block 2: the plan worker's during a run */
     _Alignas(RT_APART) _Atomic uint32_t tail;   /* next slot to fill */
     _Atomic uint32_t cursor1;
@@ -463,6 +476,14 @@ bool rt_policy_serial_ok(exec_policy *p, const dagrt_graph *g);
 bool rt_policy_timed(const graph_rt *r, bool plan);
 /* A plan-mode frame: whether it runs serial (a starvation stretch). */
 bool rt_policy_plan_serial(graph_rt *r);
+/* The same for a frame of any mode that shares (the dynamic executor's
+ * too): whether it runs on the caller alone, a stretch of the starvation
+ * rule; also starts the frame's "held" measure. */
+bool rt_policy_solo(graph_rt *r);
+/* After a dynamic frame (dagrt_graph_run's, timed or not; a started run's
+ * or a pipeline frame's wait, never timed): its time into the average,
+ * and the frame into the starvation rule. */
+void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns);
 /* After dagrt_graph_run's frame: its time (ns, if timed) into the average
  * and, for a plan-mode frame, into the starvation rule. */
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned);

@@ -26,7 +26,10 @@
  *   then drains like a helper. `parallel` nodes call their count function
  *   once and run through dagrt_parallel_for.
  * - The caller drains, then waits on the run's group (helping), and repeats
- *   until every node has completed.
+ *   until every node has completed. Its blocked waits are timed for the
+ *   run policy's starvation rule (exec_policy.c, "held"); in a stretch of
+ *   that rule a started run's wait closes the frame to helpers, which then
+ *   pop no more nodes (graph_rt.closed), and the caller runs the rest.
  */
 #include "exec.h"
 
@@ -90,6 +93,9 @@ typedef struct drain_ctx {
      * completion to the next frame does not run that frame's nodes. */
     bool nokeep;
     uint32_t completed;
+    /* A helper off the main thread: it leaves once the caller has taken
+     * the frame back (graph_rt.closed). */
+    bool closable;
 } drain_ctx;
 
 static void task_entry(void *arg);
@@ -269,6 +275,13 @@ static void drain(drain_ctx *d, uint32_t next)
             }
             break;
         }
+        /* relaxed: a hint (graph_rt.closed); the node goes back to the
+         * ready list, where the caller's drain finds it. */
+        if (d->closable && atomic_load_explicit(&r->closed, memory_order_relaxed)) {
+            if (next != NONE)
+                list_push(r, next);   /* a closed run is a started one, never one-thread */
+            break;
+        }
         if (next == NONE && d->on_main && r->main_head != NONE) {
             next = r->main_head;
             r->main_head = r->nodes[next].next;
@@ -299,7 +312,8 @@ static void task_entry(void *arg)
      * another thread whenever something in it waits (a body, a parallel
      * for). Main tasks it makes ready are spawned to the main queue. */
     bool fiber = (r->g->nodes[i].flags & DAGRT_NODE_FIBER) != 0;
-    drain_ctx d = {r, !fiber && dagrt_on_main_thread(r->rt), false, 0};
+    bool main = dagrt_on_main_thread(r->rt);
+    drain_ctx d = {r, !fiber && main, false, 0, !main};
     drain(&d, complete(&d, i));
 }
 
@@ -323,11 +337,24 @@ static graph_rt *ready_ahead(graph_rt *r)
 static void helper_entry(void *arg)
 {
     graph_rt *r = arg;
-    drain_ctx d = {r, dagrt_on_main_thread(r->rt), false, 0};
+    bool main = dagrt_on_main_thread(r->rt);
+    drain_ctx d = {r, main, false, 0, !main};
     drain(&d, NONE);
     atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
 }
 
+
+/* Whether every worker is parked (announced idle and no longer polling):
+ * a helper spawned now waits for a wake-up, which on a VM can take 150 us
+ * (exec_policy.c: slow to wake is not starved). relaxed: a hint for the
+ * policy, read once per run; a worker blocked in a system call or busy
+ * elsewhere is not idle, so it counts as awake. */
+static bool all_parked(dagrt *rt, int workers)
+{
+    int idle = atomic_load_explicit(&rt->nidle, memory_order_relaxed);
+    int spinning = atomic_load_explicit(&rt->nspinning, memory_order_relaxed);   /* relaxed: as above */
+    return idle - spinning >= workers;
+}
 
 /* Resets the run's counters and fires the roots. keep: the caller runs
  * one root itself next (returned); otherwise every root is published, so
@@ -341,6 +368,7 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&r->helpers, 0, memory_order_relaxed);
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->closed, 0, memory_order_relaxed);   /* relaxed: as above */
     dagrt_group_init(&r->group);
     bool spawns = false, orprev = false;
     for (uint32_t i = 0; i < g->nnodes; i++) {
@@ -365,8 +393,9 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
      * no helper is; a pipeline frame's counters are counted down from the
      * frames beside it too. */
     r->one_thread = r->max_helpers == 0 && (workers == 0 || !spawns) && !r->piped;
+    r->waking = r->max_helpers > 0 && all_parked(r->rt, workers);
 
-    drain_ctx d = {r, true, false, 0};
+    drain_ctx d = {r, true, false, 0, false};
     uint32_t next = NONE;
     bool published = false;
     /* A linked frame has no roots: every node waits for its own last frame
@@ -403,7 +432,7 @@ static void handoff(graph_rt *r, uint32_t x)
 void rt_exec_cross(graph_rt *nx, uint32_t x)
 {
     const dagrt_graph *g = nx->g;
-    drain_ctx d = {nx, false, true, 0};
+    drain_ctx d = {nx, false, true, 0, false};
     bool published = false;
     for (uint32_t k = 0;; k++) {
         uint32_t s;
@@ -454,11 +483,26 @@ static void run_one(graph_rt *x)
     uint32_t i = list_pop(x);
     if (i == NONE)
         return;
-    drain_ctx dx = {x, true, true, 0};
+    drain_ctx dx = {x, true, true, 0, false};
     x->nodes[i].status = rt_exec_node(x, i);
     (void)complete(&dx, i);   /* nokeep: NONE */
     /* relaxed: see graph_rt.done. */
     atomic_fetch_add_explicit(&x->done, dx.completed, memory_order_relaxed);
+}
+
+/* The caller's blocked wait on the run's group, timed for the run
+ * policy's "held" sign (exec_policy.c): only here, where the caller has
+ * nothing to do, does it read the clock. A run without helpers is never
+ * held by one (a hot or fiber task it waits for is work it could not
+ * run itself), so it is not timed. */
+static int held_wait(graph_rt *r)
+{
+    if (r->max_helpers == 0)
+        return dagrt_group_wait(r->rt, &r->group);
+    uint64_t t0 = rt_now_ns();
+    int rc = dagrt_group_wait(r->rt, &r->group);
+    r->policy.held_ns += rt_now_ns() - t0;   /* the caller's own field */
+    return rc;
 }
 
 /* Runs the caller's part of the run from `next` on, and waits for the
@@ -466,9 +510,8 @@ static void run_one(graph_rt *x)
 static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
 {
     const dagrt_graph *g = r->g;
-    dagrt *rt = r->rt;
     int rc = 0;
-    drain_ctx d = {r, true, false, 0};
+    drain_ctx d = {r, true, false, 0, false};
     graph_rt *outer = awaited;   /* a wait inside a wait's help (a main task's run) */
     awaited = r;
     for (;;) {
@@ -504,7 +547,7 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
         }
         if (work)
             continue;
-        rc = dagrt_group_wait(rt, &r->group);
+        rc = held_wait(r);
         if (rc != 0)
             break;
         /* relaxed: after the group wait, which ordered every helper's writes. */
@@ -520,7 +563,7 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
     }
     /* Every node is done; spawned tasks may still be on their way out. */
     if (rc == 0)
-        rc = dagrt_group_wait(rt, &r->group);
+        rc = held_wait(r);
     awaited = outer;
     return rc;
 }
@@ -533,4 +576,12 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
 
 void rt_exec_dyn_start(graph_rt *r, int workers) { (void)dyn_begin(r, workers, false); }
 
-int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self) { return dyn_finish(r, self, NONE); }
+int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self)
+{
+    /* A stretch of the starvation rule (exec_policy.c): the caller takes
+     * back what the helpers have not popped. relaxed: a hint, see
+     * graph_rt.closed. */
+    if (r->policy.was_serial)
+        atomic_store_explicit(&r->closed, 1, memory_order_relaxed);
+    return dyn_finish(r, self, NONE);
+}

@@ -1,17 +1,22 @@
 /*
  * exec_policy.c - the run policy: every timing rule that chooses how a
- * frame runs (exec.h, "exec_policy.c"). dagrt_graph_run (exec.c) and a
- * pipeline's submit (exec_pipe.c) ask it; its state in a graph state is
- * graph_rt.policy, written by the caller between runs only.
+ * frame runs (exec.h, "exec_policy.c"). dagrt_graph_run, a started run's
+ * start and wait (exec.c) and a pipeline's submit (exec_pipe.c) ask it;
+ * its state in a graph state is graph_rt.policy, written by the caller
+ * (between runs, and in its own wait: held_ns).
  *
  * - Serial when too small to share: a frame whose recent runs averaged
  *   under EXEC_SERIAL_NS_PER_NODE per node runs serial (exec_serial.c),
  *   if nothing in it must run elsewhere.
  * - The clock: a clock read can cost as much as a node's overhead (a
  *   virtualised clock), so only some frames are timed: the first
- *   EXEC_TIME_EVERY, then one in EXEC_TIME_EVERY, and the ones plan mode's
+ *   EXEC_TIME_EVERY, then one in EXEC_TIME_EVERY, and the ones the
  *   starvation rule asks for. Their times enter a moving average.
- * - Plan mode's starvation rule: below.
+ * - The starvation rule, one for every mode that shares a frame with
+ *   helpers (plan mode, pipelined plan frames, the dynamic executor's
+ *   runs, started runs and dynamic pipeline frames): below. Each mode
+ *   gives it one clock-free sign of a helper without CPU; the timing, the
+ *   stretches, the probes and "slow to wake is not starved" are shared.
  */
 #include "exec.h"
 
@@ -113,14 +118,11 @@ void rt_policy_plan_reset(exec_policy *p)
     p->probe = PROBE_NONE;
     p->time_next = 0;
     p->plan_ns = p->serial_ns = 0;
+    p->wait_ns = p->held_ns = 0;
     p->since_probe = UINT32_MAX;   /* no probe yet */
 }
 
-bool rt_policy_plan_serial(graph_rt *r)
-{
-    r->policy.was_serial = r->policy.serial_left > 0;
-    return r->policy.was_serial;
-}
+bool rt_policy_plan_serial(graph_rt *r) { return rt_policy_solo(r); }
 
 static void go_serial(exec_policy *p, bool again)
 {
@@ -139,8 +141,13 @@ static void go_serial(exec_policy *p, bool again)
     p->probe = PROBE_NONE;
 }
 
-/* A plan-mode frame's end (ns: its time, 0 if it was not timed). */
-static void plan_after(graph_rt *r, uint64_t ns)
+/* One shared frame's end, for every mode that shares (plan mode, the
+ * dynamic executor's runs, started runs and pipeline frames). ns: its
+ * time, 0 if it was not timed; starved: the mode's own clock-free sign
+ * that the helper got no CPU (plan mode: the caller claimed most of the
+ * worker's list; the dynamic executor: the caller waited long, blocked,
+ * for a node a helper held: "held", below). */
+static void judge(graph_rt *r, bool starved_sign, uint64_t ns)
 {
     exec_policy *p = &r->policy;
     if (!p->was_serial && r->waking)
@@ -155,18 +162,17 @@ static void plan_after(graph_rt *r, uint64_t ns)
         }
         return;
     }
-    bool stolen = r->stolen1 > r->nlist1 / 2;
     if (p->probe == PROBE_NONE) {
         if (ns)
             p->plan_ns = average(p->plan_ns, ns, true);
         if (p->since_probe < UINT32_MAX)
             p->since_probe++;
-        if (stolen || (ns && p->serial_ns && p->plan_ns > p->serial_ns))
+        if (starved_sign || (ns && p->serial_ns && p->plan_ns > p->serial_ns))
             go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
         return;
     }
     /* A probe: its own time against the stretch's. */
-    bool starved = stolen || (ns && p->serial_ns && ns > p->serial_ns);
+    bool starved = starved_sign || (ns && p->serial_ns && ns > p->serial_ns);
     if (starved && p->probe == PROBE_WAKE) {
         p->probe = PROBE_JUDGE;
         p->time_next = 1;
@@ -177,6 +183,63 @@ static void plan_after(graph_rt *r, uint64_t ns)
         p->plan_ns = ns;
         p->since_probe = 0;
     }
+}
+
+/* A plan-mode frame's end: starved when the caller claimed more than half
+ * of list 1. */
+static void plan_after(graph_rt *r, uint64_t ns)
+{
+    judge(r, r->stolen1 > r->nlist1 / 2, ns);
+}
+
+/* ------------------------------------- the dynamic executor's frames
+ *
+ * The same rule, with the dynamic executor's own sign. Its ready list
+ * belongs to no thread: what a helper has not popped yet, the caller
+ * drains itself, and a helper task that no worker has begun is run by the
+ * caller's group wait (it finds the list empty and returns), so work
+ * claimed for a helper that has not started is taken back as it is. What
+ * the caller cannot take back is a node a helper has popped: a helper
+ * preempted there (a competing thread on its core) or a worker that does
+ * not come back to finish its helper (blocked in a system call) holds the
+ * frame, and the caller waits, blocked, on the run's group. So the caller
+ * times its blocked waits (only those: it reads the clock only when it
+ * has nothing to do anyway), and a frame is "held" when they came to at
+ * least PLAN_WAKE_NS and to more than twice their usual share (the clamped
+ * average of the frames shared before, so that a graph whose nodes are
+ * simply long, and whose caller always waits for them, is not held).
+ * Held, or slower than the last stretch's serial frames (timed frames of
+ * dagrt_graph_run), starts a serial stretch: dagrt_graph_run runs those
+ * frames serial (or on the caller alone where hot or fiber tasks forbid
+ * serial), a started run or a pipeline frame spawns no helper (the caller
+ * runs it in its wait), and the probes return to sharing as in plan mode.
+ * Slow to wake: a frame that started while every worker was parked
+ * (announced idle and no longer polling) is not judged, unless the caller
+ * was held for PLAN_WAKE_NS anyway; a worker that is busy elsewhere, or
+ * blocked in a system call, is not parked, so its frames are judged. */
+#define HELD_SHARE 2
+
+bool rt_policy_solo(graph_rt *r)
+{
+    r->policy.was_serial = r->policy.serial_left > 0;
+    r->policy.held_ns = 0;
+    r->policy.solo_runs += r->policy.was_serial;
+    return r->policy.was_serial;
+}
+
+void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
+{
+    exec_policy *p = &r->policy;
+    if (timed)
+        p->frame_ns = rt_policy_average(p->frame_ns, ns);
+    uint64_t held = p->held_ns;
+    bool long_wait = held >= PLAN_WAKE_NS;
+    bool sign = long_wait && held > HELD_SHARE * p->wait_ns;
+    if (long_wait)
+        r->waking = 0;   /* late, not waking: judged */
+    if (!p->was_serial && !r->waking)
+        p->wait_ns = average(p->wait_ns, held, true);
+    judge(r, sign, timed ? (ns ? ns : 1) : 0);
 }
 
 /* ------------------------------------------------------ after a frame */

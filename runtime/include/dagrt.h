@@ -845,6 +845,11 @@ typedef struct dagrt_graph_stats {
     uint64_t runs;               /* completed runs of this state */
     uint32_t last_ran;           /* tasks that ran in the last run */
     uint32_t last_skipped;       /* tasks skipped by `when` in the last run */
+    /* Runs the load policy kept on the caller because it found the helpers
+     * without CPU: run serial, or (a started run, a pipeline frame) taken
+     * back from the helpers at its wait (docs/runtime.md, "The load
+     * policy"). */
+    uint64_t solo_runs;
 } dagrt_graph_stats;
 
 int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out);

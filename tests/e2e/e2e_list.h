@@ -8,3 +8,4 @@
 SCENARIO(graph_run, misuse, 120, SCN_TSAN)
 SCENARIO(graph_instance, inst, 300, SCN_TSAN)
 SCENARIO(graph_run, policy, 300, SCN_TSAN)
+SCENARIO(graph_run, policy_dyn, 300, SCN_TSAN)

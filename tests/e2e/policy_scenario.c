@@ -56,8 +56,14 @@ static dagrt *the_rt;
 /* Set on the thread that runs the scenario: the runtime's main thread. */
 static _Thread_local int on_caller;
 
+void (*policy_body_hook)(struct bench_ctx *c, int idx);
+
 static void body(struct bench_ctx *c, int idx)
 {
+    if (policy_body_hook) {
+        policy_body_hook(c, idx);   /* set and cleared between the scenario's frames */
+        return;
+    }
     /* relaxed: all these are read after the frame, ordered by its return. */
     if (!on_caller)
         atomic_store_explicit(&node[idx].off_caller, 1, memory_order_relaxed);
@@ -120,7 +126,7 @@ static int frame(bool observed, int *off)
         }
         *off |= atomic_load_explicit(&node[i].off_caller, memory_order_relaxed);
     }
-    dagrt_graph_stats st = {0, 0, 0};
+    dagrt_graph_stats st = {0, 0, 0, 0};
     if (dagrt_graph_get_stats(&inst.state, &st) != 0 || st.last_ran != BENCH_NODES || st.last_skipped != 0) {
         fprintf(stderr, "policy: frame %llu: stats say %u ran\n", (unsigned long long)ctx.frame,
                 st.last_ran);
