@@ -369,6 +369,12 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
             plan_relax(++spins, plan_other_cpu(r, own));
             if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
                 plan_help(r, where);
+            /* A node that runs elsewhere may wait long (a fiber blocked
+             * in I/O): give the CPU away more often than plan_relax
+             * does, so that a loaded machine's other threads, and the
+             * task we wait for, get it. */
+            if (RT_UNLIKELY(r->plan_off) && (spins & 255) == 0)
+                rt_os_yield();
             /* The caller takes the worker's list at once while no helper
              * runs it, and makes sure one is coming (once a run). */
             bool unowned = own == 0 ? plan_other_cpu(r, 0) < 0
@@ -456,6 +462,8 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
         plan_relax(idle, plan_other_cpu(r, own));
         if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
             plan_help(r, where);
+        if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
+            rt_os_yield();   /* as above */
     }
     return false;
 }
