@@ -515,6 +515,9 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
  * group that counts their tasks; and its end: waits (helping) until they
  * have all completed. Caller only. */
 void rt_plan_off_begin(graph_rt *r);
+/* The caller in pipelined frame r's wait: claims and runs one ready node
+ * of a later frame in flight (r->pnext on); false when none is ready. */
+bool rt_plan_ahead(graph_rt *r, node_where where);
 int rt_plan_off_end(graph_rt *r);
 
 /* ----------------------------------------------------- exec_serial.c */

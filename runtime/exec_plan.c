@@ -287,7 +287,7 @@ static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, node_where where, 
  * ready node of a later frame in flight (exec_pplan.c, "looks ahead"),
  * claimed and run. Its own list of each frame first, then the helper's
  * list of a frame no helper runs now. Returns whether it ran one. */
-static bool plan_ahead(graph_rt *r, node_where where)
+bool rt_plan_ahead(graph_rt *r, node_where where)
 {
     graph_rt *x = r->pnext;
     for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++, x = x->pnext) {
@@ -390,7 +390,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
                 plan_steal(r, other, on_main, where, epoch)) {
                 spins = 0;
                 stuck_since = 0;
-            } else if (on_main && r->pnext && plan_ahead(r, where)) {
+            } else if (on_main && r->pnext && rt_plan_ahead(r, where)) {
                 spins = 0;
             }
             continue;
@@ -449,7 +449,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
             stuck_since = 0;
             continue;
         }
-        if (on_main && r->pnext && plan_ahead(r, where)) {
+        if (on_main && r->pnext && rt_plan_ahead(r, where)) {
             idle = 0;
             continue;
         }

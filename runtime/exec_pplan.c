@@ -118,9 +118,22 @@ int rt_pplan_wait(graph_rt *r)
     atomic_store_explicit(&r->owner0, 1, memory_order_relaxed);
     /* dagrt_graph_wait refuses fibers: the caller is on its own stack. */
     rt_plan_work(r, 0, true, NODE_ON_THREAD, NONE);
-    /* Every node is claimed; the helper may still run its last ones. */
+    /* Every node is claimed; the helper may still run its last ones.
+     * Meanwhile the caller looks ahead (see the top), while the helper
+     * that joined this frame's ticket has not left it. */
     if (r->pticket != 0) {
-        rt_plan_end(r->rt->exec, r, r->pticket);
+        plan_slot *s = r->rt->exec;
+        const uint64_t t = r->pticket;
+        const plan_offer *o = &s->ring[t % PLAN_RING];
+        while (r->pnext) {
+            /* relaxed: a hint; rt_plan_end's acquire of LEFT orders the
+             * helper's work before the frame's end. */
+            uint64_t st = atomic_load_explicit(&((plan_offer *)(uintptr_t)o)->state,
+                                               memory_order_relaxed);
+            if (st != (t << 2 | OFFER_JOINED) || !rt_plan_ahead(r, NODE_ON_THREAD))
+                break;
+        }
+        rt_plan_end(s, r, t);
         if (r->stolen1 > r->nlist1 / 2 && !r->pawake)
             r->waking = rt_plan_helper_waking(r->rt->exec);
     }

@@ -27,7 +27,7 @@
  * - Wait (the main thread, oldest frame first): claim and run ready nodes
  *   of either list until both cursors are at their ends, and meanwhile,
  *   looking ahead, ready nodes of the frames in flight after it (the same
- *   claims, on their cursors); then the ticket's
+ *   claims, on their cursors; also while it waits for LEFT); then the ticket's
  *   end: (t, OPEN) to (t, CLOSED) by a CAS if no helper joined, else wait
  *   for (t, LEFT), or for the entry to hold a later ticket (it was then
  *   left, and reused by this same thread); then, where nodes run off the
@@ -262,7 +262,12 @@ inline wait(wf, upto)
            }
         :: atomic { ot[fticket[wf] % RING] == fticket[wf] && op[fticket[wf] % RING] != OPEN -> skip };
 #ifndef NOLEFT
-           (op[fticket[wf] % RING] == LEFT || ot[fticket[wf] % RING] != fticket[wf])
+           /* looking ahead while the helper has not left */
+           do
+           :: (op[fticket[wf] % RING] == LEFT || ot[fticket[wf] % RING] != fticket[wf]) -> break
+           :: claim_run_if(wf + 1, wf + 1 < upto)
+           :: claim_run_if(wf + 2, wf + 2 < upto)
+           od
 #else
            skip
 #endif
