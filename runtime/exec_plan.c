@@ -285,19 +285,16 @@ static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, node_where where, 
 
 /* The caller in a pipelined frame's wait with nothing of r ready: one
  * ready node of a later frame in flight (exec_pplan.c, "looks ahead"),
- * claimed and run. Its own list of each frame first, then the helper's
- * list of a frame no helper runs now. Returns whether it ran one. */
+ * claimed and run, from its own list of each frame only: the helper's
+ * list of a later frame usually has no owner yet (the helper is still in
+ * an earlier frame), and nodes taken from it would read to the run
+ * policy as a starved helper (stolen1). Returns whether it ran one. */
 bool rt_plan_ahead(graph_rt *r, node_where where)
 {
     graph_rt *x = r->pnext;
-    for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++, x = x->pnext) {
+    for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++, x = x->pnext)
         if (plan_steal(x, 0, true, where, x->epoch))
             return true;
-        /* relaxed: a hint (graph_rt.owner1); the claim's CAS decides. */
-        uint32_t o = atomic_load_explicit(&x->owner1, memory_order_relaxed);
-        if ((o == 0 || o == PLAN_LEFT) && plan_steal(x, 1, true, where, x->epoch))
-            return true;
-    }
     return false;
 }
 

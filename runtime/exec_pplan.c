@@ -32,7 +32,7 @@
  *   else waited for until the helper left). While the caller can run
  *   nothing of the frame it waits for, it looks ahead: it claims ready
  *   nodes of the frames in flight after it (its own list of each, `on
- *   main` nodes included, and the helper's list where no helper runs it),
+ *   main` nodes included),
  *   by the same cursor CAS as in the frame's own wait. That is what lets
  *   frame N+1's first `on main` node (a game's input) run while frame N
  *   still waits for its last nodes; without it, a frame's caller list
