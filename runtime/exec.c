@@ -195,9 +195,11 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
             r->plan_g = g;
         }
         if (r->plan == 1) {
-            /* Planned, so no hot or fiber task: every node may run serial. */
-            rc = rt_policy_plan_serial(r) ? rt_exec_serial_run(r) : rt_plan_run(r);
-            planned = true;
+            /* The starvation rule's serial stretches only for graphs whose
+             * nodes may all run serial (no hot or fiber task); others
+             * always run the plan (the caller takes what no helper does). */
+            planned = rt_policy_serial_ok(&r->policy, g);
+            rc = planned && rt_policy_plan_serial(r) ? rt_exec_serial_run(r) : rt_plan_run(r);
             goto finish;
         }
     }
@@ -243,11 +245,12 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
     return 0;
 }
 
-/* A started run uses the dynamic executor with helpers (the serial choice
- * assumes the caller takes part from the start), except a pipeline's frame
- * that may run in pipelined plan mode (plan: the pipeline allows it; prev,
- * if any, then runs in it too: exec_pplan.c); it is not timed: its wall
- * time includes whatever the caller does between start and wait. */
+/* A started run (never serial: that assumes the caller takes part from
+ * the start) runs in pipelined plan mode where it may (plan: the pipeline,
+ * or for dagrt_graph_start the environment, allows it; one worker; a plan
+ * for the graph; prev, if any, then runs in it too: exec_pplan.c), else on
+ * the dynamic executor with helpers. It is not timed: its wall time
+ * includes whatever the caller does between start and wait. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
                   graph_rt *prev, bool plan)
@@ -300,7 +303,7 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, false);
+    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, rt_pplan_env_ok());
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)

@@ -192,6 +192,14 @@ typedef struct graph_rt {
     uint32_t ltail1;
     uint32_t nlist1;
     uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
+    /* Plan mode (exec_plan.c, "nodes that run elsewhere"), set with the
+     * plan: plan_off, the graph has nodes the claimer dispatches as
+     * runtime tasks (fiber nodes; hot ones where the runtime has hot
+     * workers), counted in `group`; plan_share, it has those or parallel
+     * nodes, so a plan thread with nothing ready helps the pool. */
+    uint8_t plan_off;
+    uint8_t plan_share;
+    uint32_t plan_offmask;       /* DAGRT_NODE_* flags that make a node run off the lists */
     /* Started runs (dagrt_graph_start, pipelines): `on main` nodes are
      * spawned to the main thread's queue, so that any of its waits runs
      * them (a sync run keeps them on a list of its own instead). */
@@ -256,6 +264,11 @@ typedef struct graph_rt {
      * the frame back; helpers then pop no more nodes (exec_dynamic.c).
      * Only a hint (the caller drains whatever is left anyway): relaxed. */
     _Atomic uint32_t closed;
+    /* Pipelined plan mode, caller only: the frame started after this one
+     * while this one was in flight (linked after it), or NULL. Frames are
+     * waited for oldest first, so it is in flight for as long as this
+     * frame's wait runs, which looks ahead into it (exec_pplan.c). */
+    struct graph_rt *pnext;
     /* block 2: the plan worker's during a run */
     _Alignas(RT_APART) _Atomic uint32_t tail;   /* next slot to fill */
     _Atomic uint32_t cursor1;
@@ -519,6 +532,14 @@ int rt_plan_run(graph_rt *r);
 /* One thread's part of a plan run (own: its list; first: a node it has
  * claimed already, or NONE). */
 bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first);
+/* A plan run's start for nodes that run off the lists (r->plan_off): the
+ * group that counts their tasks; and its end: waits (helping) until they
+ * have all completed. Caller only. */
+void rt_plan_off_begin(graph_rt *r);
+/* The caller in pipelined frame r's wait: claims and runs one ready node
+ * of a later frame in flight (r->pnext on); false when none is ready. */
+bool rt_plan_ahead(graph_rt *r, node_where where);
+int rt_plan_off_end(graph_rt *r);
 
 /* ----------------------------------------------------- exec_serial.c */
 
@@ -535,6 +556,9 @@ int rt_exec_serial_run(graph_rt *r);
 /* Whether frames of r->g may run in pipelined plan mode on r (one worker,
  * a plan for the graph; builds it once). */
 bool rt_pplan_ok(graph_rt *r, int workers);
+/* Whether started runs may use plan mode at all: false when DAGRT_PIPE=
+ * dynamic is in the environment (read once per process). */
+bool rt_pplan_env_ok(void);
 /* Starts r (reset by exec.c) in pipelined plan mode after prev (a
  * pipelined plan frame still in flight, or NULL): offers it to the helper
  * and returns at once. */

@@ -145,7 +145,7 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
     if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL)
         return rc;   /* refused (the state is used outside the pipeline): still in flight */
     graph_rt *r = state_rt(p->states[k]);
-    if (r->pplan)
+    if (r->pplan && rt_policy_serial_ok(&r->policy, r->g))
         rt_policy_after(r, false, 0, true);   /* the starvation rule judges it (submit, above) */
     if (q->t_start[k]) {
         q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - q->t_start[k]);
@@ -207,7 +207,8 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
      * plan's; the state is idle here, its last frame waited for). */
     graph_rt *rk = state_rt(p->states[k]);
     if (q->plan && rk->plan == 1 && rk->plan_g == g &&
-        dagrt_worker_count(rt) == 1 && rt_policy_plan_serial(rk)) {
+        dagrt_worker_count(rt) == 1 && rt_policy_serial_ok(&rk->policy, g) &&
+        rt_policy_plan_serial(rk)) {
         while (q->inflight > 0)
             if ((rc = wait_oldest(rt, p)) != 0)
                 goto out;

@@ -186,6 +186,89 @@ static bool plan_offered_after(graph_rt *r)
     return s && atomic_load_explicit(&((plan_slot *)(uintptr_t)s)->go, memory_order_relaxed) > r->pticket;
 }
 
+/* ------------------------------------------ nodes that run elsewhere
+ *
+ * Plan mode serves every graph's flags; each node is still claimed from
+ * its list when it is ready, and only what happens at the claim differs:
+ * - `fiber` nodes (and `hot` ones, where the runtime has hot workers) must
+ *   run where their flag says: the claimer spawns the node as a runtime
+ *   task with its flags (DAGRT_SPAWN_FIBER, DAGRT_SPAWN_HOT), counted in
+ *   the run's group, and goes on with its list at once. The task runs the
+ *   node and stores its `done` epoch with release, exactly as a list's
+ *   runner does (plan_publish), so successors, of this frame or of the next
+ *   one in a pipeline, read it like any other node's. The caller waits for
+ *   the group before the run ends (rt_plan_off_end), and for a graph with
+ *   such nodes always takes the helper's end through its ticket (the
+ *   helper's "last publication" shortcut assumes it published everything
+ *   of its list itself).
+ * - `hot` nodes without hot workers run on the thread that claims them: in
+ *   plan mode that is the moment they are ready, ahead of everything later
+ *   on either list, which is what the hot lane gives them elsewhere.
+ * - `parallel` nodes run on the claimer through dagrt_parallel_for, which
+ *   shares the range with the pool.
+ * - A plan thread with nothing ready in such a graph helps: it runs one
+ *   task the runtime has for it (hot lane first), every few polls, so a
+ *   spawned node or a parallel node's pieces never wait for a thread while
+ *   one polls; with `hot` nodes spawned, both threads also look at the hot
+ *   lane before each claim, so hot work overtakes the lists.
+ * - `on main` always wins: such a node (never hot or fiber: dagc and the
+ *   spawn refuse the mix) is run by the caller on its own stack. */
+
+/* A spawned node's task: runs node i, then publishes it (plan_publish).
+ * Its epoch is its state's current one: the state is reused only after
+ * the run's end has waited for this task (rt_plan_off_end). */
+static void plan_off_entry(void *arg)
+{
+    node_rt *n = arg;
+    graph_rt *r = n->run;
+    uint32_t i = (uint32_t)(n - r->nodes);
+    uint8_t st = rt_exec_node(r, i);
+    plan_publish(r, i, st, r->epoch);
+}
+
+/* One poll's help to the pool (see above). */
+static void plan_help(graph_rt *r, node_where where)
+{
+    if (where != NODE_ON_THREAD)
+        return;   /* a helper on a fiber stack does not run tasks nested on it */
+    rt_ctx *c = rt_ctx_current(r->rt);
+    if (c && rt_work_visible(c))
+        (void)rt_help_one(c);
+}
+
+/* Whether hot work waits in the hot lane, for a graph whose hot nodes are
+ * spawned there. relaxed: a hint; the pop in rt_help_one decides. */
+static inline bool plan_hot_waiting(const graph_rt *r)
+{
+    return RT_UNLIKELY(r->plan_offmask & DAGRT_NODE_HOT) &&
+           atomic_load_explicit(&((graph_rt *)(uintptr_t)r)->rt->hot.n, memory_order_relaxed) > 0;
+}
+
+/* Claimed node i: runs it here and returns i (its status in *status, to be
+ * published by the caller), or dispatches it as a task (see above) and
+ * returns NONE: its task publishes it. */
+static RT_INLINE uint32_t plan_do(graph_rt *r, uint32_t i, node_where where, uint8_t *status)
+{
+    uint32_t f = r->g->nodes[i].flags;
+    if (RT_LIKELY(!(f & r->plan_offmask)) || (f & DAGRT_NODE_MAIN)) {
+        *status = rt_exec_node_on(r, i, where);
+        return i;
+    }
+    unsigned sf = ((f & DAGRT_NODE_FIBER) ? DAGRT_SPAWN_FIBER : 0u) |
+                  ((f & DAGRT_NODE_HOT) ? DAGRT_SPAWN_HOT : 0u);
+    while (dagrt_spawn_ex(r->rt, &r->group, plan_off_entry, &r->nodes[i], sf) != 0) {
+        /* Out of task memory: the node must still run where its flag says;
+         * let running tasks finish and free theirs. */
+        plan_help(r, where);
+        rt_os_yield();
+    }
+    /* A task spawned on a worker's private tail (runtime/work.c) is stolen
+     * only once exposed; this thread may poll for a while before it next
+     * spawns or takes, so expose it now. */
+    rt_ctx_publish_tail(rt_ctx_current(r->rt));
+    return NONE;
+}
+
 /* Takes and runs one ready node of list k (not ours). */
 static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, node_where where, uint32_t epoch)
 {
@@ -194,8 +277,38 @@ static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, node_where where, 
         return false;
     if (k == 1)
         r->stolen1++;   /* only the caller takes from list 1 */
-    plan_publish(r, s, rt_exec_node_on(r, s, where), epoch);
+    uint8_t st;
+    if (plan_do(r, s, where, &st) != NONE)
+        plan_publish(r, s, st, epoch);
     return true;
+}
+
+/* The caller in a pipelined frame's wait with nothing of r ready: one
+ * ready node of a later frame in flight (exec_pplan.c, "looks ahead"),
+ * claimed and run, from its own list of each frame only: the helper's
+ * list of a later frame usually has no owner yet (the helper is still in
+ * an earlier frame), and nodes taken from it would read to the run
+ * policy as a starved helper (stolen1). Returns whether it ran one. */
+bool rt_plan_ahead(graph_rt *r, node_where where)
+{
+    graph_rt *x = r->pnext;
+    for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++, x = x->pnext)
+        if (plan_steal(x, 0, true, where, x->epoch))
+            return true;
+    return false;
+}
+
+void rt_plan_off_begin(graph_rt *r)
+{
+    if (r->plan_off)
+        dagrt_group_init(&r->group);
+}
+
+int rt_plan_off_end(graph_rt *r)
+{
+    /* The group wait's acquire orders every spawned node's effects (and its
+     * `done`) before the run's end; it helps while it waits. */
+    return r->plan_off ? dagrt_group_wait(r->rt, &r->group) : 0;
 }
 
 
@@ -225,14 +338,21 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
     uint64_t stuck_since = 0;
     if (first != NONE) {
         plan_prefetch(r, r->nodes[first].plan.lnext);
-        prev_status = rt_exec_node_on(r, first, where);
-        prev = first;
+        prev = plan_do(r, first, where, &prev_status);
     }
     for (;;) {
         /* relaxed: see plan_claim. */
         uint32_t i = atomic_load_explicit(cur, memory_order_relaxed);
         if (i == NONE)
             break;
+        if (RT_UNLIKELY(r->plan_off) && plan_hot_waiting(r)) {
+            /* Hot work first (see "nodes that run elsewhere"). */
+            if (prev != NONE) {
+                plan_publish(r, prev, prev_status, epoch);
+                prev = NONE;
+            }
+            plan_help(r, where);
+        }
         /* The node just run counts as done here, so a chain continues
          * with the claim first and the publication after it (below). */
         if (!plan_ready(r, i, epoch, prev)) {
@@ -244,6 +364,14 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
                 prev = NONE;
             }
             plan_relax(++spins, plan_other_cpu(r, own));
+            if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
+                plan_help(r, where);
+            /* A node that runs elsewhere may wait long (a fiber blocked
+             * in I/O): give the CPU away more often than plan_relax
+             * does, so that a loaded machine's other threads, and the
+             * task we wait for, get it. */
+            if (RT_UNLIKELY(r->plan_off) && (spins & 255) == 0)
+                rt_os_yield();
             /* The caller takes the worker's list at once while no helper
              * runs it, and makes sure one is coming (once a run). */
             bool unowned = own == 0 ? plan_other_cpu(r, 0) < 0
@@ -259,6 +387,8 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
                 plan_steal(r, other, on_main, where, epoch)) {
                 spins = 0;
                 stuck_since = 0;
+            } else if (on_main && r->pnext && rt_plan_ahead(r, where)) {
+                spins = 0;
             }
             continue;
         }
@@ -288,20 +418,21 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
         if (prev != NONE)
             plan_publish(r, prev, prev_status, epoch);
         plan_prefetch(r, next);
-        prev_status = rt_exec_node_on(r, i, where);
-        prev = i;
+        prev = plan_do(r, i, where, &prev_status);
         if (pair != NONE) {
-            plan_publish(r, i, prev_status, epoch);
-            prev_status = rt_exec_node_on(r, pair, where);
-            prev = pair;
+            if (prev != NONE)
+                plan_publish(r, prev, prev_status, epoch);
+            prev = plan_do(r, pair, where, &prev_status);
         }
-        if (next == NONE && own == 1 && !away_ok) {
+        if (next == NONE && own == 1 && !away_ok && !r->plan_off) {
             /* The helper's list is done, and the helper leaves without
              * taking the caller's last nodes: its last access to the run
              * is this publication, which the caller reads anyway before
              * it returns (rt_plan_run), instead of one more cache-line trip
-             * for a separate "left" word on every run. */
-            plan_publish(r, prev, prev_status, epoch);
+             * for a separate "left" word on every run. (Not where nodes
+             * run as tasks: the list's last node may be one of them.) */
+            if (prev != NONE)
+                plan_publish(r, prev, prev_status, epoch);
             return true;
         }
     }
@@ -315,6 +446,10 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
             stuck_since = 0;
             continue;
         }
+        if (on_main && r->pnext && rt_plan_ahead(r, where)) {
+            idle = 0;
+            continue;
+        }
         /* A pipelined frame's helper stays while the caller is away
          * (relaxed: a hint), until nothing was ready for PLAN_LINGER_NS. */
         if (!on_main && ++idle > PLAN_LINGER_SPINS &&
@@ -322,6 +457,10 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
              plan_offered_after(r) || ((idle & 255) == 0 && plan_away_long(&stuck_since))))
             break;
         plan_relax(idle, plan_other_cpu(r, own));
+        if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
+            plan_help(r, where);
+        if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
+            rt_os_yield();   /* as above */
     }
     return false;
 }
@@ -337,9 +476,20 @@ bool rt_plan_build(graph_rt *r)
     uint32_t n = g->nnodes;
     if (n > UINT16_MAX)
         return false;
+    /* Nodes that run elsewhere ("nodes that run elsewhere", above): fiber
+     * nodes always, hot ones where the runtime has hot workers (plan mode
+     * has one worker: ctx 1). */
+    dagrt *rt = r->rt;
+    bool hot_workers = rt->nworkers >= 1 && rt->ctx[1].hot;
+    r->plan_offmask = DAGRT_NODE_FIBER | (hot_workers ? DAGRT_NODE_HOT : 0u);
+    r->plan_off = 0;
+    r->plan_share = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (g->nodes[i].flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER | DAGRT_NODE_PARALLEL))
-            return false;   /* spawned or split: the dynamic scheme runs those */
+        uint32_t f = g->nodes[i].flags;
+        if ((f & r->plan_offmask) && !(f & DAGRT_NODE_MAIN))
+            r->plan_off = 1;
+        if (f & (r->plan_offmask | DAGRT_NODE_PARALLEL))
+            r->plan_share = 1;
         node_rt *x = &r->nodes[i];
         x->plan.npl = 0;
         x->plan.nprv = 0;
@@ -468,6 +618,7 @@ int rt_plan_run(graph_rt *r)
     plan_slot *s = rt_plan_slot_of(r->rt);
     r->pplan = 0;
     r->pprev = NULL;   /* G_run: `prev` inputs hold from the start */
+    r->pnext = NULL;   /* and no frame after it to look ahead into */
     r->caller_cpu = rt_cpu_now();
     r->stolen1 = 0;
     /* relaxed: the offer below (release of `go`) publishes the run's start. */
@@ -478,7 +629,7 @@ int rt_plan_run(graph_rt *r)
      * and the offer's stores below (to lines the helper polls) drain
      * during its body instead of before a locked claim. */
     uint32_t first = r->lhead[0];
-    if (first != NONE && r->nodes[first].plan.npl == 0) {
+    if (first != NONE && r->nodes[first].plan.npl == 0 && !r->plan_off) {
         atomic_store_explicit(&r->cursor0, r->nodes[first].plan.lnext, memory_order_relaxed);
     } else {
         atomic_store_explicit(&r->cursor0, first, memory_order_relaxed);
@@ -486,20 +637,21 @@ int rt_plan_run(graph_rt *r)
     }
     uint64_t t = 0;
     r->waking = 0;
+    rt_plan_off_begin(r);
     /* Before the offer, which may spawn one: was a helper running? */
     bool awake = s && rt_plan_helper_awake(s);
     if (s && r->lhead[1] != NONE)
         t = rt_plan_offer(s, r);
     rt_plan_work(r, 0, true, NODE_ON_THREAD, first);   /* dagrt_graph_run refuses fibers */
     if (t == 0)
-        return 0;   /* no worker list, or no slot: the caller ran everything */
+        return rt_plan_off_end(r);   /* no worker list, or no slot: the caller ran everything */
     /* The caller ran most of the helper's list and no helper was running
      * at the offer: if one was asked for only just now, it is waking up
      * (slow, not starved: exec_policy.c). A clock read only then. */
     if (r->stolen1 > r->nlist1 / 2 && !awake)
         r->waking = rt_plan_helper_waking(s);
     /* Every node is claimed; a helper may still run its last ones. */
-    if (r->stolen1 == 0) {
+    if (r->stolen1 == 0 && !r->plan_off) {
         /* The helper that joined ran all of list 1, and its last access to
          * r is the publication of the list's last node (rt_plan_work).
          * acquire: its effects, and all the helper's, before we return. */
@@ -511,5 +663,5 @@ int rt_plan_run(graph_rt *r)
     /* We took nodes of list 1: perhaps no helper joined. Close the ticket
      * if so; else wait until the helper left (exec_plan_helper.c). */
     rt_plan_end(s, r, t);
-    return 0;
+    return rt_plan_off_end(r);
 }

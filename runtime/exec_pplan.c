@@ -29,15 +29,33 @@
  * - The caller's part is in the frame's wait (frames are waited for oldest
  *   first): its list, then whatever is left of the helper's, exactly as in
  *   a G_run plan run; then the ticket's end (closed if no helper joined,
- *   else waited for until the helper left).
+ *   else waited for until the helper left). While the caller can run
+ *   nothing of the frame it waits for, it looks ahead: it claims ready
+ *   nodes of the frames in flight after it (its own list of each, `on
+ *   main` nodes included),
+ *   by the same cursor CAS as in the frame's own wait. That is what lets
+ *   frame N+1's first `on main` node (a game's input) run while frame N
+ *   still waits for its last nodes; without it, a frame's caller list
+ *   would start only once every earlier frame was over.
  * - A frame's state is reused D frames later, after its wait returned, so
  *   nobody runs its nodes any more; the frame after it may still read its
  *   `done` words, which only move forward.
- * Not served here (the dynamic executor runs them, docs/runtime.md): hot,
- * fiber and parallel nodes, graphs a plan cannot hold (exec_plan.c,
- * rt_plan_build), and runtimes with other than one worker.
+ * - Nodes that run elsewhere (fiber nodes, hot ones with hot workers:
+ *   exec_plan.c) complete off the lists, on a runtime task that stores
+ *   their `done` as a list's runner would; the next frame reads it the
+ *   same way. A frame's wait ends with the wait for those tasks, so its
+ *   state is reused only after all of them are over.
+ * - Started instances (dagrt_graph_start) use the same frames, never
+ *   linked (prev NULL: `prev` inputs hold from the start), their wait the
+ *   caller's part; waits may come in any order, since a frame needs no
+ *   other frame and the caller can run all of its own.
+ * Not served here (the dynamic executor runs them, docs/runtime.md):
+ * graphs a plan cannot hold (exec_plan.c, rt_plan_build), runtimes with
+ * other than one worker, and DAGRT_PIPE=dynamic.
  */
 #include "exec.h"
+
+#include <string.h>
 
 bool rt_pplan_ok(graph_rt *r, int workers)
 {
@@ -50,6 +68,20 @@ bool rt_pplan_ok(graph_rt *r, int workers)
     return r->plan == 1;
 }
 
+bool rt_pplan_env_ok(void)
+{
+    /* 0 not read yet, 1 plan mode allowed, 2 DAGRT_PIPE=dynamic. relaxed:
+     * every thread that reads the environment finds the same answer. */
+    static _Atomic int cached;
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v == 0) {
+        const char *mode = rt_os_getenv("DAGRT_PIPE");
+        v = mode && strcmp(mode, "dynamic") == 0 ? 2 : 1;
+        atomic_store_explicit(&cached, v, memory_order_relaxed);   /* relaxed: as above */
+    }
+    return v == 1;
+}
+
 void rt_pplan_start(graph_rt *r, graph_rt *prev)
 {
     /* Epochs only move forward and skip 0 (the `done` words' start): the
@@ -57,6 +89,9 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
     if (++r->epoch == 0)
         r->epoch = 1;
     r->pplan = 1;
+    r->pnext = NULL;
+    if (prev)
+        prev->pnext = r;   /* caller only: prev's wait looks ahead into r */
     r->pprev = prev ? prev->nodes : NULL;
     r->pprev_epoch = prev ? prev->epoch : 0;
     r->caller_cpu = rt_cpu_now();
@@ -68,6 +103,7 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
     atomic_store_explicit(&r->owner0, 0, memory_order_relaxed);   /* relaxed: as above */
     r->pticket = 0;   /* rt_plan_offer sets it */
     r->waking = 0;
+    rt_plan_off_begin(r);
     plan_slot *s = rt_plan_slot_of(r->rt);
     /* Before the offer, which may spawn one: was a helper running? (The
      * policy's "slow to wake", exec_policy.c; kept until the wait.) */
@@ -82,11 +118,24 @@ int rt_pplan_wait(graph_rt *r)
     atomic_store_explicit(&r->owner0, 1, memory_order_relaxed);
     /* dagrt_graph_wait refuses fibers: the caller is on its own stack. */
     rt_plan_work(r, 0, true, NODE_ON_THREAD, NONE);
-    /* Every node is claimed; the helper may still run its last ones. */
+    /* Every node is claimed; the helper may still run its last ones.
+     * Meanwhile the caller looks ahead (see the top), while the helper
+     * that joined this frame's ticket has not left it. */
     if (r->pticket != 0) {
-        rt_plan_end(r->rt->exec, r, r->pticket);
+        plan_slot *s = r->rt->exec;
+        const uint64_t t = r->pticket;
+        const plan_offer *o = &s->ring[t % PLAN_RING];
+        while (r->pnext) {
+            /* relaxed: a hint; rt_plan_end's acquire of LEFT orders the
+             * helper's work before the frame's end. */
+            uint64_t st = atomic_load_explicit(&((plan_offer *)(uintptr_t)o)->state,
+                                               memory_order_relaxed);
+            if (st != (t << 2 | OFFER_JOINED) || !rt_plan_ahead(r, NODE_ON_THREAD))
+                break;
+        }
+        rt_plan_end(s, r, t);
         if (r->stolen1 > r->nlist1 / 2 && !r->pawake)
             r->waking = rt_plan_helper_waking(r->rt->exec);
     }
-    return 0;
+    return rt_plan_off_end(r);
 }

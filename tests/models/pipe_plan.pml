@@ -25,23 +25,34 @@
  *   node (its list done, or nothing ready for a while); leaving stores
  *   (t, LEFT). It may stop lingering at any time it has no ticket to serve.
  * - Wait (the main thread, oldest frame first): claim and run ready nodes
- *   of either list until both cursors are at their ends; then the ticket's
+ *   of either list until both cursors are at their ends, and meanwhile,
+ *   looking ahead, ready nodes of the frames in flight after it (the same
+ *   claims, on their cursors; also while it waits for LEFT); then the ticket's
  *   end: (t, OPEN) to (t, CLOSED) by a CAS if no helper joined, else wait
  *   for (t, LEFT), or for the entry to hold a later ticket (it was then
- *   left, and reused by this same thread). Then the slot is the next
- *   frame's (or the user's).
+ *   left, and reused by this same thread); then, where nodes run off the
+ *   lists, the wait for their tasks (the run's group). Then the slot is
+ *   the next frame's (or the user's).
+ * - A node that runs off the lists (-DOFFLIST: b, a fiber node; exec_plan.c,
+ *   "nodes that run elsewhere") is claimed as any other, but its claimer
+ *   spawns a task (counted in the frame's group) and goes on at once; the
+ *   task runs the node and publishes it (done = epoch), then leaves the
+ *   group.
  *
  * Modelled: depth DEPTH (2; -DDEPTH=3) over FRAMES frames (3; -DFRAMES=4),
  * RING (2) ring entries, so tickets reuse entries while others are open;
  * the graph  a; b after a; c after prev a  with a on the caller's list and
  * b, c on the helper's (an edge across the lists, and a `prev` input that
  * may be read late, after the frame before's slot moved on); -DORJOIN
- * makes c  after b or prev a. Checked:
+ * makes c  after b or prev b  and puts it on the caller's list after a, so
+ * that neither input is implied by its list's order (with c after b on one
+ * list, any OR over b of its frame holds as soon as c's turn comes, and the
+ * model would store no more states than the AND one). Checked:
  * - every node of every frame runs once, and all have ended when its
  *   wait returns;
  * - a node of frame F+1 starts only after the same node of frame F ended;
  *   b only after a of its frame; c only after a of the frame before (OR:
- *   or b of its frame);
+ *   after b of its frame or of the frame before);
  * - nobody touches a slot for frame F (claims, node runs, publications)
  *   once frame F's wait has returned;
  * - no deadlock: the only valid end state is every frame waited for.
@@ -55,7 +66,10 @@
  *                 waiting for a joined helper's LEFT: the helper still runs
  *                 a node of a frame whose slot moved on;
  *   -DNOCLOSE     the wait of a frame no helper joined returns without
- *                 closing its ticket: a late helper joins a finished frame.
+ *                 closing its ticket: a late helper joins a finished frame;
+ *   -DNOGROUP     (with -DOFFLIST) the wait returns without waiting for the
+ *                 frame's off-list tasks: one still runs and publishes its
+ *                 node in a slot that moved on.
  *
  * Abstracted: node bodies (one step to start, one to end and publish), the
  * claim of two nodes by one CAS and the publication of a thread's last
@@ -102,6 +116,7 @@ byte cur1[FRAMES];              /* list 1: b, c; at 2 its end */
 bool started[FRAMES * NN];
 bool ended[FRAMES * NN];
 bool waited[FRAMES];
+byte pending[FRAMES];           /* the frame's group: off-list tasks not yet over */
 byte ot[RING];                  /* ring entries: ticket and phase */
 byte op[RING];
 byte go;
@@ -123,7 +138,7 @@ byte fticket[FRAMES];           /* 0: offered to no helper */
 #define READY_A(f) SAME(f, A)
 #define READY_B(f) (SAME(f, B) && DONE(f, A))
 #ifdef ORJOIN
-#define READY_C(f) (SAME(f, C) && (!linked[f] || DONE(f, A) || REACHED(f, B)))
+#define READY_C(f) (SAME(f, C) && (!linked[f] || DONE(f, B) || REACHED(f, B)))
 #else
 #define READY_C(f) (SAME(f, C) && (!linked[f] || REACHED(f, A)))
 #endif
@@ -134,36 +149,70 @@ inline run_node(f, i)
 {
     atomic {
         assert(slotframe[SLOT(f)] == f && !waited[f]);
-        assert(!started[f * NN + i]);
+        assert(!started[(f) * NN + i]);
         assert(f == 0 || ENDED(f - 1, i));
         assert(i != B || ENDED(f, A));
 #ifdef ORJOIN
-        assert(i != C || f == 0 || ENDED(f, A) || ENDED(f - 1, B));
+        assert(i != C || f == 0 || ENDED(f, B) || ENDED(f - 1, B));
 #else
         assert(i != C || f == 0 || ENDED(f - 1, A));
 #endif
-        started[f * NN + i] = 1
+        started[(f) * NN + i] = 1
     }
     atomic {
         assert(slotframe[SLOT(f)] == f && !waited[f]);
-        ended[f * NN + i] = 1;
+        ended[(f) * NN + i] = 1;
         done[SLOT(f) * NN + i] = fepoch[f]
     }
 }
 
-/* One claim of a ready node of frame f, from either list (blocks until one
- * is ready; the caller's loop and the helper's give it alternatives). */
-inline claim_run(f)
+/* The lists: a (then c, -DORJOIN) on the caller's, b (then c) on the
+ * helper's; each cursor's end. */
+#ifdef ORJOIN
+#define END0 2
+#define END1 1
+#else
+#define END0 1
+#define END1 2
+#endif
+
+/* b run off the lists (-DOFFLIST): its task, spawned by the claimer. */
+proctype offtask(byte f)
+{
+    run_node(f, B);
+    pending[f]--   /* the task's end completes its group (after the publication) */
+}
+
+/* b, claimed: run here, or spawned as a task (-DOFFLIST). */
+inline run_b(f)
+{
+#ifdef OFFLIST
+    atomic { pending[f]++; run offtask(f) }
+#else
+    run_node(f, B)
+#endif
+}
+
+/* One claim of a ready node of frame f, from either list, if ok (blocks
+ * until one is ready; the caller's loop and the helper's give it
+ * alternatives). */
+inline claim_run_if(f, ok)
 {
     if
-    :: atomic { cur0[f] == 0 && READY_A(f) -> assert(slotframe[SLOT(f)] == f); cur0[f] = 1 };
+    :: atomic { ok && cur0[f] == 0 && READY_A(f) -> assert(slotframe[SLOT(f)] == f); cur0[f] = 1 };
        run_node(f, A)
-    :: atomic { cur1[f] == 0 && READY_B(f) -> assert(slotframe[SLOT(f)] == f); cur1[f] = 1 };
-       run_node(f, B)
-    :: atomic { cur1[f] == 1 && READY_C(f) -> assert(slotframe[SLOT(f)] == f); cur1[f] = 2 };
+    :: atomic { ok && cur1[f] == 0 && READY_B(f) -> assert(slotframe[SLOT(f)] == f); cur1[f] = 1 };
+       run_b(f)
+#ifdef ORJOIN
+    :: atomic { ok && cur0[f] == 1 && READY_C(f) -> assert(slotframe[SLOT(f)] == f); cur0[f] = 2 };
        run_node(f, C)
+#else
+    :: atomic { ok && cur1[f] == 1 && READY_C(f) -> assert(slotframe[SLOT(f)] == f); cur1[f] = 2 };
+       run_node(f, C)
+#endif
     fi
 }
+#define claim_run(f) claim_run_if(f, true)
 
 inline submit(f, inflight)
 {
@@ -179,6 +228,7 @@ inline submit(f, inflight)
         fi;
         cur0[f] = 0;
         cur1[f] = 0;
+        pending[f] = 0;
         /* the offer: ticket f + 1 */
         if
         :: op[(f + 1) % RING] == OPEN || op[(f + 1) % RING] == JOINED -> fticket[f] = 0
@@ -191,38 +241,49 @@ inline submit(f, inflight)
     }
 }
 
-inline wait(f)
+/* upto: frames submitted; those after f are in flight (looked ahead into). */
+inline wait(wf, upto)
 {
     do
-    :: cur0[f] == 1 && cur1[f] == 2 -> break
-    :: claim_run(f)
+    :: cur0[wf] == END0 && cur1[wf] == END1 -> break
+    :: claim_run(wf)
+    :: claim_run_if(wf + 1, wf + 1 < upto)
+    :: claim_run_if(wf + 2, wf + 2 < upto)
     od;
     if
-    :: fticket[f] != 0 ->
+    :: fticket[wf] != 0 ->
         if
-        :: atomic { ot[fticket[f] % RING] == fticket[f] && op[fticket[f] % RING] == OPEN ->
+        :: atomic { ot[fticket[wf] % RING] == fticket[wf] && op[fticket[wf] % RING] == OPEN ->
 #ifndef NOCLOSE
-                    op[fticket[f] % RING] = CLOSED
+                    op[fticket[wf] % RING] = CLOSED
 #else
                     skip
 #endif
            }
-        :: atomic { ot[fticket[f] % RING] == fticket[f] && op[fticket[f] % RING] != OPEN -> skip };
+        :: atomic { ot[fticket[wf] % RING] == fticket[wf] && op[fticket[wf] % RING] != OPEN -> skip };
 #ifndef NOLEFT
-           (op[fticket[f] % RING] == LEFT || ot[fticket[f] % RING] != fticket[f])
+           /* looking ahead while the helper has not left */
+           do
+           :: (op[fticket[wf] % RING] == LEFT || ot[fticket[wf] % RING] != fticket[wf]) -> break
+           :: claim_run_if(wf + 1, wf + 1 < upto)
+           :: claim_run_if(wf + 2, wf + 2 < upto)
+           od
 #else
            skip
 #endif
         /* The entry was offered again: the ticket was left before (an
          * entry is reused only then, seen by this same thread). */
-        :: ot[fticket[f] % RING] != fticket[f] -> skip
+        :: ot[fticket[wf] % RING] != fticket[wf] -> skip
         fi
     :: else -> skip
     fi;
+#ifndef NOGROUP
+    pending[wf] == 0;   /* the group wait */
+#endif
     atomic {
-        assert(ENDED(f, A) && ENDED(f, B) && ENDED(f, C));
-        waited[f] = 1;
-        slotframe[SLOT(f)] = NOFRAME
+        assert(ENDED(wf, A) && ENDED(wf, B) && ENDED(wf, C));
+        waited[wf] = 1;
+        slotframe[SLOT(wf)] = NOFRAME
     }
 }
 
@@ -239,7 +300,7 @@ active proctype main_thread()
     :: f < FRAMES ->
         if
         :: inflight == DEPTH ->
-            wait(oldest);
+            wait(oldest, f);
             oldest++;
             inflight--
         :: else -> skip
@@ -248,7 +309,7 @@ active proctype main_thread()
         f++;
         inflight++
     :: f == FRAMES && inflight > 0 ->
-        wait(oldest);
+        wait(oldest, f);
         oldest++;
         inflight--
     :: f == FRAMES && inflight == 0 -> break
