@@ -136,6 +136,38 @@ static void io_free(rt_io *io)
     free(io);
 }
 
+/* ------------------------------------------------------------ batching */
+
+/* Ops this thread queued with defer and has not flushed since: its duty
+ * to flush them (rt_io_reap) once its deque is empty, before it parks. A
+ * fiber that moves on leaves the duty with the thread that queued. */
+static _Thread_local unsigned io_deferred;
+
+/* Owner only: whether c's deque holds a task (a hint: relaxed). */
+static bool deque_busy(rt_ctx *c)
+{
+    /* relaxed: a policy hint; a stale value only flushes early or late
+     * (the reactor's thread flushes within a tick whatever we decide). */
+    int64_t b = atomic_load_explicit(&c->deque.bottom, memory_order_relaxed);
+    int64_t t = atomic_load_explicit(&c->deque.top, memory_order_relaxed);   /* relaxed: as above */
+    return b > t;
+}
+
+/* Whether this call's submit may wait in the reactor's queue for others
+ * (os/reactor_uring.c, BATCHING): a fiber on a reaping worker whose deque
+ * holds more work, which will run before the worker looks for completions
+ * and so flushes them all with one system call. A lone call (nothing else
+ * to run) submits at once and keeps the fast path. */
+static bool may_defer(dagrt *rt, const rt_io *io)
+{
+    if (!io->r->ops->flush || !dagrt_in_fiber(rt))
+        return false;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || !c->worker || c->guest || !(c->hot || rt->cfg.hot_workers == 0))
+        return false;
+    return deque_busy(c);
+}
+
 /* The runtime's I/O state, started by the first call. NULL: *err. */
 static rt_io *io_get(dagrt *rt, int *err)
 {
@@ -405,15 +437,18 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         io->inflight->prev = q;
     io->inflight = q;
     io->ninflight++;
+    bool deferred = q->op.defer = may_defer(rt, io);
     io->r->ops->submit(io->r, &q->op);
     rt_os_mutex_unlock(&io->mu);
+    if (deferred)
+        io_deferred++;
 
     /* The fast path: what the kernel finished inside the submit (a read
      * from the page cache) is served here, on this thread; when that was
      * our own op the call continues without suspending and without the
      * deadline, the links and the wait. acquire: the completer's release
      * of the group's word, so the op's result is visible. */
-    if (io->r->ops->reap)
+    if (io->r->ops->reap && !deferred)
         io->r->ops->reap(io->r, 32);
     if (atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
         return io_end(rt, io, q, in, out, false, false, false);
@@ -643,6 +678,8 @@ int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out)
     out->reactor = io ? io->kind : "none";
     if (!io)
         return 0;
+    /* relaxed: a statistic. */
+    out->submits = atomic_load_explicit(&io->r->submits, memory_order_relaxed);
     for (int k = 0; k < RT_IO_KINDS; k++) {
         /* relaxed: statistics (see kstat). */
         out->kind[k].ops = atomic_load_explicit(&io->st[k].ops, memory_order_relaxed);
@@ -687,6 +724,15 @@ unsigned rt_io_reap(dagrt *rt)
     rt_io *io = io_of(rt);
     if (!io || !io->r->ops->reap)
         return 0;
+    if (io_deferred) {
+        /* What this thread queued goes to the kernel once nothing else is
+         * left to run here (a thread that parks calls this first: idle.c). */
+        rt_ctx *c = rt_ctx_current(rt);
+        if (!c || !deque_busy(c)) {
+            io_deferred = 0;
+            io->r->ops->flush(io->r);
+        }
+    }
     return io->r->ops->reap(io->r, 32);
 }
 
@@ -702,9 +748,16 @@ void rt_io_park(rt_ctx *c, bool enter)
         atomic_fetch_add_explicit(&rt->io_awake, 1, memory_order_seq_cst);
         return;
     }
+    rt_io *io = io_of(rt);
+    /* Nothing queued (by anyone) stays behind while this worker sleeps
+     * (os/reactor_uring.c, BATCHING): a worker that queued and then ran
+     * into a long task is covered by whoever parks first. */
+    if (io && io->r->ops->flush) {
+        io_deferred = 0;
+        io->r->ops->flush(io->r);
+    }
     if (atomic_fetch_sub_explicit(&rt->io_awake, 1, memory_order_seq_cst) != 1)
         return;
-    rt_io *io = io_of(rt);
     /* seq_cst: the thread writes gated, then reads the count: either it
      * sees our 0, or we see gated and bump. Not gated: it is in the kernel
      * already (no system call on this park). */
