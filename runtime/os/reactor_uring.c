@@ -7,15 +7,17 @@
  * queue has one writer at a time.
  *
  * BATCHING (who hands queued SQEs to the kernel). A submit with op->defer
- * (io.c sets it for a fiber on a reaping worker whose deque holds other
- * work) fills its SQE and leaves it in the SQ, counted in base.pending;
+ * (io.c sets it for a fiber on a reaping worker, or on the main thread
+ * while such a worker is awake, that has other work in sight) fills its SQE and leaves it in the SQ, counted in base.pending;
  * one io_uring_submit later hands the kernel every SQE queued so far. It
  * is submitted by whichever comes first: the SQ filling up (sqe_get); a
  * cancel or destroy (which submit everything queued before their own SQE,
  * so a cancel never overtakes its op); a flush from io.c: by the worker
  * that queued it, once its deque is empty (between tasks, or as it goes
- * idle), and by every reaping worker before it parks (rt_io_park), so
- * SQEs are never left queued while the runtime sleeps; and by the
+ * idle), and by every reaping worker as it parks (rt_io_park: after its
+ * count of awake reapers drops, which the main thread reads after it
+ * deferred, flushing itself on 0), so SQEs are never left queued while
+ * the runtime sleeps; and by the
  * completion thread at every turn of its loop (while gated, at least once
  * per GATE_TICK_NS). The cost: a deferred read waits for the tasks that
  * were queued after its fiber on that worker, unless another worker
@@ -121,12 +123,14 @@ static void sq_flush(uring_reactor *u)
     atomic_store_explicit(&u->base.pending, 0, memory_order_relaxed);   /* relaxed: a hint (sq orders it) */
 }
 
-/* Takes sq and flushes what is queued (re-checked under sq); `sure`: look
- * under the lock even when the hint says nothing is queued. */
-static void sq_flush_pending(uring_reactor *u, bool sure)
+/* Takes sq and flushes what is queued (re-checked under sq). */
+static void sq_flush_pending(uring_reactor *u)
 {
-    /* relaxed: a hint; the owner of a queued SQE flushes it itself. */
-    if (!sure && atomic_load_explicit(&u->base.pending, memory_order_relaxed) == 0)
+    /* seq_cst: a hint, but the parking worker's half of a Dekker pair
+     * with the main thread's deferral (io.c, main_deferred: it counts in
+     * pending, then reads the count of awake reapers; the worker drops
+     * that count, then reads pending here). */
+    if (atomic_load_explicit(&u->base.pending, memory_order_seq_cst) == 0)
         return;
     rt_os_mutex_lock(&u->sq);
     if (atomic_load_explicit(&u->base.pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
@@ -136,7 +140,7 @@ static void sq_flush_pending(uring_reactor *u, bool sure)
 
 static void uring_flush(rt_reactor *r)
 {
-    sq_flush_pending((uring_reactor *)r, false);
+    sq_flush_pending((uring_reactor *)r);
 }
 
 static void uring_submit(rt_reactor *r, rt_io_op *op)
@@ -193,7 +197,7 @@ static void uring_submit(rt_reactor *r, rt_io_op *op)
     atomic_store_explicit(&op->rflags, RF_QUEUED, memory_order_release);
     /* Deferred: one flush later submits it with the others (BATCHING). */
     if (op->defer)
-        atomic_fetch_add_explicit(&u->base.pending, 1, memory_order_relaxed);   /* relaxed: a hint (sq orders it) */
+        atomic_fetch_add_explicit(&u->base.pending, 1, memory_order_seq_cst);   /* seq_cst: see sq_flush_pending */
     else
         sq_flush(u);
     rt_os_mutex_unlock(&u->sq);
@@ -319,7 +323,7 @@ static void completion_main(void *arg)
     rt_os_thread_name("dagrt-io");
     for (;;) {
         /* What deferred submits left queued (BATCHING): at every turn. */
-        sq_flush_pending(u, false);
+        sq_flush_pending(u);
         /* Drain what is there, waiting for a consumer in progress. */
         while (!cq_trylock(u))
             rt_os_yield();
@@ -351,7 +355,7 @@ static void completion_main(void *arg)
          * gate for nothing at worst). */
         atomic_store_explicit(&u->base.gated, 0, memory_order_relaxed);
         /* Nothing queued is left behind while we sleep (BATCHING). */
-        sq_flush_pending(u, false);
+        sq_flush_pending(u);
         /* Sleep in the kernel until the CQ holds an entry (at once if it
          * does: one posted after our drain, or one a consumer left). */
         int e = io_uring_enter((unsigned)u->ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS, NULL);
