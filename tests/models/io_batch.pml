@@ -20,13 +20,20 @@
  * worker 0's private tail, which worker 1 cannot see, when worker 1 parks,
  * and then spinning forever; the read then waits for a worker to park.
  *
+ * The main thread M defers a read too (its deque holds work), and may
+ * leave its wait at once, keeping its duty: it counts its SQE in pending,
+ * then reads the count of awake reapers and flushes itself on 0; a
+ * parking worker drops that count, then reads pending (both seq_cst).
+ *
  * Checked: no invalid end state (a worker spinning in S forever with the
  * other parked is one), and when both have parked nothing is queued and
- * the read was submitted exactly once.
+ * both reads were submitted exactly once.
  *
  * Negative controls (meson.build), each must fail:
  *   NOPARKFLUSH  a parking worker flushes nothing;
- *   ONLYOWN      a parking worker flushes only what it queued itself.
+ *   ONLYOWN      a parking worker flushes only what it queued itself;
+ *   FLUSH_FIRST  a parking worker reads pending before its count drops;
+ *   MAIN_EARLY   the main thread reads the count before it queues.
  */
 #define NW 2
 
@@ -37,11 +44,13 @@ bool duty[NW];
 bool hasR = true;      /* worker 0's deque */
 bool hasS = true;
 byte parked = 0;
+byte awake = NW;       /* reaping workers not parked */
+bool mdone = false;    /* the main thread has left */
 
 inline flush() {
     atomic { sq == 0 -> sq = 1 };
     if
-    :: pending > 0 -> submitted = submitted + pending; pending = 0
+    :: pending > 0 -> atomic { submitted = submitted + pending; pending = 0 }
     :: else -> skip
     fi;
     sq = 0
@@ -65,11 +74,17 @@ inline park(me) {
     fi;
 #else
     duty[me] = false;
+#  ifndef FLUSH_FIRST
+    awake--;
+#  endif
     /* the hint: pending read without the lock, re-checked under it */
     if
     :: pending > 0 -> flush()
     :: else -> skip
     fi;
+#  ifdef FLUSH_FIRST
+    awake--;
+#  endif
 #endif
     parked++
 }
@@ -118,16 +133,36 @@ end1:
     skip
 }
 
+proctype Main() {
+    bool any;
+#ifdef MAIN_EARLY
+    any = awake > 0;
+#endif
+    atomic { sq == 0 -> sq = 1 };
+    pending++;
+    sq = 0;
+#ifndef MAIN_EARLY
+    any = awake > 0;
+#endif
+    if
+    :: !any -> flush()
+    :: else -> skip
+    fi;
+    /* leaves its wait: its duty waits for a later rt_io_reap */
+    mdone = true
+}
+
 proctype Check() {
 end:
-    (parked == NW);
-    assert(pending == 0 && submitted == 1)
+    (parked == NW && mdone);
+    assert(pending == 0 && submitted == 2)
 }
 
 init {
     atomic {
         run Worker0();
         run Worker1();
+        run Main();
         run Check()
     }
 }
