@@ -140,8 +140,8 @@ static void io_free(rt_io *io)
 
 /* Ops this thread queued with defer and has not flushed since: its duty
  * to flush them (rt_io_reap) once it has nothing else in sight, before it
- * parks. A
- * fiber that moves on leaves the duty with the thread that queued. */
+ * parks. A fiber that moves on leaves the duty with the thread that
+ * queued. */
 static _Thread_local unsigned io_deferred;
 
 /* Owner only: whether c has more to run, in its own deque or anywhere it
