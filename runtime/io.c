@@ -136,6 +136,60 @@ static void io_free(rt_io *io)
     free(io);
 }
 
+/* ------------------------------------------------------------ batching */
+
+/* Ops this thread queued with defer and has not flushed since: its duty
+ * to flush them (rt_io_reap) once it has nothing else in sight, before it
+ * parks. A fiber that moves on leaves the duty with the thread that
+ * queued. */
+static _Thread_local unsigned io_deferred;
+
+/* Owner only: whether c has more to run, in its own deque or anywhere it
+ * may take from (idle.c's work_visible: the hot lane, inboxes, every
+ * deque, an offer). A hint: a stale answer only flushes early or late. */
+static bool ctx_busy(rt_ctx *c)
+{
+    /* relaxed: the policy hint above (every path flushes in the end). */
+    int64_t b = atomic_load_explicit(&c->deque.bottom, memory_order_relaxed);
+    int64_t t = atomic_load_explicit(&c->deque.top, memory_order_relaxed);   /* relaxed: as above */
+    return b > t || rt_work_visible(c);
+}
+
+/* Whether this call's submit may wait in the reactor's queue for others
+ * (os/reactor_uring.c, BATCHING): a fiber on a reaping worker that has
+ * more work in sight, which it runs before it flushes them all with one
+ * system call. A lone call (nothing else to run) submits at once and
+ * keeps the fast path. */
+static bool may_defer(dagrt *rt, const rt_io *io)
+{
+    if (!io->r->ops->flush || !dagrt_in_fiber(rt))
+        return false;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || c->guest || !(c->hot || rt->cfg.hot_workers == 0))
+        return false;
+    /* The main thread too (it may leave its wait with the duty: see
+     * main_deferred). */
+    return (c->worker || c->index == 0) && ctx_busy(c);
+}
+
+/* After the main thread deferred a submit: it may leave its wait before
+ * it flushes (its duty waits for its next rt_io_reap), so it defers only
+ * while a reaping worker is awake, which flushes everything before it
+ * parks (rt_io_park: its count drops, then it reads the reactor's pending
+ * count). seq_cst: a Dekker pair with that (the reactor's increment of
+ * pending and its read are seq_cst): either the worker sees our SQE
+ * counted and flushes it, or we see its drop and flush ourselves. */
+static void main_deferred(dagrt *rt, rt_io *io)
+{
+    rt_ctx *c = rt_ctx_current(rt);
+    if (c && c->worker)
+        return;
+    if (atomic_load_explicit(&rt->io_awake, memory_order_seq_cst) == 0) {
+        io_deferred = 0;
+        io->r->ops->flush(io->r);
+    }
+}
+
 /* The runtime's I/O state, started by the first call. NULL: *err. */
 static rt_io *io_get(dagrt *rt, int *err)
 {
@@ -405,15 +459,20 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         io->inflight->prev = q;
     io->inflight = q;
     io->ninflight++;
+    bool deferred = q->op.defer = may_defer(rt, io);
     io->r->ops->submit(io->r, &q->op);
     rt_os_mutex_unlock(&io->mu);
+    if (deferred) {
+        io_deferred++;
+        main_deferred(rt, io);
+    }
 
     /* The fast path: what the kernel finished inside the submit (a read
      * from the page cache) is served here, on this thread; when that was
      * our own op the call continues without suspending and without the
      * deadline, the links and the wait. acquire: the completer's release
      * of the group's word, so the op's result is visible. */
-    if (io->r->ops->reap)
+    if (io->r->ops->reap && !deferred)
         io->r->ops->reap(io->r, 32);
     if (atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
         return io_end(rt, io, q, in, out, false, false, false);
@@ -643,6 +702,8 @@ int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out)
     out->reactor = io ? io->kind : "none";
     if (!io)
         return 0;
+    /* relaxed: a statistic. */
+    out->submits = atomic_load_explicit(&io->r->submits, memory_order_relaxed);
     for (int k = 0; k < RT_IO_KINDS; k++) {
         /* relaxed: statistics (see kstat). */
         out->kind[k].ops = atomic_load_explicit(&io->st[k].ops, memory_order_relaxed);
@@ -687,6 +748,15 @@ unsigned rt_io_reap(dagrt *rt)
     rt_io *io = io_of(rt);
     if (!io || !io->r->ops->reap)
         return 0;
+    if (io_deferred) {
+        /* What this thread queued goes to the kernel once nothing else is
+         * in sight (a thread that parks calls this first: idle.c). */
+        rt_ctx *c = rt_ctx_current(rt);
+        if (!c || !ctx_busy(c)) {
+            io_deferred = 0;
+            io->r->ops->flush(io->r);
+        }
+    }
     return io->r->ops->reap(io->r, 32);
 }
 
@@ -702,9 +772,19 @@ void rt_io_park(rt_ctx *c, bool enter)
         atomic_fetch_add_explicit(&rt->io_awake, 1, memory_order_seq_cst);
         return;
     }
-    if (atomic_fetch_sub_explicit(&rt->io_awake, 1, memory_order_seq_cst) != 1)
-        return;
     rt_io *io = io_of(rt);
+    int left = atomic_fetch_sub_explicit(&rt->io_awake, 1, memory_order_seq_cst) - 1;
+    /* Then nothing queued (by anyone) stays behind while this worker
+     * sleeps (os/reactor_uring.c, BATCHING): a worker that queued and ran
+     * into a long task, or the main thread (main_deferred), is covered by
+     * whoever parks first. After the drop (the reactor's read of its
+     * pending count is seq_cst): main_deferred's pair. */
+    if (io && io->r->ops->flush) {
+        io_deferred = 0;
+        io->r->ops->flush(io->r);
+    }
+    if (left != 0)
+        return;
     /* seq_cst: the thread writes gated, then reads the count: either it
      * sees our 0, or we see gated and bump. Not gated: it is in the kernel
      * already (no system call on this park). */

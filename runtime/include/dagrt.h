@@ -674,6 +674,8 @@ typedef struct dagrt_io_stats {
     dagrt_io_kind_stats kind[DAGRT_IO_KINDS];
     const char *reactor;     /* "io_uring", "epoll" (the fallback), "lane" (Windows today), "none" yet */
     uint64_t priority_refused; /* hot workers whose raised priority the system refused */
+    uint64_t submits;        /* io_uring: system calls that handed ops to the kernel (several
+                              * calls' ops batched in one: fewer than ops); 0 elsewhere */
 } dagrt_io_stats;
 int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out);
 

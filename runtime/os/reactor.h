@@ -43,6 +43,7 @@ struct rt_io_op {
     void *addr;               /* recvfrom: out (may be NULL); sendto/connect: in */
     size_t addrlen;           /* recvfrom: in the room, out the length */
     unsigned events;          /* poll: RT_IO_POLL_* */
+    bool defer;               /* may stay queued until a flush (a reactor with flush) */
     void (*done)(rt_io_op *op);
     /* Out (the reactor, before done). */
     int64_t res;              /* bytes, the accepted handle, the ready set */
@@ -73,6 +74,12 @@ typedef struct rt_reactor_ops {
      * at once. The reactor's own waiting thread stays the last resort, so
      * a completion nobody reaps this way is still served. */
     unsigned (*reap)(rt_reactor *r, unsigned max);
+    /* Optional, after reap: hands the system every op that a submit with
+     * op->defer left queued (the reactor may also submit a deferred op at
+     * once). Safe from any thread at any time, outside io.c's lock. io.c
+     * defers only where a thread it knows will flush (reactor_uring.c,
+     * BATCHING). */
+    void (*flush)(rt_reactor *r);
 } rt_reactor_ops;
 struct rt_reactor {
     const rt_reactor_ops *ops;
@@ -85,6 +92,11 @@ struct rt_reactor {
     _Atomic(_Atomic int *) awake;
     _Atomic uint32_t gate;
     _Atomic uint32_t gated;      /* the reactor's thread sleeps (or is about to) on gate */
+    /* For a reactor with flush: ops queued and not yet handed to the
+     * system (a hint for callers: relaxed), and the system calls that
+     * handed ops over (dagrt_io_stats.submits; relaxed: a statistic). */
+    _Atomic uint32_t pending;
+    _Atomic uint64_t submits;
 };
 
 /* Each returns a started reactor, or NULL with *err a dagrt error code.

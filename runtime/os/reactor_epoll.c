@@ -460,8 +460,8 @@ static void ep_destroy(rt_reactor *r)
     free(e);
 }
 
-/* No reap: its completions come from its own threads (epoll_wait, the lane) or inside submit. */
-static const rt_reactor_ops ep_ops = { ep_submit, ep_cancel, ep_destroy, "epoll", NULL };
+/* No reap, no flush: its completions come from its own threads (epoll_wait, the lane) or inside submit. */
+static const rt_reactor_ops ep_ops = { ep_submit, ep_cancel, ep_destroy, "epoll", NULL, NULL };
 
 rt_reactor *rt_reactor_epoll_create(unsigned entries, int *err)
 {

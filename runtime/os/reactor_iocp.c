@@ -481,7 +481,7 @@ static void lane_destroy(rt_reactor *b)
 }
 
 
-static const rt_reactor_ops lane_ops = { lane_submit, lane_cancel, lane_destroy, "lane", NULL };
+static const rt_reactor_ops lane_ops = { lane_submit, lane_cancel, lane_destroy, "lane", NULL, NULL };
 
 static lane_reactor *lane_make(void)
 {
@@ -853,7 +853,7 @@ static void iocp_destroy(rt_reactor *b)
     free(r);
 }
 
-static const rt_reactor_ops iocp_ops = { iocp_submit, iocp_cancel, iocp_destroy, "iocp", NULL };
+static const rt_reactor_ops iocp_ops = { iocp_submit, iocp_cancel, iocp_destroy, "iocp", NULL, NULL };
 
 rt_reactor *rt_reactor_iocp_create(unsigned entries, int *err)
 {

@@ -2,7 +2,27 @@
  * os/reactor_uring.c - the reactor on io_uring (liburing), Linux.
  *
  * One ring per runtime. Submitters fill and submit SQEs under io.c's lock
- * (reactor.h), so the submission queue has one writer at a time.
+ * (reactor.h) and the reactor's own `sq` lock inside it (which the flushes
+ * of the completion thread and of workers take alone), so the submission
+ * queue has one writer at a time.
+ *
+ * BATCHING (who hands queued SQEs to the kernel). A submit with op->defer
+ * (io.c sets it for a fiber on a reaping worker, or on the main thread
+ * while such a worker is awake, that has other work in sight) fills its SQE and leaves it in the SQ, counted in base.pending;
+ * one io_uring_submit later hands the kernel every SQE queued so far. It
+ * is submitted by whichever comes first: the SQ filling up (sqe_get); a
+ * cancel or destroy (which submit everything queued before their own SQE,
+ * so a cancel never overtakes its op); a flush from io.c: by the worker
+ * that queued it, once its deque is empty (between tasks, or as it goes
+ * idle), and by every reaping worker as it parks (rt_io_park: after its
+ * count of awake reapers drops, which the main thread reads after it
+ * deferred, flushing itself on 0), so SQEs are never left queued while
+ * the runtime sleeps; and by the
+ * completion thread at every turn of its loop (while gated, at least once
+ * per GATE_TICK_NS). The cost: a deferred read waits for the tasks that
+ * were queued after its fiber on that worker, unless another worker
+ * parks or the completion thread turns first. Model:
+ * tests/models/io_batch.pml.
  *
  * REAPING (who consumes the completion queue). The CQ has one consumer at
  * a time: whoever holds `reaping` (a try-lock: exchange 0->1). Two kinds of
@@ -68,31 +88,65 @@ typedef struct uring_reactor {
     rt_reactor base;
     struct io_uring ring;
     rt_os_thread thr;
+    rt_os_mutex sq;              /* the SQ's one writer (BATCHING) */
     _Atomic uint32_t reaping;    /* the CQ's consumer lock (top of file) */
 } uring_reactor;
 
+static void count_submit(uring_reactor *u)
+{
+    atomic_fetch_add_explicit(&u->base.submits, 1, memory_order_relaxed);   /* relaxed: a statistic */
+}
+
+/* sq held. */
 static struct io_uring_sqe *sqe_get(uring_reactor *u)
 {
     struct io_uring_sqe *s;
     /* A full queue: hand what is there to the kernel, which takes it at
      * once (no SQPOLL), and try again. */
     while ((s = io_uring_get_sqe(&u->ring)) == NULL) {
+        count_submit(u);
         if (io_uring_submit(&u->ring) < 0)
             rt_os_yield();
+        else
+            atomic_store_explicit(&u->base.pending, 0, memory_order_relaxed);   /* relaxed: a hint (sq orders it) */
     }
     return s;
 }
 
+/* sq held: hands every queued SQE to the kernel. */
 static void sq_flush(uring_reactor *u)
 {
+    count_submit(u);
     /* -EBUSY/-EAGAIN: the completion side is backed up for a moment. */
     for (int r; (r = io_uring_submit(&u->ring)) < 0 && (r == -EBUSY || r == -EAGAIN || r == -EINTR);)
         rt_os_yield();
+    atomic_store_explicit(&u->base.pending, 0, memory_order_relaxed);   /* relaxed: a hint (sq orders it) */
+}
+
+/* Takes sq and flushes what is queued (re-checked under sq). */
+static void sq_flush_pending(uring_reactor *u)
+{
+    /* seq_cst: a hint, but the parking worker's half of a Dekker pair
+     * with the main thread's deferral (io.c, main_deferred: it counts in
+     * pending, then reads the count of awake reapers; the worker drops
+     * that count, then reads pending here). */
+    if (atomic_load_explicit(&u->base.pending, memory_order_seq_cst) == 0)
+        return;
+    rt_os_mutex_lock(&u->sq);
+    if (atomic_load_explicit(&u->base.pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
+        sq_flush(u);
+    rt_os_mutex_unlock(&u->sq);
+}
+
+static void uring_flush(rt_reactor *r)
+{
+    sq_flush_pending((uring_reactor *)r);
 }
 
 static void uring_submit(rt_reactor *r, rt_io_op *op)
 {
     uring_reactor *u = (uring_reactor *)r;
+    rt_os_mutex_lock(&u->sq);
     struct io_uring_sqe *s = sqe_get(u);
     int fd = (int)op->h;
     uring_priv *p = (uring_priv *)(void *)op->rpriv;
@@ -141,7 +195,12 @@ static void uring_submit(rt_reactor *r, rt_io_op *op)
      * orders nothing for the memory model (nor for TSan); its acquire of
      * rflags after the completion sees everything io.c wrote into op. */
     atomic_store_explicit(&op->rflags, RF_QUEUED, memory_order_release);
-    sq_flush(u);
+    /* Deferred: one flush later submits it with the others (BATCHING). */
+    if (op->defer)
+        atomic_fetch_add_explicit(&u->base.pending, 1, memory_order_seq_cst);   /* seq_cst: see sq_flush_pending */
+    else
+        sq_flush(u);
+    rt_os_mutex_unlock(&u->sq);
 }
 
 static void uring_cancel(rt_reactor *r, rt_io_op *op)
@@ -150,10 +209,12 @@ static void uring_cancel(rt_reactor *r, rt_io_op *op)
     /* release: the completion thread's acquire of rflags, after the op's
      * completion, sees that the -EINTR it got came from this cancel. */
     atomic_fetch_or_explicit(&op->rflags, RF_CANCEL, memory_order_release);
+    rt_os_mutex_lock(&u->sq);
     struct io_uring_sqe *s = sqe_get(u);
     io_uring_prep_cancel(s, op, 0);
     io_uring_sqe_set_data64(s, TAG_CANCEL);
-    sq_flush(u);
+    sq_flush(u);   /* the op's own SQE, if still queued, goes first */
+    rt_os_mutex_unlock(&u->sq);
 }
 
 static unsigned poll_bits(int revents)
@@ -261,6 +322,8 @@ static void completion_main(void *arg)
     uring_reactor *u = arg;
     rt_os_thread_name("dagrt-io");
     for (;;) {
+        /* What deferred submits left queued (BATCHING): at every turn. */
+        sq_flush_pending(u);
         /* Drain what is there, waiting for a consumer in progress. */
         while (!cq_trylock(u))
             rt_os_yield();
@@ -291,6 +354,8 @@ static void completion_main(void *arg)
         /* relaxed: only a hint for the parkers from here on (they bump the
          * gate for nothing at worst). */
         atomic_store_explicit(&u->base.gated, 0, memory_order_relaxed);
+        /* Nothing queued is left behind while we sleep (BATCHING). */
+        sq_flush_pending(u);
         /* Sleep in the kernel until the CQ holds an entry (at once if it
          * does: one posted after our drain, or one a consumer left). */
         int e = io_uring_enter((unsigned)u->ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS, NULL);
@@ -306,16 +371,20 @@ static void completion_main(void *arg)
 static void uring_destroy(rt_reactor *r)
 {
     uring_reactor *u = (uring_reactor *)r;
+    rt_os_mutex_lock(&u->sq);
     struct io_uring_sqe *s = sqe_get(u);
     io_uring_prep_nop(s);
     io_uring_sqe_set_data64(s, TAG_STOP);
     sq_flush(u);
+    rt_os_mutex_unlock(&u->sq);
     rt_os_thread_join(&u->thr);
     io_uring_queue_exit(&u->ring);
+    rt_os_mutex_fini(&u->sq);
     free(u);
 }
 
-static const rt_reactor_ops uring_ops = { uring_submit, uring_cancel, uring_destroy, "io_uring", uring_reap };
+static const rt_reactor_ops uring_ops = { uring_submit, uring_cancel, uring_destroy, "io_uring", uring_reap,
+                                      uring_flush };
 
 rt_reactor *rt_reactor_uring_create(unsigned entries, int *err)
 {
@@ -325,6 +394,11 @@ rt_reactor *rt_reactor_uring_create(unsigned entries, int *err)
         return NULL;
     }
     u->base.ops = &uring_ops;
+    if (rt_os_mutex_init(&u->sq) != 0) {
+        free(u);
+        *err = DAGRT_ENOMEM;
+        return NULL;
+    }
     struct io_uring_params prm;
     memset(&prm, 0, sizeof prm);
     /* CQSIZE: room for a completion of every op in flight and the cancels
@@ -335,12 +409,14 @@ rt_reactor *rt_reactor_uring_create(unsigned entries, int *err)
     if (e < 0) {
         /* Too old, disabled (kernel.io_uring_disabled), or seccomp: the
          * caller falls back. */
+        rt_os_mutex_fini(&u->sq);
         free(u);
         *err = DAGRT_EIO;
         return NULL;
     }
     if (rt_os_thread_start(&u->thr, completion_main, u) != 0) {
         io_uring_queue_exit(&u->ring);
+        rt_os_mutex_fini(&u->sq);
         free(u);
         *err = DAGRT_ETHREAD;
         return NULL;

@@ -54,6 +54,8 @@ SCENARIO(io, io_idle, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_idle_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_fast_path, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_fast_path_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_batch_reads, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_batch_reads_fb, 60, SCN_TSAN|SCN_POSIX)
 #else
 /* Windows (io_ops_win32.c): the completion port, and the blocking lane
  * forced (NAME_fb). Not here: io_trace (its handles are POSIX descriptors;
