@@ -335,6 +335,18 @@ int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg)
     return spawn(rt, g, fn, arg, 0);
 }
 
+int dagrt_publish(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    /* The exposure is the idle protocol's publication (idle.c): it
+     * notifies, so a parked or spinning thread comes for the tasks. */
+    /* rt_ctx_current, a real call: a fiber may have migrated since its
+     * last TLS read, and only the owner may touch its private tail. */
+    rt_ctx_publish_tail(rt_ctx_current(rt));
+    return 0;
+}
+
 int dagrt_pump_main(dagrt *rt)
 {
     if (!rt)
