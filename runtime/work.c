@@ -194,7 +194,9 @@ static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
  *     code), which goes off to run code of its own between runtime calls
  *     and would sit on its tail meanwhile.
  * A worker answers requests whenever it spawns or takes, so an exposed
- * tail is never further away than the worker's current task. The reads
+ * tail is never further away than the worker's current task; code that
+ * then runs long without calling the runtime (middleware between its
+ * enqueue and its finish) exposes explicitly with dagrt_publish. The reads
  * are relaxed hints: a stale one exposes early (a cost) or late (until the
  * next spawn or take), never loses a task, and the exposure itself is the
  * publication the idle protocol argues about. */
