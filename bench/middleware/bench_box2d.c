@@ -129,11 +129,17 @@ static void enki_fini(enki_sys *e)
 
 typedef struct step_arg {
     b2WorldId world;
+    dagrt *rt;
 } step_arg;
+
+static int counters;       /* --counters: print the runtime's per-thread counts per run */
+static int step_on_main;   /* --counters: steps the node column ran on the main thread */
 
 static void step_task(void *p)
 {
     step_arg *a = p;
+    if (dagrt_thread_index(a->rt) == 0)
+        step_on_main++;
     b2World_Step(a->world, 1.0f / 60.0f, 4);
 }
 
@@ -161,7 +167,10 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
     if (sc->step)
         sc->step(w, 0);
     b2World_Step(w, 1.0f / 60.0f, 4);
-    step_arg a = {w};
+    step_arg a = {w, rt};
+    dagrt_thread_stats st0[2], st1[2];
+    int nst = rt ? dagrt_get_stats(rt, st0, 2) : 0;
+    step_on_main = 0;
     double t0 = now_ms();
     for (int i = 1; i < nsteps; i++) {
         if (sc->step)
@@ -176,6 +185,20 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
         }
     }
     double ms = now_ms() - t0;
+    if (counters && (backend == B_DAGRT || backend == B_NODE) && nst > 0) {
+        dagrt_get_stats(rt, st1, 2);
+        printf("  counters %-14s %-5s T%d steps %d on-main %d", sc->name,
+               backend == B_NODE ? "node" : "dagrt", threads, nsteps - 1,
+               backend == B_NODE ? step_on_main : nsteps - 1);
+        for (int k = 0; k < nst && k < 2; k++)
+            printf(" | t%d tasks %llu steals %llu parks %llu wakes %llu idle %.1fms", k,
+                   (unsigned long long)(st1[k].tasks - st0[k].tasks),
+                   (unsigned long long)(st1[k].steals - st0[k].steals),
+                   (unsigned long long)(st1[k].parks - st0[k].parks),
+                   (unsigned long long)(st1[k].wakes - st0[k].wakes),
+                   (double)(st1[k].idle_ns - st0[k].idle_ns) / 1e6);
+        printf("\n");
+    }
     b2DestroyWorld(w);
     return ms;
 }
@@ -200,10 +223,12 @@ int main(int argc, char **argv)
             frac = atof(argv[++i]);
         else if (!strcmp(argv[i], "--scene") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--counters"))
+            counters = 1;
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             only_threads = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--rounds N] [--steps F] [--scene NAME] [--threads T]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--rounds N] [--steps F] [--scene NAME] [--threads T] [--counters]\n", argv[0]);
             return 2;
         }
     }
