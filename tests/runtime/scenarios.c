@@ -1526,6 +1526,23 @@ static void fspin_parent(void *p)
     dagrt_group_wait(f->rt, &f->kids);
 }
 
+/* Launches P from a thread outside the runtime: it goes to the worker's
+ * inbox, so P runs on the worker and its children are for the main thread,
+ * which waits on P's group. */
+typedef struct fspin_launch {
+    dagrt *rt;
+    dagrt_group *g;
+    fspin *f;
+    int r;
+} fspin_launch;
+
+static void *fspin_launcher(void *p)
+{
+    fspin_launch *l = p;
+    l->r = dagrt_spawn(l->rt, l->g, fspin_parent, l->f);
+    return NULL;
+}
+
 static int fspin_rounds(int publish, long rounds, long *ran_elsewhere, long *on_main)
 {
     int v = 0;
@@ -1539,9 +1556,19 @@ static int fspin_rounds(int publish, long rounds, long *ran_elsewhere, long *on_
         memset(&f, 0, sizeof f);
         f.rt = rt;
         f.publish = publish;
-        dagrt_group g;
+        /* Off any thread's stack: an outside thread spawns into it. */
+        static dagrt_group g;
         dagrt_group_init(&g);
-        dagrt_spawn(rt, &g, fspin_parent, &f);
+        if (r & 1) {
+            fspin_launch l = {rt, &g, &f, 0};
+            pthread_t th;
+            pthread_create(&th, NULL, fspin_launcher, &l);
+            pthread_join(th, NULL);
+            if (l.r)
+                FAIL("spawn from an outside thread: %s", dagrt_strerror(l.r));
+        } else {
+            dagrt_spawn(rt, &g, fspin_parent, &f);
+        }
         int e = dagrt_group_wait(rt, &g);
         if (e)
             FAIL("group_wait: %s", dagrt_strerror(e));
@@ -1566,6 +1593,10 @@ int scn_publish_foreign_spin(void)
     v += fspin_rounds(1, rounds, &elsewhere, &p_on_worker);
     if (elsewhere != rounds)
         FAIL("dagrt_publish: C2 ran on the other thread in %ld of %ld rounds", elsewhere, rounds);
+    /* Odd rounds start P from an outside thread, so it runs on the worker
+     * (the main thread could steal it from the inbox first: counted). */
+    if (p_on_worker == 0)
+        FAIL("no round ran the parent on the worker (odd rounds start it there)");
     fprintf(stderr, "publish_foreign_spin: %ld/%ld rounds shared, parent on the worker in %ld\n",
             elsewhere, rounds, p_on_worker);
     if (getenv("SCN_PUBLISH_CONTROL")) {   /* the same without dagrt_publish, reported only */
