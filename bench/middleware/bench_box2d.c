@@ -146,6 +146,36 @@ static void step_task(void *p)
 static dagrt_box2d dagrt_tasks;
 static enki_sys enki;
 
+/* --counters: each Box2D job through a probe that notes whether it ran on
+ * the thread that enqueued it (a ring: Box2D keeps a handful in flight). */
+typedef struct job_probe {
+    b2TaskCallback *task;
+    void *context;
+    int enq_thread;
+} job_probe;
+static job_probe probes[256];
+static atomic_uint probe_next;
+static atomic_ulong jobs_total, jobs_elsewhere;
+
+static void probe_run(void *p)
+{
+    job_probe *j = p;
+    atomic_fetch_add_explicit(&jobs_total, 1, memory_order_relaxed);   /* a statistic */
+    if (dagrt_thread_index(dagrt_tasks.rt) != j->enq_thread)
+        atomic_fetch_add_explicit(&jobs_elsewhere, 1, memory_order_relaxed);   /* a statistic */
+    j->task(j->context);
+}
+
+static void *probe_enqueue(b2TaskCallback *task, void *ctx, void *user)
+{
+    /* relaxed: only the index; the enqueue's spawn publishes the probe. */
+    job_probe *j = &probes[atomic_fetch_add_explicit(&probe_next, 1, memory_order_relaxed) % 256];
+    j->task = task;
+    j->context = ctx;
+    j->enq_thread = dagrt_thread_index(dagrt_tasks.rt);
+    return dagrt_box2d_enqueue(probe_run, j, user);
+}
+
 /* One scene, one backend: ms for steps 1 .. n-1 (the first step builds
  * Box2D's caches and is left out, as Box2D's app does). */
 static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *rt)
@@ -154,6 +184,8 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
     if (backend == B_DAGRT || backend == B_NODE) {
         dagrt_box2d_world_def(&dagrt_tasks, &def);
         def.workerCount = threads;
+        if (counters)
+            def.enqueueTask = probe_enqueue;
     } else if (backend == B_ENKI) {
         def.workerCount = threads;
         def.enqueueTask = enki_enqueue;
@@ -171,6 +203,8 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
     dagrt_thread_stats st0[2], st1[2];
     int nst = rt ? dagrt_get_stats(rt, st0, 2) : 0;
     step_on_main = 0;
+    atomic_store(&jobs_total, 0);
+    atomic_store(&jobs_elsewhere, 0);
     double t0 = now_ms();
     for (int i = 1; i < nsteps; i++) {
         if (sc->step)
@@ -190,6 +224,7 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
         printf("  counters %-14s %-5s T%d steps %d on-main %d", sc->name,
                backend == B_NODE ? "node" : "dagrt", threads, nsteps - 1,
                backend == B_NODE ? step_on_main : nsteps - 1);
+        printf(" jobs %lu on-other-thread %lu", atomic_load(&jobs_total), atomic_load(&jobs_elsewhere));
         for (int k = 0; k < nst && k < 2; k++)
             printf(" | t%d tasks %llu steals %llu parks %llu wakes %llu idle %.1fms", k,
                    (unsigned long long)(st1[k].tasks - st0[k].tasks),
@@ -213,7 +248,7 @@ static int cmp_d(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    int rounds = 3, only_threads = 0;
+    int rounds = 3, only_threads = 0, only_backend = -1;
     double frac = 1.0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
@@ -223,12 +258,22 @@ int main(int argc, char **argv)
             frac = atof(argv[++i]);
         else if (!strcmp(argv[i], "--scene") && i + 1 < argc)
             only = argv[++i];
-        else if (!strcmp(argv[i], "--counters"))
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+            const char *nm = argv[++i];
+            static const char *const names[NB] = {"box2d", "dagrt", "node", "enkiTS"};
+            for (int b = 0; b < NB; b++)
+                if (!strcmp(nm, names[b]))
+                    only_backend = b;
+            if (only_backend < 0) {
+                fprintf(stderr, "bench_box2d: --backend box2d|dagrt|node|enkiTS\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--counters"))
             counters = 1;
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             only_threads = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--rounds N] [--steps F] [--scene NAME] [--threads T] [--counters]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--rounds N] [--steps F] [--scene NAME] [--threads T] [--counters] [--backend B]\n", argv[0]);
             return 2;
         }
     }
@@ -259,6 +304,10 @@ int main(int argc, char **argv)
                     n = 2;
                 for (int k = 0; k < NB; k++) {
                     int b = (k + r + s) % NB;   /* a different backend goes first each time */
+                    if (only_backend >= 0 && b != only_backend) {
+                        t[s][b][r] = 0;   /* --backend: the others are not run */
+                        continue;
+                    }
                     t[s][b][r] = run(&scenes[s], b, threads, n, rt);
                 }
             }
