@@ -248,7 +248,7 @@ static int cmp_d(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    int rounds = 3, only_threads = 0, only_backend = -1;
+    int rounds = 3, only_threads = 0, only_backend = -1, idle_spin = 0;
     double frac = 1.0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
@@ -268,12 +268,14 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_box2d: --backend box2d|dagrt|node|enkiTS\n");
                 return 2;
             }
-        } else if (!strcmp(argv[i], "--counters"))
+        } else if (!strcmp(argv[i], "--idle-spin"))
+            idle_spin = 1;
+        else if (!strcmp(argv[i], "--counters"))
             counters = 1;
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             only_threads = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--rounds N] [--steps F] [--scene NAME] [--threads T] [--counters] [--backend B]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--rounds N] [--steps F] [--scene NAME] [--threads T] [--counters] [--backend B] [--idle-spin]\n", argv[0]);
             return 2;
         }
     }
@@ -289,6 +291,8 @@ int main(int argc, char **argv)
         dagrt_config cfg;
         dagrt_config_init(&cfg);
         cfg.workers = threads - 1;
+        if (idle_spin)
+            cfg.idle = DAGRT_IDLE_SPIN;   /* idle threads never park: every exposure races a spinner */
         dagrt *rt = dagrt_create(&cfg);
         if (!rt)
             return 1;
