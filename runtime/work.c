@@ -194,7 +194,9 @@ static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
  *     code), which goes off to run code of its own between runtime calls
  *     and would sit on its tail meanwhile.
  * A worker answers requests whenever it spawns or takes, so an exposed
- * tail is never further away than the worker's current task. The reads
+ * tail is never further away than the worker's current task; code that
+ * then runs long without calling the runtime (middleware between its
+ * enqueue and its finish) exposes explicitly with dagrt_publish. The reads
  * are relaxed hints: a stale one exposes early (a cost) or late (until the
  * next spawn or take), never loses a task, and the exposure itself is the
  * publication the idle protocol argues about. */
@@ -333,6 +335,18 @@ int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned f
 int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg)
 {
     return spawn(rt, g, fn, arg, 0);
+}
+
+int dagrt_publish(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    /* The exposure is the idle protocol's publication (idle.c): it
+     * notifies, so a parked or spinning thread comes for the tasks. */
+    /* rt_ctx_current, a real call: a fiber may have migrated since its
+     * last TLS read, and only the owner may touch its private tail. */
+    rt_ctx_publish_tail(rt_ctx_current(rt));
+    return 0;
 }
 
 int dagrt_pump_main(dagrt *rt)

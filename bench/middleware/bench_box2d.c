@@ -129,16 +129,52 @@ static void enki_fini(enki_sys *e)
 
 typedef struct step_arg {
     b2WorldId world;
+    dagrt *rt;
 } step_arg;
+
+static int counters;       /* --counters: print the runtime's per-thread counts per run */
+static int step_on_main;   /* --counters: steps the node column ran on the main thread */
 
 static void step_task(void *p)
 {
     step_arg *a = p;
+    if (dagrt_thread_index(a->rt) == 0)
+        step_on_main++;
     b2World_Step(a->world, 1.0f / 60.0f, 4);
 }
 
 static dagrt_box2d dagrt_tasks;
 static enki_sys enki;
+
+/* --counters: each Box2D job through a probe that notes whether it ran on
+ * the thread that enqueued it (a ring: Box2D keeps a handful in flight). */
+typedef struct job_probe {
+    b2TaskCallback *task;
+    void *context;
+    int enq_thread;
+} job_probe;
+static job_probe probes[256];
+static atomic_uint probe_next;
+static atomic_ulong jobs_total, jobs_elsewhere;
+
+static void probe_run(void *p)
+{
+    job_probe *j = p;
+    atomic_fetch_add_explicit(&jobs_total, 1, memory_order_relaxed);   /* a statistic */
+    if (dagrt_thread_index(dagrt_tasks.rt) != j->enq_thread)
+        atomic_fetch_add_explicit(&jobs_elsewhere, 1, memory_order_relaxed);   /* a statistic */
+    j->task(j->context);
+}
+
+static void *probe_enqueue(b2TaskCallback *task, void *ctx, void *user)
+{
+    /* relaxed: only the index; the enqueue's spawn publishes the probe. */
+    job_probe *j = &probes[atomic_fetch_add_explicit(&probe_next, 1, memory_order_relaxed) % 256];
+    j->task = task;
+    j->context = ctx;
+    j->enq_thread = dagrt_thread_index(dagrt_tasks.rt);
+    return dagrt_box2d_enqueue(probe_run, j, user);
+}
 
 /* One scene, one backend: ms for steps 1 .. n-1 (the first step builds
  * Box2D's caches and is left out, as Box2D's app does). */
@@ -148,6 +184,8 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
     if (backend == B_DAGRT || backend == B_NODE) {
         dagrt_box2d_world_def(&dagrt_tasks, &def);
         def.workerCount = threads;
+        if (counters)
+            def.enqueueTask = probe_enqueue;
     } else if (backend == B_ENKI) {
         def.workerCount = threads;
         def.enqueueTask = enki_enqueue;
@@ -161,7 +199,12 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
     if (sc->step)
         sc->step(w, 0);
     b2World_Step(w, 1.0f / 60.0f, 4);
-    step_arg a = {w};
+    step_arg a = {w, rt};
+    dagrt_thread_stats st0[2], st1[2];
+    int nst = rt ? dagrt_get_stats(rt, st0, 2) : 0;
+    step_on_main = 0;
+    atomic_store(&jobs_total, 0);
+    atomic_store(&jobs_elsewhere, 0);
     double t0 = now_ms();
     for (int i = 1; i < nsteps; i++) {
         if (sc->step)
@@ -176,6 +219,21 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
         }
     }
     double ms = now_ms() - t0;
+    if (counters && (backend == B_DAGRT || backend == B_NODE) && nst > 0) {
+        dagrt_get_stats(rt, st1, 2);
+        printf("  counters %-14s %-5s T%d steps %d on-main %d", sc->name,
+               backend == B_NODE ? "node" : "dagrt", threads, nsteps - 1,
+               backend == B_NODE ? step_on_main : nsteps - 1);
+        printf(" jobs %lu on-other-thread %lu", atomic_load(&jobs_total), atomic_load(&jobs_elsewhere));
+        for (int k = 0; k < nst && k < 2; k++)
+            printf(" | t%d tasks %llu steals %llu parks %llu wakes %llu idle %.1fms", k,
+                   (unsigned long long)(st1[k].tasks - st0[k].tasks),
+                   (unsigned long long)(st1[k].steals - st0[k].steals),
+                   (unsigned long long)(st1[k].parks - st0[k].parks),
+                   (unsigned long long)(st1[k].wakes - st0[k].wakes),
+                   (double)(st1[k].idle_ns - st0[k].idle_ns) / 1e6);
+        printf("\n");
+    }
     b2DestroyWorld(w);
     return ms;
 }
@@ -190,7 +248,7 @@ static int cmp_d(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    int rounds = 3, only_threads = 0;
+    int rounds = 3, only_threads = 0, only_backend = -1, idle_spin = 0;
     double frac = 1.0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
@@ -200,10 +258,24 @@ int main(int argc, char **argv)
             frac = atof(argv[++i]);
         else if (!strcmp(argv[i], "--scene") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+            const char *nm = argv[++i];
+            static const char *const names[NB] = {"box2d", "dagrt", "node", "enkiTS"};
+            for (int b = 0; b < NB; b++)
+                if (!strcmp(nm, names[b]))
+                    only_backend = b;
+            if (only_backend < 0) {
+                fprintf(stderr, "bench_box2d: --backend box2d|dagrt|node|enkiTS\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--idle-spin"))
+            idle_spin = 1;
+        else if (!strcmp(argv[i], "--counters"))
+            counters = 1;
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             only_threads = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--rounds N] [--steps F] [--scene NAME] [--threads T]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--rounds N] [--steps F] [--scene NAME] [--threads T] [--counters] [--backend B] [--idle-spin]\n", argv[0]);
             return 2;
         }
     }
@@ -219,6 +291,8 @@ int main(int argc, char **argv)
         dagrt_config cfg;
         dagrt_config_init(&cfg);
         cfg.workers = threads - 1;
+        if (idle_spin)
+            cfg.idle = DAGRT_IDLE_SPIN;   /* idle threads never park: every exposure races a spinner */
         dagrt *rt = dagrt_create(&cfg);
         if (!rt)
             return 1;
@@ -234,6 +308,10 @@ int main(int argc, char **argv)
                     n = 2;
                 for (int k = 0; k < NB; k++) {
                     int b = (k + r + s) % NB;   /* a different backend goes first each time */
+                    if (only_backend >= 0 && b != only_backend) {
+                        t[s][b][r] = 0;   /* --backend: the others are not run */
+                        continue;
+                    }
                     t[s][b][r] = run(&scenes[s], b, threads, n, rt);
                 }
             }

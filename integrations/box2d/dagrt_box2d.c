@@ -68,6 +68,12 @@ void *dagrt_box2d_enqueue(b2TaskCallback *task, void *taskContext, void *userCon
         s->task = task;
         s->context = taskContext;
         if (dagrt_spawn(a->rt, &s->group, run_slot, s) == 0) {
+            /* Box2D goes back to its own loops now (the solver's
+             * orchestration, the narrow phase beside the tree task) and
+             * calls no runtime function until finishTask: inside a task
+             * the job would stay in our private tail until then, and the
+             * other threads idle (dagrt.h, dagrt_publish). */
+            (void)dagrt_publish(a->rt);
             atomic_fetch_add_explicit(&a->spawned, 1, memory_order_relaxed);   /* a statistic */
             return s;
         }

@@ -253,6 +253,16 @@ int dagrt_thread_detach(dagrt *rt);
  * ran, or a negative error code. */
 int dagrt_pump_main(dagrt *rt);
 
+/* Makes every task the calling thread has spawned and not yet started
+ * stealable now, and wakes an idle thread for them. Inside a task the
+ * runtime keeps its newest spawns private until the spawner's next spawn
+ * or take (docs/runtime-internals.md, the private tail): call this after
+ * spawning when the code that follows runs long without calling the
+ * runtime (a middleware job system's enqueue returning into the engine's
+ * own loops). 0; DAGRT_EINVAL for a NULL rt; 0 and nothing to do on a
+ * thread that is not rt's. */
+int dagrt_publish(dagrt *rt);
+
 /* Calls fn(arg, b, e) on disjoint sub-ranges covering [begin, end); returns
  * when all have run. grain 0 lets the runtime choose. */
 typedef void (*dagrt_range_fn)(void *arg, size_t begin, size_t end);

@@ -1447,3 +1447,162 @@ static int handles_on(int workers)
 
 int scn_handles_0_workers(void) { return handles_on(0); }
 int scn_handles_2_workers(void) { return handles_on(2); }
+
+/* ------------------------------------------------ spawn, then foreign code */
+
+/* A task that spawns and then runs code of its own that never calls the
+ * runtime (what Box2D's solver does between enqueueTask and finishTask):
+ * dagrt_publish must make what it spawned stealable, so the other thread
+ * runs it while the spawner is still busy. The parent P runs on either
+ * thread (X); it keeps the other (Y) busy in a blocker B while it spawns
+ * C1 and C2 (nobody idle, so the tail policy would keep C2 private), then
+ * spins without runtime calls until C2 has started. Counted by thread: C2
+ * must have run on Y, not on X after P gave up (the bound only ends a
+ * failing round). */
+typedef struct fspin {
+    dagrt *rt;
+    dagrt_group kids;
+    _Atomic int b_started, b_release;
+    _Atomic int c2_started;
+    _Atomic int p_thread, c2_thread;
+    int publish;
+    int gave_up;
+} fspin;
+
+static void fspin_blocker(void *p)
+{
+    fspin *f = p;
+    atomic_store(&f->b_started, 1);
+    while (!atomic_load(&f->b_release))
+        sched_yield();
+}
+
+static void fspin_c1(void *p)
+{
+    (void)p;
+}
+
+static void fspin_c2(void *p)
+{
+    fspin *f = p;
+    atomic_store(&f->c2_thread, dagrt_thread_index(f->rt));
+    atomic_store(&f->c2_started, 1);
+}
+
+static double fspin_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void fspin_parent(void *p)
+{
+    fspin *f = p;
+    atomic_store(&f->p_thread, dagrt_thread_index(f->rt));
+    dagrt_group_init(&f->kids);
+    dagrt_spawn(f->rt, &f->kids, fspin_blocker, f);
+    if (f->publish)
+        dagrt_publish(f->rt);
+    double t0 = fspin_now();
+    while (!atomic_load(&f->b_started))
+        if (fspin_now() - t0 > 10.0) {   /* the blocker was never stolen */
+            f->gave_up = 2;
+            break;
+        }
+    dagrt_spawn(f->rt, &f->kids, fspin_c1, f);
+    dagrt_spawn(f->rt, &f->kids, fspin_c2, f);
+    if (f->publish)
+        dagrt_publish(f->rt);
+    atomic_store(&f->b_release, 1);
+    /* Foreign code: no runtime calls until C2 has started elsewhere. */
+    t0 = fspin_now();
+    while (!atomic_load(&f->c2_started))
+        if (fspin_now() - t0 > 2.0) {
+            if (!f->gave_up)
+                f->gave_up = 1;
+            break;
+        }
+    dagrt_group_wait(f->rt, &f->kids);
+}
+
+/* Launches P from a thread outside the runtime: it goes to the worker's
+ * inbox, so P runs on the worker and its children are for the main thread,
+ * which waits on P's group. */
+typedef struct fspin_launch {
+    dagrt *rt;
+    dagrt_group *g;
+    fspin *f;
+    int r;
+} fspin_launch;
+
+static void *fspin_launcher(void *p)
+{
+    fspin_launch *l = p;
+    l->r = dagrt_spawn(l->rt, l->g, fspin_parent, l->f);
+    return NULL;
+}
+
+static int fspin_rounds(int publish, long rounds, long *ran_elsewhere, long *on_main)
+{
+    int v = 0;
+    dagrt *rt = make_rt(1, false, 0, DAGRT_IDLE_PARK);
+    if (!rt)
+        return 1;
+    *ran_elsewhere = 0;
+    *on_main = 0;
+    for (long r = 0; r < rounds; r++) {
+        fspin f;
+        memset(&f, 0, sizeof f);
+        f.rt = rt;
+        f.publish = publish;
+        /* Off any thread's stack: an outside thread spawns into it. */
+        static dagrt_group g;
+        dagrt_group_init(&g);
+        if (r & 1) {
+            fspin_launch l = {rt, &g, &f, 0};
+            pthread_t th;
+            pthread_create(&th, NULL, fspin_launcher, &l);
+            pthread_join(th, NULL);
+            if (l.r)
+                FAIL("spawn from an outside thread: %s", dagrt_strerror(l.r));
+        } else {
+            dagrt_spawn(rt, &g, fspin_parent, &f);
+        }
+        int e = dagrt_group_wait(rt, &g);
+        if (e)
+            FAIL("group_wait: %s", dagrt_strerror(e));
+        if (!atomic_load(&f.c2_started))
+            FAIL("round %ld: C2 never ran", r);
+        if (f.gave_up == 2)
+            FAIL("round %ld: the blocker was never stolen", r);
+        /* Shared: C2 started on the other thread while P still spun. */
+        if (!f.gave_up && atomic_load(&f.c2_thread) != atomic_load(&f.p_thread))
+            (*ran_elsewhere)++;
+        if (atomic_load(&f.p_thread) != 0)
+            (*on_main)++;   /* P on the worker: its children ran on the waiting main thread */
+    }
+    dagrt_destroy(rt);
+    return v;
+}
+
+int scn_publish_foreign_spin(void)
+{
+    int v = 0;
+    long rounds = scaled(40, 8), elsewhere = 0, p_on_worker = 0;
+    v += fspin_rounds(1, rounds, &elsewhere, &p_on_worker);
+    if (elsewhere != rounds)
+        FAIL("dagrt_publish: C2 ran on the other thread in %ld of %ld rounds", elsewhere, rounds);
+    /* Odd rounds start P from an outside thread, so it runs on the worker
+     * (the main thread could steal it from the inbox first: counted). */
+    if (p_on_worker == 0)
+        FAIL("no round ran the parent on the worker (odd rounds start it there)");
+    fprintf(stderr, "publish_foreign_spin: %ld/%ld rounds shared, parent on the worker in %ld\n",
+            elsewhere, rounds, p_on_worker);
+    if (getenv("SCN_PUBLISH_CONTROL")) {   /* the same without dagrt_publish, reported only */
+        long e0 = 0, w0 = 0;
+        v += fspin_rounds(0, 4, &e0, &w0);
+        fprintf(stderr, "publish_foreign_spin: without dagrt_publish %ld/4 rounds shared\n", e0);
+    }
+    return v;
+}

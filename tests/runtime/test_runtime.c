@@ -71,6 +71,11 @@ static void *pump_from_other_thread(void *p)
     return (void *)(intptr_t)dagrt_pump_main(p);
 }
 
+static void *publish_from_other_thread(void *p)
+{
+    return (void *)(intptr_t)dagrt_publish(p);
+}
+
 Test(runtime_api, misuse_is_an_error_code)
 {
     dagrt_config c = cfg_with(1, false, 0, DAGRT_IDLE_PARK);
@@ -96,6 +101,11 @@ Test(runtime_api, misuse_is_an_error_code)
     pthread_create(&th, NULL, pump_from_other_thread, rt);
     pthread_join(th, &r);
     cr_expect_eq((int)(intptr_t)r, DAGRT_EPERM, "pump_main off the main thread");
+    cr_expect_eq(dagrt_publish(NULL), DAGRT_EINVAL);
+    cr_expect_eq(dagrt_publish(rt), 0);   /* main thread, nothing private */
+    pthread_create(&th, NULL, publish_from_other_thread, rt);
+    pthread_join(th, &r);
+    cr_expect_eq((int)(intptr_t)r, 0, "publish on a thread that is not rt's: nothing to do");
     dagrt_destroy(rt);
 }
 
