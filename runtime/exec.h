@@ -502,6 +502,13 @@ void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns);
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned);
 /* A new plan starts in plan mode, with nothing measured of it. */
 void rt_policy_plan_reset(exec_policy *p);
+/* A pipelined plan frame of state r, whose pipeline's rule lives in state
+ * o (its first state, planned for the same graph; else r itself): one rule
+ * per pipeline, not one per state. pipe_serial: whether the frame runs
+ * serial (o's stretch), noted in r; pipe_after: the frame (serial, ns if
+ * timed, judged at once; else at its wait) into o's rule. */
+bool rt_policy_pipe_serial(graph_rt *o, graph_rt *r);
+void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns);
 
 /* ----------------------------------------------------- exec_dynamic.c */
 

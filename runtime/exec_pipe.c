@@ -136,6 +136,15 @@ static int enter(dagrt *rt, dagrt_pipeline *p)
     return bad;
 }
 
+/* The state whose load policy (exec_policy.c) rules the pipelined plan
+ * frames of g: the pipeline's first state when it is planned for g, else
+ * (it has not run g yet) the frame's own state r. */
+static graph_rt *rule_of(dagrt_pipeline *p, graph_rt *r, const dagrt_graph *g)
+{
+    graph_rt *o = state_rt(p->states[0]);
+    return o->plan == 1 && o->plan_g == g ? o : r;
+}
+
 /* Waits (helping) for the oldest frame in flight and lets its context go. */
 static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
 {
@@ -146,7 +155,7 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
         return rc;   /* refused (the state is used outside the pipeline): still in flight */
     graph_rt *r = state_rt(p->states[k]);
     if (r->pplan && rt_policy_serial_ok(&r->policy, r->g))
-        rt_policy_after(r, false, 0, true);   /* the starvation rule judges it (submit, above) */
+        rt_policy_pipe_after(rule_of(p, r, r->g), r, 0);   /* the starvation rule judges it */
     if (q->t_start[k]) {
         q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - q->t_start[k]);
         q->t_start[k] = 0;
@@ -206,9 +215,10 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
      * again. Only a state planned for g is asked (its policy is that
      * plan's; the state is idle here, its last frame waited for). */
     graph_rt *rk = state_rt(p->states[k]);
+    graph_rt *rule = rule_of(p, rk, g);
     if (q->plan && rk->plan == 1 && rk->plan_g == g &&
         dagrt_worker_count(rt) == 1 && rt_policy_serial_ok(&rk->policy, g) &&
-        rt_policy_plan_serial(rk)) {
+        rt_policy_pipe_serial(rule, rk)) {
         while (q->inflight > 0)
             if ((rc = wait_oldest(rt, p)) != 0)
                 goto out;
@@ -219,7 +229,9 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
             uint64_t ns = timed ? rt_now_ns() - t0 : 0;
             if (timed)
                 q->frame_ns = rt_policy_average(q->frame_ns, ns);
-            rt_policy_after(rk, timed, ns, true);
+            if (timed)
+                rk->policy.frame_ns = rt_policy_average(rk->policy.frame_ns, ns);
+            rt_policy_pipe_after(rule, rk, timed ? (ns ? ns : 1) : 0);
             q->rt = rt;
             q->submitted++;
             if (p->drop)

@@ -103,8 +103,8 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * probe stays a probe), so the next frame, whose helper is then lingering,
  * decides. */
 #define PLAN_SERIAL_MIN 16
-#define PLAN_SERIAL_MAX 1024
-#define PLAN_SERIAL_NS 50000000u
+#define PLAN_SERIAL_MAX 4096
+#define PLAN_SERIAL_NS 200000000u
 /* A stretch within this many plan frames of a good probe counts as the
  * probe's failure (the span doubles). */
 #define PLAN_SERIAL_SOON 256
@@ -147,13 +147,12 @@ static void go_serial(exec_policy *p, bool again)
  * that the helper got no CPU (plan mode: the caller claimed most of the
  * worker's list; the dynamic executor: the caller waited long, blocked,
  * for a node a helper held: "held", below). */
-static void judge(graph_rt *r, bool starved_sign, uint64_t ns)
+static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign, uint64_t ns)
 {
-    exec_policy *p = &r->policy;
-    if (!p->was_serial && r->waking)
+    if (!serial && waking)
         return;   /* slow to wake is not starved: judged by a later frame (below) */
     p->time_next = 0;
-    if (p->was_serial) {
+    if (serial) {
         if (ns)
             p->serial_ns = average(p->serial_ns, ns, true);
         if (--p->serial_left == 0) {
@@ -183,6 +182,11 @@ static void judge(graph_rt *r, bool starved_sign, uint64_t ns)
         p->plan_ns = ns;
         p->since_probe = 0;
     }
+}
+
+static void judge(graph_rt *r, bool starved_sign, uint64_t ns)
+{
+    judge_in(&r->policy, r->policy.was_serial, r->waking, starved_sign, ns);
 }
 
 /* A plan-mode frame's end: starved when the caller claimed more than half
@@ -243,6 +247,30 @@ void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
 }
 
 /* ------------------------------------------------------ after a frame */
+
+/* A pipeline's frames in flight belong to several states, one rule: each
+ * state keeping its own would probe, and be held by a starved helper at
+ * each probe, once per state (depth times as often), and a stretch begun
+ * by one state's frame would leave the others sharing until their own
+ * frames failed. So the pipeline's first state holds the rule for all.
+ * A frame still in flight when a stretch began (it was offered before) is
+ * not judged: its verdict is the one that began the stretch. */
+bool rt_policy_pipe_serial(graph_rt *o, graph_rt *r)
+{
+    bool serial = o->policy.serial_left > 0;
+    r->policy.was_serial = serial;
+    r->policy.solo_runs += serial;   /* counted in the frame's own state */
+    return serial;
+}
+
+void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns)
+{
+    bool serial = r->policy.was_serial;
+    if (!serial && o->policy.serial_left > 0)
+        return;
+    judge_in(&o->policy, serial, !serial && r->waking, !serial && r->stolen1 > r->nlist1 / 2,
+             ns);
+}
 
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned)
 {

@@ -5,7 +5,7 @@
  * 1. Empty bodies: the frame is measured too small to share and runs on
  *    the caller alone (exec_serial.c) for good: a quarter of a second of
  *    frames in a row without the worker running a task (a stretch of the
- *    starvation policy below would probe with a helper every 1024 frames
+ *    starvation policy below would probe with a helper every 4096 frames
  *    at most); a run from inside a body is still refused (DAGRT_ENESTED).
  *    Then the same graph's bodies become slow: the measured frame leaves
  *    the caller-only path and nodes run on the worker again.
@@ -151,7 +151,7 @@ static int until_off_caller(bool observed, double secs, int *bad)
 
 /* Empty frames until, for `quiet` seconds in a row, they all ran on the
  * caller alone and the worker ran no task (so no helper was offered a run,
- * as a stretch of plan mode's starvation policy would every 1024 frames at
+ * as a stretch of plan mode's starvation policy would every 4096 frames at
  * most: a worker that stays unscheduled that long after a wake-up is not
  * plausible), for at most `secs` seconds. Returns 1 if that happened. */
 static int serial_frames(double quiet, double secs, int *bad)
