@@ -10,9 +10,11 @@
  *   reactor_uring.c  io_uring through liburing (Linux, DAGRT_HAVE_URING);
  *   reactor_epoll.c  the fallback: epoll for what can be polled, a blocking
  *                    lane of the runtime's own threads for regular files;
- *   reactor_iocp.c   Windows: an I/O completion port, and a blocking lane
- *                    for handles not opened for overlapped I/O (and
- *                    everything, with the fallback forced).
+ *   reactor_iocp.c   Windows: an I/O completion port, and
+ *   reactor_lane_win32.c
+ *                    the blocking lane for handles not opened for
+ *                    overlapped I/O (and everything, with the fallback
+ *                    forced); what the two share is in reactor_win32.h.
  *
  * Locking: io.c calls submit and cancel with its own lock held (one at a
  * time, and a cancel never overtakes its op's submit); done(op) never

@@ -1,6 +1,6 @@
 /*
  * lane_wake.pml - a Windows lane thread's wait on a socket and its cancel
- * (runtime/os/reactor_iocp.c: wait_ready, lane_cancel). The lane thread
+ * (runtime/os/reactor_lane_win32.c: wait_ready, lane_cancel). The lane thread
  * loops: look at the op's cancel flag; WSAPoll on the op's socket and on
  * the thread's wake socket (blocks until one has something); if the wake
  * socket has bytes, drain them and look again. A cancel sets the flag
