@@ -33,6 +33,7 @@
 #include "cancel.h"
 #include "error.h"
 #include "fiber.h"
+#include "io_internal.h"
 #include "os/reactor.h"
 #include "timer.h"
 
@@ -46,7 +47,7 @@ _Static_assert((int)DAGRT_IO_KINDS == (int)RT_IO_KINDS && (int)DAGRT_IO_POLL == 
 _Static_assert((int)DAGRT_POLL_IN == (int)RT_IO_POLL_IN && (int)DAGRT_POLL_OUT == (int)RT_IO_POLL_OUT &&
                (int)DAGRT_POLL_ERR == (int)RT_IO_POLL_ERR, "poll bits disagree");
 
-typedef struct io_req {
+struct io_req {
     rt_io_op op;                 /* first: done() gets &op */
     rt_group g;                  /* one-shot: completed by done() */
     rt_waiter tw;                /* a foreign thread's waiter: wakes tdone */
@@ -59,35 +60,12 @@ typedef struct io_req {
     rt_timer timer;              /* the deadline (dagrt_poll) */
     rt_cancel_link link;         /* on the caller's scope */
     rt_cancel_link rtlink;       /* on the runtime's (rt->waits: dagrt_destroy) */
-} io_req;
+};
 
-typedef struct io_chunk {
+struct io_chunk {
     struct io_chunk *next;
     io_req reqs[];
-} io_chunk;
-
-typedef struct io_kstats {
-    _Atomic uint64_t ops, bytes, errors, timeouts, cancels;
-} io_kstats;
-
-typedef struct rt_io {
-    rt_os_mutex mu;              /* the lists, stopping, submit and cancel */
-    rt_reactor *r;
-    const char *kind;
-    unsigned entries;
-    io_req *free;
-    io_req *inflight;
-    size_t ninflight;
-    io_chunk *chunks;
-    bool stopping;
-    io_kstats st[RT_IO_KINDS];
-} rt_io;
-
-static inline rt_io *io_of(const dagrt *rt)
-{
-    /* acquire: pairs with io_start's release CAS, so the state is whole. */
-    return atomic_load_explicit(&((dagrt *)(uintptr_t)rt)->io, memory_order_acquire);
-}
+};
 
 /* mu held. */
 static bool pool_grow(rt_io *io)
@@ -105,26 +83,6 @@ static bool pool_grow(rt_io *io)
     return true;
 }
 
-static rt_reactor *reactor_make(const dagrt *rt, unsigned entries, int *err)
-{
-    rt_reactor *r = NULL;
-    const char *env = rt_os_getenv("DAGRT_IO");
-    bool fallback = rt->cfg.io_fallback || (env && strcmp(env, "fallback") == 0);
-#if defined(_WIN32)
-    r = fallback ? rt_reactor_iocp_lane_create(entries, err) : rt_reactor_iocp_create(entries, err);
-#else
-#  if defined(DAGRT_HAVE_URING)
-    if (!fallback)
-        r = rt_reactor_uring_create(entries, err);
-#  else
-    (void)fallback;
-#  endif
-    if (!r)
-        r = rt_reactor_epoll_create(entries, err);
-#endif
-    return r;
-}
-
 static void io_free(rt_io *io)
 {
     while (io->chunks) {
@@ -134,60 +92,6 @@ static void io_free(rt_io *io)
     }
     rt_os_mutex_fini(&io->mu);
     free(io);
-}
-
-/* ------------------------------------------------------------ batching */
-
-/* Ops this thread queued with defer and has not flushed since: its duty
- * to flush them (rt_io_reap) once it has nothing else in sight, before it
- * parks. A fiber that moves on leaves the duty with the thread that
- * queued. */
-static _Thread_local unsigned io_deferred;
-
-/* Owner only: whether c has more to run, in its own deque or anywhere it
- * may take from (idle.c's work_visible: the hot lane, inboxes, every
- * deque, an offer). A hint: a stale answer only flushes early or late. */
-static bool ctx_busy(rt_ctx *c)
-{
-    /* relaxed: the policy hint above (every path flushes in the end). */
-    int64_t b = atomic_load_explicit(&c->deque.bottom, memory_order_relaxed);
-    int64_t t = atomic_load_explicit(&c->deque.top, memory_order_relaxed);   /* relaxed: as above */
-    return b > t || rt_work_visible(c);
-}
-
-/* Whether this call's submit may wait in the reactor's queue for others
- * (os/reactor_uring.c, BATCHING): a fiber on a reaping worker that has
- * more work in sight, which it runs before it flushes them all with one
- * system call. A lone call (nothing else to run) submits at once and
- * keeps the fast path. */
-static bool may_defer(dagrt *rt, const rt_io *io)
-{
-    if (!io->r->ops->flush || !dagrt_in_fiber(rt))
-        return false;
-    rt_ctx *c = rt_ctx_current(rt);
-    if (!c || c->guest || !(c->hot || rt->cfg.hot_workers == 0))
-        return false;
-    /* The main thread too (it may leave its wait with the duty: see
-     * main_deferred). */
-    return (c->worker || c->index == 0) && ctx_busy(c);
-}
-
-/* After the main thread deferred a submit: it may leave its wait before
- * it flushes (its duty waits for its next rt_io_reap), so it defers only
- * while a reaping worker is awake, which flushes everything before it
- * parks (rt_io_park: its count drops, then it reads the reactor's pending
- * count). seq_cst: a Dekker pair with that (the reactor's increment of
- * pending and its read are seq_cst): either the worker sees our SQE
- * counted and flushes it, or we see its drop and flush ourselves. */
-static void main_deferred(dagrt *rt, rt_io *io)
-{
-    rt_ctx *c = rt_ctx_current(rt);
-    if (c && c->worker)
-        return;
-    if (atomic_load_explicit(&rt->io_awake, memory_order_seq_cst) == 0) {
-        io_deferred = 0;
-        io->r->ops->flush(io->r);
-    }
 }
 
 /* The runtime's I/O state, started by the first call. NULL: *err. */
@@ -209,7 +113,7 @@ static rt_io *io_get(dagrt *rt, int *err)
         *err = DAGRT_ENOMEM;
         return NULL;
     }
-    io->r = reactor_make(rt, io->entries, err);
+    io->r = rt_io_reactor_make(rt, io->entries, err);
     if (!io->r) {
         io_free(io);
         return NULL;
@@ -459,13 +363,11 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         io->inflight->prev = q;
     io->inflight = q;
     io->ninflight++;
-    bool deferred = q->op.defer = may_defer(rt, io);
+    bool deferred = q->op.defer = rt_io_may_defer(rt, io);
     io->r->ops->submit(io->r, &q->op);
     rt_os_mutex_unlock(&io->mu);
-    if (deferred) {
-        io_deferred++;
-        main_deferred(rt, io);
-    }
+    if (deferred)
+        rt_io_deferred(rt, io);
 
     /* The fast path: what the kernel finished inside the submit (a read
      * from the page cache) is served here, on this thread; when that was
@@ -739,67 +641,4 @@ void rt_io_fini(dagrt *rt)
     io->r->ops->destroy(io->r);
     io_free(io);
     atomic_store_explicit(&rt->io, NULL, memory_order_relaxed);   /* relaxed: no thread is left */
-}
-
-/* Workers reap completions where they are (worker.c between tasks,
- * idle.c as they go idle): see os/reactor_uring.c's REAPING. */
-unsigned rt_io_reap(dagrt *rt)
-{
-    rt_io *io = io_of(rt);
-    if (!io || !io->r->ops->reap)
-        return 0;
-    if (io_deferred) {
-        /* What this thread queued goes to the kernel once nothing else is
-         * in sight (a thread that parks calls this first: idle.c). */
-        rt_ctx *c = rt_ctx_current(rt);
-        if (!c || !ctx_busy(c)) {
-            io_deferred = 0;
-            io->r->ops->flush(io->r);
-        }
-    }
-    return io->r->ops->reap(io->r, 32);
-}
-
-void rt_io_park(rt_ctx *c, bool enter)
-{
-    dagrt *rt = c->rt;
-    if (c->index == 0 || !(c->hot || rt->cfg.hot_workers == 0))
-        return;   /* the main thread reaps only while it waits: not counted */
-    /* seq_cst: the reactor thread reads the gate, then this count; we
-     * write the count, then the gate (a Dekker pair: either it sees 0, or
-     * it sees the gate moved and looks again). */
-    if (!enter) {
-        atomic_fetch_add_explicit(&rt->io_awake, 1, memory_order_seq_cst);
-        return;
-    }
-    rt_io *io = io_of(rt);
-    int left = atomic_fetch_sub_explicit(&rt->io_awake, 1, memory_order_seq_cst) - 1;
-    /* Then nothing queued (by anyone) stays behind while this worker
-     * sleeps (os/reactor_uring.c, BATCHING): a worker that queued and ran
-     * into a long task, or the main thread (main_deferred), is covered by
-     * whoever parks first. After the drop (the reactor's read of its
-     * pending count is seq_cst): main_deferred's pair. */
-    if (io && io->r->ops->flush) {
-        io_deferred = 0;
-        io->r->ops->flush(io->r);
-    }
-    if (left != 0)
-        return;
-    /* seq_cst: the thread writes gated, then reads the count: either it
-     * sees our 0, or we see gated and bump. Not gated: it is in the kernel
-     * already (no system call on this park). */
-    if (io && atomic_load_explicit(&io->r->gated, memory_order_seq_cst)) {
-        atomic_fetch_add_explicit(&io->r->gate, 1, memory_order_seq_cst);   /* seq_cst: as above */
-        rt_os_wake32_one(&io->r->gate);
-    }
-}
-
-/* Hot workers' priority (worker.c calls it on each hot worker). */
-void rt_io_thread_priority(dagrt *rt)
-{
-    if (rt->cfg.hot_priority != DAGRT_PRIORITY_ELEVATED)
-        return;
-    if (rt_os_thread_priority_raise() != 0)
-        /* relaxed: a statistic. */
-        atomic_fetch_add_explicit(&rt->prio_refused, 1, memory_order_relaxed);
 }

@@ -272,7 +272,7 @@ struct dagrt {
      * outside the runtime), for destroy's "only waits are left" (relaxed:
      * a count destroy compares twice, not an order). */
     _Atomic int64_t nwaits;
-    /* Reaping workers that are not parked (io.c, rt_io_park; seq_cst: the
+    /* Reaping workers that are not parked (io_reap.c, rt_io_park; seq_cst: the
      * reactor thread's gate, os/reactor_uring.c "REAPING"). */
     _Atomic int io_awake;
 };
@@ -543,7 +543,7 @@ void rt_fiber_thread_leave(dagrt *rt, rt_ctx *c);
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);
 
-/* ------------------------------------------ io.c: the I/O calls' hooks */
+/* -------------------------- io.c, io_reap.c: the I/O calls' hooks */
 
 /* (An I/O call waits like any other: on rt->waits too, which destroy
  * cancels once only waits are left.) dagrt_destroy, once every thread has
@@ -553,9 +553,9 @@ void rt_io_fini(dagrt *rt);
 /* On each hot worker as it starts: the configured thread priority. */
 void rt_io_thread_priority(dagrt *rt);
 /* Serves I/O completions that are already there on this thread, without a
- * system call (io.c); how many. Cheap when there are none or no I/O. */
+ * system call (io_reap.c); how many. Cheap when there are none or no I/O. */
 unsigned rt_io_reap(dagrt *rt);
-/* A worker that reaps completions parks (enter) or is back (io.c): the
+/* A worker that reaps completions parks (enter) or is back (io_reap.c): the
  * last one to park sends the reactor's thread back to the kernel. */
 void rt_io_park(rt_ctx *c, bool enter);
 

@@ -36,7 +36,7 @@
  *     when another consumer holds it;
  *   - the completion thread, the last resort: it drains the CQ under the
  *     same lock (waiting for a consumer in progress). Then, while a
- *     reaping worker is awake (rt_reactor.awake > 0: io.c counts them
+ *     reaping worker is awake (rt_reactor.awake > 0: io_reap.c counts them
  *     around each park), it sleeps on rt_reactor.gate with a 1 ms tick
  *     (not in the kernel, whose wake-up per completion would cost every
  *     submit a cross-CPU wake); the last worker to park bumps the gate
@@ -127,7 +127,7 @@ static void sq_flush(uring_reactor *u)
 static void sq_flush_pending(uring_reactor *u)
 {
     /* seq_cst: a hint, but the parking worker's half of a Dekker pair
-     * with the main thread's deferral (io.c, main_deferred: it counts in
+     * with the main thread's deferral (io_reap.c, main_deferred: it counts in
      * pending, then reads the count of awake reapers; the worker drops
      * that count, then reads pending here). */
     if (atomic_load_explicit(&u->base.pending, memory_order_seq_cst) == 0)
@@ -342,7 +342,7 @@ static void completion_main(void *arg)
          * completion would cost the submitter a cross-CPU wake), and drain
          * what is left once a tick (a worker busy in a long task serves
          * nothing meanwhile). The last worker to park bumps the gate.
-         * seq_cst: the gate, then the count (io.c, rt_io_park). */
+         * seq_cst: the gate, then the count (io_reap.c, rt_io_park). */
         atomic_store_explicit(&u->base.gated, 1, memory_order_seq_cst);   /* seq_cst: as the gate */
         uint32_t gen = atomic_load_explicit(&u->base.gate, memory_order_seq_cst);
         /* acquire: pairs with io.c's release store of the pointer. */

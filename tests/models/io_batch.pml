@@ -1,6 +1,6 @@
 /*
  * io_batch.pml - who submits the SQEs that deferred reads leave queued
- * (runtime/os/reactor_uring.c "BATCHING", runtime/io.c rt_io_reap and
+ * (runtime/os/reactor_uring.c "BATCHING", runtime/io_reap.c rt_io_reap and
  * rt_io_park).
  *
  * Worker 0's deque holds a reader fiber R and a task S. R runs first: its

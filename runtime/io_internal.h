@@ -1,0 +1,46 @@
+/*
+ * io_internal.h - what io.c (the I/O calls) and io_reap.c (batching and
+ * reaping: who defers a submit, who flushes and reaps) share: the
+ * runtime's I/O state and the calls io.c makes into io_reap.c.
+ * Not installed; include after scheduler.h.
+ */
+#ifndef DAGRT_IO_INTERNAL_H
+#define DAGRT_IO_INTERNAL_H
+
+#include "os/reactor.h"
+
+typedef struct io_req io_req;    /* io.c: one call's op record */
+typedef struct io_chunk io_chunk;
+
+typedef struct io_kstats {
+    _Atomic uint64_t ops, bytes, errors, timeouts, cancels;
+} io_kstats;
+
+typedef struct rt_io {
+    rt_os_mutex mu;              /* the lists, stopping, submit and cancel */
+    rt_reactor *r;
+    const char *kind;
+    unsigned entries;
+    io_req *free;
+    io_req *inflight;
+    size_t ninflight;
+    io_chunk *chunks;
+    bool stopping;
+    io_kstats st[RT_IO_KINDS];
+} rt_io;
+
+static inline rt_io *io_of(const dagrt *rt)
+{
+    /* acquire: pairs with io_start's release CAS, so the state is whole. */
+    return atomic_load_explicit(&((dagrt *)(uintptr_t)rt)->io, memory_order_acquire);
+}
+
+/* io_reap.c. The reactor the first call starts (NULL: *err). */
+rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err);
+/* Whether this call's submit may wait in the reactor's queue
+ * (mu held, before the submit). */
+bool rt_io_may_defer(dagrt *rt, const rt_io *io);
+/* After a deferred submit (mu released): this thread's duty to flush it. */
+void rt_io_deferred(dagrt *rt, rt_io *io);
+
+#endif
