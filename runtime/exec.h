@@ -12,6 +12,8 @@
  *                       list, helpers, the hand-off from frame to frame
  *   exec_plan.c         plan mode (one worker): two lists made once per
  *                       graph, cursors, epochs
+ *   exec_plan_off.c     plan mode's nodes that run elsewhere: fiber and
+ *                       hot nodes as tasks, the help while a thread waits
  *   exec_plan_helper.c  plan mode between runs: the worker's helper that
  *                       lingers on the runtime's plan slot
  *   exec_serial.c       a serial frame: on the caller alone, in table
@@ -192,7 +194,7 @@ typedef struct graph_rt {
     uint32_t ltail1;
     uint32_t nlist1;
     uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
-    /* Plan mode (exec_plan.c, "nodes that run elsewhere"), set with the
+    /* Plan mode (exec_plan_off.c, "nodes that run elsewhere"), set with the
      * plan: plan_off, the graph has nodes the claimer dispatches as
      * runtime tasks (fiber nodes; hot ones where the runtime has hot
      * workers), counted in `group`; plan_share, it has those or parallel
@@ -539,14 +541,37 @@ int rt_plan_run(graph_rt *r);
 /* One thread's part of a plan run (own: its list; first: a node it has
  * claimed already, or NONE). */
 bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first);
+/* The caller in pipelined frame r's wait: claims and runs one ready node
+ * of a later frame in flight (r->pnext on); false when none is ready. */
+bool rt_plan_ahead(graph_rt *r, node_where where);
+
+/* Publishes plan node i of the run at epoch: its status, then its `done`. */
+static inline void rt_plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint32_t epoch)
+{
+    r->nodes[i].status = status;
+    /* release: see plan_ready (exec_plan.c). */
+    atomic_store_explicit(&r->nodes[i].plan.done, epoch, memory_order_release);
+}
+
+/* ------------------------------------------------- exec_plan_off.c */
+
 /* A plan run's start for nodes that run off the lists (r->plan_off): the
  * group that counts their tasks; and its end: waits (helping) until they
  * have all completed. Caller only. */
 void rt_plan_off_begin(graph_rt *r);
-/* The caller in pipelined frame r's wait: claims and runs one ready node
- * of a later frame in flight (r->pnext on); false when none is ready. */
-bool rt_plan_ahead(graph_rt *r, node_where where);
 int rt_plan_off_end(graph_rt *r);
+/* Claimed node i, which runs off the lists: spawned as a task that
+ * publishes it. */
+void rt_plan_off_spawn(graph_rt *r, uint32_t i, node_where where);
+/* One poll's help to the pool from a plan thread with nothing ready. */
+void rt_plan_help(graph_rt *r, node_where where);
+/* Whether hot work waits in the hot lane, for a graph whose hot nodes are
+ * spawned there. relaxed: a hint; the pop in rt_help_one decides. */
+static inline bool rt_plan_hot_waiting(const graph_rt *r)
+{
+    return RT_UNLIKELY(r->plan_offmask & DAGRT_NODE_HOT) &&
+           atomic_load_explicit(&((graph_rt *)(uintptr_t)r)->rt->hot.n, memory_order_relaxed) > 0;
+}
 
 /* ----------------------------------------------------- exec_serial.c */
 

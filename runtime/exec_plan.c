@@ -1,7 +1,8 @@
 /*
  * exec_plan.c - plan mode, the executor for one worker (exec.h; the
  * section comment below has the design). Between runs:
- * exec_plan_helper.c; when its helper gets no CPU: exec_policy.c.
+ * exec_plan_helper.c; when its helper gets no CPU: exec_policy.c; nodes
+ * that run elsewhere (fiber, hot, parallel): exec_plan_off.c.
  */
 #include "exec.h"
 
@@ -72,7 +73,7 @@ static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t 
     if (RT_UNLIKELY(pr != NULL)) {
         const uint32_t pe = r->pprev_epoch;
         /* acquire: pairs with the release store of the frame before's
-         * runner (plan_publish), as for this frame's inputs below. */
+         * runner (rt_plan_publish), as for this frame's inputs below. */
         if (!plan_reached(atomic_load_explicit(&pr[i].plan.done, memory_order_acquire), pe))
             return false;
         for (uint32_t k = np; k < np + nv; k++) {
@@ -115,13 +116,6 @@ static uint32_t plan_claim(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch
             return c;
     }
     return NONE;
-}
-
-static inline void plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint32_t epoch)
-{
-    r->nodes[i].status = status;
-    /* release: see plan_ready. */
-    atomic_store_explicit(&r->nodes[i].plan.done, epoch, memory_order_release);
 }
 
 static inline void plan_prefetch(graph_rt *r, uint32_t i)
@@ -186,67 +180,9 @@ static bool plan_offered_after(graph_rt *r)
     return s && atomic_load_explicit(&((plan_slot *)(uintptr_t)s)->go, memory_order_relaxed) > r->pticket;
 }
 
-/* ------------------------------------------ nodes that run elsewhere
- *
- * Plan mode serves every graph's flags; each node is still claimed from
- * its list when it is ready, and only what happens at the claim differs:
- * - `fiber` nodes (and `hot` ones, where the runtime has hot workers) must
- *   run where their flag says: the claimer spawns the node as a runtime
- *   task with its flags (DAGRT_SPAWN_FIBER, DAGRT_SPAWN_HOT), counted in
- *   the run's group, and goes on with its list at once. The task runs the
- *   node and stores its `done` epoch with release, exactly as a list's
- *   runner does (plan_publish), so successors, of this frame or of the next
- *   one in a pipeline, read it like any other node's. The caller waits for
- *   the group before the run ends (rt_plan_off_end), and for a graph with
- *   such nodes always takes the helper's end through its ticket (the
- *   helper's "last publication" shortcut assumes it published everything
- *   of its list itself).
- * - `hot` nodes without hot workers run on the thread that claims them: in
- *   plan mode that is the moment they are ready, ahead of everything later
- *   on either list, which is what the hot lane gives them elsewhere.
- * - `parallel` nodes run on the claimer through dagrt_parallel_for, which
- *   shares the range with the pool.
- * - A plan thread with nothing ready in such a graph helps: it runs one
- *   task the runtime has for it (hot lane first), every few polls, so a
- *   spawned node or a parallel node's pieces never wait for a thread while
- *   one polls; with `hot` nodes spawned, both threads also look at the hot
- *   lane before each claim, so hot work overtakes the lists.
- * - `on main` always wins: such a node (never hot or fiber: dagc and the
- *   spawn refuse the mix) is run by the caller on its own stack. */
-
-/* A spawned node's task: runs node i, then publishes it (plan_publish).
- * Its epoch is its state's current one: the state is reused only after
- * the run's end has waited for this task (rt_plan_off_end). */
-static void plan_off_entry(void *arg)
-{
-    node_rt *n = arg;
-    graph_rt *r = n->run;
-    uint32_t i = (uint32_t)(n - r->nodes);
-    uint8_t st = rt_exec_node(r, i);
-    plan_publish(r, i, st, r->epoch);
-}
-
-/* One poll's help to the pool (see above). */
-static void plan_help(graph_rt *r, node_where where)
-{
-    if (where != NODE_ON_THREAD)
-        return;   /* a helper on a fiber stack does not run tasks nested on it */
-    rt_ctx *c = rt_ctx_current(r->rt);
-    if (c && rt_work_visible(c))
-        (void)rt_help_one(c);
-}
-
-/* Whether hot work waits in the hot lane, for a graph whose hot nodes are
- * spawned there. relaxed: a hint; the pop in rt_help_one decides. */
-static inline bool plan_hot_waiting(const graph_rt *r)
-{
-    return RT_UNLIKELY(r->plan_offmask & DAGRT_NODE_HOT) &&
-           atomic_load_explicit(&((graph_rt *)(uintptr_t)r)->rt->hot.n, memory_order_relaxed) > 0;
-}
-
 /* Claimed node i: runs it here and returns i (its status in *status, to be
- * published by the caller), or dispatches it as a task (see above) and
- * returns NONE: its task publishes it. */
+ * published by the caller), or dispatches it as a task and returns NONE:
+ * its task publishes it (exec_plan_off.c, "nodes that run elsewhere"). */
 static RT_INLINE uint32_t plan_do(graph_rt *r, uint32_t i, node_where where, uint8_t *status)
 {
     uint32_t f = r->g->nodes[i].flags;
@@ -254,18 +190,7 @@ static RT_INLINE uint32_t plan_do(graph_rt *r, uint32_t i, node_where where, uin
         *status = rt_exec_node_on(r, i, where);
         return i;
     }
-    unsigned sf = ((f & DAGRT_NODE_FIBER) ? DAGRT_SPAWN_FIBER : 0u) |
-                  ((f & DAGRT_NODE_HOT) ? DAGRT_SPAWN_HOT : 0u);
-    while (dagrt_spawn_ex(r->rt, &r->group, plan_off_entry, &r->nodes[i], sf) != 0) {
-        /* Out of task memory: the node must still run where its flag says;
-         * let running tasks finish and free theirs. */
-        plan_help(r, where);
-        rt_os_yield();
-    }
-    /* A task spawned on a worker's private tail (runtime/work.c) is stolen
-     * only once exposed; this thread may poll for a while before it next
-     * spawns or takes, so expose it now. */
-    rt_ctx_publish_tail(rt_ctx_current(r->rt));
+    rt_plan_off_spawn(r, i, where);
     return NONE;
 }
 
@@ -279,7 +204,7 @@ static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, node_where where, 
         r->stolen1++;   /* only the caller takes from list 1 */
     uint8_t st;
     if (plan_do(r, s, where, &st) != NONE)
-        plan_publish(r, s, st, epoch);
+        rt_plan_publish(r, s, st, epoch);
     return true;
 }
 
@@ -297,20 +222,6 @@ bool rt_plan_ahead(graph_rt *r, node_where where)
             return true;
     return false;
 }
-
-void rt_plan_off_begin(graph_rt *r)
-{
-    if (r->plan_off)
-        dagrt_group_init(&r->group);
-}
-
-int rt_plan_off_end(graph_rt *r)
-{
-    /* The group wait's acquire orders every spawned node's effects (and its
-     * `done`) before the run's end; it helps while it waits. */
-    return r->plan_off ? dagrt_group_wait(r->rt, &r->group) : 0;
-}
-
 
 /* One thread's part of a run: its own list `own`, then whatever it can take
  * from the other one. The caller (on_main) stays until every node is
@@ -345,13 +256,13 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
         uint32_t i = atomic_load_explicit(cur, memory_order_relaxed);
         if (i == NONE)
             break;
-        if (RT_UNLIKELY(r->plan_off) && plan_hot_waiting(r)) {
-            /* Hot work first (see "nodes that run elsewhere"). */
+        if (RT_UNLIKELY(r->plan_off) && rt_plan_hot_waiting(r)) {
+            /* Hot work first (exec_plan_off.c). */
             if (prev != NONE) {
-                plan_publish(r, prev, prev_status, epoch);
+                rt_plan_publish(r, prev, prev_status, epoch);
                 prev = NONE;
             }
-            plan_help(r, where);
+            rt_plan_help(r, where);
         }
         /* The node just run counts as done here, so a chain continues
          * with the claim first and the publication after it (below). */
@@ -360,12 +271,12 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
              * CPU here holds up no node, the other thread can take it. And
              * the node we completed goes out first: someone may need it. */
             if (prev != NONE) {
-                plan_publish(r, prev, prev_status, epoch);
+                rt_plan_publish(r, prev, prev_status, epoch);
                 prev = NONE;
             }
             plan_relax(++spins, plan_other_cpu(r, own));
             if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
-                plan_help(r, where);
+                rt_plan_help(r, where);
             /* A node that runs elsewhere may wait long (a fiber blocked
              * in I/O): give the CPU away more often than plan_relax
              * does, so that a loaded machine's other threads, and the
@@ -416,12 +327,12 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
          * (which read `done` last run) overlaps the next body instead of
          * stalling the claim. */
         if (prev != NONE)
-            plan_publish(r, prev, prev_status, epoch);
+            rt_plan_publish(r, prev, prev_status, epoch);
         plan_prefetch(r, next);
         prev = plan_do(r, i, where, &prev_status);
         if (pair != NONE) {
             if (prev != NONE)
-                plan_publish(r, prev, prev_status, epoch);
+                rt_plan_publish(r, prev, prev_status, epoch);
             prev = plan_do(r, pair, where, &prev_status);
         }
         if (next == NONE && own == 1 && !away_ok && !r->plan_off) {
@@ -432,12 +343,12 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
              * for a separate "left" word on every run. (Not where nodes
              * run as tasks: the list's last node may be one of them.) */
             if (prev != NONE)
-                plan_publish(r, prev, prev_status, epoch);
+                rt_plan_publish(r, prev, prev_status, epoch);
             return true;
         }
     }
     if (prev != NONE)
-        plan_publish(r, prev, prev_status, epoch);
+        rt_plan_publish(r, prev, prev_status, epoch);
     unsigned idle = 0;
     /* relaxed: the claims themselves are the CASes; this only waits for them. */
     while (atomic_load_explicit(plan_cursor(r, other), memory_order_relaxed) != NONE) {
@@ -458,7 +369,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
             break;
         plan_relax(idle, plan_other_cpu(r, own));
         if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
-            plan_help(r, where);
+            rt_plan_help(r, where);
         if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
             rt_os_yield();   /* as above */
     }
@@ -476,7 +387,7 @@ bool rt_plan_build(graph_rt *r)
     uint32_t n = g->nnodes;
     if (n > UINT16_MAX)
         return false;
-    /* Nodes that run elsewhere ("nodes that run elsewhere", above): fiber
+    /* Nodes that run elsewhere (exec_plan_off.c): fiber
      * nodes always, hot ones where the runtime has hot workers (plan mode
      * has one worker: ctx 1). */
     dagrt *rt = r->rt;

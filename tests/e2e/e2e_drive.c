@@ -237,7 +237,7 @@ int e2e_run_all(const e2e_graph *const *graphs, size_t n, int frames)
 {
     /* One worker twice: plan mode runs hot nodes on the thread that claims
      * them without a hot worker, as runtime tasks on the hot lane with one
-     * (runtime/exec_plan.c, "nodes that run elsewhere"). */
+     * (runtime/exec_plan_off.c, "nodes that run elsewhere"). */
     static const int workers[] = {0, 1, 1, 3};
     static const int hot[] = {0, 0, 1, 1};
     int bad = 0;

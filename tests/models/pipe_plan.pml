@@ -33,7 +33,7 @@
  *   left, and reused by this same thread); then, where nodes run off the
  *   lists, the wait for their tasks (the run's group). Then the slot is
  *   the next frame's (or the user's).
- * - A node that runs off the lists (-DOFFLIST: b, a fiber node; exec_plan.c,
+ * - A node that runs off the lists (-DOFFLIST: b, a fiber node; exec_plan_off.c,
  *   "nodes that run elsewhere") is claimed as any other, but its claimer
  *   spawns a task (counted in the frame's group) and goes on at once; the
  *   task runs the node and publishes it (done = epoch), then leaves the
