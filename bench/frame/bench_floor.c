@@ -108,7 +108,7 @@ static bool caller_step(uint64_t upto)
         npend--;
         return true;
     }
-    if (cur == 0 || cur > upto)
+    if (cur > upto)
         return false;
     int i = list[0][pos];
     if (i == BENCH_NODES - 1) {   /* the list's last node */
@@ -132,7 +132,6 @@ static void run_list(int k, uint64_t f)
         run_node(i, f);
     }
 }
-
 
 static void *helper_main(void *arg)
 {
