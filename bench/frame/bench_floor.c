@@ -15,7 +15,20 @@
  *
  * Each node's flag is the frame number it last completed (release store
  * after its body, acquire loads before a successor's): nothing is reset
- * between frames. The helper spins between frames for FLOOR_LINGER_NS, then
+ * between frames, and a successor waits for "at or after" its frame, since
+ * with frames in flight a predecessor may already have run a later frame.
+ *
+ * The rings (bench_floor_ring): frames in flight on the same split, as a
+ * pipeline's submit hands them over (dagrt_pipeline_submit: frame f once
+ * frame f - depth has ended). Each thread runs its list frame after frame,
+ * so the same node of consecutive frames runs on one thread in order and
+ * needs no flag of its own. The helper runs every frame it is given, in
+ * order. The caller runs its part only while a submit waits for a place
+ * (and in the drain): its list frame after frame, present left pending
+ * once the rest of the list is done and run as soon as its predecessors
+ * are, between the next frame's nodes. So its frames have the pipeline's
+ * depth in flight, and their latency (bench_main.c) is the pipelines'
+ * with nothing of a runtime in it: the VM's share of their tail. The helper spins between frames for FLOOR_LINGER_NS, then
  * sleeps on a condition variable so that it does not take a core from the
  * contenders measured after it.
  */
@@ -45,25 +58,78 @@ static _Atomic int stop;
 static uint64_t frame_no;
 static struct bench_ctx *the_ctx;
 static void (*the_body)(struct bench_ctx *c, int idx);
+/* Frame f's context and body, written by the caller before its go (the
+ * release that publishes them): a ring's frames each have a slot. */
+#define FLOOR_SLOTS 8
+static struct bench_ctx *frame_ctx[FLOOR_SLOTS];
+static void (*frame_body)(struct bench_ctx *c, int idx);
 static pthread_t helper;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+/* Whether node p has completed frame f or a later one. acquire: pairs with
+ * the release store after p's body, so that body is visible to the
+ * successor that asked. */
+static bool reached(int p, uint64_t f)
+{
+    return atomic_load_explicit(&done[p].v, memory_order_acquire) >= f;
+}
+
+static bool preds_done(int i, uint64_t f)
+{
+    for (int q = 0; q < 2; q++)
+        if (bench_preds[i][q] >= 0 && !reached(bench_preds[i][q], f))
+            return false;
+    return true;
+}
+
+static void run_node(int i, uint64_t f)
+{
+    frame_body(frame_ctx[f % FLOOR_SLOTS], i);
+    /* release: this body's effects before the flag a successor reads. */
+    atomic_store_explicit(&done[i].v, f, memory_order_release);
+}
+
+/* The caller's part of a ring: its list frame after frame (`cur`, at
+ * position `pos`), present left pending (`pend`, oldest first) once the
+ * rest of its frame's list is done, so that the next frame's list goes on
+ * meanwhile; a pending present runs as soon as its predecessors are. */
+static uint64_t pend[FLOOR_SLOTS], cur;
+static int npend, pos;
+
+/* One step of the caller's part, up to frame `upto` (handed over): runs a
+ * ready present or the next node of its list; false if nothing was ready. */
+static bool caller_step(uint64_t upto)
+{
+    if (npend > 0 && preds_done(BENCH_NODES - 1, pend[0])) {
+        run_node(BENCH_NODES - 1, pend[0]);
+        for (int j = 1; j < npend; j++)
+            pend[j - 1] = pend[j];
+        npend--;
+        return true;
+    }
+    if (cur > upto)
+        return false;
+    int i = list[0][pos];
+    if (i == BENCH_NODES - 1) {   /* the list's last node */
+        pend[npend++] = cur++;
+        pos = 0;
+        return true;
+    }
+    if (!preds_done(i, cur))
+        return false;
+    run_node(i, cur);
+    pos++;
+    return true;
+}
 
 static void run_list(int k, uint64_t f)
 {
     for (int j = 0; j < len[k]; j++) {
         int i = list[k][j];
-        for (int q = 0; q < 2; q++) {
-            int p = bench_preds[i][q];
-            /* acquire: pairs with the release below, so the predecessor's
-             * body is visible to this one. */
-            if (p >= 0)
-                while (atomic_load_explicit(&done[p].v, memory_order_acquire) != f)
-                    bench_spin_hint();
-        }
-        the_body(the_ctx, i);
-        /* release: this body's effects before the flag a successor reads. */
-        atomic_store_explicit(&done[i].v, f, memory_order_release);
+        while (!preds_done(i, f))
+            bench_spin_hint();
+        run_node(i, f);
     }
 }
 
@@ -94,8 +160,9 @@ static void *helper_main(void *arg)
                 since = bench_now_ns();
             }
         }
-        seen = g;
-        run_list(1, g);
+        /* A ring hands over frames faster than one by one: every one, in order. */
+        while (seen < g)
+            run_list(1, ++seen);
     }
 }
 
@@ -119,6 +186,7 @@ int bench_floor_setup(struct bench_ctx *c, void (*body)(struct bench_ctx *c, int
     }
     the_ctx = c;
     the_body = body;
+    frame_body = body;
     return pthread_create(&helper, NULL, helper_main, NULL);
 }
 
@@ -127,11 +195,40 @@ void bench_floor_frames(struct bench_ctx *c, long n)
     for (long f = 0; f < n; f++) {
         c->frame++;
         uint64_t g = ++frame_no;
+        frame_ctx[g % FLOOR_SLOTS] = the_ctx;
+        frame_body = the_body;
         atomic_store(&go, g);   /* seq_cst: see helper_main; also a release */
         wake_helper();
         /* present, the caller's last node, waits for the helper's last. */
         run_list(0, g);
     }
+}
+
+void bench_floor_ring(struct bench_ctx *c, long n, unsigned depth,
+                      struct bench_ctx *(*next)(struct bench_ctx *c),
+                      void (*node)(struct bench_ctx *slot, int idx))
+{
+    if (depth < 1 || depth >= FLOOR_SLOTS)
+        return;
+    frame_body = node;   /* published to the helper by the next go's release */
+    cur = frame_no + 1;
+    pos = 0;
+    for (long k = 0; k < n; k++) {
+        struct bench_ctx *slot = next(c);   /* the frame's submit */
+        uint64_t g = frame_no + 1;
+        /* A place among the frames in flight: frame g - depth ended. */
+        while (g > depth && !reached(BENCH_NODES - 1, g - depth))
+            if (!caller_step(frame_no))
+                bench_spin_hint();
+        frame_ctx[g % FLOOR_SLOTS] = slot;
+        frame_no = g;
+        atomic_store(&go, g);   /* seq_cst: see helper_main; also a release */
+        wake_helper();
+    }
+    while (npend > 0 || cur <= frame_no)   /* the drain */
+        if (!caller_step(frame_no))
+            bench_spin_hint();
+    frame_body = the_body;
 }
 
 void bench_floor_teardown(void)

@@ -4,7 +4,8 @@
  * serial calls, as dagc-generated code on libdagrt one frame at a time
  * (bench_frame_run) and as pipelines of 2 and 3 frames in flight
  * (bench_frame_pipeline_submit, bench_frame_pipeline_drain), with no runtime at all (two
- * threads spinning on per-node flags: the floor, bench_floor.c), and on the
+ * threads spinning on per-node flags: the floor, bench_floor.c, one frame at
+ * a time and as rings of 2 and 3 frames in flight), and on the
  * peers, OpenMP tasks with depend clauses, a oneTBB flow graph, Taskflow and
  * enkiTS (the last two from the package cache when configure found it),
  * each one frame at a time and as a ring of frames in flight
@@ -12,6 +13,7 @@
  *
  *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]]
  *               [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace]
+ *               [--dump FILE]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames), the ratio to serial calls, the distribution of
@@ -31,7 +33,8 @@
  * installed, --trace one with the trace recorder on (docs/runtime.md,
  * "Observing a frame"); without them libdagrt runs with the hooks compiled
  * in and nothing observing (-Dnode_hooks=false builds the runtime without
- * them, for the A/B).
+ * them, for the A/B). --dump FILE writes every single frame of the libdagrt
+ * and floor rows node by node (dump_frames; bench/frame/README.md).
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -103,9 +106,29 @@ struct bench_ctx *bench_pipe_next(struct bench_ctx *c)
     return s;
 }
 
+/* --dump FILE: every node's start and end and whether the main thread ran
+ * it, for the single frames of the libdagrt and floor rows (frames pipe_end_base ..
+ * pipe_end_base + pipe_end_n - 1), written after each contender's share of
+ * them. Costs two clock reads per node, so only when asked for. */
+static FILE *dump_file;
+static int dump_on;
+static _Thread_local int on_main_thread;
+static double dump_beg[DIST_FRAMES][BENCH_NODES], dump_end[DIST_FRAMES][BENCH_NODES];
+static unsigned char dump_who[DIST_FRAMES][BENCH_NODES];
+static double pipe_ret_ns[DIST_FRAMES];   /* the submit returned (libdagrt pipelines) */
+static double dump_base;
+
 void bench_node(struct bench_ctx *c, int idx)
 {
-    bench_body(c, idx);
+    if (dump_on && c->frame - pipe_end_base < pipe_end_n) {
+        uint64_t f = c->frame - pipe_end_base;
+        dump_beg[f][idx] = bench_now_ns() - dump_base;
+        bench_body(c, idx);
+        dump_end[f][idx] = bench_now_ns() - dump_base;
+        dump_who[f][idx] = (unsigned char)on_main_thread;
+    } else {
+        bench_body(c, idx);
+    }
     if (c->checked)
         pipe_check(c, idx);
     if (idx == BENCH_NODES - 1 && pipe_stamp && c->frame - pipe_end_base < pipe_end_n)
@@ -152,14 +175,22 @@ static const unsigned pipe_depth[2] = {2, 3};
 
 static void pipe_ring(int k, struct bench_ctx *c, long n)
 {
-    for (long f = 0; f < n; f++)
+    for (long f = 0; f < n; f++) {
         if (bench_frame_pipeline_submit(the_rt, &pipes[k], bench_pipe_next(c)) != 0)
             dagrt_errors++;
+        if (pipe_stamp && c->frame - pipe_end_base < pipe_end_n)
+            pipe_ret_ns[c->frame - pipe_end_base] = bench_now_ns();
+    }
     if (bench_frame_pipeline_drain(the_rt, &pipes[k]) != 0)
         dagrt_errors++;
 }
 static void pipe2_ring(struct bench_ctx *c, long n) { pipe_ring(0, c, n); }
 static void pipe3_ring(struct bench_ctx *c, long n) { pipe_ring(1, c, n); }
+
+/* The no-runtime floor's rings (bench_floor.c): the yardstick for the
+ * pipelines' latency as the floor is for one frame at a time. */
+static void floor2_ring(struct bench_ctx *c, long n) { bench_floor_ring(c, n, 2, bench_pipe_next, bench_node); }
+static void floor3_ring(struct bench_ctx *c, long n) { bench_floor_ring(c, n, 3, bench_pipe_next, bench_node); }
 
 /* The observer rows: set for the row's frames, removed after (records are
  * reused, so toggling allocates nothing after the first time). */
@@ -224,6 +255,8 @@ static const contender contenders[] = {
     {"no runtime (floor)", "caller + 1 pthread", bench_floor_frames, 0},
     {"libdagrt pipeline 2", "caller + 1 worker", pipe2_ring, 2},
     {"libdagrt pipeline 3", "caller + 1 worker", pipe3_ring, 3},
+    {"floor ring 2", "caller + 1 pthread", floor2_ring, 2},
+    {"floor ring 3", "caller + 1 pthread", floor3_ring, 3},
 #ifdef HAVE_OMP
     {"OpenMP depend", "2 (single + 1)", bench_omp_frames, 0},
     {"OpenMP depend ring 2", "2 (single + 1)", bench_omp_ring, BENCH_RING_DEPTH},
@@ -279,6 +312,24 @@ static double timed_run(const contender *k, struct bench_ctx *c, double min_ns, 
     return (t - t0) / 1e3 / (double)frames;
 }
 
+/* The --dump lines of n single frames of contender k, latencies t: per
+ * frame its latency, submit and submit-return stamps, then per node who
+ * ran it (1: the main thread) and its start and end, us from dump_base. */
+static void dump_frames(const contender *k, long n, const double *t, const double *sub)
+{
+    for (long f = 0; f < n; f++) {
+        fprintf(dump_file, "%s\t%ld\t%.3f\t%.3f\t%.3f", k->name, f, t[f],
+                sub ? (sub[f] - dump_base) / 1e3 : 0.0,
+                sub && k->depth ? (pipe_ret_ns[f] - dump_base) / 1e3 : 0.0);
+        for (int i = 0; i < BENCH_NODES; i++)
+            fprintf(dump_file, "\t%d %.3f %.3f", dump_who[f][i], dump_beg[f][i] / 1e3,
+                    dump_end[f][i] / 1e3);
+        fputc('\n', dump_file);
+    }
+}
+
+static int dumps(const contender *k);
+
 /* Single pipelined frames: frame f's latency runs from its start to the
  * end of present, its last node. It starts at its submit or, with depth
  * frames in flight, at the end of frame f - depth if later (the submit
@@ -292,13 +343,17 @@ static void ring_dist(const contender *k, struct bench_ctx *c, long frames, doub
     pipe_end_base = c->frame + 1;
     pipe_end_n = (uint64_t)frames;
     pipe_stamp = 1;
+    dump_on = dumps(k);
     run_frames(k, c, frames);
+    dump_on = 0;
     pipe_stamp = 0;
     long d = (long)k->depth;
     for (long f = 0; f < frames; f++) {
         double start = f >= d && pipe_end_ns[f - d] > pipe_sub_ns[f] ? pipe_end_ns[f - d] : pipe_sub_ns[f];
         t[f] = (pipe_end_ns[f] - start) / 1e3;
     }
+    if (dumps(k))
+        dump_frames(k, frames, t, pipe_sub_ns);
 }
 
 /* Single frames timed one by one: the mean above says what a frame costs on
@@ -313,13 +368,29 @@ static void frame_dist(const contender *k, struct bench_ctx *c, long frames, dou
         return;
     }
     run_frames(k, c, frames / 4 + 1);   /* warm-up */
+    if (frames > DIST_FRAMES)
+        frames = DIST_FRAMES;
+    pipe_end_base = c->frame + 1;
+    pipe_end_n = (uint64_t)frames;
+    dump_on = dumps(k);
     double prev = bench_now_ns();
     for (long f = 0; f < frames; f++) {
+        pipe_sub_ns[f] = prev;
         run_frames(k, c, 1);
         double now = bench_now_ns();
         t[f] = (now - prev) / 1e3;
         prev = now;
     }
+    dump_on = 0;
+    pipe_end_n = 0;
+    if (dumps(k))
+        dump_frames(k, frames, t, pipe_sub_ns);
+}
+
+/* Whether --dump records contender k: the libdagrt rows. */
+static int dumps(const contender *k)
+{
+    return dump_file && (strstr(k->name, "libdagrt") || strstr(k->name, "floor"));
 }
 
 /* Contender k of round r: forwards in even rounds, backwards in odd ones. */
@@ -394,8 +465,13 @@ int main(int argc, char **argv)
             want_observer = 1;
         else if (strcmp(argv[i], "--trace") == 0)
             want_trace = 1;
-        else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace]\n",
+        else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
+            if (!(dump_file = fopen(argv[++i], "w"))) {
+                fprintf(stderr, "bench_frame: cannot write %s\n", argv[i]);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace] [--dump FILE]\n",
                     argv[0]);
             return 2;
         }
@@ -403,6 +479,8 @@ int main(int argc, char **argv)
     if (runs < 1 || runs > 101)
         runs = 5;
     only_name = only;
+    on_main_thread = 1;
+    dump_base = bench_now_ns();
 
     static struct bench_ctx ctx;
     dagrt_config cfg;
@@ -614,5 +692,7 @@ int main(int argc, char **argv)
     bench_floor_teardown();
     dagrt_destroy(the_rt);
     print_pingpong("end", quick);
+    if (dump_file)
+        fclose(dump_file);
     return failed;
 }
