@@ -533,6 +533,36 @@ static void oc_resume(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_co
 static void oc_begin(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->begins, u); }
 static void oc_end(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->ends, u); }
 
+/* With *oc counting the fiber's suspends and resumes (and, with nodes, the
+ * node's begins and ends), one run of a graph of one fiber node, `reader`
+ * of `io_obs`, that runs run(ctx); a fresh state, so that nothing of an
+ * earlier graph is kept. dagrt_graph_run's result. */
+static int run_reader(dagrt *rt, void (*run)(void *), void *ctx, obs_count *oc, bool nodes)
+{
+    memset(oc, 0, sizeof *oc);
+    dagrt_observer ob;
+    memset(&ob, 0, sizeof ob);
+    ob.fiber_suspend = oc_suspend;
+    ob.fiber_resume = oc_resume;
+    if (nodes) {
+        ob.node_begin = oc_begin;
+        ob.node_end = oc_end;
+    }
+    if (dagrt_set_observer(rt, &ob, oc) != 0)
+        return DAGRT_EINVAL;
+    const dagrt_node node[1] = {
+        { .name = "reader", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND,
+          .flags = DAGRT_NODE_FIBER, .run = run },
+    };
+    static const uint32_t succ[1] = { 0 };
+    const dagrt_graph g = { .version = DAGRT_GRAPH_VERSION, .nnodes = 1, .nsucc = 0,
+                            .name = "io_obs", .nodes = node, .succ = succ };
+    dagrt_node_state ns[1];
+    dagrt_graph_state st;
+    int rc = dagrt_graph_state_init(&st, ns, 1);
+    return rc != 0 ? rc : dagrt_graph_run(rt, &g, &st, ctx);
+}
+
 typedef struct obs_ctx {
     dagrt *rt;
     int fd;
@@ -566,27 +596,10 @@ static int observe_io(bool fallback)
     if (!rt)
         FAIL("dagrt_create");
     obs_count oc;
-    memset(&oc, 0, sizeof oc);
-    dagrt_observer ob;
-    memset(&ob, 0, sizeof ob);
-    ob.fiber_suspend = oc_suspend;
-    ob.fiber_resume = oc_resume;
-    ob.node_begin = oc_begin;
-    ob.node_end = oc_end;
-    EXPECT(dagrt_set_observer(rt, &ob, &oc) == 0);
-    static const dagrt_node nodes[1] = {
-        { .name = "reader", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND,
-          .flags = DAGRT_NODE_FIBER, .run = obs_reader },
-    };
-    static const uint32_t succ[1] = { 0 };
-    const dagrt_graph g = { .version = DAGRT_GRAPH_VERSION, .nnodes = 1, .nsucc = 0,
-                            .name = "io_obs", .nodes = nodes, .succ = succ };
-    static dagrt_node_state ns[1];
-    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
     obs_ctx x = { rt, p[0], -100, 0 };
     pthread_t t;
     EXPECT(pthread_create(&t, NULL, late_writer, &p[1]) == 0);
-    EXPECT(dagrt_graph_run(rt, &g, &st, &x) == 0);
+    EXPECT(run_reader(rt, obs_reader, &x, &oc, true) == 0);
     pthread_join(t, NULL);
     EXPECT(x.got == 1 && x.byte == 'w');
     /* The read had nothing to read for 20 ms: it suspended (at least
@@ -769,23 +782,8 @@ static int fast_path(bool fallback)
     if (!rt)
         FAIL("dagrt_create");
     obs_count oc;
-    memset(&oc, 0, sizeof oc);
-    dagrt_observer ob;
-    memset(&ob, 0, sizeof ob);
-    ob.fiber_suspend = oc_suspend;
-    ob.fiber_resume = oc_resume;
-    EXPECT(dagrt_set_observer(rt, &ob, &oc) == 0);
-    static const dagrt_node nodes[1] = {
-        { .name = "reader", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND,
-          .flags = DAGRT_NODE_FIBER, .run = fast_reader },
-    };
-    static const uint32_t succ[1] = { 0 };
-    const dagrt_graph g = { .version = DAGRT_GRAPH_VERSION, .nnodes = 1, .nsucc = 0,
-                            .name = "io_obs", .nodes = nodes, .succ = succ };
-    static dagrt_node_state ns[1];
-    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
     fast_ctx x = { rt, fd, 0 };
-    EXPECT(dagrt_graph_run(rt, &g, &st, &x) == 0);
+    EXPECT(run_reader(rt, fast_reader, &x, &oc, false) == 0);
     EXPECT(x.bad == 0);
     int s = atomic_load(&oc.suspends);
     EXPECT(s == atomic_load(&oc.resumes));
