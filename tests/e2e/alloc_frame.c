@@ -8,6 +8,7 @@
  * files through the reactor (frame-assets beside this program), so the
  * I/O calls from a fiber are counted too. */
 #define _GNU_SOURCE
+#include <execinfo.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -48,6 +49,50 @@ static void mark(void *arg)
         ;
 }
 
+/* Where an allocation in a counted stretch came from: its thread and call
+ * stack (addresses for addr2line), kept for the first few and printed
+ * when the count is not 0, so that a rare one names its cause. */
+#define STRAYS 4
+static struct {
+    void *pc[32];
+    int n;
+    size_t size;
+    char thread[16];
+} stray[STRAYS];
+static _Atomic int counting, nstray;
+static _Thread_local int in_hook;
+
+static void on_alloc(size_t size)
+{
+    /* relaxed: the flag is set and cleared by the main thread between
+     * frames; an allocation racing its change is counted either way. */
+    if (in_hook || !atomic_load_explicit(&counting, memory_order_relaxed))
+        return;
+    in_hook = 1;   /* backtrace itself must not be recorded */
+    /* relaxed: a slot index; the slots are read after the threads are joined. */
+    int i = atomic_fetch_add_explicit(&nstray, 1, memory_order_relaxed);
+    if (i < STRAYS) {
+        stray[i].size = size;
+        if (pthread_getname_np(pthread_self(), stray[i].thread, sizeof stray[i].thread) != 0)
+            stray[i].thread[0] = 0;
+        stray[i].n = backtrace(stray[i].pc, 32);
+    }
+    in_hook = 0;
+}
+
+static void count_from_here(bool on) { atomic_store(&counting, on); }
+
+static void print_strays(void)
+{
+    int n = atomic_load(&nstray);
+    for (int i = 0; i < n && i < STRAYS; i++) {
+        fprintf(stderr, "alloc_frame: allocation %d of %d (%zu bytes) on thread '%s':\n", i + 1, n,
+                stray[i].size, stray[i].thread);
+        fflush(stderr);
+        backtrace_symbols_fd(stray[i].pc, stray[i].n, 2);
+    }
+}
+
 static int wait_for_workers(dagrt *rt)
 {
     int n = dagrt_worker_count(rt);
@@ -75,6 +120,9 @@ int main(int argc, char **argv)
     /* A control first: the counter does see allocations. Before the
      * runtime exists: a worker starting up allocates too (see above), and
      * would make the count differ (seen once in 544 runs). */
+    void *pcs[4];
+    (void)backtrace(pcs, 4);   /* its first call loads the unwinder, which allocates */
+    alloc_count_set_hook(on_alloc);
     unsigned long c0 = alloc_count();
     void *volatile probe = malloc(16); /* volatile: the pair must not be optimised away */
     free(probe);
@@ -109,20 +157,25 @@ int main(int argc, char **argv)
         if (frame_run(rt, &g) != 0)
             return 1;
     unsigned long a0 = alloc_count();
+    count_from_here(true);
     for (int f = 0; f < 1000; f++)
         if (frame_run(rt, &g) != 0)
             return 1;
+    count_from_here(false);
     unsigned long a1 = alloc_count();
     /* Started runs: two instances in flight, then a synchronous one. */
     unsigned long b0 = 0;
     for (int f = 0; f < 1020; f++) {
-        if (f == 20)
+        if (f == 20) {
             b0 = alloc_count();   /* after the instances' own warm-up */
+            count_from_here(true);
+        }
         if (frame_instance_start(rt, &ia, &g) != 0 || frame_instance_start(rt, &ib, &g2) != 0 ||
             frame_instance_wait(rt, &ia) != 0 || frame_instance_wait(rt, &ib) != 0 ||
             frame_instance_run(rt, &ia, &g) != 0)
             return 1;
     }
+    count_from_here(false);
     unsigned long b1 = alloc_count();
     /* Two pipelines at once, of depth 2 and 3 (frame_pipeline_submit, frame_pipeline_drain),
      * drained now and then so that they idle and start again. Each frame
@@ -138,8 +191,10 @@ int main(int argc, char **argv)
         return 1;
     unsigned long p0 = 0;
     for (int f = 0; f < 1020; f++) {
-        if (f == 20)
+        if (f == 20) {
             p0 = alloc_count();   /* after the pipelines' own warm-up */
+            count_from_here(true);
+        }
         if (frame_pipeline_submit(rt, &p2, &p2g[f % 2]) != 0 || frame_pipeline_submit(rt, &p3, &p3g[f % 3]) != 0)
             return 1;
         if (f % 100 == 99 && (frame_pipeline_drain(rt, &p2) != 0 || frame_pipeline_drain(rt, &p3) != 0))
@@ -147,6 +202,7 @@ int main(int argc, char **argv)
     }
     if (frame_pipeline_drain(rt, &p2) != 0 || frame_pipeline_drain(rt, &p3) != 0)
         return 1;
+    count_from_here(false);
     unsigned long p1 = alloc_count();
     uint64_t streamed = g.streamed + g2.streamed, bad = g.stream_bad + g2.stream_bad;
     game_assets_close(&assets, rt);
@@ -159,5 +215,9 @@ int main(int argc, char **argv)
     printf("alloc_frame: %lu allocations in 1000 frames after warm-up, %lu in 1000 of two "
            "started instances and one instance_run, %lu in 1000 frames of two pipelines "
            "(depth 2 and 3)\n", a1 - a0, b1 - b0, p1 - p0);
-    return a1 != a0 || b1 != b0 || p1 != p0;
+    if (a1 != a0 || b1 != b0 || p1 != p0) {
+        print_strays();
+        return 1;
+    }
+    return 0;
 }

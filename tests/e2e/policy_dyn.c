@@ -29,7 +29,6 @@
 #if defined(__linux__)
 #define _GNU_SOURCE
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 #else
 #define _POSIX_C_SOURCE 200809L
@@ -206,13 +205,10 @@ static void blocker(void *arg)
         return;
     }
     atomic_fetch_add(&on_workers, 1);
-    /* acquire: a plain flag between the scenario's threads. */
-    while (atomic_load_explicit(&frame_check_hold, memory_order_acquire))
-        poll(NULL, 0, 5);
+    policy_hold_in_syscall();
 }
 
 static int pin_cpu = -1;
-static cpu_set_t all_cpus;
 static void pinner(void *arg)
 {
     (void)arg;
@@ -221,13 +217,7 @@ static void pinner(void *arg)
         return;
     }
     int gen = atomic_load(&phase_gen);
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (pin_cpu >= 0)
-        CPU_SET(pin_cpu, &set);
-    else
-        set = all_cpus;
-    if (sched_setaffinity(0, sizeof set, &set) == 0 && joined_gen != gen) {
+    if (policy_pin_self(pin_cpu) && joined_gen != gen) {
         joined_gen = gen;
         atomic_fetch_add(&on_workers, 1);   /* one count per worker and phase */
         /* Held until the other worker has joined too (at most 10 s), so
@@ -266,19 +256,6 @@ static int on_each_worker(void (*fn)(void *), dagrt_group *g, int want, bool fra
     return atomic_load(&on_workers) >= want;
 }
 
-static _Atomic int compete;
-static void *competitor(void *arg)
-{
-    (void)arg;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(pin_cpu, &set);
-    (void)sched_setaffinity(0, sizeof set, &set);
-    while (atomic_load_explicit(&compete, memory_order_relaxed))   /* relaxed: a stop flag */
-        ;
-    return NULL;
-}
-
 /* (a) */
 static void blocked(void)
 {
@@ -310,22 +287,16 @@ static void blocked(void)
 /* (b) */
 static void pinned(void)
 {
-    if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0 || CPU_COUNT(&all_cpus) < 2) {
+    int here = sched_getcpu();
+    pin_cpu = policy_other_cpu(here);
+    if (pin_cpu < 0) {
         printf("policy_dyn: fewer than two CPUs: no competitor phase\n");
         return;
     }
-    int here = sched_getcpu();
-    pin_cpu = -1;
-    for (int c = 0; c < CPU_SETSIZE && pin_cpu < 0; c++)
-        if (CPU_ISSET(c, &all_cpus) && c != here)
-            pin_cpu = c;
-    cpu_set_t mine;
-    CPU_ZERO(&mine);
-    CPU_SET(here, &mine);
     dagrt_group g;
     dagrt_group_init(&g);
     atomic_fetch_add(&phase_gen, 1);
-    if (pin_cpu < 0 || !on_each_worker(pinner, &g, 2, false) || dagrt_group_wait(rt, &g) != 0) {
+    if (!on_each_worker(pinner, &g, 2, false) || dagrt_group_wait(rt, &g) != 0) {
         printf("policy_dyn: could not pin the workers: no competitor phase\n");
         pin_cpu = -1;
         atomic_fetch_add(&phase_gen, 1);
@@ -333,11 +304,8 @@ static void pinned(void)
         (void)dagrt_group_wait(rt, &g);
         return;
     }
-    (void)sched_setaffinity(0, sizeof mine, &mine);   /* the caller off the competitor's CPU */
-    atomic_store(&compete, 1);
-    pthread_t th;
-    if (pthread_create(&th, NULL, competitor, NULL) != 0) {
-        atomic_store(&compete, 0);
+    (void)policy_pin_self(here);   /* the caller off the competitor's CPU */
+    if (policy_compete_start(pin_cpu) != 0) {
         FAIL("pthread_create");
         return;
     }
@@ -351,15 +319,14 @@ static void pinned(void)
            "thread (%.1f%% of node runs off the caller)\n",
            mode_name[mode], n, pin_cpu,
            100.0 * (double)(off_now() - before) / ((double)n * BENCH_NODES));
-    atomic_store(&compete, 0);
-    pthread_join(th, NULL);
+    policy_compete_stop();
     int keep = pin_cpu;
     pin_cpu = -1;
     atomic_fetch_add(&phase_gen, 1);
     if (!on_each_worker(pinner, &g, 2, false))
         FAIL("could not unpin the workers from CPU %d", keep);
     (void)dagrt_group_wait(rt, &g);
-    (void)sched_setaffinity(0, sizeof all_cpus, &all_cpus);
+    (void)policy_pin_self(-1);
     if (!until_shared(60.0))
         FAIL("no node ran off the caller again after the competitor stopped");
 }
@@ -449,15 +416,9 @@ static void idle_rounds(int want)
 
 int policy_dyn_scenario(void)
 {
-    dagrt_config cfg;
-    dagrt_config_init(&cfg);
-    cfg.workers = 2;   /* the dynamic executor for every mode */
-    int err = 0;
-    rt = dagrt_create_ex(&cfg, &err);
-    if (!rt) {
-        fprintf(stderr, "policy_dyn: dagrt_create_ex: %s\n", dagrt_strerror(err));
+    rt = policy_rt(2, "policy_dyn");   /* the dynamic executor for every mode */
+    if (!rt)
         return 1;
-    }
     on_caller = 1;
     policy_body_hook = dyn_body;
     for (mode = 0; mode < M_MODES; mode++) {

@@ -58,6 +58,18 @@ static _Thread_local int on_caller;
 
 void (*policy_body_hook)(struct bench_ctx *c, int idx);
 
+dagrt *policy_rt(int workers, const char *who)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = workers;
+    int err = 0;
+    dagrt *rt = dagrt_create_ex(&cfg, &err);
+    if (!rt)
+        fprintf(stderr, "%s: dagrt_create_ex: %s\n", who, dagrt_strerror(err));
+    return rt;
+}
+
 static void body(struct bench_ctx *c, int idx)
 {
     if (policy_body_hook) {
@@ -207,49 +219,87 @@ static int nested_refused(const char *where)
 #if defined(__linux__)
 /* 3: holds the worker in a system call (poll with no descriptors) until
  * released; on the main thread (a wait ran it there) it only says so. */
+void policy_hold_in_syscall(void)
+{
+    /* acquire: a plain flag between the scenario's threads. */
+    while (atomic_load_explicit(&frame_check_hold, memory_order_acquire))
+        poll(NULL, 0, 5);
+}
+
+static cpu_set_t all_cpus;
+
+int policy_other_cpu(int avoid)
+{
+    if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0 || CPU_COUNT(&all_cpus) < 2)
+        return -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all_cpus) && c != avoid)
+            return c;
+    return -1;
+}
+
+bool policy_pin_self(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0)
+        CPU_SET(cpu, &set);
+    else
+        set = all_cpus;
+    return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+static _Atomic int compete;
+static pthread_t competitor_thread;
+
+static void *competitor(void *arg)
+{
+    (void)policy_pin_self(*(int *)arg);
+    while (atomic_load_explicit(&compete, memory_order_relaxed))   /* relaxed: a stop flag */
+        ;
+    return NULL;
+}
+
+int policy_compete_start(int cpu)
+{
+    static int on;
+    on = cpu;
+    atomic_store(&compete, 1);
+    if (pthread_create(&competitor_thread, NULL, competitor, &on) != 0) {
+        atomic_store(&compete, 0);
+        return -1;
+    }
+    return 0;
+}
+
+void policy_compete_stop(void)
+{
+    atomic_store(&compete, 0);
+    pthread_join(competitor_thread, NULL);
+}
+
 static _Atomic int blocked_on_worker;
 static void blocker(void *arg)
 {
     (void)arg;
     if (dagrt_on_main_thread(the_rt))
         return;
-    /* acquire/release: plain flags between the scenario's threads. */
+    /* release: pairs with the scenario's acquire loads of the flag. */
     atomic_store_explicit(&blocked_on_worker, 1, memory_order_release);
-    while (atomic_load_explicit(&frame_check_hold, memory_order_acquire))
-        poll(NULL, 0, 5);
+    policy_hold_in_syscall();
 }
 
 /* 4: pins the calling worker to CPU `pin_cpu` (or back to every CPU of
  * the process, pin_cpu < 0); on the main thread it does nothing. */
 static int pin_cpu;
-static cpu_set_t all_cpus;
 static _Atomic int pinned_on_worker;
 static void pinner(void *arg)
 {
     (void)arg;
     if (dagrt_on_main_thread(the_rt))
         return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (pin_cpu >= 0)
-        CPU_SET(pin_cpu, &set);
-    else
-        set = all_cpus;
-    if (sched_setaffinity(0, sizeof set, &set) == 0)
+    if (policy_pin_self(pin_cpu))
         atomic_store(&pinned_on_worker, 1);
-}
-
-static _Atomic int compete;
-static void *competitor(void *arg)
-{
-    (void)arg;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(pin_cpu, &set);
-    (void)sched_setaffinity(0, sizeof set, &set);
-    while (atomic_load_explicit(&compete, memory_order_relaxed))   /* relaxed: a stop flag */
-        ;
-    return NULL;
 }
 
 /* Runs fn as a task until it has run on the worker (a group wait may run
@@ -315,28 +365,20 @@ static int blocked_and_pinned(void)
     }
 
     /* 4. A competitor pinned to the worker's CPU. */
-    if (sched_getaffinity(0, sizeof all_cpus, &all_cpus) != 0 || CPU_COUNT(&all_cpus) < 2) {
+    pin_cpu = policy_other_cpu(sched_getcpu());
+    if (pin_cpu < 0) {
         printf("policy: fewer than two CPUs: no competitor phase\n");
         return bad;
     }
-    pin_cpu = -1;
-    for (int c = 0; c < CPU_SETSIZE && pin_cpu < 0; c++)
-        if (CPU_ISSET(c, &all_cpus) && c != sched_getcpu())
-            pin_cpu = c;
-    if (pin_cpu < 0 || !on_worker(pinner, &pinned_on_worker)) {
+    if (!on_worker(pinner, &pinned_on_worker)) {
         printf("policy: could not pin the worker: no competitor phase\n");
         return bad;
     }
-    atomic_store(&compete, 1);
-    pthread_t th;
-    if (pthread_create(&th, NULL, competitor, NULL) != 0) {
-        atomic_store(&compete, 0);
+    if (policy_compete_start(pin_cpu) != 0)
         return bad + 1;
-    }
     printf("policy: the worker and a competing thread pinned to CPU %d\n", pin_cpu);
     bad += frames_checked(2000, false, "");
-    atomic_store(&compete, 0);
-    pthread_join(th, NULL);
+    policy_compete_stop();
     int keep = pin_cpu;
     pin_cpu = -1;
     if (!on_worker(pinner, &pinned_on_worker)) {
@@ -353,15 +395,9 @@ static int blocked_and_pinned(void)
 
 int policy_scenario(void)
 {
-    dagrt_config cfg;
-    dagrt_config_init(&cfg);
-    cfg.workers = 1;   /* plan mode for frames worth sharing */
-    int err = 0;
-    the_rt = dagrt_create_ex(&cfg, &err);
-    if (!the_rt) {
-        fprintf(stderr, "policy: dagrt_create_ex: %s\n", dagrt_strerror(err));
+    the_rt = policy_rt(1, "policy");   /* plan mode for frames worth sharing */
+    if (!the_rt)
         return 1;
-    }
     on_caller = 1;
     bench_frame_instance_init(&inst);
     int bad = 0;

@@ -17,10 +17,11 @@ SCENARIO(io, io_cond_hammer, 60, SCN_TSAN)
 SCENARIO(io, io_cond_signals, 60, SCN_TSAN)
 SCENARIO(io, io_timed_handoff, 60, SCN_TSAN)
 SCENARIO(io, io_destroy_parked, 60, SCN_TSAN)
-/* The I/O calls (io_ops.c): each twice, on the default reactor and with
- * the fallback (epoll and the blocking lane) forced: NAME_fb. POSIX
- * sockets and files: not in the Windows build (SCN_POSIX); the Windows
- * build has its own below (io_ops_win32.c, SCN_WIN). */
+/* The I/O calls (io_ops.c, the same on both systems, and io_ops_posix.c):
+ * each twice, on the default reactor and with the fallback (epoll and the
+ * blocking lane) forced: NAME_fb. The POSIX list (SCN_POSIX) is not in the
+ * Windows build; the Windows build has its own below (SCN_WIN), under the
+ * same names where io_ops.c serves both. */
 #if !defined(_WIN32)
 SCENARIO(io, io_error_names, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_file_basic, 60, SCN_TSAN|SCN_POSIX)
@@ -57,7 +58,7 @@ SCENARIO(io, io_fast_path_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_batch_reads, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_batch_reads_fb, 60, SCN_TSAN|SCN_POSIX)
 #else
-/* Windows (io_ops_win32.c): the completion port, and the blocking lane
+/* Windows (io_ops.c and io_ops_win32.c): the completion port, and the blocking lane
  * forced (NAME_fb). Not here: io_trace (its handles are POSIX descriptors;
  * the trace's I/O records are the portable io.c's). */
 SCENARIO(io, io_error_names, 60, SCN_TSAN|SCN_WIN)

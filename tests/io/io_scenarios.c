@@ -948,7 +948,7 @@ static int io_destroy_parked(void)
     return bad;
 }
 
-/* The scenarios of the suite's other files (io_ops.c), declared from the
+/* The scenarios of the suite's other files (io_ops.c and its system side), declared from the
  * list (extern keeps the linkage of one defined static above). */
 #define SCENARIO(group, name, secs, flags) extern int name(void);
 #include "io_list.h"
