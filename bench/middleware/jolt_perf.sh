@@ -5,6 +5,12 @@
 # one that goes first alternating; per scene the median steps/second over
 # rounds, the ratio dagrt/jolt (above 1: libdagrt faster), the geometric
 # mean, and whether both computed the same simulation (Jolt's hash).
+# Not run: Ragdoll and RagdollSinglePile (the snapshot has the ragdoll,
+# Assets/Human.tof and Assets/Human/, but RagdollScene::Load also reads
+# Assets/terrain2.bof, which it lacks: "Unable to load terrain", exit 1),
+# LargeMesh (loads nothing, but its Load searches for the largest mesh Jolt
+# accepts: over 90 s before the first step) and MaxBodies (Jolt's maximum
+# body count: over 90 s for 20 steps at 1 thread). docs/benchmarks.md.
 #   usage: bench/middleware/jolt_perf.sh BUILD_DIR [ROUNDS] [STEPS]
 set -u
 B=${1:?usage: jolt_perf.sh BUILD_DIR [ROUNDS] [STEPS]}
