@@ -8,9 +8,18 @@
  *   node    the same pool, each step inside a libdagrt task that the main
  *           thread waits for (what a graph node does, docs/runtime.md)
  *   enkiTS  enkiTS (packagecache) through its C API, one task set per job
+ *   again   the dagrt column once more, in another place of the round's
+ *           order: again/dagrt is the dagrt column's own spread, the
+ *           yardstick for node/dagrt
  * Each scene's time is the median over rounds of the steps after the
- * first; the table gives the ratios and their geometric means.
+ * first; the table gives the ratios and their geometric means, and per
+ * scene the range over rounds of the paired ratios node/dagrt and
+ * again/dagrt (each round's two runs of the same scene). "wrap" is what
+ * the node column pays per step for the task itself, measured with an
+ * empty body (one spawn and one helping wait, 2000 times), as a share of
+ * the scene's dagrt time.
  *   usage: bench_box2d [--rounds N] [--steps F] [--scene NAME] [--threads T]
+ *          [--counters] [--backend box2d|dagrt|node|enkiTS|again] [--idle-spin]
  *   --steps F: that fraction of each scene's step count (Box2D's own
  *   counts at 1.0, the default)
  */
@@ -48,7 +57,7 @@ static const scene scenes[] = {
 };
 #define NSCENES (int)(sizeof scenes / sizeof *scenes)
 
-enum { B_BOX2D, B_DAGRT, B_NODE, B_ENKI, NB };
+enum { B_BOX2D, B_DAGRT, B_NODE, B_ENKI, B_AGAIN, NB };
 
 static double now_ms(void)
 {
@@ -156,13 +165,17 @@ typedef struct job_probe {
 static job_probe probes[256];
 static atomic_uint probe_next;
 static atomic_ulong jobs_total, jobs_elsewhere;
+static atomic_ulong jobs_by[2][2];   /* [enqueuing thread][running thread], threads 0 and 1 */
 
 static void probe_run(void *p)
 {
     job_probe *j = p;
     atomic_fetch_add_explicit(&jobs_total, 1, memory_order_relaxed);   /* a statistic */
-    if (dagrt_thread_index(dagrt_tasks.rt) != j->enq_thread)
+    int here = dagrt_thread_index(dagrt_tasks.rt);
+    if (here != j->enq_thread)
         atomic_fetch_add_explicit(&jobs_elsewhere, 1, memory_order_relaxed);   /* a statistic */
+    if (here >= 0 && here < 2 && j->enq_thread >= 0 && j->enq_thread < 2)
+        atomic_fetch_add_explicit(&jobs_by[j->enq_thread][here], 1, memory_order_relaxed);   /* a statistic */
     j->task(j->context);
 }
 
@@ -181,7 +194,7 @@ static void *probe_enqueue(b2TaskCallback *task, void *ctx, void *user)
 static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *rt)
 {
     b2WorldDef def = b2DefaultWorldDef();
-    if (backend == B_DAGRT || backend == B_NODE) {
+    if (backend == B_DAGRT || backend == B_NODE || backend == B_AGAIN) {
         dagrt_box2d_world_def(&dagrt_tasks, &def);
         def.workerCount = threads;
         if (counters)
@@ -205,6 +218,8 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
     step_on_main = 0;
     atomic_store(&jobs_total, 0);
     atomic_store(&jobs_elsewhere, 0);
+    for (int e = 0; e < 4; e++)
+        atomic_store(&jobs_by[e / 2][e % 2], 0);
     double t0 = now_ms();
     for (int i = 1; i < nsteps; i++) {
         if (sc->step)
@@ -219,12 +234,13 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
         }
     }
     double ms = now_ms() - t0;
-    if (counters && (backend == B_DAGRT || backend == B_NODE) && nst > 0) {
+    if (counters && (backend == B_DAGRT || backend == B_NODE || backend == B_AGAIN) && nst > 0) {
         dagrt_get_stats(rt, st1, 2);
         printf("  counters %-14s %-5s T%d steps %d on-main %d", sc->name,
-               backend == B_NODE ? "node" : "dagrt", threads, nsteps - 1,
+               backend == B_NODE ? "node" : backend == B_AGAIN ? "again" : "dagrt", threads, nsteps - 1,
                backend == B_NODE ? step_on_main : nsteps - 1);
-        printf(" jobs %lu on-other-thread %lu", atomic_load(&jobs_total), atomic_load(&jobs_elsewhere));
+        printf(" jobs %lu on-other-thread %lu (from t0: %lu on t1; from t1: %lu on t0)", atomic_load(&jobs_total),
+               atomic_load(&jobs_elsewhere), atomic_load(&jobs_by[0][1]), atomic_load(&jobs_by[1][0]));
         for (int k = 0; k < nst && k < 2; k++)
             printf(" | t%d tasks %llu steals %llu parks %llu wakes %llu idle %.1fms", k,
                    (unsigned long long)(st1[k].tasks - st0[k].tasks),
@@ -236,6 +252,35 @@ static double run(const scene *sc, int backend, int threads, int nsteps, dagrt *
     }
     b2DestroyWorld(w);
     return ms;
+}
+
+static void empty_task(void *p)
+{
+    (void)p;
+}
+
+/* The node column's own cost per step: its spawn and helping wait around
+ * an empty body, from the main thread, as in run(). Median of 5 batches. */
+static double wrap_us(dagrt *rt)
+{
+    double v[5];
+    for (int b = 0; b < 5; b++) {
+        double t0 = now_ms();
+        for (int i = 0; i < 2000; i++) {
+            dagrt_group g;
+            dagrt_group_init(&g);
+            dagrt_spawn(rt, &g, empty_task, NULL);
+            dagrt_group_wait(rt, &g);
+        }
+        v[b] = (now_ms() - t0) * 1e3 / 2000;
+    }
+    for (int i = 1; i < 5; i++)   /* 5 values: insertion sort */
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return v[2];
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -260,12 +305,12 @@ int main(int argc, char **argv)
             only = argv[++i];
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             const char *nm = argv[++i];
-            static const char *const names[NB] = {"box2d", "dagrt", "node", "enkiTS"};
+            static const char *const names[NB] = {"box2d", "dagrt", "node", "enkiTS", "again"};
             for (int b = 0; b < NB; b++)
                 if (!strcmp(nm, names[b]))
                     only_backend = b;
             if (only_backend < 0) {
-                fprintf(stderr, "bench_box2d: --backend box2d|dagrt|node|enkiTS\n");
+                fprintf(stderr, "bench_box2d: --backend box2d|dagrt|node|enkiTS|again\n");
                 return 2;
             }
         } else if (!strcmp(argv[i], "--idle-spin"))
@@ -315,36 +360,51 @@ int main(int argc, char **argv)
                     t[s][b][r] = run(&scenes[s], b, threads, n, rt);
                 }
             }
-        printf("\nthreads %d (libdagrt: %d workers + the main thread)\n", threads, threads - 1);
-        printf("%-14s %9s %9s %9s %9s   %11s %11s %10s\n", "scene", "box2d", "dagrt", "node", "enkiTS",
-               "dagrt/box2d", "dagrt/enki", "node/dagrt");
-        double lg[3] = {0, 0, 0};
+        double wrap = wrap_us(rt);
+        printf("\nthreads %d (libdagrt: %d workers + the main thread); node's task per step (empty body) %.2f us\n",
+               threads, threads - 1, wrap);
+        printf("%-14s %9s %9s %9s %9s   %11s %11s %10s %11s %6s  %s\n", "scene", "box2d", "dagrt", "node", "enkiTS",
+               "dagrt/box2d", "dagrt/enki", "node/dagrt", "again/dagrt", "wrap",
+               "per round: node/dagrt, again/dagrt");
+        double lg[4] = {0, 0, 0, 0};
         int ns = 0;
         for (int s = 0; s < NSCENES; s++) {
             if (only && strcmp(only, scenes[s].name))
                 continue;
-            double med[NB], lo[NB], hi[NB];
+            double med[NB];
             for (int b = 0; b < NB; b++) {
                 double v[MAX_ROUNDS];
                 memcpy(v, t[s][b], sizeof(double) * (size_t)rounds);
                 qsort(v, (size_t)rounds, sizeof *v, cmp_d);
                 med[b] = v[rounds / 2];
-                lo[b] = v[0];
-                hi[b] = v[rounds - 1];
+            }
+            /* Paired per round: the two runs of one round sat side by side. */
+            double pn_lo = 1e9, pn_hi = 0, pa_lo = 1e9, pa_hi = 0;
+            for (int r = 0; r < rounds; r++) {
+                if (t[s][B_DAGRT][r] <= 0)
+                    continue;
+                double pn = t[s][B_NODE][r] / t[s][B_DAGRT][r], pa = t[s][B_AGAIN][r] / t[s][B_DAGRT][r];
+                pn_lo = pn < pn_lo ? pn : pn_lo;
+                pn_hi = pn > pn_hi ? pn : pn_hi;
+                pa_lo = pa < pa_lo ? pa : pa_lo;
+                pa_hi = pa > pa_hi ? pa : pa_hi;
             }
             double r1 = med[B_DAGRT] / med[B_BOX2D], r2 = med[B_DAGRT] / med[B_ENKI],
-                   r3 = med[B_NODE] / med[B_DAGRT];
-            printf("%-14s %9.1f %9.1f %9.1f %9.1f   %11.3f %11.3f %10.3f   (dagrt %.1f-%.1f)\n",
-                   scenes[s].name, med[B_BOX2D], med[B_DAGRT], med[B_NODE], med[B_ENKI], r1, r2, r3,
-                   lo[B_DAGRT], hi[B_DAGRT]);
+                   r3 = med[B_NODE] / med[B_DAGRT], r4 = med[B_AGAIN] / med[B_DAGRT];
+            int n = (int)(scenes[s].steps * frac);
+            double w = wrap * 1e-3 * (n > 2 ? n - 1 : 1) / med[B_DAGRT];
+            printf("%-14s %9.1f %9.1f %9.1f %9.1f   %11.3f %11.3f %10.3f %11.3f %5.1f%%  %.3f-%.3f, %.3f-%.3f\n",
+                   scenes[s].name, med[B_BOX2D], med[B_DAGRT], med[B_NODE], med[B_ENKI], r1, r2, r3, r4,
+                   100 * w, pn_lo, pn_hi, pa_lo, pa_hi);
             lg[0] += log(r1);
             lg[1] += log(r2);
             lg[2] += log(r3);
+            lg[3] += log(r4);
             ns++;
         }
         if (ns)
-            printf("%-14s %9s %9s %9s %9s   %11.3f %11.3f %10.3f\n", "geomean", "", "", "", "",
-                   exp(lg[0] / ns), exp(lg[1] / ns), exp(lg[2] / ns));
+            printf("%-14s %9s %9s %9s %9s   %11.3f %11.3f %10.3f %11.3f\n", "geomean", "", "", "", "",
+                   exp(lg[0] / ns), exp(lg[1] / ns), exp(lg[2] / ns), exp(lg[3] / ns));
         enki_fini(&enki);
         dagrt_destroy(rt);
     }

@@ -4,7 +4,14 @@
 # each round runs every scene at each thread count with both builds, the
 # one that goes first alternating; per scene the median steps/second over
 # rounds, the ratio dagrt/jolt (above 1: libdagrt faster), the geometric
-# mean, and whether both computed the same simulation (Jolt's hash).
+# mean, whether both computed the same simulation (Jolt's hash), and the
+# range over rounds of the paired ratio (the scene's spread).
+# Not run: Ragdoll and RagdollSinglePile (the snapshot has the ragdoll,
+# Assets/Human.tof and Assets/Human/, but RagdollScene::Load also reads
+# Assets/terrain2.bof, which it lacks: "Unable to load terrain", exit 1),
+# LargeMesh (loads nothing, but its Load searches for the largest mesh Jolt
+# accepts: over 90 s before the first step) and MaxBodies (Jolt's maximum
+# body count: over 90 s for 20 steps at 1 thread). docs/benchmarks.md.
 #   usage: bench/middleware/jolt_perf.sh BUILD_DIR [ROUNDS] [STEPS]
 set -u
 B=${1:?usage: jolt_perf.sh BUILD_DIR [ROUNDS] [STEPS]}
@@ -39,7 +46,7 @@ for l in open(sys.argv[1]):
     if len(p) < 4:
         continue
     rows.setdefault((s, int(t)), {}).setdefault(w, []).append((float(p[2]), p[3]))
-print(f"{'scene':18} {'threads':>7} {'jolt':>10} {'dagrt':>10} {'dagrt/jolt':>10}  hash")
+print(f"{'scene':18} {'threads':>7} {'jolt':>10} {'dagrt':>10} {'dagrt/jolt':>10}  hash  per round dagrt/jolt")
 for t in (1, 2):
     lg = []
     for (s, tt), d in sorted(rows.items()):
@@ -48,7 +55,10 @@ for t in (1, 2):
         mj = st.median(x for x, _ in d['jolt']); md = st.median(x for x, _ in d['dagrt'])
         same = len({h for _, h in d['jolt'] + d['dagrt']}) == 1
         lg.append(math.log(md / mj))
-        print(f"{s:18} {t:>7} {mj:10.1f} {md:10.1f} {md / mj:10.3f}  {'same' if same else 'DIFFERS'}")
+        # Paired by round: the two builds of one round ran back to back.
+        pr = [d2 / j2 for (j2, _), (d2, _) in zip(d['jolt'], d['dagrt'])]
+        print(f"{s:18} {t:>7} {mj:10.1f} {md:10.1f} {md / mj:10.3f}  {'same' if same else 'DIFFERS'}"
+              f"  {min(pr):.3f}-{max(pr):.3f}")
     if lg:
         print(f"{'geomean':18} {t:>7} {'':10} {'':10} {math.exp(sum(lg) / len(lg)):10.3f}")
 PY
