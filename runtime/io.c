@@ -366,8 +366,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     bool deferred = q->op.defer = rt_io_may_defer(rt, io);
     io->r->ops->submit(io->r, &q->op);
     rt_os_mutex_unlock(&io->mu);
-    if (deferred)
-        rt_io_deferred(rt, io);
+    rt_io_submitted(rt, io, deferred);
 
     /* The fast path: what the kernel finished inside the submit (a read
      * from the page cache) is served here, on this thread; when that was

@@ -40,7 +40,8 @@ rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err);
 /* Whether this call's submit may wait in the reactor's queue
  * (mu held, before the submit). */
 bool rt_io_may_defer(dagrt *rt, const rt_io *io);
-/* After a deferred submit (mu released): this thread's duty to flush it. */
-void rt_io_deferred(dagrt *rt, rt_io *io);
+/* After a submit (mu released): the main thread's lease (io_reap.c,
+ * LEASE) and, deferred, this thread's duty to flush it. */
+void rt_io_submitted(dagrt *rt, rt_io *io, bool deferred);
 
 #endif

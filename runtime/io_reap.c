@@ -89,12 +89,56 @@ static void main_deferred(dagrt *rt, rt_io *io)
         io->r->ops->flush(io->r);
     }
 }
-/* After a deferred submit (io.c): the duty is this thread's. */
-void rt_io_deferred(dagrt *rt, rt_io *io)
+/* LEASE (the main thread as a reaper). The reactor's thread sleeps in the
+ * kernel while no reaping worker is awake, and the kernel wakes it for
+ * every completion it posts, from inside the system call that posted it:
+ * a fiber reading the page cache on the main thread (the main thread ran
+ * it while it waited) paid that cross-CPU wake-up on every read, though
+ * it reaps its own completion right after the submit. So the main thread
+ * counts as a reaper while it makes I/O calls: each call (lease_touch)
+ * holds rt_reactor.lease at USED (a plain load when it is already; no
+ * RMW on the fast path), and the reactor's thread, gated by the lease
+ * alone, marks it each tick (USED -> MARKED) and takes it back when it
+ * is still MARKED a tick later (MARKED -> NONE), then sleeps in the
+ * kernel again; the main thread gives it back itself when it parks
+ * (rt_io_park). Meanwhile the reactor's thread drains the CQ once a tick
+ * (LEASE_TICK_NS, os/reactor_uring.c), so a completion the main thread
+ * does not reap (it went back to its own code) waits a tick at most.
+ * Only with hot_workers == 0: with hot workers, completions are theirs. */
+static void lease_touch(dagrt *rt, rt_io *io, const rt_ctx *c)
 {
-    io_deferred++;
-    main_deferred(rt, io);
+    if (!c || c->index != 0 || c->worker || c->guest || rt->cfg.hot_workers != 0 || !io->r->ops->reap)
+        return;
+    _Atomic uint32_t *l = &io->r->lease;
+    /* relaxed: a hint for the reactor's thread, which only decides with
+     * it where to sleep (the kernel's level catches a lease it missed). */
+    uint32_t v = atomic_load_explicit(l, memory_order_relaxed);
+    if (v == RT_LEASE_USED)
+        return;
+    /* relaxed: as above; a failure means the reactor's thread took it
+     * back just now (NONE), which only this thread leaves. */
+    if (v == RT_LEASE_MARKED &&
+        atomic_compare_exchange_strong_explicit(l, &v, RT_LEASE_USED, memory_order_relaxed,
+                                                memory_order_relaxed))
+        return;
+    atomic_store_explicit(l, RT_LEASE_USED, memory_order_relaxed);   /* relaxed: as above */
 }
+
+/* After a submit (io.c, mu released): the main thread's lease, and the
+ * duty to flush a deferred submit. */
+void rt_io_submitted(dagrt *rt, rt_io *io, bool deferred)
+{
+    lease_touch(rt, io, rt_ctx_current(rt));
+    if (deferred) {
+        io_deferred++;
+        main_deferred(rt, io);
+    }
+}
+
+/* Whether this thread is counted in rt->io_awake (rt_io_park). Joined
+ * lazily, by the first reap after an unpark (rt_io_reap), so a runtime
+ * with no reactor pays no RMW per park. */
+static _Thread_local bool io_counted;
 
 /* Workers reap completions where they are (worker.c between tasks,
  * idle.c as they go idle): see os/reactor_uring.c's REAPING. */
@@ -103,6 +147,14 @@ unsigned rt_io_reap(dagrt *rt)
     rt_io *io = io_of(rt);
     if (!io || !io->r->ops->reap)
         return 0;
+    if (RT_UNLIKELY(!io_counted)) {
+        rt_ctx *c = rt_ctx_current(rt);
+        if (c && c->index != 0 && !c->guest && (c->hot || rt->cfg.hot_workers == 0)) {
+            /* seq_cst: rt_io_park's pair with the reactor thread's gate. */
+            atomic_fetch_add_explicit(&rt->io_awake, 1, memory_order_seq_cst);
+            io_counted = true;
+        }
+    }
     if (io_deferred) {
         /* What this thread queued goes to the kernel once nothing else is
          * in sight (a thread that parks calls this first: idle.c). */
@@ -115,19 +167,53 @@ unsigned rt_io_reap(dagrt *rt)
     return io->r->ops->reap(io->r, 32);
 }
 
+/* The gate's wake-up when the last reaper (worker, or the main thread's
+ * lease) stops: seq_cst, the reactor's thread writes gated, then reads
+ * the count and the lease; the one who drops last reads gated (after the
+ * other's drop): either it sees our drop, or we see gated and bump. */
+static void gate_bump(rt_io *io)
+{
+    if (atomic_load_explicit(&io->r->gated, memory_order_seq_cst)) {
+        atomic_fetch_add_explicit(&io->r->gate, 1, memory_order_seq_cst);   /* seq_cst: as above */
+        rt_os_wake32_one(&io->r->gate);
+    }
+}
+
 void rt_io_park(rt_ctx *c, bool enter)
 {
     dagrt *rt = c->rt;
-    if (c->index == 0 || !(c->hot || rt->cfg.hot_workers == 0))
-        return;   /* the main thread reaps only while it waits: not counted */
+    if (c->index == 0) {
+        /* The main thread reaps only while it waits: its lease (LEASE)
+         * goes back as it parks. seq_cst: the exchange, then the count
+         * and gated (gate_bump's pair). */
+        rt_io *io = enter ? io_of(rt) : NULL;
+        if (io && atomic_load_explicit(&io->r->lease, memory_order_relaxed) != RT_LEASE_NONE &&   /* relaxed: a pre-check */
+            atomic_exchange_explicit(&io->r->lease, RT_LEASE_NONE, memory_order_seq_cst) != RT_LEASE_NONE &&
+            atomic_load_explicit(&rt->io_awake, memory_order_seq_cst) == 0)
+            gate_bump(io);
+        return;
+    }
+    if (!(c->hot || rt->cfg.hot_workers == 0))
+        return;
+    /* Waking: counted again by the next reap (rt_io_reap), which comes
+     * first in the worker loop and in the idle loop. */
+    if (!enter)
+        return;
+    rt_io *io = io_of(rt);
+    if (!io_counted) {
+        /* Not counted (no reactor yet, or none since the wake-up): one
+         * load, no RMW. The flush still runs: a reactor started meanwhile
+         * may hold another thread's deferred SQEs (BATCHING). */
+        if (io && io->r->ops->flush) {
+            io_deferred = 0;
+            io->r->ops->flush(io->r);
+        }
+        return;
+    }
+    io_counted = false;
     /* seq_cst: the reactor thread reads the gate, then this count; we
      * write the count, then the gate (a Dekker pair: either it sees 0, or
      * it sees the gate moved and looks again). */
-    if (!enter) {
-        atomic_fetch_add_explicit(&rt->io_awake, 1, memory_order_seq_cst);
-        return;
-    }
-    rt_io *io = io_of(rt);
     int left = atomic_fetch_sub_explicit(&rt->io_awake, 1, memory_order_seq_cst) - 1;
     /* Then nothing queued (by anyone) stays behind while this worker
      * sleeps (os/reactor_uring.c, BATCHING): a worker that queued and ran
@@ -138,15 +224,14 @@ void rt_io_park(rt_ctx *c, bool enter)
         io_deferred = 0;
         io->r->ops->flush(io->r);
     }
-    if (left != 0)
+    if (left != 0 || !io)
         return;
-    /* seq_cst: the thread writes gated, then reads the count: either it
-     * sees our 0, or we see gated and bump. Not gated: it is in the kernel
-     * already (no system call on this park). */
-    if (io && atomic_load_explicit(&io->r->gated, memory_order_seq_cst)) {
-        atomic_fetch_add_explicit(&io->r->gate, 1, memory_order_seq_cst);   /* seq_cst: as above */
-        rt_os_wake32_one(&io->r->gate);
-    }
+    /* The main thread's lease keeps the reactor's thread gated: it bumps
+     * when it gives the lease back (seq_cst: gate_bump's pair). Not
+     * gated: the thread is in the kernel already (no system call on this
+     * park). */
+    if (atomic_load_explicit(&io->r->lease, memory_order_seq_cst) == RT_LEASE_NONE)
+        gate_bump(io);
 }
 
 /* Hot workers' priority (worker.c calls it on each hot worker). */

@@ -23,7 +23,9 @@
  * Each line: ns per operation (best of the rounds, and the median), and
  * the ratio dagrt / raw. The runtime runs on the reactor it picks
  * (DAGRT_IO=fallback: the epoll and lane path).
- * usage: bench_io [rounds] [ops]
+ * usage: bench_io [rounds] [ops] [rows]
+ * rows: a comma-separated subset of latency,qd32,udp,frame64,served (all
+ * by default), to profile one row alone (valgrind, perf).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -54,6 +56,18 @@ static uint64_t now_ns(void)
 
 static int fd;
 static long ops;
+static const char *rows;   /* NULL: every row */
+
+static int row_on(const char *name)
+{
+    if (!rows)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = rows; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == rows || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
 
 static uint64_t rnd_off(uint64_t *x)
 {
@@ -414,6 +428,7 @@ int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 7;
     ops = argc > 2 ? atol(argv[2]) : 20000;
+    rows = argc > 3 ? argv[3] : NULL;
     if (rounds < 1 || rounds > 64 || ops < QD)
         return 2;
     char path[] = "/tmp/bench_io_XXXXXX";
@@ -439,24 +454,33 @@ int main(int argc, char **argv)
     double la[64], lb[64], qa[64], qb[64], ua[64], ub[64];
     uint64_t qsub = 0, qreads = 0;   /* io_uring submits during the qd32 rows */
     run_fibers(rt, lat_fiber, 1, 1000);   /* warm: the reactor, the pool, the fibers */
+    int on_lat = row_on("latency"), on_qd = row_on("qd32"), on_udp = row_on("udp");
+    int on_fr = row_on("frame64"), on_sv = row_on("served");
     for (int r = 0; r < rounds; r++) {
-        la[r] = run_fibers(rt, lat_fiber, 1, ops);
-        lb[r] = raw_latency(&ring);
-        dagrt_io_stats q0, q1;
-        dagrt_get_io_stats(rt, &q0);
-        qa[r] = run_fibers(rt, lat_fiber, QD, ops / QD);
-        dagrt_get_io_stats(rt, &q1);
-        qsub += q1.submits - q0.submits;
-        qreads += (uint64_t)(ops / QD) * QD;
-        qb[r] = raw_qd32(&ring);
-        ua[r] = udp_fibers(rt, ops / 4);
-        ub[r] = udp_threads(ops / 4);
+        if (on_lat) {
+            la[r] = run_fibers(rt, lat_fiber, 1, ops);
+            lb[r] = raw_latency(&ring);
+        }
+        if (on_qd) {
+            dagrt_io_stats q0, q1;
+            dagrt_get_io_stats(rt, &q0);
+            qa[r] = run_fibers(rt, lat_fiber, QD, ops / QD);
+            dagrt_get_io_stats(rt, &q1);
+            qsub += q1.submits - q0.submits;
+            qreads += (uint64_t)(ops / QD) * QD;
+            qb[r] = raw_qd32(&ring);
+        }
+        if (on_udp) {
+            ua[r] = udp_fibers(rt, ops / 4);
+            ub[r] = udp_threads(ops / 4);
+        }
     }
     frame_build();
     int nfr = ops / 20 < 50 ? 50 : (int)(ops / 20);
     double fa[64], fb[64], sv[64];
-    frames(rt, 100);   /* warm */
-    for (int r = 0; r < rounds; r++) {
+    if (on_fr)
+        frames(rt, 100);   /* warm */
+    for (int r = 0; r < rounds && on_fr; r++) {
         if (r & 1) {
             fb[r] = frames(rt, nfr);
             fa[r] = frames_parked(rt, nfr);
@@ -465,21 +489,28 @@ int main(int argc, char **argv)
             fb[r] = frames(rt, nfr);
         }
     }
-    for (int r = 0; r < rounds; r++)
+    for (int r = 0; r < rounds && on_sv; r++)
         sv[r] = served_per_frame();
     dagrt_io_stats st;
     dagrt_get_io_stats(rt, &st);
     printf("bench_io: %d rounds, %ld ops each, reactor %s, 1 worker + main; %s\n", rounds, ops,
            st.reactor, BENCH_BUILD);
-    report("latency", "fiber dagrt_read", "liburing submit+wait", la, lb, rounds);
-    report("qd32", "32 fibers dagrt_read", "liburing QD32", qa, qb, rounds);
-    printf("%-8s %-22s %.3f system-call submits per read (dagrt_io_stats.submits; 1.000: none batched)\n",
-           "qd32", "submits/read", qreads ? (double)qsub / (double)qreads : 0.0);
-    report("udp", "2 fibers ping-pong", "2 blocking threads", ua, ub, rounds);
-    report("frame64", "64 parked reads", "none parked", fa, fb, rounds);
-    qsort(sv, (size_t)rounds, sizeof *sv, cmp_d);
-    printf("%-8s %-22s best %8.0f     median %8.0f    | one hot worker, 32 fibers reading 4 KiB (page cache)\n",
-           "served", "completions/16.7 ms", sv[rounds - 1], sv[rounds / 2]);
+    if (on_lat)
+        report("latency", "fiber dagrt_read", "liburing submit+wait", la, lb, rounds);
+    if (on_qd) {
+        report("qd32", "32 fibers dagrt_read", "liburing QD32", qa, qb, rounds);
+        printf("%-8s %-22s %.3f system-call submits per read (dagrt_io_stats.submits; 1.000: none batched)\n",
+               "qd32", "submits/read", qreads ? (double)qsub / (double)qreads : 0.0);
+    }
+    if (on_udp)
+        report("udp", "2 fibers ping-pong", "2 blocking threads", ua, ub, rounds);
+    if (on_fr)
+        report("frame64", "64 parked reads", "none parked", fa, fb, rounds);
+    if (on_sv) {
+        qsort(sv, (size_t)rounds, sizeof *sv, cmp_d);
+        printf("%-8s %-22s best %8.0f     median %8.0f    | one hot worker, 32 fibers reading 4 KiB (page cache)\n",
+               "served", "completions/16.7 ms", sv[rounds - 1], sv[rounds / 2]);
+    }
     printf("(per operation; qd32: wall time / reads; udp: per round trip; frame64: per frame;\n"
            " served: the more the better, best = most; ratio > 1: dagrt slower)\n");
     io_uring_queue_exit(&ring);

@@ -94,12 +94,18 @@ struct rt_reactor {
     _Atomic(_Atomic int *) awake;
     _Atomic uint32_t gate;
     _Atomic uint32_t gated;      /* the reactor's thread sleeps (or is about to) on gate */
+    /* The main thread's claim to reap while it makes I/O calls (io_reap.c,
+     * LEASE): RT_LEASE_* below. Counts like an awake reaper for the gate;
+     * the reactor's thread takes it back once it went unused for a tick. */
+    _Atomic uint32_t lease;
     /* For a reactor with flush: ops queued and not yet handed to the
      * system (a hint for callers: relaxed), and the system calls that
      * handed ops over (dagrt_io_stats.submits; relaxed: a statistic). */
     _Atomic uint32_t pending;
     _Atomic uint64_t submits;
 };
+
+enum { RT_LEASE_NONE, RT_LEASE_USED, RT_LEASE_MARKED };
 
 /* Each returns a started reactor, or NULL with *err a dagrt error code.
  * entries: the submission queue's depth. */

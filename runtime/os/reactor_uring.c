@@ -301,6 +301,7 @@ static unsigned cq_take(uring_reactor *u, rt_io_op **ops, unsigned max, bool own
 
 #define REAP_BATCH 32u
 #define GATE_TICK_NS 1000000u   /* 1 ms: how long a completion may wait for a busy worker */
+#define LEASE_TICK_NS 200000u   /* 200 us: for the main thread's lease (io_reap.c, LEASE) */
 
 static unsigned uring_reap(rt_reactor *r, unsigned max)
 {
@@ -321,6 +322,7 @@ static void completion_main(void *arg)
 {
     uring_reactor *u = arg;
     rt_os_thread_name("dagrt-io");
+    uint64_t lease_mark = 0;   /* when this thread last marked the lease */
     for (;;) {
         /* What deferred submits left queued (BATCHING): at every turn. */
         sq_flush_pending(u);
@@ -349,6 +351,27 @@ static void completion_main(void *arg)
         _Atomic int *aw = atomic_load_explicit(&u->base.awake, memory_order_acquire);
         if (aw && atomic_load_explicit(aw, memory_order_seq_cst) > 0) {
             rt_os_wait32_until(&u->base.gate, gen, rt_os_now_ns() + GATE_TICK_NS);
+            continue;
+        }
+        /* The main thread's lease alone (io_reap.c, LEASE): a shorter tick,
+         * marked at one and taken back at the next if unused meanwhile.
+         * seq_cst: read after the count, as the count (the main thread
+         * gives it back, then reads the count and gated). */
+        uint32_t ls = atomic_load_explicit(&u->base.lease, memory_order_seq_cst);
+        if (ls != RT_LEASE_NONE) {
+            uint64_t now = rt_os_now_ns();
+            if (ls == RT_LEASE_USED) {
+                /* relaxed: the lease is a hint; a lost race leaves it USED. */
+                if (atomic_compare_exchange_strong_explicit(&u->base.lease, &ls, RT_LEASE_MARKED,
+                                                            memory_order_relaxed, memory_order_relaxed))
+                    lease_mark = now;
+            } else if (now - lease_mark >= LEASE_TICK_NS) {
+                /* seq_cst: as the read above; a failure: used again. */
+                atomic_compare_exchange_strong_explicit(&u->base.lease, &ls, RT_LEASE_NONE,
+                                                        memory_order_seq_cst, memory_order_relaxed);
+                continue;   /* drain once more, then the kernel */
+            }
+            rt_os_wait32_until(&u->base.gate, gen, now + LEASE_TICK_NS);
             continue;
         }
         /* relaxed: only a hint for the parkers from here on (they bump the

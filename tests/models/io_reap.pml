@@ -11,11 +11,24 @@
  * drain leaves STOP for the completion thread. The completion thread takes
  * the lock (waiting for a consumer in progress) and drains; then, while a
  * reaper is awake, it sleeps on the gate (woken by a bump, or by its 1 ms
- * tick, which is modelled as firing only while a reaper is awake: with
+ * tick, which is modelled as firing only while a reaper is awake or the
+ * main thread's lease below is held: with
  * every reaper parked the runtime must burn no CPU, so the tick may not be
  * what serves a completion); with none awake it sleeps in the kernel until
  * the queue holds an entry: a level, checked by the kernel as it goes to
  * sleep (io_uring_enter GETEVENTS, min_complete 1).
+ *
+ * The main thread M (runtime/io_reap.c, LEASE) holds a lease while it
+ * makes I/O calls: it reaps like a worker, and the completion thread,
+ * with no worker awake, sleeps on the gate while the lease is held (a
+ * tick that fires only while it is held, at which the thread may take the
+ * lease back itself). M then either parks, giving the lease back (an
+ * exchange: whoever took it back first, M or the thread, the other does
+ * nothing) and, if it was M, reading the count and then gated and bumping
+ * when no worker is awake; or goes back to its own code holding it, and
+ * may take it again after the thread took it back. A worker whose park
+ * drops the count to 0 bumps only if it then reads the lease free (M
+ * bumps when it gives the lease back).
  *
  * Checked: every completion is served exactly once, by one consumer at a
  * time; the completion thread sees STOP and ends; no lost wake-up (a
@@ -32,7 +45,10 @@
  *              gated before its count dropped (the check moved early);
  *   KICK_EARLY the parking worker bumps the gate before its count drops
  *              (the completion thread reads the new gate and the old
- *              count, and sleeps on the gate with every reaper parked).
+ *              count, and sleeps on the gate with every reaper parked);
+ *   MAIN_NOBUMP M gives the lease back without the bump;
+ *   MAIN_EARLY M reads the count and gated before it gives the lease
+ *              back (the check moved early).
  */
 #define N 2
 #define NW 2
@@ -48,6 +64,7 @@ bool kick = false;
 byte awake = NW;     /* reapers not parked */
 byte gate = 0;
 bool gated = false;  /* the completion thread sleeps (or is about to) on the gate */
+bit lease = 1;       /* the main thread's (NONE 0; USED and MARKED are both 1 here) */
 
 inline post() {
     atomic {
@@ -124,10 +141,70 @@ proctype Worker() {
     byte left;
     atomic { awake--; left = awake };   /* fetch_sub: its own result */
     if
-    :: left == 0 && gated -> gate++
+    :: left == 0 ->
+        if
+        :: lease == 0 ->                /* M bumps when it gives the lease back */
+            if
+            :: gated -> gate++
+            :: else -> skip
+            fi
+        :: else -> skip
+        fi
     :: else -> skip
     fi
 #endif
+}
+
+proctype Main() {
+    bool got;
+    bit old;
+    byte a;
+    bool g;
+    do
+    :: head < tail ->                       /* the fast path's reap, or its idle loop's */
+        atomic {
+            if
+            :: lk == 0 -> lk = 1; got = true
+            :: else -> got = false
+            fi
+        };
+        if
+        :: got -> drain(false); lk = 0
+        :: else -> skip
+        fi
+    :: lease == 0 -> lease = 1              /* an I/O call takes it again */
+    :: break
+    od;
+    if
+    :: true ->                              /* parks: gives the lease back */
+#ifdef MAIN_EARLY
+        a = awake;
+        g = gated;
+        atomic { old = lease; lease = 0 };
+        if
+        :: old == 1 && a == 0 && g -> gate++
+        :: else -> skip
+        fi
+#else
+        atomic { old = lease; lease = 0 };  /* the exchange */
+#ifndef MAIN_NOBUMP
+        if
+        :: old == 1 ->
+            a = awake;
+            if
+            :: a == 0 ->
+                if
+                :: gated -> gate++
+                :: else -> skip
+                fi
+            :: else -> skip
+            fi
+        :: else -> skip
+        fi
+#endif
+#endif
+    :: true -> skip                         /* back to its own code, holding it */
+    fi
 }
 
 proctype Completion() {
@@ -146,7 +223,15 @@ proctype Completion() {
        :: awake > 0 ->
            if
            :: gate != gen -> skip      /* bumped: look again */
-           :: awake > 0 -> skip        /* the tick (only while a reaper is awake) */
+           :: awake > 0 || lease != 0 -> skip   /* the tick (only while a reaper is awake, or M's lease held) */
+           fi
+       :: else ->
+       if
+       :: lease != 0 ->
+           if
+           :: gate != gen -> skip      /* bumped: look again */
+           :: lease != 0 -> skip       /* the lease's tick (only while it is held) */
+           :: atomic { lease != 0 -> lease = 0 }   /* unused for a tick: taken back */
            fi
        :: else ->
        gated = false;
@@ -158,6 +243,7 @@ proctype Completion() {
        (head < tail)    /* the kernel's level */
 #endif
        fi
+       fi
     od;
     assert(served == N && head == N + 1)
 }
@@ -166,6 +252,7 @@ init {
     atomic {
         run Kernel();
         run Completion();
+        run Main();
         byte w = 0;
         do
         :: w < NW -> run Worker(); w++
