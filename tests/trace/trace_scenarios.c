@@ -632,6 +632,9 @@ static int trace_frame_marks(void)
     rt_trace_node p0 = node("b", "work", 0, 0), p1 = node("b", "work", 0, 1);
     rt_trace_begin(t, 0, &p0);               /* "b": frame 1 starts before 0 ends */
     rt_trace_begin(t, 1, &p1);
+    /* An overlap far longer than the CPU counters' skew between vCPUs: without
+     * it, a migration between the two calls could stamp them out of order. */
+    usleep(1000);
     rt_trace_end(t, 0, &p0);
     rt_trace_end(t, 1, &p1);
     rt_trace_set_on(t, false);
