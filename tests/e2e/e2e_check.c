@@ -15,7 +15,7 @@ void e2e_violation(e2e_state *s, const e2e_frame *fr, const char *fmt, ...)
     if (n >= 20)
         return;
     if (fr)
-        fprintf(stderr, "e2e %s (%s) frame %u: ", s->g->name, s->mode, fr->num);
+        fprintf(stderr, "e2e %s (%s) frame %u: ", s->g->name, s->mode, atomic_load(&fr->num));
     else
         fprintf(stderr, "e2e %s (%s): ", s->g->name, s->mode);
     va_list ap;
@@ -31,25 +31,57 @@ static bool satisfied(e2e_state *s, e2e_frame *fr, uint32_t i);
 
 /* The frame before fr in its pipeline while it may still be running, or
  * NULL: fr is not a pipeline frame, or the frame before was waited for
- * (then everything in it is complete). */
-static e2e_frame *before(e2e_state *s, e2e_frame *fr)
+ * (then everything in it is complete). *tag: the tag of the frame before,
+ * for the check after reading its slot (done_before). fr may itself be a
+ * slot rewritten meanwhile (a look further back): what is read through it
+ * then is thrown away by that check one level up. */
+static e2e_frame *before(e2e_state *s, e2e_frame *fr, uint32_t *tag)
 {
-    if (!fr->linked || fr->num == 0 || fr->num - 1 < atomic_load(&s->waited))
+    uint32_t num = atomic_load(&fr->num);
+    if (!atomic_load(&fr->linked) || num == 0)
         return NULL;
-    e2e_frame *p = &s->fr[(fr->num - 1) % E2E_RING];
-    if (atomic_load(&p->tag) != fr->num) {
+    /* `waited` before the tag: a slot is rewritten only after its frame
+     * was waited for, so when the tag read is that of a rewrite (seq_cst,
+     * one order for all), a load of `waited` after it sees the frame
+     * waited for. */
+    if (num - 1 < atomic_load(&s->waited))
+        return NULL;
+    e2e_frame *p = &s->fr[(num - 1) % E2E_RING];
+    if (atomic_load(&p->tag) != num) {
+        if (num - 1 < atomic_load(&s->waited)) {
+            atomic_fetch_add(&s->stale_looks, 1);
+            return NULL;   /* waited for since the check above */
+        }
         e2e_violation(s, fr, "checker: the frame before is not in its slot");
         return NULL;
     }
+    *tag = num;
     return p;
+}
+
+/* Whether slot p still holds the frame whose tag was `tag`: else it was
+ * waited for (and complete) while we read it, and what we read there may
+ * be of the frame that took its slot. Tags never come back (frame numbers
+ * only grow, 0 while rewritten), so the same tag before and after means
+ * nothing was rewritten in between. */
+static bool unchanged(e2e_state *s, const e2e_frame *p, uint32_t tag)
+{
+    if (atomic_load(&p->tag) == tag)
+        return true;
+    atomic_fetch_add(&s->stale_looks, 1);
+    return false;
 }
 
 /* Node x of the frame before fr is complete (true outside a pipeline and
  * in a pipeline's first frame: `prev` inputs are satisfied at the start). */
 static bool done_before(e2e_state *s, e2e_frame *fr, uint32_t x)
 {
-    e2e_frame *p = before(s, fr);
-    return !p || satisfied(s, p, x);
+    uint32_t tag = 0;
+    e2e_frame *p = before(s, fr, &tag);
+    if (!p)
+        return true;
+    bool ok = satisfied(s, p, x);
+    return !unchanged(s, p, tag) || ok;
 }
 
 /* Its join over its inputs of this frame and its `prev` inputs. */
@@ -171,8 +203,9 @@ static int claim(e2e_state *s, e2e_frame *fr, int fid, bool parallel)
             continue;
         }
         /* Frames overlap: the frame before still has tasks to finish. */
-        e2e_frame *p = before(s, fr);
-        if (p && atomic_load(&p->pending) > 0)
+        uint32_t tag = 0;
+        e2e_frame *p = before(s, fr, &tag);
+        if (p && atomic_load(&p->pending) > 0 && unchanged(s, p, tag))
             atomic_fetch_add(&s->overlap, 1);
         return (int)i;
     }
@@ -353,7 +386,7 @@ void e2e_range(const e2e_graph *g, int fid, uint32_t tag, size_t begin, size_t e
  * a predicate are all skipped or all run in a frame. */
 static bool when_answer(const e2e_state *s, const e2e_frame *fr, int wid)
 {
-    return mix((uint64_t)fr->num * 31 + (uint64_t)wid + s->seed) % 3 != 0;
+    return mix((uint64_t)atomic_load(&fr->num) * 31 + (uint64_t)wid + s->seed) % 3 != 0;
 }
 
 bool e2e_when(const e2e_graph *g, int wid, uint32_t tag)
@@ -441,8 +474,11 @@ e2e_frame *e2e_frame_begin(e2e_state *s, uint32_t num, bool linked)
     e2e_frame *fr = &s->fr[num % E2E_RING];
     if (atomic_load(&fr->tag) != 0 && atomic_load(&fr->tag) - 1 >= atomic_load(&s->waited))
         e2e_violation(s, fr, "checker: slot reused before its frame was waited for");
-    fr->num = num;
-    fr->linked = linked;
+    /* Empty first: a task still reading the frame that was here (a look
+     * back, `before`) sees the tag change and drops what it read. */
+    atomic_store(&fr->tag, 0);
+    atomic_store(&fr->num, num);
+    atomic_store(&fr->linked, linked);
     int pending = 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         atomic_store(&fr->ns[i].started, 0);

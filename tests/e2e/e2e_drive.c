@@ -208,7 +208,8 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int workers, int frames, uint64
     /* DAGC_E2E_VERBOSE: how much frames overlapped, for every graph. */
     if (must_overlap || getenv("DAGC_E2E_VERBOSE"))
         fprintf(stderr, "e2e %s, %d workers: task starts while the frame before was running: "
-                "depth 2 %ld, 3 %ld, 4 %ld\n", g->name, workers, overlap[2], overlap[3], overlap[4]);
+                "depth 2 %ld, 3 %ld, 4 %ld; looks into a frame before waited for meanwhile %ld\n",
+                g->name, workers, overlap[2], overlap[3], overlap[4], atomic_load(&s->stale_looks));
     if (must_overlap) {
         for (int d = 2; d <= E2E_DEPTHS; d++)
             if (overlap[d] == 0) {

@@ -5,9 +5,16 @@
  *
  * Every record is kept per frame, in a ring of E2E_RING slots: frame f uses
  * slot f % E2E_RING. A slot is reused only after its frame was waited for
- * and checked, and E2E_RING is twice the deepest pipeline, so a task of a
- * frame in flight that looks at the frames before its own (down to the
- * oldest one not yet waited for, see `waited`) always finds them in place.
+ * and checked. A task of a frame in flight may look at the frames before its
+ * own, down to the oldest one not yet waited for (see `waited`), but the
+ * main thread goes on meanwhile: it waits for those frames (they need
+ * nothing of the task's frame) and begins later ones in their slots while
+ * the task still reads them (in a pipeline of depth 4, frame N + 4 takes
+ * frame N - 4's slot before frame N is waited for). So everything such a
+ * task reads in another frame's slot is atomic, and it reads a slot like a
+ * seqlock (e2e_check.c, `before`): the tag, which e2e_frame_begin empties
+ * first and sets last, is the same before and after, or the frame was
+ * waited for meanwhile, so it is complete.
  */
 #ifndef E2E_STATE_H
 #define E2E_STATE_H
@@ -29,9 +36,10 @@ typedef struct e2e_nstate {
 } e2e_nstate;
 
 typedef struct e2e_frame {
-    _Atomic uint32_t tag;          /* frame number + 1 of the frame in the slot */
-    uint32_t num;                  /* its frame number */
-    bool linked;                   /* a pipeline frame: ordered after frame num - 1 */
+    _Atomic uint32_t tag;          /* frame number + 1 of the frame in the slot, 0
+                                      while e2e_frame_begin rewrites it */
+    _Atomic uint32_t num;          /* its frame number */
+    _Atomic bool linked;           /* a pipeline frame: ordered after frame num - 1 */
     _Atomic int pending;           /* tasks that will run and have not completed */
     e2e_nstate *ns;
     size_t *count;                 /* per fid: this frame's count */
@@ -56,6 +64,8 @@ typedef struct e2e_state {
     _Atomic uint32_t waited;       /* frames below this were waited for and checked */
     _Atomic long overlap;          /* starts of a pipeline frame's task while the
                                       frame before had tasks left to run */
+    _Atomic long stale_looks;      /* looks into a frame before that was waited
+                                      for (and its slot rewritten) meanwhile */
     e2e_frame fr[E2E_RING];
 } e2e_state;
 
