@@ -43,7 +43,9 @@
  *   fences (seq_cst) and reads `present` (rt_plan_ensure_helper): either the
  *   helper sees the new ticket and serves it, or the caller sees no helper
  *   and spawns one. Either way the run completes: the caller takes any
- *   node no helper does. */
+ *   node no helper does. A started instance's caller takes part only at
+ *   its wait, so its start makes the caller's check at once (exec_pplan.c),
+ *   and a helper on its caller's CPU serves it rather than leave it. */
 
 /* The runtime's slot, made at its first plan run (freed by dagrt_destroy,
  * after every task, lingering helpers included, has finished). Caller only.
@@ -96,7 +98,9 @@ static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
      * again each frame and the next wake-up puts it back, a cost paid in
      * every frame (docs/benchmarks.md): move off it once (placement.c). */
     int cpu = rt_cpu_leave(r->caller_cpu);   /* where we run, after a move if any */
-    bool ok = !(cpu >= 0 && cpu == r->caller_cpu);
+    /* A started instance's caller is away until its wait: sharing its CPU
+     * still moves the run on, where leaving would stop it until then. */
+    bool ok = !(cpu >= 0 && cpu == r->caller_cpu) || (r->async && !r->inpipe);
     /* Still on the caller's CPU, we could only take turns with it: leave
      * the run to the caller (it takes an unowned list's nodes at once). */
     if (ok) {
