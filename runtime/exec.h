@@ -613,6 +613,9 @@ uint64_t rt_plan_offer(plan_slot *s, graph_rt *r);
 void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t);
 /* Makes sure a helper will serve the run just offered. */
 void rt_plan_ensure_helper(graph_rt *r);
+/* A started instance (dagrt_graph_start, not a pipeline's frame): its
+ * caller takes part only at its wait, so nothing may leave it for then. */
+static inline bool rt_run_caller_away(const graph_rt *r) { return r->async && !r->inpipe; }
 /* At a run's offer: whether a helper runs now, or one was asked for less
  * than PLAN_WAKE_NS ago (it is still waking up): false then means late. */
 bool rt_plan_helper_awake(plan_slot *s);

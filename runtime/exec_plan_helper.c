@@ -100,7 +100,7 @@ static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
     int cpu = rt_cpu_leave(r->caller_cpu);   /* where we run, after a move if any */
     /* A started instance's caller is away until its wait: sharing its CPU
      * still moves the run on, where leaving would stop it until then. */
-    bool ok = !(cpu >= 0 && cpu == r->caller_cpu) || (r->async && !r->inpipe);
+    bool ok = !(cpu >= 0 && cpu == r->caller_cpu) || rt_run_caller_away(r);
     /* Still on the caller's CPU, we could only take turns with it: leave
      * the run to the caller (it takes an unowned list's nodes at once). */
     if (ok) {

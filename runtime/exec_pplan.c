@@ -108,7 +108,7 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
     /* Before the offer, which may spawn one: was a helper running? (The
      * policy's "slow to wake", exec_policy.c; kept until the wait.) */
     r->pawake = s && rt_plan_helper_awake(s);
-    if (s && r->lhead[1] != NONE && rt_plan_offer(s, r) != 0 && r->async && !r->inpipe)
+    if (s && r->lhead[1] != NONE && rt_plan_offer(s, r) != 0 && rt_run_caller_away(r))
         /* A started instance goes on while its caller is away: a helper
          * leaving as the offer lands must not leave it for the caller's
          * wait (the rescue G_run and pipelines get from the caller's own

@@ -113,15 +113,11 @@ static void lease_touch(dagrt *rt, rt_io *io, const rt_ctx *c)
     /* relaxed: a hint for the reactor's thread, which only decides with
      * it where to sleep (the kernel's level catches a lease it missed). */
     uint32_t v = atomic_load_explicit(l, memory_order_relaxed);
-    if (v == RT_LEASE_USED)
-        return;
-    /* relaxed: as above; a failure means the reactor's thread took it
-     * back just now (NONE), which only this thread leaves. */
-    if (v == RT_LEASE_MARKED &&
-        atomic_compare_exchange_strong_explicit(l, &v, RT_LEASE_USED, memory_order_relaxed,
-                                                memory_order_relaxed))
-        return;
-    atomic_store_explicit(l, RT_LEASE_USED, memory_order_relaxed);   /* relaxed: as above */
+    /* From MARKED or NONE alike: only this thread moves the lease to USED,
+     * and a take-back racing the store only costs a tick's sleep in the
+     * kernel. relaxed: as above. */
+    if (v != RT_LEASE_USED)
+        atomic_store_explicit(l, RT_LEASE_USED, memory_order_relaxed);
 }
 
 /* After a submit (io.c, mu released): the main thread's lease, and the
