@@ -142,8 +142,8 @@ static uint64_t frame_number(dagrt *rt, const dagrt_graph *g, uint64_t fallback)
 static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
 {
     node_rt *nodes = (node_rt *)(void *)st->nodes;
-    if (r->plan_g != g || r->nodes != nodes)
-        r->plan = 0;   /* a plan is for one graph in one node array */
+    if (r->plan_g != g || r->nodes != nodes || r->plan_workers != rt->nworkers)
+        r->plan = 0;   /* a plan is for one graph in one node array, and a worker count */
     r->rt = rt;
     r->g = g;
     r->ctx = ctx;
@@ -187,9 +187,9 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         rc = rt_exec_serial_run(r);
         goto finish;
     }
-    /* One worker and a frame worth sharing: plan mode, if the graph allows
-     * (or serial while the policy finds its helper starved of CPU). */
-    if (workers == 1 && !small) {
+    /* Workers and a frame worth sharing: plan mode, if the graph allows
+     * (or serial while the policy finds its helpers starved of CPU). */
+    if (workers >= 1 && !small && rt_pplan_env_ok()) {
         if (r->plan == 0) {
             r->plan = rt_plan_build(r) ? 1 : 2;
             r->plan_g = g;
@@ -247,7 +247,7 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
 
 /* A started run (never serial: that assumes the caller takes part from
  * the start) runs in pipelined plan mode where it may (plan: the pipeline,
- * or for dagrt_graph_start the environment, allows it; one worker; a plan
+ * or for dagrt_graph_start the environment, allows it; a worker or more; a plan
  * for the graph; prev, if any, then runs in it too: exec_pplan.c), else on
  * the dynamic executor with helpers. It is not timed: its wall time
  * includes whatever the caller does between start and wait. */

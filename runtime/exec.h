@@ -10,17 +10,18 @@
  *                       shares a frame with helpers)
  *   exec_dynamic.c      the dynamic executor: join counters, the ready
  *                       list, helpers, the hand-off from frame to frame
- *   exec_plan.c         plan mode (one worker): two lists made once per
- *                       graph, cursors, epochs
+ *   exec_plan.c         plan mode: a list per thread (the caller's and
+ *                       one per worker), made once per graph, cursors,
+ *                       epochs
  *   exec_plan_off.c     plan mode's nodes that run elsewhere: fiber and
  *                       hot nodes as tasks, the help while a thread waits
- *   exec_plan_helper.c  plan mode between runs: the worker's helper that
- *                       lingers on the runtime's plan slot
+ *   exec_plan_helper.c  plan mode between runs: the workers' helpers that
+ *                       linger on the runtime's plan slot
  *   exec_serial.c       a serial frame: on the caller alone, in table
  *                       order, no atomics
  *   exec_pipe.c         pipelines: frames in flight, linked frame to frame
  *   exec_pplan.c        pipelined plan mode: a pipeline's frames on plan
- *                       mode's lists (one worker), linked by epochs
+ *                       mode's lists, linked by epochs
  *
  * Words: a "serial" frame runs on the caller alone in table order (chosen
  * for frames too small to share, and for plan mode's stretches while its
@@ -56,10 +57,11 @@
 #define EXEC_SERIAL_NS_PER_NODE 250
 #define EXEC_TIME_EVERY 8
 
-/* Plan mode: the threads' lists (the caller's and one worker's), and the
- * most predecessors a node may have for a graph to run in plan mode (they
- * are kept in the node's own state, and xpred has a bit for each). */
-#define PLAN_LISTS 2
+/* Plan mode: the most lists a plan has (the caller's and one per worker
+ * up to PLAN_LISTS - 1; a runtime's further workers serve the pool), and
+ * the most predecessors a node may have for a graph to run in plan mode
+ * (they are kept in the node's own state, and xpred has a bit for each). */
+#define PLAN_LISTS 16
 #define PLAN_MAXPRED 32
 /* Polls (a pause each) of a node's
  * predecessors before its claimer takes a ready node off the other
@@ -75,8 +77,9 @@
  * (RT_SPIN_NS), so lingering costs no more CPU than idling would. */
 #define PLAN_LINGER_NS 50000
 #define PLAN_LEFT UINT32_MAX
-/* Offers the plan slot remembers: more than a pipeline's frames in flight. */
-#define PLAN_RING 8
+/* Offers the plan slot remembers (one per worker list and frame): more
+ * than a pipeline's frames in flight times the worker lists. */
+#define PLAN_RING 128
 /* Polls a pipelined frame's helper makes with nothing ready on either list
  * while the caller is away (between its calls) before it leaves the frame
  * to the caller's wait. */
@@ -188,11 +191,16 @@ typedef struct graph_rt {
     uint32_t epoch;              /* plan mode: this run's number, never 0 */
     uint64_t runs;
     int caller_cpu;              /* plan mode: the caller's CPU at the start, or -1 */
-    uint32_t lhead[PLAN_LISTS];  /* plan mode: first node of each list */
-    /* Plan mode: the last node of list 1 (NONE if empty), and how many
-     * nodes list 1 holds (the policy compares stolen1 with it). */
-    uint32_t ltail1;
-    uint32_t nlist1;
+    /* Plan mode: the lists (nlists of them; list 0 the caller's, list k
+     * the k-th helper's), their first and last nodes (NONE if empty), how
+     * many nodes the helpers' lists hold together (the policy compares
+     * `stolen` with it), and the worker count the plan was made for. */
+    uint32_t lhead[PLAN_LISTS];
+    uint32_t ltail[PLAN_LISTS];
+    uint32_t nlistw;
+    int plan_workers;
+    uint8_t nlists;
+    uint8_t nwl;                 /* plan mode: helper lists with nodes */
     uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
     /* Plan mode (exec_plan_off.c, "nodes that run elsewhere"), set with the
      * plan: plan_off, the graph has nodes the claimer dispatches as
@@ -223,9 +231,12 @@ typedef struct graph_rt {
      * node array (NULL: not linked; the array, not its state, whose
      * fields the next frame's reset rewrites while this one may still
      * read), whose nodes are done for this frame once their `done` has
-     * reached pprev_epoch; pticket: its offer on the plan slot (set
-     * before the offer is published, so its helper may read it). */
+     * reached pprev_epoch. Every plan run: pticket, its first offer on the
+     * plan slot (0: none), and noffer, how many (one per helper list,
+     * tickets pticket .. pticket + noffer - 1; set before the offer is
+     * published, so its helpers may read them). */
     uint8_t pplan;
+    uint8_t noffer;
     uint8_t pawake;              /* a helper was running at the offer (exec_policy.c) */
     node_rt *pprev;
     uint32_t pprev_epoch;
@@ -247,14 +258,15 @@ typedef struct graph_rt {
     /* block 1: the caller's during a run */
     _Alignas(RT_APART) _Atomic uint32_t head;   /* next slot to pop */
     /* Plan mode: the next unclaimed node of the caller's list (cursor0,
-     * here) and of the worker's list (cursor1, block 2); NONE at the end.
-     * Each sits in the block its owner alone writes in a normal run, so a
-     * claim is a locked instruction on a line already in the owner's cache. */
+     * here), of the first helper's list (cursor1, block 2) and of the
+     * others' (xcursor, a block each); NONE at the end. Each sits in a
+     * block its owner alone writes in a normal run, so a claim is a locked
+     * instruction on a line already in the owner's cache. */
     _Atomic uint32_t cursor0;
     uint32_t main_head;          /* main-only list (LIFO); main thread only */
-    /* Plan mode, caller only: the nodes of list 1 the caller claimed in
-     * this run (see rt_plan_run's end, and the policy). */
-    uint32_t stolen1;
+    /* Plan mode, caller only: the nodes of the helpers' lists the caller
+     * claimed in this run (see rt_plan_run's end, and the policy). */
+    uint32_t stolen;
     /* Plan mode, caller only: no helper was running when the run was
      * offered, and none had been asked for long enough to be late (it was
      * parked and is waking up): the policy does not judge this run
@@ -283,16 +295,26 @@ typedef struct graph_rt {
     _Atomic uint32_t done;
     /* block 3 */
     _Alignas(RT_APART) dagrt_group group;       /* counts spawned tasks */
-    /* Plan mode: while a worker runs the worker's list, 1 + the CPU it
-     * started on; 0 before a helper started, PLAN_LEFT after it left. The
-     * caller leaves that list's nodes to a running helper. Only a hint:
-     * relaxed. The caller reads it while it waits: here, not next to a
-     * cursor, so that its reads never take a cursor's line away. */
-    _Atomic uint32_t owner1;
+    /* Plan mode: owner[k], while a helper runs list k (k >= 1), 1 + the
+     * CPU it started on; 0 before a helper started, PLAN_LEFT after it
+     * left. The others leave that list's nodes to a running helper. Only a
+     * hint: relaxed. Read while threads wait: here, not next to a cursor,
+     * so that those reads never take a cursor's line away. */
+    _Atomic uint32_t owner[PLAN_LISTS];
+    /* Plan mode: set (relaxed, before its claim) by a helper that takes a
+     * node of another helper's list, so that the list's last node may have
+     * been run by a thread that goes on touching the run: the caller's end
+     * then waits for every ticket (rt_plan_run). Its relaxed store comes
+     * before the thief's release of a `done` the caller acquires. */
+    _Atomic uint32_t xsteal;
     /* Pipelined plan mode: 1 while the caller works this frame (in its
      * wait), else 0: the helper takes ready nodes of the caller's list at
      * once when it is 0. Only a hint: relaxed. */
     _Atomic uint32_t owner0;
+    /* Plan mode: the cursors of lists 2 .. PLAN_LISTS - 1, a block each. */
+    struct {
+        _Alignas(RT_APART) _Atomic uint32_t c;
+    } xcursor[PLAN_LISTS - 2];
 } graph_rt;
 
 _Static_assert(sizeof(node_rt) <= sizeof(dagrt_node_state), "node state too small");
@@ -315,10 +337,12 @@ typedef struct plan_offer {
      * release). Each ticket's own value, so that closing or joining one
      * ticket never touches another's. */
     _Atomic uint64_t state;
-    /* The offered run's state. relaxed: the acquire of `state` orders it;
-     * a helper reads it only after winning the join of that ticket, and
-     * the entry is offered again only once its ticket was left or closed. */
+    /* The offered run's state and the list (>= 1) the ticket serves.
+     * relaxed: the acquire of `state` orders them; a helper reads them
+     * only after winning the join of that ticket, and the entry is
+     * offered again only once its ticket was left or closed. */
     _Atomic(graph_rt *) run;
+    _Atomic uint32_t list;
 } plan_offer;
 
 /* The runtime's plan slot, where a plan run is offered to the lingering
@@ -534,10 +558,15 @@ void rt_exec_cross(graph_rt *nx, uint32_t x);
 
 /* ------------------------------------------------------- exec_plan.c */
 
-/* Makes the two lists for r->g; false when it cannot run in plan mode. */
+/* Makes the lists for r->g; false when it cannot run in plan mode. */
 bool rt_plan_build(graph_rt *r);
 /* A whole run in plan mode. */
 int rt_plan_run(graph_rt *r);
+/* A plan run's start for the helpers' lists (cursors, owners, thefts),
+ * before its offer; and the end of its offers (every ticket closed or
+ * left), once every node is claimed. */
+void rt_plan_begin_lists(graph_rt *r);
+void rt_plan_end_all(graph_rt *r);
 /* One thread's part of a plan run (own: its list; first: a node it has
  * claimed already, or NONE). */
 bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first);
@@ -585,8 +614,8 @@ int rt_exec_serial_run(graph_rt *r);
 
 /* ------------------------------------------------------ exec_pplan.c */
 
-/* Whether frames of r->g may run in pipelined plan mode on r (one worker,
- * a plan for the graph; builds it once). */
+/* Whether frames of r->g may run in pipelined plan mode on r (a worker or
+ * more, a plan for the graph; builds it once). */
 bool rt_pplan_ok(graph_rt *r, int workers);
 /* Whether started runs may use plan mode at all: false when DAGRT_PIPE=
  * dynamic is in the environment (read once per process). */
@@ -604,13 +633,25 @@ int rt_pplan_wait(graph_rt *r);
 plan_slot *rt_plan_slot_of(dagrt *rt);
 /* Spawns a lingering helper on s. */
 void rt_plan_spawn_helper(dagrt *rt, plan_slot *s);
-/* Offers run r on s (a new ticket, returned; 0 when the ticket's entry is
- * still in use, and r then runs without a helper) and spawns a helper if
- * none lingers. */
-uint64_t rt_plan_offer(plan_slot *s, graph_rt *r);
+/* Offers run r on s: a new ticket for each helper list that has nodes,
+ * in r->pticket and r->noffer (fewer, or none, while tickets PLAN_RING
+ * back are still in use: those lists run without a helper), and spawns
+ * helpers where fewer linger than tickets were offered. */
+void rt_plan_offer(plan_slot *s, graph_rt *r);
 /* The end of ticket t (r's) for the caller: closes it if no helper
  * joined, else waits until the helper that did has left it. */
 void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t);
+/* Cursor of plan list k. */
+static inline _Atomic uint32_t *rt_plan_cursor(graph_rt *r, uint32_t k)
+{
+    return k == 0 ? &r->cursor0 : k == 1 ? &r->cursor1 : &r->xcursor[k - 2].c;
+}
+/* How many lists a plan on rt has: the caller's and one per worker, at
+ * most PLAN_LISTS. */
+static inline uint32_t rt_plan_lists_for(int nworkers)
+{
+    return nworkers + 1 > PLAN_LISTS ? PLAN_LISTS : (uint32_t)nworkers + 1;
+}
 /* Makes sure a helper will serve the run just offered. */
 void rt_plan_ensure_helper(graph_rt *r);
 /* A started instance (dagrt_graph_start, not a pipeline's frame): its

@@ -1,6 +1,6 @@
 /*
- * exec_plan.c - plan mode, the executor for one worker (exec.h; the
- * section comment below has the design). Between runs:
+ * exec_plan.c - plan mode, the executor for frames worth sharing (exec.h;
+ * the section comment below has the design). Between runs:
  * exec_plan_helper.c; when its helper gets no CPU: exec_policy.c; nodes
  * that run elsewhere (fiber, hot, parallel): exec_plan_off.c.
  */
@@ -8,19 +8,21 @@
 
 /* ------------------------------------------------------------- plan mode
  *
- * With one worker, the dynamic executor (exec_dynamic.c) pays for every node in cross-
- * core cache traffic: join counters, the shared ready list and helper
- * spawns are locked instructions on lines the other core wrote last, each
- * a cross-core transfer (docs/benchmarks.md), several per node.
- * Plan mode runs such graphs without any of them:
+ * The dynamic executor (exec_dynamic.c) pays for every node in cross-core
+ * cache traffic: join counters, the shared ready list and helper spawns
+ * are locked instructions on lines another core wrote last, each a
+ * cross-core transfer (docs/benchmarks.md), several per node. Plan mode
+ * runs such graphs without any of them:
  *
- * - Once per graph, the nodes are split into two lists, one for the caller
- *   and one for a worker, level by level (a node's level is its longest
- *   path from a root), each level shared out evenly, every node going to the
- *   list that holds most of its predecessors: chains stay on one thread and
- *   few edges cross between them. Each list is in (level, index) order, so
- *   both are subsequences of one topological order. `on main` nodes all go
- *   to the caller's list.
+ * - Once per graph, the nodes are split into lists, one for the caller
+ *   (list 0) and one per worker up to PLAN_LISTS (a helper each), level by
+ *   level (a node's level: the most tasks on a path from a root to it,
+ *   gates not counted), each level shared out evenly, every node going to
+ *   the list that holds most of its predecessors: chains stay on one
+ *   thread and few edges cross between them. Each list is in (level, index) order, so all are
+ *   subsequences of one topological order. `on main` nodes all go to the
+ *   caller's list. A graph no level of which is wider than a few lists
+ *   gets fewer lists (no helper for a list with nothing on it).
  * - A run: each list has a cursor, the next unclaimed node; a thread waits
  *   until the node at its cursor is ready (its predecessors' `done` equals
  *   the run's epoch), claims it by advancing the cursor with a CAS (and
@@ -29,24 +31,30 @@
  *   nothing is reset between runs, the epoch moves on instead. Nodes are
  *   claimed only when ready, so a thread that loses its CPU holds up at
  *   most the node it is running and one more.
- * - A thread takes a ready node off the other list when that list has no
- *   owner (the worker has not arrived, or has left), after waiting long on
- *   its own node, or when its own list is finished. Only the caller takes
- *   `on main` nodes.
+ * - A thread takes a ready node off another list when that list has no
+ *   owner (its helper has not arrived, or has left), after waiting long on
+ *   its own node, or (the caller, and helpers of pipelined frames) when its
+ *   own list is finished. Only the caller takes `on main` nodes.
  * - Progress without the worker: the earliest unfinished node of the
  *   common order has all its predecessors done; it is either claimed, and
  *   running, or at its list's cursor (everything before it on its list is
  *   done), where its owner, or the caller, which only leaves once every
  *   node is claimed, takes it.
- * - Between runs, the worker's helper (a runtime task) lingers, polling a
+ * - Between runs, the workers' helpers (runtime tasks) linger, polling a
  *   runtime-owned slot, so that a run's start costs the caller two stores
- *   and no spawn, deque push or wake-up check, and its end no task
- *   completion and no group wait; see exec_plan_helper.c, "between runs".
+ *   per helper list and no spawn, deque push or wake-up check, and its end
+ *   no task completion and no group wait; see exec_plan_helper.c,
+ *   "between runs".
  */
 
-static inline _Atomic uint32_t *plan_cursor(graph_rt *r, uint32_t k)
+#define plan_cursor rt_plan_cursor
+
+/* Whether helper list k (k >= 1) has no helper running it. relaxed: a
+ * hint (graph_rt.owner). */
+static inline bool plan_unowned(graph_rt *r, uint32_t k)
 {
-    return k == 0 ? &r->cursor0 : &r->cursor1;
+    uint32_t o = atomic_load_explicit(&r->owner[k], memory_order_relaxed);
+    return o == 0 || o == PLAN_LEFT;
 }
 
 /* Whether a `done` word has reached epoch e of its state: in a pipelined
@@ -135,29 +143,39 @@ static inline void plan_prefetch(graph_rt *r, uint32_t i)
 #endif
 }
 
-/* One poll of a wait. `other_cpu`: where the thread we wait for runs, or -1
- * if unknown. */
-static inline void plan_relax(unsigned spins, int other_cpu)
+/* Whether another thread of the run started on the CPU we run on now
+ * (own: our list). */
+static bool plan_shares_cpu(graph_rt *r, uint32_t own)
+{
+    int now = rt_cpu_now();
+    if (now < 0)
+        return false;
+    if (own != 0 && r->caller_cpu == now)
+        return true;
+    for (uint32_t k = 1; k < r->nlists; k++) {
+        if (k == own)
+            continue;
+        /* relaxed: a hint (graph_rt.owner). */
+        uint32_t o = atomic_load_explicit(&r->owner[k], memory_order_relaxed);
+        if (o != 0 && o != PLAN_LEFT && (int)(o - 1) == now)
+            return true;
+    }
+    return false;
+}
+
+/* One poll of a wait by the thread of list `own`. */
+static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins)
 {
     rt_cpu_relax();
     /* Where idle CPUs look busy to the kernel, a worker can be put on the
-     * caller's CPU (park.h) and stay there: spinning then only keeps the
-     * thread we wait for off the CPU. Give it the CPU when we share it, and
-     * after long waits in any case. */
-    if ((spins & 63) == 63 && other_cpu >= 0 && rt_cpu_now() == other_cpu)
+     * caller's CPU (park.h) and stay there, and more helpers than CPUs
+     * share them on a loaded machine: spinning then only keeps the thread
+     * we wait for off the CPU. Give it the CPU when we share it, and after
+     * long waits in any case. */
+    if ((spins & 63) == 63 && plan_shares_cpu(r, own))
         rt_os_yield();
     else if ((spins & 0x3fff) == 0x3fff)
         rt_os_yield();
-}
-
-/* Where the other thread of the run is, for plan_relax. */
-static inline int plan_other_cpu(graph_rt *r, uint32_t own)
-{
-    if (own == 1)
-        return r->caller_cpu;
-    /* relaxed: a hint (graph_rt.owner1). */
-    uint32_t o = atomic_load_explicit(&r->owner1, memory_order_relaxed);
-    return o == 0 || o == PLAN_LEFT ? -1 : (int)(o - 1);
 }
 
 /* A pipelined frame's helper with nothing to run: whether that has lasted
@@ -172,12 +190,13 @@ static bool plan_away_long(uint64_t *since)
     return now - *since > PLAN_LINGER_NS;
 }
 
-/* Whether a later run was offered than pipelined frame r (its helper may
+/* Whether a later run was offered than pipelined frame r (its helpers may
  * go on to it). relaxed: a hint; plan_join's acquire orders the run. */
 static bool plan_offered_after(graph_rt *r)
 {
     const plan_slot *s = r->rt->exec;
-    return s && atomic_load_explicit(&((plan_slot *)(uintptr_t)s)->go, memory_order_relaxed) > r->pticket;
+    return s && atomic_load_explicit(&((plan_slot *)(uintptr_t)s)->go, memory_order_relaxed) >
+                    r->pticket + r->noffer - 1;
 }
 
 /* Claimed node i: runs it here and returns i (its status in *status, to be
@@ -194,18 +213,60 @@ static RT_INLINE uint32_t plan_do(graph_rt *r, uint32_t i, node_where where, uin
     return NONE;
 }
 
-/* Takes and runs one ready node of list k (not ours). */
-static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, node_where where, uint32_t epoch)
+/* Takes and runs one ready node of list k (not ours: own). */
+static bool plan_steal(graph_rt *r, uint32_t k, uint32_t own, bool on_main, node_where where,
+                       uint32_t epoch)
 {
     uint32_t s = plan_claim(r, k, on_main, epoch);
     if (s == NONE)
         return false;
-    if (k == 1)
-        r->stolen1++;   /* only the caller takes from list 1 */
+    /* A helper's theft from another helper's list, before the node's
+     * publication (graph_rt.xsteal). relaxed: that release orders it;
+     * checked first so that the line is written once a run. */
+    if (own != 0 && k != 0 && atomic_load_explicit(&r->xsteal, memory_order_relaxed) == 0)
+        atomic_store_explicit(&r->xsteal, 1, memory_order_relaxed);
+    if (on_main && k != 0)
+        r->stolen++;   /* the caller's count; helpers' thefts set xsteal */
     uint8_t st;
     if (plan_do(r, s, where, &st) != NONE)
         rt_plan_publish(r, s, st, epoch);
     return true;
+}
+
+/* Whether list k may be taken from at once by the thread of list own: a
+ * helper's list without its helper, or (a pipelined frame's helper) the
+ * caller's list while the caller is away. */
+static inline bool plan_open(graph_rt *r, uint32_t k, uint32_t own)
+{
+    if (k != 0)
+        return plan_unowned(r, k);
+    /* relaxed: a hint (graph_rt.owner0). */
+    return own != 0 && r->pplan && atomic_load_explicit(&r->owner0, memory_order_relaxed) == 0;
+}
+
+/* Takes and runs one ready node of another list than own: of the lists
+ * open to it (plan_open) or, with `any`, of every list. Each thread
+ * starts at the list after its own, so that thieves spread out. */
+static bool plan_steal_some(graph_rt *r, uint32_t own, bool any, bool on_main, node_where where,
+                            uint32_t epoch)
+{
+    const uint32_t n = r->nlists;
+    for (uint32_t d = 1; d < n; d++) {
+        uint32_t k = own + d < n ? own + d : own + d - n;
+        if ((any || plan_open(r, k, own)) && plan_steal(r, k, own, on_main, where, epoch))
+            return true;
+    }
+    return false;
+}
+
+/* Whether a list other than own still has unclaimed nodes. relaxed: the
+ * claims are the CASes; this only waits for them. */
+static bool plan_others_left(graph_rt *r, uint32_t own)
+{
+    for (uint32_t k = 0; k < r->nlists; k++)
+        if (k != own && atomic_load_explicit(plan_cursor(r, k), memory_order_relaxed) != NONE)
+            return true;
+    return false;
 }
 
 /* The caller in a pipelined frame's wait with nothing of r ready: one
@@ -213,28 +274,27 @@ static bool plan_steal(graph_rt *r, uint32_t k, bool on_main, node_where where, 
  * claimed and run, from its own list of each frame only: the helper's
  * list of a later frame usually has no owner yet (the helper is still in
  * an earlier frame), and nodes taken from it would read to the run
- * policy as a starved helper (stolen1). Returns whether it ran one. */
+ * policy as a starved helper (stolen). Returns whether it ran one. */
 bool rt_plan_ahead(graph_rt *r, node_where where)
 {
     graph_rt *x = r->pnext;
     for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++, x = x->pnext)
-        if (plan_steal(x, 0, true, where, x->epoch))
+        if (plan_steal(x, 0, 0, true, where, x->epoch))
             return true;
     return false;
 }
 
 /* One thread's part of a run: its own list `own`, then whatever it can take
- * from the other one. The caller (on_main) stays until every node is
- * claimed; the worker's helper may leave earlier. where: where this
+ * from the others. The caller (on_main) stays until every node is
+ * claimed; a helper may leave earlier. where: where this
  * thread runs nodes (exec.h), decided once (its stack cannot change meanwhile).
  * first: a node of list `own` the caller claimed before the run was
- * offered, run first, or NONE. Returns true when the helper (own == 1) ran
+ * offered, run first, or NONE. Returns true when a helper (own >= 1) ran
  * the last node of its own list: publishing it was then its last access to
  * the run's state (see rt_plan_run's end). */
 bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first)
 {
     const uint32_t epoch = r->epoch;
-    const uint32_t other = own ^ 1u;
     _Atomic uint32_t *cur = plan_cursor(r, own);
     uint32_t prev = NONE;
     uint8_t prev_status = 0;
@@ -245,7 +305,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
      * takes the caller's ready nodes at once, and a helper with nothing to
      * run leaves once that lasted PLAN_LINGER_NS (the caller's wait runs
      * what is left). */
-    const bool away_ok = own == 1 && r->pplan;
+    const bool away_ok = own != 0 && r->pplan;
     uint64_t stuck_since = 0;
     if (first != NONE) {
         plan_prefetch(r, r->nodes[first].plan.lnext);
@@ -274,7 +334,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
                 rt_plan_publish(r, prev, prev_status, epoch);
                 prev = NONE;
             }
-            plan_relax(++spins, plan_other_cpu(r, own));
+            plan_relax(r, own, ++spins);
             if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
                 rt_plan_help(r, where);
             /* A node that runs elsewhere may wait long (a fiber blocked
@@ -283,19 +343,21 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
              * task we wait for, get it. */
             if (RT_UNLIKELY(r->plan_off) && (spins & 255) == 0)
                 rt_os_yield();
-            /* The caller takes the worker's list at once while no helper
-             * runs it, and makes sure one is coming (once a run). */
-            bool unowned = own == 0 ? plan_other_cpu(r, 0) < 0
-                           /* relaxed: a hint (graph_rt.owner0). */
-                           : away_ok && atomic_load_explicit(&r->owner0, memory_order_relaxed) == 0;
-            if (away_ok && unowned && (spins & 255) == 0 && plan_away_long(&stuck_since))
+            /* A list without its thread is taken from at once, and the
+             * caller makes sure helpers are coming (once a run). A
+             * pipelined frame's helper leaves a frame whose caller is away
+             * once nothing was ready for PLAN_LINGER_NS. */
+            bool open = false;
+            for (uint32_t k = 0; k < r->nlists && !open; k++)
+                open = k != own && plan_open(r, k, own);
+            if (away_ok && plan_open(r, 0, own) && (spins & 255) == 0 && plan_away_long(&stuck_since))
                 return false;
-            if (unowned && !ensured && own == 0) {
+            if (open && !ensured && own == 0) {
                 ensured = true;
                 rt_plan_ensure_helper(r);
             }
-            if ((spins >= PLAN_STEAL_SPINS || unowned) &&
-                plan_steal(r, other, on_main, where, epoch)) {
+            if ((spins >= PLAN_STEAL_SPINS || open) &&
+                plan_steal_some(r, own, spins >= PLAN_STEAL_SPINS, on_main, where, epoch)) {
                 spins = 0;
                 stuck_since = 0;
             } else if (on_main && r->pnext && rt_plan_ahead(r, where)) {
@@ -335,9 +397,9 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
                 rt_plan_publish(r, prev, prev_status, epoch);
             prev = plan_do(r, pair, where, &prev_status);
         }
-        if (next == NONE && own == 1 && !away_ok && !r->plan_off) {
+        if (next == NONE && own != 0 && !away_ok && !r->plan_off) {
             /* The helper's list is done, and the helper leaves without
-             * taking the caller's last nodes: its last access to the run
+             * taking the others' last nodes: its last access to the run
              * is this publication, which the caller reads anyway before
              * it returns (rt_plan_run), instead of one more cache-line trip
              * for a separate "left" word on every run. (Not where nodes
@@ -350,9 +412,8 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
     if (prev != NONE)
         rt_plan_publish(r, prev, prev_status, epoch);
     unsigned idle = 0;
-    /* relaxed: the claims themselves are the CASes; this only waits for them. */
-    while (atomic_load_explicit(plan_cursor(r, other), memory_order_relaxed) != NONE) {
-        if (plan_steal(r, other, on_main, where, epoch)) {
+    while (plan_others_left(r, own)) {
+        if (plan_steal_some(r, own, true, on_main, where, epoch)) {
             idle = 0;
             stuck_since = 0;
             continue;
@@ -367,7 +428,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
             (!away_ok || atomic_load_explicit(&r->owner0, memory_order_relaxed) != 0 ||
              plan_offered_after(r) || ((idle & 255) == 0 && plan_away_long(&stuck_since))))
             break;
-        plan_relax(idle, plan_other_cpu(r, own));
+        plan_relax(r, own, idle);
         if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
             rt_plan_help(r, where);
         if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
@@ -377,7 +438,7 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
 }
 
 
-/* Makes the two lists for r->g (see the top of this section). Plain
+/* Makes the lists for r->g (see the top of this section). Plain
  * stores: it runs on the caller between runs. Returns false when the graph
  * cannot run in plan mode. Its scratch (levels, buckets) is the nodes'
  * node_plan fields for it. */
@@ -388,10 +449,9 @@ bool rt_plan_build(graph_rt *r)
     if (n > UINT16_MAX)
         return false;
     /* Nodes that run elsewhere (exec_plan_off.c): fiber
-     * nodes always, hot ones where the runtime has hot workers (plan mode
-     * has one worker: ctx 1). */
+     * nodes always, hot ones where the runtime has hot workers. */
     dagrt *rt = r->rt;
-    bool hot_workers = rt->nworkers >= 1 && rt->ctx[1].hot;
+    bool hot_workers = rt->cfg.hot_workers > 0;
     r->plan_offmask = DAGRT_NODE_FIBER | (hot_workers ? DAGRT_NODE_HOT : 0u);
     r->plan_off = 0;
     r->plan_share = 0;
@@ -411,7 +471,8 @@ bool rt_plan_build(graph_rt *r)
         x->plan.level = 0;
         x->plan.bucket = NONE;
     }
-    /* Predecessors and levels; the tables are in topological order. */
+    /* Predecessors and levels (a node's level: the most tasks on a path
+     * from a root before it); the tables are in topological order. */
     uint32_t maxlevel = 0;
     for (uint32_t u = 0; u < n; u++) {
         const dagrt_node *un = &g->nodes[u];
@@ -424,8 +485,13 @@ bool rt_plan_build(graph_rt *r)
                 return false;
             node_rt *sx = &r->nodes[s];
             sx->plan.pred[sx->plan.npl++] = (uint16_t)u;
-            if (sx->plan.level < lu + 1)
-                sx->plan.level = lu + 1;
+            /* A gate costs nothing: what follows it is on its level, so
+             * that a task after a gate is shared out beside the tasks it
+             * may run with (the order stays topological: a gate comes
+             * before its successors in the tables). */
+            uint32_t ls = lu + (un->kind != DAGRT_NODE_GATE);
+            if (sx->plan.level < ls)
+                sx->plan.level = ls;
         }
         if (lu > maxlevel)
             maxlevel = lu;
@@ -460,14 +526,30 @@ bool rt_plan_build(graph_rt *r)
         r->nodes[u].plan.bucket_next = r->nodes[l].plan.bucket;
         r->nodes[l].plan.bucket = u;
     }
-    uint32_t tail[PLAN_LISTS] = {NONE, NONE};
-    r->lhead[0] = r->lhead[1] = NONE;
+    /* A list per thread, but no more than the widest level has tasks
+     * (two at least: one helper's list is what the plan is for). */
+    uint32_t maxwidth = 0;
     for (uint32_t l = 0; l <= maxlevel; l++) {
         uint32_t width = 0;
         for (uint32_t u = r->nodes[l].plan.bucket; u != NONE; u = r->nodes[u].plan.bucket_next)
             width += g->nodes[u].kind != DAGRT_NODE_GATE;
-        uint32_t cap = (width + PLAN_LISTS - 1) / PLAN_LISTS;
-        uint32_t count[PLAN_LISTS] = {0, 0};
+        if (width > maxwidth)
+            maxwidth = width;
+    }
+    uint32_t nl = rt_plan_lists_for(rt->nworkers);
+    if (nl > maxwidth)
+        nl = maxwidth > 2 ? maxwidth : 2;
+    r->nlists = (uint8_t)nl;
+    r->plan_workers = rt->nworkers;
+    uint32_t tail[PLAN_LISTS];
+    for (uint32_t k = 0; k < PLAN_LISTS; k++)
+        r->lhead[k] = tail[k] = NONE;
+    for (uint32_t l = 0; l <= maxlevel; l++) {
+        uint32_t width = 0;
+        for (uint32_t u = r->nodes[l].plan.bucket; u != NONE; u = r->nodes[u].plan.bucket_next)
+            width += g->nodes[u].kind != DAGRT_NODE_GATE;
+        uint32_t cap = (width + nl - 1) / nl;
+        uint32_t count[PLAN_LISTS] = {0};
         uint32_t last = 0;
         for (uint32_t u = r->nodes[l].plan.bucket; u != NONE; u = r->nodes[u].plan.bucket_next) {
             node_rt *x = &r->nodes[u];
@@ -475,20 +557,24 @@ bool rt_plan_build(graph_rt *r)
             if (g->nodes[u].flags & DAGRT_NODE_MAIN) {
                 k = 0;
             } else {
-                uint32_t aff[PLAN_LISTS] = {0, 0};
+                uint32_t aff[PLAN_LISTS] = {0};
                 for (uint32_t q = 0; q < x->plan.npl; q++)
                     aff[r->nodes[x->plan.pred[q]].plan.list]++;
                 /* Most predecessors, among lists with room; ties stay with
                  * the previous node's list, keeping neighbours together. */
                 k = NONE;
-                for (uint32_t c = 0; c < PLAN_LISTS; c++) {
+                for (uint32_t c = 0; c < nl; c++) {
                     if (count[c] >= cap && g->nodes[u].kind != DAGRT_NODE_GATE)
                         continue;
                     if (k == NONE || aff[c] > aff[k] || (aff[c] == aff[k] && c == last))
                         k = c;
                 }
-                if (k == NONE)
-                    k = count[0] <= count[1] ? 0 : 1;
+                if (k == NONE) {   /* (every list full: the least filled) */
+                    k = 0;
+                    for (uint32_t c = 1; c < nl; c++)
+                        if (count[c] < count[k])
+                            k = c;
+                }
             }
             if (g->nodes[u].kind != DAGRT_NODE_GATE)
                 count[k]++;
@@ -506,13 +592,39 @@ bool rt_plan_build(graph_rt *r)
             tail[k] = u;
         }
     }
-    r->ltail1 = tail[1];
-    r->nlist1 = 0;
-    for (uint32_t u = r->lhead[1]; u != NONE; u = r->nodes[u].plan.lnext)
-        r->nlist1++;
+    r->nlistw = 0;
+    r->nwl = 0;
+    for (uint32_t k = 0; k < nl; k++) {
+        r->ltail[k] = tail[k];
+        r->nwl += k != 0 && tail[k] != NONE;
+        for (uint32_t u = r->lhead[k]; k != 0 && u != NONE; u = r->nodes[u].plan.lnext)
+            r->nlistw++;
+    }
     rt_policy_plan_reset(&r->policy);
     r->epoch = 0;   /* the `done` words are 0 again: the next run is epoch 1 */
     return true;
+}
+
+/* A run's start for the helpers' lists (G_run's and a pipelined frame's):
+ * their cursors and owners, and nothing stolen yet. Relaxed stores: the
+ * offer (release) publishes them. */
+void rt_plan_begin_lists(graph_rt *r)
+{
+    r->stolen = 0;
+    for (uint32_t k = 1; k < r->nlists; k++) {
+        atomic_store_explicit(plan_cursor(r, k), r->lhead[k], memory_order_relaxed);
+        atomic_store_explicit(&r->owner[k], 0, memory_order_relaxed);
+    }
+    atomic_store_explicit(&r->xsteal, 0, memory_order_relaxed);
+}
+
+/* The end of a run's offers, once every node is claimed: closes the
+ * tickets no helper joined, waits until the helpers of the others left. */
+void rt_plan_end_all(graph_rt *r)
+{
+    plan_slot *s = r->rt->exec;
+    for (uint32_t j = 0; j < r->noffer; j++)
+        rt_plan_end(s, r, r->pticket + j);
 }
 
 /* A whole run in plan mode. */
@@ -531,13 +643,10 @@ int rt_plan_run(graph_rt *r)
     r->pprev = NULL;   /* G_run: `prev` inputs hold from the start */
     r->pnext = NULL;   /* and no frame after it to look ahead into */
     r->caller_cpu = rt_cpu_now();
-    r->stolen1 = 0;
-    /* relaxed: the offer below (release of `go`) publishes the run's start. */
-    atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
-    atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);
+    rt_plan_begin_lists(r);
     /* The caller's first node, if it is a root, is claimed before the run
      * is offered: nobody else can claim it yet, so a plain store does it,
-     * and the offer's stores below (to lines the helper polls) drain
+     * and the offer's stores below (to lines the helpers poll) drain
      * during its body instead of before a locked claim. */
     uint32_t first = r->lhead[0];
     if (first != NONE && r->nodes[first].plan.npl == 0 && !r->plan_off) {
@@ -546,33 +655,46 @@ int rt_plan_run(graph_rt *r)
         atomic_store_explicit(&r->cursor0, first, memory_order_relaxed);
         first = NONE;
     }
-    uint64_t t = 0;
     r->waking = 0;
+    r->noffer = 0;
+    r->pticket = 0;
     rt_plan_off_begin(r);
     /* Before the offer, which may spawn one: was a helper running? */
     bool awake = s && rt_plan_helper_awake(s);
-    if (s && r->lhead[1] != NONE)
-        t = rt_plan_offer(s, r);
+    if (s)
+        rt_plan_offer(s, r);
     rt_plan_work(r, 0, true, NODE_ON_THREAD, first);   /* dagrt_graph_run refuses fibers */
-    if (t == 0)
-        return rt_plan_off_end(r);   /* no worker list, or no slot: the caller ran everything */
-    /* The caller ran most of the helper's list and no helper was running
+    if (r->noffer == 0)
+        return rt_plan_off_end(r);   /* no helper list offered: the caller ran everything */
+    /* The caller ran most of the helpers' lists and no helper was running
      * at the offer: if one was asked for only just now, it is waking up
      * (slow, not starved: exec_policy.c). A clock read only then. */
-    if (r->stolen1 > r->nlist1 / 2 && !awake)
+    if (r->stolen > r->nlistw / 2 && !awake)
         r->waking = rt_plan_helper_waking(s);
-    /* Every node is claimed; a helper may still run its last ones. */
-    if (r->stolen1 == 0 && !r->plan_off) {
-        /* The helper that joined ran all of list 1, and its last access to
-         * r is the publication of the list's last node (rt_plan_work).
-         * acquire: its effects, and all the helper's, before we return. */
-        _Atomic uint32_t *d = &r->nodes[r->ltail1].plan.done;
-        for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;)
-            plan_relax(++spins, plan_other_cpu(r, 0));
-        return 0;
+    /* Every node is claimed; helpers may still run their last ones. */
+    if (r->stolen == 0 && !r->plan_off) {
+        /* Each helper list was run by a helper that joined it, unless
+         * helpers took nodes of each other's lists (xsteal; so too a list
+         * no helper joined, or that was not offered): then a list's last
+         * node may have been run by a helper that went on. Else each
+         * helper's last access to r is the publication of its list's last
+         * node (rt_plan_work). acquire: its effects, and all the helper's,
+         * before we return (and before xsteal is read). */
+        for (uint32_t k = 1; k < r->nlists; k++) {
+            if (r->ltail[k] == NONE)
+                continue;
+            _Atomic uint32_t *d = &r->nodes[r->ltail[k]].plan.done;
+            for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;)
+                plan_relax(r, 0, ++spins);
+        }
+        /* relaxed: ordered by the acquires above (graph_rt.xsteal). With
+         * one helper list there is no other helper to take from. */
+        if (r->nlists <= 2 || atomic_load_explicit(&r->xsteal, memory_order_relaxed) == 0)
+            return 0;
     }
-    /* We took nodes of list 1: perhaps no helper joined. Close the ticket
-     * if so; else wait until the helper left (exec_plan_helper.c). */
-    rt_plan_end(s, r, t);
+    /* We, or helpers of other lists, took nodes of a helper's list:
+     * perhaps no helper joined it. Close its ticket if so; else wait until
+     * its helper left (exec_plan_helper.c). */
+    rt_plan_end_all(r);
     return rt_plan_off_end(r);
 }

@@ -1,6 +1,6 @@
 /*
- * exec_plan_helper.c - plan mode between runs: the worker's helper lingers on
- * the runtime's plan slot and serves the next run offered there.
+ * exec_plan_helper.c - plan mode between runs: the workers' helpers linger on
+ * the runtime's plan slot and serve the next runs offered there.
  */
 #include "exec.h"
 
@@ -8,40 +8,43 @@
 
 /* ------------------------------------------------------- between runs
  *
- * The worker's helper does not end with its run. It lingers, polling the
- * runtime's plan slot (runtime-owned, so that no helper ever touches a
- * graph state between runs: the caller may free one as soon as
- * dagrt_graph_run returns), and serves the next run offered there:
- * - The caller offers a run under a new ticket t: the run's state and
- *   (t, OPEN) in the ticket's entry of the slot's ring, then t in `go`
- *   (the line the helper polls). It spawns a helper only when none
- *   lingers (`present`). Nothing stalls the caller: the stores drain while
- *   it runs its first node (G_run's, claimed before the offer: no one
- *   else could see the run yet, so no CAS either).
+ * A helper does not end with its run. It lingers, polling the runtime's
+ * plan slot (runtime-owned, so that no helper ever touches a graph state
+ * between runs: the caller may free one as soon as dagrt_graph_run
+ * returns), and serves the next run offered there:
+ * - The caller offers a run under a new ticket per helper list (list k,
+ *   k >= 1, that has nodes): the run's state, the list and (t, OPEN) in
+ *   the ticket's entry of the slot's ring, then the last ticket in `go`
+ *   (the line the helpers poll). It spawns helpers only where fewer
+ *   linger (`present`) than it offered tickets. Nothing stalls the caller:
+ *   the stores drain while it runs its first node (G_run's, claimed
+ *   before the offer: no one else could see the run yet, so no CAS either).
  * - A helper serves the tickets in the order they were offered, each one
- *   only after winning its entry (a CAS from (t, OPEN) to (t, JOINED));
- *   the caller, at the end of a run whose worker list it had to take
- *   nodes from, closes t the same way ((t, OPEN) to (t, CLOSED)) if no
- *   helper won it, so a helper that comes late never joins a finished run,
- *   and at most one helper serves a run. Each ticket has its own entry:
+ *   only after winning its entry (a CAS from (t, OPEN) to (t, JOINED)),
+ *   and runs the ticket's list; the caller, at the end of a run whose
+ *   helper lists were taken from, closes each ticket the same way ((t,
+ *   OPEN) to (t, CLOSED)) if no helper won it, so a helper that comes late
+ *   never joins a finished run, and at most one helper serves a list of a
+ *   run. Each ticket has its own entry:
  *   a pipeline's frames (exec_pplan.c) keep several open at once, the
  *   frames of two pipelines interleave, and a close or a join of one never
  *   decides another's. The caller offers an entry again only once its
  *   last ticket was left or closed; while a ticket PLAN_RING offers back
  *   is still open, the run goes without a helper.
- * - The end of a run: if the caller took no node of list 1 (G_run), the
- *   helper that joined ran all of them, the last one last, and touches the
- *   run's state no more after publishing it (rt_plan_work): the caller
- *   waits for that node's `done`, a line it has usually just read for the
- *   sink. Else it waits for the entry's (t, LEFT), which the helper stores
- *   after its last access to the run.
+ * - The end of a run: if nobody took a node of a helper's list but that
+ *   helper (G_run; see graph_rt.xsteal), each helper that joined ran all
+ *   of its list, the last one last, and touches the run's state no more
+ *   after publishing it (rt_plan_work): the caller waits for those nodes'
+ *   `done`, lines it has usually just read for the sink. Else it waits for
+ *   each entry's (t, LEFT), which the helper stores after its last access
+ *   to the run.
  * - A helper leaves after PLAN_LINGER_NS without a run, at once when other
  *   tasks are queued (its worker should run them) or when it finds itself
  *   on the caller's CPU (it would only keep the caller off it). Leaving
  *   races with an offer: the helper decrements `present` (seq_cst) and then
- *   reads `go` (seq_cst); the caller, when its worker list has no owner,
+ *   reads `go` (seq_cst); the caller, when a helper list has no owner,
  *   fences (seq_cst) and reads `present` (rt_plan_ensure_helper): either the
- *   helper sees the new ticket and serves it, or the caller sees no helper
+ *   helper sees the new ticket and serves it, or the caller sees it gone
  *   and spawns one. Either way the run completes: the caller takes any
  *   node no helper does. A started instance's caller takes part only at
  *   its wait, so its start makes the caller's check at once (exec_pplan.c),
@@ -89,11 +92,13 @@ static graph_rt *plan_join(plan_slot *s, uint64_t t)
     return atomic_load_explicit(&o->run, memory_order_relaxed);
 }
 
-/* Serves run r of ticket t, joined. Returns false when this helper should
- * stop lingering (it is stuck on the caller's CPU). */
+/* Serves run r of ticket t, joined: the ticket's list. Returns false when
+ * this helper should stop lingering (it is stuck on the caller's CPU). */
 static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
 {
     plan_offer *o = &s->ring[t % PLAN_RING];
+    /* relaxed: see plan_offer.run (plan_join's acquire ordered it). */
+    const uint32_t k = atomic_load_explicit(&o->list, memory_order_relaxed);
     /* Woken onto the caller's CPU (park.h), a helper left there parks
      * again each frame and the next wake-up puts it back, a cost paid in
      * every frame (docs/benchmarks.md): move off it once (placement.c). */
@@ -104,8 +109,8 @@ static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
     /* Still on the caller's CPU, we could only take turns with it: leave
      * the run to the caller (it takes an unowned list's nodes at once). */
     if (ok) {
-        atomic_store_explicit(&r->owner1, (uint32_t)(cpu + 1), memory_order_relaxed);   /* relaxed: a hint */
-        if (rt_plan_work(r, 1, false, where, NONE)) {
+        atomic_store_explicit(&r->owner[k], (uint32_t)(cpu + 1), memory_order_relaxed);   /* relaxed: a hint */
+        if (rt_plan_work(r, k, false, where, NONE)) {
             /* r is not ours any more (see rt_plan_work). release: our
              * last access to the run happens before the caller's acquire
              * of LEFT. */
@@ -113,7 +118,7 @@ static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
             return true;
         }
     }
-    atomic_store_explicit(&r->owner1, PLAN_LEFT, memory_order_relaxed);   /* relaxed: a hint */
+    atomic_store_explicit(&r->owner[k], PLAN_LEFT, memory_order_relaxed);   /* relaxed: a hint */
     /* release: everything this helper did in the run happens before the
      * caller's acquire of LEFT, and after it the caller owns r again. */
     atomic_store_explicit(&o->state, t << 2 | OFFER_LEFT, memory_order_release);
@@ -176,11 +181,17 @@ static void plan_helper_entry(void *arg)
 {
     plan_slot *s = arg;
     dagrt *rt = s->rt;
-    /* The caller runs both lists itself when no worker serves it; a
-     * helper that the main thread picks up (in some later wait) only ends. */
+    /* A helper on the main thread would serve nothing (the caller runs its
+     * own lists), yet offers counted it present: a wait of the main
+     * thread's took it (waits steal from workers' inboxes too; a started
+     * instance's caller sleeping in dagrt_sleep, say). Hand it on to a
+     * worker, still present. Only out of task memory does it leave, as a
+     * lingering helper leaves (the Dekker half of plan_helper_run); then
+     * a run it was counted for goes on in its caller's wait. */
     if (dagrt_on_main_thread(rt)) {
-        /* relaxed: a leaving helper that never announced itself to an offer. */
-        atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
+        if (rt_spawn_on_worker(rt, plan_helper_entry, s) != 0)
+            /* seq_cst: as in plan_helper_run. */
+            atomic_fetch_sub_explicit(&s->present, 1, memory_order_seq_cst);
         return;
     }
     /* relaxed: a hint for the policy (plan_slot.awake). */
@@ -200,10 +211,14 @@ static void plan_helper_run(plan_slot *s)
     /* acquire: as in plan_linger. */
     uint64_t g = atomic_load_explicit(&s->go, memory_order_acquire);
     uint64_t next = g >= PLAN_RING ? g - PLAN_RING + 1 : 1;
+    bool linger = true;
     for (;;) {
-        plan_linger(s, self, where, &next);
+        if (linger)
+            plan_linger(s, self, where, &next);
         /* seq_cst decrement, then seq_cst read of the offer: the Dekker
-         * pair with rt_plan_ensure_helper (see "between runs"). */
+         * pair with rt_plan_ensure_helper (see "between runs"). Every way
+         * out goes through it: an offer that counted this helper present
+         * is seen here, or the caller's fenced check sees it gone. */
         atomic_fetch_sub_explicit(&s->present, 1, memory_order_seq_cst);
         g = atomic_load_explicit(&s->go, memory_order_seq_cst);
         /* A ticket it can still win: serve from there, present again. */
@@ -214,10 +229,9 @@ static void plan_helper_run(plan_slot *s)
             return;
         /* relaxed: see rt_plan_spawn_helper. */
         atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
-        if (!plan_serve(s, r, next - 1, where) || !plan_serve_upto(s, &next, g, where)) {
-            atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
-            return;
-        }
+        /* Stuck on the caller's CPU (plan_serve): no more lingering, but
+         * the leave above once more, for the offers made meanwhile. */
+        linger = plan_serve(s, r, next - 1, where) && plan_serve_upto(s, &next, g, where);
     }
 }
 
@@ -232,49 +246,88 @@ void rt_plan_spawn_helper(dagrt *rt, plan_slot *s)
     s->spawn_ns = rt_now_ns();
     /* No group: the helper outlives the run. dagrt_destroy waits for it
      * like for any task. A failed spawn leaves both lists to the caller. */
-    if (dagrt_spawn_ex(rt, NULL, plan_helper_entry, s, DAGRT_SPAWN_DEFAULT) != 0)
+    /* On a worker's own inbox: a helper task in the caller's deque could
+     * be taken by the caller's next helping wait (a started instance's
+     * caller sleeping in dagrt_sleep), and a helper on the caller serves
+     * nothing. */
+    if (rt_spawn_on_worker(rt, plan_helper_entry, s) != 0)
         atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
 }
 
-/* The caller found its worker list without an owner: make sure a helper
- * is coming, unless one lingers (then it has seen, or will see, the
- * offer). Once a run at most. */
+/* The caller found a helper list without an owner: make sure helpers
+ * are coming for the lists not joined yet, unless as many linger (then
+ * they have seen, or will see, the offer). Once a run at most. */
 void rt_plan_ensure_helper(graph_rt *r)
 {
     plan_slot *s = r->rt->exec;
-    /* relaxed: owner1 is a hint (graph_rt). */
-    if (!s || atomic_load_explicit(&r->owner1, memory_order_relaxed) != 0)
+    if (!s || r->noffer == 0)
+        return;
+    uint32_t need = 0;
+    for (uint32_t j = 0; j < r->noffer; j++) {
+        const plan_offer *o = &s->ring[(r->pticket + j) % PLAN_RING];
+        /* relaxed: a hint; a ticket joined meanwhile needs no helper. */
+        need += atomic_load_explicit(&((plan_offer *)(uintptr_t)o)->state, memory_order_relaxed) ==
+                ((r->pticket + j) << 2 | OFFER_OPEN);
+    }
+    if (need == 0)
         return;
     /* seq_cst fence between the offer (the release store of `go`) and the
      * read of `present`: the Dekker pair with a leaving helper. */
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&s->present, memory_order_relaxed) == 0)
+    uint32_t p = atomic_load_explicit(&s->present, memory_order_relaxed);
+    for (; p < need; p++)
         rt_plan_spawn_helper(r->rt, s);
 }
 
 
-uint64_t rt_plan_offer(plan_slot *s, graph_rt *r)
+/* Whether a run offers list k (k >= 1) to a helper: if it has nodes; and
+ * a pipelined frame whose helper lists are all empty (a chain: every node
+ * on the caller's list) offers list 1 all the same, so that a helper
+ * runs the caller's nodes while the caller is away, and frames overlap. */
+static bool plan_offers_list(const graph_rt *r, uint32_t k)
 {
-    uint64_t t = s->ticket + 1;
-    plan_offer *o = &s->ring[t % PLAN_RING];
-    /* acquire: a LEFT here pairs with the helper's release (it is done
-     * with the entry's run); relaxed would do for CLOSED, ours. */
-    uint64_t st = atomic_load_explicit(&o->state, memory_order_acquire);
-    if ((st & 3) == OFFER_OPEN || (st & 3) == OFFER_JOINED)
-        return 0;   /* ticket t - PLAN_RING is still open: no helper this time */
-    s->ticket = t;
-    r->pticket = t;   /* before the release below: the helper reads it */
-    /* relaxed: ordered by the release store of the entry below. */
-    atomic_store_explicit(&o->run, r, memory_order_relaxed);
-    atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);
-    /* release: the run's setup (and the plan) before the entry's ticket. */
-    atomic_store_explicit(&o->state, t << 2 | OFFER_OPEN, memory_order_release);
-    /* release: a helper that sees t here finds the entry written. */
-    atomic_store_explicit(&s->go, t, memory_order_release);
+    return r->lhead[k] != NONE || (k == 1 && r->nwl == 0 && r->pplan);
+}
+
+void rt_plan_offer(plan_slot *s, graph_rt *r)
+{
+    /* The tickets first (their count and the first), so that everything a
+     * helper may read of them is written before the first release below. */
+    uint32_t n = 0;
+    for (uint32_t k = 1; k < r->nlists; k++) {
+        if (!plan_offers_list(r, k))
+            continue;
+        const plan_offer *o = &s->ring[(s->ticket + 1 + n) % PLAN_RING];
+        /* acquire: a LEFT here pairs with the helper's release (it is done
+         * with the entry's run); relaxed would do for CLOSED, ours. */
+        uint64_t st = atomic_load_explicit(&((plan_offer *)(uintptr_t)o)->state, memory_order_acquire);
+        if ((st & 3) == OFFER_OPEN || (st & 3) == OFFER_JOINED)
+            break;   /* a ticket PLAN_RING back is still open: the rest go without a helper */
+        n++;
+    }
+    r->noffer = (uint8_t)n;
+    r->pticket = n ? s->ticket + 1 : 0;
+    if (n == 0)
+        return;
+    atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);   /* relaxed: a hint */
+    for (uint32_t k = 1, j = 0; j < n; k++) {
+        if (!plan_offers_list(r, k))
+            continue;
+        uint64_t t = ++s->ticket;
+        plan_offer *o = &s->ring[t % PLAN_RING];
+        /* relaxed: ordered by the release store of the entry below. */
+        atomic_store_explicit(&o->run, r, memory_order_relaxed);
+        atomic_store_explicit(&o->list, k, memory_order_relaxed);
+        /* release: the run's setup (and the plan) before the entry's ticket. */
+        atomic_store_explicit(&o->state, t << 2 | OFFER_OPEN, memory_order_release);
+        j++;
+    }
+    /* release: a helper that sees a ticket here finds its entry written. */
+    atomic_store_explicit(&s->go, s->ticket, memory_order_release);
     /* relaxed: a stale "present" is caught by rt_plan_ensure_helper. */
-    if (atomic_load_explicit(&s->present, memory_order_relaxed) == 0)
+    uint32_t p = atomic_load_explicit(&s->present, memory_order_relaxed);
+    for (; p < n; p++)
         rt_plan_spawn_helper(r->rt, s);
-    return t;
 }
 
 void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
@@ -295,8 +348,9 @@ void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
         if (st == (t << 2 | OFFER_LEFT) || (st >> 2) != t)
             return;
         rt_cpu_relax();
-        /* relaxed: a hint, as in plan_relax (exec_plan.c). */
-        uint32_t w = atomic_load_explicit(&r->owner1, memory_order_relaxed);
+        /* relaxed: hints, as in plan_relax (exec_plan.c). */
+        uint32_t w = atomic_load_explicit(&r->owner[atomic_load_explicit(&o->list, memory_order_relaxed)],
+                                          memory_order_relaxed);
         if ((++spins & 63) == 63 && w != 0 && w != PLAN_LEFT && rt_cpu_now() == (int)(w - 1))
             rt_os_yield();
         else if ((spins & 0x3fff) == 0x3fff)

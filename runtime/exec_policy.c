@@ -68,7 +68,7 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * list itself, paying plan mode's claims and polls on every node, or waits
  * on a node that the preempted helper holds. Two measures say so:
  * - without a clock: the caller claimed more than half of list 1
- *   (stolen1). Unloaded, a helper runs its whole list in almost every
+ *   (stolen). Unloaded, a helper runs its whole list in almost every
  *   frame; starved, the caller takes most or all of it;
  * - with the timed frames: plan frames took longer, on average, than the
  *   serial frames did in the last serial stretch. That also catches a
@@ -193,7 +193,7 @@ static void judge(graph_rt *r, bool starved_sign, uint64_t ns)
  * of list 1. */
 static void plan_after(graph_rt *r, uint64_t ns)
 {
-    judge(r, r->stolen1 > r->nlist1 / 2, ns);
+    judge(r, r->stolen > r->nlistw / 2, ns);
 }
 
 /* ------------------------------------- the dynamic executor's frames
@@ -268,7 +268,7 @@ void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns)
     bool serial = r->policy.was_serial;
     if (!serial && o->policy.serial_left > 0)
         return;
-    judge_in(&o->policy, serial, !serial && r->waking, !serial && r->stolen1 > r->nlist1 / 2,
+    judge_in(&o->policy, serial, !serial && r->waking, !serial && r->stolen > r->nlistw / 2,
              ns);
 }
 

@@ -1,6 +1,6 @@
 /*
  * exec_pplan.c - pipelined plan mode: a pipeline's frames (exec_pipe.c) on
- * plan mode's two lists (exec_plan.c), for runtimes with one worker.
+ * plan mode's lists (exec_plan.c), for runtimes with workers.
  *
  * The dynamic executor links frame N+1 to frame N with a hand-off per node
  * (an exchange by the completer and one by the submitter, then counts into
@@ -18,18 +18,21 @@
  *   frame N+D already once frame N was waited for; exec_plan.c,
  *   plan_ready). That is docs/language.md's table: AND, all of them; OR,
  *   (an input of N+1 or a `prev` input of N) and itself of N.
- * - The helper serves the frames in the order they were offered
- *   (exec_plan_helper.c: one ticket each), running its list frame after
- *   frame, so the same node of consecutive frames usually runs on one
- *   thread, in list order, and the same-node test reads a line in its own
- *   cache. While the caller is away (between its pipeline calls) the helper
- *   also takes the caller's ready nodes, except `on main` ones; with
+ * - The helpers serve the frames in the order they were offered
+ *   (exec_plan_helper.c: a ticket per helper list and frame), each running
+ *   a list frame after frame, so the same node of consecutive frames
+ *   usually runs on one thread, in list order, and the same-node test
+ *   reads a line in its own cache (with one helper always; with more, a
+ *   helper takes the first ticket it wins, which is often, not always, the
+ *   same list as in the frame before). While the caller is away (between
+ *   its pipeline calls) a helper also takes the caller's ready nodes,
+ *   except `on main` ones, and those of helper lists nobody runs; with
  *   nothing to run for PLAN_LINGER_NS it leaves the frame to the caller's
  *   wait, or goes on to the next frame offered.
  * - The caller's part is in the frame's wait (frames are waited for oldest
- *   first): its list, then whatever is left of the helper's, exactly as in
- *   a G_run plan run; then the ticket's end (closed if no helper joined,
- *   else waited for until the helper left). While the caller can run
+ *   first): its list, then whatever is left of the helpers', exactly as in
+ *   a G_run plan run; then each ticket's end (closed if no helper joined,
+ *   else waited for until its helper left). While the caller can run
  *   nothing of the frame it waits for, it looks ahead: it claims ready
  *   nodes of the frames in flight after it (its own list of each, `on
  *   main` nodes included),
@@ -50,8 +53,8 @@
  *   caller's part; waits may come in any order, since a frame needs no
  *   other frame and the caller can run all of its own.
  * Not served here (the dynamic executor runs them, docs/runtime.md):
- * graphs a plan cannot hold (exec_plan.c, rt_plan_build), runtimes with
- * other than one worker, and DAGRT_PIPE=dynamic.
+ * graphs a plan cannot hold (exec_plan.c, rt_plan_build), runtimes
+ * without a worker, and DAGRT_PIPE=dynamic.
  */
 #include "exec.h"
 
@@ -59,7 +62,7 @@
 
 bool rt_pplan_ok(graph_rt *r, int workers)
 {
-    if (workers != 1)
+    if (workers < 1)
         return false;
     if (r->plan == 0) {
         r->plan = rt_plan_build(r) ? 1 : 2;
@@ -95,24 +98,25 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
     r->pprev = prev ? prev->nodes : NULL;
     r->pprev_epoch = prev ? prev->epoch : 0;
     r->caller_cpu = rt_cpu_now();
-    r->stolen1 = 0;
+    rt_plan_begin_lists(r);
     /* relaxed: the offer (a release store) publishes the frame's start. */
     atomic_store_explicit(&r->cursor0, r->lhead[0], memory_order_relaxed);
-    atomic_store_explicit(&r->cursor1, r->lhead[1], memory_order_relaxed);
-    atomic_store_explicit(&r->owner1, 0, memory_order_relaxed);   /* relaxed: as above */
     atomic_store_explicit(&r->owner0, 0, memory_order_relaxed);   /* relaxed: as above */
-    r->pticket = 0;   /* rt_plan_offer sets it */
+    r->pticket = 0;   /* rt_plan_offer sets them */
+    r->noffer = 0;
     r->waking = 0;
     rt_plan_off_begin(r);
     plan_slot *s = rt_plan_slot_of(r->rt);
     /* Before the offer, which may spawn one: was a helper running? (The
      * policy's "slow to wake", exec_policy.c; kept until the wait.) */
     r->pawake = s && rt_plan_helper_awake(s);
-    if (s && r->lhead[1] != NONE && rt_plan_offer(s, r) != 0 && rt_run_caller_away(r))
+    if (s)
+        rt_plan_offer(s, r);
+    if (r->noffer != 0 && rt_run_caller_away(r))
         /* A started instance goes on while its caller is away: a helper
          * leaving as the offer lands must not leave it for the caller's
          * wait (the rescue G_run and pipelines get from the caller's own
-         * part), so check for one now, fenced. */
+         * part), so check for them now, fenced. */
         rt_plan_ensure_helper(r);
 }
 
@@ -122,12 +126,12 @@ int rt_pplan_wait(graph_rt *r)
     atomic_store_explicit(&r->owner0, 1, memory_order_relaxed);
     /* dagrt_graph_wait refuses fibers: the caller is on its own stack. */
     rt_plan_work(r, 0, true, NODE_ON_THREAD, NONE);
-    /* Every node is claimed; the helper may still run its last ones.
-     * Meanwhile the caller looks ahead (see the top), while the helper
-     * that joined this frame's ticket has not left it. */
-    if (r->pticket != 0) {
-        plan_slot *s = r->rt->exec;
-        const uint64_t t = r->pticket;
+    /* Every node is claimed; helpers may still run their last ones.
+     * Meanwhile the caller looks ahead (see the top), while a helper that
+     * joined one of this frame's tickets has not left it. */
+    plan_slot *s = r->rt->exec;
+    for (uint32_t j = 0; j < r->noffer; j++) {
+        const uint64_t t = r->pticket + j;
         const plan_offer *o = &s->ring[t % PLAN_RING];
         while (r->pnext) {
             /* relaxed: a hint; rt_plan_end's acquire of LEFT orders the
@@ -138,8 +142,8 @@ int rt_pplan_wait(graph_rt *r)
                 break;
         }
         rt_plan_end(s, r, t);
-        if (r->stolen1 > r->nlist1 / 2 && !r->pawake)
-            r->waking = rt_plan_helper_waking(r->rt->exec);
     }
+    if (r->noffer != 0 && r->stolen > r->nlistw / 2 && !r->pawake)
+        r->waking = rt_plan_helper_waking(s);
     return rt_plan_off_end(r);
 }

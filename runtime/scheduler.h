@@ -482,6 +482,11 @@ void rt_ctx_publish_tail(rt_ctx *c);
  * Then wakes a sleeping thread if that is needed for the task to run.
  * Returns 0 or DAGRT_ENOMEM (deque growth failed; t is not queued). */
 int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t);
+/* Spawns fn(arg), in no group, for a worker to run: never on the calling
+ * thread's own queues, where a wait of the caller's could take it (plan
+ * mode's helpers, which must not run on the thread they help). Counted
+ * like a spawn from outside the runtime. 0 or DAGRT_ENOMEM. */
+int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg);
 /* One ready task for c (hot lane, own queue, own deque, the offer, steal),
  * or NULL. */
 rt_task *rt_find_task(rt_ctx *c);

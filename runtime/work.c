@@ -210,6 +210,7 @@ static RT_INLINE bool must_expose(dagrt *rt, rt_ctx *c)
 }
 
 static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t);
+static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t);
 
 /* The common case inline: a plain task from a runtime thread. */
 static RT_INLINE int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
@@ -259,7 +260,13 @@ static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t)
         rt_notify(rt);
         return 0;
     }
-    /* From a thread outside the runtime. */
+    return submit_outside(rt, c, t);
+}
+
+/* A task for the workers alone, as from a thread outside the runtime:
+ * into an idle worker's inbox (woken) or, with none idle, some worker's. */
+static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t)
+{
     if (rt->nworkers == 0) {
         /* relaxed: a bound only */
         atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed);
@@ -325,6 +332,19 @@ static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, un
             rt_group_count_done(gi, c, fl);
     }
     return r;
+}
+
+int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg)
+{
+    rt_ctx *c = rt_ctx_here(rt);
+    rt_task *t = RT_LIKELY(c != NULL) ? rt_task_alloc_on(c) : rt_task_alloc_any(rt);
+    if (RT_UNLIKELY(!t))
+        return DAGRT_ENOMEM;
+    t->fn = fn;
+    t->arg = arg;
+    t->group = NULL;
+    t->flags = 0;
+    return submit_outside(rt, c, t);
 }
 
 int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)

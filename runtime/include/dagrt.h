@@ -771,7 +771,7 @@ typedef struct dagrt_node_state {
 } dagrt_node_state;
 
 typedef struct dagrt_graph_state {
-    DAGRT_ALIGN_PAIR_ uint64_t opaque_[96];
+    DAGRT_ALIGN_PAIR_ uint64_t opaque_[320];
     dagrt_node_state *nodes;     /* nnodes entries */
     uint32_t nnodes;
 } dagrt_graph_state;
