@@ -71,6 +71,11 @@
  * caller's list before it leaves the run. Short: each poll of the caller's
  * cursor costs the caller's next claim a cache-line trip. */
 #define PLAN_LINGER_SPINS 32
+/* Polls (a pause each, 30-50 us in all) after which a plan thread that is
+ * still waiting gives its CPU away once: long enough that a wait on a
+ * running node never pays a system call, short enough that where threads
+ * outnumber CPUs (a loaded machine) the one we wait for soon gets one. */
+#define PLAN_YIELD_SPINS 0x3ffu
 /* How long a worker's helper waits between runs for the next one to be
  * offered (exec_plan_helper.c, "between runs") before it leaves and its worker
  * idles as usual: as long as an idle worker polls before it parks
@@ -567,6 +572,10 @@ int rt_plan_run(graph_rt *r);
  * left), once every node is claimed. */
 void rt_plan_begin_lists(graph_rt *r);
 void rt_plan_end_all(graph_rt *r);
+/* How deep the calling thread is in plan runs' parts (rt_plan_work): a
+ * helper that a wait inside one would run must go elsewhere (see
+ * exec_plan_helper.c, plan_helper_entry). */
+extern _Thread_local unsigned rt_plan_nest;
 /* One thread's part of a plan run (own: its list; first: a node it has
  * claimed already, or NONE). */
 bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first);

@@ -6,6 +6,8 @@
  */
 #include "exec.h"
 
+#include <stdlib.h>
+
 /* ------------------------------------------------------------- plan mode
  *
  * The dynamic executor (exec_dynamic.c) pays for every node in cross-core
@@ -174,7 +176,7 @@ static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins)
      * long waits in any case. */
     if ((spins & 63) == 63 && plan_shares_cpu(r, own))
         rt_os_yield();
-    else if ((spins & 0x3fff) == 0x3fff)
+    else if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)
         rt_os_yield();
 }
 
@@ -292,7 +294,19 @@ bool rt_plan_ahead(graph_rt *r, node_where where)
  * offered, run first, or NONE. Returns true when a helper (own >= 1) ran
  * the last node of its own list: publishing it was then its last access to
  * the run's state (see rt_plan_run's end). */
+_Thread_local unsigned rt_plan_nest;
+
+static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first);
+
 bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first)
+{
+    rt_plan_nest++;
+    bool last = plan_work(r, own, on_main, where, first);
+    rt_plan_nest--;
+    return last;
+}
+
+static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first)
 {
     const uint32_t epoch = r->epoch;
     _Atomic uint32_t *cur = plan_cursor(r, own);
@@ -438,6 +452,19 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
 }
 
 
+/* The most lists a plan makes: one per CPU (a list is a thread the plan
+ * waits for: more of them than CPUs only take turns, each turn a stall of
+ * the others), or DAGRT_PLAN_LISTS (2 .. PLAN_LISTS; the tests use it to
+ * run several helper lists on small machines). Read at each build. */
+static uint32_t plan_lists_most(void)
+{
+    const char *v = rt_os_getenv("DAGRT_PLAN_LISTS");
+    long n = v ? strtol(v, NULL, 10) : 0;
+    if (n <= 0)
+        n = rt_os_cpu_count();
+    return n < 2 ? 2 : n > PLAN_LISTS ? PLAN_LISTS : (uint32_t)n;
+}
+
 /* Makes the lists for r->g (see the top of this section). Plain
  * stores: it runs on the caller between runs. Returns false when the graph
  * cannot run in plan mode. Its scratch (levels, buckets) is the nodes'
@@ -537,6 +564,9 @@ bool rt_plan_build(graph_rt *r)
             maxwidth = width;
     }
     uint32_t nl = rt_plan_lists_for(rt->nworkers);
+    uint32_t most = plan_lists_most();
+    if (nl > most)
+        nl = most;
     if (nl > maxwidth)
         nl = maxwidth > 2 ? maxwidth : 2;
     r->nlists = (uint8_t)nl;

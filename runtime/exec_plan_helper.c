@@ -181,14 +181,19 @@ static void plan_helper_entry(void *arg)
 {
     plan_slot *s = arg;
     dagrt *rt = s->rt;
-    /* A helper on the main thread would serve nothing (the caller runs its
-     * own lists), yet offers counted it present: a wait of the main
-     * thread's took it (waits steal from workers' inboxes too; a started
-     * instance's caller sleeping in dagrt_sleep, say). Hand it on to a
-     * worker, still present. Only out of task memory does it leave, as a
-     * lingering helper leaves (the Dekker half of plan_helper_run); then
-     * a run it was counted for goes on in its caller's wait. */
-    if (dagrt_on_main_thread(rt)) {
+    /* Offers counted this helper present, but here it would serve nothing
+     * or worse, so it is handed on to a worker, still present:
+     * - on the main thread, a wait of the main thread's took it (waits
+     *   steal from workers' inboxes too; a started instance's caller
+     *   sleeping in dagrt_sleep, say), and the caller runs its own lists;
+     * - inside a node's body or a plan run's part on this thread (a
+     *   parallel node's loop, or a plan thread's help, ran it): a run it
+     *   served could wait for the node this thread's outer frame holds,
+     *   which cannot go on until the helper returns.
+     * Only out of task memory does it leave, as a lingering helper leaves
+     * (the Dekker half of plan_helper_run); then a run it was counted for
+     * goes on in its caller's wait. */
+    if (dagrt_on_main_thread(rt) || rt_plan_nest != 0 || rt_exec_depth != 0) {
         if (rt_spawn_on_worker(rt, plan_helper_entry, s) != 0)
             /* seq_cst: as in plan_helper_run. */
             atomic_fetch_sub_explicit(&s->present, 1, memory_order_seq_cst);
@@ -353,7 +358,7 @@ void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
                                           memory_order_relaxed);
         if ((++spins & 63) == 63 && w != 0 && w != PLAN_LEFT && rt_cpu_now() == (int)(w - 1))
             rt_os_yield();
-        else if ((spins & 0x3fff) == 0x3fff)
+        else if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)
             rt_os_yield();
     }
 }
