@@ -366,6 +366,11 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     bool deferred = q->op.defer = rt_io_may_defer(rt, io);
     io->r->ops->submit(io->r, &q->op);
     rt_os_mutex_unlock(&io->mu);
+    /* A reactor with flush leaves the system call of a submit that was
+     * not deferred to us, after the lock (reactor.h): the kernel may run
+     * the op inside it, and the lock's other users need not wait. */
+    if (!deferred && io->r->ops->flush)
+        io->r->ops->flush(io->r);
     rt_io_submitted(rt, io, deferred);
 
     /* The fast path: what the kernel finished inside the submit (a read
