@@ -7,6 +7,7 @@
 #ifndef DAGRT_IO_INTERNAL_H
 #define DAGRT_IO_INTERNAL_H
 
+#include "cancel.h"
 #include "os/reactor.h"
 
 typedef struct io_req io_req;    /* io.c: one call's op record */
@@ -26,6 +27,12 @@ typedef struct rt_io {
     size_t ninflight;
     io_chunk *chunks;
     bool stopping;
+    /* The runtime's scope (rt->waits): one link for every call (io.c,
+     * io_rt_cancelled); rt_cancelled under mu, rtlinked set before the
+     * state is published. */
+    bool rt_cancelled;
+    bool rtlinked;
+    rt_cancel_link rtlink;
     io_kstats st[RT_IO_KINDS];
 } rt_io;
 
