@@ -262,23 +262,27 @@ static void kstat(_Atomic uint64_t *c, uint64_t n)
 
 enum { IO_OPS, IO_BYTES, IO_TIMEOUTS, IO_CANCELS, IO_ERRORS };
 
-/* Counts in dagrt_get_io_stats (per runtime) and in dagrt_get_stats (per
- * thread: the one the call returns on, line 0 outside the runtime, as
- * sync.c's waits do; hence an RMW, not rt_tstat_add). */
+/* Counts in dagrt_get_stats (per thread: the one the call returns on,
+ * line 0 outside the runtime, as sync.c's waits do), which
+ * dagrt_get_io_stats sums per runtime; errors per runtime only. A
+ * worker's line has one writer, itself (rt_tstat_add, no locked
+ * instruction: two threads doing I/O bounced one shared line per kind);
+ * the others take an RMW: line 0 (the main thread's, shared with threads
+ * outside the runtime) and guests' slots (threads take them in turn). */
 static void count(dagrt *rt, rt_io *io, int kind, int what, uint64_t n)
 {
-    io_kstats *ks = &io->st[kind];
+    if (what == IO_ERRORS) {
+        kstat(&io->errors[kind], n);
+        return;
+    }
     rt_ctx *c = rt_ctx_current(rt);   /* a fiber may have migrated */
     rt_tstats *t = &rt->ctx[c ? c->index : 0].stats;
-    _Atomic uint64_t *line = NULL;
-    switch (what) {
-    case IO_OPS: kstat(&ks->ops, n); line = &t->io_ops[kind]; break;
-    case IO_BYTES: kstat(&ks->bytes, n); line = &t->io_bytes[kind]; break;
-    case IO_TIMEOUTS: kstat(&ks->timeouts, n); line = &t->io_timeouts[kind]; break;
-    case IO_CANCELS: kstat(&ks->cancels, n); line = &t->io_cancels[kind]; break;
-    default: kstat(&ks->errors, n); break;
-    }
-    if (line)
+    _Atomic uint64_t *line = what == IO_OPS ? &t->io_ops[kind]
+                           : what == IO_BYTES ? &t->io_bytes[kind]
+                           : what == IO_TIMEOUTS ? &t->io_timeouts[kind] : &t->io_cancels[kind];
+    if (c && c->worker && !c->guest)
+        rt_tstat_add(line, n);
+    else
         kstat(line, n);   /* relaxed: as kstat says */
 }
 
@@ -630,12 +634,16 @@ int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out)
     /* relaxed: a statistic. */
     out->submits = atomic_load_explicit(&io->r->submits, memory_order_relaxed);
     for (int k = 0; k < RT_IO_KINDS; k++) {
-        /* relaxed: statistics (see kstat). */
-        out->kind[k].ops = atomic_load_explicit(&io->st[k].ops, memory_order_relaxed);
-        out->kind[k].bytes = atomic_load_explicit(&io->st[k].bytes, memory_order_relaxed);
-        out->kind[k].errors = atomic_load_explicit(&io->st[k].errors, memory_order_relaxed);
-        out->kind[k].timeouts = atomic_load_explicit(&io->st[k].timeouts, memory_order_relaxed);
-        out->kind[k].cancels = atomic_load_explicit(&io->st[k].cancels, memory_order_relaxed);
+        /* relaxed: statistics (see kstat); the sum of the threads' lines
+         * (count), each exact, the set not one snapshot. */
+        out->kind[k].errors = atomic_load_explicit(&io->errors[k], memory_order_relaxed);
+        for (int i = 0; i < rt->nctx; i++) {
+            const rt_tstats *t = &rt->ctx[i].stats;
+            out->kind[k].ops += atomic_load_explicit(&t->io_ops[k], memory_order_relaxed);
+            out->kind[k].bytes += atomic_load_explicit(&t->io_bytes[k], memory_order_relaxed);
+            out->kind[k].timeouts += atomic_load_explicit(&t->io_timeouts[k], memory_order_relaxed);
+            out->kind[k].cancels += atomic_load_explicit(&t->io_cancels[k], memory_order_relaxed);
+        }
     }
     return 0;
 }

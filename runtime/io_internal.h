@@ -13,10 +13,6 @@
 typedef struct io_req io_req;    /* io.c: one call's op record */
 typedef struct io_chunk io_chunk;
 
-typedef struct io_kstats {
-    _Atomic uint64_t ops, bytes, errors, timeouts, cancels;
-} io_kstats;
-
 typedef struct rt_io {
     rt_os_mutex mu;              /* the lists, stopping, submit and cancel */
     rt_reactor *r;
@@ -33,7 +29,7 @@ typedef struct rt_io {
     bool rt_cancelled;
     bool rtlinked;
     rt_cancel_link rtlink;
-    io_kstats st[RT_IO_KINDS];
+    _Atomic uint64_t errors[RT_IO_KINDS];   /* the rest: the threads' lines (io.c, count) */
 } rt_io;
 
 static inline rt_io *io_of(const dagrt *rt)
