@@ -171,28 +171,40 @@ static void sq_enter(uring_reactor *u, unsigned n)
     }
 }
 
-/* Hands the kernel what is queued (re-checked under sq) or published and
- * not taken yet. */
+/* Hands the kernel what is queued (re-checked under sq). What another
+ * thread published is left to its own system call, which always follows
+ * (a lone read's submitter, entering it right after io.c's lock, keeps
+ * its fast path: a parking worker or the completion thread that entered
+ * it instead would run the read, and often reap it, in its place). */
 static void sq_flush_pending(uring_reactor *u)
 {
     /* seq_cst: a hint, but the parking worker's half of a Dekker pair
      * with the main thread's deferral (io_reap.c, main_deferred: it counts in
      * pending, then reads the count of awake reapers; the worker drops
      * that count, then reads pending here). */
-    if (atomic_load_explicit(&u->base.pending, memory_order_seq_cst) != 0) {
-        rt_os_mutex_lock(&u->sq);
-        if (atomic_load_explicit(&u->base.pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
-            sq_publish(u);
-        rt_os_mutex_unlock(&u->sq);
-    }
-    sq_enter(u, sq_unentered(u));
+    if (atomic_load_explicit(&u->base.pending, memory_order_seq_cst) == 0)
+        return;
+    unsigned n = 0;
+    rt_os_mutex_lock(&u->sq);
+    if (atomic_load_explicit(&u->base.pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
+        n = sq_publish(u);
+    rt_os_mutex_unlock(&u->sq);
+    sq_enter(u, n);
 }
 
-/* Also the system call a submit without defer left to io.c, which makes
- * it right after releasing its lock (reactor.h). */
+/* The reactor whose SQE this thread's submit without defer published,
+ * and whose system call it owes (uring_flush, right after io.c's lock:
+ * nothing suspends in between, so the thread is the submitter's). */
+static _Thread_local uring_reactor *enter_owed;
+
 static void uring_flush(rt_reactor *r)
 {
-    sq_flush_pending((uring_reactor *)r);
+    uring_reactor *u = (uring_reactor *)r;
+    if (enter_owed == u) {
+        enter_owed = NULL;
+        sq_enter(u, sq_unentered(u));   /* 0: another's call took it already */
+    }
+    sq_flush_pending(u);
 }
 
 static void uring_submit(rt_reactor *r, rt_io_op *op)
@@ -251,8 +263,10 @@ static void uring_submit(rt_reactor *r, rt_io_op *op)
      * Else published now, and entered by io.c's flush after its lock. */
     if (op->defer)
         atomic_fetch_add_explicit(&u->base.pending, 1, memory_order_seq_cst);   /* seq_cst: see sq_flush_pending */
-    else
+    else {
         sq_publish(u);
+        enter_owed = u;
+    }
     rt_os_mutex_unlock(&u->sq);
 }
 

@@ -30,8 +30,9 @@
  * its system call hands the kernel everything published so far (a call
  * that finds nothing left returns at once). A lone read (nothing else in
  * sight) publishes under the lock and enters after io.c's lock (its
- * flush); a parking worker enters whatever is published and not taken,
- * as well as what is queued.
+ * flush); every flush enters what it published itself and leaves what
+ * others published to their own system calls (a parking worker looks at
+ * pending only).
  *
  * Checked: no invalid end state (a worker spinning in S forever with the
  * other parked is one), and when both have parked nothing is queued and
@@ -42,9 +43,8 @@
  *   ONLYOWN      a parking worker flushes only what it queued itself;
  *   FLUSH_FIRST  a parking worker reads pending before its count drops;
  *   MAIN_EARLY   the main thread reads the count before it queues;
- *   NOENTER      a lone read publishes and leaves its system call out,
- *                and a parking worker looks at pending only (a published
- *                SQE that no one enters).
+ *   NOENTER      a lone read publishes and leaves its system call out
+ *                (a published SQE that no one enters).
  */
 #define NW 2
 
@@ -65,14 +65,16 @@ inline enter() {
     atomic { submitted = submitted + published; published = 0 }
 }
 
+/* Enters only when it published something itself. */
 inline flush() {
     atomic { sq == 0 -> sq = 1 };
     if
-    :: pending > 0 -> atomic { published = published + pending; pending = 0 }
-    :: else -> skip
-    fi;
-    sq = 0;
-    enter()
+    :: pending > 0 ->
+        atomic { published = published + pending; pending = 0 };
+        sq = 0;
+        enter()
+    :: else -> sq = 0
+    fi
 }
 
 /* rt_io_reap's rule: the duty, and an empty deque (worker 0's only). */
@@ -96,15 +98,10 @@ inline park(me) {
 #  ifndef FLUSH_FIRST
     awake--;
 #  endif
-    /* the hint: pending read without the lock, re-checked under it;
-     * then the system call for what is published and not taken */
+    /* the hint: pending read without the lock, re-checked under it */
     if
     :: pending > 0 -> flush()
-#  ifdef NOENTER
     :: else -> skip
-#  else
-    :: else -> enter()
-#  endif
     fi;
 #  ifdef FLUSH_FIRST
     awake--;
