@@ -119,7 +119,9 @@ static struct io_uring_sqe *sqe_get(uring_reactor *u)
 
 /* sq held: makes every queued SQE the kernel's to take (its tail), and
  * returns how many it has not taken yet; the system call that hands them
- * over is sq_enter's, after sq (ENTERING). */
+ * over is sq_enter's, after sq (ENTERING). The first half of
+ * io_uring_submit, which liburing 2.3 does not export alone (the
+ * fields are struct io_uring_sq's public ones; no SQPOLL here). */
 static unsigned sq_publish(uring_reactor *u)
 {
     struct io_uring_sq *sq = &u->ring.sq;
