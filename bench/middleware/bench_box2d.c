@@ -292,10 +292,14 @@ static void jt_report(const char *scn, const char *backend, int steps)
     int places = 0;
     for (int i = 0; i < jt_n; i++)
         places = jt[i].k + 1 > places ? jt[i].k + 1 : places;
-    printf("  jobs %-14s %-6s %d jobs in %d steps (%.2f per step)\n", scn, backend, jt_n, steps,
-           (double)jt_n / steps);
+    int nsteps = 0;
+    for (int i = 1; i <= steps && i < JT_MAX; i++)
+        v[0][nsteps++] = jt_step_t[i][1] - jt_step_t[i][0];
+    printf("  jobs %-14s %-6s %d jobs in %d steps (%.2f per step), step median %.1f us\n", scn, backend, jt_n,
+           steps, (double)jt_n / steps, jt_median(v[0], nsteps) / 1e3);
     for (int k = 0; k < places && k < 16; k++) {
-        int n = 0, nother = 0, nd = 0, n0 = 0, n1 = 0, nf = 0;
+        int n = 0, nother = 0, nd = 0, n0 = 0, n1 = 0, nf = 0, ns = 0;
+        static double span[JT_MAX];
         double fin_sum = 0;
         for (int i = 0; i < jt_n; i++) {
             jt_ev *e = &jt[i];
@@ -311,14 +315,15 @@ static void jt_report(const char *scn, const char *backend, int steps)
             if (e->fin_end > 0) {
                 v[3][nf++] = e->fin_end - e->fin_begin;
                 fin_sum += e->fin_end - e->fin_begin;
+                span[ns++] = e->fin_end - e->enq;
             }
         }
         if (n == 0)
             continue;
         printf("    place %2d: n %4d  off-thread %4d  start delay there %7.1f us  run here %7.1f us  there %7.1f us"
-               "  finish wait median %6.1f us total %7.2f ms\n",
+               "  finish wait median %6.1f us total %7.2f ms  enqueue to finished %7.1f us\n",
                k, n, nother, jt_median(v[0], nd) / 1e3, jt_median(v[2], n0) / 1e3, jt_median(v[1], n1) / 1e3,
-               jt_median(v[3], nf) / 1e3, fin_sum / 1e6);
+               jt_median(v[3], nf) / 1e3, fin_sum / 1e6, jt_median(span, ns) / 1e3);
     }
 }
 
