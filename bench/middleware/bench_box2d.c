@@ -20,7 +20,11 @@
  * the scene's dagrt time. A second table, "floor", gives the same columns
  * from the sum over steps of each step's fastest round: on a shared
  * machine, where other processes only add time, it is the steadier
- * figure (its again/dagrt says how steady).
+ * figure (its again/dagrt says how steady). At 2 threads the last line
+ * gives, per column, the round trip of a cache line between the main
+ * thread's CPU and another measured right after each run: on a virtual
+ * machine the host moves the virtual CPUs, and how far apart they sat
+ * changes Box2D's 2-thread times by up to 2x (docs/benchmarks.md).
  *   usage: bench_box2d [--rounds N] [--steps F] [--scene NAME] [--threads T]
  *          [--counters] [--jobs] [--jobs-csv FILE]
  *          [--backend box2d|dagrt|node|enkiTS|again] [--idle-spin]
@@ -35,6 +39,10 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdatomic.h>
+#ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +150,92 @@ static void enki_fini(enki_sys *e)
         enkiDeleteTaskSet(e->ts, e->slot[i].set);
     enkiDeleteTaskScheduler(e->ts);
 }
+
+/* ------------------------------------------------------------ distance */
+
+/* How far apart two CPUs are right now: the round trip of one cache line
+ * between a thread on the main thread's CPU and one on another, in ns
+ * (the fastest of 10 batches of 200, so a batch the scheduler interrupted
+ * is left out). On a virtual machine the host moves the virtual CPUs, and
+ * a line that crosses the host's L3 domains costs several times one that
+ * stays inside one: Box2D's 2-thread times follow it. Measured after each
+ * 2-thread run; -1 where it cannot be (one CPU, no affinity calls). */
+#ifdef __linux__
+typedef struct xcpu {
+    _Alignas(64) atomic_int flag;
+    atomic_int stop;
+    int n;
+} xcpu;
+
+static void *xcpu_pong(void *p)
+{
+    xcpu *x = p;
+    for (int i = 0; i < x->n; i++) {
+        /* acquire/release: the ping-pong itself; stop ends a stranded run. */
+        while (atomic_load_explicit(&x->flag, memory_order_acquire) != 2 * i + 1)
+            if (atomic_load_explicit(&x->stop, memory_order_relaxed))
+                return NULL;
+        atomic_store_explicit(&x->flag, 2 * i + 2, memory_order_release);
+    }
+    return NULL;
+}
+
+static double xcpu_round_trip_ns(void)
+{
+    cpu_set_t mask, here, there;
+    int cpu = sched_getcpu(), other = -1;
+    if (cpu < 0 || sched_getaffinity(0, sizeof mask, &mask) != 0)
+        return -1;
+    for (int i = 0; i < CPU_SETSIZE && other < 0; i++)
+        if (i != cpu && CPU_ISSET(i, &mask))
+            other = i;
+    if (other < 0)
+        return -1;
+    CPU_ZERO(&here);
+    CPU_SET(cpu, &here);
+    CPU_ZERO(&there);
+    CPU_SET(other, &there);
+    static xcpu x;
+    atomic_store(&x.flag, 0);
+    atomic_store(&x.stop, 0);
+    x.n = 2000;
+    pthread_attr_t at;
+    pthread_t t;
+    pthread_attr_init(&at);
+    pthread_attr_setaffinity_np(&at, sizeof there, &there);
+    int ok = pthread_create(&t, &at, xcpu_pong, &x) == 0;
+    pthread_attr_destroy(&at);
+    if (!ok)
+        return -1;
+    /* The main thread stays on its CPU for the measurement only. */
+    sched_setaffinity(0, sizeof here, &here);
+    /* The fastest of 10 batches of 200: a batch that the scheduler
+     * interrupted (the other CPU busy with another process) is left out. */
+    double t0 = now_ms(), tb = t0, r = -1;
+    for (int i = 0; i < x.n; i++) {
+        atomic_store_explicit(&x.flag, 2 * i + 1, memory_order_release);
+        while (atomic_load_explicit(&x.flag, memory_order_acquire) != 2 * i + 2)
+            if (now_ms() - t0 > 200)
+                goto out;   /* the other CPU never ran the helper */
+        if (i % 200 == 199) {
+            double te = now_ms(), b = (te - tb) * 1e6 / 200;
+            if (r < 0 || b < r)
+                r = b;
+            tb = te;
+        }
+    }
+out:
+    atomic_store_explicit(&x.stop, 1, memory_order_relaxed);
+    pthread_join(t, NULL);
+    sched_setaffinity(0, sizeof mask, &mask);
+    return r;
+}
+#else
+static double xcpu_round_trip_ns(void)
+{
+    return -1;
+}
+#endif
 
 /* ------------------------------------------------------------ a run */
 
@@ -528,7 +622,7 @@ int main(int argc, char **argv)
             return 1;
         dagrt_box2d_init(&dagrt_tasks, rt);
         enki_init(&enki, threads);
-        static double t[NSCENES][NB][MAX_ROUNDS];
+        static double t[NSCENES][NB][MAX_ROUNDS], dist[NSCENES][NB][MAX_ROUNDS];
         for (int r = 0; r < rounds; r++)
             for (int s = 0; s < NSCENES; s++) {
                 if (only && strcmp(only, scenes[s].name))
@@ -551,6 +645,7 @@ int main(int argc, char **argv)
                         for (int i = 0; i < n; i++)
                             floor_of[s][b][i] = 1e300;
                     t[s][b][r] = run(&scenes[s], b, threads, n, rt, floor_of[s][b]);
+                    dist[s][b][r] = threads > 1 ? xcpu_round_trip_ns() : -1;
                 }
             }
         double wrap = wrap_us(rt);
@@ -627,6 +722,26 @@ int main(int argc, char **argv)
         if (ns)
             printf("%-14s %9s %9s %9s %9s   %11.3f %11.3f %10.3f %11.3f\n", "geomean", "", "", "", "",
                    exp(lf[0] / ns), exp(lf[1] / ns), exp(lf[2] / ns), exp(lf[3] / ns));
+        if (threads > 1) {
+            /* The distance after each run, per column (xcpu_round_trip_ns). */
+            static const char *const names[NB] = {"box2d", "dagrt", "node", "enkiTS", "again"};
+            printf("cross-CPU round trip after each run, ns, per column: median (min-max), runs over 250 ns:");
+            for (int b = 0; b < NB; b++) {
+                double v[NSCENES * MAX_ROUNDS];
+                int m = 0, far = 0;
+                for (int s = 0; s < NSCENES; s++)
+                    for (int r = 0; r < rounds; r++)
+                        if (t[s][b][r] > 0 && dist[s][b][r] > 0) {
+                            v[m++] = dist[s][b][r];
+                            far += dist[s][b][r] > 250;
+                        }
+                if (m == 0)
+                    continue;
+                qsort(v, (size_t)m, sizeof *v, cmp_d);
+                printf("  %s %.0f (%.0f-%.0f) %d/%d", names[b], v[m / 2], v[0], v[m - 1], far, m);
+            }
+            printf("\n");
+        }
         enki_fini(&enki);
         dagrt_destroy(rt);
     }
