@@ -24,7 +24,9 @@
  * gives, per column, the round trip of a cache line between the main
  * thread's CPU and another measured right after each run: on a virtual
  * machine the host moves the virtual CPUs, and how far apart they sat
- * changes Box2D's 2-thread times by up to 2x (docs/benchmarks.md).
+ * changes Box2D's 2-thread times by up to 2x (docs/benchmarks.md); a last
+ * table gives dagrt/enkiTS and dagrt/box2d per scene from the rounds whose
+ * three runs all sat near, and from those whose three all sat far.
  *   usage: bench_box2d [--rounds N] [--steps F] [--scene NAME] [--threads T]
  *          [--counters] [--jobs] [--jobs-csv FILE]
  *          [--backend box2d|dagrt|node|enkiTS|again] [--idle-spin]
@@ -745,6 +747,37 @@ int main(int argc, char **argv)
                 printf("  %s %.0f (%.0f-%.0f) %d/%d", names[b], v[m / 2], v[0], v[m - 1], far, m);
             }
             printf("\n");
+            /* Placement apart: per scene the median of the paired ratios
+             * (one round's runs) over the rounds whose box2d, dagrt and
+             * enkiTS runs all sat near, and over those where all sat far. */
+            if (only_backend < 0) {
+                printf("paired per round, box2d, dagrt and enkiTS all near (< 250 ns) / all far: rounds, median dagrt/enkiTS, dagrt/box2d\n");
+                for (int s = 0; s < NSCENES; s++) {
+                    if (only && strcmp(only, scenes[s].name))
+                        continue;
+                    printf("%-14s", scenes[s].name);
+                    for (int want_far = 0; want_far < 2; want_far++) {
+                        double re[MAX_ROUNDS], rb[MAX_ROUNDS];
+                        int m = 0;
+                        for (int r = 0; r < rounds; r++) {
+                            double dd = dist[s][B_DAGRT][r], de = dist[s][B_ENKI][r], db = dist[s][B_BOX2D][r];
+                            if (dd <= 0 || de <= 0 || db <= 0 || (dd > 250) != want_far || (de > 250) != want_far ||
+                                (db > 250) != want_far)
+                                continue;
+                            re[m] = t[s][B_DAGRT][r] / t[s][B_ENKI][r];
+                            rb[m++] = t[s][B_DAGRT][r] / t[s][B_BOX2D][r];
+                        }
+                        if (m == 0) {
+                            printf("   %s: none         ", want_far ? "far" : "near");
+                            continue;
+                        }
+                        qsort(re, (size_t)m, sizeof *re, cmp_d);
+                        qsort(rb, (size_t)m, sizeof *rb, cmp_d);
+                        printf("   %s: %2d %6.3f %6.3f", want_far ? "far" : "near", m, re[m / 2], rb[m / 2]);
+                    }
+                    printf("\n");
+                }
+            }
         }
         enki_fini(&enki);
         dagrt_destroy(rt);
