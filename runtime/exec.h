@@ -71,11 +71,12 @@
  * caller's list before it leaves the run. Short: each poll of the caller's
  * cursor costs the caller's next claim a cache-line trip. */
 #define PLAN_LINGER_SPINS 32
-/* Polls (a pause each, 30-50 us in all) after which a plan thread that is
- * still waiting gives its CPU away once: long enough that a wait on a
- * running node never pays a system call, short enough that where threads
- * outnumber CPUs (a loaded machine) the one we wait for soon gets one. */
-#define PLAN_YIELD_SPINS 0x3ffu
+/* Polls (a pause each) after which a plan thread that is still waiting
+ * gives its CPU away once, where threads outnumber CPUs (a loaded machine)
+ * so that the one we wait for gets one. Every 1024 polls cost pipelines 5-8%
+ * on an idle machine (docs/benchmarks.md): a helper waiting for the
+ * caller's next frame polls that long. */
+#define PLAN_YIELD_SPINS 0x3fffu
 /* How long a worker's helper waits between runs for the next one to be
  * offered (exec_plan_helper.c, "between runs") before it leaves and its worker
  * idles as usual: as long as an idle worker polls before it parks
