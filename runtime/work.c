@@ -298,6 +298,21 @@ static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t)
     return 0;
 }
 
+/* A task descriptor for fn(arg), from c's pool (or any, off the runtime's
+ * threads), or NULL when out of task memory. */
+static RT_INLINE rt_task *task_make(dagrt *rt, rt_ctx *c, dagrt_fn fn, void *arg, rt_group *g,
+                                    unsigned flags)
+{
+    rt_task *t = RT_LIKELY(c != NULL) ? rt_task_alloc_on(c) : rt_task_alloc_any(rt);
+    if (RT_LIKELY(t != NULL)) {
+        t->fn = fn;
+        t->arg = arg;
+        t->group = g;
+        t->flags = flags;
+    }
+    return t;
+}
+
 /* The body of both spawn entry points; with flags a constant 0 (plain
  * dagrt_spawn) the flag checks fold away. */
 static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
@@ -315,13 +330,9 @@ static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, un
             return DAGRT_EINVAL;
     }
     rt_ctx *c = rt_ctx_here(rt);
-    rt_task *t = RT_LIKELY(c != NULL) ? rt_task_alloc_on(c) : rt_task_alloc_any(rt);
+    rt_task *t = task_make(rt, c, fn, arg, gi, flags);
     if (RT_UNLIKELY(!t))
         return DAGRT_ENOMEM;
-    t->fn = fn;
-    t->arg = arg;
-    t->group = gi;
-    t->flags = flags;
     if (gi)
         rt_group_count_spawn(gi, c, t);
     int r = submit_on(rt, c, t);
@@ -337,14 +348,8 @@ static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, un
 int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg)
 {
     rt_ctx *c = rt_ctx_here(rt);
-    rt_task *t = RT_LIKELY(c != NULL) ? rt_task_alloc_on(c) : rt_task_alloc_any(rt);
-    if (RT_UNLIKELY(!t))
-        return DAGRT_ENOMEM;
-    t->fn = fn;
-    t->arg = arg;
-    t->group = NULL;
-    t->flags = 0;
-    return submit_outside(rt, c, t);
+    rt_task *t = task_make(rt, c, fn, arg, NULL, 0);
+    return RT_LIKELY(t != NULL) ? submit_outside(rt, c, t) : DAGRT_ENOMEM;
 }
 
 int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
