@@ -19,12 +19,14 @@
  * The reactor starts at the runtime's first call (a runtime that does no
  * I/O has no ring and no reactor thread). The pool is made in chunks of
  * io_ring_entries records and never shrinks, so once warm a call
- * allocates nothing. A call is attached to its scope (c), to the runtime's
+ * allocates nothing. A call is attached to its scope (c) and, for
+ * dagrt_poll's deadline, to a timer (timer.h); the runtime's scope
  * (rt->waits, which dagrt_destroy cancels once only waits are left: the
- * calls then return DAGRT_ECANCELED, later ones at once) and, for
- * dagrt_poll's deadline, to a timer (timer.h); each ends the op in the
- * kernel through the reactor's cancel. rt_io_fini (after every task has
- * finished) frees the rest.
+ * calls then return DAGRT_ECANCELED, later ones at once) has one link for
+ * all of them, which walks the in-flight list (a link per call would cost
+ * every call two lock round trips on that scope's one tree lock); each
+ * ends the op in the kernel through the reactor's cancel. rt_io_fini
+ * (after every task has finished) frees the rest.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +61,6 @@ struct io_req {
     struct rt_io *io;
     rt_timer timer;              /* the deadline (dagrt_poll) */
     rt_cancel_link link;         /* on the caller's scope */
-    rt_cancel_link rtlink;       /* on the runtime's (rt->waits: dagrt_destroy) */
 };
 
 struct io_chunk {
@@ -93,6 +94,8 @@ static void io_free(rt_io *io)
     rt_os_mutex_fini(&io->mu);
     free(io);
 }
+
+static void io_rt_cancelled(rt_cancel_link *l);
 
 /* The runtime's I/O state, started by the first call. NULL: *err. */
 static rt_io *io_get(dagrt *rt, int *err)
@@ -134,11 +137,20 @@ static rt_io *io_get(dagrt *rt, int *err)
     }
     /* release: the reactor thread's acquire load sees the counter whole. */
     atomic_store_explicit(&io->r->awake, &rt->io_awake, memory_order_release);
+    /* The runtime's scope, before the state is published: a request from
+     * here on walks the in-flight list (empty until then); one made
+     * already refuses the link, and every call is cancelled as it
+     * submits (io_call_). */
+    io->rtlink.on_cancel = io_rt_cancelled;
+    io->rtlinked = rt_cancel_attach(&rt->waits, &io->rtlink) == 0;
+    io->rt_cancelled = !io->rtlinked;
     rt_io *expect = NULL;
     /* release: publishes the whole state to io_of's acquire; acquire on
      * failure: the winner's state is whole for us too. */
     if (!atomic_compare_exchange_strong_explicit(&rt->io, &expect, io,
                                                  memory_order_acq_rel, memory_order_acquire)) {
+        if (io->rtlinked)
+            rt_cancel_detach(&io->rtlink);
         io->r->ops->destroy(io->r);   /* another call started it first */
         io_free(io);
         return expect;
@@ -225,9 +237,19 @@ static void req_scope_cancelled(rt_cancel_link *l)
 {
     req_cancel_locked((io_req *)(void *)((char *)l - offsetof(io_req, link)));
 }
-static void req_rt_cancelled(rt_cancel_link *l)
+/* The runtime's scope (dagrt_destroy): every call in flight, and from
+ * now on every call as it submits. One that is done already (its group
+ * at 0) is left to its end. */
+static void io_rt_cancelled(rt_cancel_link *l)
 {
-    req_cancel_locked((io_req *)(void *)((char *)l - offsetof(io_req, rtlink)));
+    rt_io *io = (rt_io *)(void *)((char *)l - offsetof(rt_io, rtlink));
+    rt_os_mutex_lock(&io->mu);
+    io->rt_cancelled = true;
+    for (io_req *q = io->inflight; q; q = q->next)
+        /* acquire: a record whose group reached 0 is done. */
+        if (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
+            req_cancel(io, q);
+    rt_os_mutex_unlock(&io->mu);
 }
 
 /* ---------------------------------------------------------- one call */
@@ -240,30 +262,34 @@ static void kstat(_Atomic uint64_t *c, uint64_t n)
 
 enum { IO_OPS, IO_BYTES, IO_TIMEOUTS, IO_CANCELS, IO_ERRORS };
 
-/* Counts in dagrt_get_io_stats (per runtime) and in dagrt_get_stats (per
- * thread: the one the call returns on, line 0 outside the runtime, as
- * sync.c's waits do; hence an RMW, not rt_tstat_add). */
+/* Counts in dagrt_get_stats (per thread: the one the call returns on,
+ * line 0 outside the runtime, as sync.c's waits do), which
+ * dagrt_get_io_stats sums per runtime; errors per runtime only. A
+ * worker's line has one writer, itself (rt_tstat_add, no locked
+ * instruction: two threads doing I/O bounced one shared line per kind);
+ * the others take an RMW: line 0 (the main thread's, shared with threads
+ * outside the runtime) and guests' slots (threads take them in turn). */
 static void count(dagrt *rt, rt_io *io, int kind, int what, uint64_t n)
 {
-    io_kstats *ks = &io->st[kind];
+    if (what == IO_ERRORS) {
+        kstat(&io->errors[kind], n);
+        return;
+    }
     rt_ctx *c = rt_ctx_current(rt);   /* a fiber may have migrated */
     rt_tstats *t = &rt->ctx[c ? c->index : 0].stats;
-    _Atomic uint64_t *line = NULL;
-    switch (what) {
-    case IO_OPS: kstat(&ks->ops, n); line = &t->io_ops[kind]; break;
-    case IO_BYTES: kstat(&ks->bytes, n); line = &t->io_bytes[kind]; break;
-    case IO_TIMEOUTS: kstat(&ks->timeouts, n); line = &t->io_timeouts[kind]; break;
-    case IO_CANCELS: kstat(&ks->cancels, n); line = &t->io_cancels[kind]; break;
-    default: kstat(&ks->errors, n); break;
-    }
-    if (line)
+    _Atomic uint64_t *line = what == IO_OPS ? &t->io_ops[kind]
+                           : what == IO_BYTES ? &t->io_bytes[kind]
+                           : what == IO_TIMEOUTS ? &t->io_timeouts[kind] : &t->io_cancels[kind];
+    if (c && c->worker && !c->guest)
+        rt_tstat_add(line, n);
+    else
         kstat(line, n);   /* relaxed: as kstat says */
 }
 
 /* The end of a call whose op is done: detaches it, returns the record
  * and turns the op's outcome into the call's result. */
 static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io_op *out,
-                      bool timed, bool linked, bool rtlinked)
+                      bool timed, bool linked)
 {
     int k = in->kind;
     count(rt, io, k, IO_OPS, 1);   /* on the thread it returns on */
@@ -272,8 +298,6 @@ static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io
         rt_timer_cancel(rt, &q->timer);
     if (linked)
         rt_cancel_detach(&q->link);
-    if (rtlinked)
-        rt_cancel_detach(&q->rtlink);
     *out = q->op;
     rt_os_mutex_lock(&io->mu);
     bool closing = q->closing, timed_out = q->timed_out;
@@ -365,7 +389,14 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     io->ninflight++;
     bool deferred = q->op.defer = rt_io_may_defer(rt, io);
     io->r->ops->submit(io->r, &q->op);
+    if (io->rt_cancelled)   /* the runtime's scope (io_rt_cancelled) */
+        req_cancel(io, q);
     rt_os_mutex_unlock(&io->mu);
+    /* A reactor with flush leaves the system call of a submit that was
+     * not deferred to us, after the lock (reactor.h): the kernel may run
+     * the op inside it, and the lock's other users need not wait. */
+    if (!deferred && io->r->ops->flush)
+        io->r->ops->flush(io->r);
     rt_io_submitted(rt, io, deferred);
 
     /* The fast path: what the kernel finished inside the submit (a read
@@ -376,12 +407,12 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     if (io->r->ops->reap && !deferred)
         io->r->ops->reap(io->r, 32);
     if (atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
-        return io_end(rt, io, q, in, out, false, false, false);
+        return io_end(rt, io, q, in, out, false, false);
 
     /* The deadline and the links, after the submit (outside io->mu: the
      * callbacks take it): one that fires at once cancels an op that is
      * already in the reactor. */
-    bool timed = false, linked = false, rtlinked = false, early = false;
+    bool timed = false, linked = false, early = false;
     if (past) {
         rt_os_mutex_lock(&io->mu);
         q->timed_out = true;   /* as if its timer fired now */
@@ -403,9 +434,6 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         linked = rt_cancel_attach(c, &q->link) == 0;
         early |= !linked;
     }
-    q->rtlink.on_cancel = req_rt_cancelled;
-    rtlinked = rt_cancel_attach(&rt->waits, &q->rtlink) == 0;
-    early |= !rtlinked;
     if (early)
         req_cancel_locked(q);
     rt_ctx *wc = rt_ctx_current(rt);
@@ -426,7 +454,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         while (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
             rt_os_yield();
     }
-    return io_end(rt, io, q, in, out, timed, linked, rtlinked);
+    return io_end(rt, io, q, in, out, timed, linked);
 }
 
 static const char *const op_names[RT_IO_KINDS] = {
@@ -606,12 +634,16 @@ int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out)
     /* relaxed: a statistic. */
     out->submits = atomic_load_explicit(&io->r->submits, memory_order_relaxed);
     for (int k = 0; k < RT_IO_KINDS; k++) {
-        /* relaxed: statistics (see kstat). */
-        out->kind[k].ops = atomic_load_explicit(&io->st[k].ops, memory_order_relaxed);
-        out->kind[k].bytes = atomic_load_explicit(&io->st[k].bytes, memory_order_relaxed);
-        out->kind[k].errors = atomic_load_explicit(&io->st[k].errors, memory_order_relaxed);
-        out->kind[k].timeouts = atomic_load_explicit(&io->st[k].timeouts, memory_order_relaxed);
-        out->kind[k].cancels = atomic_load_explicit(&io->st[k].cancels, memory_order_relaxed);
+        /* relaxed: statistics (see kstat); the sum of the threads' lines
+         * (count), each exact, the set not one snapshot. */
+        out->kind[k].errors = atomic_load_explicit(&io->errors[k], memory_order_relaxed);
+        for (int i = 0; i < rt->nctx; i++) {
+            const rt_tstats *t = &rt->ctx[i].stats;
+            out->kind[k].ops += atomic_load_explicit(&t->io_ops[k], memory_order_relaxed);
+            out->kind[k].bytes += atomic_load_explicit(&t->io_bytes[k], memory_order_relaxed);
+            out->kind[k].timeouts += atomic_load_explicit(&t->io_timeouts[k], memory_order_relaxed);
+            out->kind[k].cancels += atomic_load_explicit(&t->io_cancels[k], memory_order_relaxed);
+        }
     }
     return 0;
 }
@@ -637,6 +669,8 @@ void rt_io_fini(dagrt *rt)
             break;
         rt_os_sleep_ns(100000);
     }
+    if (io->rtlinked)
+        rt_cancel_detach(&io->rtlink);
     io->r->ops->destroy(io->r);
     io_free(io);
     atomic_store_explicit(&rt->io, NULL, memory_order_relaxed);   /* relaxed: no thread is left */

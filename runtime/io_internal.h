@@ -7,14 +7,11 @@
 #ifndef DAGRT_IO_INTERNAL_H
 #define DAGRT_IO_INTERNAL_H
 
+#include "cancel.h"
 #include "os/reactor.h"
 
 typedef struct io_req io_req;    /* io.c: one call's op record */
 typedef struct io_chunk io_chunk;
-
-typedef struct io_kstats {
-    _Atomic uint64_t ops, bytes, errors, timeouts, cancels;
-} io_kstats;
 
 typedef struct rt_io {
     rt_os_mutex mu;              /* the lists, stopping, submit and cancel */
@@ -26,7 +23,13 @@ typedef struct rt_io {
     size_t ninflight;
     io_chunk *chunks;
     bool stopping;
-    io_kstats st[RT_IO_KINDS];
+    /* The runtime's scope (rt->waits): one link for every call (io.c,
+     * io_rt_cancelled); rt_cancelled under mu, rtlinked set before the
+     * state is published. */
+    bool rt_cancelled;
+    bool rtlinked;
+    rt_cancel_link rtlink;
+    _Atomic uint64_t errors[RT_IO_KINDS];   /* the rest: the threads' lines (io.c, count) */
 } rt_io;
 
 static inline rt_io *io_of(const dagrt *rt)

@@ -54,8 +54,9 @@ typedef struct rt_tstats {
      * threads outside the runtime count on line 0, so these two take a
      * relaxed RMW, not rt_tstat_add). */
     _Atomic uint64_t wait_timeouts, wait_cancels;
-    /* I/O calls per kind (io.c, on the thread a call returns on; line 0
-     * outside the runtime: relaxed RMWs too). */
+    /* I/O calls per kind (io.c, on the thread a call returns on; line 0,
+     * which the main thread shares with guests and threads outside the
+     * runtime, takes relaxed RMWs too; dagrt_get_io_stats sums them). */
     _Atomic uint64_t io_ops[DAGRT_IO_KINDS], io_bytes[DAGRT_IO_KINDS];
     _Atomic uint64_t io_timeouts[DAGRT_IO_KINDS], io_cancels[DAGRT_IO_KINDS];
     uint64_t start_ns;       /* set before the thread starts */

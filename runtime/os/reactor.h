@@ -18,7 +18,9 @@
  *
  * Locking: io.c calls submit and cancel with its own lock held (one at a
  * time, and a cancel never overtakes its op's submit); done(op) never
- * takes that lock. A reactor's own lock, if it has one, nests inside.
+ * takes that lock. A reactor's own lock, if it has one, nests inside. A
+ * reactor with flush may leave the system call of a submit without
+ * op->defer to the flush that io.c makes right after releasing its lock.
  */
 #ifndef DAGRT_OS_REACTOR_H
 #define DAGRT_OS_REACTOR_H
@@ -78,9 +80,10 @@ typedef struct rt_reactor_ops {
     unsigned (*reap)(rt_reactor *r, unsigned max);
     /* Optional, after reap: hands the system every op that a submit with
      * op->defer left queued (the reactor may also submit a deferred op at
-     * once). Safe from any thread at any time, outside io.c's lock. io.c
-     * defers only where a thread it knows will flush (reactor_uring.c,
-     * BATCHING). */
+     * once), and every op a submit without op->defer left queued for it
+     * (io.c calls it after such a submit, outside its lock). Safe from any
+     * thread at any time, outside io.c's lock. io.c defers only where a
+     * thread it knows will flush (reactor_uring.c, BATCHING). */
     void (*flush)(rt_reactor *r);
 } rt_reactor_ops;
 struct rt_reactor {

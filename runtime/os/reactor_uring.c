@@ -1,16 +1,18 @@
 /*
  * os/reactor_uring.c - the reactor on io_uring (liburing), Linux.
  *
- * One ring per runtime. Submitters fill and submit SQEs under io.c's lock
- * (reactor.h) and the reactor's own `sq` lock inside it (which the flushes
- * of the completion thread and of workers take alone), so the submission
- * queue has one writer at a time.
+ * One ring per runtime. Submitters fill SQEs under io.c's lock (reactor.h)
+ * and the reactor's own `sq` lock inside it (which the flushes of the
+ * completion thread and of workers take alone), so the submission queue
+ * has one writer at a time; the system call that hands them to the kernel
+ * comes after both locks (ENTERING, at sq_enter).
  *
  * BATCHING (who hands queued SQEs to the kernel). A submit with op->defer
  * (io.c sets it for a fiber on a reaping worker, or on the main thread
  * while such a worker is awake, that has other work in sight) fills its SQE and leaves it in the SQ, counted in base.pending;
- * one io_uring_submit later hands the kernel every SQE queued so far. It
- * is submitted by whichever comes first: the SQ filling up (sqe_get); a
+ * one flush later hands the kernel every SQE queued so far (publishes
+ * them under sq, then enters: ENTERING). It is submitted by whichever
+ * comes first: the SQ filling up (sqe_get); a
  * cancel or destroy (which submit everything queued before their own SQE,
  * so a cancel never overtakes its op); a flush from io.c: by the worker
  * that queued it, once its deque is empty (between tasks, or as it goes
@@ -21,7 +23,9 @@
  * completion thread at every turn of its loop (while gated, at least once
  * per GATE_TICK_NS). The cost: a deferred read waits for the tasks that
  * were queued after its fiber on that worker, unless another worker
- * parks or the completion thread turns first. Model:
+ * parks or the completion thread turns first. A submit without defer
+ * publishes its SQE (and what was queued before it) at once, and io.c's
+ * flush right after its lock makes the system call. Model:
  * tests/models/io_batch.pml.
  *
  * REAPING (who consumes the completion queue). The CQ has one consumer at
@@ -113,17 +117,67 @@ static struct io_uring_sqe *sqe_get(uring_reactor *u)
     return s;
 }
 
-/* sq held: hands every queued SQE to the kernel. */
-static void sq_flush(uring_reactor *u)
+/* sq held: makes every queued SQE the kernel's to take (its tail), and
+ * returns how many it has not taken yet; the system call that hands them
+ * over is sq_enter's, after sq (ENTERING). The first half of
+ * io_uring_submit, which liburing 2.3 does not export alone (the
+ * fields are struct io_uring_sq's public ones; no SQPOLL here). */
+static unsigned sq_publish(uring_reactor *u)
 {
-    count_submit(u);
-    /* -EBUSY/-EAGAIN: the completion side is backed up for a moment. */
-    for (int r; (r = io_uring_submit(&u->ring)) < 0 && (r == -EBUSY || r == -EAGAIN || r == -EINTR);)
-        rt_os_yield();
+    struct io_uring_sq *sq = &u->ring.sq;
+    if (sq->sqe_head != sq->sqe_tail) {
+        sq->sqe_head = sq->sqe_tail;
+        /* release: the SQEs written before it, for the kernel's acquire of
+         * the tail in whichever thread's system call takes them. */
+        atomic_store_explicit((_Atomic unsigned *)(void *)sq->ktail, sq->sqe_tail, memory_order_release);
+    }
     atomic_store_explicit(&u->base.pending, 0, memory_order_relaxed);   /* relaxed: a hint (sq orders it) */
+    /* relaxed: the kernel's head, only a count (the kernel takes what is there). */
+    return sq->sqe_tail - atomic_load_explicit((_Atomic unsigned *)(void *)sq->khead, memory_order_relaxed);
 }
 
-/* Takes sq and flushes what is queued (re-checked under sq). */
+/* Whether SQEs are published that the kernel has not taken. acquire on
+ * the tail: another submitter's release in sq_publish (so its SQEs are
+ * whole before our system call hands them over); relaxed on the head:
+ * the kernel's, a count. */
+static unsigned sq_unentered(uring_reactor *u)
+{
+    unsigned tail = atomic_load_explicit((_Atomic unsigned *)(void *)u->ring.sq.ktail, memory_order_acquire);
+    unsigned head = atomic_load_explicit((_Atomic unsigned *)(void *)u->ring.sq.khead, memory_order_relaxed);
+    return tail - head;
+}
+
+/* ENTERING: the system call that hands the kernel what is published, made
+ * outside sq and outside io.c's lock. The kernel runs a page-cache read
+ * inline, inside this call, so a lock held across it (20 reads of a batch
+ * take tens of microseconds) stalls every other submitter, and io.c's
+ * lock with them, the ends of calls included. Calls from two threads
+ * serialise in the kernel (its ring lock), each taking what is published
+ * when it gets there: one that finds nothing left returns at once, and an
+ * SQE published before a thread's call is taken by it or by an earlier
+ * one, in ring order (so a cancel published after its op never overtakes
+ * it). */
+static void sq_enter(uring_reactor *u, unsigned n)
+{
+    if (n == 0)
+        return;
+    count_submit(u);
+    for (;;) {
+        int r = io_uring_enter((unsigned)u->ring.ring_fd, n, 0, 0, NULL);
+        if (r == -1)
+            r = -errno;   /* liburing builds that return -1 and errno */
+        /* -EBUSY/-EAGAIN: the completion side is backed up for a moment. */
+        if (r >= 0 || (r != -EBUSY && r != -EAGAIN && r != -EINTR))
+            return;
+        rt_os_yield();
+    }
+}
+
+/* Hands the kernel what is queued (re-checked under sq). What another
+ * thread published is left to its own system call, which always follows
+ * (a lone read's submitter, entering it right after io.c's lock, keeps
+ * its fast path: a parking worker or the completion thread that entered
+ * it instead would run the read, and often reap it, in its place). */
 static void sq_flush_pending(uring_reactor *u)
 {
     /* seq_cst: a hint, but the parking worker's half of a Dekker pair
@@ -132,15 +186,27 @@ static void sq_flush_pending(uring_reactor *u)
      * that count, then reads pending here). */
     if (atomic_load_explicit(&u->base.pending, memory_order_seq_cst) == 0)
         return;
+    unsigned n = 0;
     rt_os_mutex_lock(&u->sq);
     if (atomic_load_explicit(&u->base.pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
-        sq_flush(u);
+        n = sq_publish(u);
     rt_os_mutex_unlock(&u->sq);
+    sq_enter(u, n);
 }
+
+/* The reactor whose SQE this thread's submit without defer published,
+ * and whose system call it owes (uring_flush, right after io.c's lock:
+ * nothing suspends in between, so the thread is the submitter's). */
+static _Thread_local uring_reactor *enter_owed;
 
 static void uring_flush(rt_reactor *r)
 {
-    sq_flush_pending((uring_reactor *)r);
+    uring_reactor *u = (uring_reactor *)r;
+    if (enter_owed == u) {
+        enter_owed = NULL;
+        sq_enter(u, sq_unentered(u));   /* 0: another's call took it already */
+    }
+    sq_flush_pending(u);
 }
 
 static void uring_submit(rt_reactor *r, rt_io_op *op)
@@ -195,11 +261,14 @@ static void uring_submit(rt_reactor *r, rt_io_op *op)
      * orders nothing for the memory model (nor for TSan); its acquire of
      * rflags after the completion sees everything io.c wrote into op. */
     atomic_store_explicit(&op->rflags, RF_QUEUED, memory_order_release);
-    /* Deferred: one flush later submits it with the others (BATCHING). */
+    /* Deferred: one flush later submits it with the others (BATCHING).
+     * Else published now, and entered by io.c's flush after its lock. */
     if (op->defer)
         atomic_fetch_add_explicit(&u->base.pending, 1, memory_order_seq_cst);   /* seq_cst: see sq_flush_pending */
-    else
-        sq_flush(u);
+    else {
+        sq_publish(u);
+        enter_owed = u;
+    }
     rt_os_mutex_unlock(&u->sq);
 }
 
@@ -213,8 +282,9 @@ static void uring_cancel(rt_reactor *r, rt_io_op *op)
     struct io_uring_sqe *s = sqe_get(u);
     io_uring_prep_cancel(s, op, 0);
     io_uring_sqe_set_data64(s, TAG_CANCEL);
-    sq_flush(u);   /* the op's own SQE, if still queued, goes first */
+    unsigned n = sq_publish(u);   /* the op's own SQE, if still queued, goes first */
     rt_os_mutex_unlock(&u->sq);
+    sq_enter(u, n);
 }
 
 static unsigned poll_bits(int revents)
@@ -398,8 +468,9 @@ static void uring_destroy(rt_reactor *r)
     struct io_uring_sqe *s = sqe_get(u);
     io_uring_prep_nop(s);
     io_uring_sqe_set_data64(s, TAG_STOP);
-    sq_flush(u);
+    unsigned n = sq_publish(u);
     rt_os_mutex_unlock(&u->sq);
+    sq_enter(u, n);
     rt_os_thread_join(&u->thr);
     io_uring_queue_exit(&u->ring);
     rt_os_mutex_fini(&u->sq);

@@ -25,6 +25,15 @@
  * then reads the count of awake reapers and flushes itself on 0; a
  * parking worker drops that count, then reads pending (both seq_cst).
  *
+ * A flush is two steps (ENTERING): under the SQ lock it publishes what is
+ * queued (the kernel's tail; pending drops to 0), then, after the lock,
+ * its system call hands the kernel everything published so far (a call
+ * that finds nothing left returns at once). A lone read (nothing else in
+ * sight) publishes under the lock and enters after io.c's lock (its
+ * flush); every flush enters what it published itself and leaves what
+ * others published to their own system calls (a parking worker looks at
+ * pending only).
+ *
  * Checked: no invalid end state (a worker spinning in S forever with the
  * other parked is one), and when both have parked nothing is queued and
  * both reads were submitted exactly once.
@@ -33,11 +42,14 @@
  *   NOPARKFLUSH  a parking worker flushes nothing;
  *   ONLYOWN      a parking worker flushes only what it queued itself;
  *   FLUSH_FIRST  a parking worker reads pending before its count drops;
- *   MAIN_EARLY   the main thread reads the count before it queues.
+ *   MAIN_EARLY   the main thread reads the count before it queues;
+ *   NOENTER      a lone read publishes and leaves its system call out
+ *                (a published SQE that no one enters).
  */
 #define NW 2
 
-byte pending = 0;      /* SQEs queued, not handed to the kernel */
+byte pending = 0;      /* SQEs queued, not published */
+byte published = 0;    /* published (the kernel's tail), not taken yet */
 byte submitted = 0;    /* reads the kernel has */
 bit sq = 0;            /* the SQ lock */
 bool duty[NW];
@@ -47,13 +59,22 @@ byte parked = 0;
 byte awake = NW;       /* reaping workers not parked */
 bool mdone = false;    /* the main thread has left */
 
+/* The system call, outside every lock: the kernel takes what is
+ * published, in one step (its ring lock). */
+inline enter() {
+    atomic { submitted = submitted + published; published = 0 }
+}
+
+/* Enters only when it published something itself. */
 inline flush() {
     atomic { sq == 0 -> sq = 1 };
     if
-    :: pending > 0 -> atomic { submitted = submitted + pending; pending = 0 }
-    :: else -> skip
-    fi;
-    sq = 0
+    :: pending > 0 ->
+        atomic { published = published + pending; pending = 0 };
+        sq = 0;
+        enter()
+    :: else -> sq = 0
+    fi
 }
 
 /* rt_io_reap's rule: the duty, and an empty deque (worker 0's only). */
@@ -104,9 +125,16 @@ proctype Worker0() {
            sq = 0;
            duty[0] = true
        :: else ->
+           /* a lone read: published with whatever was queued, then the
+            * system call after the locks (io.c's flush) */
            atomic { sq == 0 -> sq = 1 };
-           submitted++;
-           sq = 0
+           atomic { published = published + pending + 1; pending = 0 };
+           sq = 0;
+#ifndef NOENTER
+           enter()
+#else
+           skip
+#endif
        fi;
        reap(0)
     :: atomic { !hasR && hasS -> hasS = false };
@@ -155,7 +183,7 @@ proctype Main() {
 proctype Check() {
 end:
     (parked == NW && mdone);
-    assert(pending == 0 && submitted == 2)
+    assert(pending == 0 && published == 0 && submitted == 2)
 }
 
 init {

@@ -14,7 +14,11 @@
  * an on_cancel in progress) and, under the lock, unlinks the record and
  * returns it to the pool (freed). Two cancellers race all of this: the
  * scope's request (through the link) and dagrt_close (no link: under the
- * lock, only while the record is in flight).
+ * lock, only while the record is in flight). The runtime's scope
+ * (rt->waits, which dagrt_destroy cancels) has one link for every call:
+ * its on_cancel sets a flag and walks the in-flight list under the lock,
+ * and a call that submits checks the flag under the lock after its
+ * submit (RtScope below).
  *
  * Checked: the fiber resumes exactly once, only after done, and reads a
  * written result; the reactor and the cancellers never touch a record
@@ -29,6 +33,11 @@
  *                (a completion in between is lost);
  *   CLOSE_NOLOCK dagrt_close looks at "in flight" under the lock but
  *                issues the cancel after releasing it.
+ * With SILENT the op never completes by itself (a receive with no
+ * traffic) and only the runtime's scope cancels: the fiber must still
+ * end (a fiber never resumed is an invalid end state). Its control:
+ *   NO_RTFLAG    the submit does not look at the runtime's flag (a cancel
+ *                whose walk came before the record was linked is lost).
  */
 
 bit mu = 0;                 /* io.c's lock */
@@ -46,6 +55,7 @@ byte resumes = 0;
 bool attached = false;      /* the cancel link */
 bool oncancel_running = false;
 bool cancel_req = false;
+bool rt_cancelled = false;  /* io.c: the runtime's scope was cancelled (under mu) */
 chan runq = [2] of { bit };
 
 inline lock()   { atomic { mu == 0 -> mu = 1 } }
@@ -76,6 +86,12 @@ proctype Fiber() {
     lock();
     inflight = true;
     submitted = true;
+#ifndef NO_RTFLAG
+    if
+    :: rt_cancelled -> req_cancel()
+    :: else -> skip
+    fi;
+#endif
     unlock();
     /* rt_cancel_attach: refused when the scope is cancelled already. */
     atomic {
@@ -132,7 +148,9 @@ proctype Reactor() {
     bool wake = false;
     submitted;
     if
+#ifndef SILENT
     :: true -> skip                 /* the op's own completion */
+#endif
     :: rcancel -> skip              /* ended by the cancel */
     fi;
     assert(!freed);
@@ -167,6 +185,15 @@ proctype Scope() {
     fi
 }
 
+/* The runtime's scope (io.c, io_rt_cancelled): the flag and the walk,
+ * under the lock. */
+proctype RtScope() {
+    lock();
+    rt_cancelled = true;
+    req_cancel();
+    unlock()
+}
+
 /* dagrt_close (or rt_io_fini): no link, only the lock. */
 proctype Close() {
     bool go = false;
@@ -188,7 +215,10 @@ init {
     atomic {
         run Fiber();
         run Reactor();
+        run RtScope();
+#ifndef SILENT
         run Scope();
         run Close()
+#endif
     }
 }
