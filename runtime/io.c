@@ -402,8 +402,12 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     /* The fast path: what the kernel finished inside the submit (a read
      * from the page cache) is served here, on this thread; when that was
      * our own op the call continues without suspending and without the
-     * deadline, the links and the wait. acquire: the completer's release
-     * of the group's word, so the op's result is visible. */
+     * deadline, the links and the wait. io_uring's flush above served it
+     * already, holding the completion queue across its system call so
+     * that an idle worker peeking the queue cannot take it first
+     * (reactor_uring.c, RESERVE); this reap is for what that could not.
+     * acquire: the completer's release of the group's word, so the op's
+     * result is visible. */
     if (io->r->ops->reap && !deferred)
         io->r->ops->reap(io->r, 32);
     if (atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)

@@ -81,8 +81,10 @@ typedef struct rt_reactor_ops {
     /* Optional, after reap: hands the system every op that a submit with
      * op->defer left queued (the reactor may also submit a deferred op at
      * once), and every op a submit without op->defer left queued for it
-     * (io.c calls it after such a submit, outside its lock). Safe from any
-     * thread at any time, outside io.c's lock. io.c defers only where a
+     * (io.c calls it after such a submit, outside its lock; the reactor
+     * may serve there, as reap does, what that system call finished:
+     * reactor_uring.c, RESERVE). Safe from any thread at any time,
+     * outside io.c's lock. io.c defers only where a
      * thread it knows will flush (reactor_uring.c, BATCHING). */
     void (*flush)(rt_reactor *r);
 } rt_reactor_ops;

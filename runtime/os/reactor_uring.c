@@ -33,7 +33,9 @@
  * thread consume it:
  *   - any thread of the runtime, through the reactor's reap op (io.c calls
  *     it right after a submit, so a read the kernel finished inside the
- *     submit, from the page cache, continues without suspending; workers
+ *     submit, from the page cache, continues without suspending: a lone
+ *     read's submitter holds the lock across that system call already and
+ *     drains before it lets go, RESERVE at owed_enter; workers
  *     call it between tasks and as they go idle, so a completion resumes
  *     its fiber on the thread that found it, with no hand-off). They peek
  *     the CQ without a system call (the tail against the head) and skip it
@@ -147,6 +149,20 @@ static unsigned sq_unentered(uring_reactor *u)
     return tail - head;
 }
 
+/* One system call handing over up to n published SQEs: its result, or
+ * -errno (liburing builds that return -1 and errno). */
+static int enter_once(uring_reactor *u, unsigned n)
+{
+    int r = io_uring_enter((unsigned)u->ring.ring_fd, n, 0, 0, NULL);
+    return r == -1 ? -errno : r;
+}
+
+/* -EBUSY/-EAGAIN: the completion side is backed up for a moment. */
+static bool enter_again(int r)
+{
+    return r == -EBUSY || r == -EAGAIN || r == -EINTR;
+}
+
 /* ENTERING: the system call that hands the kernel what is published, made
  * outside sq and outside io.c's lock. The kernel runs a page-cache read
  * inline, inside this call, so a lock held across it (20 reads of a batch
@@ -162,15 +178,8 @@ static void sq_enter(uring_reactor *u, unsigned n)
     if (n == 0)
         return;
     count_submit(u);
-    for (;;) {
-        int r = io_uring_enter((unsigned)u->ring.ring_fd, n, 0, 0, NULL);
-        if (r == -1)
-            r = -errno;   /* liburing builds that return -1 and errno */
-        /* -EBUSY/-EAGAIN: the completion side is backed up for a moment. */
-        if (r >= 0 || (r != -EBUSY && r != -EAGAIN && r != -EINTR))
-            return;
+    while (enter_again(enter_once(u, n)))
         rt_os_yield();
-    }
 }
 
 /* Hands the kernel what is queued (re-checked under sq). What another
@@ -196,15 +205,18 @@ static void sq_flush_pending(uring_reactor *u)
 
 /* The reactor whose SQE this thread's submit without defer published,
  * and whose system call it owes (uring_flush, right after io.c's lock:
- * nothing suspends in between, so the thread is the submitter's). */
+ * nothing suspends in between, so the thread is the submitter's; made
+ * holding the CQ's lock, RESERVE at owed_enter). */
 static _Thread_local uring_reactor *enter_owed;
+
+static void owed_enter(uring_reactor *u);
 
 static void uring_flush(rt_reactor *r)
 {
     uring_reactor *u = (uring_reactor *)r;
     if (enter_owed == u) {
         enter_owed = NULL;
-        sq_enter(u, sq_unentered(u));   /* 0: another's call took it already */
+        owed_enter(u);   /* RESERVE */
     }
     sq_flush_pending(u);
 }
@@ -386,6 +398,51 @@ static unsigned uring_reap(rt_reactor *r, unsigned max)
     for (unsigned i = 0; i < n; i++)
         ops[i]->done(ops[i]);   /* the last access */
     return n;
+}
+
+/* RESERVE: the system call a lone read's submitter owes (uring_flush,
+ * right after io.c's lock), made holding the CQ's consumer lock, and the
+ * drain of what it brought before the lock goes: the kernel runs a
+ * page-cache read inside the call and posts its completion before the
+ * call returns, and a worker spinning in its idle loop (often the one
+ * the fiber has just left, after the last read's resume moved it) peeks
+ * the CQ and takes the lock the moment it posts, while the submitter is
+ * still on its way out of the kernel; the submitter's own reap then finds
+ * the lock held, its completion not yet done, and suspends (io_fast_path
+ * saw 106 and 131 suspends in 200 page-cache reads beside a busy loop:
+ * 182 of 200 own reaps found the lock held by a worker or the main
+ * thread, with the completion posted; the fiber's resume on the reaper's
+ * thread kept the two threads trading places). Workers' reaps skip the
+ * CQ meanwhile (uring_reap: the lock is held), the completion thread
+ * waits for it as for any consumer in progress; the hold covers one
+ * system call, no wait (no GETEVENTS). A lock already held, or a queue
+ * backed up (-EBUSY: its lock is let go first, so that others can drain
+ * it), falls back to the plain system call and io.c's reap after it. */
+static void owed_enter(uring_reactor *u)
+{
+    unsigned n = sq_unentered(u);
+    if (n == 0)
+        return;   /* another's call took it already */
+    /* relaxed: a pre-check, as uring_reap's (the exchange decides). */
+    if (atomic_load_explicit(&u->reaping, memory_order_relaxed) || !cq_trylock(u)) {
+        sq_enter(u, n);
+        return;
+    }
+    count_submit(u);
+    int e = enter_once(u, n);
+    if (enter_again(e)) {
+        cq_unlock(u);
+        do
+            rt_os_yield();
+        while (enter_again(enter_once(u, n)));
+        return;
+    }
+    rt_io_op *ops[REAP_BATCH];
+    bool stop = false;
+    unsigned k = cq_take(u, ops, REAP_BATCH, false, &stop);
+    cq_unlock(u);
+    for (unsigned i = 0; i < k; i++)
+        ops[i]->done(ops[i]);   /* the last access */
 }
 
 static void completion_main(void *arg)
