@@ -30,10 +30,21 @@
  * drops the count to 0 bumps only if it then reads the lease free (M
  * bumps when it gives the lease back).
  *
+ * A lone read's submitter S (RESERVE at reactor_uring.c's owed_enter):
+ * the kernel posts S's completion inside S's own system call. S takes the
+ * consumer lock before that call (a try-lock; if it is held, S makes the
+ * plain call and then reaps like a worker), and drains before it lets
+ * go, so its own completion is its own to serve (the fast path: no
+ * suspend). The kernel refuses the call (-EBUSY) while completions wait
+ * to be consumed (here: while any does); S then lets the lock go before
+ * it retries, and reaps like a worker after. S is not one of the
+ * counted reapers: nothing relies on it beyond its own drain.
+ *
  * Checked: every completion is served exactly once, by one consumer at a
  * time; the completion thread sees STOP and ends; no lost wake-up (a
  * completion nobody serves leaves destroy, or the completion thread,
- * blocked: an invalid end state).
+ * blocked: an invalid end state); S, holding the lock across its call,
+ * serves its own completion.
  *
  * Negative controls (meson.build), each must fail:
  *   EDGE       the completion thread sleeps until the next post (an edge:
@@ -48,7 +59,11 @@
  *              count, and sleeps on the gate with every reaper parked);
  *   MAIN_NOBUMP M gives the lease back without the bump;
  *   MAIN_EARLY M reads the count and gated before it gives the lease
- *              back (the check moved early).
+ *              back (the check moved early);
+ *   RESERVE_LATE S takes the lock after its system call (io3's order: a
+ *              worker's peek takes S's completion first);
+ *   BUSY_HOLD  S keeps the lock while it retries a refused call (nobody
+ *              can drain what the kernel waits for: S hangs).
  */
 #define N 2
 #define NW 2
@@ -65,6 +80,8 @@ byte awake = NW;     /* reapers not parked */
 byte gate = 0;
 bool gated = false;  /* the completion thread sleeps (or is about to) on the gate */
 bit lease = 1;       /* the main thread's (NONE 0; USED and MARKED are both 1 here) */
+byte mine = 255;     /* S's entry (its index in the queue) */
+byte taker = 0;      /* who consumed it: 1 S, 2 anyone else */
 
 inline post() {
     atomic {
@@ -77,7 +94,7 @@ inline post() {
 }
 
 /* lk held. */
-inline drain(owner) {
+inline drain(owner, who) {
     indrain++;
     assert(indrain == 1);
     do
@@ -93,7 +110,12 @@ inline drain(owner) {
                 break
 #endif
             fi
-        :: else -> head++; served++
+        :: else ->
+            if
+            :: head == mine -> taker = who
+            :: else -> skip
+            fi;
+            head++; served++
         fi
     :: else -> break
     od;
@@ -103,8 +125,8 @@ inline drain(owner) {
 proctype Kernel() {
     byte i = 0;
     do
-    :: i < N -> post(); i++
-    :: i == N -> break
+    :: i < N - 1 -> post(); i++   /* S posts the last one, in its call */
+    :: i == N - 1 -> break
     od;
     (served == N);   /* dagrt_destroy: only once every op is done */
     post()           /* STOP */
@@ -121,7 +143,7 @@ proctype Worker() {
             fi
         };
         if
-        :: got -> drain(false); lk = 0
+        :: got -> drain(false, 2); lk = 0
         :: else -> skip
         fi
     :: break                                /* parks for good */
@@ -169,7 +191,7 @@ proctype Main() {
             fi
         };
         if
-        :: got -> drain(false); lk = 0
+        :: got -> drain(false, 2); lk = 0
         :: else -> skip
         fi
     :: lease == 0 -> lease = 1              /* an I/O call takes it again */
@@ -207,11 +229,80 @@ proctype Main() {
     fi
 }
 
+/* The kernel takes S's call and posts its completion inside it. */
+inline s_enter() {
+    atomic { mine = tail; post() }
+}
+
+/* A reap like a worker's: one peek and try. */
+inline s_reap() {
+    if
+    :: head < tail ->
+        atomic {
+            if
+            :: lk == 0 -> lk = 1; got = true
+            :: else -> got = false
+            fi
+        };
+        if
+        :: got -> drain(false, 1); lk = 0
+        :: else -> skip
+        fi
+    :: else -> skip
+    fi
+}
+
+proctype Submitter() {
+    bool got;
+#ifdef RESERVE_LATE
+    s_enter();
+    atomic {
+        if
+        :: lk == 0 -> lk = 1; got = true
+        :: else -> got = false
+        fi
+    };
+    if
+    :: got -> drain(false, 1); lk = 0; assert(taker == 1)
+    :: else -> s_reap()
+    fi
+#else
+    atomic {
+        if
+        :: lk == 0 -> lk = 1; got = true
+        :: else -> got = false
+        fi
+    };
+    if
+    :: got ->
+        if
+        :: head == tail ->              /* taken */
+            s_enter();
+            drain(false, 1); lk = 0;
+            assert(taker == 1)          /* its own, with no suspend */
+        :: head < tail ->               /* -EBUSY: completions wait */
+#ifdef BUSY_HOLD
+            (head == tail);             /* retries holding the lock */
+            s_enter();
+            drain(false, 1); lk = 0
+#else
+            lk = 0;
+            atomic { head == tail -> s_enter() }   /* retries until taken */
+            s_reap()
+#endif
+        fi
+    :: else ->                          /* the lock is busy: the plain call */
+        atomic { head == tail -> s_enter() };
+        s_reap()
+    fi
+#endif
+}
+
 proctype Completion() {
     byte gen;
     do
     :: atomic { lk == 0 -> lk = 1 };
-       drain(true);
+       drain(true, 2);
        lk = 0;
        if
        :: stopped -> break
@@ -253,6 +344,7 @@ init {
         run Kernel();
         run Completion();
         run Main();
+        run Submitter();
         byte w = 0;
         do
         :: w < NW -> run Worker(); w++
