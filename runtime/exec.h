@@ -11,8 +11,8 @@
  *   exec_dynamic.c      the dynamic executor: join counters, the ready
  *                       list, helpers, the hand-off from frame to frame
  *   exec_plan.c         plan mode: a list per thread (the caller's and
- *                       one per worker), made once per graph, cursors,
- *                       epochs
+ *                       one per worker), cursors, epochs
+ *   exec_plan_build.c   plan mode's lists, made once per graph
  *   exec_plan_off.c     plan mode's nodes that run elsewhere: fiber and
  *                       hot nodes as tasks, the help while a thread waits
  *   exec_plan_helper.c  plan mode between runs: the workers' helpers that
@@ -244,6 +244,10 @@ typedef struct graph_rt {
     uint8_t pplan;
     uint8_t noffer;
     uint8_t pawake;              /* a helper was running at the offer (exec_policy.c) */
+    /* At most this many helpers for a pipeline's frames in flight
+     * together: the plan's list bound less the caller's, and no more
+     * than the workers (rt_plan_build; rt_plan_spare_helpers). */
+    uint8_t plan_helpers;
     node_rt *pprev;
     uint32_t pprev_epoch;
     uint64_t pticket;
@@ -562,10 +566,13 @@ enum { LINK_NONE = 0, LINK_DONE = 1, LINK_LINKED = 2 };
  * what becomes ready (published, never run here). */
 void rt_exec_cross(graph_rt *nx, uint32_t x);
 
-/* ------------------------------------------------------- exec_plan.c */
+/* ------------------------------------------------- exec_plan_build.c */
 
 /* Makes the lists for r->g; false when it cannot run in plan mode. */
 bool rt_plan_build(graph_rt *r);
+
+/* ------------------------------------------------------- exec_plan.c */
+
 /* A whole run in plan mode. */
 int rt_plan_run(graph_rt *r);
 /* A plan run's start for the helpers' lists (cursors, owners, thefts),
@@ -664,6 +671,9 @@ static inline uint32_t rt_plan_lists_for(int nworkers)
 }
 /* Makes sure a helper will serve the run just offered. */
 void rt_plan_ensure_helper(graph_rt *r);
+/* Pipelined frame r, just offered after prev (still in flight): spawns
+ * helpers for those still serving prev, within r->plan_helpers. */
+void rt_plan_spare_helpers(plan_slot *s, graph_rt *r, const graph_rt *prev);
 /* A started instance (dagrt_graph_start, not a pipeline's frame): its
  * caller takes part only at its wait, so nothing may leave it for then. */
 static inline bool rt_run_caller_away(const graph_rt *r) { return r->async && !r->inpipe; }

@@ -284,6 +284,33 @@ void rt_plan_ensure_helper(graph_rt *r)
         rt_plan_spawn_helper(r->rt, s);
 }
 
+void rt_plan_spare_helpers(plan_slot *s, graph_rt *r, const graph_rt *prev)
+{
+    /* A helper serves the tickets in order: one still in the frame before
+     * (its ticket joined) comes to this frame's only once it left that
+     * one, so with the frame before's helpers counted as present this
+     * frame would run on the caller's look-ahead alone, and frames in
+     * flight would share one helper, whatever the cores (a chain's
+     * pipeline at 1 frame per helper). With workers to spare, this frame
+     * gets helpers of its own: as many as the offer's tickets beside
+     * those serving the frame before, within the plan's bound. */
+    /* relaxed: a count for this decision, as in rt_plan_offer. */
+    uint32_t p = atomic_load_explicit(&s->present, memory_order_relaxed);
+    if (p >= r->plan_helpers)
+        return;
+    uint32_t want = r->noffer;
+    for (uint32_t j = 0; j < prev->noffer; j++) {
+        const uint64_t t = prev->pticket + j;
+        /* relaxed: a hint; a helper that leaves meanwhile serves this
+         * frame next (or lingers, and leaves). */
+        want += atomic_load_explicit(&((plan_offer *)(uintptr_t)&s->ring[t % PLAN_RING])->state,
+                                     memory_order_relaxed) == (t << 2 | OFFER_JOINED);
+    }
+    if (want > r->plan_helpers)
+        want = r->plan_helpers;
+    for (; p < want; p++)
+        rt_plan_spawn_helper(r->rt, s);
+}
 
 /* Whether a run offers list k (k >= 1) to a helper: if it has nodes; and
  * a pipelined frame whose helper lists are all empty (a chain: every node

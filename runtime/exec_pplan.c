@@ -24,7 +24,10 @@
  *   usually runs on one thread, in list order, and the same-node test
  *   reads a line in its own cache (with one helper always; with more, a
  *   helper takes the first ticket it wins, which is often, not always, the
- *   same list as in the frame before). While the caller is away (between
+ *   same list as in the frame before). A frame offered while helpers
+ *   still serve the frame before gets helpers of its own where workers
+ *   are spare, up to the plan's bound (rt_plan_spare_helpers): frames in
+ *   flight then run side by side, a chain's frames too. While the caller is away (between
  *   its pipeline calls) a helper also takes the caller's ready nodes,
  *   except `on main` ones, and those of helper lists nobody runs; with
  *   nothing to run for PLAN_LINGER_NS it leaves the frame to the caller's
@@ -110,8 +113,11 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
     /* Before the offer, which may spawn one: was a helper running? (The
      * policy's "slow to wake", exec_policy.c; kept until the wait.) */
     r->pawake = s && rt_plan_helper_awake(s);
-    if (s)
+    if (s) {
         rt_plan_offer(s, r);
+        if (prev && r->noffer != 0)
+            rt_plan_spare_helpers(s, r, prev);
+    }
     if (r->noffer != 0 && rt_run_caller_away(r))
         /* A started instance goes on while its caller is away: a helper
          * leaving as the offer lands must not leave it for the caller's

@@ -40,6 +40,9 @@
  *   group.
  *
  * Modelled: depth DEPTH (2; -DDEPTH=3) over FRAMES frames (3; -DFRAMES=4),
+ * HELPERS helpers (1; -DHELPERS=2: a pipelined frame gets helpers of its own
+ * while others still serve the frame before, rt_plan_spare_helpers, so two
+ * frames' tickets are served side by side, each helper in ticket order),
  * RING (2) ring entries, so tickets reuse entries while others are open;
  * the graph  a; b after a; c after prev a  with a on the caller's list and
  * b, c on the helper's (an edge across the lists, and a `prev` input that
@@ -92,6 +95,9 @@
 #endif
 #ifndef FRAMES
 #define FRAMES 3
+#endif
+#ifndef HELPERS
+#define HELPERS 1
 #endif
 #define RING 2
 #define NN 3
@@ -316,7 +322,7 @@ active proctype main_thread()
     od
 }
 
-active proctype helper()
+active [HELPERS] proctype helper()
 {
     byte next = 1, k, fr;
     bool joined;
