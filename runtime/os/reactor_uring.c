@@ -409,7 +409,7 @@ static unsigned uring_reap(rt_reactor *r, unsigned max)
  * the CQ and takes the lock the moment it posts, while the submitter is
  * still on its way out of the kernel; the submitter's own reap then finds
  * the lock held, its completion not yet done, and suspends (io_fast_path
- * saw 106 and 131 suspends in 200 page-cache reads beside a busy loop:
+ * saw 106 and 131 suspends in 200 page-cache reads beside busy loops:
  * 182 of 200 own reaps found the lock held by a worker or the main
  * thread, with the completion posted; the fiber's resume on the reaper's
  * thread kept the two threads trading places). Workers' reaps skip the
