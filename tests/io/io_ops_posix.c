@@ -243,7 +243,7 @@ int io_destroy_reads_fb(void) { return destroy_parked(true); }
 typedef struct poll_job {
     dagrt *rt;
     int rfd;
-    int result;
+    _Atomic int result;   /* the test reads it while the fiber may store (a "still waiting" field) */
 } poll_job;
 
 static void poll_fiber(void *arg)
