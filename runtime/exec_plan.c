@@ -272,9 +272,10 @@ static bool plan_others_left(graph_rt *r, uint32_t own)
 /* The caller in a pipelined frame's wait with nothing of r ready: one
  * ready node of a later frame in flight (exec_pplan.c, "looks ahead"),
  * claimed and run, from its own list of each frame only: the helper's
- * list of a later frame usually has no owner yet (the helper is still in
- * an earlier frame), and nodes taken from it would read to the run
- * policy as a starved helper (stolen). Returns whether it ran one. */
+ * list of a later frame often has no owner yet (its helper is still in
+ * an earlier frame, or was not spawned: rt_plan_spare_helpers), and nodes
+ * taken from it would read to the run policy as a starved helper
+ * (stolen). Returns whether it ran one. */
 bool rt_plan_ahead(graph_rt *r, node_where where)
 {
     graph_rt *x = r->pnext;

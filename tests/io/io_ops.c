@@ -376,7 +376,7 @@ typedef struct scope_job {
     io_sock s;
     dagrt_cancel *scope;
     _Atomic int started;
-    _Atomic int64_t result;   /* polled by the test while the fiber may store */
+    _Atomic int64_t result;   /* the test polls it while the fiber may store it */
 } scope_job;
 
 static void scope_recv(void *arg)

@@ -243,7 +243,7 @@ int io_destroy_reads_fb(void) { return destroy_parked(true); }
 typedef struct poll_job {
     dagrt *rt;
     int rfd;
-    _Atomic int result;   /* the test reads it while the fiber may store (a "still waiting" field) */
+    _Atomic int result;   /* read while the waiter may still store it ("still waiting") */
 } poll_job;
 
 static void poll_fiber(void *arg)
@@ -682,7 +682,7 @@ typedef struct parked_job {
     dagrt *rt;
     int fd;
     char b;
-    int64_t r;
+    _Atomic int64_t r;   /* as poll_job.result */
 } parked_job;
 
 static void idle_reader(void *arg)
