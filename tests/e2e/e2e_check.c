@@ -173,13 +173,51 @@ static bool candidate(const e2e_node *n, int fid, bool parallel)
            !!(n->flags & DAGRT_NODE_PARALLEL) == parallel;
 }
 
+static int claim_pass(e2e_state *s, e2e_frame *fr, int fid, bool parallel, bool certain);
+
+/* Whether n's `when` answers so far are surely its own: for each of its
+ * predicates, the yes answers not used yet cover every task not started
+ * that is ready and asks it (n included). A call of a function shared by
+ * tasks with other predicates (t21 `when p`, t23 `when q`, both `call f`)
+ * must not take p's yes that a third task of p (t17) asked for: t17 would
+ * then run with none left. */
+static bool when_certain(e2e_state *s, e2e_frame *fr, const e2e_node *n)
+{
+    for (int k = 0; k < n->nwids; k++) {
+        int w = n->wids[k], askers = 0;
+        for (uint32_t j = 0; j < s->g->nnodes; j++) {
+            const e2e_node *m = &s->g->nodes[j];
+            bool unused;
+            if (m->kind == DAGRT_NODE_TASK && !atomic_load(&fr->ns[j].started) &&
+                asks(s, fr, m, w, &unused) && ready(s, fr, j))
+                askers++;
+        }
+        if (atomic_load(&fr->when_true[w]) < askers)
+            return false;
+    }
+    return true;
+}
+
 /* Several tasks may share one function: the call belongs to one of them
- * that is ready and not started yet. */
+ * that is ready and not started yet; first one whose `when` answers are
+ * surely its own (when_certain), then any. */
 static int claim(e2e_state *s, e2e_frame *fr, int fid, bool parallel)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        int r = claim_pass(s, fr, fid, parallel, pass == 0);
+        if (r >= 0)
+            return r;
+    }
+    return -1;
+}
+
+static int claim_pass(e2e_state *s, e2e_frame *fr, int fid, bool parallel, bool certain)
 {
     for (uint32_t i = 0; i < s->g->nnodes; i++) {
         const e2e_node *n = &s->g->nodes[i];
         if (!candidate(n, fid, parallel) || atomic_load(&fr->ns[i].started) || !ready(s, fr, i))
+            continue;
+        if (certain && n->nwids > 0 && !when_certain(s, fr, n))
             continue;
         int zero = 0;
         if (!atomic_compare_exchange_strong(&fr->ns[i].started, &zero, 1))
