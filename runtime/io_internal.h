@@ -47,4 +47,12 @@ bool rt_io_may_defer(dagrt *rt, const rt_io *io);
  * LEASE) and, deferred, this thread's duty to flush it. */
 void rt_io_submitted(dagrt *rt, rt_io *io, bool deferred);
 
+/* io.c. One call of the public API (io_api.c): op `in` submitted, waited
+ * for until deadline or c's cancel, traced; its result (bytes, a handle,
+ * events, or a negative DAGRT_E* code), the completed op in *out. */
+int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
+                   rt_io_op *out);
+/* An op record of `kind` on handle h, every other field zero. */
+void rt_io_op_clear(rt_io_op *op, int kind, dagrt_handle h);
+
 #endif
