@@ -381,7 +381,20 @@ static unsigned cq_take(uring_reactor *u, rt_io_op **ops, unsigned max, bool own
     return n;
 }
 
-#define REAP_BATCH 32u
+#define REAP_BATCH 32u   /* ops served per take (on the stack) */
+
+/* Lock held: takes up to max entries (cq_take), lets the lock go, then
+ * finishes their ops (done: the last access to each, outside the lock). */
+static unsigned cq_serve(uring_reactor *u, unsigned max, bool owner, bool *stop)
+{
+    rt_io_op *ops[REAP_BATCH];
+    unsigned n = cq_take(u, ops, max < REAP_BATCH ? max : REAP_BATCH, owner, stop);
+    cq_unlock(u);
+    for (unsigned i = 0; i < n; i++)
+        ops[i]->done(ops[i]);   /* the last access */
+    return n;
+}
+
 #define GATE_TICK_NS 1000000u   /* 1 ms: how long a completion may wait for a busy worker */
 #define LEASE_TICK_NS 200000u   /* 200 us: for the main thread's lease (io_reap.c, LEASE) */
 
@@ -391,13 +404,8 @@ static unsigned uring_reap(rt_reactor *r, unsigned max)
     /* relaxed: a pre-check that keeps idle peeks off the lock's line. */
     if (!cq_nonempty(u) || atomic_load_explicit(&u->reaping, memory_order_relaxed) || !cq_trylock(u))
         return 0;
-    rt_io_op *ops[REAP_BATCH];
     bool stop = false;
-    unsigned n = cq_take(u, ops, max < REAP_BATCH ? max : REAP_BATCH, false, &stop);
-    cq_unlock(u);
-    for (unsigned i = 0; i < n; i++)
-        ops[i]->done(ops[i]);   /* the last access */
-    return n;
+    return cq_serve(u, max, false, &stop);
 }
 
 /* RESERVE: the system call a lone read's submitter owes (uring_flush,
@@ -444,12 +452,8 @@ static void owed_enter(uring_reactor *u)
         while (enter_again(enter_once(u, n)));
         return;
     }
-    rt_io_op *ops[REAP_BATCH];
     bool stop = false;
-    unsigned k = cq_take(u, ops, REAP_BATCH, false, &stop);
-    cq_unlock(u);
-    for (unsigned i = 0; i < k; i++)
-        ops[i]->done(ops[i]);   /* the last access */
+    (void)cq_serve(u, REAP_BATCH, false, &stop);
 }
 
 static void completion_main(void *arg)
@@ -463,12 +467,8 @@ static void completion_main(void *arg)
         /* Drain what is there, waiting for a consumer in progress. */
         while (!cq_trylock(u))
             rt_os_yield();
-        rt_io_op *ops[REAP_BATCH];
         bool stop = false;
-        unsigned n = cq_take(u, ops, REAP_BATCH, true, &stop);
-        cq_unlock(u);
-        for (unsigned i = 0; i < n; i++)
-            ops[i]->done(ops[i]);   /* the last access */
+        unsigned n = cq_serve(u, REAP_BATCH, true, &stop);
         if (stop)
             return;
         if (n == REAP_BATCH)
