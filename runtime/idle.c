@@ -54,6 +54,13 @@ static bool work_visible(rt_ctx *c)
     dagrt *rt = c->rt;
     if (rt_mpsc_nonempty(&rt->hot) || rt_mpsc_nonempty(&c->inbox))
         return true;
+    /* Our own deque, its private tail too: the idle loop's reap
+     * (rt_io_reap) resumes fibers into it, and with no other thread to
+     * run tasks (nctx 1) nothing exposes it (work.c, submit_on). relaxed:
+     * the owner's own indices (a thief's top only makes it look fuller). */
+    if (atomic_load_explicit(&c->deque.bottom, memory_order_relaxed) >
+        atomic_load_explicit(&c->deque.top, memory_order_relaxed))
+        return true;
     /* relaxed: an offer is extra work nobody waits on (pfor.c), so missing
      * one is never a lost wake-up; seeing one sends us to find_task. */
     if (atomic_load_explicit(&rt->offer, memory_order_relaxed))
