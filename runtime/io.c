@@ -2,10 +2,11 @@
  * io.c - the I/O calls of "waiting on the world" (design/io.md): the
  * portable half. The system half is the reactor (os/reactor.h).
  *
- * A call takes an op record from the runtime's pool, fills it, links it on
- * the in-flight list and submits it, all under one lock (so a cancel,
- * which walks that list under the same lock, never reaches the reactor
- * before its op, nor after the record went back to the pool), and waits on
+ * A call takes an op record from its shard's pool, fills it, links it on
+ * the shard's in-flight list and submits it, all under the shard's lock
+ * (so a cancel, which walks that list under the same lock, never reaches
+ * the reactor before its op, nor after the record went back to the pool),
+ * and waits on
  * the record's one-shot group (count 1), which the reactor's done callback
  * completes: the same hand-off as every other wait of the runtime (a
  * fiber's suspend/resume handshake, fiber_sched.c, so a completion that
@@ -16,8 +17,19 @@
  *     dagrt_event_wait and sleeps when there is nothing to run;
  *   - a thread that is not one of rt's sleeps on the record's word.
  *
+ * RT_IO_SHARDS. A reactor that takes submits from several threads at once
+ * (reactor.h, concurrent: io_uring, a ring per thread) gets one shard per
+ * thread slot (rt_io_slot: the thread's context, or one shared by the
+ * threads outside the runtime); others one for all. With one lock for
+ * every call, two threads doing I/O met on it twice per call, and a
+ * contended pthread mutex sleeps in the kernel at once: in qd32 the
+ * futex wake-ups and waits were a tenth of the run. A record stays in its
+ * shard for good (a call that moved with its fiber still ends there), and
+ * what walks every call (the runtime's cancel, dagrt_close, rt_io_fini)
+ * walks every shard, one lock at a time.
+ *
  * The reactor starts at the runtime's first call (a runtime that does no
- * I/O has no ring and no reactor thread). The pool is made in chunks of
+ * I/O has no ring and no reactor thread). Each shard's pool is made in chunks of
  * io_ring_entries records and never shrinks, so once warm a call
  * allocates nothing. A call is attached to its scope (c) and, for
  * dagrt_poll's deadline, to a timer (timer.h); the runtime's scope
@@ -57,6 +69,7 @@ struct io_req {
     bool canceling;              /* a cancel was handed to the reactor */
     bool timed_out;              /* its deadline's timer fired: ETIMEDOUT */
     struct rt_io *io;
+    rt_io_shard *sh;             /* whose lists it is on, whose lock orders it */
     rt_timer timer;              /* the deadline (dagrt_poll) */
     rt_cancel_link link;         /* on the caller's scope */
 };
@@ -66,31 +79,59 @@ struct io_chunk {
     io_req reqs[];
 };
 
-/* mu held. */
-static bool pool_grow(rt_io *io)
+/* sh->mu held. */
+static bool pool_grow(const rt_io *io, rt_io_shard *sh)
 {
     io_chunk *ch = malloc(sizeof *ch + (size_t)io->entries * sizeof(io_req));
     if (!ch)
         return false;
     memset(ch, 0, sizeof *ch + (size_t)io->entries * sizeof(io_req));
-    ch->next = io->chunks;
-    io->chunks = ch;
+    ch->next = sh->chunks;
+    sh->chunks = ch;
     for (unsigned i = 0; i < io->entries; i++) {
-        ch->reqs[i].next = io->free;
-        io->free = &ch->reqs[i];
+        ch->reqs[i].next = sh->free;
+        sh->free = &ch->reqs[i];
     }
     return true;
 }
 
 static void io_free(rt_io *io)
 {
-    while (io->chunks) {
-        io_chunk *n = io->chunks->next;
-        free(io->chunks);
-        io->chunks = n;
+    for (unsigned i = 0; i < io->nshards; i++) {
+        rt_io_shard *sh = &io->shards[i];
+        while (sh->chunks) {
+            io_chunk *n = sh->chunks->next;
+            free(sh->chunks);
+            sh->chunks = n;
+        }
+        rt_os_mutex_fini(&sh->mu);
     }
-    rt_os_mutex_fini(&io->mu);
+    if (io->shards)
+        rt_os_free_aligned(io->shards);
     free(io);
+}
+
+/* The shard of a call made on this thread (RT_IO_SHARDS). */
+static rt_io_shard *shard_of(const rt_io *io, unsigned slot)
+{
+    return &io->shards[io->nshards == 1 ? 0 : slot % io->nshards];
+}
+
+/* The shards, one per slot for a concurrent reactor (reactor.h: a ring
+ * per thread), else one: NULL on no memory. */
+static bool shards_make(dagrt *rt, rt_io *io)
+{
+    unsigned n = io->r->concurrent ? (unsigned)rt->nctx + 1u : 1u;
+    io->shards = rt_os_alloc_aligned(64, (size_t)n * sizeof *io->shards);
+    if (!io->shards)
+        return false;
+    memset(io->shards, 0, (size_t)n * sizeof *io->shards);
+    for (; io->nshards < n; io->nshards++)
+        if (rt_os_mutex_init(&io->shards[io->nshards].mu) != 0)
+            return false;
+    /* The first call's records now (every other slot's at its own first
+     * call: a thread that never makes one costs none). */
+    return pool_grow(io, shard_of(io, rt_io_slot(rt)));
 }
 
 static void io_rt_cancelled(rt_cancel_link *l);
@@ -108,15 +149,15 @@ static rt_io *io_get(dagrt *rt, int *err)
     }
     unsigned n = rt->cfg.io_ring_entries > 0 ? (unsigned)rt->cfg.io_ring_entries : IO_ENTRIES_DEFAULT;
     io->entries = n > IO_ENTRIES_MAX ? IO_ENTRIES_MAX : n;
-    if (rt_os_mutex_init(&io->mu) != 0 || !pool_grow(io)) {
-        free(io->chunks);
-        free(io);
-        *err = DAGRT_ENOMEM;
-        return NULL;
-    }
     io->r = rt_io_reactor_make(rt, io->entries, err);
     if (!io->r) {
         io_free(io);
+        return NULL;
+    }
+    if (!shards_make(rt, io)) {
+        io->r->ops->destroy(io->r);
+        io_free(io);
+        *err = DAGRT_ENOMEM;
         return NULL;
     }
     io->kind = io->r->ops->name;
@@ -136,12 +177,13 @@ static rt_io *io_get(dagrt *rt, int *err)
     /* release: the reactor thread's acquire load sees the counter whole. */
     atomic_store_explicit(&io->r->awake, &rt->io_awake, memory_order_release);
     /* The runtime's scope, before the state is published: a request from
-     * here on walks the in-flight list (empty until then); one made
+     * here on walks the in-flight lists (empty until then); one made
      * already refuses the link, and every call is cancelled as it
      * submits (io_call_). */
     io->rtlink.on_cancel = io_rt_cancelled;
     io->rtlinked = rt_cancel_attach(&rt->waits, &io->rtlink) == 0;
-    io->rt_cancelled = !io->rtlinked;
+    for (unsigned i = 0; i < io->nshards; i++)
+        io->shards[i].rt_cancelled = !io->rtlinked;
     rt_io *expect = NULL;
     /* release: publishes the whole state to io_of's acquire; acquire on
      * failure: the winner's state is whole for us too. */
@@ -218,18 +260,18 @@ static void req_cancel(rt_io *io, io_req *q)
 static void req_timed_out(rt_timer *t)
 {
     io_req *q = (io_req *)(void *)((char *)t - offsetof(io_req, timer));
-    rt_os_mutex_lock(&q->io->mu);
+    rt_os_mutex_lock(&q->sh->mu);
     if (!q->canceling)
         q->timed_out = true;
     req_cancel(q->io, q);
-    rt_os_mutex_unlock(&q->io->mu);
+    rt_os_mutex_unlock(&q->sh->mu);
 }
 
 static void req_cancel_locked(io_req *q)
 {
-    rt_os_mutex_lock(&q->io->mu);
+    rt_os_mutex_lock(&q->sh->mu);
     req_cancel(q->io, q);
-    rt_os_mutex_unlock(&q->io->mu);
+    rt_os_mutex_unlock(&q->sh->mu);
 }
 static void req_scope_cancelled(rt_cancel_link *l)
 {
@@ -241,13 +283,16 @@ static void req_scope_cancelled(rt_cancel_link *l)
 static void io_rt_cancelled(rt_cancel_link *l)
 {
     rt_io *io = (rt_io *)(void *)((char *)l - offsetof(rt_io, rtlink));
-    rt_os_mutex_lock(&io->mu);
-    io->rt_cancelled = true;
-    for (io_req *q = io->inflight; q; q = q->next)
-        /* acquire: a record whose group reached 0 is done. */
-        if (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
-            req_cancel(io, q);
-    rt_os_mutex_unlock(&io->mu);
+    for (unsigned i = 0; i < io->nshards; i++) {
+        rt_io_shard *sh = &io->shards[i];
+        rt_os_mutex_lock(&sh->mu);
+        sh->rt_cancelled = true;
+        for (io_req *q = sh->inflight; q; q = q->next)
+            /* acquire: a record whose group reached 0 is done. */
+            if (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
+                req_cancel(io, q);
+        rt_os_mutex_unlock(&sh->mu);
+    }
 }
 
 /* ---------------------------------------------------------- one call */
@@ -297,18 +342,19 @@ static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io
     if (linked)
         rt_cancel_detach(&q->link);
     *out = q->op;
-    rt_os_mutex_lock(&io->mu);
+    rt_io_shard *sh = q->sh;
+    rt_os_mutex_lock(&sh->mu);
     bool closing = q->closing, timed_out = q->timed_out;
     if (q->prev)
         q->prev->next = q->next;
     else
-        io->inflight = q->next;
+        sh->inflight = q->next;
     if (q->next)
         q->next->prev = q->prev;
-    io->ninflight--;
-    q->next = io->free;
-    io->free = q;
-    rt_os_mutex_unlock(&io->mu);
+    sh->ninflight--;
+    q->next = sh->free;
+    sh->free = q;
+    rt_os_mutex_unlock(&sh->mu);
 
     if (out->canceled) {
         if (timed_out && !closing) {
@@ -353,18 +399,20 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         count(rt, io, in->kind, IO_TIMEOUTS, 1);
         return DAGRT_ETIMEDOUT;
     }
-    rt_os_mutex_lock(&io->mu);
-    if (io->stopping) {
-        rt_os_mutex_unlock(&io->mu);
+    unsigned slot = rt_io_slot(rt);
+    rt_io_shard *sh = shard_of(io, slot);
+    rt_os_mutex_lock(&sh->mu);
+    if (sh->stopping) {
+        rt_os_mutex_unlock(&sh->mu);
         count(rt, io, in->kind, IO_CANCELS, 1);
         return DAGRT_ECANCELED;
     }
-    if (!io->free && !pool_grow(io)) {
-        rt_os_mutex_unlock(&io->mu);
+    if (!sh->free && !pool_grow(io, sh)) {
+        rt_os_mutex_unlock(&sh->mu);
         return DAGRT_ENOMEM;
     }
-    io_req *q = io->free;
-    io->free = q->next;
+    io_req *q = sh->free;
+    sh->free = q->next;
     q->op = *in;
     q->op.done = req_done;
     q->op.res = 0;
@@ -373,6 +421,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     atomic_init(&q->op.rflags, 0);
     q->closing = q->canceling = q->timed_out = false;
     q->io = io;
+    q->sh = sh;
     atomic_init(&q->g.word, 1);
     q->g.owner = NULL;
     q->g.waiter = NULL;
@@ -380,16 +429,17 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     q->g.armed = 0;
     q->g.magic = RT_GROUP_MAGIC;
     q->prev = NULL;
-    q->next = io->inflight;
-    if (io->inflight)
-        io->inflight->prev = q;
-    io->inflight = q;
-    io->ninflight++;
+    q->next = sh->inflight;
+    if (sh->inflight)
+        sh->inflight->prev = q;
+    sh->inflight = q;
+    sh->ninflight++;
+    q->op.slot = slot;
     bool deferred = q->op.defer = rt_io_may_defer(rt, io);
     io->r->ops->submit(io->r, &q->op);
-    if (io->rt_cancelled)   /* the runtime's scope (io_rt_cancelled) */
+    if (sh->rt_cancelled)   /* the runtime's scope (io_rt_cancelled) */
         req_cancel(io, q);
-    rt_os_mutex_unlock(&io->mu);
+    rt_os_mutex_unlock(&sh->mu);
     /* A reactor with flush leaves the system call of a submit that was
      * not deferred to us, after the lock (reactor.h): the kernel may run
      * the op inside it, and the lock's other users need not wait. */
@@ -407,27 +457,27 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
      * acquire: the completer's release of the group's word, so the op's
      * result is visible. */
     if (io->r->ops->reap && !deferred)
-        io->r->ops->reap(io->r, 32);
+        io->r->ops->reap(io->r, q->op.slot, 32);
     if (atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
         return io_end(rt, io, q, in, out, false, false);
 
-    /* The deadline and the links, after the submit (outside io->mu: the
+    /* The deadline and the links, after the submit (outside sh->mu: the
      * callbacks take it): one that fires at once cancels an op that is
      * already in the reactor. */
     bool timed = false, linked = false, early = false;
     if (past) {
-        rt_os_mutex_lock(&io->mu);
+        rt_os_mutex_lock(&sh->mu);
         q->timed_out = true;   /* as if its timer fired now */
-        rt_os_mutex_unlock(&io->mu);
+        rt_os_mutex_unlock(&sh->mu);
         early = true;
     } else if (deadline != DAGRT_FOREVER) {
         q->timer.deadline_ns = deadline;
         q->timer.fire = req_timed_out;
         timed = rt_timer_add(rt, &q->timer) == 0;
         if (!timed) {
-            rt_os_mutex_lock(&io->mu);
+            rt_os_mutex_lock(&sh->mu);
             q->timed_out = true;   /* no room for the timer: as if it fired */
-            rt_os_mutex_unlock(&io->mu);
+            rt_os_mutex_unlock(&sh->mu);
             early = true;
         }
     }
@@ -449,9 +499,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     /* Whatever req_wait said, the op is done only when done() ran: a wait
      * that failed (it cannot, on a fresh group) must still not free it. */
     if (w != 0) {
-        rt_os_mutex_lock(&io->mu);
-        req_cancel(io, q);
-        rt_os_mutex_unlock(&io->mu);
+        req_cancel_locked(q);
         /* acquire: the completer's release of the word. */
         while (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
             rt_os_yield();
@@ -502,18 +550,21 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
          * read of a regular file finishes by itself). */
         for (unsigned spins = 0;; spins++) {
             bool any = false;
-            rt_os_mutex_lock(&io->mu);
-            for (io_req *q = io->inflight; q; q = q->next) {
-                /* acquire: a record whose group reached 0 is done. */
-                if (q->op.h != h || atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
-                    continue;
-                any = true;
-                if (!q->canceling) {
-                    q->closing = true;
-                    req_cancel(io, q);
+            for (unsigned i = 0; i < io->nshards; i++) {
+                rt_io_shard *sh = &io->shards[i];
+                rt_os_mutex_lock(&sh->mu);
+                for (io_req *q = sh->inflight; q; q = q->next) {
+                    /* acquire: a record whose group reached 0 is done. */
+                    if (q->op.h != h || atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
+                        continue;
+                    any = true;
+                    if (!q->canceling) {
+                        q->closing = true;
+                        req_cancel(io, q);
+                    }
                 }
+                rt_os_mutex_unlock(&sh->mu);
             }
-            rt_os_mutex_unlock(&io->mu);
             if (!any)
                 break;
             if (spins < 64)
@@ -542,12 +593,16 @@ void rt_io_fini(dagrt *rt)
      * in a call (cancelled by rt_io_shutdown): wait until the reactor has
      * let go of every buffer. */
     for (;;) {
-        rt_os_mutex_lock(&io->mu);
-        io->stopping = true;   /* a straggler's new call: DAGRT_ECANCELED */
-        size_t n = io->ninflight;
-        for (io_req *q = io->inflight; q; q = q->next)
-            req_cancel(io, q);
-        rt_os_mutex_unlock(&io->mu);
+        size_t n = 0;
+        for (unsigned i = 0; i < io->nshards; i++) {
+            rt_io_shard *sh = &io->shards[i];
+            rt_os_mutex_lock(&sh->mu);
+            sh->stopping = true;   /* a straggler's new call: DAGRT_ECANCELED */
+            n += sh->ninflight;
+            for (io_req *q = sh->inflight; q; q = q->next)
+                req_cancel(io, q);
+            rt_os_mutex_unlock(&sh->mu);
+        }
         if (n == 0)
             break;
         rt_os_sleep_ns(100000);

@@ -13,20 +13,28 @@
 typedef struct io_req io_req;    /* io.c: one call's op record */
 typedef struct io_chunk io_chunk;
 
-typedef struct rt_io {
-    rt_os_mutex mu;              /* the lists, stopping, submit and cancel */
-    rt_reactor *r;
-    const char *kind;
-    unsigned entries;
+/* One slot's share of the calls (RT_IO_SHARDS, io.c): the records of the
+ * calls its threads make, from their start to their end (a call that
+ * moved with its fiber still ends in its record's shard). */
+typedef struct rt_io_shard {
+    _Alignas(64) rt_os_mutex mu; /* the lists, the flags, submit and cancel of its ops */
     io_req *free;
     io_req *inflight;
     size_t ninflight;
     io_chunk *chunks;
     bool stopping;
-    /* The runtime's scope (rt->waits): one link for every call (io.c,
-     * io_rt_cancelled); rt_cancelled under mu, rtlinked set before the
-     * state is published. */
+    /* The runtime's scope (rt->waits) was cancelled (io.c, io_rt_cancelled). */
     bool rt_cancelled;
+} rt_io_shard;
+
+typedef struct rt_io {
+    rt_reactor *r;
+    const char *kind;
+    unsigned entries;
+    unsigned nshards;            /* 1, or one per slot (reactor.h, concurrent) */
+    rt_io_shard *shards;         /* [nshards] */
+    /* The runtime's scope (rt->waits): one link for every call (io.c,
+     * io_rt_cancelled), set before the state is published. */
     bool rtlinked;
     rt_cancel_link rtlink;
     _Atomic uint64_t errors[RT_IO_KINDS];   /* the rest: the threads' lines (io.c, count) */
@@ -40,6 +48,8 @@ static inline rt_io *io_of(const dagrt *rt)
 
 /* io_reap.c. The reactor the first call starts (NULL: *err). */
 rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err);
+/* The calling thread's slot (rt_io_op.slot). */
+unsigned rt_io_slot(dagrt *rt);
 /* Whether this call's submit may wait in the reactor's queue
  * (mu held, before the submit). */
 bool rt_io_may_defer(dagrt *rt, const rt_io *io);

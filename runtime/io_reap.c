@@ -28,7 +28,7 @@ rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err)
 #else
 #  if defined(DAGRT_HAVE_URING)
     if (!fallback)
-        r = rt_reactor_uring_create(entries, err);
+        r = rt_reactor_uring_create(entries, (unsigned)rt->nctx + 1u, err);
 #  else
     (void)fallback;
 #  endif
@@ -36,6 +36,14 @@ rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err)
         r = rt_reactor_epoll_create(entries, err);
 #endif
     return r;
+}
+
+/* The calling thread's slot in the reactor (rt_io_op.slot): its thread
+ * context's index, or nctx for a thread outside the runtime. */
+unsigned rt_io_slot(dagrt *rt)
+{
+    rt_ctx *c = rt_ctx_current(rt);
+    return c ? (unsigned)c->index : (unsigned)rt->nctx;
 }
 
 /* Ops this thread queued with defer and has not flushed since: its duty
@@ -160,7 +168,7 @@ unsigned rt_io_reap(dagrt *rt)
             io->r->ops->flush(io->r);
         }
     }
-    return io->r->ops->reap(io->r, 32);
+    return io->r->ops->reap(io->r, rt_io_slot(rt), 32);
 }
 
 /* The gate's wake-up when the last reaper (worker, or the main thread's

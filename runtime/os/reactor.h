@@ -17,8 +17,10 @@
  *                    forced); what the two share is in reactor_win32.h.
  *
  * Locking: io.c calls submit and cancel with its own lock held (one at a
- * time, and a cancel never overtakes its op's submit); done(op) never
- * takes that lock. A reactor's own lock, if it has one, nests inside. A
+ * time, and a cancel never overtakes its op's submit; a reactor that sets
+ * `concurrent` gets one such lock per slot, op->slot's for a submit and
+ * that op's own for its cancel, so submits from two slots may run at
+ * once); done(op) never takes that lock. A reactor's own lock, if it has one, nests inside. A
  * reactor with flush may leave the system call of a submit without
  * op->defer to the flush that io.c makes right after releasing its lock.
  */
@@ -48,6 +50,8 @@ struct rt_io_op {
     size_t addrlen;           /* recvfrom: in the room, out the length */
     unsigned events;          /* poll: RT_IO_POLL_* */
     bool defer;               /* may stay queued until a flush (a reactor with flush) */
+    unsigned slot;            /* the submitting thread's slot, < the reactor's nslots
+                               * (its queue, where a reactor has one per thread) */
     void (*done)(rt_io_op *op);
     /* Out (the reactor, before done). */
     int64_t res;              /* bytes, the accepted handle, the ready set */
@@ -73,11 +77,12 @@ typedef struct rt_reactor_ops {
      * positional initializers stay valid): serves, on the calling thread,
      * up to max completions that are already there, without blocking and
      * without a system call while there are none; returns how many it
-     * served (done called for each). Safe from any thread at any time,
-     * outside io.c's lock; a second caller while one is reaping returns 0
-     * at once. The reactor's own waiting thread stays the last resort, so
-     * a completion nobody reaps this way is still served. */
-    unsigned (*reap)(rt_reactor *r, unsigned max);
+     * served (done called for each). slot: the calling thread's (as
+     * op->slot), whose queue it looks at first. Safe from any thread at
+     * any time, outside io.c's lock; a second caller while one is reaping
+     * returns 0 at once. The reactor's own waiting thread stays the last
+     * resort, so a completion nobody reaps this way is still served. */
+    unsigned (*reap)(rt_reactor *r, unsigned slot, unsigned max);
     /* Optional, after reap: hands the system every op that a submit with
      * op->defer left queued (the reactor may also submit a deferred op at
      * once), and every op a submit without op->defer left queued for it
@@ -90,6 +95,9 @@ typedef struct rt_reactor_ops {
 } rt_reactor_ops;
 struct rt_reactor {
     const rt_reactor_ops *ops;
+    /* Set at creation: submits from different slots may run at once
+     * (Locking, above). */
+    bool concurrent;
     /* For a reactor with reap (both optional, additive: one that ignores
      * them is unaffected). awake: set by io.c once the reactor is made, the
      * runtime's count of reaping workers that are not parked; gate: io.c
@@ -103,10 +111,8 @@ struct rt_reactor {
      * LEASE): RT_LEASE_* below. Counts like an awake reaper for the gate;
      * the reactor's thread takes it back once it went unused for a tick. */
     _Atomic uint32_t lease;
-    /* For a reactor with flush: ops queued and not yet handed to the
-     * system (a hint for callers: relaxed), and the system calls that
-     * handed ops over (dagrt_io_stats.submits; relaxed: a statistic). */
-    _Atomic uint32_t pending;
+    /* For a reactor with flush: the system calls that handed ops over
+     * (dagrt_io_stats.submits; relaxed: a statistic). */
     _Atomic uint64_t submits;
 };
 
@@ -115,8 +121,10 @@ enum { RT_LEASE_NONE, RT_LEASE_USED, RT_LEASE_MARKED };
 /* Each returns a started reactor, or NULL with *err a dagrt error code.
  * entries: the submission queue's depth. */
 #if defined(DAGRT_HAVE_URING)
-/* NULL (and *err DAGRT_EIO) also where the kernel refuses io_uring. */
-rt_reactor *rt_reactor_uring_create(unsigned entries, int *err);
+/* NULL (and *err DAGRT_EIO) also where the kernel refuses io_uring.
+ * nslots: the threads' slots (op->slot), each with a ring of its own; the
+ * last one is shared by the threads outside the runtime. */
+rt_reactor *rt_reactor_uring_create(unsigned entries, unsigned nslots, int *err);
 #endif
 #if defined(_WIN32)
 rt_reactor *rt_reactor_iocp_create(unsigned entries, int *err);

@@ -1,11 +1,21 @@
 /*
  * os/reactor_uring.c - the reactor on io_uring (liburing), Linux.
  *
- * One ring per runtime. Submitters fill SQEs under io.c's lock (reactor.h)
- * and the reactor's own `sq` lock inside it (which the flushes of the
- * completion thread and of workers take alone), so the submission queue
- * has one writer at a time; the system call that hands them to the kernel
- * comes after both locks (ENTERING, at sq_enter).
+ * RINGS. One ring per thread slot (the runtime's thread contexts: the
+ * main thread, each worker, each guest slot, and one slot shared by the
+ * threads outside the runtime; io.c says which in op->slot), made by
+ * that slot's first submit. The kernel runs a page-cache read inline,
+ * inside the system call that hands it over, under the ring's own lock:
+ * on one ring shared by every thread those calls serialise (a second
+ * submitter spins in the kernel on that lock while the first copies its
+ * batch), so two threads reading files ran no faster than one. On a ring
+ * of its own each thread's reads run beside the others'. Each ring is
+ * what the rest of this comment describes, on its own: its submission
+ * queue has one writer at a time (its `sq` lock, taken under io.c's lock
+ * for a submit, alone for a flush or a cancel, which goes to the op's own
+ * ring: rwhere), and its completion queue one consumer at a time (its
+ * `reaping`). The system call that hands SQEs to the kernel comes after
+ * both locks (ENTERING, at sq_enter).
  *
  * BATCHING (who hands queued SQEs to the kernel). A submit with op->defer
  * (io.c sets it for a fiber on a reaping worker, or on the main thread
@@ -39,9 +49,11 @@
  *     call it between tasks and as they go idle, so a completion resumes
  *     its fiber on the thread that found it, with no hand-off). They peek
  *     the CQ without a system call (the tail against the head) and skip it
- *     when another consumer holds it;
- *   - the completion thread, the last resort: it drains the CQ under the
- *     same lock (waiting for a consumer in progress). Then, while a
+ *     when another consumer holds it: their own slot's ring first, then
+ *     one other ring in turn (so a worker busy in a long task leaves its
+ *     ring's completions, a socket's say, to the next idle peek);
+ *   - the completion thread, the last resort: it drains every ring's CQ
+ *     under its lock (waiting for a consumer in progress). Then, while a
  *     reaping worker is awake (rt_reactor.awake > 0: io_reap.c counts them
  *     around each park), it sleeps on rt_reactor.gate with a 1 ms tick
  *     (not in the kernel, whose wake-up per completion would cost every
@@ -50,17 +62,22 @@
  *     writes gated, reads the gate, then the count; the worker writes the
  *     count, then reads gated and bumps the gate), so a park costs no
  *     system call while the thread already sleeps in the kernel. With every reaper parked
- *     it sleeps in the kernel (io_uring_enter GETEVENTS, min_complete 1),
- *     which returns at once while the CQ holds an entry (a level, not an
- *     edge). So a completion that lands while every worker is parked, or
+ *     it sleeps in the kernel on every ring at once (epoll_wait on the
+ *     rings' descriptors, put in the set for that sleep only, at
+ *     kernel_sleep, level-triggered: a ring's descriptor is ready
+ *     while its CQ holds an entry, or while completions wait in its
+ *     overflow list, which the thread then moves into the CQ with a
+ *     GETEVENTS call), which returns at once while a CQ holds an entry (a
+ *     level, not an edge). So a completion that lands while every worker is parked, or
  *     that a consumer's drain missed after its peek, is still served: an
  *     idle runtime with I/O in flight burns no CPU and loses no wake-up.
  *     Model: tests/models/io_reap.pml (negative controls: an edge instead
  *     of the level, the gate bumped before the count drops, STOP reaped).
- * TAG_STOP stays in the CQ for the completion thread (reap stops at it).
+ * TAG_STOP (on the shared slot's ring, which the reactor makes first) stays
+ * in the CQ for the completion thread (reap stops at it).
  *
  * Each SQE's user data is its rt_io_op; a cancel is IORING_OP_ASYNC_CANCEL
- * on that user data, issued under io.c's lock while the op is still io.c's
+ * on that user data, on the op's ring, issued under io.c's lock while the op is still io.c's
  * (so the record cannot have been reused for another op meanwhile), and
  * the kernel answers the op itself with -ECANCELED (or -EINTR for one that
  * a worker of the ring was running), or with its result when that won the
@@ -72,8 +89,11 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "dagrt.h"
 #include "os.h"
@@ -90,12 +110,31 @@ typedef struct uring_priv {
 } uring_priv;
 _Static_assert(sizeof(uring_priv) <= sizeof(((rt_io_op *)0)->rpriv), "rpriv too small");
 
-typedef struct uring_reactor {
-    rt_reactor base;
+/* One slot's ring (RINGS). */
+typedef struct uring_ring {
     struct io_uring ring;
-    rt_os_thread thr;
     rt_os_mutex sq;              /* the SQ's one writer (BATCHING) */
     _Atomic uint32_t reaping;    /* the CQ's consumer lock (top of file) */
+    /* Deferred SQEs queued and not yet published (a hint: sq orders it). */
+    _Atomic uint32_t pending;
+    unsigned slot;
+    bool watched;                /* in the epoll set (the completion thread's own) */
+} uring_ring;
+
+typedef struct uring_reactor {
+    rt_reactor base;
+    rt_os_thread thr;
+    int ep;                      /* epoll over the rings' descriptors (REAPING) */
+    int kick;                    /* an eventfd in that set: a ring made while it sleeps */
+    _Atomic uint32_t asleep;     /* the completion thread is (about to be) in epoll_wait */
+    unsigned entries;
+    unsigned nslots;             /* the last one: threads outside the runtime */
+    _Atomic(uring_ring *) *rings;   /* [nslots], each made by its first submit */
+    /* The rings made so far, in the order they were made: live[0] is the
+     * shared slot's; nlive grows under make_mu only. */
+    unsigned *live;
+    _Atomic unsigned nlive;
+    rt_os_mutex make_mu;
 } uring_reactor;
 
 static void count_submit(uring_reactor *u)
@@ -103,18 +142,98 @@ static void count_submit(uring_reactor *u)
     atomic_fetch_add_explicit(&u->base.submits, 1, memory_order_relaxed);   /* relaxed: a statistic */
 }
 
+static uring_ring *ring_at(uring_reactor *u, unsigned slot)
+{
+    /* acquire: pairs with ring_make's release, so the ring is whole. */
+    return atomic_load_explicit(&u->rings[slot], memory_order_acquire);
+}
+
+/* The i-th ring made (i < nlive). */
+static uring_ring *ring_live(uring_reactor *u, unsigned i)
+{
+    return ring_at(u, u->live[i]);
+}
+
+static unsigned rings_made(uring_reactor *u)
+{
+    /* acquire: pairs with ring_make's release, so live[] up to it is written. */
+    return atomic_load_explicit(&u->nlive, memory_order_acquire);
+}
+
+/* A slot's ring, made now (NULL: the kernel refused one more, or memory
+ * ran out). The completion thread watches it before anyone submits to it. */
+static uring_ring *ring_make(uring_reactor *u, unsigned slot)
+{
+    rt_os_mutex_lock(&u->make_mu);
+    /* relaxed: make_mu orders the rings this function made. */
+    uring_ring *g = atomic_load_explicit(&u->rings[slot], memory_order_relaxed);
+    if (g) {
+        rt_os_mutex_unlock(&u->make_mu);
+        return g;
+    }
+    g = calloc(1, sizeof *g);
+    if (g && rt_os_mutex_init(&g->sq) != 0) {
+        free(g);
+        g = NULL;
+    }
+    if (g) {
+        struct io_uring_params prm;
+        memset(&prm, 0, sizeof prm);
+        /* CQSIZE: room for a completion of every op in flight on the ring
+         * and the cancels beside them; NODROP kernels keep the overflow
+         * anyway (the completion thread moves it back: REAPING). */
+        prm.flags = IORING_SETUP_CQSIZE;
+        prm.cq_entries = u->entries * 4;
+        if (io_uring_queue_init_params(u->entries, &g->ring, &prm) < 0) {
+            rt_os_mutex_fini(&g->sq);
+            free(g);
+            g = NULL;
+        }
+    }
+    if (g) {
+        g->slot = slot;
+        unsigned n = atomic_load_explicit(&u->nlive, memory_order_relaxed);   /* relaxed: make_mu */
+        u->live[n] = slot;
+        atomic_store_explicit(&u->rings[slot], g, memory_order_release);   /* release: see ring_at */
+        /* seq_cst: release for rings_made, and a Dekker pair with the
+         * completion thread's sleep (watch_rings: it writes asleep, then
+         * reads nlive; we write nlive, then read asleep): either it
+         * watches this ring, or we kick it awake to look again. */
+        atomic_store_explicit(&u->nlive, n + 1, memory_order_seq_cst);
+        if (atomic_load_explicit(&u->asleep, memory_order_seq_cst)) {
+            uint64_t one = 1;
+            (void)!write(u->kick, &one, sizeof one);
+        }
+    }
+    rt_os_mutex_unlock(&u->make_mu);
+    return g;
+}
+
+/* The ring a submit from this slot goes to: its own, made on first use,
+ * or the shared slot's when the kernel refuses another. */
+static uring_ring *ring_for(uring_reactor *u, unsigned slot)
+{
+    if (slot >= u->nslots)
+        slot = u->nslots - 1;
+    uring_ring *g = ring_at(u, slot);
+    if (g != NULL)
+        return g;
+    g = ring_make(u, slot);
+    return g ? g : ring_live(u, 0);
+}
+
 /* sq held. */
-static struct io_uring_sqe *sqe_get(uring_reactor *u)
+static struct io_uring_sqe *sqe_get(uring_reactor *u, uring_ring *g)
 {
     struct io_uring_sqe *s;
     /* A full queue: hand what is there to the kernel, which takes it at
      * once (no SQPOLL), and try again. */
-    while ((s = io_uring_get_sqe(&u->ring)) == NULL) {
+    while ((s = io_uring_get_sqe(&g->ring)) == NULL) {
         count_submit(u);
-        if (io_uring_submit(&u->ring) < 0)
+        if (io_uring_submit(&g->ring) < 0)
             rt_os_yield();
         else
-            atomic_store_explicit(&u->base.pending, 0, memory_order_relaxed);   /* relaxed: a hint (sq orders it) */
+            atomic_store_explicit(&g->pending, 0, memory_order_relaxed);   /* relaxed: a hint (sq orders it) */
     }
     return s;
 }
@@ -124,16 +243,16 @@ static struct io_uring_sqe *sqe_get(uring_reactor *u)
  * over is sq_enter's, after sq (ENTERING). The first half of
  * io_uring_submit, which liburing 2.3 does not export alone (the
  * fields are struct io_uring_sq's public ones; no SQPOLL here). */
-static unsigned sq_publish(uring_reactor *u)
+static unsigned sq_publish(uring_ring *g)
 {
-    struct io_uring_sq *sq = &u->ring.sq;
+    struct io_uring_sq *sq = &g->ring.sq;
     if (sq->sqe_head != sq->sqe_tail) {
         sq->sqe_head = sq->sqe_tail;
         /* release: the SQEs written before it, for the kernel's acquire of
          * the tail in whichever thread's system call takes them. */
         atomic_store_explicit((_Atomic unsigned *)(void *)sq->ktail, sq->sqe_tail, memory_order_release);
     }
-    atomic_store_explicit(&u->base.pending, 0, memory_order_relaxed);   /* relaxed: a hint (sq orders it) */
+    atomic_store_explicit(&g->pending, 0, memory_order_relaxed);   /* relaxed: a hint (sq orders it) */
     /* relaxed: the kernel's head, only a count (the kernel takes what is there). */
     return sq->sqe_tail - atomic_load_explicit((_Atomic unsigned *)(void *)sq->khead, memory_order_relaxed);
 }
@@ -142,18 +261,18 @@ static unsigned sq_publish(uring_reactor *u)
  * the tail: another submitter's release in sq_publish (so its SQEs are
  * whole before our system call hands them over); relaxed on the head:
  * the kernel's, a count. */
-static unsigned sq_unentered(uring_reactor *u)
+static unsigned sq_unentered(uring_ring *g)
 {
-    unsigned tail = atomic_load_explicit((_Atomic unsigned *)(void *)u->ring.sq.ktail, memory_order_acquire);
-    unsigned head = atomic_load_explicit((_Atomic unsigned *)(void *)u->ring.sq.khead, memory_order_relaxed);
+    unsigned tail = atomic_load_explicit((_Atomic unsigned *)(void *)g->ring.sq.ktail, memory_order_acquire);
+    unsigned head = atomic_load_explicit((_Atomic unsigned *)(void *)g->ring.sq.khead, memory_order_relaxed);
     return tail - head;
 }
 
 /* One system call handing over up to n published SQEs: its result, or
  * -errno (liburing builds that return -1 and errno). */
-static int enter_once(uring_reactor *u, unsigned n)
+static int enter_once(uring_ring *g, unsigned n)
 {
-    int r = io_uring_enter((unsigned)u->ring.ring_fd, n, 0, 0, NULL);
+    int r = io_uring_enter((unsigned)g->ring.ring_fd, n, 0, 0, NULL);
     return r == -1 ? -errno : r;
 }
 
@@ -173,50 +292,57 @@ static bool enter_again(int r)
  * SQE published before a thread's call is taken by it or by an earlier
  * one, in ring order (so a cancel published after its op never overtakes
  * it). */
-static void sq_enter(uring_reactor *u, unsigned n)
+static void sq_enter(uring_reactor *u, uring_ring *g, unsigned n)
 {
     if (n == 0)
         return;
     count_submit(u);
-    while (enter_again(enter_once(u, n)))
+    while (enter_again(enter_once(g, n)))
         rt_os_yield();
 }
 
-/* Hands the kernel what is queued (re-checked under sq). What another
- * thread published is left to its own system call, which always follows
- * (a lone read's submitter, entering it right after io.c's lock, keeps
- * its fast path: a parking worker or the completion thread that entered
- * it instead would run the read, and often reap it, in its place). */
+/* Hands the kernel what is queued on every ring (re-checked under each
+ * one's sq). What another thread published is left to its own system
+ * call, which always follows (a lone read's submitter, entering it right
+ * after io.c's lock, keeps its fast path: a parking worker or the
+ * completion thread that entered it instead would run the read, and often
+ * reap it, in its place). */
 static void sq_flush_pending(uring_reactor *u)
 {
-    /* seq_cst: a hint, but the parking worker's half of a Dekker pair
-     * with the main thread's deferral (io_reap.c, main_deferred: it counts in
-     * pending, then reads the count of awake reapers; the worker drops
-     * that count, then reads pending here). */
-    if (atomic_load_explicit(&u->base.pending, memory_order_seq_cst) == 0)
-        return;
-    unsigned n = 0;
-    rt_os_mutex_lock(&u->sq);
-    if (atomic_load_explicit(&u->base.pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
-        n = sq_publish(u);
-    rt_os_mutex_unlock(&u->sq);
-    sq_enter(u, n);
+    unsigned nl = rings_made(u);
+    for (unsigned i = 0; i < nl; i++) {
+        uring_ring *g = ring_live(u, i);
+        /* seq_cst: a hint, but the parking worker's half of a Dekker pair
+         * with the main thread's deferral (io_reap.c, main_deferred: it
+         * counts in its ring's pending, then reads the count of awake
+         * reapers; the worker drops that count, then reads every ring's
+         * pending here). */
+        if (atomic_load_explicit(&g->pending, memory_order_seq_cst) == 0)
+            continue;
+        unsigned n = 0;
+        rt_os_mutex_lock(&g->sq);
+        if (atomic_load_explicit(&g->pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
+            n = sq_publish(g);
+        rt_os_mutex_unlock(&g->sq);
+        sq_enter(u, g, n);
+    }
 }
 
-/* The reactor whose SQE this thread's submit without defer published,
- * and whose system call it owes (uring_flush, right after io.c's lock:
+/* The ring whose SQE this thread's submit without defer published, and
+ * whose system call it owes (uring_flush, right after io.c's lock:
  * nothing suspends in between, so the thread is the submitter's; made
  * holding the CQ's lock, RESERVE at owed_enter). */
-static _Thread_local uring_reactor *enter_owed;
+static _Thread_local uring_ring *enter_owed;
 
-static void owed_enter(uring_reactor *u);
+static void owed_enter(uring_reactor *u, uring_ring *g);
 
 static void uring_flush(rt_reactor *r)
 {
     uring_reactor *u = (uring_reactor *)r;
-    if (enter_owed == u) {
+    uring_ring *g = enter_owed;
+    if (g) {
         enter_owed = NULL;
-        owed_enter(u);   /* RESERVE */
+        owed_enter(u, g);   /* RESERVE */
     }
     sq_flush_pending(u);
 }
@@ -224,8 +350,10 @@ static void uring_flush(rt_reactor *r)
 static void uring_submit(rt_reactor *r, rt_io_op *op)
 {
     uring_reactor *u = (uring_reactor *)r;
-    rt_os_mutex_lock(&u->sq);
-    struct io_uring_sqe *s = sqe_get(u);
+    uring_ring *g = ring_for(u, op->slot);
+    op->rwhere = (int)g->slot;   /* a cancel goes to the same ring */
+    rt_os_mutex_lock(&g->sq);
+    struct io_uring_sqe *s = sqe_get(u, g);
     int fd = (int)op->h;
     uring_priv *p = (uring_priv *)(void *)op->rpriv;
     switch (op->kind) {
@@ -276,27 +404,30 @@ static void uring_submit(rt_reactor *r, rt_io_op *op)
     /* Deferred: one flush later submits it with the others (BATCHING).
      * Else published now, and entered by io.c's flush after its lock. */
     if (op->defer)
-        atomic_fetch_add_explicit(&u->base.pending, 1, memory_order_seq_cst);   /* seq_cst: see sq_flush_pending */
+        atomic_fetch_add_explicit(&g->pending, 1, memory_order_seq_cst);   /* seq_cst: see sq_flush_pending */
     else {
-        sq_publish(u);
-        enter_owed = u;
+        sq_publish(g);
+        enter_owed = g;
     }
-    rt_os_mutex_unlock(&u->sq);
+    rt_os_mutex_unlock(&g->sq);
 }
 
 static void uring_cancel(rt_reactor *r, rt_io_op *op)
 {
     uring_reactor *u = (uring_reactor *)r;
+    /* The op's own ring (set by its submit, which io.c's lock orders
+     * before this): ASYNC_CANCEL finds only its own ring's ops. */
+    uring_ring *g = ring_at(u, (unsigned)op->rwhere);
     /* release: the completion thread's acquire of rflags, after the op's
      * completion, sees that the -EINTR it got came from this cancel. */
     atomic_fetch_or_explicit(&op->rflags, RF_CANCEL, memory_order_release);
-    rt_os_mutex_lock(&u->sq);
-    struct io_uring_sqe *s = sqe_get(u);
+    rt_os_mutex_lock(&g->sq);
+    struct io_uring_sqe *s = sqe_get(u, g);
     io_uring_prep_cancel(s, op, 0);
     io_uring_sqe_set_data64(s, TAG_CANCEL);
-    unsigned n = sq_publish(u);   /* the op's own SQE, if still queued, goes first */
-    rt_os_mutex_unlock(&u->sq);
-    sq_enter(u, n);
+    unsigned n = sq_publish(g);   /* the op's own SQE, if still queued, goes first */
+    rt_os_mutex_unlock(&g->sq);
+    sq_enter(u, g, n);
 }
 
 static unsigned poll_bits(int revents)
@@ -313,23 +444,23 @@ static unsigned poll_bits(int revents)
 
 /* The CQ's consumer lock. acquire: the previous consumer's head and the
  * ops it finished are visible to us; release in unlock: ours to the next. */
-static bool cq_trylock(uring_reactor *u)
+static bool cq_trylock(uring_ring *g)
 {
-    return atomic_exchange_explicit(&u->reaping, 1, memory_order_acquire) == 0;
+    return atomic_exchange_explicit(&g->reaping, 1, memory_order_acquire) == 0;
 }
-static void cq_unlock(uring_reactor *u)
+static void cq_unlock(uring_ring *g)
 {
-    atomic_store_explicit(&u->reaping, 0, memory_order_release);   /* release: see cq_trylock */
+    atomic_store_explicit(&g->reaping, 0, memory_order_release);   /* release: see cq_trylock */
 }
 
 /* Whether the CQ holds an entry, without a system call. acquire on the
  * tail: the kernel's release of the entries it posted; relaxed on the head:
  * only a hint (the consumer re-reads it under the lock), and an atomic load
  * because another consumer stores it (liburing's store-release). */
-static bool cq_nonempty(uring_reactor *u)
+static bool cq_nonempty(uring_ring *g)
 {
-    unsigned tail = atomic_load_explicit((_Atomic unsigned *)(void *)u->ring.cq.ktail, memory_order_acquire);
-    unsigned head = atomic_load_explicit((_Atomic unsigned *)(void *)u->ring.cq.khead, memory_order_relaxed);
+    unsigned tail = atomic_load_explicit((_Atomic unsigned *)(void *)g->ring.cq.ktail, memory_order_acquire);
+    unsigned head = atomic_load_explicit((_Atomic unsigned *)(void *)g->ring.cq.khead, memory_order_relaxed);
     return tail != head;
 }
 
@@ -353,11 +484,11 @@ static void op_finish(rt_io_op *op, int res)
 /* Lock held: consumes up to max entries, finishing their ops into ops[]
  * (done not called yet); *stop: TAG_STOP was consumed, which only the
  * completion thread (owner) does: reap leaves it for that thread. */
-static unsigned cq_take(uring_reactor *u, rt_io_op **ops, unsigned max, bool owner, bool *stop)
+static unsigned cq_take(uring_ring *g, rt_io_op **ops, unsigned max, bool owner, bool *stop)
 {
     unsigned head, seen = 0, n = 0;
     struct io_uring_cqe *cqe;
-    io_uring_for_each_cqe(&u->ring, head, cqe) {
+    io_uring_for_each_cqe(&g->ring, head, cqe) {
         if (n == max)
             break;
         uint64_t tag = io_uring_cqe_get_data64(cqe);
@@ -377,7 +508,7 @@ static unsigned cq_take(uring_reactor *u, rt_io_op **ops, unsigned max, bool own
         ops[n++] = op;
     }
     if (seen)
-        io_uring_cq_advance(&u->ring, seen);
+        io_uring_cq_advance(&g->ring, seen);
     return n;
 }
 
@@ -385,11 +516,11 @@ static unsigned cq_take(uring_reactor *u, rt_io_op **ops, unsigned max, bool own
 
 /* Lock held: takes up to max entries (cq_take), lets the lock go, then
  * finishes their ops (done: the last access to each, outside the lock). */
-static unsigned cq_serve(uring_reactor *u, unsigned max, bool owner, bool *stop)
+static unsigned cq_serve(uring_ring *g, unsigned max, bool owner, bool *stop)
 {
     rt_io_op *ops[REAP_BATCH];
-    unsigned n = cq_take(u, ops, max < REAP_BATCH ? max : REAP_BATCH, owner, stop);
-    cq_unlock(u);
+    unsigned n = cq_take(g, ops, max < REAP_BATCH ? max : REAP_BATCH, owner, stop);
+    cq_unlock(g);
     for (unsigned i = 0; i < n; i++)
         ops[i]->done(ops[i]);   /* the last access */
     return n;
@@ -398,14 +529,33 @@ static unsigned cq_serve(uring_reactor *u, unsigned max, bool owner, bool *stop)
 #define GATE_TICK_NS 1000000u   /* 1 ms: how long a completion may wait for a busy worker */
 #define LEASE_TICK_NS 200000u   /* 200 us: for the main thread's lease (io_reap.c, LEASE) */
 
-static unsigned uring_reap(rt_reactor *r, unsigned max)
+/* A worker's peek at one ring (REAPING). */
+static unsigned ring_reap(uring_ring *g, unsigned max)
 {
-    uring_reactor *u = (uring_reactor *)r;
     /* relaxed: a pre-check that keeps idle peeks off the lock's line. */
-    if (!cq_nonempty(u) || atomic_load_explicit(&u->reaping, memory_order_relaxed) || !cq_trylock(u))
+    if (!cq_nonempty(g) || atomic_load_explicit(&g->reaping, memory_order_relaxed) || !cq_trylock(g))
         return 0;
     bool stop = false;
-    return cq_serve(u, max, false, &stop);
+    return cq_serve(g, max, false, &stop);
+}
+
+/* Which ring this thread peeks after its own (REAPING): each in turn. */
+static _Thread_local unsigned reap_turn;
+
+static unsigned uring_reap(rt_reactor *r, unsigned slot, unsigned max)
+{
+    uring_reactor *u = (uring_reactor *)r;
+    uring_ring *own = slot < u->nslots ? ring_at(u, slot) : NULL;
+    unsigned n = own ? ring_reap(own, max) : 0;
+    unsigned nl = rings_made(u);
+    if (n < max && nl > (own ? 1u : 0u)) {
+        uring_ring *g = ring_live(u, reap_turn++ % nl);
+        if (g == own)
+            g = ring_live(u, reap_turn++ % nl);
+        if (g != own)
+            n += ring_reap(g, max - n);
+    }
+    return n;
 }
 
 /* RESERVE: the system call a lone read's submitter owes (uring_flush,
@@ -432,28 +582,89 @@ static unsigned uring_reap(rt_reactor *r, unsigned max)
  * sitting; with this rule 0.11-0.13). A lock already held, or a queue backed up
  * (-EBUSY: its lock is let go first, so that others can drain it), falls
  * back to the plain system call and io.c's reap after it. */
-static void owed_enter(uring_reactor *u)
+static void owed_enter(uring_reactor *u, uring_ring *g)
 {
-    unsigned n = sq_unentered(u);
+    unsigned n = sq_unentered(g);
     if (n == 0)
         return;   /* another's call took it already */
     /* A batch: the plain call (above). relaxed: a pre-check, as
-     * uring_reap's (the exchange decides). */
-    if (n > 1 || atomic_load_explicit(&u->reaping, memory_order_relaxed) || !cq_trylock(u)) {
-        sq_enter(u, n);
+     * ring_reap's (the exchange decides). */
+    if (n > 1 || atomic_load_explicit(&g->reaping, memory_order_relaxed) || !cq_trylock(g)) {
+        sq_enter(u, g, n);
         return;
     }
     count_submit(u);
-    int e = enter_once(u, n);
+    int e = enter_once(g, n);
     if (enter_again(e)) {
-        cq_unlock(u);
+        cq_unlock(g);
         do
             rt_os_yield();
-        while (enter_again(enter_once(u, n)));
+        while (enter_again(enter_once(g, n)));
         return;
     }
     bool stop = false;
-    (void)cq_serve(u, REAP_BATCH, false, &stop);
+    (void)cq_serve(g, REAP_BATCH, false, &stop);
+}
+
+/* The completion thread's drain of every ring (REAPING): whether it should
+ * turn again at once (a full batch, or an overflow moved back into a CQ). */
+static bool drain_all(uring_reactor *u, bool *stop)
+{
+    bool again = false;
+    unsigned nl = rings_made(u);
+    for (unsigned i = 0; i < nl && !*stop; i++) {
+        uring_ring *g = ring_live(u, i);
+        /* Wait for a consumer in progress. */
+        while (!cq_trylock(g))
+            rt_os_yield();
+        if (cq_serve(g, REAP_BATCH, true, stop) == REAP_BATCH)
+            again = true;
+        /* Completions the kernel could not post (the CQ was full) wait in
+         * its overflow list, which only a GETEVENTS call moves back; the
+         * ring's descriptor reads ready meanwhile. */
+        if (io_uring_cq_has_overflow(&g->ring)) {
+            (void)io_uring_enter((unsigned)g->ring.ring_fd, 0, 0, IORING_ENTER_GETEVENTS, NULL);
+            again = true;
+        }
+    }
+    return again;
+}
+
+/* The completion thread's sleep in the kernel (REAPING): every ring's
+ * descriptor in the epoll set, level-triggered (adding one whose CQ holds
+ * an entry makes it ready at once), then out of it again once awake: a
+ * ring in the set costs every completion the kernel posts on it a wake-up
+ * call into epoll, which the thread wants only while it sleeps there. */
+static void kernel_sleep(uring_reactor *u)
+{
+    /* seq_cst: ring_make's pair (there). */
+    atomic_store_explicit(&u->asleep, 1, memory_order_seq_cst);
+    unsigned nl = atomic_load_explicit(&u->nlive, memory_order_seq_cst);
+    bool fail = false;
+    for (unsigned i = 0; i < nl; i++) {
+        uring_ring *g = ring_live(u, i);
+        struct epoll_event ev = { .events = EPOLLIN, .data.u32 = g->slot };
+        if (!g->watched && epoll_ctl(u->ep, EPOLL_CTL_ADD, g->ring.ring_fd, &ev) != 0)
+            fail = true;
+        else
+            g->watched = true;
+    }
+    struct epoll_event ev[8];
+    int e = fail ? -1 : epoll_wait(u->ep, ev, 8, -1);
+    if (fail || (e < 0 && errno != EINTR)) {
+        rt_os_write_err("dagrt: fatal: epoll (waiting for completions) failed\n");
+        abort();
+    }
+    /* relaxed: only kicks for nothing from here on (ring_make). */
+    atomic_store_explicit(&u->asleep, 0, memory_order_relaxed);
+    uint64_t n;
+    (void)!read(u->kick, &n, sizeof n);   /* non-blocking: clears a kick */
+    for (unsigned i = 0; i < nl; i++) {
+        uring_ring *g = ring_live(u, i);
+        if (g->watched)
+            (void)epoll_ctl(u->ep, EPOLL_CTL_DEL, g->ring.ring_fd, NULL);
+        g->watched = false;
+    }
 }
 
 static void completion_main(void *arg)
@@ -464,14 +675,11 @@ static void completion_main(void *arg)
     for (;;) {
         /* What deferred submits left queued (BATCHING): at every turn. */
         sq_flush_pending(u);
-        /* Drain what is there, waiting for a consumer in progress. */
-        while (!cq_trylock(u))
-            rt_os_yield();
         bool stop = false;
-        unsigned n = cq_serve(u, REAP_BATCH, true, &stop);
+        bool again = drain_all(u, &stop);
         if (stop)
             return;
-        if (n == REAP_BATCH)
+        if (again)
             continue;
         /* While a reaping worker is awake, completions are its to serve:
          * sleep on the gate, not in the kernel (whose wake-up per
@@ -513,69 +721,89 @@ static void completion_main(void *arg)
         atomic_store_explicit(&u->base.gated, 0, memory_order_relaxed);
         /* Nothing queued is left behind while we sleep (BATCHING). */
         sq_flush_pending(u);
-        /* Sleep in the kernel until the CQ holds an entry (at once if it
-         * does: one posted after our drain, or one a consumer left). */
-        int e = io_uring_enter((unsigned)u->ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS, NULL);
-        if (e == -1)
-            e = -errno;   /* liburing builds that return -1 and errno */
-        if (e < 0 && e != -EINTR && e != -EAGAIN && e != -EBUSY && e != -ETIME) {
-            rt_os_write_err("dagrt: fatal: io_uring_enter (waiting for completions) failed\n");
-            abort();
-        }
+        /* Sleep in the kernel until a CQ holds an entry (at once if one
+         * does: posted after our drain, or left by a consumer). */
+        kernel_sleep(u);
     }
+}
+
+static void ring_free(uring_ring *g)
+{
+    io_uring_queue_exit(&g->ring);
+    rt_os_mutex_fini(&g->sq);
+    free(g);
+}
+
+static void reactor_free(uring_reactor *u)
+{
+    unsigned nl = atomic_load_explicit(&u->nlive, memory_order_relaxed);   /* relaxed: no thread is left */
+    for (unsigned i = 0; i < nl; i++)
+        ring_free(ring_live(u, i));
+    if (u->ep >= 0)
+        close(u->ep);
+    if (u->kick >= 0)
+        close(u->kick);
+    rt_os_mutex_fini(&u->make_mu);
+    free(u->rings);
+    free(u->live);
+    free(u);
 }
 
 static void uring_destroy(rt_reactor *r)
 {
     uring_reactor *u = (uring_reactor *)r;
-    rt_os_mutex_lock(&u->sq);
-    struct io_uring_sqe *s = sqe_get(u);
+    uring_ring *g = ring_live(u, 0);
+    rt_os_mutex_lock(&g->sq);
+    struct io_uring_sqe *s = sqe_get(u, g);
     io_uring_prep_nop(s);
     io_uring_sqe_set_data64(s, TAG_STOP);
-    unsigned n = sq_publish(u);
-    rt_os_mutex_unlock(&u->sq);
-    sq_enter(u, n);
+    unsigned n = sq_publish(g);
+    rt_os_mutex_unlock(&g->sq);
+    sq_enter(u, g, n);
     rt_os_thread_join(&u->thr);
-    io_uring_queue_exit(&u->ring);
-    rt_os_mutex_fini(&u->sq);
-    free(u);
+    reactor_free(u);
 }
 
 static const rt_reactor_ops uring_ops = { uring_submit, uring_cancel, uring_destroy, "io_uring", uring_reap,
                                       uring_flush };
 
-rt_reactor *rt_reactor_uring_create(unsigned entries, int *err)
+rt_reactor *rt_reactor_uring_create(unsigned entries, unsigned nslots, int *err)
 {
     uring_reactor *u = calloc(1, sizeof *u);
-    if (!u) {
+    if (nslots == 0)
+        nslots = 1;
+    if (!u || !(u->rings = calloc(nslots, sizeof *u->rings)) || !(u->live = calloc(nslots, sizeof *u->live)) ||
+        rt_os_mutex_init(&u->make_mu) != 0) {
+        if (u) {
+            free(u->rings);
+            free(u->live);
+        }
+        free(u);
         *err = DAGRT_ENOMEM;
         return NULL;
     }
     u->base.ops = &uring_ops;
-    if (rt_os_mutex_init(&u->sq) != 0) {
-        free(u);
-        *err = DAGRT_ENOMEM;
+    u->base.concurrent = true;   /* a ring, and its sq lock, per slot */
+    u->entries = entries;
+    u->nslots = nslots;
+    u->ep = epoll_create1(EPOLL_CLOEXEC);
+    u->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    struct epoll_event kev = { .events = EPOLLIN, .data.u32 = UINT32_MAX };
+    if (u->ep < 0 || u->kick < 0 || epoll_ctl(u->ep, EPOLL_CTL_ADD, u->kick, &kev) != 0) {
+        reactor_free(u);
+        *err = DAGRT_EIO;
         return NULL;
     }
-    struct io_uring_params prm;
-    memset(&prm, 0, sizeof prm);
-    /* CQSIZE: room for a completion of every op in flight and the cancels
-     * beside them; NODROP kernels keep overflow anyway. */
-    prm.flags = IORING_SETUP_CQSIZE;
-    prm.cq_entries = entries * 4;
-    int e = io_uring_queue_init_params(entries, &u->ring, &prm);
-    if (e < 0) {
-        /* Too old, disabled (kernel.io_uring_disabled), or seccomp: the
-         * caller falls back. */
-        rt_os_mutex_fini(&u->sq);
-        free(u);
+    /* The shared slot's ring first (live[0]: destroy's STOP goes there).
+     * None: too old, disabled (kernel.io_uring_disabled), or seccomp: the
+     * caller falls back. */
+    if (!ring_make(u, nslots - 1)) {
+        reactor_free(u);
         *err = DAGRT_EIO;
         return NULL;
     }
     if (rt_os_thread_start(&u->thr, completion_main, u) != 0) {
-        io_uring_queue_exit(&u->ring);
-        rt_os_mutex_fini(&u->sq);
-        free(u);
+        reactor_free(u);
         *err = DAGRT_ETHREAD;
         return NULL;
     }
