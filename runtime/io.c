@@ -444,7 +444,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
      * not deferred to us, after the lock (reactor.h): the kernel may run
      * the op inside it, and the lock's other users need not wait. */
     if (!deferred && io->r->ops->flush)
-        io->r->ops->flush(io->r);
+        io->r->ops->flush(io->r, slot);
     rt_io_submitted(rt, io, deferred);
 
     /* The fast path: what the kernel finished inside the submit (a read

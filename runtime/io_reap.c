@@ -94,7 +94,7 @@ static void main_deferred(dagrt *rt, rt_io *io)
         return;
     if (atomic_load_explicit(&rt->io_awake, memory_order_seq_cst) == 0) {
         io_deferred = 0;
-        io->r->ops->flush(io->r);
+        io->r->ops->flush(io->r, rt_io_slot(rt));
     }
 }
 /* LEASE (the main thread as a reaper). The reactor's thread sleeps in the
@@ -165,7 +165,7 @@ unsigned rt_io_reap(dagrt *rt)
         rt_ctx *c = rt_ctx_current(rt);
         if (!c || !ctx_busy(c)) {
             io_deferred = 0;
-            io->r->ops->flush(io->r);
+            io->r->ops->flush(io->r, rt_io_slot(rt));   /* its own queue: its duty */
         }
     }
     return io->r->ops->reap(io->r, rt_io_slot(rt), 32);
@@ -210,7 +210,7 @@ void rt_io_park(rt_ctx *c, bool enter)
          * may hold another thread's deferred SQEs (BATCHING). */
         if (io && io->r->ops->flush) {
             io_deferred = 0;
-            io->r->ops->flush(io->r);
+            io->r->ops->flush(io->r, RT_IO_SLOT_ALL);
         }
         return;
     }
@@ -226,7 +226,7 @@ void rt_io_park(rt_ctx *c, bool enter)
      * pending count is seq_cst): main_deferred's pair. */
     if (io && io->r->ops->flush) {
         io_deferred = 0;
-        io->r->ops->flush(io->r);
+        io->r->ops->flush(io->r, RT_IO_SLOT_ALL);
     }
     if (left != 0 || !io)
         return;

@@ -84,14 +84,15 @@ typedef struct rt_reactor_ops {
      * resort, so a completion nobody reaps this way is still served. */
     unsigned (*reap)(rt_reactor *r, unsigned slot, unsigned max);
     /* Optional, after reap: hands the system every op that a submit with
-     * op->defer left queued (the reactor may also submit a deferred op at
-     * once), and every op a submit without op->defer left queued for it
+     * op->defer from slot left queued (every slot's with RT_IO_SLOT_ALL;
+     * the reactor may also submit a deferred op at once, or more than
+     * slot's), and every op a submit without op->defer left queued for it
      * (io.c calls it after such a submit, outside its lock; the reactor
      * may serve there, as reap does, what that system call finished:
      * reactor_uring.c, RESERVE). Safe from any thread at any time,
      * outside io.c's lock. io.c defers only where a
      * thread it knows will flush (reactor_uring.c, BATCHING). */
-    void (*flush)(rt_reactor *r);
+    void (*flush)(rt_reactor *r, unsigned slot);
 } rt_reactor_ops;
 struct rt_reactor {
     const rt_reactor_ops *ops;
@@ -117,6 +118,8 @@ struct rt_reactor {
 };
 
 enum { RT_LEASE_NONE, RT_LEASE_USED, RT_LEASE_MARKED };
+
+#define RT_IO_SLOT_ALL (~0u)   /* flush: every slot's queue */
 
 /* Each returns a started reactor, or NULL with *err a dagrt error code.
  * entries: the submission queue's depth. */

@@ -301,31 +301,39 @@ static void sq_enter(uring_reactor *u, uring_ring *g, unsigned n)
         rt_os_yield();
 }
 
-/* Hands the kernel what is queued on every ring (re-checked under each
- * one's sq). What another thread published is left to its own system
- * call, which always follows (a lone read's submitter, entering it right
- * after io.c's lock, keeps its fast path: a parking worker or the
- * completion thread that entered it instead would run the read, and often
- * reap it, in its place). */
+/* Hands the kernel what is queued on g (re-checked under its sq). What
+ * another thread published is left to its own system call, which always
+ * follows (a lone read's submitter, entering it right after io.c's lock,
+ * keeps its fast path: a parking worker or the completion thread that
+ * entered it instead would run the read, and often reap it, in its
+ * place). */
+static void ring_flush_pending(uring_reactor *u, uring_ring *g)
+{
+    /* seq_cst: a hint, but the parking worker's half of a Dekker pair
+     * with the main thread's deferral (io_reap.c, main_deferred: it
+     * counts in its ring's pending, then reads the count of awake
+     * reapers; the worker drops that count, then reads every ring's
+     * pending here). */
+    if (atomic_load_explicit(&g->pending, memory_order_seq_cst) == 0)
+        return;
+    unsigned n = 0;
+    rt_os_mutex_lock(&g->sq);
+    if (atomic_load_explicit(&g->pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
+        n = sq_publish(g);
+    rt_os_mutex_unlock(&g->sq);
+    sq_enter(u, g, n);
+}
+
+/* Every ring's: a parking worker's and the completion thread's flush
+ * (BATCHING). A thread's flush between tasks is its own ring's only: its
+ * duty is what it queued itself, and entering another thread's ring
+ * meant waiting in the kernel, on that ring's lock, for the batch that
+ * thread was entering, and then running that thread's reads for it. */
 static void sq_flush_pending(uring_reactor *u)
 {
     unsigned nl = rings_made(u);
-    for (unsigned i = 0; i < nl; i++) {
-        uring_ring *g = ring_live(u, i);
-        /* seq_cst: a hint, but the parking worker's half of a Dekker pair
-         * with the main thread's deferral (io_reap.c, main_deferred: it
-         * counts in its ring's pending, then reads the count of awake
-         * reapers; the worker drops that count, then reads every ring's
-         * pending here). */
-        if (atomic_load_explicit(&g->pending, memory_order_seq_cst) == 0)
-            continue;
-        unsigned n = 0;
-        rt_os_mutex_lock(&g->sq);
-        if (atomic_load_explicit(&g->pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
-            n = sq_publish(g);
-        rt_os_mutex_unlock(&g->sq);
-        sq_enter(u, g, n);
-    }
+    for (unsigned i = 0; i < nl; i++)
+        ring_flush_pending(u, ring_live(u, i));
 }
 
 /* The ring whose SQE this thread's submit without defer published, and
@@ -336,7 +344,7 @@ static _Thread_local uring_ring *enter_owed;
 
 static void owed_enter(uring_reactor *u, uring_ring *g);
 
-static void uring_flush(rt_reactor *r)
+static void uring_flush(rt_reactor *r, unsigned slot)
 {
     uring_reactor *u = (uring_reactor *)r;
     uring_ring *g = enter_owed;
@@ -344,7 +352,10 @@ static void uring_flush(rt_reactor *r)
         enter_owed = NULL;
         owed_enter(u, g);   /* RESERVE */
     }
-    sq_flush_pending(u);
+    if (slot == RT_IO_SLOT_ALL)
+        sq_flush_pending(u);
+    else if (slot < u->nslots && (g = ring_at(u, slot)) != NULL)
+        ring_flush_pending(u, g);
 }
 
 static void uring_submit(rt_reactor *r, rt_io_op *op)
@@ -634,7 +645,9 @@ static bool drain_all(uring_reactor *u, bool *stop)
  * descriptor in the epoll set, level-triggered (adding one whose CQ holds
  * an entry makes it ready at once), then out of it again once awake: a
  * ring in the set costs every completion the kernel posts on it a wake-up
- * call into epoll, which the thread wants only while it sleeps there. */
+ * call into epoll, which the thread wants only while it sleeps there.
+ * Model: tests/models/io_watch.pml (a ring made meanwhile; negative
+ * controls: ring_make reads asleep first, no kick). */
 static void kernel_sleep(uring_reactor *u)
 {
     /* seq_cst: ring_make's pair (there). */

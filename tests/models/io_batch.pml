@@ -25,14 +25,17 @@
  * then reads the count of awake reapers and flushes itself on 0; a
  * parking worker drops that count, then reads pending (both seq_cst).
  *
- * A flush is two steps (ENTERING): under the SQ lock it publishes what is
- * queued (the kernel's tail; pending drops to 0), then, after the lock,
- * its system call hands the kernel everything published so far (a call
- * that finds nothing left returns at once). A lone read (nothing else in
- * sight) publishes under the lock and enters after io.c's lock (its
- * flush); every flush enters what it published itself and leaves what
- * others published to their own system calls (a parking worker looks at
- * pending only).
+ * Each thread has a ring of its own (RINGS): W0's, W1's and M's, each
+ * with its own SQ lock, pending count and published tail. A flush of a
+ * ring is two steps (ENTERING): under that ring's SQ lock it publishes
+ * what is queued (the kernel's tail; pending drops to 0), then, after the
+ * lock, its system call hands the kernel everything published on that
+ * ring so far (a call that finds nothing left returns at once). A lone
+ * read (nothing else in sight) publishes under the lock and enters after
+ * io.c's lock (its flush); every flush enters what it published itself
+ * and leaves what others published to their own system calls (a parking
+ * worker looks at pending only). rt_io_reap's flush is the thread's own
+ * ring's; a parking worker's is every ring's, one after the other.
  *
  * Checked: no invalid end state (a worker spinning in S forever with the
  * other parked is one), and when both have parked nothing is queued and
@@ -44,14 +47,18 @@
  *   FLUSH_FIRST  a parking worker reads pending before its count drops;
  *   MAIN_EARLY   the main thread reads the count before it queues;
  *   NOENTER      a lone read publishes and leaves its system call out
- *                (a published SQE that no one enters).
+ *                (a published SQE that no one enters);
+ *   PARKOWNRING  a parking worker flushes its own ring only (as between
+ *                tasks: M's queued read is nobody's).
  */
 #define NW 2
 
-byte pending = 0;      /* SQEs queued, not published */
-byte published = 0;    /* published (the kernel's tail), not taken yet */
+#define NR 3           /* rings: W0's, W1's, M's */
+#define RM 2
+byte pending[NR];      /* SQEs queued, not published */
+byte published[NR];    /* published (the kernel's tail), not taken yet */
 byte submitted = 0;    /* reads the kernel has */
-bit sq = 0;            /* the SQ lock */
+bit sq[NR];            /* the SQ locks */
 bool duty[NW];
 bool hasR = true;      /* worker 0's deque */
 bool hasS = true;
@@ -59,28 +66,44 @@ byte parked = 0;
 byte awake = NW;       /* reaping workers not parked */
 bool mdone = false;    /* the main thread has left */
 
-/* The system call, outside every lock: the kernel takes what is
- * published, in one step (its ring lock). */
-inline enter() {
-    atomic { submitted = submitted + published; published = 0 }
+/* The system call on ring r, outside every lock: the kernel takes what
+ * is published there, in one step (its ring lock). */
+inline enter(r) {
+    atomic { submitted = submitted + published[r]; published[r] = 0 }
 }
 
-/* Enters only when it published something itself. */
-inline flush() {
-    atomic { sq == 0 -> sq = 1 };
+/* Ring r's flush: enters only when it published something itself. */
+inline flush(r) {
+    atomic { sq[r] == 0 -> sq[r] = 1 };
     if
-    :: pending > 0 ->
-        atomic { published = published + pending; pending = 0 };
-        sq = 0;
-        enter()
-    :: else -> sq = 0
+    :: pending[r] > 0 ->
+        atomic { published[r] = published[r] + pending[r]; pending[r] = 0 };
+        sq[r] = 0;
+        enter(r)
+    :: else -> sq[r] = 0
     fi
 }
 
-/* rt_io_reap's rule: the duty, and an empty deque (worker 0's only). */
+/* A parking worker's: every ring, the hint (pending read without the
+ * lock) re-checked under each ring's lock. */
+inline flush_all() {
+    byte k = 0;
+    do
+    :: k < NR ->
+        if
+        :: pending[k] > 0 -> flush(k)
+        :: else -> skip
+        fi;
+        k++
+    :: else -> break
+    od
+}
+
+/* rt_io_reap's rule: the duty, and an empty deque (worker 0's only); its
+ * own ring. */
 inline reap(me) {
     if
-    :: duty[me] && (me != 0 || (!hasR && !hasS)) -> duty[me] = false; flush()
+    :: duty[me] && (me != 0 || (!hasR && !hasS)) -> duty[me] = false; flush(me)
     :: else -> skip
     fi
 }
@@ -90,19 +113,19 @@ inline park(me) {
     skip;
 #elif defined(ONLYOWN)
     if
-    :: duty[me] -> duty[me] = false; flush()
+    :: duty[me] -> duty[me] = false; flush(me)
     :: else -> skip
     fi;
+#elif defined(PARKOWNRING)
+    duty[me] = false;
+    awake--;
+    flush(me);
 #else
     duty[me] = false;
 #  ifndef FLUSH_FIRST
     awake--;
 #  endif
-    /* the hint: pending read without the lock, re-checked under it */
-    if
-    :: pending > 0 -> flush()
-    :: else -> skip
-    fi;
+    flush_all();
 #  ifdef FLUSH_FIRST
     awake--;
 #  endif
@@ -120,18 +143,18 @@ proctype Worker0() {
        /* R: the deque holds S -> defer */
        if
        :: hasS ->
-           atomic { sq == 0 -> sq = 1 };
-           pending++;
-           sq = 0;
+           atomic { sq[0] == 0 -> sq[0] = 1 };
+           pending[0]++;
+           sq[0] = 0;
            duty[0] = true
        :: else ->
            /* a lone read: published with whatever was queued, then the
             * system call after the locks (io.c's flush) */
-           atomic { sq == 0 -> sq = 1 };
-           atomic { published = published + pending + 1; pending = 0 };
-           sq = 0;
+           atomic { sq[0] == 0 -> sq[0] = 1 };
+           atomic { published[0] = published[0] + pending[0] + 1; pending[0] = 0 };
+           sq[0] = 0;
 #ifndef NOENTER
-           enter()
+           enter(0)
 #else
            skip
 #endif
@@ -166,14 +189,14 @@ proctype Main() {
 #ifdef MAIN_EARLY
     any = awake > 0;
 #endif
-    atomic { sq == 0 -> sq = 1 };
-    pending++;
-    sq = 0;
+    atomic { sq[RM] == 0 -> sq[RM] = 1 };
+    pending[RM]++;
+    sq[RM] = 0;
 #ifndef MAIN_EARLY
     any = awake > 0;
 #endif
     if
-    :: !any -> flush()
+    :: !any -> flush(RM)
     :: else -> skip
     fi;
     /* leaves its wait: its duty waits for a later rt_io_reap */
@@ -183,7 +206,8 @@ proctype Main() {
 proctype Check() {
 end:
     (parked == NW && mdone);
-    assert(pending == 0 && published == 0 && submitted == 2)
+    assert(pending[0] == 0 && pending[1] == 0 && pending[RM] == 0 &&
+           published[0] == 0 && published[1] == 0 && published[RM] == 0 && submitted == 2)
 }
 
 init {
