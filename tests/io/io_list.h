@@ -59,8 +59,7 @@ SCENARIO(io, io_batch_reads, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_batch_reads_fb, 60, SCN_TSAN|SCN_POSIX)
 #else
 /* Windows (io_ops.c and io_ops_win32.c): the completion port, and the blocking lane
- * forced (NAME_fb). Not here: io_trace (its handles are POSIX descriptors;
- * the trace's I/O records are the portable io.c's). */
+ * forced (NAME_fb). */
 SCENARIO(io, io_error_names, 60, SCN_TSAN|SCN_WIN)
 SCENARIO(io, io_file_basic, 60, SCN_TSAN|SCN_WIN)
 SCENARIO(io, io_file_basic_fb, 60, SCN_TSAN|SCN_WIN)
@@ -88,4 +87,6 @@ SCENARIO(io, io_poll_event, 60, SCN_TSAN|SCN_WIN)
 SCENARIO(io, io_poll_event_fb, 60, SCN_TSAN|SCN_WIN)
 SCENARIO(io, io_hot, 60, SCN_TSAN|SCN_WIN)
 SCENARIO(io, io_hot_fb, 60, SCN_TSAN|SCN_WIN)
+SCENARIO(io, io_trace, 60, SCN_TSAN|SCN_WIN)
+SCENARIO(io, io_trace_fb, 60, SCN_TSAN|SCN_WIN)
 #endif

@@ -74,6 +74,8 @@ void rm_tmpdir(const char *file);
  * (on Windows: overlapped, so that the port takes it); bad: *ok false. */
 io_file tmp_file_with(const char *name, const void *data, size_t n, bool *ok);
 void io_file_close(io_file f);
+/* tmpdir's path for name (a static buffer, valid until the next call). */
+const char *tmp_path(const char *name);
 
 /* The calling thread's priority (Linux: its nice value); how many threads
  * of this process are at the hot workers' raised priority over base, and

@@ -75,6 +75,13 @@ void rm_tmpdir(const char *file)
     RemoveDirectoryA(tmpdir);
 }
 
+const char *tmp_path(const char *name)
+{
+    static char p[MAX_PATH + 64];
+    snprintf(p, sizeof p, "%s\\%s", tmpdir, name);
+    return p;
+}
+
 static HANDLE open_tmp(const char *name, DWORD disp, DWORD flags)
 {
     char p[MAX_PATH + 64];
