@@ -490,12 +490,12 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         req_cancel_locked(q);
     rt_ctx *wc = rt_ctx_current(rt);
     bool task = (wc && wc->depth > 0) || dagrt_in_fiber(rt);
-    if (task)   /* destroy's "only waits are left" (worker.c) */
-        atomic_fetch_add_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: see scheduler.h */
+    if (task)   /* destroy's "only waits are left" (worker.c): the record's shard's count */
+        atomic_fetch_add_explicit(&sh->nwaits, 1, memory_order_relaxed);   /* relaxed: see scheduler.h */
 
     int w = req_wait(rt, q);
     if (task)
-        atomic_fetch_sub_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: as above */
+        atomic_fetch_sub_explicit(&sh->nwaits, 1, memory_order_relaxed);   /* relaxed: as above */
     /* Whatever req_wait said, the op is done only when done() ran: a wait
      * that failed (it cannot, on a fresh group) must still not free it. */
     if (w != 0) {
@@ -528,6 +528,15 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
             rt_trace_io(ob->trace, cx->index, op_names[in->kind], (int64_t)in->h, r, rt_now_ns() - t0);
     }
     return r;
+}
+
+int64_t rt_io_waits(const dagrt *rt)
+{
+    rt_io *io = io_of(rt);
+    int64_t n = 0;
+    for (unsigned i = 0; io && i < io->nshards; i++)
+        n += atomic_load_explicit(&io->shards[i].nwaits, memory_order_relaxed);   /* relaxed: as rt->nwaits */
+    return n;
 }
 
 void rt_io_op_clear(rt_io_op *op, int kind, dagrt_handle h)

@@ -25,6 +25,10 @@ typedef struct rt_io_shard {
     bool stopping;
     /* The runtime's scope (rt->waits) was cancelled (io.c, io_rt_cancelled). */
     bool rt_cancelled;
+    /* Its calls made by tasks that are waiting, for destroy's "only waits
+     * are left" (rt->nwaits' share: a shared counter cost two threads
+     * doing I/O an RMW on one line each per wait; relaxed, as nwaits). */
+    _Atomic int64_t nwaits;
 } rt_io_shard;
 
 typedef struct rt_io {

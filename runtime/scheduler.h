@@ -270,7 +270,8 @@ struct dagrt {
     dagrt_cancel waits;
     /* Waits in progress made by tasks (fiber or plain; not by threads
      * outside the runtime), for destroy's "only waits are left" (relaxed:
-     * a count destroy compares twice, not an order). */
+     * a count destroy compares twice, not an order); the I/O calls count
+     * theirs per I/O shard (io.c, rt_io_waits). */
     _Atomic int64_t nwaits;
     /* Reaping workers that are not parked (io_reap.c, rt_io_park; seq_cst: the
      * reactor thread's gate, os/reactor_uring.c "REAPING"). */
@@ -555,6 +556,8 @@ void rt_fiber_rt_fini(dagrt *rt);
  * stopped: cancels what threads outside the runtime still have in flight,
  * waits for the reactor to let go of it, frees the reactor and the pool. */
 void rt_io_fini(dagrt *rt);
+/* The I/O calls that tasks are waiting in (only_waits_left, with nwaits). */
+int64_t rt_io_waits(const dagrt *rt);
 /* On each hot worker as it starts: the configured thread priority. */
 void rt_io_thread_priority(dagrt *rt);
 /* Serves I/O completions that are already there on this thread, without a

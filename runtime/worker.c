@@ -276,7 +276,7 @@ static bool only_waits_left(dagrt *rt)
     for (int i = 0; i < rt->nctx; i++)
         s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
     /* relaxed: a count compared twice a sleep apart, not an order. */
-    int64_t w = atomic_load_explicit(&rt->nwaits, memory_order_relaxed);
+    int64_t w = atomic_load_explicit(&rt->nwaits, memory_order_relaxed) + rt_io_waits(rt);
     return w > 0 && s - f <= (uint64_t)w && !rt_work_visible(&rt->ctx[0]);
 }
 
