@@ -213,8 +213,9 @@ if [ -n "$smoke" ]; then
     fi
   done
   # The I/O calls: files in a temporary directory and sockets on
-  # 127.0.0.1, on the completion port and on the blocking lane (_fb).
-  for s in io_file_basic io_tcp io_udp_fb io_scope_cancel io_destroy_reads_fb; do
+  # 127.0.0.1, on the completion port and on the blocking lane (_fb), and
+  # the I/O waits in the trace.
+  for s in io_file_basic io_tcp io_udp_fb io_scope_cancel io_destroy_reads_fb io_trace; do
     if timeout 120 "$WINE" "$sb/tests/io/io_drv.exe" "$s"; then
       passed=$((passed + 1))
     else
