@@ -128,11 +128,15 @@ static void lease_touch(dagrt *rt, rt_io *io, const rt_ctx *c)
         atomic_store_explicit(l, RT_LEASE_USED, memory_order_relaxed);
 }
 
-/* After a submit (io.c, mu released): the main thread's lease, and the
- * duty to flush a deferred submit. */
+static void reaper_join(dagrt *rt, const rt_io *io, const rt_ctx *c);
+
+/* After a submit (io.c, mu released): the main thread's lease, a worker's
+ * count among the awake reapers, and the duty to flush a deferred submit. */
 void rt_io_submitted(dagrt *rt, rt_io *io, bool deferred)
 {
-    lease_touch(rt, io, rt_ctx_current(rt));
+    rt_ctx *c = rt_ctx_current(rt);
+    lease_touch(rt, io, c);
+    reaper_join(rt, io, c);
     if (deferred) {
         io_deferred++;
         main_deferred(rt, io);
@@ -144,6 +148,24 @@ void rt_io_submitted(dagrt *rt, rt_io *io, bool deferred)
  * with no reactor pays no RMW per park. */
 static _Thread_local bool io_counted;
 
+/* A reaping worker joins the count of awake reapers (once per wake-up:
+ * rt_io_park takes it out as it parks): at its first reap, or at its
+ * first I/O call, whichever comes first. A worker running one long fiber
+ * task that makes call after call (a lone reader) reaps nothing between
+ * tasks, so without the second it stayed uncounted, and the reactor's
+ * thread, seeing no reaper awake, slept in the kernel and was woken for
+ * every completion that the caller was serving itself. */
+static void reaper_join(dagrt *rt, const rt_io *io, const rt_ctx *c)
+{
+    if (RT_LIKELY(io_counted) || !io->r->ops->reap)
+        return;
+    if (c && c->index != 0 && !c->guest && (c->hot || rt->cfg.hot_workers == 0)) {
+        /* seq_cst: rt_io_park's pair with the reactor thread's gate. */
+        atomic_fetch_add_explicit(&rt->io_awake, 1, memory_order_seq_cst);
+        io_counted = true;
+    }
+}
+
 /* Workers reap completions where they are (worker.c between tasks,
  * idle.c as they go idle): see os/reactor_uring.c's REAPING. */
 unsigned rt_io_reap(dagrt *rt)
@@ -151,14 +173,8 @@ unsigned rt_io_reap(dagrt *rt)
     rt_io *io = io_of(rt);
     if (!io || !io->r->ops->reap)
         return 0;
-    if (RT_UNLIKELY(!io_counted)) {
-        rt_ctx *c = rt_ctx_current(rt);
-        if (c && c->index != 0 && !c->guest && (c->hot || rt->cfg.hot_workers == 0)) {
-            /* seq_cst: rt_io_park's pair with the reactor thread's gate. */
-            atomic_fetch_add_explicit(&rt->io_awake, 1, memory_order_seq_cst);
-            io_counted = true;
-        }
-    }
+    if (RT_UNLIKELY(!io_counted))
+        reaper_join(rt, io, rt_ctx_current(rt));
     if (io_deferred) {
         /* What this thread queued goes to the kernel once nothing else is
          * in sight (a thread that parks calls this first: idle.c). */
