@@ -136,13 +136,10 @@ static bool shards_make(dagrt *rt, rt_io *io)
 
 static void io_rt_cancelled(rt_cancel_link *l);
 
-/* The runtime's I/O state, started by the first call. NULL: *err. */
-static rt_io *io_get(dagrt *rt, int *err)
+/* The runtime's I/O state, made (rt->io_make_mu held). NULL: *err. */
+static rt_io *io_make(dagrt *rt, int *err)
 {
-    rt_io *io = io_of(rt);
-    if (RT_LIKELY(io != NULL))
-        return io;
-    io = calloc(1, sizeof *io);
+    rt_io *io = calloc(1, sizeof *io);
     if (!io) {
         *err = DAGRT_ENOMEM;
         return NULL;
@@ -184,17 +181,26 @@ static rt_io *io_get(dagrt *rt, int *err)
     io->rtlinked = rt_cancel_attach(&rt->waits, &io->rtlink) == 0;
     for (unsigned i = 0; i < io->nshards; i++)
         io->shards[i].rt_cancelled = !io->rtlinked;
-    rt_io *expect = NULL;
-    /* release: publishes the whole state to io_of's acquire; acquire on
-     * failure: the winner's state is whole for us too. */
-    if (!atomic_compare_exchange_strong_explicit(&rt->io, &expect, io,
-                                                 memory_order_acq_rel, memory_order_acquire)) {
-        if (io->rtlinked)
-            rt_cancel_detach(&io->rtlink);
-        io->r->ops->destroy(io->r);   /* another call started it first */
-        io_free(io);
-        return expect;
-    }
+    return io;
+}
+
+/* The runtime's I/O state, started by the first call. NULL: *err. Two
+ * first calls at once make one state: the second waits for the first
+ * (one made and thrown away meant a reactor thread and rings made and
+ * unmapped for nothing, and memory the kernel maps again at the same
+ * address for the next ring, written by another thread with no order
+ * that ThreadSanitizer can see). */
+static rt_io *io_get(dagrt *rt, int *err)
+{
+    rt_io *io = io_of(rt);
+    if (RT_LIKELY(io != NULL))
+        return io;
+    rt_os_mutex_lock(&rt->io_make_mu);
+    io = io_of(rt);
+    if (!io && (io = io_make(rt, err)) != NULL)
+        /* release: publishes the whole state to io_of's acquire. */
+        atomic_store_explicit(&rt->io, io, memory_order_release);
+    rt_os_mutex_unlock(&rt->io_make_mu);
     return io;
 }
 

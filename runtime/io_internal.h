@@ -46,7 +46,7 @@ typedef struct rt_io {
 
 static inline rt_io *io_of(const dagrt *rt)
 {
-    /* acquire: pairs with io_start's release CAS, so the state is whole. */
+    /* acquire: pairs with io_get's release store, so the state is whole. */
     return atomic_load_explicit(&((dagrt *)(uintptr_t)rt)->io, memory_order_acquire);
 }
 

@@ -238,6 +238,7 @@ struct dagrt {
     bool place_on;
     rt_os_cpuset place_mask;
     rt_os_mutex steer_mu;              /* one affinity change of a worker at a time */
+    rt_os_mutex io_make_mu;            /* io.c's first call: one reactor made, never two */
     rt_task *shared_free;
     rt_slab *shared_slabs;
     _Atomic(rt_task *) shared_remote;

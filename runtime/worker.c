@@ -100,6 +100,7 @@ static void rt_free_all(dagrt *rt)
     rt_timers_fini(&rt->timers);
     rt_os_mutex_fini(&rt->shared_mu);
     rt_os_mutex_fini(&rt->steer_mu);
+    rt_os_mutex_fini(&rt->io_make_mu);
     rt_os_free_aligned(rt->exec);   /* exec.c's slot; its helpers finished before the join */
     rt_os_free_aligned(rt);
 }
@@ -154,12 +155,14 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     atomic_init(&rt->prio_refused, 0);
     rt_os_mutex_init(&rt->shared_mu);
     rt_os_mutex_init(&rt->steer_mu);
+    rt_os_mutex_init(&rt->io_make_mu);
     rt_mpsc_init(&rt->hot);
     dagrt_cancel_init(&rt->waits, NULL);
     atomic_init(&rt->nwaits, 0);
     if (rt_timers_init(&rt->timers) != 0) {
         rt_os_mutex_fini(&rt->shared_mu);
         rt_os_mutex_fini(&rt->steer_mu);
+        rt_os_mutex_fini(&rt->io_make_mu);
         rt_os_free_aligned(rt);
         goto fail;
     }
