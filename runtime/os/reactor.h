@@ -7,7 +7,8 @@
  * once, from whatever thread learnt the result (its completion thread, a
  * lane thread, or the submitter itself when the result came at once),
  * after its last access to op. One file per mechanism:
- *   reactor_uring.c  io_uring through liburing (Linux, DAGRT_HAVE_URING);
+ *   reactor_uring.c  io_uring through liburing (Linux, DAGRT_HAVE_URING;
+ *                    its rings and completion thread: reactor_uring_ring.c);
  *   reactor_epoll.c  the fallback: epoll for what can be polled, a blocking
  *                    lane of the runtime's own threads for regular files;
  *   reactor_iocp.c   Windows: an I/O completion port, and

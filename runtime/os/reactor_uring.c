@@ -1,6 +1,10 @@
 /*
  * os/reactor_uring.c - the reactor on io_uring (liburing), Linux.
  *
+ * The rings' lives and the completion thread (making a ring, the drain
+ * of every ring and the sleep on all of them, create and destroy) are
+ * os/reactor_uring_ring.c's; os/reactor_uring.h is what the two share.
+ *
  * RINGS. One ring per thread slot (the runtime's thread contexts: the
  * main thread, each worker, each guest slot, and one slot shared by the
  * threads outside the runtime; io.c says which in op->slot), made by
@@ -15,14 +19,14 @@
  * for a submit, alone for a flush or a cancel, which goes to the op's own
  * ring: rwhere), and its completion queue one consumer at a time (its
  * `reaping`). The system call that hands SQEs to the kernel comes after
- * both locks (ENTERING, at sq_enter).
+ * both locks (ENTERING, at rt_uring_enter).
  *
  * BATCHING (who hands queued SQEs to the kernel). A submit with op->defer
  * (io.c sets it for a fiber on a reaping worker, or on the main thread
  * while such a worker is awake, that has other work in sight) fills its SQE and leaves it in the SQ, counted in base.pending;
  * one flush later hands the kernel every SQE queued so far (publishes
  * them under sq, then enters: ENTERING). It is submitted by whichever
- * comes first: the SQ filling up (sqe_get); a
+ * comes first: the SQ filling up (rt_uring_sqe_get); a
  * cancel or destroy (which submit everything queued before their own SQE,
  * so a cancel never overtakes its op); a flush from io.c: by the worker
  * that queued it, once its deque is empty (between tasks, or as it goes
@@ -85,145 +89,20 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <liburing.h>
 #include <poll.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
-#include "dagrt.h"
-#include "os.h"
-#include "reactor.h"
-
-#define TAG_CANCEL ((uint64_t)1)     /* a cancel's own completion: ignored */
-#define TAG_STOP   ((uint64_t)2)     /* destroy: the completion thread returns */
-#define RF_CANCEL  1u                /* rflags: a cancel was issued for it */
-#define RF_QUEUED  2u                /* rflags: submitted (the hand-off to the completion thread) */
-
-typedef struct uring_priv {
-    struct msghdr m;
-    struct iovec v;
-} uring_priv;
-_Static_assert(sizeof(uring_priv) <= sizeof(((rt_io_op *)0)->rpriv), "rpriv too small");
-
-/* One slot's ring (RINGS). */
-typedef struct uring_ring {
-    struct io_uring ring;
-    rt_os_mutex sq;              /* the SQ's one writer (BATCHING) */
-    _Atomic uint32_t reaping;    /* the CQ's consumer lock (top of file) */
-    /* Deferred SQEs queued and not yet published (a hint: sq orders it). */
-    _Atomic uint32_t pending;
-    unsigned slot;
-    bool watched;                /* in the epoll set (the completion thread's own) */
-} uring_ring;
-
-typedef struct uring_reactor {
-    rt_reactor base;
-    rt_os_thread thr;
-    int ep;                      /* epoll over the rings' descriptors (REAPING) */
-    int kick;                    /* an eventfd in that set: a ring made while it sleeps */
-    _Atomic uint32_t asleep;     /* the completion thread is (about to be) in epoll_wait */
-    unsigned entries;
-    unsigned nslots;             /* the last one: threads outside the runtime */
-    _Atomic(uring_ring *) *rings;   /* [nslots], each made by its first submit */
-    /* The rings made so far, in the order they were made: live[0] is the
-     * shared slot's; nlive grows under make_mu only. */
-    unsigned *live;
-    _Atomic unsigned nlive;
-    rt_os_mutex make_mu;
-} uring_reactor;
+#include "reactor_uring.h"
 
 static void count_submit(uring_reactor *u)
 {
     atomic_fetch_add_explicit(&u->base.submits, 1, memory_order_relaxed);   /* relaxed: a statistic */
 }
 
-static uring_ring *ring_at(uring_reactor *u, unsigned slot)
-{
-    /* acquire: pairs with ring_make's release, so the ring is whole. */
-    return atomic_load_explicit(&u->rings[slot], memory_order_acquire);
-}
-
-/* The i-th ring made (i < nlive). */
-static uring_ring *ring_live(uring_reactor *u, unsigned i)
-{
-    return ring_at(u, u->live[i]);
-}
-
-static unsigned rings_made(uring_reactor *u)
-{
-    /* acquire: pairs with ring_make's release, so live[] up to it is written. */
-    return atomic_load_explicit(&u->nlive, memory_order_acquire);
-}
-
-/* A slot's ring, made now (NULL: the kernel refused one more, or memory
- * ran out). The completion thread watches it before anyone submits to it. */
-static uring_ring *ring_make(uring_reactor *u, unsigned slot)
-{
-    rt_os_mutex_lock(&u->make_mu);
-    /* relaxed: make_mu orders the rings this function made. */
-    uring_ring *g = atomic_load_explicit(&u->rings[slot], memory_order_relaxed);
-    if (g) {
-        rt_os_mutex_unlock(&u->make_mu);
-        return g;
-    }
-    g = calloc(1, sizeof *g);
-    if (g && rt_os_mutex_init(&g->sq) != 0) {
-        free(g);
-        g = NULL;
-    }
-    if (g) {
-        struct io_uring_params prm;
-        memset(&prm, 0, sizeof prm);
-        /* CQSIZE: room for a completion of every op in flight on the ring
-         * and the cancels beside them; NODROP kernels keep the overflow
-         * anyway (the completion thread moves it back: REAPING). */
-        prm.flags = IORING_SETUP_CQSIZE;
-        prm.cq_entries = u->entries * 4;
-        if (io_uring_queue_init_params(u->entries, &g->ring, &prm) < 0) {
-            rt_os_mutex_fini(&g->sq);
-            free(g);
-            g = NULL;
-        }
-    }
-    if (g) {
-        g->slot = slot;
-        unsigned n = atomic_load_explicit(&u->nlive, memory_order_relaxed);   /* relaxed: make_mu */
-        u->live[n] = slot;
-        atomic_store_explicit(&u->rings[slot], g, memory_order_release);   /* release: see ring_at */
-        /* seq_cst: release for rings_made, and a Dekker pair with the
-         * completion thread's sleep (watch_rings: it writes asleep, then
-         * reads nlive; we write nlive, then read asleep): either it
-         * watches this ring, or we kick it awake to look again. */
-        atomic_store_explicit(&u->nlive, n + 1, memory_order_seq_cst);
-        if (atomic_load_explicit(&u->asleep, memory_order_seq_cst)) {
-            uint64_t one = 1;
-            (void)!write(u->kick, &one, sizeof one);
-        }
-    }
-    rt_os_mutex_unlock(&u->make_mu);
-    return g;
-}
-
-/* The ring a submit from this slot goes to: its own, made on first use,
- * or the shared slot's when the kernel refuses another. */
-static uring_ring *ring_for(uring_reactor *u, unsigned slot)
-{
-    if (slot >= u->nslots)
-        slot = u->nslots - 1;
-    uring_ring *g = ring_at(u, slot);
-    if (g != NULL)
-        return g;
-    g = ring_make(u, slot);
-    return g ? g : ring_live(u, 0);
-}
-
 /* sq held. */
-static struct io_uring_sqe *sqe_get(uring_reactor *u, uring_ring *g)
+struct io_uring_sqe *rt_uring_sqe_get(uring_reactor *u, uring_ring *g)
 {
     struct io_uring_sqe *s;
     /* A full queue: hand what is there to the kernel, which takes it at
@@ -240,10 +119,10 @@ static struct io_uring_sqe *sqe_get(uring_reactor *u, uring_ring *g)
 
 /* sq held: makes every queued SQE the kernel's to take (its tail), and
  * returns how many it has not taken yet; the system call that hands them
- * over is sq_enter's, after sq (ENTERING). The first half of
+ * over is rt_uring_enter's, after sq (ENTERING). The first half of
  * io_uring_submit, which liburing 2.3 does not export alone (the
  * fields are struct io_uring_sq's public ones; no SQPOLL here). */
-static unsigned sq_publish(uring_ring *g)
+unsigned rt_uring_publish(uring_ring *g)
 {
     struct io_uring_sq *sq = &g->ring.sq;
     if (sq->sqe_head != sq->sqe_tail) {
@@ -258,7 +137,7 @@ static unsigned sq_publish(uring_ring *g)
 }
 
 /* Whether SQEs are published that the kernel has not taken. acquire on
- * the tail: another submitter's release in sq_publish (so its SQEs are
+ * the tail: another submitter's release in rt_uring_publish (so its SQEs are
  * whole before our system call hands them over); relaxed on the head:
  * the kernel's, a count. */
 static unsigned sq_unentered(uring_ring *g)
@@ -292,7 +171,7 @@ static bool enter_again(int r)
  * SQE published before a thread's call is taken by it or by an earlier
  * one, in ring order (so a cancel published after its op never overtakes
  * it). */
-static void sq_enter(uring_reactor *u, uring_ring *g, unsigned n)
+void rt_uring_enter(uring_reactor *u, uring_ring *g, unsigned n)
 {
     if (n == 0)
         return;
@@ -319,9 +198,9 @@ static void ring_flush_pending(uring_reactor *u, uring_ring *g)
     unsigned n = 0;
     rt_os_mutex_lock(&g->sq);
     if (atomic_load_explicit(&g->pending, memory_order_relaxed) != 0)   /* relaxed: sq orders it */
-        n = sq_publish(g);
+        n = rt_uring_publish(g);
     rt_os_mutex_unlock(&g->sq);
-    sq_enter(u, g, n);
+    rt_uring_enter(u, g, n);
 }
 
 /* Every ring's: a parking worker's and the completion thread's flush
@@ -329,7 +208,7 @@ static void ring_flush_pending(uring_reactor *u, uring_ring *g)
  * duty is what it queued itself, and entering another thread's ring
  * meant waiting in the kernel, on that ring's lock, for the batch that
  * thread was entering, and then running that thread's reads for it. */
-static void sq_flush_pending(uring_reactor *u)
+void rt_uring_flush_all(uring_reactor *u)
 {
     unsigned nl = rings_made(u);
     for (unsigned i = 0; i < nl; i++)
@@ -337,14 +216,14 @@ static void sq_flush_pending(uring_reactor *u)
 }
 
 /* The ring whose SQE this thread's submit without defer published, and
- * whose system call it owes (uring_flush, right after io.c's lock:
+ * whose system call it owes (rt_uring_flush, right after io.c's lock:
  * nothing suspends in between, so the thread is the submitter's; made
  * holding the CQ's lock, RESERVE at owed_enter). */
 static _Thread_local uring_ring *enter_owed;
 
 static void owed_enter(uring_reactor *u, uring_ring *g);
 
-static void uring_flush(rt_reactor *r, unsigned slot)
+void rt_uring_flush(rt_reactor *r, unsigned slot)
 {
     uring_reactor *u = (uring_reactor *)r;
     uring_ring *g = enter_owed;
@@ -353,18 +232,18 @@ static void uring_flush(rt_reactor *r, unsigned slot)
         owed_enter(u, g);   /* RESERVE */
     }
     if (slot == RT_IO_SLOT_ALL)
-        sq_flush_pending(u);
+        rt_uring_flush_all(u);
     else if (slot < u->nslots && (g = ring_at(u, slot)) != NULL)
         ring_flush_pending(u, g);
 }
 
-static void uring_submit(rt_reactor *r, rt_io_op *op)
+void rt_uring_submit(rt_reactor *r, rt_io_op *op)
 {
     uring_reactor *u = (uring_reactor *)r;
-    uring_ring *g = ring_for(u, op->slot);
+    uring_ring *g = rt_uring_ring_for(u, op->slot);
     op->rwhere = (int)g->slot;   /* a cancel goes to the same ring */
     rt_os_mutex_lock(&g->sq);
-    struct io_uring_sqe *s = sqe_get(u, g);
+    struct io_uring_sqe *s = rt_uring_sqe_get(u, g);
     int fd = (int)op->h;
     uring_priv *p = (uring_priv *)(void *)op->rpriv;
     switch (op->kind) {
@@ -415,15 +294,15 @@ static void uring_submit(rt_reactor *r, rt_io_op *op)
     /* Deferred: one flush later submits it with the others (BATCHING).
      * Else published now, and entered by io.c's flush after its lock. */
     if (op->defer)
-        atomic_fetch_add_explicit(&g->pending, 1, memory_order_seq_cst);   /* seq_cst: see sq_flush_pending */
+        atomic_fetch_add_explicit(&g->pending, 1, memory_order_seq_cst);   /* seq_cst: see rt_uring_flush_all */
     else {
-        sq_publish(g);
+        rt_uring_publish(g);
         enter_owed = g;
     }
     rt_os_mutex_unlock(&g->sq);
 }
 
-static void uring_cancel(rt_reactor *r, rt_io_op *op)
+void rt_uring_cancel(rt_reactor *r, rt_io_op *op)
 {
     uring_reactor *u = (uring_reactor *)r;
     /* The op's own ring (set by its submit, which io.c's lock orders
@@ -433,12 +312,12 @@ static void uring_cancel(rt_reactor *r, rt_io_op *op)
      * completion, sees that the -EINTR it got came from this cancel. */
     atomic_fetch_or_explicit(&op->rflags, RF_CANCEL, memory_order_release);
     rt_os_mutex_lock(&g->sq);
-    struct io_uring_sqe *s = sqe_get(u, g);
+    struct io_uring_sqe *s = rt_uring_sqe_get(u, g);
     io_uring_prep_cancel(s, op, 0);
     io_uring_sqe_set_data64(s, TAG_CANCEL);
-    unsigned n = sq_publish(g);   /* the op's own SQE, if still queued, goes first */
+    unsigned n = rt_uring_publish(g);   /* the op's own SQE, if still queued, goes first */
     rt_os_mutex_unlock(&g->sq);
-    sq_enter(u, g, n);
+    rt_uring_enter(u, g, n);
 }
 
 static unsigned poll_bits(int revents)
@@ -451,17 +330,6 @@ static unsigned poll_bits(int revents)
     if (revents & (POLLERR | POLLHUP | POLLNVAL))
         b |= RT_IO_POLL_ERR;
     return b;
-}
-
-/* The CQ's consumer lock. acquire: the previous consumer's head and the
- * ops it finished are visible to us; release in unlock: ours to the next. */
-static bool cq_trylock(uring_ring *g)
-{
-    return atomic_exchange_explicit(&g->reaping, 1, memory_order_acquire) == 0;
-}
-static void cq_unlock(uring_ring *g)
-{
-    atomic_store_explicit(&g->reaping, 0, memory_order_release);   /* release: see cq_trylock */
 }
 
 /* Whether the CQ holds an entry, without a system call. acquire on the
@@ -478,7 +346,7 @@ static bool cq_nonempty(uring_ring *g)
 /* The op's result from its CQE's res (before done). */
 static void op_finish(rt_io_op *op, int res)
 {
-    /* acquire: pairs with uring_submit's and uring_cancel's releases. */
+    /* acquire: pairs with rt_uring_submit's and rt_uring_cancel's releases. */
     bool asked = (atomic_load_explicit(&op->rflags, memory_order_acquire) & RF_CANCEL) != 0;
     op->canceled = res == -ECANCELED || (asked && res == -EINTR);
     if (res < 0) {
@@ -523,11 +391,9 @@ static unsigned cq_take(uring_ring *g, rt_io_op **ops, unsigned max, bool owner,
     return n;
 }
 
-#define REAP_BATCH 32u   /* ops served per take (on the stack) */
-
 /* Lock held: takes up to max entries (cq_take), lets the lock go, then
  * finishes their ops (done: the last access to each, outside the lock). */
-static unsigned cq_serve(uring_ring *g, unsigned max, bool owner, bool *stop)
+unsigned rt_uring_serve(uring_ring *g, unsigned max, bool owner, bool *stop)
 {
     rt_io_op *ops[REAP_BATCH];
     unsigned n = cq_take(g, ops, max < REAP_BATCH ? max : REAP_BATCH, owner, stop);
@@ -537,9 +403,6 @@ static unsigned cq_serve(uring_ring *g, unsigned max, bool owner, bool *stop)
     return n;
 }
 
-#define GATE_TICK_NS 1000000u   /* 1 ms: how long a completion may wait for a busy worker */
-#define LEASE_TICK_NS 200000u   /* 200 us: for the main thread's lease (io_reap.c, LEASE) */
-
 /* A worker's peek at one ring (REAPING). */
 static unsigned ring_reap(uring_ring *g, unsigned max)
 {
@@ -547,13 +410,13 @@ static unsigned ring_reap(uring_ring *g, unsigned max)
     if (!cq_nonempty(g) || atomic_load_explicit(&g->reaping, memory_order_relaxed) || !cq_trylock(g))
         return 0;
     bool stop = false;
-    return cq_serve(g, max, false, &stop);
+    return rt_uring_serve(g, max, false, &stop);
 }
 
 /* Which ring this thread peeks after its own (REAPING): each in turn. */
 static _Thread_local unsigned reap_turn;
 
-static unsigned uring_reap(rt_reactor *r, unsigned slot, unsigned max)
+unsigned rt_uring_reap(rt_reactor *r, unsigned slot, unsigned max)
 {
     uring_reactor *u = (uring_reactor *)r;
     uring_ring *own = slot < u->nslots ? ring_at(u, slot) : NULL;
@@ -569,7 +432,7 @@ static unsigned uring_reap(rt_reactor *r, unsigned slot, unsigned max)
     return n;
 }
 
-/* RESERVE: the system call a lone read's submitter owes (uring_flush,
+/* RESERVE: the system call a lone read's submitter owes (rt_uring_flush,
  * right after io.c's lock), made holding the CQ's consumer lock, and the
  * drain of what it brought before the lock goes: the kernel runs a
  * page-cache read inside the call and posts its completion before the
@@ -582,7 +445,7 @@ static unsigned uring_reap(rt_reactor *r, unsigned slot, unsigned max)
  * 182 of 200 own reaps found the lock held by a worker or the main
  * thread, with the completion posted; the fiber's resume on the reaper's
  * thread kept the two threads trading places). Workers' reaps skip the
- * CQ meanwhile (uring_reap: the lock is held), the completion thread
+ * CQ meanwhile (rt_uring_reap: the lock is held), the completion thread
  * waits for it as for any consumer in progress; the hold covers one
  * system call, no wait (no GETEVENTS). Only for a call that hands over
  * its own SQE alone (n == 1): one that hands over a batch (others'
@@ -601,7 +464,7 @@ static void owed_enter(uring_reactor *u, uring_ring *g)
     /* A batch: the plain call (above). relaxed: a pre-check, as
      * ring_reap's (the exchange decides). */
     if (n > 1 || atomic_load_explicit(&g->reaping, memory_order_relaxed) || !cq_trylock(g)) {
-        sq_enter(u, g, n);
+        rt_uring_enter(u, g, n);
         return;
     }
     count_submit(u);
@@ -614,211 +477,5 @@ static void owed_enter(uring_reactor *u, uring_ring *g)
         return;
     }
     bool stop = false;
-    (void)cq_serve(g, REAP_BATCH, false, &stop);
-}
-
-/* The completion thread's drain of every ring (REAPING): whether it should
- * turn again at once (a full batch, or an overflow moved back into a CQ). */
-static bool drain_all(uring_reactor *u, bool *stop)
-{
-    bool again = false;
-    unsigned nl = rings_made(u);
-    for (unsigned i = 0; i < nl && !*stop; i++) {
-        uring_ring *g = ring_live(u, i);
-        /* Wait for a consumer in progress. */
-        while (!cq_trylock(g))
-            rt_os_yield();
-        if (cq_serve(g, REAP_BATCH, true, stop) == REAP_BATCH)
-            again = true;
-        /* Completions the kernel could not post (the CQ was full) wait in
-         * its overflow list, which only a GETEVENTS call moves back; the
-         * ring's descriptor reads ready meanwhile. */
-        if (io_uring_cq_has_overflow(&g->ring)) {
-            (void)io_uring_enter((unsigned)g->ring.ring_fd, 0, 0, IORING_ENTER_GETEVENTS, NULL);
-            again = true;
-        }
-    }
-    return again;
-}
-
-/* The completion thread's sleep in the kernel (REAPING): every ring's
- * descriptor in the epoll set, level-triggered (adding one whose CQ holds
- * an entry makes it ready at once), then out of it again once awake: a
- * ring in the set costs every completion the kernel posts on it a wake-up
- * call into epoll, which the thread wants only while it sleeps there.
- * Model: tests/models/io_watch.pml (a ring made meanwhile; negative
- * controls: ring_make reads asleep first, no kick). */
-static void kernel_sleep(uring_reactor *u)
-{
-    /* seq_cst: ring_make's pair (there). */
-    atomic_store_explicit(&u->asleep, 1, memory_order_seq_cst);
-    unsigned nl = atomic_load_explicit(&u->nlive, memory_order_seq_cst);
-    bool fail = false;
-    for (unsigned i = 0; i < nl; i++) {
-        uring_ring *g = ring_live(u, i);
-        struct epoll_event ev = { .events = EPOLLIN, .data.u32 = g->slot };
-        if (!g->watched && epoll_ctl(u->ep, EPOLL_CTL_ADD, g->ring.ring_fd, &ev) != 0)
-            fail = true;
-        else
-            g->watched = true;
-    }
-    struct epoll_event ev[8];
-    int e = fail ? -1 : epoll_wait(u->ep, ev, 8, -1);
-    if (fail || (e < 0 && errno != EINTR)) {
-        rt_os_write_err("dagrt: fatal: epoll (waiting for completions) failed\n");
-        abort();
-    }
-    /* relaxed: only kicks for nothing from here on (ring_make). */
-    atomic_store_explicit(&u->asleep, 0, memory_order_relaxed);
-    uint64_t n;
-    (void)!read(u->kick, &n, sizeof n);   /* non-blocking: clears a kick */
-    for (unsigned i = 0; i < nl; i++) {
-        uring_ring *g = ring_live(u, i);
-        if (g->watched)
-            (void)epoll_ctl(u->ep, EPOLL_CTL_DEL, g->ring.ring_fd, NULL);
-        g->watched = false;
-    }
-}
-
-static void completion_main(void *arg)
-{
-    uring_reactor *u = arg;
-    rt_os_thread_name("dagrt-io");
-    uint64_t lease_mark = 0;   /* when this thread last marked the lease */
-    for (;;) {
-        /* What deferred submits left queued (BATCHING): at every turn. */
-        sq_flush_pending(u);
-        bool stop = false;
-        bool again = drain_all(u, &stop);
-        if (stop)
-            return;
-        if (again)
-            continue;
-        /* While a reaping worker is awake, completions are its to serve:
-         * sleep on the gate, not in the kernel (whose wake-up per
-         * completion would cost the submitter a cross-CPU wake), and drain
-         * what is left once a tick (a worker busy in a long task serves
-         * nothing meanwhile). The last worker to park bumps the gate.
-         * seq_cst: the gate, then the count (io_reap.c, rt_io_park). */
-        atomic_store_explicit(&u->base.gated, 1, memory_order_seq_cst);   /* seq_cst: as the gate */
-        uint32_t gen = atomic_load_explicit(&u->base.gate, memory_order_seq_cst);
-        /* acquire: pairs with io.c's release store of the pointer. */
-        _Atomic int *aw = atomic_load_explicit(&u->base.awake, memory_order_acquire);
-        if (aw && atomic_load_explicit(aw, memory_order_seq_cst) > 0) {
-            rt_os_wait32_until(&u->base.gate, gen, rt_os_now_ns() + GATE_TICK_NS);
-            continue;
-        }
-        /* The main thread's lease alone (io_reap.c, LEASE): a shorter tick,
-         * marked at one and taken back at the next if unused meanwhile.
-         * seq_cst: read after the count, as the count (the main thread
-         * gives it back, then reads the count and gated). */
-        uint32_t ls = atomic_load_explicit(&u->base.lease, memory_order_seq_cst);
-        if (ls != RT_LEASE_NONE) {
-            uint64_t now = rt_os_now_ns();
-            if (ls == RT_LEASE_USED) {
-                /* relaxed: the lease is a hint; a lost race leaves it USED. */
-                if (atomic_compare_exchange_strong_explicit(&u->base.lease, &ls, RT_LEASE_MARKED,
-                                                            memory_order_relaxed, memory_order_relaxed))
-                    lease_mark = now;
-            } else if (now - lease_mark >= LEASE_TICK_NS) {
-                /* seq_cst: as the read above; a failure: used again. */
-                atomic_compare_exchange_strong_explicit(&u->base.lease, &ls, RT_LEASE_NONE,
-                                                        memory_order_seq_cst, memory_order_relaxed);
-                continue;   /* drain once more, then the kernel */
-            }
-            rt_os_wait32_until(&u->base.gate, gen, now + LEASE_TICK_NS);
-            continue;
-        }
-        /* relaxed: only a hint for the parkers from here on (they bump the
-         * gate for nothing at worst). */
-        atomic_store_explicit(&u->base.gated, 0, memory_order_relaxed);
-        /* Nothing queued is left behind while we sleep (BATCHING). */
-        sq_flush_pending(u);
-        /* Sleep in the kernel until a CQ holds an entry (at once if one
-         * does: posted after our drain, or left by a consumer). */
-        kernel_sleep(u);
-    }
-}
-
-static void ring_free(uring_ring *g)
-{
-    io_uring_queue_exit(&g->ring);
-    rt_os_mutex_fini(&g->sq);
-    free(g);
-}
-
-static void reactor_free(uring_reactor *u)
-{
-    unsigned nl = atomic_load_explicit(&u->nlive, memory_order_relaxed);   /* relaxed: no thread is left */
-    for (unsigned i = 0; i < nl; i++)
-        ring_free(ring_live(u, i));
-    if (u->ep >= 0)
-        close(u->ep);
-    if (u->kick >= 0)
-        close(u->kick);
-    rt_os_mutex_fini(&u->make_mu);
-    free(u->rings);
-    free(u->live);
-    free(u);
-}
-
-static void uring_destroy(rt_reactor *r)
-{
-    uring_reactor *u = (uring_reactor *)r;
-    uring_ring *g = ring_live(u, 0);
-    rt_os_mutex_lock(&g->sq);
-    struct io_uring_sqe *s = sqe_get(u, g);
-    io_uring_prep_nop(s);
-    io_uring_sqe_set_data64(s, TAG_STOP);
-    unsigned n = sq_publish(g);
-    rt_os_mutex_unlock(&g->sq);
-    sq_enter(u, g, n);
-    rt_os_thread_join(&u->thr);
-    reactor_free(u);
-}
-
-static const rt_reactor_ops uring_ops = { uring_submit, uring_cancel, uring_destroy, "io_uring", uring_reap,
-                                      uring_flush };
-
-rt_reactor *rt_reactor_uring_create(unsigned entries, unsigned nslots, int *err)
-{
-    uring_reactor *u = calloc(1, sizeof *u);
-    if (nslots == 0)
-        nslots = 1;
-    if (!u || !(u->rings = calloc(nslots, sizeof *u->rings)) || !(u->live = calloc(nslots, sizeof *u->live)) ||
-        rt_os_mutex_init(&u->make_mu) != 0) {
-        if (u) {
-            free(u->rings);
-            free(u->live);
-        }
-        free(u);
-        *err = DAGRT_ENOMEM;
-        return NULL;
-    }
-    u->base.ops = &uring_ops;
-    u->base.concurrent = true;   /* a ring, and its sq lock, per slot */
-    u->entries = entries;
-    u->nslots = nslots;
-    u->ep = epoll_create1(EPOLL_CLOEXEC);
-    u->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    struct epoll_event kev = { .events = EPOLLIN, .data.u32 = UINT32_MAX };
-    if (u->ep < 0 || u->kick < 0 || epoll_ctl(u->ep, EPOLL_CTL_ADD, u->kick, &kev) != 0) {
-        reactor_free(u);
-        *err = DAGRT_EIO;
-        return NULL;
-    }
-    /* The shared slot's ring first (live[0]: destroy's STOP goes there).
-     * None: too old, disabled (kernel.io_uring_disabled), or seccomp: the
-     * caller falls back. */
-    if (!ring_make(u, nslots - 1)) {
-        reactor_free(u);
-        *err = DAGRT_EIO;
-        return NULL;
-    }
-    if (rt_os_thread_start(&u->thr, completion_main, u) != 0) {
-        reactor_free(u);
-        *err = DAGRT_ETHREAD;
-        return NULL;
-    }
-    return &u->base;
+    (void)rt_uring_serve(g, REAP_BATCH, false, &stop);
 }

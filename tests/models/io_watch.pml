@@ -1,7 +1,7 @@
 /*
  * io_watch.pml - the completion thread's sleep on every ring while a
- * thread makes a new one (runtime/os/reactor_uring.c, RINGS and REAPING:
- * kernel_sleep and ring_make).
+ * thread makes a new one (runtime/os/reactor_uring_ring.c, kernel_sleep
+ * and ring_make; RINGS and REAPING in reactor_uring.c).
  *
  * A ring's descriptor is in the completion thread's epoll set only while
  * that thread sleeps there: it says it is asleep, reads how many rings
