@@ -185,7 +185,7 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     bool reaper = c->hot || rt->cfg.hot_workers == 0;
     for (unsigned i = 0;; i++) {
         if (reaper || (i & 63) == 0)
-            rt_io_reap(rt);
+            rt_io_reap(c);
         if (work_visible(c) ||
             (g && rt_group_is_done(g, c)) ||
             /* acquire: a claimer's CAS or destroy's stop publishes what we act on. */

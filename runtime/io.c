@@ -114,7 +114,7 @@ static void io_free(rt_io *io)
 /* The shard of a call made on this thread (RT_IO_SHARDS). */
 static rt_io_shard *shard_of(const rt_io *io, unsigned slot)
 {
-    return &io->shards[io->nshards == 1 ? 0 : slot % io->nshards];
+    return &io->shards[slot < io->nshards ? slot : 0];   /* one shard: every slot's */
 }
 
 /* The shards, one per slot for a concurrent reactor (reactor.h: a ring

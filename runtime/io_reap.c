@@ -87,14 +87,13 @@ bool rt_io_may_defer(dagrt *rt, const rt_io *io)
  * count). seq_cst: a Dekker pair with that (the reactor's increment of
  * pending and its read are seq_cst): either the worker sees our SQE
  * counted and flushes it, or we see its drop and flush ourselves. */
-static void main_deferred(dagrt *rt, rt_io *io)
+static void main_deferred(dagrt *rt, rt_io *io, const rt_ctx *c)
 {
-    rt_ctx *c = rt_ctx_current(rt);
-    if (c && c->worker)
+    if (c->worker)
         return;
     if (atomic_load_explicit(&rt->io_awake, memory_order_seq_cst) == 0) {
         io_deferred = 0;
-        io->r->ops->flush(io->r, rt_io_slot(rt));
+        io->r->ops->flush(io->r, (unsigned)c->index);
     }
 }
 /* LEASE (the main thread as a reaper). The reactor's thread sleeps in the
@@ -137,9 +136,9 @@ void rt_io_submitted(dagrt *rt, rt_io *io, bool deferred)
     rt_ctx *c = rt_ctx_current(rt);
     lease_touch(rt, io, c);
     reaper_join(rt, io, c);
-    if (deferred) {
+    if (deferred) {   /* only a thread of the runtime defers (rt_io_may_defer): c is set */
         io_deferred++;
-        main_deferred(rt, io);
+        main_deferred(rt, io, c);
     }
 }
 
@@ -167,24 +166,23 @@ static void reaper_join(dagrt *rt, const rt_io *io, const rt_ctx *c)
 }
 
 /* Workers reap completions where they are (worker.c between tasks,
- * idle.c as they go idle): see os/reactor_uring.c's REAPING. */
-unsigned rt_io_reap(dagrt *rt)
+ * idle.c as they go idle): see os/reactor_uring.c's REAPING. c: the
+ * calling thread's own context (no thread-local look-up between tasks). */
+unsigned rt_io_reap(rt_ctx *c)
 {
+    dagrt *rt = c->rt;
     rt_io *io = io_of(rt);
     if (!io || !io->r->ops->reap)
         return 0;
     if (RT_UNLIKELY(!io_counted))
-        reaper_join(rt, io, rt_ctx_current(rt));
-    if (io_deferred) {
+        reaper_join(rt, io, c);
+    if (io_deferred && !ctx_busy(c)) {
         /* What this thread queued goes to the kernel once nothing else is
          * in sight (a thread that parks calls this first: idle.c). */
-        rt_ctx *c = rt_ctx_current(rt);
-        if (!c || !ctx_busy(c)) {
-            io_deferred = 0;
-            io->r->ops->flush(io->r, rt_io_slot(rt));   /* its own queue: its duty */
-        }
+        io_deferred = 0;
+        io->r->ops->flush(io->r, (unsigned)c->index);   /* its own queue: its duty */
     }
-    return io->r->ops->reap(io->r, rt_io_slot(rt), 32);
+    return io->r->ops->reap(io->r, (unsigned)c->index, 32);
 }
 
 /* The gate's wake-up when the last reaper (worker, or the main thread's

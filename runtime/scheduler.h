@@ -563,7 +563,7 @@ int64_t rt_io_waits(const dagrt *rt);
 void rt_io_thread_priority(dagrt *rt);
 /* Serves I/O completions that are already there on this thread, without a
  * system call (io_reap.c); how many. Cheap when there are none or no I/O. */
-unsigned rt_io_reap(dagrt *rt);
+unsigned rt_io_reap(rt_ctx *c);
 /* A worker that reaps completions parks (enter) or is back (io_reap.c): the
  * last one to park sends the reactor's thread back to the kernel. */
 void rt_io_park(rt_ctx *c, bool enter);

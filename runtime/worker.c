@@ -56,7 +56,7 @@ static void worker_main(void *arg)
     rt_io_park(c, false);   /* awake: counted for the reactor thread's gate */
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         if (reaper)
-            rt_io_reap(rt);   /* between tasks: completions resume here, no hand-off */
+            rt_io_reap(c);   /* between tasks: completions resume here, no hand-off */
         if (rt_help_one(c))
             continue;
         rt_ctx_idle(c, NULL);
