@@ -30,8 +30,9 @@
  *
  * The reactor starts at the runtime's first call (a runtime that does no
  * I/O has no ring and no reactor thread). Each shard's pool is made in chunks of
- * io_ring_entries records and never shrinks, so once warm a call
- * allocates nothing. A call is attached to its scope (c) and, for
+ * io_ring_entries records, the first chunk of every shard with the
+ * reactor, and never shrinks, so once warm a call allocates nothing,
+ * whichever thread makes it. A call is attached to its scope (c) and, for
  * dagrt_poll's deadline, to a timer (timer.h); the runtime's scope
  * (rt->waits, which dagrt_destroy cancels once only waits are left: the
  * calls then return DAGRT_ECANCELED, later ones at once) has one link for
@@ -129,9 +130,12 @@ static bool shards_make(dagrt *rt, rt_io *io)
     for (; io->nshards < n; io->nshards++)
         if (rt_os_mutex_init(&io->shards[io->nshards].mu) != 0)
             return false;
-    /* The first call's records now (every other slot's at its own first
-     * call: a thread that never makes one costs none). */
-    return pool_grow(io, shard_of(io, rt_io_slot(rt)));
+    /* Every slot's records now: a slot's first call may come many frames
+     * in (a task that moved to another worker) and must not allocate. */
+    for (unsigned i = 0; i < n; i++)
+        if (!pool_grow(io, &io->shards[i]))
+            return false;
+    return true;
 }
 
 static void io_rt_cancelled(rt_cancel_link *l);

@@ -148,8 +148,9 @@ typedef struct dagrt_config {
     int guest_threads;
     /* Waiting on the world's I/O (design/io.md, docs/runtime.md). */
     /* The reactor's queue depth and the op records made at its start
-     * (more are made, never freed before dagrt_destroy, only when more
-     * calls are in flight at once than ever before); 0 = 256. */
+     * (under io_uring, both per thread slot: docs/runtime.md; more are
+     * made, never freed before dagrt_destroy, only when more calls are in
+     * flight at once than ever before); 0 = 256. */
     int io_ring_entries;
     /* true: epoll and the blocking lane even where io_uring works (so does
      * DAGRT_IO=fallback in the environment). Windows: the blocking lane

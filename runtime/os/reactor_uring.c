@@ -7,8 +7,11 @@
  *
  * RINGS. One ring per thread slot (the runtime's thread contexts: the
  * main thread, each worker, each guest slot, and one slot shared by the
- * threads outside the runtime; io.c says which in op->slot), made by
- * that slot's first submit. The kernel runs a page-cache read inline,
+ * threads outside the runtime; io.c says which in op->slot), all made
+ * when the reactor is (a slot's first call, perhaps a task that moved to
+ * another thread many frames in, must allocate nothing) and put in use,
+ * watched by the completion thread, by that slot's first submit; only the
+ * rings in use are drained and watched. The kernel runs a page-cache read inline,
  * inside the system call that hands it over, under the ring's own lock:
  * on one ring shared by every thread those calls serialise (a second
  * submitter spins in the kernel on that lock while the first copies its

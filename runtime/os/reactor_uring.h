@@ -46,13 +46,16 @@ typedef struct uring_reactor {
     rt_reactor base;
     rt_os_thread thr;
     int ep;                      /* epoll over the rings' descriptors (REAPING) */
-    int kick;                    /* an eventfd in that set: a ring made while it sleeps */
+    int kick;                    /* an eventfd in that set: a ring put in use while it sleeps */
     _Atomic uint32_t asleep;     /* the completion thread is (about to be) in epoll_wait */
     unsigned entries;
     unsigned nslots;             /* the last one: threads outside the runtime */
-    _Atomic(uring_ring *) *rings;   /* [nslots], each made by its first submit */
-    /* The rings made so far, in the order they were made: live[0] is the
-     * shared slot's; nlive grows under make_mu only. */
+    _Atomic(uring_ring *) *rings;   /* [nslots], each set by the slot's first submit */
+    /* [nslots]: each slot's ring, made at create (NULL: the kernel refused
+     * it one; it shares the shared slot's); constant after create. */
+    uring_ring **made;
+    /* The rings in use, in the order their slots first submitted: live[0]
+     * is the shared slot's; nlive grows under make_mu only. */
     unsigned *live;
     _Atomic unsigned nlive;
     rt_os_mutex make_mu;
@@ -62,11 +65,11 @@ typedef struct uring_reactor {
 
 static inline uring_ring *ring_at(uring_reactor *u, unsigned slot)
 {
-    /* acquire: pairs with ring_make's release, so the ring is whole. */
+    /* acquire: pairs with ring_start's release, so the ring is whole. */
     return atomic_load_explicit(&u->rings[slot], memory_order_acquire);
 }
 
-/* The i-th ring made (i < nlive). */
+/* The i-th ring in use (i < nlive). */
 static inline uring_ring *ring_live(uring_reactor *u, unsigned i)
 {
     return ring_at(u, u->live[i]);
@@ -74,7 +77,7 @@ static inline uring_ring *ring_live(uring_reactor *u, unsigned i)
 
 static inline unsigned rings_made(uring_reactor *u)
 {
-    /* acquire: pairs with ring_make's release, so live[] up to it is written. */
+    /* acquire: pairs with ring_start's release, so live[] up to it is written. */
     return atomic_load_explicit(&u->nlive, memory_order_acquire);
 }
 
@@ -107,8 +110,9 @@ void rt_uring_enter(uring_reactor *u, uring_ring *g, unsigned n);
  * their ops; owner: the completion thread (it alone consumes TAG_STOP). */
 unsigned rt_uring_serve(uring_ring *g, unsigned max, bool owner, bool *stop);
 
-/* reactor_uring_ring.c. The ring a submit from slot goes to (made now
- * on the slot's first call; the shared slot's when the kernel refuses). */
+/* reactor_uring_ring.c. The ring a submit from slot goes to (put in use
+ * by the slot's first call; the shared slot's when the kernel refused it
+ * one at create). */
 uring_ring *rt_uring_ring_for(uring_reactor *u, unsigned slot);
 void rt_uring_destroy(rt_reactor *r);
 

@@ -1,8 +1,9 @@
 /*
  * os/reactor_uring_ring.c - the io_uring reactor's rings and its
  * completion thread (the design is reactor_uring.c's top comment: RINGS,
- * REAPING): a slot's ring made by its first call, the thread's drain of
- * every ring and its sleep on all of them, create and destroy. One
+ * REAPING): every slot's ring made at create and put in use by the
+ * slot's first call, the thread's drain of the rings in use and its sleep
+ * on all of them, create and destroy. One
  * call's path (submit, cancel, flush, reap) is reactor_uring.c's.
  */
 #define _GNU_SOURCE
@@ -15,66 +16,77 @@
 
 #include "reactor_uring.h"
 
-/* A slot's ring, made now (NULL: the kernel refused one more, or memory
- * ran out). The completion thread watches it before anyone submits to it. */
-static uring_ring *ring_make(uring_reactor *u, unsigned slot)
+/* A slot's ring, made at create (NULL: the kernel refused one more, or
+ * memory ran out). Not yet anyone's: ring_start publishes it. */
+static uring_ring *ring_new(uring_reactor *u, unsigned slot)
+{
+    uring_ring *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    if (rt_os_mutex_init(&g->sq) != 0) {
+        free(g);
+        return NULL;
+    }
+    struct io_uring_params prm;
+    memset(&prm, 0, sizeof prm);
+    /* CQSIZE: room for a completion of every op in flight on the ring
+     * and the cancels beside them; NODROP kernels keep the overflow
+     * anyway (the completion thread moves it back: REAPING). */
+    prm.flags = IORING_SETUP_CQSIZE;
+    prm.cq_entries = u->entries * 4;
+    if (io_uring_queue_init_params(u->entries, &g->ring, &prm) < 0) {
+        rt_os_mutex_fini(&g->sq);
+        free(g);
+        return NULL;
+    }
+    g->slot = slot;
+    return g;
+}
+
+/* A slot's first submit: its ring (made at create) put in use, which the
+ * completion thread watches before anyone submits to it; the shared
+ * slot's for good when the kernel refused this slot one. */
+static uring_ring *ring_start(uring_reactor *u, unsigned slot)
 {
     rt_os_mutex_lock(&u->make_mu);
-    /* relaxed: make_mu orders the rings this function made. */
+    /* relaxed: make_mu orders the rings this function started. */
     uring_ring *g = atomic_load_explicit(&u->rings[slot], memory_order_relaxed);
     if (g) {
         rt_os_mutex_unlock(&u->make_mu);
         return g;
     }
-    g = calloc(1, sizeof *g);
-    if (g && rt_os_mutex_init(&g->sq) != 0) {
-        free(g);
-        g = NULL;
+    g = u->made[slot];
+    if (!g) {
+        /* release: see ring_at. Not in live[]: the shared ring is already. */
+        g = ring_live(u, 0);
+        atomic_store_explicit(&u->rings[slot], g, memory_order_release);
+        rt_os_mutex_unlock(&u->make_mu);
+        return g;
     }
-    if (g) {
-        struct io_uring_params prm;
-        memset(&prm, 0, sizeof prm);
-        /* CQSIZE: room for a completion of every op in flight on the ring
-         * and the cancels beside them; NODROP kernels keep the overflow
-         * anyway (the completion thread moves it back: REAPING). */
-        prm.flags = IORING_SETUP_CQSIZE;
-        prm.cq_entries = u->entries * 4;
-        if (io_uring_queue_init_params(u->entries, &g->ring, &prm) < 0) {
-            rt_os_mutex_fini(&g->sq);
-            free(g);
-            g = NULL;
-        }
-    }
-    if (g) {
-        g->slot = slot;
-        unsigned n = atomic_load_explicit(&u->nlive, memory_order_relaxed);   /* relaxed: make_mu */
-        u->live[n] = slot;
-        atomic_store_explicit(&u->rings[slot], g, memory_order_release);   /* release: see ring_at */
-        /* seq_cst: release for rings_made, and a Dekker pair with the
-         * completion thread's sleep (watch_rings: it writes asleep, then
-         * reads nlive; we write nlive, then read asleep): either it
-         * watches this ring, or we kick it awake to look again. */
-        atomic_store_explicit(&u->nlive, n + 1, memory_order_seq_cst);
-        if (atomic_load_explicit(&u->asleep, memory_order_seq_cst)) {
-            uint64_t one = 1;
-            (void)!write(u->kick, &one, sizeof one);
-        }
+    unsigned n = atomic_load_explicit(&u->nlive, memory_order_relaxed);   /* relaxed: make_mu */
+    u->live[n] = slot;
+    atomic_store_explicit(&u->rings[slot], g, memory_order_release);   /* release: see ring_at */
+    /* seq_cst: release for rings_made, and a Dekker pair with the
+     * completion thread's sleep (kernel_sleep: it writes asleep, then
+     * reads nlive; we write nlive, then read asleep): either it
+     * watches this ring, or we kick it awake to look again. */
+    atomic_store_explicit(&u->nlive, n + 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&u->asleep, memory_order_seq_cst)) {
+        uint64_t one = 1;
+        (void)!write(u->kick, &one, sizeof one);
     }
     rt_os_mutex_unlock(&u->make_mu);
     return g;
 }
 
-/* The ring a submit from this slot goes to: its own, made on first use,
- * or the shared slot's when the kernel refuses another. */
+/* The ring a submit from this slot goes to: its own, put in use by its
+ * first submit, or the shared slot's when the kernel refused it one. */
 uring_ring *rt_uring_ring_for(uring_reactor *u, unsigned slot)
 {
     if (slot >= u->nslots)
         slot = u->nslots - 1;
     uring_ring *g = ring_at(u, slot);
-    if (g != NULL)
-        return g;
-    g = ring_make(u, slot);
-    return g ? g : ring_live(u, 0);
+    return g != NULL ? g : ring_start(u, slot);
 }
 
 #define GATE_TICK_NS 1000000u   /* 1 ms: how long a completion may wait for a busy worker */
@@ -109,11 +121,11 @@ static bool drain_all(uring_reactor *u, bool *stop)
  * an entry makes it ready at once), then out of it again once awake: a
  * ring in the set costs every completion the kernel posts on it a wake-up
  * call into epoll, which the thread wants only while it sleeps there.
- * Model: tests/models/io_watch.pml (a ring made meanwhile; negative
- * controls: ring_make reads asleep first, no kick). */
+ * Model: tests/models/io_watch.pml (a ring put in use meanwhile; negative
+ * controls: ring_start reads asleep first, no kick). */
 static void kernel_sleep(uring_reactor *u)
 {
-    /* seq_cst: ring_make's pair (there). */
+    /* seq_cst: ring_start's pair (there). */
     atomic_store_explicit(&u->asleep, 1, memory_order_seq_cst);
     unsigned nl = atomic_load_explicit(&u->nlive, memory_order_seq_cst);
     bool fail = false;
@@ -131,7 +143,7 @@ static void kernel_sleep(uring_reactor *u)
         rt_os_write_err("dagrt: fatal: epoll (waiting for completions) failed\n");
         abort();
     }
-    /* relaxed: only kicks for nothing from here on (ring_make). */
+    /* relaxed: only kicks for nothing from here on (ring_start). */
     atomic_store_explicit(&u->asleep, 0, memory_order_relaxed);
     uint64_t n;
     (void)!read(u->kick, &n, sizeof n);   /* non-blocking: clears a kick */
@@ -212,9 +224,9 @@ static void ring_free(uring_ring *g)
 
 static void reactor_free(uring_reactor *u)
 {
-    unsigned nl = atomic_load_explicit(&u->nlive, memory_order_relaxed);   /* relaxed: no thread is left */
-    for (unsigned i = 0; i < nl; i++)
-        ring_free(ring_live(u, i));
+    for (unsigned i = 0; u->made && i < u->nslots; i++)
+        if (u->made[i])
+            ring_free(u->made[i]);
     if (u->ep >= 0)
         close(u->ep);
     if (u->kick >= 0)
@@ -222,6 +234,7 @@ static void reactor_free(uring_reactor *u)
     rt_os_mutex_fini(&u->make_mu);
     free(u->rings);
     free(u->live);
+    free(u->made);
     free(u);
 }
 
@@ -249,10 +262,11 @@ rt_reactor *rt_reactor_uring_create(unsigned entries, unsigned nslots, int *err)
     if (nslots == 0)
         nslots = 1;
     if (!u || !(u->rings = calloc(nslots, sizeof *u->rings)) || !(u->live = calloc(nslots, sizeof *u->live)) ||
-        rt_os_mutex_init(&u->make_mu) != 0) {
+        !(u->made = calloc(nslots, sizeof *u->made)) || rt_os_mutex_init(&u->make_mu) != 0) {
         if (u) {
             free(u->rings);
             free(u->live);
+            free(u->made);
         }
         free(u);
         *err = DAGRT_ENOMEM;
@@ -270,14 +284,19 @@ rt_reactor *rt_reactor_uring_create(unsigned entries, unsigned nslots, int *err)
         *err = DAGRT_EIO;
         return NULL;
     }
-    /* The shared slot's ring first (live[0]: destroy's STOP goes there).
-     * None: too old, disabled (kernel.io_uring_disabled), or seccomp: the
-     * caller falls back. */
-    if (!ring_make(u, nslots - 1)) {
+    /* Every slot's ring now, so that a slot's first call (a task that
+     * moved to another worker after many frames) allocates nothing and
+     * makes no system call to set one up. The shared slot's first
+     * (live[0]: destroy's STOP goes there); none: too old, disabled
+     * (kernel.io_uring_disabled), or seccomp: the caller falls back. A
+     * slot the kernel refuses a ring of its own shares that one. */
+    if (!(u->made[nslots - 1] = ring_new(u, nslots - 1)) || !ring_start(u, nslots - 1)) {
         reactor_free(u);
         *err = DAGRT_EIO;
         return NULL;
     }
+    for (unsigned i = 0; i + 1 < nslots; i++)
+        u->made[i] = ring_new(u, i);
     if (rt_os_thread_start(&u->thr, completion_main, u) != 0) {
         reactor_free(u);
         *err = DAGRT_ETHREAD;

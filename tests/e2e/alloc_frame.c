@@ -6,7 +6,8 @@
  * frame_instance_run; then of two pipelines at once (frame_pipeline_submit,
  * frame_pipeline_drain). The streaming task reads the example's asset
  * files through the reactor (frame-assets beside this program), so the
- * I/O calls from a fiber are counted too. */
+ * I/O calls from a fiber are counted too; and before the frames, each
+ * worker's first I/O call, after the main thread's made the reactor. */
 #define _GNU_SOURCE
 #include <execinfo.h>
 #include <pthread.h>
@@ -93,6 +94,46 @@ static void print_strays(void)
     }
 }
 
+/* Each thread's first I/O call, once the reactor exists (made by the
+ * main thread's first call): the task that streams may first run on a
+ * worker many frames in, after the warm-up, so a worker's first call must
+ * allocate nothing either (its ring and its records come with the
+ * reactor: io.c, RT_IO_SHARDS). */
+static const struct game_assets *first_assets;
+static _Thread_local int read_once;
+static _Atomic int workers_read, first_read_bad;
+
+static void first_read(void *arg)
+{
+    dagrt *rt = arg;
+    if (read_once || pthread_equal(pthread_self(), main_thread))
+        return;
+    read_once = 1;
+    unsigned char b[64];
+    if (dagrt_read(rt, first_assets->row[0], b, sizeof b, 0, NULL) != (int64_t)sizeof b)
+        atomic_store(&first_read_bad, 1);
+    /* relaxed: only counted; the group wait orders it before the read. */
+    atomic_fetch_add_explicit(&workers_read, 1, memory_order_relaxed);
+}
+
+static int first_reads(dagrt *rt)
+{
+    int n = dagrt_worker_count(rt);
+    double t0 = now_s();
+    while (atomic_load(&workers_read) < n) {
+        if (now_s() - t0 > 10.0)
+            return 1;
+        dagrt_group grp;
+        dagrt_group_init(&grp);
+        for (int i = 0; i < 4 * n; i++)
+            if (dagrt_spawn(rt, &grp, first_read, rt) != 0 || dagrt_spawn(rt, &grp, mark, NULL) != 0)
+                return 1;
+        if (dagrt_group_wait(rt, &grp) != 0)
+            return 1;
+    }
+    return atomic_load(&first_read_bad);
+}
+
 static int wait_for_workers(dagrt *rt)
 {
     int n = dagrt_worker_count(rt);
@@ -151,6 +192,28 @@ int main(int argc, char **argv)
     frame_instance_init(&ib);
     if (wait_for_workers(rt) != 0) {
         printf("alloc_frame: the workers did not all start within 10 s\n");
+        return 1;
+    }
+    /* The main thread's first call makes the reactor; then each worker's
+     * first call, counted. */
+    unsigned char b0buf[64];
+    if (dagrt_read(rt, assets.row[0], b0buf, sizeof b0buf, 0, NULL) != (int64_t)sizeof b0buf) {
+        printf("alloc_frame: the main thread's first read failed\n");
+        return 1;
+    }
+    first_assets = &assets;
+    unsigned long r0 = alloc_count();
+    count_from_here(true);
+    if (first_reads(rt) != 0) {
+        printf("alloc_frame: the workers' first reads failed or did not all run within 10 s\n");
+        return 1;
+    }
+    count_from_here(false);
+    unsigned long r1 = alloc_count();
+    if (r1 != r0) {
+        printf("alloc_frame: %lu allocations in the workers' first I/O calls (%d workers)\n", r1 - r0,
+               dagrt_worker_count(rt));
+        print_strays();
         return 1;
     }
     for (int f = 0; f < 20; f++)

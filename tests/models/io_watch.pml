@@ -1,15 +1,17 @@
 /*
  * io_watch.pml - the completion thread's sleep on every ring while a
- * thread makes a new one (runtime/os/reactor_uring_ring.c, kernel_sleep
- * and ring_make; RINGS and REAPING in reactor_uring.c).
+ * thread puts one more in use (runtime/os/reactor_uring_ring.c,
+ * kernel_sleep and ring_start; RINGS and REAPING in reactor_uring.c:
+ * every ring is made at create, and only those in use are watched).
  *
  * A ring's descriptor is in the completion thread's epoll set only while
  * that thread sleeps there: it says it is asleep, reads how many rings
- * exist, adds each to the set (adding one whose completion queue holds an
+ * are in use, adds each to the set (adding one whose completion queue holds an
  * entry makes it ready at once: a level), and waits until a watched ring
  * holds an entry or the kick (an eventfd, always in the set) is raised;
  * then it takes them out again and drains every ring it knows. A thread
- * that makes a ring publishes it (the count of rings), then reads whether
+ * that puts a ring in use (its slot's first submit) publishes it (the
+ * count of rings in use), then reads whether
  * the completion thread is asleep and, if so, raises the kick; its first
  * submit comes after, and the kernel posts that op's completion on the
  * new ring. Both pairs are seq_cst (a Dekker pair: the thread writes
@@ -27,11 +29,11 @@
  *   KICK_FIRST  the maker reads asleep before it publishes the ring (the
  *               thread reads the old count after that read, and sleeps
  *               without the new ring and without a kick);
- *   NOKICK      the maker never kicks (a ring made while the thread
+ *   NOKICK      the maker never kicks (a ring put in use while the thread
  *               sleeps waits for a wake-up that no watched ring sends).
  */
 
-byte nlive = 1;        /* rings made: ring 0 (the shared slot's) from the start */
+byte nlive = 1;        /* rings in use: ring 0 (the shared slot's) from the start */
 bool asleep = false;
 bool kick = false;
 bool watched[2];
