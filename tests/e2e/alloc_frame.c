@@ -116,41 +116,33 @@ static void first_read(void *arg)
     atomic_fetch_add_explicit(&workers_read, 1, memory_order_relaxed);
 }
 
-static int first_reads(dagrt *rt)
+/* Rounds of 4 tasks per worker, each beside a busy `mark` (so that idle
+ * workers take some), until *seen reaches the worker count: 0, or 1 on a
+ * failed spawn or wait or after 10 s. */
+static int rounds_until(dagrt *rt, _Atomic int *seen, void (*task)(void *), void *arg)
 {
     int n = dagrt_worker_count(rt);
     double t0 = now_s();
-    while (atomic_load(&workers_read) < n) {
+    while (atomic_load(seen) < n) {
         if (now_s() - t0 > 10.0)
             return 1;
         dagrt_group grp;
         dagrt_group_init(&grp);
         for (int i = 0; i < 4 * n; i++)
-            if (dagrt_spawn(rt, &grp, first_read, rt) != 0 || dagrt_spawn(rt, &grp, mark, NULL) != 0)
-                return 1;
-        if (dagrt_group_wait(rt, &grp) != 0)
-            return 1;
-    }
-    return atomic_load(&first_read_bad);
-}
-
-static int wait_for_workers(dagrt *rt)
-{
-    int n = dagrt_worker_count(rt);
-    double t0 = now_s();
-    while (atomic_load(&workers_seen) < n) {
-        if (now_s() - t0 > 10.0)
-            return 1;
-        dagrt_group grp;
-        dagrt_group_init(&grp);
-        for (int i = 0; i < 4 * n; i++)
-            if (dagrt_spawn(rt, &grp, mark, NULL) != 0)
+            if (dagrt_spawn(rt, &grp, task, arg) != 0 || dagrt_spawn(rt, &grp, mark, NULL) != 0)
                 return 1;
         if (dagrt_group_wait(rt, &grp) != 0)
             return 1;
     }
     return 0;
 }
+
+static int first_reads(dagrt *rt)
+{
+    return rounds_until(rt, &workers_read, first_read, rt) || atomic_load(&first_read_bad);
+}
+
+static int wait_for_workers(dagrt *rt) { return rounds_until(rt, &workers_seen, mark, NULL); }
 
 int main(int argc, char **argv)
 {
