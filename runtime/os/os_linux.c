@@ -125,7 +125,27 @@ void rt_os_sleep_ns(uint64_t ns)
 
 /* --------------------------------------------------------------- locks */
 
-int rt_os_mutex_init(rt_os_mutex *m) { return pthread_mutex_init(MU(m), NULL) == 0 ? 0 : -1; }
+/* The runtime holds its locks for a few dozen instructions (an I/O
+ * shard's lists, a ring's queue), and two threads often meet on one: a
+ * fiber's call ends on the thread that resumed it, on the shard it began
+ * on. A plain glibc mutex then sleeps in the kernel at once, and its
+ * holder pays a futex wake on unlock; glibc's adaptive kind spins a
+ * bounded while first, as Windows' SRW lock does (os_win32.c). */
+int rt_os_mutex_init(rt_os_mutex *m)
+{
+#if defined(__GLIBC__)
+    pthread_mutexattr_t a;
+    if (pthread_mutexattr_init(&a) != 0)
+        return -1;
+    int e = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+    if (e == 0)
+        e = pthread_mutex_init(MU(m), &a);
+    pthread_mutexattr_destroy(&a);
+    return e == 0 ? 0 : -1;
+#else
+    return pthread_mutex_init(MU(m), NULL) == 0 ? 0 : -1;
+#endif
+}
 void rt_os_mutex_fini(rt_os_mutex *m) { pthread_mutex_destroy(MU(m)); }
 void rt_os_mutex_lock(rt_os_mutex *m) { pthread_mutex_lock(MU(m)); }
 void rt_os_mutex_unlock(rt_os_mutex *m) { pthread_mutex_unlock(MU(m)); }
