@@ -22,9 +22,11 @@
  * thread slot (rt_io_slot: the thread's context, or one shared by the
  * threads outside the runtime); others one for all. With one lock for
  * every call, two threads doing I/O met on it twice per call, and a
- * contended pthread mutex sleeps in the kernel at once: in qd32 the
+ * contended pthread mutex slept in the kernel at once: in qd32 the
  * futex wake-ups and waits were a tenth of the run. A record stays in its
- * shard for good (a call that moved with its fiber still ends there), and
+ * shard for good (a call that moved with its fiber still ends there, so
+ * the two threads still meet on a shard's lock, briefly: os_linux.c's
+ * mutexes spin before they sleep), and
  * what walks every call (the runtime's cancel, dagrt_close, rt_io_fini)
  * walks every shard, one lock at a time.
  *
