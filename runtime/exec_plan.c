@@ -163,10 +163,15 @@ static bool plan_shares_cpu(graph_rt *r, uint32_t own)
     return false;
 }
 
-/* One poll of a wait by the thread of list `own`. */
+/* One poll of a wait by the thread of list `own`. Every RT_DUTY_POLLS
+ * polls it serves due timers and completions (idle.c, THE POLLER'S DUTY):
+ * in plan mode no thread goes idle while a node is missing, and the node
+ * may be a fiber waiting for one of them. */
 static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins)
 {
     rt_cpu_relax();
+    if ((spins & (RT_DUTY_POLLS - 1)) == 0 && spins != 0)
+        rt_poll_duty(r->rt, rt_ctx_current(r->rt));
     /* Where idle CPUs look busy to the kernel, a worker can be put on the
      * caller's CPU (park.h) and stay there, and more helpers than CPUs
      * share them on a loaded machine: spinning then only keeps the thread
@@ -424,7 +429,7 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
     }
     if (prev != NONE)
         rt_plan_publish(r, prev, prev_status, epoch);
-    unsigned idle = 0;
+    unsigned idle = 0, polls = 0;
     while (plan_others_left(r, own)) {
         if (plan_steal_some(r, own, true, on_main, where, epoch)) {
             idle = 0;
@@ -442,6 +447,10 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
              plan_offered_after(r) || ((idle & 255) == 0 && plan_away_long(&stuck_since))))
             break;
         plan_relax(r, own, idle);
+        /* The caller's `idle` stays 0 (it never leaves early): count its
+         * polls for the duty (plan_relax's) here. */
+        if (on_main && (++polls & (RT_DUTY_POLLS - 1)) == 0)
+            rt_poll_duty(r->rt, rt_ctx_current(r->rt));
         if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
             rt_plan_help(r, where);
         if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)

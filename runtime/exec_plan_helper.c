@@ -157,8 +157,9 @@ static void plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t *
             continue;
         }
         rt_cpu_relax();
-        if ((i & 63) != 0)
+        if ((i & (RT_DUTY_POLLS - 1)) != 0)
             continue;
+        rt_poll_duty(s->rt, self);   /* a poller's duty (idle.c) */
         if (self && rt_work_visible(self))
             return;
         /* On the caller's CPU we would only keep the caller off it: move
@@ -383,7 +384,9 @@ void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
         /* relaxed: hints, as in plan_relax (exec_plan.c). */
         uint32_t w = atomic_load_explicit(&r->owner[atomic_load_explicit(&o->list, memory_order_relaxed)],
                                           memory_order_relaxed);
-        if ((++spins & 63) == 63 && w != 0 && w != PLAN_LEFT && rt_cpu_now() == (int)(w - 1))
+        if ((++spins & (RT_DUTY_POLLS - 1)) == 0)
+            rt_poll_duty(r->rt, rt_ctx_current(r->rt));   /* as plan_relax (exec_plan.c) */
+        if ((spins & 63) == 63 && w != 0 && w != PLAN_LEFT && rt_cpu_now() == (int)(w - 1))
             rt_os_yield();
         else if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)
             rt_os_yield();

@@ -44,6 +44,22 @@
  * tests/models/park.pml -DASYM, negative control -DASYM -DNOMEMBARRIER.
  * Without membarrier (other systems, seccomp, DAGRT_NO_MEMBARRIER=1 in the
  * environment) exposures use the seq_cst exchange and idlers skip the call.
+ *
+ * THE POLLER'S DUTY (rt_poll_duty). The world's deadlines and completions
+ * have no thread of their own: due timers are fired, and the reactor's
+ * completions reaped, by whichever thread polls. That is every thread that
+ * polls, not only an idler: a plan thread waiting for a node (exec_plan.c),
+ * a caller waiting for its helpers to leave, a lingering helper. In plan
+ * mode no thread goes idle while a node is missing, so if only idlers
+ * served the clock, a fiber node sleeping on a timer would hold the frame
+ * for good (every thread polling for it, none firing it). Each poll loop
+ * calls rt_poll_duty every RT_DUTY_POLLS polls (one relaxed load of the
+ * earliest deadline when no timer is queued, and the reap's own early
+ * outs); what it resumes is work the loop's next help step sees. A thread
+ * busy in a body serves nothing: a fiber whose deadline passed while every
+ * thread runs a body could not run any earlier anyway. Model:
+ * tests/models/plan_timer.pml (negative control: plan waits without the
+ * duty deadlock).
  */
 #include "scheduler.h"
 
@@ -163,6 +179,18 @@ void rt_handoff(rt_ctx *c)
         wake_one(rt);
 }
 
+void rt_poll_duty(dagrt *rt, rt_ctx *c)
+{
+    /* relaxed load inside rt_timer_next: a hint; run_due takes the
+     * timers' mutex before acting on it. A timer added just after this
+     * load is seen at the next duty (the adder's own wake-up rules cover
+     * the threads that park instead: timer.c). */
+    if (rt_timer_next(rt) != UINT64_MAX)
+        rt_timer_run_due(rt, rt_now_ns());
+    if (c)
+        rt_io_reap(c);
+}
+
 /* One round of the idle protocol for c (see the top of the file). g: the
  * group c waits for, or NULL in the worker loop. Returns when c should look
  * for work again (or its wait may be over). */
@@ -184,7 +212,9 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
      * is work this round sees. The reactor's thread serves the rest. */
     bool reaper = c->hot || rt->cfg.hot_workers == 0;
     for (unsigned i = 0;; i++) {
-        if (reaper || (i & 63) == 0)
+        if ((i & (RT_DUTY_POLLS - 1)) == 0)
+            rt_poll_duty(rt, c);   /* timers and completions, as every poller */
+        else if (reaper)
             rt_io_reap(c);
         if (work_visible(c) ||
             (g && rt_group_is_done(g, c)) ||
@@ -202,10 +232,6 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             break;
         rt_cpu_relax();
         if ((i & 63) == 63) {
-            /* Due timers are run by idlers (timer.h); what they resume is
-             * seen by the next round's work_visible. */
-            if (rt_timer_next(rt) != UINT64_MAX)
-                rt_timer_run_due(rt, rt_now_ns());
             if (forever) {
                 if ((i & 1023) == 1023)
                     rt_os_yield();   /* be polite when oversubscribed */

@@ -462,6 +462,13 @@ void rt_notify(dagrt *rt);
 void rt_ctx_idle(rt_ctx *c, rt_group *g);
 /* A spinner that stopped with work in sight hands the search on. */
 void rt_handoff(rt_ctx *c);
+/* THE POLLER'S DUTY (idle.c, top; timer.h, "who runs due timers"): what
+ * every thread that polls for another thread's progress owes the world,
+ * once every RT_DUTY_POLLS polls: due timers, then the reactor's
+ * completions for it. An idler and a plan thread waiting for a node alike;
+ * c may be NULL (a thread outside the runtime: timers only). */
+#define RT_DUTY_POLLS 64u
+void rt_poll_duty(dagrt *rt, rt_ctx *c);
 /* Wakes one idle ctx, if any (a timer added with no keeper: timer.h). */
 void rt_wake_idle(dagrt *rt);
 /* Makes c's private tail public (up to index `to`, or all of it) and
