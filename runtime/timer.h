@@ -21,8 +21,13 @@
  *    keeper woken for work while timers are pending hands the role on.
  *  - a thread outside the runtime that waits with a deadline (sync.c)
  *    sleeps until its own deadline and then runs what is due itself.
- *  - while every thread of the runtime runs tasks, a due timer waits for
- *    the first one to go idle (the fiber it would resume could not run any
+ *  - every thread that polls rather than runs a body serves due timers
+ *    as an idler does (rt_poll_duty, idle.c "THE POLLER'S DUTY"): a plan
+ *    thread waiting for a node too, since in plan mode no thread goes idle
+ *    while a node is missing and the node may be the fiber the timer
+ *    resumes;
+ *  - while every thread of the runtime runs a body, a due timer waits for
+ *    the first one to poll (the fiber it would resume could not run any
  *    earlier on a busy runtime).
  * THE REACTOR HOOK (for io-core): a thread that sleeps in the kernel for
  * I/O (io_uring_wait_cqe_timeout, epoll_wait, GetQueuedCompletionStatus)
