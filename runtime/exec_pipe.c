@@ -216,8 +216,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
      * plan's; the state is idle here, its last frame waited for). */
     graph_rt *rk = state_rt(p->states[k]);
     graph_rt *rule = rule_of(p, rk, g);
-    if (q->plan && rk->plan == 1 && rk->plan_g == g &&
-        dagrt_worker_count(rt) == 1 && rt_policy_serial_ok(&rk->policy, g) &&
+    if (q->plan && rk->plan == 1 && rk->plan_g == g && rt_policy_serial_ok(&rk->policy, g) &&
         rt_policy_pipe_serial(rule, rk)) {
         while (q->inflight > 0)
             if ((rc = wait_oldest(rt, p)) != 0)

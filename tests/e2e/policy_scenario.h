@@ -12,6 +12,9 @@ int policy_scenario(void);
 /* The same on the dynamic executor (two workers): G_run, a started
  * instance and a pipeline (policy_dyn.c). */
 int policy_dyn_scenario(void);
+/* A depth-2 pipeline in pipelined plan mode with two and three workers,
+ * every worker held and then released (policy_pipe.c). */
+int policy_pipe_scenario(void);
 
 /* The benchmark graph's bodies are defined once (policy_scenario.c); a
  * scenario that checks them its own way sets this while it runs. */
