@@ -143,7 +143,7 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
 {
     node_rt *nodes = (node_rt *)(void *)st->nodes;
     if (r->plan_g != g || r->nodes != nodes || r->plan_workers != rt->nworkers)
-        r->plan = 0;   /* a plan is for one graph in one node array, and a worker count */
+        r->plan_state = RT_PLAN_NONE;   /* a plan is for one graph in one node array, and a worker count */
     r->rt = rt;
     r->g = g;
     r->ctx = ctx;
@@ -176,53 +176,31 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
      * publishing work can still hand some to the caller. None for a frame
      * too small to share. */
     int workers = dagrt_worker_count(rt);
-    bool small = rt_policy_small(r->policy.frame_ns, g->nnodes);
-    r->max_helpers = workers > 0 && !small ? helpers_for(workers) : 0;
-    bool timed = rt_policy_timed(r, workers > 0 && !small);
+    bool share = workers > 0 && !rt_policy_small(r->policy.frame_ns, g->nnodes);
+    r->max_helpers = share ? helpers_for(workers) : 0;
+    bool timed = rt_policy_timed(r, share);
     uint64_t t0 = timed ? rt_now_ns() : 0;
-    bool planned = false;
-    /* Too small to share and nothing that must run elsewhere: serial, the
-     * nodes in table order, without a counter or an atomic. */
-    if (small && rt_policy_serial_ok(&r->policy, g)) {
+    /* How it runs: the one choice (exec_policy.c). */
+    rt_choice c = rt_exec_choose(r, g, workers, RT_FRAME_RUN, true, NULL, 0);
+    switch (c.mode) {
+    case RT_MODE_SERIAL:
         rc = rt_exec_serial_run(r);
-        goto finish;
-    }
-    /* Workers and a frame worth sharing: plan mode, if the graph allows
-     * (or serial while the policy finds its helpers starved of CPU). */
-    if (workers >= 1 && !small && rt_pplan_env_ok()) {
-        if (r->plan == 0) {
-            r->plan = rt_plan_build(r) ? 1 : 2;
-            r->plan_g = g;
-        }
-        if (r->plan == 1) {
-            /* The starvation rule's serial stretches only for graphs whose
-             * nodes may all run serial (no hot or fiber task); others
-             * always run the plan (the caller takes what no helper does). */
-            planned = rt_policy_serial_ok(&r->policy, g);
-            rc = planned && rt_policy_plan_serial(r) ? rt_exec_serial_run(r) : rt_plan_run(r);
-            goto finish;
-        }
-    }
-    /* The dynamic executor: shared unless the starvation rule found its
-     * helpers without CPU (exec_policy.c); then serial, or where hot or
-     * fiber tasks forbid that, on the caller alone with no helper. */
-    bool shared = workers > 0 && !small;
-    if (shared && rt_policy_solo(r)) {
-        if (rt_policy_serial_ok(&r->policy, g)) {
-            rc = rt_exec_serial_run(r);
-            goto judged;
-        }
+        break;
+    case RT_MODE_PLAN:
+        rc = rt_plan_run(r);
+        break;
+    case RT_MODE_ALONE:
         r->max_helpers = 0;
+        /* fall through */
+    default:
+        rc = rt_exec_dyn_run(r, self, workers);
+        break;
     }
-    rc = rt_exec_dyn_run(r, self, workers);
-judged:
-    if (shared) {
-        rt_policy_dyn_after(r, timed, timed ? rt_now_ns() - t0 : 0);
-        goto done;
-    }
-finish:
-    rt_policy_after(r, timed, timed ? rt_now_ns() - t0 : 0, planned);
-done:
+    uint64_t ns = timed ? rt_now_ns() - t0 : 0;
+    if (c.judge == RT_JUDGE_DYN)
+        rt_policy_dyn_after(r, timed, ns);
+    else
+        rt_policy_after(r, timed, ns, c.judge == RT_JUDGE_PLAN);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -268,15 +246,10 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     /* Every state of a pipeline makes the same plan for its one graph
      * (rt_plan_build reads only the tables), so a frame and the one before
      * it are always in the same mode. */
-    if (plan && rt_pplan_ok(r, workers)) {
+    if (rt_exec_choose(r, g, workers, RT_FRAME_START, plan, NULL, 0).mode == RT_MODE_PPLAN) {
         rt_pplan_start(r, prev);
     } else {
         r->pplan = 0;
-        /* The starvation rule (exec_policy.c): in a stretch, helpers
-         * still start the frame (it goes on while the caller is away), and
-         * its wait takes back whatever they have not popped. */
-        if (workers > 0)
-            (void)rt_policy_solo(r);
         rt_exec_dyn_start(r, workers);
         if (prev)
             rt_exec_dyn_link(prev, r);
@@ -303,7 +276,7 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, rt_pplan_env_ok());
+    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, rt_exec_env_plan());
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)

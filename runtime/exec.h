@@ -207,7 +207,7 @@ typedef struct graph_rt {
     int plan_workers;
     uint8_t nlists;
     uint8_t nwl;                 /* plan mode: helper lists with nodes */
-    uint8_t plan;                /* 0 none yet, 1 planned, 2 cannot plan plan_g */
+    uint8_t plan_state;          /* rt_plan_state: none yet, made for plan_g, or refused */
     /* Plan mode (exec_plan_off.c, "nodes that run elsewhere"), set with the
      * plan: plan_off, the graph has nodes the claimer dispatches as
      * runtime tasks (fiber nodes; hot ones where the runtime has hot
@@ -510,6 +510,61 @@ static inline uint8_t rt_exec_node(graph_rt *r, uint32_t i)
 
 /* ------------------------------------------------------ exec_policy.c */
 
+/* graph_rt.plan_state: a state's plan (made by rt_exec_plan, the one place). */
+typedef enum rt_plan_state {
+    RT_PLAN_NONE = 0,       /* not made yet (or dropped by a reset for another graph) */
+    RT_PLAN_MADE = 1,       /* lists made for plan_g */
+    RT_PLAN_REFUSED = 2,    /* plan_g cannot run in plan mode (exec_plan_build.c) */
+} rt_plan_state;
+
+/* How a frame runs: the one choice (rt_exec_choose), for dagrt_graph_run,
+ * a started run and a pipeline's next frame alike. */
+typedef enum rt_mode {
+    RT_MODE_SERIAL,    /* on the caller in table order (exec_serial.c) */
+    RT_MODE_PLAN,      /* plan mode (exec_plan.c): dagrt_graph_run */
+    RT_MODE_PPLAN,     /* pipelined plan mode (exec_pplan.c): started runs, pipeline frames */
+    RT_MODE_DYNAMIC,   /* the dynamic executor (exec_dynamic.c), with helpers */
+    RT_MODE_ALONE,     /* the dynamic executor on the caller alone: a serial
+                          stretch where hot or fiber tasks forbid serial */
+} rt_mode;
+/* Which frame the choice is for. */
+typedef enum rt_frame_kind {
+    RT_FRAME_RUN,      /* dagrt_graph_run: the caller takes part from the start */
+    RT_FRAME_START,    /* a started run (dagrt_graph_start, or a pipeline's frame started) */
+    RT_FRAME_PIPE,     /* a pipeline's next frame, before it is started: serial now, or started */
+} rt_frame_kind;
+/* Which rule judges the frame at its end (exec.c, exec_pipe.c). */
+typedef enum rt_judge {
+    RT_JUDGE_TIME,     /* only its time into the averages (rt_policy_after, not planned) */
+    RT_JUDGE_PLAN,     /* plan mode's starvation rule (rt_policy_after, planned) */
+    RT_JUDGE_DYN,      /* the dynamic executor's (rt_policy_dyn_after) */
+    RT_JUDGE_PIPE,     /* the pipeline's rule in its first state (rt_policy_pipe_after) */
+} rt_judge;
+typedef struct rt_choice {
+    rt_mode mode;
+    rt_judge judge;
+} rt_choice;
+/* The whole choice of how a frame of g on state r runs, with `workers`
+ * workers. RUN and PIPE: r has been reset for g (RUN), or is the idle
+ * state the frame will take (PIPE: nothing of it is changed but its
+ * policy's notes; `rule` the pipeline's rule state, frame_ns the
+ * pipeline's average frame time, plan whether the pipeline may use plan
+ * mode). START: r reset for g, plan whether plan mode is allowed. May
+ * make r's plan (RUN, START: rt_exec_plan). */
+rt_choice rt_exec_choose(graph_rt *r, const dagrt_graph *g, int workers, rt_frame_kind kind,
+                         bool plan, graph_rt *rule, uint64_t frame_ns);
+/* r's plan for r->g (r reset for it): made the first time (the one place
+ * plans are made); whether r->g runs in plan mode. */
+bool rt_exec_plan(graph_rt *r);
+/* Whether state r holds a plan made for g (makes nothing). */
+static inline bool rt_exec_planned(const graph_rt *r, const dagrt_graph *g)
+{
+    return r->plan_state == RT_PLAN_MADE && r->plan_g == g;
+}
+/* Whether plan mode may run started runs and pipelines at all: false when
+ * DAGRT_PIPE=dynamic is in the environment (read once per process). */
+bool rt_exec_env_plan(void);
+
 /* A moving average of frame times (1/8 weight per sample): one frame
  * stretched by a preemption or a page fault must not flip a choice. */
 uint64_t rt_policy_average(uint64_t avg_ns, uint64_t ns);
@@ -631,12 +686,6 @@ int rt_exec_serial_run(graph_rt *r);
 
 /* ------------------------------------------------------ exec_pplan.c */
 
-/* Whether frames of r->g may run in pipelined plan mode on r (a worker or
- * more, a plan for the graph; builds it once). */
-bool rt_pplan_ok(graph_rt *r, int workers);
-/* Whether started runs may use plan mode at all: false when DAGRT_PIPE=
- * dynamic is in the environment (read once per process). */
-bool rt_pplan_env_ok(void);
 /* Starts r (reset by exec.c) in pipelined plan mode after prev (a
  * pipelined plan frame still in flight, or NULL): offers it to the helper
  * and returns at once. */

@@ -38,9 +38,10 @@ typedef struct pipe_rt {
     uint64_t frame_ns;
     uint64_t t_start[DAGRT_MAX_IN_FLIGHT];
     /* Frames may run in pipelined plan mode (exec_pplan.c) where the
-     * runtime has one worker: true unless DAGRT_PIPE=dynamic was set at
-     * init (tests run both executors; docs/runtime.md). */
-    bool plan;
+     * runtime has a worker: true unless DAGRT_PIPE=dynamic is in the
+     * environment (rt_exec_env_plan: read once per process; tests run
+     * both executors; docs/runtime.md). */
+    bool plan_ok;
 } pipe_rt;
 
 _Static_assert(sizeof(pipe_rt) <= sizeof(((dagrt_pipeline *)0)->opaque_), "pipeline too small");
@@ -94,8 +95,7 @@ int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *co
     q->rt = NULL;
     q->frame_ns = 0;
     memset(q->t_start, 0, sizeof q->t_start);
-    const char *mode = rt_os_getenv("DAGRT_PIPE");
-    q->plan = !(mode && strcmp(mode, "dynamic") == 0);
+    q->plan_ok = rt_exec_env_plan();
     if (q->magic != PIPE_MAGIC || q->self != p) {
         q->magic = PIPE_MAGIC;
         q->self = p;
@@ -142,7 +142,7 @@ static int enter(dagrt *rt, dagrt_pipeline *p)
 static graph_rt *rule_of(dagrt_pipeline *p, graph_rt *r, const dagrt_graph *g)
 {
     graph_rt *o = state_rt(p->states[0]);
-    return o->plan == 1 && o->plan_g == g ? o : r;
+    return rt_exec_planned(o, g) ? o : r;
 }
 
 /* Waits (helping) for the oldest frame in flight and lets its context go. */
@@ -182,42 +182,22 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     }
     unsigned k = (unsigned)(q->submitted % q->depth);
     void *ctx = store ? p->ctxs[k] : (void *)(uintptr_t)src;
-    /* Frames measured too small to share gain nothing from overlapping:
-     * after the frames in flight, the frame runs serial now, on the caller
-     * in table order, without a counter or an atomic (exec_serial.c). A
-     * frame that grows past the bound is started as usual again. */
-    /* (The slot's state keeps the serial_ok answer; only the main thread
-     * reads or writes it, even while that state's frame is in flight.) */
-    if (rt_policy_small(q->frame_ns, g->nnodes) &&
-        rt_policy_serial_ok(&state_rt(p->states[k])->policy, g)) {
-        while (q->inflight > 0)
-            if ((rc = wait_oldest(rt, p)) != 0)
-                goto out;
-        bool timed = rt_policy_sampled(q->submitted);
-        uint64_t t0 = timed ? rt_now_ns() : 0;
-        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src);
-        if (rc == 0) {
-            if (timed)
-                q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - t0);
-            q->rt = rt;
-            q->submitted++;
-            if (p->drop)
-                p->drop(ctx);
-        }
-        goto out;
-    }
+    graph_rt *rk = state_rt(p->states[k]);
+    /* (The slot's state keeps its policy's notes; only the main thread
+     * reads or writes them, even while that state's frame is in flight.)
+     * Its own last frame must be over before it is asked: the choice reads
+     * the state's plan and policy. */
     if (q->inflight == q->depth && (rc = wait_oldest(rt, p)) != 0)
         goto out;
-    /* Pipelined plan mode's frames follow plan mode's starvation rule
-     * (exec_policy.c), each state's frames judged at their wait: while it
-     * finds the helper without CPU, the frame runs serial after the frames
-     * in flight, as above, and the rule's probes start frames in flight
-     * again. Only a state planned for g is asked (its policy is that
-     * plan's; the state is idle here, its last frame waited for). */
-    graph_rt *rk = state_rt(p->states[k]);
-    graph_rt *rule = rule_of(p, rk, g);
-    if (q->plan && rk->plan == 1 && rk->plan_g == g && rt_policy_serial_ok(&rk->policy, g) &&
-        rt_policy_pipe_serial(rule, rk)) {
+    /* How it runs: the one choice (exec_policy.c). Serial now: frames
+     * measured too small to share gain nothing from overlapping, and a
+     * stretch of the pipeline's run policy (its helpers without CPU) runs
+     * frames on the caller alone; either way after the frames in flight,
+     * on the caller in table order, without a counter or an atomic
+     * (exec_serial.c). The rule's probes start frames in flight again. */
+    rt_choice c = rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, q->plan_ok,
+                                 rule_of(p, rk, g), q->frame_ns);
+    if (c.mode == RT_MODE_SERIAL) {
         while (q->inflight > 0)
             if ((rc = wait_oldest(rt, p)) != 0)
                 goto out;
@@ -228,9 +208,11 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
             uint64_t ns = timed ? rt_now_ns() - t0 : 0;
             if (timed)
                 q->frame_ns = rt_policy_average(q->frame_ns, ns);
-            if (timed)
-                rk->policy.frame_ns = rt_policy_average(rk->policy.frame_ns, ns);
-            rt_policy_pipe_after(rule, rk, timed ? (ns ? ns : 1) : 0);
+            if (c.judge == RT_JUDGE_PIPE) {
+                if (timed)
+                    rk->policy.frame_ns = rt_policy_average(rk->policy.frame_ns, ns);
+                rt_policy_pipe_after(rule_of(p, rk, g), rk, timed ? (ns ? ns : 1) : 0);
+            }
             q->rt = rt;
             q->submitted++;
             if (p->drop)
@@ -247,7 +229,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
      * its completions need no hand-off. */
-    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan);
+    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan_ok);
     if (rc == 0) {
         q->t_start[k] = t0;
         q->rt = rt;

@@ -61,33 +61,6 @@
  */
 #include "exec.h"
 
-#include <string.h>
-
-bool rt_pplan_ok(graph_rt *r, int workers)
-{
-    if (workers < 1)
-        return false;
-    if (r->plan == 0) {
-        r->plan = rt_plan_build(r) ? 1 : 2;
-        r->plan_g = r->g;
-    }
-    return r->plan == 1;
-}
-
-bool rt_pplan_env_ok(void)
-{
-    /* 0 not read yet, 1 plan mode allowed, 2 DAGRT_PIPE=dynamic. relaxed:
-     * every thread that reads the environment finds the same answer. */
-    static _Atomic int cached;
-    int v = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (v == 0) {
-        const char *mode = rt_os_getenv("DAGRT_PIPE");
-        v = mode && strcmp(mode, "dynamic") == 0 ? 2 : 1;
-        atomic_store_explicit(&cached, v, memory_order_relaxed);   /* relaxed: as above */
-    }
-    return v == 1;
-}
-
 void rt_pplan_start(graph_rt *r, graph_rt *prev)
 {
     /* Epochs only move forward and skip 0 (the `done` words' start): the
