@@ -70,6 +70,7 @@ typedef struct cname {
     int via_call;        /* named by `call`, so sharing it is intended */
     src_pos pos;
     const char *owner;   /* the task, or the graph for CN_RUN */
+    const char *graph;   /* the graph it belongs to */
 } cname;
 
 typedef struct cnames {
@@ -79,9 +80,18 @@ typedef struct cnames {
 } cnames;
 
 /* Messages are only built when there is something to report: a 100k-node
- * graph should not format 100k descriptions it never prints. */
-static const char *describe(const cname *c, char *buf, size_t n)
+ * graph should not format 100k descriptions it never prints. A task's
+ * function is named with its graph when the other name is of another
+ * graph, so that a collision across graphs says where both are. */
+static const char *describe(const cname *c, const cname *other, char *buf, size_t n)
 {
+    if (c->kind != CN_RUN && strcmp(c->graph, other->graph) != 0) {
+        char t[300];
+        cname only = *c;
+        only.graph = other->graph;
+        snprintf(buf, n, "%s of graph '%s'", describe(&only, other, t, sizeof t), c->graph);
+        return buf;
+    }
     switch (c->kind) {
     case CN_RUN:
         snprintf(buf, n, "%s of graph '%s'",
@@ -115,24 +125,28 @@ static void claim(cnames *C, dg_diag *d, cname x)
              (e->kind == CN_PARALLEL && x.kind == CN_TASK))) {
             dg_error(d, x.pos, "call name '%s' is used by tasks of different shapes "
                      "(parallel and not)", x.name);
-            dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
+            dg_note(d, e->pos, "%s is here", describe(e, &x, de, sizeof de));
             return;
         }
         if (e->kind == x.kind && !same_ctype && x.via_call && e->via_call) {
             dg_error(d, x.pos, "C function '%s' would be declared with two context types "
                      "('%s' and '%s')", x.name, e->ctype, x.ctype);
-            dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
+            dg_note(d, e->pos, "%s is here", describe(e, &x, de, sizeof de));
             return;
         }
         if (x.kind == CN_COUNT && e->kind == CN_COUNT) return; /* reported with its task */
         dg_error(d, x.pos, "generated C name '%s' of %s collides with %s", x.name,
-                 describe(&x, dx, sizeof dx), describe(e, de, sizeof de));
-        dg_note(d, e->pos, "%s is here", describe(e, de, sizeof de));
+                 describe(&x, e, dx, sizeof dx), describe(e, &x, de, sizeof de));
+        dg_note(d, e->pos, "%s is here", de);
         /* Only a task's function can be renamed (a graph's entry points are
          * fixed by the contract): say how, whichever came first. */
         const cname *t = x.kind == CN_TASK || x.kind == CN_PARALLEL ? &x
                          : e->kind == CN_TASK || e->kind == CN_PARALLEL ? e : NULL;
-        if (t && (e->kind == CN_RUN || x.kind == CN_RUN)) {
+        if (t && t->via_call && (e->kind == CN_RUN || x.kind == CN_RUN)) {
+            /* It has a `call` already: another one would be given twice. */
+            dg_hint(d, "give task '%s' another 'call' name, for example 'call %s_task'", t->owner,
+                    t->name);
+        } else if (t && (e->kind == CN_RUN || x.kind == CN_RUN)) {
             dg_hint(d, "name the function of task '%s' with a 'call' clause, for example "
                     "'task %s call %s_task'", t->owner, t->owner, t->name);
             char fix[600];
@@ -170,23 +184,24 @@ void dg_check_c_names(const ir_program *p, dg_diag *d, dg_arena *a)
             "pipeline_submit", "pipeline_drain"};
         for (size_t k = 0; k < sizeof entry / sizeof entry[0] && !d->stop; k++) {
             cname r = {dg_printf(a, "%s_%s", g->name, entry[k]), CN_RUN, g->ctype, 0, g->pos,
-                       g->name};
+                       g->name, g->name};
             claim(&C, d, r);
         }
         for (uint32_t i = 0; i < g->nnodes; i++) {
             const ir_node *x = &g->nodes[i];
             if (x->kind != IR_TASK) continue;
             int par = (x->flags & IR_F_PARALLEL) != 0, call = (x->flags & IR_F_CALL) != 0;
-            cname t = {x->func, par ? CN_PARALLEL : CN_TASK, g->ctype, call, x->pos, x->name};
+            cname t = {x->func, par ? CN_PARALLEL : CN_TASK, g->ctype, call, x->pos, x->name,
+                       g->name};
             claim(&C, d, t);
             if (par) {
                 cname c = {dg_printf(a, "%s_count", x->func), CN_COUNT, g->ctype, call, x->pos,
-                           x->name};
+                           x->name, g->name};
                 claim(&C, d, c);
             }
             for (uint32_t k = 0; x->when && k <= x->nand_when; k++) {
                 cname w = {k ? x->and_when[k - 1] : x->when, CN_PRED, g->ctype, 1, x->pos,
-                           x->name};
+                           x->name, g->name};
                 claim(&C, d, w);
             }
         }

@@ -269,6 +269,98 @@ void dg_fixit_insert_after(dg_diag *d, src_pos at, const char *text)
     dg_fixit(d, e, e, text);
 }
 
+/* ---- removing an operand (the redundant-dependency fix-it) ---------------- */
+
+static int space_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The keyword kw ending just before offset i (a name byte neither before
+ * nor at i), or 0. */
+static size_t word_before(const char *t, size_t lo, size_t i, const char *kw)
+{
+    size_t n = strlen(kw);
+    if (i < lo + n || memcmp(t + i - n, kw, n) != 0) return 0;
+    if (i - n > lo && name_byte((unsigned char)t[i - n - 1])) return 0;
+    return n;
+}
+
+/* The offset of pos in s's text, or SIZE_MAX. */
+static size_t offset_of(const dg_source *s, src_pos pos)
+{
+    if (!pos.line || pos.line > s->nlines || !pos.col) return SIZE_MAX;
+    size_t end = pos.line < s->nlines ? s->lines[pos.line] : s->len;
+    size_t off = s->lines[pos.line - 1] + pos.col - 1;
+    return off < end ? off : SIZE_MAX;
+}
+
+/* The position of offset off of s's text (in file `file`). */
+static src_pos pos_of(const dg_source *s, const char *file, size_t off)
+{
+    uint32_t lo = 0, hi = s->nlines; /* the last line starting at or before off */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->lines[mid] <= off) lo = mid;
+        else hi = mid;
+    }
+    src_pos p = {file, lo + 1, (uint32_t)(off - s->lines[lo] + 1)};
+    return p;
+}
+
+int dg_fixit_remove_operand(dg_diag *d, src_pos name, int last)
+{
+    if (d->muted || !d->out || d->format != DG_DIAG_JSON) return 0;
+    const dg_source *s = source_of(d, name);
+    size_t a = s ? offset_of(s, name) : SIZE_MAX;
+    if (a == SIZE_MAX || !name_byte((unsigned char)s->text[a])) return 0;
+    const char *t = s->text;
+    size_t lo = s->start, n = s->len, b = a;
+    while (b < n && name_byte((unsigned char)t[b])) b++;
+    /* The operand: `prev` before the name, and parentheses around it only
+     * (a '(' before and a ')' after, white space aside). */
+    size_t i = a, j = b, k;
+    while (i > lo && space_byte(t[i - 1])) i--;
+    if ((k = word_before(t, lo, i, "prev")) && i < a) a = i - k;
+    for (;;) {
+        i = a, j = b;
+        while (i > lo && space_byte(t[i - 1])) i--;
+        while (j < n && space_byte(t[j])) j++;
+        if (i > lo && t[i - 1] == '(' && j < n && t[j] == ')') a = i - 1, b = j + 1;
+        else break;
+    }
+    size_t from, to;
+    if (!last) {
+        /* `x, ` or `x and `, up to the next operand */
+        j = b;
+        while (j < n && space_byte(t[j])) j++;
+        if (j < n && t[j] == ',') j++;
+        else if ((j > b || !name_byte((unsigned char)t[b - 1])) && n - j >= 3 &&
+                 memcmp(t + j, "and", 3) == 0 &&
+                 (j + 3 == n || !name_byte((unsigned char)t[j + 3])))
+            j += 3;
+        else
+            return 0;
+        while (j < n && space_byte(t[j])) j++;
+        from = a;
+        to = j;
+    } else {
+        /* ` , x` or ` and x`, from the end of the operand before */
+        i = a;
+        while (i > lo && space_byte(t[i - 1])) i--;
+        if (i > lo && t[i - 1] == ',') i--;
+        else if ((i < a || !name_byte((unsigned char)t[a])) && (k = word_before(t, lo, i, "and")))
+            i -= k;
+        else
+            return 0;
+        while (i > lo && space_byte(t[i - 1])) i--;
+        from = i;
+        to = b;
+    }
+    dg_fixit(d, pos_of(s, name.file, from), pos_of(s, name.file, to), "");
+    return 1;
+}
+
 void dg_diag_finish(dg_diag *d)
 {
     if (d->format == DG_DIAG_JSON) dg_json_finish(d);

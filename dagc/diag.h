@@ -62,7 +62,7 @@ void dg_error_plain(dg_diag *d, const char *fmt, ...)
 void dg_hint(dg_diag *d, const char *fmt, ...)
     __attribute__((format(DG_PRINTF_FMT, 2, 3)));
 /* A fix-it of the previous error or warning: replace the bytes from start
- * to end (end's column just past them, same line; start == end inserts)
+ * to end (end's column just past them; start == end inserts)
  * with text. Machine-readable edits for the hint or the "did you mean" the
  * message already says in words: JSON's "fixits"; the text output shows
  * nothing more. */
@@ -71,6 +71,13 @@ void dg_fixit(dg_diag *d, src_pos start, src_pos end, const char *text);
 void dg_fixit_replace(dg_diag *d, src_pos at, const char *text);
 /* The same, inserting text just after the token at `at`. */
 void dg_fixit_insert_after(dg_diag *d, src_pos at, const char *text);
+/* The same, removing the operand named at `name` (a name, or `prev` and a
+ * name, with any parentheses of its own) from its `,`/`and` list: with the
+ * separator after it and the white space up to the next operand, or, when
+ * it is the last (`last`), from the end of the operand before it. The range
+ * may span lines. 0 when the text around it is not what that needs (a
+ * comment in the way): no fix-it then. */
+int dg_fixit_remove_operand(dg_diag *d, src_pos name, int last);
 /* Writes what the format held back (JSON: the whole document) and frees
  * it. Text writes as it goes, so this does nothing there. Call it once,
  * after the last diagnostic; the driver does when the program is freed. */

@@ -163,6 +163,7 @@ ir_program *dg_sema(const ast_file *const *files, size_t nfiles, const dg_sema_o
             for (uint32_t i = 0; i < g.n; i++) free(g.nodes[i].acc);
             free(g.nodes);
             free(g.edges);
+            free(g.eop);
             free(g.pedges);
             dg_map_free(&g.names);
         }

@@ -50,6 +50,14 @@ static int has_after(const ir_graph *g, uint32_t v)
     return x->npred > 0;
 }
 
+/* The graph level v is a node of: its sub, or for a run node's entry gate
+ * (which belongs to its own sub) the enclosing one. */
+static uint32_t level_of(const ir_graph *g, uint32_t v)
+{
+    uint32_t s = g->nodes[v].sub;
+    return s != UINT32_MAX && g->subs[s].entry == v ? g->subs[s].parent : s;
+}
+
 /* The inputs of `to` that waiting for `what` too would make redundant
  * (sema_order.c's "redundant dependency" warning: reached from `what`
  * through AND joins only), into z; how many (at most zmax). Only plain
@@ -58,9 +66,15 @@ static int has_after(const ir_graph *g, uint32_t v)
 static uint32_t made_redundant(const ir_graph *g, uint32_t to, uint32_t what, uint32_t *z,
                                uint32_t zmax)
 {
-    const ir_node *t = &g->nodes[to], *w = &g->nodes[what];
-    if (t->join != IR_JOIN_AND || (t->flags & IR_F_RUN) || (w->flags & (IR_F_RUN | IR_F_ANON)) ||
-        w->join != IR_JOIN_AND || w->sub != t->sub)
+    const ir_node *t = &g->nodes[to];
+    /* A run node waits at its entry and is waited for at its exit (an AND
+     * join over the whole subgraph); both are of the enclosing level. */
+    uint32_t wx = what;
+    if (g->nodes[what].flags & IR_F_RUN) wx = g->subs[g->nodes[what].sub].exit;
+    const ir_node *w = &g->nodes[wx];
+    uint32_t level = level_of(g, to);
+    if (t->join != IR_JOIN_AND || (g->nodes[what].flags & IR_F_ANON) || w->join != IR_JOIN_AND ||
+        level_of(g, what) != level)
         return 0;
     uint32_t lo = UINT32_MAX, nz = 0;
     for (uint32_t k = 0; k < t->npred; k++)
@@ -85,7 +99,7 @@ static uint32_t made_redundant(const ir_graph *g, uint32_t to, uint32_t what, ui
     }
     for (uint32_t k = 0; k < t->npred && nz < zmax; k++) {
         const ir_node *p = &g->nodes[t->pred[k]];
-        if ((p->flags & (IR_F_ANON | IR_F_RUN)) || p->sub != t->sub) continue;
+        if ((p->flags & (IR_F_ANON | IR_F_RUN)) || p->sub != level) continue;
         for (uint32_t i = 0; i < ns; i++)
             if (seen[i] == t->pred[k]) {
                 z[nz++] = t->pred[k];
@@ -142,19 +156,26 @@ static void hint(const ir_program *p, const ir_graph *g, dg_diag *d, uint32_t to
     else
         dg_hint(d, "to order them, add 'after %s%s' to '%s'%s", prefix, wn, tn, where);
     /* The same as an edit, where the source says exactly where: a task's
-     * plain `after` list (the one name replaced, or the new one added after
-     * its last), or a task with no `after` (added after its name). */
-    if (g->nodes[to].kind != IR_TASK) return;
+     * or a run node's plain `after` list (the names replaced, or the new
+     * one added after its last), or one with no `after` (added after its
+     * name). */
+    if (g->nodes[to].kind != IR_TASK && !(g->nodes[to].flags & IR_F_RUN)) return;
     const ir_after_ref *al = NULL;
     size_t na = after_list(p, g, to, &al);
     char text[600];
-    if (nz == 1 && na) {
-        const char *zn = local_name(g, in, z[0]);
+    if (nz && na) {
+        /* The last of them in the list becomes `what`, the others go with
+         * the separator after each: edits that never overlap. */
+        size_t hit[8], nh = 0;
         for (size_t i = 0; i < na; i++)
-            if (!al[i].prev && strcmp(al[i].name, zn) == 0) {
-                dg_fixit_replace(d, al[i].pos, wn);
-                break;
-            }
+            for (uint32_t k = 0; k < nz && nh < 8; k++)
+                if (!al[i].prev && strcmp(al[i].name, local_name(g, in, z[k])) == 0) {
+                    hit[nh++] = i;
+                    break;
+                }
+        if (nh != nz) return; /* not each once in this list: the words say it */
+        for (size_t k = 0; k + 1 < nh; k++) dg_fixit_remove_operand(d, al[hit[k]].pos, 0);
+        dg_fixit_replace(d, al[hit[nh - 1]].pos, wn);
     } else if (!nz && has_after(g, to) && na) {
         snprintf(text, sizeof text, ", %s%s", prefix, wn);
         dg_fixit_insert_after(d, al[na - 1].pos, text);

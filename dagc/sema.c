@@ -23,15 +23,17 @@ static uint32_t add_node(sgraph *g)
     return g->n++;
 }
 
-static void add_edge(sgraph *g, uint32_t from, uint32_t to, src_pos pos)
+static void add_edge(sgraph *g, uint32_t from, uint32_t to, src_pos pos, int op)
 {
     if (g->ne == g->ecap) {
         g->ecap = g->ecap ? g->ecap * 2 : 128;
         g->edges = dg_xrealloc(g->edges, g->ecap * sizeof *g->edges);
+        g->eop = dg_xrealloc(g->eop, g->ecap);
     }
     g->edges[g->ne].from = from;
     g->edges[g->ne].to = to;
     g->edges[g->ne].pos = pos;
+    g->eop[g->ne] = (uint8_t)op;
     g->ne++;
 }
 
@@ -62,7 +64,8 @@ static const char *suggest(const sgraph *g, const char *name)
     return s;
 }
 
-static void add_ref(sgraph *g, uint32_t to, const ast_expr *e)
+/* op: SREF_*, how a fix-it removes the name from its expression. */
+static void add_ref(sgraph *g, uint32_t to, const ast_expr *e, int op)
 {
     if (g->d->stop) return; /* past the error limit: no more suggestions to search for */
     int idx = dg_map_get(&g->names, e->name);
@@ -87,7 +90,7 @@ static void add_ref(sgraph *g, uint32_t to, const ast_expr *e)
         dg_error(g->d, e->pos, "%s '%s' depends on itself", kind_word(o), o->name);
         return;
     }
-    add_edge(g, (uint32_t)idx, to, e->pos);
+    add_edge(g, (uint32_t)idx, to, e->pos, op);
 }
 
 static void collect(sgraph *g, uint32_t to, const ast_expr *e, ast_expr_kind k);
@@ -113,14 +116,14 @@ static void collect(sgraph *g, uint32_t to, const ast_expr *e, ast_expr_kind k)
 {
     for (const ast_expr *kid = e->kids; kid; kid = kid->next) {
         if (kid->kind == AST_NAME) {
-            add_ref(g, to, kid);
+            add_ref(g, to, kid, kid->next ? SREF_LISTED : SREF_LAST);
         } else if (kid->kind == k) {
             collect(g, to, kid, k); /* (a and b) and c: same join, flatten */
         } else {
             uint32_t gi = new_anon(g, kid);
             if (gi == UINT32_MAX) return;
             collect(g, gi, kid, kid->kind);
-            add_edge(g, gi, to, kid->pos);
+            add_edge(g, gi, to, kid->pos, SREF_ALONE);
         }
     }
 }
@@ -131,7 +134,7 @@ static void lower(sgraph *g, uint32_t n, const ast_expr *e)
     g->owner = n;
     if (e->kind == AST_NAME) {
         g->nodes[n].join = IR_JOIN_AND;
-        add_ref(g, n, e);
+        add_ref(g, n, e, SREF_ALONE);
         return;
     }
     g->nodes[n].join = e->kind == AST_OR ? IR_JOIN_OR : IR_JOIN_AND;
@@ -300,7 +303,7 @@ static void task_clauses(sgraph *g, uint32_t n, const ast_stmt *st)
 
 typedef struct pred_pair {
     uint32_t idx;
-    src_pos pos;
+    sref ref;
 } pred_pair;
 
 static int cmp_pair(const void *a, const void *b)
@@ -339,6 +342,7 @@ static uint32_t *declare_nodes(sgraph *g)
     g->nodes = dg_xmalloc(g->cap * sizeof *g->nodes);
     g->ecap = 2 * nstmts + 16;
     g->edges = dg_xmalloc(g->ecap * sizeof *g->edges);
+    g->eop = dg_xmalloc(g->ecap);
     dg_map_reserve(&g->names, nstmts);
     size_t si = 0;
     for (const ast_stmt *st = ag->stmts; st; st = st->next, si++) {
@@ -401,9 +405,12 @@ static void dedup_edges(sgraph *g, adj *A, int quiet)
             if (stamp[e->from] == v + 1) {
                 dead[A->plist[k]] = 1;
                 any = 1;
-                if (!quiet)
+                if (!quiet) {
                     dg_warning(g->d, e->pos, "'%s' is listed more than once",
                                g->nodes[e->from].name);
+                    if (g->eop[A->plist[k]] != SREF_ALONE)
+                        dg_fixit_remove_operand(g->d, e->pos, g->eop[A->plist[k]] == SREF_LAST);
+                }
                 continue;
             }
             stamp[e->from] = v + 1;
@@ -412,7 +419,7 @@ static void dedup_edges(sgraph *g, adj *A, int quiet)
     if (any) {
         size_t w = 0;
         for (size_t i = 0; i < g->ne; i++)
-            if (!dead[i]) g->edges[w++] = g->edges[i];
+            if (!dead[i]) g->eop[w] = g->eop[i], g->edges[w++] = g->edges[i];
         g->ne = w;
         dg_adj_free(A);
         dg_adj_build(g, A);
@@ -458,14 +465,14 @@ static uint32_t *topo_order(sgraph *g, const adj *A)
 /* The IR in that order; predpos gets, aligned with each node's pred list,
  * where the predecessor is named (only the warnings need it). */
 static void build_ir(sgraph *g, const adj *A, const uint32_t *order, lgraph *L,
-                     src_pos ***predpos_out, src_pos **pposbuf_out)
+                     sref ***predpos_out, sref **pposbuf_out)
 {
     uint32_t *rank = dg_xmalloc((g->n + 1) * sizeof *rank);
     for (uint32_t i = 0; i < g->n; i++) rank[order[i]] = i;
     ir_node *nodes = dg_alloc(g->a, (g->n ? g->n : 1) * sizeof *nodes);
     uint32_t *lists = dg_alloc(g->a, (2 * g->ne + g->npe + 1) * sizeof *lists);
-    src_pos *pposbuf = dg_xmalloc((g->ne + 1) * sizeof *pposbuf);
-    src_pos **predpos = dg_xmalloc((g->n + 1) * sizeof *predpos);
+    sref *pposbuf = dg_xmalloc((g->ne + 1) * sizeof *pposbuf);
+    sref **predpos = dg_xmalloc((g->n + 1) * sizeof *predpos);
     pred_pair *pairs = dg_xmalloc((g->ne + 1) * sizeof *pairs);
     L->run = dg_alloc(g->a, (g->n + 1) * sizeof *L->run);
     L->run_pos = dg_alloc(g->a, (g->n + 1) * sizeof *L->run_pos);
@@ -503,15 +510,16 @@ static void build_ir(sgraph *g, const adj *A, const uint32_t *order, lgraph *L,
         uint32_t *pl = lists + lp;
         x->npred = A->pstart[v + 1] - A->pstart[v];
         for (uint32_t k = 0; k < x->npred; k++) {
-            const sedge *e = &g->edges[A->plist[A->pstart[v] + k]];
-            pairs[k].idx = rank[e->from];
-            pairs[k].pos = e->pos;
+            uint32_t ei = A->plist[A->pstart[v] + k];
+            pairs[k].idx = rank[g->edges[ei].from];
+            pairs[k].ref.pos = g->edges[ei].pos;
+            pairs[k].ref.op = g->eop[ei];
         }
         qsort(pairs, x->npred, sizeof *pairs, cmp_pair);
         predpos[i] = pposbuf + pp;
         for (uint32_t k = 0; k < x->npred; k++) {
             pl[k] = pairs[k].idx;
-            pposbuf[pp++] = pairs[k].pos;
+            pposbuf[pp++] = pairs[k].ref;
         }
         lp += x->npred;
         uint32_t *sl = lists + lp;
@@ -545,7 +553,7 @@ static void build_ir(sgraph *g, const adj *A, const uint32_t *order, lgraph *L,
     *pposbuf_out = pposbuf;
 }
 
-static void warn_graph(sgraph *g, const ir_graph *out, src_pos *const *predpos)
+static void warn_graph(sgraph *g, const ir_graph *out, sref *const *predpos)
 {
     for (uint32_t i = 0; i < out->nnodes; i++) {
         const ir_node *x = &out->nodes[i];
@@ -587,7 +595,7 @@ int dg_lower_graph(sgraph *g, lgraph *L)
         dg_adj_free(&A);
         return -1;
     }
-    src_pos **predpos, *pposbuf;
+    sref **predpos, *pposbuf;
     build_ir(g, &A, order, L, &predpos, &pposbuf);
     free(order);
     dg_adj_free(&A);

@@ -45,6 +45,7 @@ typedef struct sgraph {
     snode *nodes;
     uint32_t n, cap;
     sedge *edges;
+    uint8_t *eop;                /* per edge: how its name can be removed (sref_op) */
     size_t ne, ecap;
     sedge *pedges;               /* (v2) `prev` inputs: from (last frame) -> to */
     size_t npe, pecap;
@@ -54,6 +55,15 @@ typedef struct sgraph {
     uint64_t owner_decl;
     int too_many;
 } sgraph;
+
+/* Where a node's input is named, and how a fix-it can remove it: the
+ * whole expression (none), an operand of a `,`/`and` list, or its last. */
+enum { SREF_ALONE, SREF_LISTED, SREF_LAST };
+
+typedef struct sref {
+    src_pos pos;
+    int op;              /* SREF_* */
+} sref;
 
 /* Compressed adjacency over the (deduplicated) edges. */
 typedef struct adj {
@@ -79,7 +89,7 @@ uint32_t dg_heap_pop(heap *h);
 void dg_adj_build(const sgraph *g, adj *A);
 void dg_adj_free(adj *A);
 void dg_report_cycle(sgraph *g, const adj *A, const uint8_t *done);
-void dg_warn_implied(sgraph *g, const ir_node *nodes, uint32_t n, src_pos *const *predpos);
+void dg_warn_implied(sgraph *g, const ir_node *nodes, uint32_t n, sref *const *predpos);
 
 /* One graph after sema.c: its IR with `run` nodes still in it (gates with
  * IR_F_RUN), and what subgraph.c needs to resolve them. */

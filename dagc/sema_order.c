@@ -156,7 +156,7 @@ void dg_report_cycle(sgraph *g, const adj *A, const uint8_t *done)
  * node is bounded to nodes after the earliest predecessor in topological
  * order, and a global budget keeps pathological graphs linear: past it the
  * (optional) warning is simply not looked for. */
-void dg_warn_implied(sgraph *g, const ir_node *nodes, uint32_t n, src_pos *const *predpos)
+void dg_warn_implied(sgraph *g, const ir_node *nodes, uint32_t n, sref *const *predpos)
 {
     uint32_t *mark = dg_xcalloc(n ? n : 1, sizeof *mark);   /* search id that reached it */
     uint32_t *origin = dg_xcalloc(n ? n : 1, sizeof *origin);
@@ -208,12 +208,15 @@ void dg_warn_implied(sgraph *g, const ir_node *nodes, uint32_t n, src_pos *const
             if (mark[p] != id) continue;
             const ir_node *pn = &nodes[p], *by = &nodes[origin[p]];
             if (pn->flags & IR_F_ANON) continue;
+            const sref *at = &predpos[v][k];
             if (by->flags & IR_F_ANON)
-                dg_warning(g->d, predpos[v][k], "redundant dependency: '%s' is already "
+                dg_warning(g->d, at->pos, "redundant dependency: '%s' is already "
                            "waited for through another dependency", pn->name);
             else
-                dg_warning(g->d, predpos[v][k], "redundant dependency: '%s' already waits for '%s'",
+                dg_warning(g->d, at->pos, "redundant dependency: '%s' already waits for '%s'",
                            by->name, pn->name);
+            /* The name removed from its list: what the message says to do. */
+            if (at->op != SREF_ALONE) dg_fixit_remove_operand(g->d, at->pos, at->op == SREF_LAST);
         }
     }
     free(mark);

@@ -106,10 +106,17 @@ size_t dg_path_stem(const char *path, const char **base);
 
 /* --------------------------------------- suggest.c: spelling suggestions */
 
-/* Edit distance, capped: returns cap+1 when the distance exceeds cap. */
+/* Edit distance, capped: returns cap+1 when the distance exceeds cap.
+ * Names longer than 64 bytes are never close (cap+1). */
 unsigned dg_edit_distance(const char *a, const char *b, unsigned cap);
 /* The closest of n candidate names (NULL entries skipped), for "did you
- * mean", or NULL when none is close enough. */
+ * mean", or NULL when none is close enough. Its cost is bounded: about
+ * DG_SUGGEST_BUDGET table cells, past which it keeps the best found. */
 const char *dg_suggest(const char *name, const char *const *cands, size_t n);
+#define DG_SUGGEST_BUDGET ((uint64_t)1 << 23)
+/* The same, adding the table cells it computed to *cells (for the tests
+ * that bound its work). */
+const char *dg_suggest_counted(const char *name, const char *const *cands, size_t n,
+                               uint64_t *cells);
 
 #endif

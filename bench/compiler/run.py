@@ -25,6 +25,13 @@ gen_graph.py at 20k, 100k, 200k and 1,048,576 nodes, each with and
 without -Wno-pipeline-race; with --before OLD_DAGC also that dagc, run
 interleaved with this one (old, new, old, new, ...), and the ratio. A size
 at which a dagc times out is skipped for it at the larger sizes.
+
+--suggest instead: "did you mean" at scale (issue 36): CPU time of dagc
+--check on N task names sharing a 56-character prefix with 20 references to
+names that do not exist (gen_graph.py --dangling 20), and on the same file
+without those references, at 100k and 200k names; dagc must exit 1 with
+the 20 suggestions (0 without them). With --before OLD_DAGC also that dagc,
+interleaved, and the ratio.
 """
 import argparse
 import math
@@ -155,8 +162,10 @@ def main():
     ap.add_argument("--sizes", metavar="N,N,...", help="these sizes instead (a smoke test)")
     ap.add_argument("--race-scale", action="store_true",
                     help="only the race check at scale: chain, layers and fan-out to 1,048,576 nodes")
+    ap.add_argument("--suggest", action="store_true",
+                    help="only \"did you mean\" at scale: 20 unknown names among 100k and 200k")
     ap.add_argument("--before", metavar="OLD_DAGC",
-                    help="with --race-scale: also time this dagc, interleaved, side by side")
+                    help="with --race-scale or --suggest: also time this dagc, interleaved")
     args = ap.parse_args()
     if not (os.path.isfile(args.dagc) and os.access(args.dagc, os.X_OK)):
         sys.exit(f"no dagc at {args.dagc} (build first: meson setup build && meson compile -C build)")
@@ -165,6 +174,8 @@ def main():
         ap.error("--modes takes check, dot and c; REPS must be positive")
     if args.race_scale:
         sizes = [20000, 100000, 200000, 1048576]
+    elif args.suggest:
+        sizes = [100000, 200000]
     elif args.doubling:
         sizes = [16384 << k for k in range(5)] + ([524288, 1048576] if args.big else [])
     else:
@@ -179,6 +190,8 @@ def main():
 
     if args.race_scale:
         sys.exit(race_scale(args, sizes))
+    if args.suggest:
+        sys.exit(suggest_scale(args, sizes))
     version = subprocess.run([args.dagc, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"dagc: {args.dagc} ({version or 'no --version'}); median of {args.reps} runs per row; "
           f"time limit {args.timeout:g} s per run")
@@ -266,6 +279,73 @@ def measure_pair(argvs, reps, limit, errfile, dead):
                 cpus[i].append(cpu)
     return [res[i] if res[i] is not None else ("skipped" if i in dead and not cpus[i]
             else statistics.median(cpus[i])) for i in range(len(argvs))]
+
+
+def measure_pair_rc(argvs, reps, limit, errfile, want_rc, check):
+    """measure_pair for runs that must exit want_rc and pass check(stderr
+    text): median CPU s per argv, or a string saying why not."""
+    cpus = [[] for _ in argvs]
+    res = [None] * len(argvs)
+    for _ in range(reps):
+        for i, argv in enumerate(argvs):
+            if res[i] is not None:
+                continue
+            _, cpu, _, rc = run_once(argv, limit, errfile)
+            if rc == "timeout":
+                res[i] = f"timeout (> {limit:g} s)"
+                continue
+            with open(errfile, errors="replace") as f:
+                why = check(f.read()) if rc == want_rc else f"exit {rc}: {first_line(errfile)}"
+            if why:
+                res[i] = why
+            else:
+                cpus[i].append(cpu)
+    return [res[i] if res[i] is not None else statistics.median(cpus[i]) for i in range(len(argvs))]
+
+
+def suggest_scale(args, sizes):
+    sys.path.insert(0, HERE)
+    import gen_graph
+    dagcs = [args.before, args.dagc] if args.before else [args.dagc]
+    for d in dagcs:
+        if not (os.path.isfile(d) and os.access(d, os.X_OK)):
+            return f"no dagc at {d}"
+    k = 20
+    print(f"\"did you mean\" at scale: dagc --check, N names sharing a 56-character prefix, "
+          f"median CPU s of {args.reps} runs" + (" (interleaved with the old dagc)" if args.before else "")
+          + f"; time limit {args.timeout:g} s per run")
+    print(f"new: {args.dagc}" + (f"; old: {args.before}" if args.before else ""))
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
+    print()
+    cols = ["old cpu s", "new cpu s", "old/new"] if args.before else ["cpu s"]
+    print(f"{'names':>9}  {'unknown':<8}" + "".join(f" {c:>10}" for c in cols))
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="dagc-suggest-") as tmp:
+        err = os.path.join(tmp, "stderr")
+        for n in sizes:
+            g = os.path.join(tmp, "g.dag")
+            generate(g, n, ["--dangling", str(k)])
+            _, refs = gen_graph.dangling_refs(n, k, 56)
+            want = [f"unknown name '{w}'; did you mean '{t}'?" for _, w, t in refs]
+            bare = os.path.join(tmp, "bare.dag")
+            with open(g) as src, open(bare, "w") as dst:
+                dst.writelines(line for line in src if "task probe" not in line)
+
+            def check_k(text):
+                got = [line.split(": error: ", 1)[1] for line in text.splitlines() if ": error: " in line]
+                return None if got == want else f"{len(got)} errors, not the {k} suggestions"
+
+            for label, path, rc, check in ((str(k), g, 1, check_k), ("none", bare, 0, lambda t: None)):
+                argvs = [[d, "--check", path] for d in dagcs]
+                m = measure_pair_rc(argvs, args.reps, args.timeout, err, rc, check)
+                cells = [f"{x:10.3f}" if isinstance(x, float) else f" {x}" for x in m]
+                if args.before and all(isinstance(x, float) for x in m) and m[1] > 0:
+                    cells.append(f"{m[0] / m[1]:10.1f}")
+                print(f"{n:>9}  {label:<8}" + "".join(cells), flush=True)
+                failed += [f"{n} {label}" for x in m if isinstance(x, str) and not x.startswith("timeout")]
+            os.remove(g)
+            os.remove(bare)
+    return ("dagc failed on: " + ", ".join(failed)) if failed else 0
 
 
 def race_scale(args, sizes):

@@ -604,31 +604,96 @@ Test(race_dagc, hint_replaces_an_input_it_makes_redundant)
     free(diag);
 }
 
-/* Applies the first fix-it of a JSON diagnostics document to src (one line,
- * columns in bytes, end exclusive); 0 when the document has none. */
+/* The byte offset of line:col (1-based) in src. */
+static size_t offset_at(const char *src, unsigned line, unsigned col)
+{
+    const char *at = src;
+    for (unsigned l = 1; l < line; l++)
+        at = strchr(at, '\n') + 1;
+    return (size_t)(at - src) + col - 1;
+}
+
+/* Applies the fix-its of the first diagnostic of a JSON diagnostics
+ * document that has any, all of them together (an edit's range may span
+ * lines; the edits of one diagnostic never overlap), to src; how many
+ * (0 when no diagnostic has one), or -1 when they cannot be read. */
 static int apply_first_fixit(const char *json, char **src)
 {
     const char *f = strstr(json, "\"fixits\":[{");
     if (!f)
         return 0;
-    unsigned line, col, eline, ecol;
-    char text[256];
-    if (sscanf(f, "\"fixits\":[{\"file\":\"%*[^\"]\",\"line\":%u,\"column\":%u,\"end_line\":%u,"
-                  "\"end_column\":%u,\"text\":\"%255[^\"]\"", &line, &col, &eline, &ecol, text) != 5)
-        return -1;
-    cr_assert_eq(line, eline, "%s", f);
-    char *s = *src, *at = s;
-    for (unsigned l = 1; l < line; l++)
-        at = strchr(at, '\n') + 1;
-    size_t start = (size_t)(at - s) + col - 1, end = (size_t)(at - s) + ecol - 1;
-    size_t n = strlen(s), tl = strlen(text);
-    char *out = malloc(n - (end - start) + tl + 1);
-    memcpy(out, s, start);
-    memcpy(out + start, text, tl);
-    memcpy(out + start + tl, s + end, n - end + 1);
-    free(s);
-    *src = out;
-    return 1;
+    enum { MAX = 16 };
+    size_t start[MAX], end[MAX];
+    char text[MAX][256];
+    int n = 0;
+    f += strlen("\"fixits\":[");
+    while (*f == '{' && n < MAX) {
+        unsigned line, col, eline, ecol;
+        int used = 0;
+        if (sscanf(f, "{\"file\":\"%*[^\"]\",\"line\":%u,\"column\":%u,\"end_line\":%u,"
+                      "\"end_column\":%u,\"text\":\"%n", &line, &col, &eline, &ecol, &used) != 4 ||
+            !used)
+            return -1;
+        f += used;
+        size_t tl = 0;
+        while (*f && *f != '"' && tl < 255)
+            text[n][tl++] = *f++;
+        text[n][tl] = 0;
+        if (strncmp(f, "\"}", 2) != 0)
+            return -1;
+        f += 2;
+        start[n] = offset_at(*src, line, col);
+        end[n] = offset_at(*src, eline, ecol);
+        n++;
+        if (*f == ',')
+            f++;
+    }
+    /* Last first, so that the offsets of the others stay right. */
+    for (int done = 0; done < n; done++) {
+        int k = -1;
+        for (int i = 0; i < n; i++)
+            if (start[i] != (size_t)-1 && (k < 0 || start[i] > start[k]))
+                k = i;
+        char *s = *src;
+        size_t len = strlen(s), tl = strlen(text[k]);
+        cr_assert_leq(start[k], end[k]);
+        char *out = malloc(len - (end[k] - start[k]) + tl + 1);
+        memcpy(out, s, start[k]);
+        memcpy(out + start[k], text[k], tl);
+        memcpy(out + start[k] + tl, s + end[k], len - end[k] + 1);
+        free(s);
+        *src = out;
+        start[k] = (size_t)-1;
+    }
+    return n;
+}
+
+/* Compiles src again and again, each time applying the fix-its of the first
+ * diagnostic that has any (JSON), until none has any; returns dagc's status
+ * and (in *diag) its last text diagnostics, *src edited, *edits how many
+ * rounds. */
+static int follow_fixits(char **src, char **diag, int *edits, const char *label)
+{
+    int rc = 0, more;
+    *edits = 0;
+    do {
+        char *json = NULL;
+        size_t dlen = 0;
+        FILE *df = open_memstream(&json, &dlen);
+        dagc_opts o = {.diag_out = df, .max_errors = -1, .diag_format = DG_DIAG_JSON};
+        ir_program *p = NULL;
+        rc = dagc_compile_memory("race.dag", *src, strlen(*src), &o, &p);
+        if (p)
+            dagc_program_free(p); /* JSON: the document is written here */
+        fclose(df);
+        more = apply_first_fixit(json, src);
+        cr_assert_geq(more, 0, "%s: unreadable fix-it in %s", label, json);
+        free(json);
+    } while (more && ++*edits < 40);
+    free(*diag);
+    *diag = NULL;
+    compile(*src, strlen(*src), diag, &rc);
+    return rc;
 }
 
 /* Following the race hints' fix-its literally (each edit as JSON gives it,
@@ -652,25 +717,10 @@ Test(race_dagc, following_the_fixits_orders_every_race)
         size_t len = strlen(cases[i]) + 1;
         char *src = malloc(len);
         memcpy(src, cases[i], len);
-        int edits = 0, more;
-        char *diag = NULL;
-        int rc;
-        do {
-            size_t dlen = 0;
-            FILE *df = open_memstream(&diag, &dlen);
-            dagc_opts o = {.diag_out = df, .max_errors = -1, .diag_format = DG_DIAG_JSON};
-            ir_program *p = NULL;
-            rc = dagc_compile_memory("race.dag", src, strlen(src), &o, &p);
-            if (p)
-                dagc_program_free(p);   /* JSON: the document is written here */
-            fclose(df);
-            more = apply_first_fixit(diag, &src);
-            cr_assert_geq(more, 0, "case %zu: unreadable fix-it in %s", i, diag);
-            if (more) {
-                free(diag);
-                diag = NULL;
-            }
-        } while (more && ++edits < 12);
+        char *diag = NULL, label[32];
+        int edits;
+        snprintf(label, sizeof label, "case %zu", i);
+        int rc = follow_fixits(&src, &diag, &edits, label);
         cr_expect(edits > 0, "case %zu: no fix-it at all", i);
         cr_expect_eq(rc, DAGC_OK, "case %zu after %d edits:\n%s\n%s", i, edits, src, diag);
         cr_expect(strstr(diag, "may run at the same time") == NULL, "case %zu:\n%s\n%s", i, src, diag);
@@ -678,4 +728,74 @@ Test(race_dagc, following_the_fixits_orders_every_race)
         free(diag);
         free(src);
     }
+}
+
+/* Follows every fix-it of each case (fix_cases) and expects a file that
+ * compiles with no diagnostic at all: no race left, and no warning that a
+ * fix-it could have removed. */
+static void fix_cases(const char *const *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(cases[i]) + 1;
+        char *src = malloc(len);
+        memcpy(src, cases[i], len);
+        char *diag = NULL, label[32];
+        int edits;
+        snprintf(label, sizeof label, "case %zu", i);
+        int rc = follow_fixits(&src, &diag, &edits, label);
+        cr_expect(edits > 0, "case %zu: no fix-it at all", i);
+        cr_expect_eq(rc, DAGC_OK, "case %zu after %d edits:\n%s\n%s", i, edits, src, diag);
+        cr_expect(diag[0] == 0, "case %zu after %d edits:\n%s\n%s", i, edits, src, diag);
+        free(diag);
+        free(src);
+    }
+}
+
+/* Issue 36: the race hints whose node to edit is a `run` node (add 'after
+ * X', add ', X' to its 'after', each also with `prev`, and the replacement)
+ * come with the same fix-its as a task's, at the level the hint names. */
+Test(race_dagc, fixits_on_run_nodes)
+{
+    if (!have_race_check())
+        return;
+    static const char *const cases[] = {
+        /* 'b' has no after, 'd' has one; within a frame and across frames */
+        "resource r;\ngraph sub { task s writes r; }\n"
+        "graph G {\n task a writes r;\n task b run sub;\n task c;\n task d after c run sub;\n}\n",
+        /* 'd' waits for 'c', which 'a' waits for too: 'c' replaced by 'a' */
+        "resource r;\ngraph sub { task s reads r; }\n"
+        "graph G {\n task c;\n task a after c writes r;\n task d after c run sub;\n"
+        " task e after d, a;\n}\n",
+        /* run nodes inside a subgraph: the hint and the edit are in graph 'g' */
+        "resource r;\ngraph h { task c0 reads r; }\n"
+        "graph g { task b0 writes r; task b1 run h; task b2 after b0 run h; }\n"
+        "graph top { task a0; task a1 after a0 run g; }\n",
+    };
+    fix_cases(cases, sizeof cases / sizeof *cases);
+}
+
+/* Issue 36: a race fix-it that makes another input redundant elsewhere (or
+ * several at once, or an input listed twice) leaves a warning that has a
+ * fix-it of its own: the name removed from its list, separator included. */
+Test(race_dagc, fixits_leave_no_redundant_dependency)
+{
+    if (!have_race_check())
+        return;
+    static const char *const cases[] = {
+        /* 'b' gets 'after a': 'a' in c's list becomes redundant */
+        "resource r;\ngraph g {\n task a writes r;\n task b writes r;\n task c after a, b;\n}\n",
+        /* the same with 'and' and a list over two lines, the name last */
+        "resource r;\ngraph g {\n task a writes r;\n task b writes r;\n"
+        " task c after b and\n   a;\n}\n",
+        /* 'w' waits for 'b' and 'c': both of t's inputs are replaced by it */
+        "resource r;\ngraph g {\n task b;\n task c;\n task w after b, c writes r;\n"
+        " task t after b,\n    c writes r;\n}\n",
+        /* redundant in a gate, in parentheses, and listed twice */
+        "graph g {\n task a;\n task b after a;\n gate k = b and (a);\n"
+        " task c after k, a, a;\n}\n",
+        /* a `prev` input stays; an or keeps its other side */
+        "graph g {\n task a;\n task b after a;\n task x;\n"
+        " task c after prev c, a, b;\n task d after x or b and a;\n}\n",
+    };
+    fix_cases(cases, sizeof cases / sizeof *cases);
 }
