@@ -32,11 +32,13 @@
 #ifndef DAGRT_EXEC_H
 #define DAGRT_EXEC_H
 
-/* The runtime's own view of dagrt.h's shared structures: C11 atomics. */
-#if defined(DAGRT_H) && !defined(DAGRT_INSIDE_)
-#error "include libdagrt's internal headers before dagrt.h"
+/* The runtime's own view of dagrt.h's shared structures (C11 atomics)
+ * comes from DAGRT_INSIDE_, which the build defines for every file of the
+ * library and of the tests that reach inside (runtime/meson.build): no
+ * include order to keep. */
+#ifndef DAGRT_INSIDE_
+#error "libdagrt's internal headers need -DDAGRT_INSIDE_=1 (runtime/meson.build's deps)"
 #endif
-#define DAGRT_INSIDE_ 1
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -26,7 +26,7 @@ if [ "${1:-}" = --smoke ]; then
     command -v "$t" >/dev/null || { echo "aarch64: $t missing: run scripts/deps.sh test" >&2; exit 1; }
   done
   cflags=(-std=c11 -O2 -g -Wall -Wextra -Wpedantic -pthread
-          -DDAGRT_CTX_AARCH64 -Iruntime -Iruntime/include -Itests/fiber -Itests/scenario)
+          -DDAGRT_CTX_AARCH64 -DDAGRT_INSIDE_=1 -Iruntime -Iruntime/include -Itests/fiber -Itests/scenario)
   objs=()
   # Every runtime C file (the core and its Linux system layer, the I/O calls on
   # the epoll reactor: no liburing for the cross target) plus the AArch64
