@@ -308,6 +308,13 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int workers, int frames, uint64
             overlap[d] += atomic_load(&s->overlap) - before;
         }
     }
+    /* A graph whose names ask for waits must have waited (over enough
+     * frames for a `when` to have said yes): else the waits are not wired. */
+    bool waiter = false;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        waiter |= s->wait_kind[i] != 0;
+    if (waiter && frames >= 50 && atomic_load(&s->waits) == 0)
+        e2e_violation(s, NULL, "tasks whose names ask for waits never waited");
     s->mode = "overlap";
     if (overlap[1] != 0)
         e2e_violation(s, NULL, "at depth 1, %ld task starts of a frame while the frame before "

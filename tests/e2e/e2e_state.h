@@ -82,6 +82,7 @@ typedef struct e2e_state {
     _Atomic uint32_t waited;       /* frames below this were waited for and checked */
     _Atomic long overlap;          /* starts of a pipeline frame's task while the
                                       frame before had tasks left to run */
+    _Atomic long waits;            /* task bodies that ran a wait (e2e_wait.c) */
     _Atomic long stale_looks;      /* looks into a frame before that was waited
                                       for (and its slot rewritten) meanwhile */
     e2e_frame fr[E2E_RING];

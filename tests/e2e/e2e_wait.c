@@ -632,6 +632,7 @@ void e2e_wait_run(e2e_state *s, e2e_frame *fr, uint32_t i)
 {
     const e2e_node *n = &s->g->nodes[i];
     wctx w = {s, fr, n->name, s->rt};
+    atomic_fetch_add(&s->waits, 1);
     if ((n->flags & DAGRT_NODE_FIBER) && n->fid >= 0 && s->fid_fiber[n->fid] && !dagrt_in_fiber(s->rt))
         BAD(&w, "fiber task %s runs outside a fiber", n->name);
     int arg = s->wait_arg[i];
