@@ -104,26 +104,30 @@ void e2e_pairs_init(e2e_frame *fr)
 }
 
 /* ------------------------------------------------------------ randomness */
+/* Per wait, in the waiting body's own state (wctx): never thread-local,
+ * since a fiber task resumes on any thread, and a compiler may keep a
+ * thread-local's address across a call that suspends the fiber. */
 
-static _Thread_local uint64_t tl_rng;
+typedef struct wctx {
+    e2e_state *s;
+    e2e_frame *fr;
+    const char *task;
+    dagrt *rt;
+    uint64_t rng;
+} wctx;
 
-static uint64_t rnd(const e2e_state *s)
+static uint64_t rnd(wctx *w)
 {
-    if (!tl_rng) {
-        /* seq_cst: the test's bookkeeping */
-        static _Atomic uint64_t next_thread = 1;
-        tl_rng = (s->seed ^ 0xA5A5u ^ (atomic_fetch_add(&next_thread, 1) * 0x9E3779B97F4A7C15ull)) | 1;
-    }
-    tl_rng ^= tl_rng << 13;
-    tl_rng ^= tl_rng >> 7;
-    tl_rng ^= tl_rng << 17;
-    return tl_rng;
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    return w->rng;
 }
 
 /* A short time, lo to hi microseconds, in ns. */
-static uint64_t us_between(const e2e_state *s, unsigned lo, unsigned hi)
+static uint64_t us_between(wctx *w, unsigned lo, unsigned hi)
 {
-    return ((uint64_t)lo + rnd(s) % (hi - lo + 1)) * 1000u;
+    return ((uint64_t)lo + rnd(w) % (hi - lo + 1)) * 1000u;
 }
 
 /* A deadline far enough that only a lost hand-over reaches it (the
@@ -201,9 +205,9 @@ static void *poker(void *arg)
 }
 
 /* A free poke, taken by the waiter and the poker, or NULL. */
-static poke *poke_take(const e2e_state *s, int op)
+static poke *poke_take(wctx *w, int op)
 {
-    size_t start = (size_t)(rnd(s) % NPOKES);
+    size_t start = (size_t)(rnd(w) % NPOKES);
     for (size_t k = 0; k < NPOKES; k++) {
         poke *p = &pokes[(start + k) % NPOKES];
         int zero = 0;
@@ -292,13 +296,6 @@ static int udp_socket(struct sockaddr_in *a)
 
 /* ------------------------------------------------------------- the waits */
 
-typedef struct wctx {
-    e2e_state *s;
-    e2e_frame *fr;
-    const char *task;
-    dagrt *rt;
-} wctx;
-
 #define BAD(w, ...) e2e_violation((w)->s, (w)->fr, __VA_ARGS__)
 
 static const char *err(int rc) { return rc == 0 ? "0" : dagrt_strerror(rc); }
@@ -329,7 +326,7 @@ static void w_sleep(wctx *w, uint64_t ns, dagrt_cancel *c)
 /* Timed waits on objects that nothing hands over. */
 static void w_timeout(wctx *w, int kind, dagrt_cancel *c)
 {
-    uint64_t dl = dagrt_now_ns() + us_between(w->s, 5, 200);
+    uint64_t dl = dagrt_now_ns() + us_between(w, 5, 200);
     int rc;
     if (kind == W_EVTO) {
         dagrt_event e;
@@ -366,16 +363,16 @@ static void w_timeout(wctx *w, int kind, dagrt_cancel *c)
 static void w_poked(wctx *w, int kind)
 {
     int op = kind == W_EV ? P_EVENT : kind == W_SEM ? P_SEM : P_MUTEX;
-    poke *p = poke_take(w->s, op);
+    poke *p = poke_take(w, op);
     if (!p) {
-        w_sleep(w, us_between(w->s, 5, 50), NULL);   /* every poke in use */
+        w_sleep(w, us_between(w, 5, 50), NULL);   /* every poke in use */
         return;
     }
-    if (!poke_post(p, us_between(w->s, 0, 100))) {
+    if (!poke_post(p, us_between(w, 0, 100))) {
         BAD(w, "task %s: cannot start the poker thread", w->task);
         return;   /* the poke stays taken */
     }
-    bool timed = rnd(w->s) % 2;
+    bool timed = rnd(w) % 2;
     uint64_t dl = dagrt_now_ns() + FAR_NS;
     int rc;
     const char *what;
@@ -410,7 +407,7 @@ static void w_udp(wctx *w, bool answered, dagrt_cancel *c, bool cancelled)
         return;
     }
     if (!answered) {
-        uint64_t dl = dagrt_now_ns() + us_between(w->s, 5, 200);
+        uint64_t dl = dagrt_now_ns() + us_between(w, 5, 200);
         int rc = dagrt_poll(w->rt, fd, DAGRT_POLL_IN, dl, c);
         if (cancelled) {
             if (rc != DAGRT_ECANCELED)
@@ -423,9 +420,9 @@ static void w_udp(wctx *w, bool answered, dagrt_cancel *c, bool cancelled)
         }
     } else {
         unsigned char out[64], in[128];
-        size_t n = 1 + (size_t)(rnd(w->s) % sizeof out);
+        size_t n = 1 + (size_t)(rnd(w) % sizeof out);
         for (size_t k = 0; k < n; k++)
-            out[k] = (unsigned char)rnd(w->s);
+            out[k] = (unsigned char)rnd(w);
         int64_t r = dagrt_sendto(w->rt, fd, out, n, (struct sockaddr *)&a, sizeof a, NULL);
         if (r != (int64_t)n) {
             BAD(w, "task %s: dagrt_sendto of %zu bytes returned %lld", w->task, n, (long long)r);
@@ -460,7 +457,7 @@ static void w_read(wctx *w)
         return;
     }
     unsigned char buf[4096];
-    size_t off = (size_t)(rnd(w->s) % FILE_BYTES), n = 1 + (size_t)(rnd(w->s) % sizeof buf);
+    size_t off = (size_t)(rnd(w) % FILE_BYTES), n = 1 + (size_t)(rnd(w) % sizeof buf);
     size_t want = off + n <= FILE_BYTES ? n : FILE_BYTES - off;
     int64_t r = dagrt_read(w->rt, file_fd, buf, n, (int64_t)off, NULL);
     if (r != (int64_t)want) {
@@ -479,14 +476,14 @@ static void w_udp(wctx *w, bool answered, dagrt_cancel *c, bool cancelled)
 {
     (void)answered;
     if (cancelled) {
-        int rc = dagrt_sleep(w->rt, us_between(w->s, 5, 50), c);
+        int rc = dagrt_sleep(w->rt, us_between(w, 5, 50), c);
         if (rc != DAGRT_ECANCELED)
             BAD(w, "task %s: dagrt_sleep under a cancelled scope returned %s", w->task, err(rc));
     } else {
-        w_sleep(w, us_between(w->s, 5, 50), c);
+        w_sleep(w, us_between(w, 5, 50), c);
     }
 }
-static void w_read(wctx *w) { w_sleep(w, us_between(w->s, 5, 50), NULL); }
+static void w_read(wctx *w) { w_sleep(w, us_between(w, 5, 50), NULL); }
 #endif
 
 /* A wait under a scope that is cancelled already: ECANCELED at once. */
@@ -495,24 +492,24 @@ static void w_xself(wctx *w)
     dagrt_cancel parent, child;
     dagrt_cancel_init(&parent, NULL);
     dagrt_cancel_init(&child, &parent);
-    uint64_t r = rnd(w->s);
+    uint64_t r = rnd(w);
     /* A request on the child leaves the parent (a sleep under it ends). */
     if (r % 5 == 0) {
         dagrt_cancel_request(&child);
         if (dagrt_cancel_requested(&parent))
             BAD(w, "task %s: a child scope's request reached its parent", w->task);
-        w_sleep(w, us_between(w->s, 5, 50), &parent);
+        w_sleep(w, us_between(w, 5, 50), &parent);
     }
     dagrt_cancel *c = (r >> 8) % 2 ? &child : &parent;
     dagrt_cancel_request(&parent);
     if (!dagrt_cancel_requested(&child))
         BAD(w, "task %s: a child scope is not cancelled with its parent", w->task);
-    uint64_t dl = dagrt_now_ns() + us_between(w->s, 100, 2000);
+    uint64_t dl = dagrt_now_ns() + us_between(w, 100, 2000);
     int rc, which = (int)((r >> 16) % 6);
     const char *what = "dagrt_sleep";
     switch (which) {
     case 0:
-        rc = dagrt_sleep(w->rt, us_between(w->s, 100, 2000), c);
+        rc = dagrt_sleep(w->rt, us_between(w, 100, 2000), c);
         break;
     case 1: {
         dagrt_event e;
@@ -566,7 +563,7 @@ static void w_cond_waiter(wctx *w, e2e_pair *p)
         BAD(w, "task %s: dagrt_mutex_lock returned %s", w->task, err(rc));
         return;
     }
-    uint64_t dl = dagrt_now_ns() + us_between(w->s, 20, 1000);
+    uint64_t dl = dagrt_now_ns() + us_between(w, 20, 1000);
     for (int guard = 0; !atomic_load(&p->flag) && rc == 0 && guard < 1000; guard++) {
         rc = dagrt_cond_wait(w->rt, &p->cv, &p->m, dl, NULL);
         if (rc == 0 && !atomic_load(&p->flag))
@@ -590,7 +587,7 @@ static void w_cond_signaller(wctx *w, e2e_pair *p)
         return;
     }
     atomic_store(&p->flag, 1);
-    if (rnd(w->s) % 2)
+    if (rnd(w) % 2)
         dagrt_cond_signal(&p->cv);
     else
         dagrt_cond_broadcast(&p->cv);
@@ -601,9 +598,9 @@ static void w_cond_signaller(wctx *w, e2e_pair *p)
 /* Pair k's waiter on the frame's scope k, which its canceller requests. */
 static void w_cancel_waiter(wctx *w, e2e_pair *p)
 {
-    uint64_t r = rnd(w->s);
+    uint64_t r = rnd(w);
     if (r % 3 == 0) {
-        uint64_t ns = us_between(w->s, 20, 1000), t0 = dagrt_now_ns();
+        uint64_t ns = us_between(w, 20, 1000), t0 = dagrt_now_ns();
         int rc = dagrt_sleep(w->rt, ns, &p->scope);
         if (rc == DAGRT_ECANCELED) {
             if (!dagrt_cancel_requested(&p->scope))
@@ -617,7 +614,7 @@ static void w_cancel_waiter(wctx *w, e2e_pair *p)
     }
     dagrt_event e;
     dagrt_event_init(&e, false);
-    uint64_t dl = dagrt_now_ns() + us_between(w->s, 20, 1000);
+    uint64_t dl = dagrt_now_ns() + us_between(w, 20, 1000);
     int rc = dagrt_event_wait_until(w->rt, &e, dl, &p->scope);
     if (rc == DAGRT_ECANCELED) {
         if (!dagrt_cancel_requested(&p->scope))
@@ -631,7 +628,10 @@ static void w_cancel_waiter(wctx *w, e2e_pair *p)
 void e2e_wait_run(e2e_state *s, e2e_frame *fr, uint32_t i)
 {
     const e2e_node *n = &s->g->nodes[i];
-    wctx w = {s, fr, n->name, s->rt};
+    /* seq_cst: the test's bookkeeping (a seed per wait) */
+    static _Atomic uint64_t waits_seeded;
+    uint64_t k = atomic_fetch_add(&waits_seeded, 1) + 1;
+    wctx w = {s, fr, n->name, s->rt, (s->seed ^ (k * 0x9E3779B97F4A7C15ull)) | 1};
     atomic_fetch_add(&s->waits, 1);
     if ((n->flags & DAGRT_NODE_FIBER) && n->fid >= 0 && s->fid_fiber[n->fid] && !dagrt_in_fiber(s->rt))
         BAD(&w, "fiber task %s runs outside a fiber", n->name);
@@ -640,7 +640,7 @@ void e2e_wait_run(e2e_state *s, e2e_frame *fr, uint32_t i)
     switch (s->wait_kind[i]) {
     case W_SLEEP:
         for (int k = 0; k < arg; k++)
-            w_sleep(&w, us_between(s, 5, 100), NULL);
+            w_sleep(&w, us_between(&w, 5, 100), NULL);
         break;
     case W_EVTO: case W_SEMTO: case W_MTXTO: case W_CONDTO:
         w_timeout(&w, s->wait_kind[i], NULL);
