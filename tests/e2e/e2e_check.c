@@ -369,7 +369,10 @@ void e2e_task(const e2e_graph *g, int fid, uint32_t tag)
         return;
     }
     check_thread(s, fr, (uint32_t)i);
-    small_delay(s, g->nodes[i].name);
+    if (s->wait_kind[i])
+        e2e_wait_run(s, fr, (uint32_t)i);   /* its name asks for a wait */
+    else
+        small_delay(s, g->nodes[i].name);
     mark_done(fr, (uint32_t)i);
 }
 
@@ -453,6 +456,7 @@ bool e2e_when(const e2e_graph *g, int wid, uint32_t tag)
 void e2e_frame_end(e2e_state *s, e2e_frame *fr, int rc)
 {
     const e2e_graph *g = s->g;
+    e2e_watch_progress(atomic_load(&fr->num));
     if (rc != 0)
         e2e_violation(s, fr, "the frame's run or wait returned an error (%s)", dagrt_strerror(rc));
     for (uint32_t i = 0; i < g->nnodes; i++) {
@@ -537,6 +541,8 @@ e2e_frame *e2e_frame_begin(e2e_state *s, uint32_t num, bool linked)
         atomic_store(&fr->counted[f], 0);
         atomic_store(&fr->covered[f], 0);
     }
+    e2e_pairs_init(fr);
+    e2e_watch_progress(num);
     atomic_store(&fr->tag, num + 1);
     return fr;
 }
@@ -558,8 +564,22 @@ bool e2e_state_init(e2e_state *s, const e2e_graph *g, uint64_t seed)
     uint32_t *fill = calloc(nn, sizeof *fill);
     size_t nf = (size_t)g->nfuncs + 1;
     s->fid_nodes = calloc(nf, sizeof *s->fid_nodes);
-    if (!s->preds || !s->prevs || !s->nprevs || !fill || !s->fid_nodes)
+    s->wait_kind = calloc(nn + 1, sizeof *s->wait_kind);
+    s->wait_arg = calloc(nn + 1, sizeof *s->wait_arg);
+    s->fid_fiber = calloc(nf, sizeof *s->fid_fiber);
+    if (!s->preds || !s->prevs || !s->nprevs || !fill || !s->fid_nodes || !s->wait_kind ||
+        !s->wait_arg || !s->fid_fiber)
         return free(fill), false;
+    for (size_t f = 0; f < nf; f++)
+        s->fid_fiber[f] = true;
+    for (uint32_t i = 0; i < nn; i++) {
+        const e2e_node *n = &g->nodes[i];
+        if (n->kind != DAGRT_NODE_TASK || (n->flags & DAGRT_NODE_PARALLEL))
+            continue;   /* a range function has no body of its own to wait in */
+        s->wait_kind[i] = e2e_wait_kind(n->name, &s->wait_arg[i]);
+        if (n->fid >= 0 && !(n->flags & DAGRT_NODE_FIBER))
+            s->fid_fiber[n->fid] = false;
+    }
     for (uint32_t i = 0; i < nn; i++) {
         const uint32_t *p = g->nodes[i].prevs;
         while (p[s->nprevs[i]] != UINT32_MAX)
@@ -615,4 +635,5 @@ void e2e_state_free(e2e_state *s)
     for (uint32_t i = 0; s->preds && i < s->g->nnodes; i++)
         free(s->preds[i]);
     free(s->preds); free(s->prevs); free(s->nprevs); free(s->fid_nodes);
+    free(s->wait_kind); free(s->wait_arg); free(s->fid_fiber);
 }

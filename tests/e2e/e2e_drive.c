@@ -17,11 +17,114 @@
 #define _POSIX_C_SOURCE 200809L
 #include "e2e_state.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define E2E_OVERLAP_FRAMES 1200
+
+/* ------------------------------------------------------------ watchdog */
+/* A frame that never ends must fail the test with what hung, not sit until
+ * the test harness kills it: a thread that sees no frame begin or end for
+ * DAGC_E2E_WATCHDOG seconds (default 30; 0 turns it off) prints the graph,
+ * its seed, the mode, the runtime (workers, hot workers, DAGRT_PIPE), the
+ * frames in flight and their tasks not done, and exits with status 3.
+ * seq_cst throughout: the test's bookkeeping. */
+#define E2E_HANG_EXIT 3
+
+static _Atomic uint64_t watch_last;            /* dagrt_now_ns of the last progress */
+static _Atomic uint32_t watch_frame;           /* the frame that made it */
+static _Atomic(e2e_state *) watch_state;       /* the graph being run, or NULL */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static char watch_what[512];                   /* graph, seed, mode, runtime (watch_lock) */
+static char watch_runtime[160];                /* workers, hot, DAGRT_PIPE (main thread only) */
+
+void e2e_watch_progress(uint32_t frame)
+{
+    atomic_store(&watch_frame, frame);
+    atomic_store(&watch_last, dagrt_now_ns());
+}
+
+static void watch_note(const e2e_state *s, const char *mode)
+{
+    const char *origin = getenv("DAGC_E2E_ORIGIN");   /* soak.py: its seed and graph */
+    pthread_mutex_lock(&watch_lock);
+    snprintf(watch_what, sizeof watch_what, "graph %s (checker seed %#llx%s%s), mode %s, %s",
+             s->g->name, (unsigned long long)s->seed, origin ? ", " : "", origin ? origin : "",
+             mode, watch_runtime);
+    pthread_mutex_unlock(&watch_lock);
+    e2e_watch_progress(atomic_load(&watch_frame));
+}
+
+static void set_mode(e2e_state *s, const char *mode)
+{
+    s->mode = mode;
+    watch_note(s, mode);
+}
+
+/* What the frames in flight still wait for (read while they hang). */
+static void watch_report(e2e_state *s)
+{
+    if (!s)
+        return;
+    const e2e_graph *g = s->g;
+    for (int r = 0; r < E2E_RING; r++) {
+        e2e_frame *fr = &s->fr[r];
+        uint32_t tag = atomic_load(&fr->tag);
+        if (tag == 0 || tag - 1 < atomic_load(&s->waited))
+            continue;
+        fprintf(stderr, "e2e watchdog:   frame %u, tasks not done:", tag - 1);
+        int shown = 0;
+        for (uint32_t i = 0; i < g->nnodes && shown < 40; i++)
+            if (g->nodes[i].kind == DAGRT_NODE_TASK && !atomic_load(&fr->ns[i].done)) {
+                fprintf(stderr, " %s%s", g->nodes[i].name,
+                        atomic_load(&fr->ns[i].started) ? " (running)" : "");
+                shown++;
+            }
+        fputc('\n', stderr);
+    }
+}
+
+static void *watchdog(void *arg)
+{
+    uint64_t bound = (uint64_t)(uintptr_t)arg * 1000000000ull;
+    for (;;) {
+        struct timespec t = {0, 250000000};
+        nanosleep(&t, NULL);
+        uint64_t last = atomic_load(&watch_last), now = dagrt_now_ns();
+        if (last == 0 || now < last || now - last < bound)
+            continue;
+        pthread_mutex_lock(&watch_lock);
+        fprintf(stderr, "e2e watchdog: no frame began or ended for %llu s (DAGC_E2E_WATCHDOG): "
+                "hung in %s, frame %u\n", (unsigned long long)(bound / 1000000000ull), watch_what,
+                atomic_load(&watch_frame));
+        watch_report(atomic_load(&watch_state));
+        fprintf(stderr, "e2e watchdog: FAILED (hang)\n");
+        fflush(stderr);
+        fflush(stdout);
+        _exit(E2E_HANG_EXIT);
+    }
+    return NULL;
+}
+
+static void watch_start(void)
+{
+    static bool started;
+    if (started)
+        return;
+    started = true;
+    const char *e = getenv("DAGC_E2E_WATCHDOG");
+    long sec = e ? atol(e) : 30;
+    if (sec <= 0)
+        return;
+    e2e_watch_progress(0);
+    pthread_t t;
+    if (pthread_create(&t, NULL, watchdog, (void *)(uintptr_t)sec) == 0)
+        pthread_detach(t);
+}
 
 static int overlap_failures;
 
@@ -167,7 +270,11 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int workers, int frames, uint64
         free(s);
         return 1;
     }
+    s->rt = rt;
     e2e_state_use(s);
+    watch_start();
+    atomic_store(&watch_state, s);
+    set_mode(s, "G_pipeline_init");
     /* The overlap check counts events that need a thread to get a core in
      * time: on a loaded machine only some frames show one, so it always
      * gets enough frames (about 200 per depth), whatever the scale. */
@@ -186,21 +293,28 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int workers, int frames, uint64
     for (int m = 0; (int)f < frames && atomic_load(&s->violations) < 20; m = (m + 1) % (2 + E2E_DEPTHS)) {
         int n = frames - (int)f < seg ? frames - (int)f : seg;
         if (m == 0) {
-            s->mode = "run, start/wait";
+            set_mode(s, "G_run (even frames) and G_instance_start/wait (odd frames)");
             for (int k = 0; k < n; k++, f++)
                 one_frame(s, rt, f, f % 2 == 1);
         } else if (m == 1) {
-            s->mode = "two instances";
+            set_mode(s, "two instances");
             for (int k = 0; k < n; k += 2, f += 2)
                 two_instances(s, rt, f);
         } else {
             int d = m - 1;
-            s->mode = pipe_mode[d];
+            set_mode(s, pipe_mode[d]);
             long before = atomic_load(&s->overlap);
             f += pipeline(s, rt, d, f, n);
             overlap[d] += atomic_load(&s->overlap) - before;
         }
     }
+    /* A graph whose names ask for waits must have waited (over enough
+     * frames for a `when` to have said yes): else the waits are not wired. */
+    bool waiter = false;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        waiter |= s->wait_kind[i] != 0;
+    if (waiter && frames >= 50 && atomic_load(&s->waits) == 0)
+        e2e_violation(s, NULL, "tasks whose names ask for waits never waited");
     s->mode = "overlap";
     if (overlap[1] != 0)
         e2e_violation(s, NULL, "at depth 1, %ld task starts of a frame while the frame before "
@@ -217,6 +331,7 @@ int e2e_run_graph(const e2e_graph *g, dagrt *rt, int workers, int frames, uint64
                 e2e_violation(s, NULL, "pipeline of depth %d: frames never overlapped", d);
             }
     }
+    atomic_store(&watch_state, NULL);
     e2e_state_use(NULL);
     int v = atomic_load(&s->violations);
     e2e_state_free(s);
@@ -234,15 +349,47 @@ int e2e_scaled(int n)
     return v < 1 ? 1 : v;
 }
 
+/* DAGC_E2E_CONFIGS: the runtimes to run every graph on, a comma-separated
+ * list of worker counts, each with an `h` for one hot worker ("0,1,1h,3h",
+ * the default; soak.py adds "3", three workers and no hot one). */
+#define E2E_MAX_CONFIGS 8
+
+static int configs(int *workers, int *hot)
+{
+    const char *e = getenv("DAGC_E2E_CONFIGS");
+    if (!e || !*e)
+        e = "0,1,1h,3h";
+    int n = 0;
+    while (*e && n < E2E_MAX_CONFIGS) {
+        char *end;
+        long w = strtol(e, &end, 10);
+        if (end == e || w < 0 || w > 64) {
+            fprintf(stderr, "e2e: bad DAGC_E2E_CONFIGS at \"%s\"\n", e);
+            return -1;
+        }
+        workers[n] = (int)w;
+        hot[n] = *end == 'h';
+        end += *end == 'h';
+        n++;
+        e = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
 int e2e_run_all(const e2e_graph *const *graphs, size_t n, int frames)
 {
-    /* One worker twice: plan mode runs hot nodes on the thread that claims
-     * them without a hot worker, as runtime tasks on the hot lane with one
-     * (runtime/exec_plan_off.c, "nodes that run elsewhere"). */
-    static const int workers[] = {0, 1, 1, 3};
-    static const int hot[] = {0, 0, 1, 1};
+    /* One worker twice (by default): plan mode runs hot nodes on the thread
+     * that claims them without a hot worker, as runtime tasks on the hot
+     * lane with one (runtime/exec_plan_off.c, "nodes that run elsewhere"). */
+    int workers[E2E_MAX_CONFIGS], hot[E2E_MAX_CONFIGS];
+    int nconf = configs(workers, hot);
+    if (nconf < 0)
+        return 1;
+    const char *pipe = getenv("DAGRT_PIPE");
     int bad = 0;
-    for (size_t w = 0; w < sizeof workers / sizeof workers[0]; w++) {
+    for (int w = 0; w < nconf; w++) {
+        snprintf(watch_runtime, sizeof watch_runtime, "%d workers, %d hot, DAGRT_PIPE=%s",
+                 workers[w], hot[w], pipe ? pipe : "(unset)");
         dagrt_config cfg;
         dagrt_config_init(&cfg);
         cfg.workers = workers[w];
@@ -258,10 +405,10 @@ int e2e_run_all(const e2e_graph *const *graphs, size_t n, int frames)
             int v = e2e_run_graph(graphs[i], rt, workers[w], frames,
                                   0x5eed0000u + (uint64_t)w * 131 + i);
             if (v)
-                fprintf(stderr, "e2e: graph %s, %d workers (%d hot): %d violations\n",
-                        graphs[i]->name, workers[w], hot[w], v);
+                fprintf(stderr, "e2e: graph %s, %s: %d violations\n", graphs[i]->name, watch_runtime, v);
             bad += v;
         }
+        e2e_watch_progress(0);   /* dagrt_destroy: the watchdog's bound again */
         dagrt_destroy(rt);
     }
     return bad;
