@@ -87,47 +87,32 @@ void rt_pfor_ticks_init(void) { rt_os_once_run(&tick_once, tick_calibrate); }
  * ended. Hints only: a wrong one costs an early invitation or a missed
  * one, never correctness. Thread-local, so a fiber that migrates just
  * reads another thread's hints. */
-#define PFOR_HINTS 4
-typedef struct pfor_hint {
-    dagrt_range_fn fn;
-    void *arg;
-    double ns_per;
-    unsigned uses;
-} pfor_hint;
 
-static _Thread_local pfor_hint hints[PFOR_HINTS];
-static _Thread_local unsigned hint_next;
-static _Thread_local uint64_t last_end;    /* ticks; 0: none yet */
-/* How long after its invitation a polling helper starts on its share, in
- * ns: the head start the caller gets when it splits for such a helper
- * (presplit). Learnt from the loops that did, so it follows the machine
- * (and where the lines are). */
-static _Thread_local double join_ns = 500.0;
-static _Thread_local uint64_t last_kick;
-/* Whether a helper joined this thread's last shared loop (it took slot 1). */
-static _Thread_local bool last_helped;
-/* A helper's ns per item over the caller's, in the loops one joined: how
- * to share between the two (presplit). Learnt like join_ns. */
-static _Thread_local double speed_ratio = 1.0;
-
+/* This thread's hints (pfor_tls, pfor.h), looked up afresh after anything
+ * that may have switched fibers: fn, and the wait at a loop's end, may
+ * move a fiber to another thread, and a compiler keeps a thread-local
+ * address across calls (core.h's fiber migration rule; TSan saw a fiber
+ * write the old thread's hints while that thread ran a loop of its own).
+ * rt_pfor_here is out of line in pfor_share.c for that reason: each use
+ * below is a call. */
 static double hint_get(dagrt_range_fn fn, void *arg)
 {
     for (int i = 0; i < PFOR_HINTS; i++)
-        if (hints[i].fn == fn && hints[i].arg == arg)
+        if (rt_pfor_here()->hints[i].fn == fn && rt_pfor_here()->hints[i].arg == arg)
             /* Every 16th use re-measures: fn's cost may change with what
              * arg points to. */
-            return (++hints[i].uses & 15) == 0 ? 0.0 : hints[i].ns_per;
+            return (++rt_pfor_here()->hints[i].uses & 15) == 0 ? 0.0 : rt_pfor_here()->hints[i].ns_per;
     return 0.0;
 }
 
 static void hint_put(dagrt_range_fn fn, void *arg, double ns_per)
 {
     for (int i = 0; i < PFOR_HINTS; i++)
-        if (hints[i].fn == fn && hints[i].arg == arg) {
-            hints[i].ns_per = ns_per;
+        if (rt_pfor_here()->hints[i].fn == fn && rt_pfor_here()->hints[i].arg == arg) {
+            rt_pfor_here()->hints[i].ns_per = ns_per;
             return;
         }
-    pfor_hint *h = &hints[hint_next++ % PFOR_HINTS];
+    pfor_hint *h = &rt_pfor_here()->hints[rt_pfor_here()->hint_next++ % PFOR_HINTS];
     h->fn = fn;
     h->arg = arg;
     h->ns_per = ns_per;
@@ -156,11 +141,11 @@ static bool kick_due(dagrt *rt, uint64_t now)
     /* relaxed: heuristic reads. */
     if (atomic_load_explicit(&rt->nidle, memory_order_relaxed) == 0)
         return false;
-    if (last_end == 0 || ticks_to_ns(now - last_end) > PFOR_KICK_GAP_NS)
+    if (rt_pfor_here()->last_end == 0 || ticks_to_ns(now - rt_pfor_here()->last_end) > PFOR_KICK_GAP_NS)
         return false;
-    if (last_kick != 0 && ticks_to_ns(now - last_kick) < PFOR_KICK_EVERY_NS)
+    if (rt_pfor_here()->last_kick != 0 && ticks_to_ns(now - rt_pfor_here()->last_kick) < PFOR_KICK_EVERY_NS)
         return false;
-    last_kick = now;
+    rt_pfor_here()->last_kick = now;
     return true;
 }
 
@@ -273,7 +258,7 @@ static bool presplit(pfor_job *j, uint32_t done, uint32_t n, double per)
     if (j->maxslots < 2)
         return false;
     double rem = (double)(n - done);
-    double give = (rem - join_ns / per) / (1.0 + speed_ratio);
+    double give = (rem - rt_pfor_here()->join_ns / per) / (1.0 + rt_pfor_here()->speed_ratio);
     if (give < (double)j->grain || give * per < PFOR_SPLIT_MIN_NS ||
         rem - give < (double)j->grain)
         return false;
@@ -347,7 +332,7 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
     /* A helper that joined our last loop and left it a moment ago is
      * polling again, or about to: then skip the read of the spinner count
      * (a line it has just written). relaxed: a heuristic read. */
-    bool polling = (last_helped && ticks_to_ns(now - last_end) < PFOR_BACK_NS) ||
+    bool polling = (rt_pfor_here()->last_helped && ticks_to_ns(now - rt_pfor_here()->last_end) < PFOR_BACK_NS) ||
                    atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0;
     if (polling || est >= PFOR_WAKE_NS) {
         rt_ctx *c = rt_ctx_current(rt);   /* fresh: fn may have moved us */
@@ -382,8 +367,8 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
     while (rt_pfor_steal_into(&j, 0))
         rt_pfor_run_slot(&j, &j.slot[0], NULL, invited && j.maxslots <= 2);
     int r = finish(&j, &dg);
-    last_end = ticks();
-    last_helped = j.t_join != 0;
+    rt_pfor_here()->last_end = ticks();
+    rt_pfor_here()->last_helped = j.t_join != 0;
     /* The helper's speed, from a share it ran as one claim (nobody can
      * have taken part of it then) against our first chunk's: clamped and
      * averaged like the lag, for the same reason. */
@@ -391,16 +376,16 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
         fresh > 0.0) {
         double rm = ticks_to_ns(j.t_hend - j.t_join) / (double)j.h_items / fresh;
         rm = rm < 0.33 ? 0.33 : (rm > 3.0 ? 3.0 : rm);
-        speed_ratio += (rm - speed_ratio) / 4;
+        rt_pfor_here()->speed_ratio += (rm - rt_pfor_here()->speed_ratio) / 4;
     }
     if (t_inv != 0 && j.t_join != 0) {
         /* A late join (a helper that was preempted, a page fault) must not
          * make the next loops hand out less than half for long: clamp what
          * one loop can teach, then average over a few. */
         double lag = j.t_join > t_inv ? ticks_to_ns(j.t_join - t_inv) : 0.0;
-        if (lag > 4 * join_ns + 1000.0)
-            lag = 4 * join_ns + 1000.0;
-        join_ns += (lag - join_ns) / 4;
+        if (lag > 4 * rt_pfor_here()->join_ns + 1000.0)
+            lag = 4 * rt_pfor_here()->join_ns + 1000.0;
+        rt_pfor_here()->join_ns += (lag - rt_pfor_here()->join_ns) / 4;
     }
     return r;
 }

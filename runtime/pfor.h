@@ -98,6 +98,36 @@ static inline uint32_t claim_size(const pfor_job *j, uint32_t rem)
 
 /* ------------------------------------------------ pfor_share.c */
 
+/* The calling thread's loop hints (pfor.c): what it learnt of its loops'
+ * cost per item (a few (fn, arg) pairs), when its last loop ended and
+ * whether a helper joined it, a polling helper's lag and relative speed,
+ * and its last kick. Kept per thread, and reached only through
+ * rt_pfor_here, a real call (out of line here, in pfor_share.c): a fiber
+ * that ran fn or waited may be on another thread now, and a thread-local
+ * address a compiler kept across that would be the old thread's. */
+#define PFOR_HINTS 4
+typedef struct pfor_hint {
+    dagrt_range_fn fn;
+    void *arg;
+    double ns_per;
+    unsigned uses;
+} pfor_hint;
+typedef struct pfor_tls {
+    pfor_hint hints[PFOR_HINTS];
+    unsigned hint_next;
+    uint64_t last_end;       /* ticks; 0: none yet */
+    /* How long after its invitation a polling helper starts on its share,
+     * in ns: the head start the caller gets when it splits for such a
+     * helper (presplit). Learnt from the loops that did. */
+    double join_ns;
+    uint64_t last_kick;
+    bool last_helped;        /* a helper joined this thread's last shared loop */
+    /* A helper's ns per item over the caller's, in the loops one joined:
+     * how to share between the two (presplit). Learnt like join_ns. */
+    double speed_ratio;
+} pfor_tls;
+pfor_tls *rt_pfor_here(void);
+
 /* Pushes one invitation from ctx c: 0 or an error (nothing pushed). */
 int rt_pfor_invite(pfor_job *j, rt_ctx *c);
 /* Posts j's offer if the offer word is free; withdraws it if nobody took

@@ -5,6 +5,12 @@
  */
 #include "pfor.h"
 
+static _Thread_local pfor_tls pfor_tls_ = {.join_ns = 500.0, .speed_ratio = 1.0};
+
+/* Out of line and in this file, not pfor.c's: every call looks the
+ * thread-local up again (pfor.h). */
+RT_NOINLINE pfor_tls *rt_pfor_here(void) { return &pfor_tls_; }
+
 static void pfor_offer_task(void *p);
 
 /* Pushes one invitation from ctx c. Returns 0 or an error (nothing
