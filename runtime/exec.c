@@ -372,7 +372,7 @@ int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)
     if (atomic_load_explicit(&((graph_rt *)(void *)(uintptr_t)r)->running, memory_order_acquire))
         return DAGRT_EBUSY;
     out->runs = r->runs;
-    out->solo_runs = r->policy.solo_runs;
+    out->stretch_runs = r->policy.stretch_runs;
     if (!r->runs)
         return 0;
     for (uint32_t i = 0; i < r->nnodes; i++) {

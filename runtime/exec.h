@@ -113,7 +113,7 @@ typedef struct exec_policy {
      * exec_dynamic.c), and their clamped average over shared frames. */
     uint64_t held_ns;
     uint64_t wait_ns;
-    uint64_t solo_runs;          /* frames of the stretches (dagrt_graph_stats.solo_runs) */
+    uint64_t stretch_runs;          /* frames of the stretches (dagrt_graph_stats.stretch_runs) */
 } exec_policy;
 
 /* Plan mode's own per-node state (exec_plan.c): nothing of it is shared
@@ -585,7 +585,7 @@ bool rt_policy_plan_serial(graph_rt *r);
 /* The same for a frame of any mode that shares (the dynamic executor's
  * too): whether it runs on the caller alone, a stretch of the starvation
  * rule; also starts the frame's "held" measure. */
-bool rt_policy_solo(graph_rt *r);
+bool rt_policy_stretch(graph_rt *r);
 /* After a dynamic frame (dagrt_graph_run's, timed or not; a started run's
  * or a pipeline frame's wait, never timed): its time into the average,
  * and the frame into the starvation rule. */

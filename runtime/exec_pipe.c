@@ -136,7 +136,7 @@ static int enter(dagrt *rt, dagrt_pipeline *p)
     return bad;
 }
 
-/* The state whose load policy (exec_policy.c) rules the pipelined plan
+/* The state whose run policy (exec_policy.c) rules the pipelined plan
  * frames of g: the pipeline's first state when it is planned for g, else
  * (it has not run g yet) the frame's own state r. */
 static graph_rt *rule_of(dagrt_pipeline *p, graph_rt *r, const dagrt_graph *g)

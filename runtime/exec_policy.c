@@ -79,7 +79,7 @@ rt_choice rt_exec_choose(graph_rt *r, const dagrt_graph *g, int workers, rt_fram
          * the caller is away); its wait takes back what they have not
          * popped. */
         if (workers > 0)
-            (void)rt_policy_solo(r);
+            (void)rt_policy_stretch(r);
         return (rt_choice){RT_MODE_DYNAMIC, RT_JUDGE_TIME};
     }
     bool small = rt_policy_small(kind == RT_FRAME_PIPE ? frame_ns : p->frame_ns, g->nnodes);
@@ -102,7 +102,7 @@ rt_choice rt_exec_choose(graph_rt *r, const dagrt_graph *g, int workers, rt_fram
     }
     if (workers == 0 || small)
         return (rt_choice){RT_MODE_DYNAMIC, RT_JUDGE_TIME};
-    if (rt_policy_solo(r))
+    if (rt_policy_stretch(r))
         return (rt_choice){rt_policy_serial_ok(p, g) ? RT_MODE_SERIAL : RT_MODE_ALONE, RT_JUDGE_DYN};
     return (rt_choice){RT_MODE_DYNAMIC, RT_JUDGE_DYN};
 }
@@ -209,7 +209,7 @@ void rt_policy_plan_reset(exec_policy *p)
     p->since_probe = UINT32_MAX;   /* no probe yet */
 }
 
-bool rt_policy_plan_serial(graph_rt *r) { return rt_policy_solo(r); }
+bool rt_policy_plan_serial(graph_rt *r) { return rt_policy_stretch(r); }
 
 static void go_serial(exec_policy *p, bool again)
 {
@@ -310,11 +310,11 @@ static void plan_after(graph_rt *r, uint64_t ns)
  * blocked in a system call, is not parked, so its frames are judged. */
 #define HELD_SHARE 2
 
-bool rt_policy_solo(graph_rt *r)
+bool rt_policy_stretch(graph_rt *r)
 {
     r->policy.was_serial = r->policy.serial_left > 0;
     r->policy.held_ns = 0;
-    r->policy.solo_runs += r->policy.was_serial;
+    r->policy.stretch_runs += r->policy.was_serial;
     return r->policy.was_serial;
 }
 
@@ -346,7 +346,7 @@ bool rt_policy_pipe_serial(graph_rt *o, graph_rt *r)
 {
     bool serial = o->policy.serial_left > 0;
     r->policy.was_serial = serial;
-    r->policy.solo_runs += serial;   /* counted in the frame's own state */
+    r->policy.stretch_runs += serial;   /* counted in the frame's own state */
     return serial;
 }
 

@@ -698,11 +698,12 @@ typedef struct dagrt_graph_stats {
     uint64_t runs;               /* completed runs of this state */
     uint32_t last_ran;           /* tasks that ran in the last run */
     uint32_t last_skipped;       /* tasks skipped by `when` in the last run */
-    /* Runs the load policy kept on the caller because it found the helpers
-     * without CPU: run serial, or (a started run, a pipeline frame) taken
-     * back from the helpers at its wait (docs/runtime.md, "The load
-     * policy"). */
-    uint64_t solo_runs;
+    /* Runs of the run policy's serial stretches: kept on the caller
+     * because the policy found the helpers without CPU, run serial, or (a
+     * started run, a pipeline frame) taken back from the helpers at its
+     * wait (docs/runtime.md, "The run policy"). Was solo_runs before 0.2
+     * (CHANGELOG.md). */
+    uint64_t stretch_runs;
 } dagrt_graph_stats;
 
 int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out);

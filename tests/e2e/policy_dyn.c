@@ -17,7 +17,7 @@
  * (d) (first) A helper holding a node: its body sleeps 30 ms on a helper,
  *     as a helper preempted there would: the frame completes; the policy
  *     finds it held and keeps the next frames on the caller
- *     (dagrt_graph_stats.solo_runs; dagrt_graph_run's next frame runs no
+ *     (dagrt_graph_stats.stretch_runs; dagrt_graph_run's next frame runs no
  *     node off the caller), then probes and shares again.
  * (c) An idle machine with parked workers: rounds of a pause (long enough
  *     for every worker to park) and a few frames; the helpers keep running
@@ -332,7 +332,7 @@ static void pinned(void)
 }
 #endif
 
-/* The load policy's stretches so far (dagrt_graph_stats.solo_runs) on
+/* The run policy's stretches so far (dagrt_graph_stats.stretch_runs) on
  * this mode's states. */
 static uint64_t solo_now(void)
 {
@@ -341,9 +341,9 @@ static uint64_t solo_now(void)
     if (mode == M_PIPE) {
         for (int k = 0; k < 2; k++)
             if (dagrt_graph_get_stats(&pipe_.frames[k].state, &st) == 0)
-                n += st.solo_runs;
+                n += st.stretch_runs;
     } else if (dagrt_graph_get_stats(&inst.state, &st) == 0) {
-        n = st.solo_runs;
+        n = st.stretch_runs;
     }
     return n;
 }

@@ -9,10 +9,10 @@
  * 2. Every worker held by a task that spins (a competing load the helpers
  *    cannot get past): the frames complete, each node once and after its
  *    inputs, and the policy puts frames on the caller alone (a serial
- *    stretch: dagrt_graph_stats.solo_runs grows). Before the fix this
+ *    stretch: dagrt_graph_stats.stretch_runs grows). Before the fix this
  *    scenario was written for, the rule froze after its first verdict with
  *    two workers or more: a stretch was never run and never ended
- *    (solo_runs 0).
+ *    (stretch_runs 0).
  * 3. The load leaves: the pipeline returns to overlapping frames within a
  *    bounded time (the frames it took are counted and printed), and keeps
  *    overlapping them.
@@ -118,7 +118,7 @@ static uint64_t solo_now(void)
     for (int k = 0; k < DEPTH; k++) {
         dagrt_graph_stats st;
         if (dagrt_graph_get_stats(&pipe_.frames[k].state, &st) == 0)
-            n += st.solo_runs;
+            n += st.stretch_runs;
     }
     return n;
 }
@@ -218,7 +218,7 @@ static void one_runtime(int w)
         frame();
     settle();
     uint64_t solo_held = solo_now() - solo0;
-    printf("policy_pipe: %d workers %s held: %llu frames, %llu on the caller alone (solo_runs), "
+    printf("policy_pipe: %d workers %s held: %llu frames, %llu on the caller alone (stretch_runs), "
            "%llu node runs off the caller\n",
            w, held ? "all" : "not all", (unsigned long long)(frames - f2),
            (unsigned long long)solo_held, (unsigned long long)(atomic_load(&off_runs) - off0));
