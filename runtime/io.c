@@ -408,7 +408,9 @@ static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io
 
 /* Runs *in through the reactor and waits. The result: bytes (or value) >= 0
  * or a dagrt error code; *out gets the op's out fields, *os the system's
- * error behind the result (0: none). */
+ * error behind the result (0: none). deadline: the call's own; a scope's
+ * (dagrt_cancel_init_deadline, on c or above it) that comes first
+ * replaces it, so every call ends by its scope's deadline. */
 static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
                         rt_io_op *out, int *os)
 {
@@ -416,6 +418,9 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     rt_io *io = io_get(rt, &err, os);
     if (!io)
         return err;
+    uint64_t scope_deadline = rt_cancel_deadline(c);
+    if (scope_deadline < deadline)
+        deadline = scope_deadline;
     if (dagrt_cancel_requested(c) || dagrt_cancel_requested(&rt->waits)) {
         count(rt, io, in->kind, IO_CANCELS, 1);
         return DAGRT_ECANCELED;

@@ -276,6 +276,14 @@ static int wait_slow(dagrt *rt, wq_waiter *w, uint64_t deadline, dagrt_cancel *c
                      bool rt_cancellable)
 {
     w->rt = rt;
+    /* A scope's deadline (on cs or above it) that comes first is the
+     * wait's, and ends even a sleep with DAGRT_ETIMEDOUT (io_cancel.c,
+     * DEADLINES): read once, here. */
+    uint64_t scope_deadline = rt_cancel_deadline(cs);
+    if (scope_deadline < deadline) {
+        deadline = scope_deadline;
+        w->timeout_code = DAGRT_ETIMEDOUT;
+    }
     int early = 0;
     bool timed = false, linked = false, rtlinked = false;
     if (deadline != DAGRT_FOREVER) {

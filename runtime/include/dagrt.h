@@ -611,6 +611,21 @@ typedef struct dagrt_cancel { uint64_t opaque_[8]; } dagrt_cancel;
 void dagrt_cancel_init(dagrt_cancel *c, dagrt_cancel *parent);   /* parent may be NULL */
 void dagrt_cancel_request(dagrt_cancel *c);
 bool dagrt_cancel_requested(const dagrt_cancel *c);
+/* A scope with a deadline (absolute, on dagrt_now_ns's clock;
+ * DAGRT_FOREVER: none, which is dagrt_cancel_init): every wait attached to
+ * it or to a scope below it (an I/O call, a sleep, an event, semaphore,
+ * mutex or condition wait) ends with DAGRT_ETIMEDOUT once the deadline
+ * passes, DAGRT_ECANCELED on a request before it: one call with a timeout,
+ * where a call of its own has no deadline (dagrt_read, ...). A call's own
+ * deadline still counts when it comes first; a sleep that the scope's
+ * deadline cuts short returns DAGRT_ETIMEDOUT, not 0. The deadline is the
+ * scope's for its life (a scope is never initialised again while waits
+ * are attached); a wait reads it as it starts. Passing it is no request:
+ * dagrt_cancel_requested stays false. */
+void dagrt_cancel_init_deadline(dagrt_cancel *c, dagrt_cancel *parent, uint64_t deadline_ns);
+/* The earliest deadline of c and the scopes above it, DAGRT_FOREVER for
+ * none (or a NULL c). */
+uint64_t dagrt_cancel_deadline(const dagrt_cancel *c);
 
 /* Timed waits, sleeps and cancellation (docs/runtime.md, "Timed waits,
  * sleeps and cancellation"). Deadlines are absolute, on dagrt_now_ns's

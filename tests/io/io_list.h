@@ -72,6 +72,8 @@ SCENARIO(io, io_start_emfile_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_last_os_error, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_last_os_error_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_error_codes, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_scope_deadline, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_scope_deadline_fb, 60, SCN_TSAN|SCN_POSIX)
 #else
 /* Windows (io_ops.c and io_ops_win32.c): the completion port, and the blocking lane
  * forced (NAME_fb). */
