@@ -28,6 +28,7 @@
 #define DAGRT_CANCEL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "dagrt.h"
 
@@ -47,5 +48,8 @@ int rt_cancel_attach(dagrt_cancel *c, rt_cancel_link *l);
 void rt_cancel_detach(rt_cancel_link *l);
 /* Whether c is a scope (dagrt_cancel_init ran on it). */
 bool rt_cancel_valid(const dagrt_cancel *c);
+/* The earliest deadline on c's chain (c and every scope above it;
+ * io_cancel.c, DEADLINES), DAGRT_FOREVER for none or a NULL c. */
+uint64_t rt_cancel_deadline(const dagrt_cancel *c);
 
 #endif

@@ -1,5 +1,6 @@
 /* error.c - names for dagrt's error codes, from the one list in dagrt.h,
- * and the system's reason behind the last DAGRT_EIO of each thread. */
+ * and the system's reason behind the last error of each thread
+ * (dagrt_last_os_error: dagrt.h says which calls set it). */
 #include "dagrt.h"
 #include "error.h"
 
@@ -24,6 +25,12 @@ int rt_error_os(int os_error, const char *what)
     last_os = os_error;
     last_what = what;
     return DAGRT_EIO;
+}
+
+int rt_error_set(int code, int os_error)
+{
+    last_os = os_error;
+    return code;
 }
 
 int rt_error_refuse(const char *what)

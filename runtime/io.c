@@ -142,8 +142,9 @@ static bool shards_make(dagrt *rt, rt_io *io)
 
 static void io_rt_cancelled(rt_cancel_link *l);
 
-/* The runtime's I/O state, made (rt->io_make_mu held). NULL: *err. */
-static rt_io *io_make(dagrt *rt, int *err)
+/* The runtime's I/O state, made (rt->io_make_mu held). NULL: *err, and
+ * *os the system's reason (EMFILE with every descriptor taken), 0 if none. */
+static rt_io *io_make(dagrt *rt, int *err, int *os)
 {
     rt_io *io = calloc(1, sizeof *io);
     if (!io) {
@@ -152,7 +153,7 @@ static rt_io *io_make(dagrt *rt, int *err)
     }
     unsigned n = rt->cfg.io_ring_entries > 0 ? (unsigned)rt->cfg.io_ring_entries : IO_ENTRIES_DEFAULT;
     io->entries = n > IO_ENTRIES_MAX ? IO_ENTRIES_MAX : n;
-    io->r = rt_io_reactor_make(rt, io->entries, err);
+    io->r = rt_io_reactor_make(rt, io->entries, err, os);
     if (!io->r) {
         io_free(io);
         return NULL;
@@ -196,14 +197,14 @@ static rt_io *io_make(dagrt *rt, int *err)
  * unmapped for nothing, and memory the kernel maps again at the same
  * address for the next ring, written by another thread with no order
  * that ThreadSanitizer can see). */
-static rt_io *io_get(dagrt *rt, int *err)
+static rt_io *io_get(dagrt *rt, int *err, int *os)
 {
     rt_io *io = io_of(rt);
     if (RT_LIKELY(io != NULL))
         return io;
     rt_os_mutex_lock(&rt->io_make_mu);
     io = io_of(rt);
-    if (!io && (io = io_make(rt, err)) != NULL)
+    if (!io && (io = io_make(rt, err, os)) != NULL)
         /* release: publishes the whole state to io_of's acquire. */
         atomic_store_explicit(&rt->io, io, memory_order_release);
     rt_os_mutex_unlock(&rt->io_make_mu);
@@ -228,7 +229,8 @@ static void thread_wake(rt_waiter *w)
     rt_os_wake32_one(&q->tdone);
 }
 
-static int req_wait(dagrt *rt, io_req *q)
+/* deadline: the call's timer's (DAGRT_FOREVER: none queued). */
+static int req_wait(dagrt *rt, io_req *q, uint64_t deadline)
 {
     /* With hot workers, a completion resumes its fiber on the hot lane,
      * which they serve before other work (design/io.md). */
@@ -252,9 +254,23 @@ static int req_wait(dagrt *rt, io_req *q)
         return 0;
     if (r < 0)
         return r;
-    /* acquire: pairs with thread_wake's release. */
-    while (atomic_load_explicit(&q->tdone, memory_order_acquire) == 0)
-        rt_os_wait32(&q->tdone, 0);
+    /* A thread outside the runtime sleeps until the completion, or until
+     * its deadline, where it runs the due timers itself, its own among
+     * them (as sync.c's block_wait: with no idle thread in the runtime,
+     * nobody else might), then looks again every millisecond.
+     * acquire: pairs with thread_wake's release. */
+    while (atomic_load_explicit(&q->tdone, memory_order_acquire) == 0) {
+        if (deadline == DAGRT_FOREVER) {
+            rt_os_wait32(&q->tdone, 0);
+            continue;
+        }
+        rt_os_wait32_until(&q->tdone, 0, deadline);
+        uint64_t now = rt_now_ns();
+        if (now >= deadline) {
+            rt_timer_run_due(rt, now);
+            deadline = now + 1000000u;
+        }
+    }
     return 0;
 }
 
@@ -342,9 +358,10 @@ static void count(dagrt *rt, rt_io *io, int kind, int what, uint64_t n)
 }
 
 /* The end of a call whose op is done: detaches it, returns the record
- * and turns the op's outcome into the call's result. */
+ * and turns the op's outcome into the call's result (*os: the system's
+ * error behind it, 0 if none). */
 static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io_op *out,
-                      bool timed, bool linked)
+                      bool timed, bool linked, int *os)
 {
     int k = in->kind;
     count(rt, io, k, IO_OPS, 1);   /* on the thread it returns on */
@@ -378,11 +395,10 @@ static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io
     }
     if (out->err) {
         count(rt, io, k, IO_ERRORS, 1);
-        int code = rt_os_error_code(out->err);
         /* Keep the system's own reason for every OS error, not only EIO
-         * (re-read on this thread: a fiber may have moved). */
-        rt_error_os(out->err, "I/O call");
-        return code;
+         * (rt_io_call stores it on the thread the call returns on). */
+        *os = out->err;
+        return rt_os_error_code(out->err);
     }
     if (in->kind != RT_IO_POLL && in->kind != RT_IO_ACCEPT)
         count(rt, io, k, IO_BYTES, (uint64_t)out->res);
@@ -391,14 +407,20 @@ static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io
 
 
 /* Runs *in through the reactor and waits. The result: bytes (or value) >= 0
- * or a dagrt error code; *out gets the op's out fields. */
+ * or a dagrt error code; *out gets the op's out fields, *os the system's
+ * error behind the result (0: none). deadline: the call's own; a scope's
+ * (dagrt_cancel_init_deadline, on c or above it) that comes first
+ * replaces it, so every call ends by its scope's deadline. */
 static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
-                        rt_io_op *out)
+                        rt_io_op *out, int *os)
 {
     int err = 0;
-    rt_io *io = io_get(rt, &err);
+    rt_io *io = io_get(rt, &err, os);
     if (!io)
         return err;
+    uint64_t scope_deadline = rt_cancel_deadline(c);
+    if (scope_deadline < deadline)
+        deadline = scope_deadline;
     if (dagrt_cancel_requested(c) || dagrt_cancel_requested(&rt->waits)) {
         count(rt, io, in->kind, IO_CANCELS, 1);
         return DAGRT_ECANCELED;
@@ -471,7 +493,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     if (io->r->ops->reap && !deferred)
         io->r->ops->reap(io->r, q->op.slot, 32);
     if (atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
-        return io_end(rt, io, q, in, out, false, false);
+        return io_end(rt, io, q, in, out, false, false, os);
 
     /* The deadline and the links, after the submit (outside sh->mu: the
      * callbacks take it): one that fires at once cancels an op that is
@@ -505,7 +527,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     if (task)   /* destroy's "only waits are left" (worker.c): the record's shard's count */
         atomic_fetch_add_explicit(&sh->nwaits, 1, memory_order_relaxed);   /* relaxed: see scheduler.h */
 
-    int w = req_wait(rt, q);
+    int w = req_wait(rt, q, timed ? deadline : DAGRT_FOREVER);
     if (task)
         atomic_fetch_sub_explicit(&sh->nwaits, 1, memory_order_relaxed);   /* relaxed: as above */
     /* Whatever req_wait said, the op is done only when done() ran: a wait
@@ -516,7 +538,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         while (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
             rt_os_yield();
     }
-    return io_end(rt, io, q, in, out, timed, linked);
+    return io_end(rt, io, q, in, out, timed, linked, os);
 }
 
 static const char *const op_names[RT_IO_KINDS] = {
@@ -529,10 +551,20 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
                    rt_io_op *out)
 {
     if (!rt || (c && !rt_cancel_valid(c)))
-        return DAGRT_EINVAL;
+        return rt_error_set(DAGRT_EINVAL, 0);
+    /* A handle the system cannot have (a descriptor above INT_MAX) is
+     * refused here, before any (int) cast below could make it another
+     * descriptor (reactor.h, rt_os_handle_check). */
+    int os = rt_os_handle_check(in->h);
+    if (os)
+        return rt_error_set(rt_os_error_code(os), os);
     rt_obs *ob = rt_obs_now(&rt->obs);
     uint64_t t0 = ob && ob->trace ? rt_now_ns() : 0;
-    int64_t r = io_call_(rt, in, deadline, c, out);
+    int64_t r = io_call_(rt, in, deadline, c, out, &os);
+    /* On the thread the call returns on (a fiber may have moved):
+     * dagrt_last_os_error is the system's error behind this result, 0
+     * when there is none (dagrt.h). */
+    rt_error_set(0, os);
     if (ob && ob->trace) {
         ob = rt_obs_now(&rt->obs);   /* again: it may have changed meanwhile */
         rt_ctx *cx = rt_ctx_current(rt);
@@ -563,7 +595,10 @@ void rt_io_op_clear(rt_io_op *op, int kind, dagrt_handle h)
 int dagrt_close(dagrt *rt, dagrt_handle h)
 {
     if (!rt)
-        return DAGRT_EINVAL;
+        return rt_error_set(DAGRT_EINVAL, 0);
+    int bad = rt_os_handle_check(h);   /* as rt_io_call: never another descriptor */
+    if (bad)
+        return rt_error_set(rt_os_error_code(bad), bad);
     rt_io *io = io_of(rt);
     if (io) {
         /* End the calls parked on h, then wait until the reactor has let
@@ -595,12 +630,7 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
         }
     }
     int e = rt_os_handle_close(h);
-    if (e) {
-        int code = rt_os_error_code(e);
-        rt_error_os(e, "close");
-        return code;
-    }
-    return 0;
+    return rt_error_set(e ? rt_os_error_code(e) : 0, e);
 }
 
 /* ------------------------------------------- create / destroy hooks */

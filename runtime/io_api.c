@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scheduler.h"   /* first: the runtime's view of dagrt.h */
+#include "error.h"
 #include "io_internal.h"
 
 /* Linux moves at most this much in one read or write (MAX_RW_COUNT). */
@@ -14,7 +15,7 @@
 int64_t dagrt_read(dagrt *rt, dagrt_handle h, void *buf, size_t n, int64_t offset, dagrt_cancel *c)
 {
     if (!buf && n)
-        return DAGRT_EINVAL;
+        return rt_error_set(DAGRT_EINVAL, 0);   /* dagrt.h: dagrt_last_os_error */
     rt_io_op op, out;
     rt_io_op_clear(&op, RT_IO_READ, h);
     op.buf = buf;
@@ -26,7 +27,7 @@ int64_t dagrt_read(dagrt *rt, dagrt_handle h, void *buf, size_t n, int64_t offse
 int64_t dagrt_write(dagrt *rt, dagrt_handle h, const void *buf, size_t n, int64_t offset, dagrt_cancel *c)
 {
     if (!buf && n)
-        return DAGRT_EINVAL;
+        return rt_error_set(DAGRT_EINVAL, 0);   /* dagrt.h: dagrt_last_os_error */
     rt_io_op op, out;
     rt_io_op_clear(&op, RT_IO_WRITE, h);
     op.buf = (void *)(uintptr_t)buf;
@@ -39,7 +40,7 @@ int64_t dagrt_recvfrom(dagrt *rt, dagrt_handle s, void *buf, size_t n,
                        struct sockaddr *from, size_t *fromlen, dagrt_cancel *c)
 {
     if ((!buf && n) || (from && !fromlen))
-        return DAGRT_EINVAL;
+        return rt_error_set(DAGRT_EINVAL, 0);   /* dagrt.h: dagrt_last_os_error */
     rt_io_op op, out;
     rt_io_op_clear(&op, RT_IO_RECVFROM, s);
     op.buf = buf;
@@ -56,7 +57,7 @@ int64_t dagrt_sendto(dagrt *rt, dagrt_handle s, const void *buf, size_t n,
                      const struct sockaddr *to, size_t tolen, dagrt_cancel *c)
 {
     if ((!buf && n) || (to && tolen == 0))
-        return DAGRT_EINVAL;
+        return rt_error_set(DAGRT_EINVAL, 0);   /* dagrt.h: dagrt_last_os_error */
     rt_io_op op, out;
     rt_io_op_clear(&op, RT_IO_SENDTO, s);
     op.buf = (void *)(uintptr_t)buf;
@@ -69,7 +70,7 @@ int64_t dagrt_sendto(dagrt *rt, dagrt_handle s, const void *buf, size_t n,
 int dagrt_accept(dagrt *rt, dagrt_handle s, dagrt_handle *outh, dagrt_cancel *c)
 {
     if (!outh)
-        return DAGRT_EINVAL;
+        return rt_error_set(DAGRT_EINVAL, 0);   /* dagrt.h: dagrt_last_os_error */
     rt_io_op op, out;
     rt_io_op_clear(&op, RT_IO_ACCEPT, s);
     int64_t r = rt_io_call(rt, &op, DAGRT_FOREVER, c, &out);
@@ -82,7 +83,7 @@ int dagrt_accept(dagrt *rt, dagrt_handle s, dagrt_handle *outh, dagrt_cancel *c)
 int dagrt_connect(dagrt *rt, dagrt_handle s, const struct sockaddr *to, size_t tolen, dagrt_cancel *c)
 {
     if (!to || tolen == 0)
-        return DAGRT_EINVAL;
+        return rt_error_set(DAGRT_EINVAL, 0);   /* dagrt.h: dagrt_last_os_error */
     rt_io_op op, out;
     rt_io_op_clear(&op, RT_IO_CONNECT, s);
     op.addr = (void *)(uintptr_t)to;
@@ -94,7 +95,7 @@ int dagrt_connect(dagrt *rt, dagrt_handle s, const struct sockaddr *to, size_t t
 int dagrt_poll(dagrt *rt, dagrt_handle h, unsigned events, uint64_t deadline_ns, dagrt_cancel *c)
 {
     if (events & ~(unsigned)(DAGRT_POLL_IN | DAGRT_POLL_OUT | DAGRT_POLL_ERR))
-        return DAGRT_EINVAL;
+        return rt_error_set(DAGRT_EINVAL, 0);   /* dagrt.h: dagrt_last_os_error */
     rt_io_op op, out;
     rt_io_op_clear(&op, RT_IO_POLL, h);
     op.events = events;

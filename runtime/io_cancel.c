@@ -6,6 +6,16 @@
  * child's request never reaches up. Waits register cancel links (cancel.h)
  * in one list per tree, kept by its root, which a request walks for the
  * links at or below the requested scope.
+ *
+ * DEADLINES. A scope may carry a deadline, set at its init and fixed for
+ * its life (a scope with waits attached is never initialised again). A
+ * wait reads the earliest deadline on its scope's chain once, as it
+ * starts (rt_cancel_deadline), and uses it as its own deadline when it
+ * comes first: the wait's own timer (timer.h) ends it with
+ * DAGRT_ETIMEDOUT, through the same one-winner take as any timed wait
+ * (sync.c, io.c; model tests/models/timed_wait.pml). So a scope's deadline
+ * adds no protocol: no timer lives in the scope (which has no fini to take
+ * one down), nothing walks its links when it passes.
  */
 #include <stdatomic.h>
 
@@ -26,6 +36,8 @@ typedef struct rt_cancel {
     _Atomic uint32_t lock;
     rt_cancel_link *head;
     rt_cancel_link *running;
+    /* Set at init, then only read (DEADLINES). */
+    uint64_t deadline;
 } rt_cancel;
 
 _Static_assert(sizeof(rt_cancel) <= sizeof(dagrt_cancel), "dagrt_cancel too small");
@@ -81,6 +93,11 @@ uint64_t dagrt_now_ns(void)
 
 void dagrt_cancel_init(dagrt_cancel *c, dagrt_cancel *parent)
 {
+    dagrt_cancel_init_deadline(c, parent, DAGRT_FOREVER);
+}
+
+void dagrt_cancel_init_deadline(dagrt_cancel *c, dagrt_cancel *parent, uint64_t deadline_ns)
+{
     if (!c)
         return;
     rt_cancel *s = cancel_of(c);
@@ -94,6 +111,24 @@ void dagrt_cancel_init(dagrt_cancel *c, dagrt_cancel *parent)
     atomic_init(&s->lock, 0);
     s->head = NULL;
     s->running = NULL;
+    s->deadline = deadline_ns;
+}
+
+uint64_t rt_cancel_deadline(const dagrt_cancel *c)
+{
+    uint64_t d = DAGRT_FOREVER;
+    for (const rt_cancel *s = c ? cancel_of(c) : NULL; s; s = s->parent) {
+        if (s->magic != RT_CANCEL_MAGIC)
+            break;
+        if (s->deadline < d)
+            d = s->deadline;
+    }
+    return d;
+}
+
+uint64_t dagrt_cancel_deadline(const dagrt_cancel *c)
+{
+    return rt_cancel_deadline(c);
 }
 
 void dagrt_cancel_request(dagrt_cancel *c)

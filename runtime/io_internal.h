@@ -50,8 +50,9 @@ static inline rt_io *io_of(const dagrt *rt)
     return atomic_load_explicit(&((dagrt *)(uintptr_t)rt)->io, memory_order_acquire);
 }
 
-/* io_reap.c. The reactor the first call starts (NULL: *err). */
-rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err);
+/* io_reap.c. The reactor the first call starts (NULL: *err, and in
+ * *os_err the system's reason, 0 if none). */
+rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err, int *os_err);
 /* The calling thread's slot (rt_io_op.slot). */
 unsigned rt_io_slot(dagrt *rt);
 /* Whether this call's submit may wait in the reactor's queue

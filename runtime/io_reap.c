@@ -18,9 +18,10 @@
 #include "os/reactor.h"
 
 /* Which reactor the first call starts (io.c, io_get). */
-rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err)
+rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err, int *os_err)
 {
     rt_reactor *r = NULL;
+    *os_err = 0;
     const char *env = rt_os_getenv("DAGRT_IO");
     bool fallback = rt->cfg.io_fallback || (env && strcmp(env, "fallback") == 0);
 #if defined(_WIN32)
@@ -33,7 +34,7 @@ rt_reactor *rt_io_reactor_make(const dagrt *rt, unsigned entries, int *err)
     (void)fallback;
 #  endif
     if (!r)
-        r = rt_reactor_epoll_create(entries, err);
+        r = rt_reactor_epoll_create(entries, err, os_err);
 #endif
     return r;
 }

@@ -14,6 +14,7 @@
 #include "fiber.h"
 #include "scheduler.h"
 #include "cancel.h"
+#include "error.h"
 #include "timer.h"
 
 /* ------------------------------------------------------ wait queues */
@@ -41,6 +42,10 @@ typedef struct wq_waiter {
     rt_wq *q;            /* the queue it waits in; NULL for a sleep */
     dagrt *rt;
     int result;          /* written by whoever takes it out, before the wake */
+    /* What its timer ends it with: DAGRT_ETIMEDOUT, or 0 for a sleep
+     * (its deadline is its success) unless its scope's deadline
+     * (io_cancel.c, DEADLINES) came first. */
+    int timeout_code;
     bool queued;         /* under q's lock */
     _Atomic int taken;   /* a sleep: 1 once its timer or cancel has it */
     rt_timer timer;
@@ -153,6 +158,7 @@ static void waiter_init(wq_waiter *w, rt_wq *q)
     w->q = q;
     w->rt = NULL;
     w->result = 0;
+    w->timeout_code = q ? DAGRT_ETIMEDOUT : 0;
     w->queued = false;
     atomic_init(&w->taken, 0);
     w->timer.slot = 0;
@@ -195,7 +201,7 @@ static void waiter_take(wq_waiter *w, int code)
 static void waiter_timed_out(rt_timer *t)
 {
     wq_waiter *w = WAITER_OF(t, timer);
-    waiter_take(w, w->q ? DAGRT_ETIMEDOUT : 0);   /* a sleep's deadline is its success */
+    waiter_take(w, w->timeout_code);   /* a sleep's own deadline is its success */
 }
 
 static void waiter_cancelled(rt_cancel_link *l) { waiter_take(WAITER_OF(l, link), DAGRT_ECANCELED); }
@@ -244,9 +250,12 @@ static void block_wait(dagrt *rt, rt_ctx *c, wq_waiter *w, uint64_t deadline)
     }
 }
 
-/* Counts a wait's timeout or cancellation in dagrt_get_stats; returns r. */
+/* Counts a wait's timeout or cancellation in dagrt_get_stats; returns r,
+ * with dagrt_last_os_error 0 on the thread it returns on (no wait's
+ * result is a system error; dagrt.h). */
 static int count_result(dagrt *rt, int r)
 {
+    rt_error_set(r, 0);
     if (r == DAGRT_ETIMEDOUT || r == DAGRT_ECANCELED) {
         rt_ctx *c = rt_ctx_current(rt);   /* a real call: a fiber may have migrated */
         rt_tstats *st = &rt->ctx[c ? c->index : 0].stats;
@@ -267,11 +276,19 @@ static int wait_slow(dagrt *rt, wq_waiter *w, uint64_t deadline, dagrt_cancel *c
                      bool rt_cancellable)
 {
     w->rt = rt;
+    /* A scope's deadline (on cs or above it) that comes first is the
+     * wait's, and ends even a sleep with DAGRT_ETIMEDOUT (io_cancel.c,
+     * DEADLINES): read once, here. */
+    uint64_t scope_deadline = rt_cancel_deadline(cs);
+    if (scope_deadline < deadline) {
+        deadline = scope_deadline;
+        w->timeout_code = DAGRT_ETIMEDOUT;
+    }
     int early = 0;
     bool timed = false, linked = false, rtlinked = false;
     if (deadline != DAGRT_FOREVER) {
         if (deadline <= rt_now_ns()) {
-            early = w->q ? DAGRT_ETIMEDOUT : -1;   /* -1: a sleep already over */
+            early = w->timeout_code ? DAGRT_ETIMEDOUT : -1;   /* -1: a sleep already over */
         } else {
             w->timer.deadline_ns = deadline;
             w->timer.fire = waiter_timed_out;
@@ -324,9 +341,12 @@ static int wait_slow(dagrt *rt, wq_waiter *w, uint64_t deadline, dagrt_cancel *c
     return count_result(rt, w->result);
 }
 
-/* Checks shared by the timed calls: the runtime, the scope. 0 to go on. */
+/* Checks shared by the timed calls: the runtime, the scope. 0 to go on.
+ * Clears dagrt_last_os_error for a call that returns without suspending
+ * (one that suspends clears it again where it returns: count_result). */
 static int wait_check(dagrt *rt, const dagrt_cancel *cs)
 {
+    rt_error_set(0, 0);
     if (!rt || (cs && !rt_cancel_valid(cs)))
         return DAGRT_EINVAL;
     if (cs && dagrt_cancel_requested(cs))
@@ -489,6 +509,7 @@ int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m)
 
 int dagrt_mutex_unlock(dagrt_mutex *m)
 {
+    rt_error_set(0, 0);   /* dagrt.h: no unlock result is a system error */
     rt_wq *q = wq_of(m);
     if (!m || q->magic != WQ_MUTEX)
         return DAGRT_EINVAL;

@@ -60,9 +60,9 @@ extern "C" {
     X(EBUSY,    -4, "busy: already running or in use")     /* a graph state, wait group, pipeline */ \
     X(ENESTED,  -5, "called from inside a running task")   /* where that is not allowed */ \
     X(ENOTFIBER,-6, "not inside a fiber task")             /* suspending needs one */ \
-    X(EDEADLK,  -7, "wait can never complete") \
+    /* -7 is not used (it was EDEADLK, which no call returned). */ \
     X(EVERSION, -8, "graph descriptor version mismatch")   /* tables from another dagc */ \
-    X(EPERM,    -9, "not allowed from this thread") \
+    X(EPERM,    -9, "not allowed here: wrong thread, or the mutex is not locked") \
     X(EIO,     -10, "system I/O error")                    /* the system's reason: dagrt_last_os_error */ \
     X(ECANCELED,-11, "operation cancelled")                /* its cancel scope was cancelled */ \
     X(ETIMEDOUT,-12, "deadline passed")                    /* a timed wait's deadline */ \
@@ -101,10 +101,18 @@ typedef enum dagrt_error {
 /* Names an error code ("invalid argument", ...); never returns NULL. */
 const char *dagrt_strerror(int err);
 
-/* DAGRT_EIO says a system call failed; the system's own error stays with
- * the thread that got it (libuv keeps it in the code; here the codes stay
- * one short list): the errno (Windows: the GetLastError value) behind the
- * last DAGRT_EIO returned to the calling thread, 0 if none yet. */
+/* The system's own error behind a code stays with the thread that got it
+ * (libuv keeps it in the code; here the codes stay one short list): the
+ * errno (Windows: the GetLastError / WSAGetLastError value). Every call of
+ * waiting on the world (the I/O calls dagrt_read ... dagrt_poll and
+ * dagrt_close, the sleeps and the waits on events, semaphores, mutexes and
+ * conditions, dagrt_mutex_unlock) sets it as it returns, on the thread it
+ * returns on: the system's error behind its result (DAGRT_EIO, or the code
+ * of its own, DAGRT_ENOENT .. DAGRT_EFBIG), 0 when the result is none
+ * (success, DAGRT_EINVAL, DAGRT_ECANCELED, DAGRT_ETIMEDOUT, a DAGRT_EBADF
+ * from dagrt_close under the call), so it is never a stale one.
+ * dagrt_trace_write sets it with each DAGRT_EIO it returns. The other
+ * calls leave it as it was. 0 on a thread that never got one. */
 int dagrt_last_os_error(void);
 /* The system's text for such an error ("No such file or directory") into
  * buf (n bytes, cut to fit); returns buf, "" when n is 0 or the system has
@@ -415,7 +423,8 @@ void dagrt_mutex_init(dagrt_mutex *m);
  * cancels the wait. Timed form: dagrt_mutex_lock_until. */
 int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m);
 bool dagrt_mutex_trylock(dagrt_mutex *m);
-/* DAGRT_EPERM if the mutex is not locked. */
+/* DAGRT_EPERM if the mutex is not locked (nothing tells the holder from
+ * another task: unlock from whoever may hand it on). */
 int dagrt_mutex_unlock(dagrt_mutex *m);
 
 /* A counting semaphore (FIFO hand-off to waiters). */
@@ -442,6 +451,21 @@ typedef struct dagrt_cancel { uint64_t opaque_[8]; } dagrt_cancel;
 void dagrt_cancel_init(dagrt_cancel *c, dagrt_cancel *parent);   /* parent may be NULL */
 void dagrt_cancel_request(dagrt_cancel *c);
 bool dagrt_cancel_requested(const dagrt_cancel *c);
+/* A scope with a deadline (absolute, on dagrt_now_ns's clock;
+ * DAGRT_FOREVER: none, which is dagrt_cancel_init): every wait attached to
+ * it or to a scope below it (an I/O call, a sleep, an event, semaphore,
+ * mutex or condition wait) ends with DAGRT_ETIMEDOUT once the deadline
+ * passes, DAGRT_ECANCELED on a request before it: one call with a timeout,
+ * where a call of its own has no deadline (dagrt_read, ...). A call's own
+ * deadline still counts when it comes first; a sleep that the scope's
+ * deadline cuts short returns DAGRT_ETIMEDOUT, not 0. The deadline is the
+ * scope's for its life (a scope is never initialised again while waits
+ * are attached); a wait reads it as it starts. Passing it is no request:
+ * dagrt_cancel_requested stays false. */
+void dagrt_cancel_init_deadline(dagrt_cancel *c, dagrt_cancel *parent, uint64_t deadline_ns);
+/* The earliest deadline of c and the scopes above it, DAGRT_FOREVER for
+ * none (or a NULL c). */
+uint64_t dagrt_cancel_deadline(const dagrt_cancel *c);
 
 /* Timed waits, sleeps and cancellation (docs/runtime.md, "Timed waits,
  * sleeps and cancellation"). Deadlines are absolute, on dagrt_now_ns's
@@ -454,7 +478,9 @@ bool dagrt_cancel_requested(const dagrt_cancel *c);
  * or one above it was cancelled, or dagrt_destroy cancelled the runtime's
  * waits) or DAGRT_EINVAL (a bad argument or a scope never initialised). A
  * unit, lock or signal handed to a waiter is never lost to its timeout. */
+#ifndef DAGRT_FOREVER
 #define DAGRT_FOREVER UINT64_MAX
+#endif
 int dagrt_sleep(dagrt *rt, uint64_t ns, dagrt_cancel *cancel);        /* 0, ECANCELED */
 int dagrt_event_wait_until(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cancel);
 int dagrt_sem_acquire_until(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cancel);

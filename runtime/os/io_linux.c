@@ -1,11 +1,43 @@
 /*
  * os/io_linux.c - the system's side of the I/O calls beside the reactors
- * (reactor.h): errno as a dagrt error code, closing a handle, a thread's
- * priority. Linux and other POSIX systems.
+ * (reactor.h): errno as a dagrt error code, the handles a call may take,
+ * writes that raise no SIGPIPE, closing a handle, a thread's priority.
+ * Linux and other POSIX systems.
+ *
+ * SIGPIPE. A write to a pipe or a stream socket whose reader is gone
+ * fails with EPIPE and, unless told not to, the kernel also sends SIGPIPE
+ * to the writing thread, whose default action ends the process. No
+ * runtime call may do that to the program (DAGRT_EPIPE is the answer),
+ * and the runtime does not change the process's disposition (a program
+ * that handles SIGPIPE itself keeps its handler, one that wants it keeps
+ * it for its own writes). So:
+ *  - sockets: send(2) with MSG_NOSIGNAL (sendto, and dagrt_write on a
+ *    socket: IORING_OP_SENDMSG under io_uring, send on the fallback);
+ *  - pipes and FIFOs, which have no such flag: rt_os_write_nosigpipe
+ *    blocks SIGPIPE on the calling thread alone around the one write
+ *    (pthread_sigmask), and when the write failed with EPIPE takes the
+ *    SIGPIPE it raised off the thread's pending set (sigtimedwait with a
+ *    zero timeout) before the old mask comes back. The kernel sends a
+ *    write's SIGPIPE to the writing thread itself (thread-directed), so
+ *    the signal taken is that write's own; one that was already pending
+ *    before the write (the program blocked SIGPIPE and one is waiting) is
+ *    left alone, and the write's merges into it (a standard signal is
+ *    pending once). Under io_uring a pipe write is never handed to the
+ *    kernel as IORING_OP_WRITE: the kernel would raise SIGPIPE on whichever
+ *    thread entered the ring or ran its task work (often a thread busy
+ *    with something else entirely), so the reactor makes the write itself
+ *    with this call and uses the ring only to wait for room
+ *    (reactor_uring.c, FIFO WRITES).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -48,6 +80,51 @@ int rt_os_error_code(int e)
     case ENOMEM: case ENOBUFS: return DAGRT_ENOMEM;
     default: return DAGRT_EIO;
     }
+}
+
+int rt_os_handle_check(intptr_t h)
+{
+    return h < 0 || h > INT_MAX ? EBADF : 0;
+}
+
+int rt_os_fd_kind(intptr_t h)
+{
+    struct stat st;
+    if (fstat((int)h, &st) != 0)
+        return RT_FD_BAD;
+    if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode))
+        return RT_FD_FILE;
+    if (S_ISSOCK(st.st_mode))
+        return RT_FD_SOCK;
+    if (S_ISFIFO(st.st_mode))
+        return RT_FD_FIFO;
+    return RT_FD_OTHER;
+}
+
+int64_t rt_os_write_nosigpipe(intptr_t h, const void *buf, size_t n, int64_t off, bool nowait, int *err)
+{
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    /* This thread only: the process's disposition and the other threads'
+     * masks are untouched. */
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    struct iovec v = { (void *)(uintptr_t)buf, n };
+    ssize_t r;
+    do
+        r = pwritev2((int)h, &v, 1, off < 0 ? -1 : off, nowait ? RWF_NOWAIT : 0);
+    while (r < 0 && errno == EINTR);
+    int e = r < 0 ? errno : 0;
+    if (e == EPIPE && !was_pending) {
+        /* The write's own SIGPIPE, pending on this thread while blocked. */
+        const struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    *err = e;
+    return r < 0 ? -1 : (int64_t)r;
 }
 
 int rt_os_handle_close(intptr_t h)

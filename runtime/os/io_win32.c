@@ -43,6 +43,14 @@ int rt_os_error_code(int e)
     }
 }
 
+int rt_os_handle_check(intptr_t h)
+{
+    /* A HANDLE or SOCKET is pointer-sized and passed whole (no cast cuts
+     * it): the system itself says which are open. */
+    (void)h;
+    return 0;
+}
+
 int rt_os_handle_close(intptr_t h)
 {
     /* A socket first (closesocket refuses what is not one), else a HANDLE. */

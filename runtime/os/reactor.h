@@ -130,17 +130,35 @@ enum { RT_LEASE_NONE, RT_LEASE_USED, RT_LEASE_MARKED };
  * last one is shared by the threads outside the runtime. */
 rt_reactor *rt_reactor_uring_create(unsigned entries, unsigned nslots, int *err);
 #endif
+/* POSIX: *os_err gets the system's reason for a NULL (EMFILE with every
+ * descriptor taken), 0 when there is none (no memory, ...). */
 #if defined(_WIN32)
 rt_reactor *rt_reactor_iocp_create(unsigned entries, int *err);
 /* The blocking lane alone (DAGRT_IO=fallback, dagrt_config.io_fallback). */
 rt_reactor *rt_reactor_iocp_lane_create(unsigned entries, int *err);
 #else
-rt_reactor *rt_reactor_epoll_create(unsigned entries, int *err);
+rt_reactor *rt_reactor_epoll_create(unsigned entries, int *err, int *os_err);
 #endif
 
 /* The system's error code as a dagrt error code (os_linux.c, os_win32.c):
  * DAGRT_EIO for one with no code of its own. */
 int rt_os_error_code(int os_error);
+/* 0, or the system's error (EBADF) for a handle no call can take: on
+ * POSIX a descriptor is an int, so a handle outside [0, INT_MAX] would be
+ * cut to another descriptor by every (int) cast below (io_linux.c); every
+ * I/O call and dagrt_close refuse it first (io.c). */
+int rt_os_handle_check(intptr_t h);
+#if !defined(_WIN32)
+/* What kind of descriptor h is (io_linux.c; fstat): which write may raise
+ * SIGPIPE, and how each reactor avoids it (SIGPIPE, io_linux.c). */
+enum { RT_FD_OTHER, RT_FD_FILE, RT_FD_SOCK, RT_FD_FIFO, RT_FD_BAD };
+int rt_os_fd_kind(intptr_t h);
+/* One write(2)/pwrite(2) of buf[0, n) on h (off < 0: the handle's own
+ * position) that cannot deliver SIGPIPE to the program (io_linux.c,
+ * SIGPIPE); nowait: RWF_NOWAIT (EAGAIN instead of waiting). The bytes
+ * written, or -1 with *err the system's error (0 on success). */
+int64_t rt_os_write_nosigpipe(intptr_t h, const void *buf, size_t n, int64_t off, bool nowait, int *err);
+#endif
 /* Closes a handle (close; closesocket or CloseHandle): 0 or the system's error. */
 int rt_os_handle_close(intptr_t h);
 /* The calling thread's id as the priority call wants it; raises the

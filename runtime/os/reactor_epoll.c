@@ -42,6 +42,8 @@ enum { W_NONE = 0, W_FD, W_LANE, W_RUNNING };
 #define LANE_THREADS 2
 #define RF_CONNECTING 1u   /* connect: EINPROGRESS seen, answer from SO_ERROR */
 #define RF_RESTORE    2u   /* connect: O_NONBLOCK to take off again */
+#define RF_SOCK       4u   /* write: on a socket (send, MSG_NOSIGNAL) */
+#define RF_FIFO       8u   /* write: on a pipe (io_linux.c, SIGPIPE) */
 
 typedef struct ep_fd {
     rt_io_op *head;        /* ops waiting on this handle */
@@ -63,6 +65,8 @@ typedef struct ep_reactor {
     int nlane;
 } ep_reactor;
 
+/* What the op waits for in the epoll set (0 for a poll of DAGRT_POLL_ERR
+ * alone: epoll reports errors and hang-ups whatever was asked). */
 static unsigned op_interest(const rt_io_op *op)
 {
     switch (op->kind) {
@@ -111,8 +115,21 @@ static bool try_op(rt_io_op *op)
         break;
     }
     case RT_IO_WRITE: {
-        struct iovec v = { op->buf, op->n };
-        r = pwritev2(fd, &v, 1, op->off < 0 ? -1 : op->off, RWF_NOWAIT);
+        /* No SIGPIPE reaches the program (io_linux.c, SIGPIPE). relaxed:
+         * rflags is the op's current owner's only. */
+        uint32_t fl = atomic_load_explicit(&op->rflags, memory_order_relaxed);
+        if ((fl & RF_SOCK) && op->off < 0) {
+            r = send(fd, op->buf, op->n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        } else if (fl & RF_FIFO) {
+            int e = 0;
+            r = (ssize_t)rt_os_write_nosigpipe(fd, op->buf, op->n, op->off, true, &e);
+            errno = e;
+        } else {
+            /* A file, a terminal, a device; with an offset a socket's is
+             * ESPIPE, before anything is sent (no SIGPIPE). */
+            struct iovec v = { op->buf, op->n };
+            r = pwritev2(fd, &v, 1, op->off < 0 ? -1 : op->off, RWF_NOWAIT);
+        }
         break;
     }
     case RT_IO_RECVFROM: {
@@ -200,8 +217,12 @@ static bool try_op(rt_io_op *op)
     return true;
 }
 
-/* mu held: arms fd's interest (the union of its ops') or takes it out. */
-static void fd_rearm(ep_reactor *e, int fd)
+/* mu held: arms fd's interest (the union of its ops') while any op waits
+ * on it, else takes it out. An op may want nothing but errors (a poll of
+ * DAGRT_POLL_ERR alone): the handle is armed all the same, for the
+ * EPOLLERR and EPOLLHUP that epoll always reports. The system's error of
+ * a failed arm (0: none). */
+static int fd_rearm(ep_reactor *e, int fd)
 {
     ep_fd *f = &e->fds[fd];
     unsigned want = 0;
@@ -211,20 +232,24 @@ static void fd_rearm(ep_reactor *e, int fd)
     memset(&ev, 0, sizeof ev);
     ev.events = want | EPOLLONESHOT;
     ev.data.fd = fd;
-    if (!want) {
+    if (!f->head) {
         if (f->added)
             (void)epoll_ctl(e->ep, EPOLL_CTL_DEL, fd, NULL);
         f->added = false;
         f->armed = 0;
-        return;
+        return 0;
     }
-    if (f->added) {
-        if (epoll_ctl(e->ep, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
-            f->added = epoll_ctl(e->ep, EPOLL_CTL_ADD, fd, &ev) == 0;
-    } else {
+    int err = 0;
+    if (f->added && epoll_ctl(e->ep, EPOLL_CTL_MOD, fd, &ev) != 0) {
+        err = errno;
+        f->added = false;
+    }
+    if (!f->added && (err == 0 || err == ENOENT)) {
         f->added = epoll_ctl(e->ep, EPOLL_CTL_ADD, fd, &ev) == 0;
+        err = f->added ? 0 : errno;
     }
     f->armed = want;
+    return err;
 }
 
 static void fd_unlink(ep_fd *f, rt_io_op *op)
@@ -256,14 +281,36 @@ static bool fd_room(ep_reactor *e, int fd)
     return true;
 }
 
-static bool goes_to_lane(const rt_io_op *op)
+/* Reads and writes: regular files, block devices and directories go to
+ * the lane; a write notes a socket or a pipe in rflags (try_op). */
+static bool goes_to_lane(rt_io_op *op)
 {
     if (op->kind != RT_IO_READ && op->kind != RT_IO_WRITE)
         return false;
-    struct stat st;
-    if (fstat((int)op->h, &st) != 0)
-        return false;   /* try_op reports the error */
-    return S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode);
+    int kind = rt_os_fd_kind(op->h);   /* RT_FD_BAD: try_op reports the error */
+    if (op->kind == RT_IO_WRITE && (kind == RT_FD_SOCK || kind == RT_FD_FIFO))
+        /* relaxed: the op is not shared yet. */
+        atomic_store_explicit(&op->rflags, kind == RT_FD_SOCK ? RF_SOCK : RF_FIFO, memory_order_relaxed);
+    return kind == RT_FD_FILE;
+}
+
+/* Whether h may accept: a listening socket. Else the error accept4 would
+ * give at once, as io_uring answers (ENOTSOCK for what is not a socket,
+ * EINVAL for a stream socket that is not listening, EOPNOTSUPP for a
+ * datagram one), where the readiness wait would wait for ever; 0 for a
+ * listening socket (or one getsockopt cannot judge: accept4 says). */
+static int accept_refusal(int fd)
+{
+    int on = 0, type = 0;
+    socklen_t l = sizeof on;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &l) != 0)
+        return errno == ENOTSOCK || errno == EBADF ? errno : 0;
+    if (on)
+        return 0;
+    l = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) != 0)
+        return 0;
+    return type == SOCK_STREAM || type == SOCK_SEQPACKET ? EINVAL : EOPNOTSUPP;
 }
 
 static void ep_submit(rt_reactor *r, rt_io_op *op)
@@ -285,6 +332,15 @@ static void ep_submit(rt_reactor *r, rt_io_op *op)
         rt_os_mutex_unlock(&e->mu);
         return;
     }
+    if (op->kind == RT_IO_ACCEPT) {
+        int refused = accept_refusal((int)op->h);
+        if (refused) {
+            op->err = refused;
+            op->res = 0;
+            op->done(op);
+            return;
+        }
+    }
     if (try_op(op)) {
         op->done(op);
         return;
@@ -304,14 +360,15 @@ static void ep_submit(rt_reactor *r, rt_io_op *op)
         f->head->rprev = op;
     f->head = op;
     op->rwhere = W_FD;
-    fd_rearm(e, fd);
-    bool ok = f->added;
-    if (!ok)
+    int ctl_err = fd_rearm(e, fd);
+    bool ok = ctl_err == 0;
+    if (!ok) {
         fd_unlink(f, op);
-    int ctl_err = errno;
+        (void)fd_rearm(e, fd);   /* the others' interest, without this op */
+    }
     rt_os_mutex_unlock(&e->mu);
     if (!ok) {
-        op->err = ctl_err ? ctl_err : EBADF;
+        op->err = ctl_err;
         op->res = 0;
         op->done(op);
     }
@@ -325,7 +382,7 @@ static void ep_cancel(rt_reactor *r, rt_io_op *op)
     if (op->rwhere == W_FD) {
         int fd = (int)op->h;
         fd_unlink(&e->fds[fd], op);
-        fd_rearm(e, fd);
+        (void)fd_rearm(e, fd);
         now = true;
     } else if (op->rwhere == W_LANE) {
         if (op->rprev)
@@ -390,7 +447,7 @@ static void reactor_main(void *arg)
                     ready = o;
                 }
             }
-            fd_rearm(e, fd);
+            (void)fd_rearm(e, fd);
         }
         rt_os_mutex_unlock(&e->mu);
         while (ready) {
@@ -463,29 +520,37 @@ static void ep_destroy(rt_reactor *r)
 /* No reap, no flush: its completions come from its own threads (epoll_wait, the lane) or inside submit. */
 static const rt_reactor_ops ep_ops = { ep_submit, ep_cancel, ep_destroy, "epoll", NULL, NULL };
 
-rt_reactor *rt_reactor_epoll_create(unsigned entries, int *err)
+rt_reactor *rt_reactor_epoll_create(unsigned entries, int *err, int *os_err)
 {
     (void)entries;
+    *os_err = 0;
     ep_reactor *e = calloc(1, sizeof *e);
     if (!e) {
         *err = DAGRT_ENOMEM;
         return NULL;
     }
     e->base.ops = &ep_ops;
+    /* The system's reason is kept (EMFILE with every descriptor taken):
+     * the first I/O call returns it (io.c, io_make). */
     e->ep = epoll_create1(EPOLL_CLOEXEC);
+    int why = e->ep < 0 ? errno : 0;
     e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (e->wake < 0 && !why)
+        why = errno;
     struct epoll_event ev;
     memset(&ev, 0, sizeof ev);
     ev.events = EPOLLIN;
     ev.data.fd = e->wake;
-    if (e->ep < 0 || e->wake < 0 || epoll_ctl(e->ep, EPOLL_CTL_ADD, e->wake, &ev) != 0 ||
-        rt_os_mutex_init(&e->mu) != 0 || rt_os_cond_init(&e->lane_cv) != 0) {
+    if (!why && epoll_ctl(e->ep, EPOLL_CTL_ADD, e->wake, &ev) != 0)
+        why = errno;
+    if (why || rt_os_mutex_init(&e->mu) != 0 || rt_os_cond_init(&e->lane_cv) != 0) {
         if (e->ep >= 0)
             close(e->ep);
         if (e->wake >= 0)
             close(e->wake);
         free(e);
-        *err = DAGRT_EIO;
+        *os_err = why;
+        *err = why ? rt_os_error_code(why) : DAGRT_ENOMEM;
         return NULL;
     }
     if (rt_os_thread_start(&e->thr, reactor_main, e) != 0) {

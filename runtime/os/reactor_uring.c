@@ -83,6 +83,25 @@
  * TAG_STOP (on the shared slot's ring, which the reactor makes first) stays
  * in the CQ for the completion thread (reap stops at it).
  *
+ * FIFO WRITES (no SIGPIPE: io_linux.c, SIGPIPE). IORING_OP_WRITE to a
+ * pipe whose reader is gone makes the kernel send SIGPIPE to the task that
+ * runs the write: the thread that entered the ring, or, for a write that
+ * waited for room, the submitting thread as it runs its task work, at
+ * some later moment in whatever it is doing; the default action ends the
+ * process. So a write to a socket goes as IORING_OP_SENDMSG with
+ * MSG_NOSIGNAL (as sendto does), and a write to a pipe never goes to the
+ * ring as a write: the submit makes it at once (rt_os_write_nosigpipe,
+ * RWF_NOWAIT, SIGPIPE blocked on this thread alone and its own taken back)
+ * and answers it there when it did not have to wait; else it queues a
+ * POLL_ADD for POLLOUT (RF_FIFO), and whoever reaps that completion writes
+ * again the same way, outside the CQ's lock (rt_uring_serve, fifo_again),
+ * and either answers the op or queues the next poll (its ring's sq held,
+ * RF_CANCEL read under it: a cancel sets that flag before it takes sq, so
+ * either the new poll is published before the cancel's SQE, which then
+ * finds it, or the flag is seen and the op ends cancelled). Costs an
+ * fstat per write (which kind of descriptor), three system calls around a
+ * pipe write (the mask, the pending set) and none more on a socket.
+ *
  * Each SQE's user data is its rt_io_op; a cancel is IORING_OP_ASYNC_CANCEL
  * on that user data, on the op's ring, issued under io.c's lock while the op is still io.c's
  * (so the record cannot have been reused for another op meanwhile), and
@@ -240,22 +259,57 @@ void rt_uring_flush(rt_reactor *r, unsigned slot)
         ring_flush_pending(u, g);
 }
 
+/* A pipe write, without waiting and without SIGPIPE (FIFO WRITES): true
+ * with op's result set, false when the pipe has no room. */
+static bool fifo_write(rt_io_op *op)
+{
+    int e = 0;
+    int64_t n = rt_os_write_nosigpipe(op->h, op->buf, op->n, op->off, true, &e);
+    if (e == EAGAIN || e == EWOULDBLOCK)
+        return false;
+    op->res = n < 0 ? 0 : n;
+    op->err = e;
+    op->canceled = false;
+    return true;
+}
+
 void rt_uring_submit(rt_reactor *r, rt_io_op *op)
 {
     uring_reactor *u = (uring_reactor *)r;
     uring_ring *g = rt_uring_ring_for(u, op->slot);
     op->rwhere = (int)g->slot;   /* a cancel goes to the same ring */
-    rt_os_mutex_lock(&g->sq);
-    struct io_uring_sqe *s = rt_uring_sqe_get(u, g);
     int fd = (int)op->h;
     uring_priv *p = (uring_priv *)(void *)op->rpriv;
+    /* A write on a socket or a pipe never goes as IORING_OP_WRITE (FIFO
+     * WRITES); a pipe's is made here when it need not wait, and answered
+     * at once, as reactor.h allows. */
+    int wkind = op->kind == RT_IO_WRITE ? rt_os_fd_kind(op->h) : RT_FD_OTHER;
+    uint32_t fifo = 0;
+    if (wkind == RT_FD_FIFO) {
+        if (fifo_write(op)) {
+            op->done(op);
+            return;
+        }
+        fifo = RF_FIFO;
+        p->u = u;
+    }
+    rt_os_mutex_lock(&g->sq);
+    struct io_uring_sqe *s = rt_uring_sqe_get(u, g);
     switch (op->kind) {
     case RT_IO_READ:
         io_uring_prep_read(s, fd, op->buf, (unsigned)op->n, op->off < 0 ? (uint64_t)-1 : (uint64_t)op->off);
         break;
     case RT_IO_WRITE:
-        io_uring_prep_write(s, fd, op->buf, (unsigned)op->n, op->off < 0 ? (uint64_t)-1 : (uint64_t)op->off);
-        break;
+        if (fifo) {
+            io_uring_prep_poll_add(s, fd, POLLOUT);   /* room, then fifo_again writes */
+            break;
+        }
+        if (wkind != RT_FD_SOCK) {
+            io_uring_prep_write(s, fd, op->buf, (unsigned)op->n, op->off < 0 ? (uint64_t)-1 : (uint64_t)op->off);
+            break;
+        }
+        /* A socket: a send with MSG_NOSIGNAL, below (op->addr is NULL). */
+        /* fall through */
     case RT_IO_RECVFROM:
     case RT_IO_SENDTO:
         memset(&p->m, 0, sizeof p->m);
@@ -293,7 +347,7 @@ void rt_uring_submit(rt_reactor *r, rt_io_op *op)
     /* release: the completion thread reaches op through the kernel, which
      * orders nothing for the memory model (nor for TSan); its acquire of
      * rflags after the completion sees everything io.c wrote into op. */
-    atomic_store_explicit(&op->rflags, RF_QUEUED, memory_order_release);
+    atomic_store_explicit(&op->rflags, RF_QUEUED | fifo, memory_order_release);
     /* Deferred: one flush later submits it with the others (BATCHING).
      * Else published now, and entered by io.c's flush after its lock. */
     if (op->defer)
@@ -349,9 +403,17 @@ static bool cq_nonempty(uring_ring *g)
 /* The op's result from its CQE's res (before done). */
 static void op_finish(rt_io_op *op, int res)
 {
-    /* acquire: pairs with rt_uring_submit's and rt_uring_cancel's releases. */
-    bool asked = (atomic_load_explicit(&op->rflags, memory_order_acquire) & RF_CANCEL) != 0;
+    /* acquire: pairs with rt_uring_submit's, fifo_again's and
+     * rt_uring_cancel's releases. */
+    uint32_t fl = atomic_load_explicit(&op->rflags, memory_order_acquire);
+    bool asked = (fl & RF_CANCEL) != 0;
     op->canceled = res == -ECANCELED || (asked && res == -EINTR);
+    if ((fl & RF_FIFO) && res >= 0) {
+        /* A pipe write's room (or its error, POLLERR): write again, after
+         * the CQ's lock (rt_uring_serve). relaxed: this thread reads it. */
+        atomic_fetch_or_explicit(&op->rflags, RF_RETRY, memory_order_relaxed);
+        return;
+    }
     if (res < 0) {
         op->err = op->canceled ? 0 : -res;
         op->res = 0;
@@ -394,6 +456,41 @@ static unsigned cq_take(uring_ring *g, rt_io_op **ops, unsigned max, bool owner,
     return n;
 }
 
+/* A pipe write whose wait for room ended (FIFO WRITES): writes again; true
+ * when it waits once more (a new poll queued: not done), false when op has
+ * its result (done is the caller's). */
+static bool fifo_again(rt_io_op *op)
+{
+    /* relaxed: set by op_finish on this thread. */
+    if (!(atomic_load_explicit(&op->rflags, memory_order_relaxed) & RF_RETRY))
+        return false;
+    if (fifo_write(op))
+        return false;
+    uring_reactor *u = ((uring_priv *)(void *)op->rpriv)->u;
+    uring_ring *g = ring_at(u, (unsigned)op->rwhere);
+    rt_os_mutex_lock(&g->sq);
+    /* relaxed: sq orders it (rt_uring_cancel sets the flag before it
+     * takes sq, so a cancel whose SQE follows ours is seen by neither, and
+     * finds our poll in the ring; one before us is seen here). */
+    if (atomic_load_explicit(&op->rflags, memory_order_relaxed) & RF_CANCEL) {
+        rt_os_mutex_unlock(&g->sq);
+        op->canceled = true;
+        op->err = 0;
+        op->res = 0;
+        return false;
+    }
+    struct io_uring_sqe *s = rt_uring_sqe_get(u, g);
+    io_uring_prep_poll_add(s, (int)op->h, POLLOUT);
+    io_uring_sqe_set_data(s, op);
+    /* release: the next reaper's acquire of rflags (op_finish) sees the op
+     * as we leave it (the kernel orders nothing for the memory model). */
+    atomic_fetch_and_explicit(&op->rflags, ~RF_RETRY, memory_order_release);
+    unsigned n = rt_uring_publish(g);
+    rt_os_mutex_unlock(&g->sq);
+    rt_uring_enter(u, g, n);
+    return true;
+}
+
 /* Lock held: takes up to max entries (cq_take), lets the lock go, then
  * finishes their ops (done: the last access to each, outside the lock). */
 unsigned rt_uring_serve(uring_ring *g, unsigned max, bool owner, bool *stop)
@@ -402,7 +499,8 @@ unsigned rt_uring_serve(uring_ring *g, unsigned max, bool owner, bool *stop)
     unsigned n = cq_take(g, ops, max < REAP_BATCH ? max : REAP_BATCH, owner, stop);
     cq_unlock(g);
     for (unsigned i = 0; i < n; i++)
-        ops[i]->done(ops[i]);   /* the last access */
+        if (!fifo_again(ops[i]))
+            ops[i]->done(ops[i]);   /* the last access */
     return n;
 }
 

@@ -24,10 +24,14 @@
 #define TAG_STOP   ((uint64_t)2)     /* destroy: the completion thread returns */
 #define RF_CANCEL  1u                /* rflags: a cancel was issued for it */
 #define RF_QUEUED  2u                /* rflags: submitted (the hand-off to the completion thread) */
+#define RF_FIFO    4u                /* rflags: a pipe write waiting for room (FIFO WRITES) */
+#define RF_RETRY   8u                /* rflags: its wait for room ended: write again (FIFO WRITES) */
 
+typedef struct uring_reactor uring_reactor;
 typedef struct uring_priv {
     struct msghdr m;
     struct iovec v;
+    uring_reactor *u;            /* a pipe write's reactor, for its next wait (FIFO WRITES) */
 } uring_priv;
 _Static_assert(sizeof(uring_priv) <= sizeof(((rt_io_op *)0)->rpriv), "rpriv too small");
 
@@ -42,7 +46,7 @@ typedef struct uring_ring {
     bool watched;                /* in the epoll set (the completion thread's own) */
 } uring_ring;
 
-typedef struct uring_reactor {
+struct uring_reactor {
     rt_reactor base;
     rt_os_thread thr;
     int ep;                      /* epoll over the rings' descriptors (REAPING) */
@@ -59,7 +63,7 @@ typedef struct uring_reactor {
     unsigned *live;
     _Atomic unsigned nlive;
     rt_os_mutex make_mu;
-} uring_reactor;
+};
 
 #define REAP_BATCH 32u   /* ops served per take (on the stack) */
 

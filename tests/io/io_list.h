@@ -57,6 +57,23 @@ SCENARIO(io, io_fast_path, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_fast_path_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_batch_reads, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_batch_reads_fb, 60, SCN_TSAN|SCN_POSIX)
+/* The calls at their edges (io_edges_posix.c) and the deadlines of cancel
+ * scopes (io_deadline_posix.c). */
+SCENARIO(io, io_sigpipe, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_sigpipe_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_handle_range, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_handle_range_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_accept_refused, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_accept_refused_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_poll_err_only, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_poll_err_only_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_start_emfile, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_start_emfile_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_last_os_error, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_last_os_error_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_error_codes, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_scope_deadline, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_scope_deadline_fb, 60, SCN_TSAN|SCN_POSIX)
 #else
 /* Windows (io_ops.c and io_ops_win32.c): the completion port, and the blocking lane
  * forced (NAME_fb). */
