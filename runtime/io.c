@@ -530,6 +530,12 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
 {
     if (!rt || (c && !rt_cancel_valid(c)))
         return DAGRT_EINVAL;
+    /* A thread outside the runtime: counted while in the call, refused
+     * once dagrt_destroy has begun (worker.c, "DESTROY AND THREADS
+     * OUTSIDE"). On rt's own threads, one TLS read. */
+    int in_ = rt_ctx_here(rt) ? 0 : rt_call_enter(rt, RT_DRAINING);
+    if (in_ < 0)
+        return DAGRT_ECANCELED;
     rt_obs *ob = rt_obs_now(&rt->obs);
     uint64_t t0 = ob && ob->trace ? rt_now_ns() : 0;
     int64_t r = io_call_(rt, in, deadline, c, out);
@@ -539,6 +545,8 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
         if (ob && ob->trace && cx)
             rt_trace_io(ob->trace, cx->index, op_names[in->kind], (int64_t)in->h, r, rt_now_ns() - t0);
     }
+    if (in_)
+        rt_call_leave(rt);   /* the call's last access to rt */
     return r;
 }
 
@@ -564,7 +572,11 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
 {
     if (!rt)
         return DAGRT_EINVAL;
-    rt_io *io = io_of(rt);
+    /* A thread outside the runtime (worker.c, "DESTROY AND THREADS
+     * OUTSIDE"): refused only once every task has finished, and then it
+     * just closes h: destroy is ending every call left. */
+    int in_ = rt_ctx_here(rt) ? 0 : rt_call_enter(rt, RT_SEALED);
+    rt_io *io = in_ < 0 ? NULL : io_of(rt);
     if (io) {
         /* End the calls parked on h, then wait until the reactor has let
          * go of every one of them (a cancel is answered at once; a lane
@@ -594,6 +606,8 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
                 rt_os_sleep_ns(50000);
         }
     }
+    if (in_ > 0)
+        rt_call_leave(rt);
     int e = rt_os_handle_close(h);
     if (e) {
         int code = rt_os_error_code(e);
