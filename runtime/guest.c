@@ -144,6 +144,11 @@ static void exit_arm(void)
     rt_os_exit_key_set(&exit_key, c);
 }
 
+void rt_guest_exit_rearm(void)
+{
+    exit_arm();
+}
+
 static void last_detach(rt_ctx *c);
 
 /* On a thread that exits holding attached slots (value: the innermost):

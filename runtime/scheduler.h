@@ -368,6 +368,10 @@ int rt_guest_wait(dagrt *rt, rt_group *g);
  * attached as guests. (A slot that a wait holds belongs to a thread
  * counted in rt->calls for the wait, which destroy waits for.) */
 int rt_guest_attached(dagrt *rt, const rt_ctx *self);
+/* The calling thread's exit hook (guest.c, "A GUEST THAT EXITS
+ * ATTACHED") armed again from its rt_tls_ctx chain: after a destroy made
+ * from a guest slot, which ends that slot without a detach. */
+void rt_guest_exit_rearm(void);
 
 /* ------------------------------------------------- task.c: descriptors */
 

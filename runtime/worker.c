@@ -442,6 +442,11 @@ void dagrt_destroy(dagrt *rt)
      * rt_call_leave). */
     while (atomic_load_explicit(&rt->calls, memory_order_seq_cst) != 0)
         rt_os_sleep_ns(20000);
+    /* An attach that raced the check above counted itself before
+     * RT_DRAINING and holds its slot now: wait until it detaches, or its
+     * thread exits (guest.c). */
+    while (rt_guest_attached(rt, c) > 0)
+        rt_os_sleep_ns(20000);
     stop_and_join(rt);
     rt_io_fini(rt);   /* the reactor has let go of every buffer */
     rt_obs *ob = rt_obs_now(&rt->obs);
@@ -454,6 +459,8 @@ void dagrt_destroy(dagrt *rt)
         rt_overflow_thread_leave();
     if (c)
         rt_tls_ctx = c->guest ? c->guest_prev : rt->prev_tls;
+    if (c && c->guest)
+        rt_guest_exit_rearm();   /* the thread's exit hook must not name c */
     rt_free_all(rt);
 }
 
