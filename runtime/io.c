@@ -185,8 +185,12 @@ static rt_io *io_make(dagrt *rt, int *err)
      * submits (io_call_). */
     io->rtlink.on_cancel = io_rt_cancelled;
     io->rtlinked = rt_cancel_attach(&rt->waits, &io->rtlink) == 0;
-    for (unsigned i = 0; i < io->nshards; i++)
-        io->shards[i].rt_cancelled = !io->rtlinked;
+    /* Only when refused: once linked, a request (dagrt_destroy, from
+     * another thread) may already be setting them under each shard's
+     * lock; they start false (shards_make zeroed them). */
+    if (!io->rtlinked)
+        for (unsigned i = 0; i < io->nshards; i++)
+            io->shards[i].rt_cancelled = true;
     return io;
 }
 
