@@ -47,6 +47,7 @@ static void nap_ms(long ms)
 
 /* ------------- destroy with a thread outside the runtime inside a call */
 
+#if !defined(_WIN32)   /* a pipe */
 typedef struct outside {
     dagrt *rt;
     dagrt_event never;          /* nobody sets it */
@@ -76,6 +77,8 @@ static void *outside_call(void *p)
     return NULL;
 }
 
+#endif
+
 typedef struct gate {
     _Atomic int started, release;
 } gate;
@@ -88,6 +91,7 @@ static void held_task(void *p)
         sched_yield();
 }
 
+#if !defined(_WIN32)   /* a pipe */
 /* A thread outside the runtime blocked in a timed event wait, a read, or a
  * group wait when destroy begins: destroy ends its call (DAGRT_ECANCELED
  * for the waits on the world; the group's tasks run, so 0 for the group
@@ -143,6 +147,8 @@ int scn_destroy_outside_call(void)
     }
     return v;
 }
+
+#endif
 
 /* A call that a thread outside the runtime starts while destroy runs (a
  * task still holds the only worker) is refused with DAGRT_ECANCELED: it
@@ -332,6 +338,7 @@ int scn_destroy_fiber_pool_full(void)
     return v;
 }
 
+#if !defined(_WIN32)   /* Linux: masks, cgroups; Windows: FLS under Wine not yet run */
 /* ---------------------------------- a guest thread that exits attached */
 
 typedef struct stops {
@@ -510,3 +517,4 @@ int scn_workers_auto(void)
         fprintf(stderr, "could not remove %s\n", dir);
     return v;
 }
+#endif
