@@ -60,6 +60,11 @@ typedef struct rt_fibers {
     rt_task *pending_head;    /* fiber tasks waiting for a fiber (via t->fiber) */
     rt_task *pending_tail;
     _Atomic unsigned long npending_total;  /* statistic: tasks ever made to wait */
+    /* Tasks on the pending list now (written under mu; relaxed: read by
+     * dagrt_destroy's "only waits are left", a count compared twice a
+     * sleep apart like rt->nwaits: such a task waits for a fiber that
+     * only a wait's end gives back). */
+    _Atomic long npending;
     _Atomic int nblocked;     /* runtime threads blocked in plain lock waits */
     atomic_bool warned_blocked;
     fctx *per;                /* [rt->nctx] */
@@ -93,6 +98,7 @@ int rt_fiber_rt_init(dagrt *rt)
     rt_os_mutex_init(&fs->mu);
     fs->watched = !rt->cfg.no_overflow_report && rt_overflow_watch(&fs->pool) == 0;
     atomic_init(&fs->npending_total, 0);
+    atomic_init(&fs->npending, 0);
     atomic_init(&fs->nblocked, 0);
     atomic_init(&fs->warned_blocked, false);
     rt->fiber = fs;
@@ -171,6 +177,7 @@ static void pending_unlink(rt_fibers *fs, rt_task *prev, rt_task *t)
     if (fs->pending_tail == t)
         fs->pending_tail = prev;
     t->fiber = NULL;
+    atomic_fetch_sub_explicit(&fs->npending, 1, memory_order_relaxed);   /* relaxed: see npending */
 }
 
 /* Worker side, f just finished its task: returns f to the pool, unless a
@@ -304,6 +311,7 @@ void rt_fiber_run(rt_ctx *c, rt_task *t)
         else
             fs->pending_head = t;
         fs->pending_tail = t;
+        atomic_fetch_add_explicit(&fs->npending, 1, memory_order_relaxed);   /* relaxed: see npending */
     }
     rt_os_mutex_unlock(&fs->mu);
     if (!f) {
@@ -430,6 +438,13 @@ int rt_fiber_block_wait(dagrt *rt, rt_ctx *c, rt_group *g)
     /* relaxed: as above. */
     atomic_fetch_sub_explicit(&fs->nblocked, 1, memory_order_relaxed);
     return r;
+}
+
+long rt_fiber_pending_now(const dagrt *rt)
+{
+    rt_fibers *fs = fibers_of(rt);
+    /* relaxed: see npending. */
+    return fs ? atomic_load_explicit(&fs->npending, memory_order_relaxed) : 0;
 }
 
 /* ------------------------------------------------------------- for tests */

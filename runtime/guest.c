@@ -16,8 +16,19 @@
  * DESTROY. dagrt_destroy refuses while another thread is attached (its
  * slot's word is 2: rt_guest_attached), since freeing the runtime under
  * it would leave its next call on freed memory; a slot a wait holds (1)
- * is left by that wait once destroy has run every task, and destroy
- * waits for that (rt_guest_drain) before it frees anything.
+ * belongs to a thread outside the runtime inside dagrt_group_wait, a call
+ * counted in rt->calls, which destroy waits for (worker.c, "DESTROY AND
+ * THREADS OUTSIDE"). Attach is such a call too: refused once destroy has
+ * begun (DAGRT_ECANCELED), and an attach that raced destroy's check is
+ * waited for until it detaches.
+ *
+ * A GUEST THAT EXITS ATTACHED. Its slot would stay taken for good, and
+ * every dagrt_destroy refuse (the runtime, its threads and memory leaked:
+ * one runtime per level reload). So an attach arms a thread-exit hook
+ * (rt_os_exit_key: a pthread key's destructor, an FLS callback on
+ * Windows) with the thread's innermost attached slot; a thread that exits
+ * with it armed leaves every slot it still holds (guest_exit) as its
+ * last detach would. Detach re-arms it with what is left, or disarms it.
  *
  * LEAVING CLEANLY. A guest never owns queued work when it gives its slot
  * back: its inbox is always empty (outside spawns only go to workers'
@@ -100,22 +111,90 @@ int rt_guest_wait(dagrt *rt, rt_group *g)
     return r;
 }
 
+/* ------------------------------------------- a guest thread that exits */
+
+static rt_os_once exit_once;
+static rt_os_exit_key exit_key;
+static bool exit_key_ok;
+
+/* Whether c holds its slot through dagrt_thread_attach (not a wait).
+ * relaxed: the holder reads its own slot's word. */
+static bool attached_slot(const rt_ctx *c)
+{
+    return c->guest && c->attached > 0 &&
+           atomic_load_explicit(&c->taken, memory_order_relaxed) == 2;
+}
+
+/* The next context down the calling thread's chain of rt_tls_ctx values
+ * (a guest's previous one, a runtime's creator's previous one). */
+static rt_ctx *chain_next(const rt_ctx *c)
+{
+    return c->guest ? c->guest_prev : c->index == 0 ? c->rt->prev_tls : NULL;
+}
+
+/* Arms the exit hook with the calling thread's innermost attached slot, or
+ * disarms it when it holds none. */
+static void exit_arm(void)
+{
+    if (!exit_key_ok)
+        return;
+    rt_ctx *c = rt_tls_ctx;
+    while (c && !attached_slot(c))
+        c = chain_next(c);
+    rt_os_exit_key_set(&exit_key, c);
+}
+
+void rt_guest_exit_rearm(void)
+{
+    exit_arm();
+}
+
+static void last_detach(rt_ctx *c);
+
+/* On a thread that exits holding attached slots (value: the innermost):
+ * leaves each, innermost first. The runtimes are alive: destroy refuses
+ * while a slot is attached, or waits for it. */
+static void guest_exit(void *value)
+{
+    for (rt_ctx *c = value; c;) {
+        rt_ctx *next = chain_next(c);
+        if (attached_slot(c)) {
+            c->attached = 1;
+            last_detach(c);
+        }
+        c = next;
+    }
+}
+
+static void exit_key_make(void)
+{
+    exit_key_ok = rt_os_exit_key_make(&exit_key, guest_exit) == 0;
+}
+
 int dagrt_thread_attach(dagrt *rt)
 {
     if (!rt)
         return DAGRT_EINVAL;
-    rt_ctx *c = rt_ctx_current(rt);
-    if (c) {
+    /* Counted while it attaches (worker.c, "DESTROY AND THREADS OUTSIDE"):
+     * refused once destroy has begun. 0: one of rt's threads already. */
+    int in = rt_call_enter(rt, RT_DRAINING);
+    if (in < 0)
+        return DAGRT_ECANCELED;
+    if (in == 0) {
+        rt_ctx *c = rt_ctx_current(rt);
         if (c->guest)
             c->attached++;   /* nested: the holder's own count */
         return (int)c->index;
     }
-    c = claim(rt);
-    if (!c)
+    rt_ctx *c = claim(rt);
+    if (!c) {
+        rt_call_leave(rt);
         return DAGRT_EBUSY;
+    }
     /* 2: held by an attach, not by a wait (dagrt_destroy tells them
-     * apart). relaxed: only rt_guest_attached reads it, a misuse check
-     * that orders nothing. */
+     * apart). relaxed: the slot is ours since the CAS; rt_guest_attached's
+     * acquire reads it, and this thread's release stores of 0 (leave) and
+     * of rt->calls (below) order it for destroy. */
     atomic_store_explicit(&c->taken, 2, memory_order_relaxed);
     enter(c);
     if (!rt->cfg.no_overflow_report)
@@ -123,7 +202,22 @@ int dagrt_thread_attach(dagrt *rt)
     rt_obs *ob = rt_obs_now(&rt->obs);
     if (ob)
         rt_obs_thread(ob, true, (int)c->index);
+    rt_os_once_run(&exit_once, exit_key_make);
+    exit_arm();
+    rt_call_leave(rt);
     return (int)c->index;
+}
+
+/* The last detach of attached slot c, on its holder's thread. */
+static void last_detach(rt_ctx *c)
+{
+    dagrt *rt = c->rt;
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob)
+        rt_obs_thread(ob, false, (int)c->index);
+    if (!rt->cfg.no_overflow_report)
+        rt_overflow_thread_leave();
+    leave(c);
 }
 
 int dagrt_thread_detach(dagrt *rt)
@@ -143,12 +237,8 @@ int dagrt_thread_detach(dagrt *rt)
      * a task it runs (its caller's wait still holds the slot) or a fiber. */
     if (c->depth > 0 || dagrt_in_fiber(rt) || rt_exec_in_node())
         return DAGRT_ENESTED;
-    rt_obs *ob = rt_obs_now(&rt->obs);
-    if (ob)
-        rt_obs_thread(ob, false, (int)c->index);
-    if (!rt->cfg.no_overflow_report)
-        rt_overflow_thread_leave();
-    leave(c);
+    last_detach(c);
+    exit_arm();   /* what the thread still holds, if anything */
     return 0;
 }
 
@@ -156,17 +246,10 @@ int rt_guest_attached(dagrt *rt, const rt_ctx *self)
 {
     int n = 0;
     for (int i = rt->nworkers + 1; i < rt->nctx; i++)
-        /* relaxed: a misuse check, see attach. */
-        if (&rt->ctx[i] != self && atomic_load_explicit(&rt->ctx[i].taken, memory_order_relaxed) == 2)
+        /* acquire: a 0 read here is the last holder's release store
+         * (leave), so a thread that detached (or exited attached) is done
+         * with the runtime before destroy frees it. */
+        if (&rt->ctx[i] != self && atomic_load_explicit(&rt->ctx[i].taken, memory_order_acquire) == 2)
             n++;
     return n;
-}
-
-void rt_guest_drain(dagrt *rt, const rt_ctx *self)
-{
-    for (int i = rt->nworkers + 1; i < rt->nctx; i++)
-        /* acquire: pairs with leave's release store, so the waiter is done
-         * with the slot (and the runtime) before destroy frees them. */
-        while (&rt->ctx[i] != self && atomic_load_explicit(&rt->ctx[i].taken, memory_order_acquire) != 0)
-            rt_os_sleep_ns(20000);
 }

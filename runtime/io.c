@@ -186,8 +186,12 @@ static rt_io *io_make(dagrt *rt, int *err, int *os)
      * submits (io_call_). */
     io->rtlink.on_cancel = io_rt_cancelled;
     io->rtlinked = rt_cancel_attach(&rt->waits, &io->rtlink) == 0;
-    for (unsigned i = 0; i < io->nshards; i++)
-        io->shards[i].rt_cancelled = !io->rtlinked;
+    /* Only when refused: once linked, a request (dagrt_destroy, from
+     * another thread) may already be setting them under each shard's
+     * lock; they start false (shards_make zeroed them). */
+    if (!io->rtlinked)
+        for (unsigned i = 0; i < io->nshards; i++)
+            io->shards[i].rt_cancelled = true;
     return io;
 }
 
@@ -558,6 +562,12 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
     int os = rt_os_handle_check(in->h);
     if (os)
         return rt_error_set(rt_os_error_code(os), os);
+    /* A thread outside the runtime: counted while in the call, refused
+     * once dagrt_destroy has begun (worker.c, "DESTROY AND THREADS
+     * OUTSIDE"). On rt's own threads, one TLS read. */
+    int in_ = rt_ctx_here(rt) ? 0 : rt_call_enter(rt, RT_DRAINING);
+    if (in_ < 0)
+        return rt_error_set(DAGRT_ECANCELED, 0);
     rt_obs *ob = rt_obs_now(&rt->obs);
     uint64_t t0 = ob && ob->trace ? rt_now_ns() : 0;
     int64_t r = io_call_(rt, in, deadline, c, out, &os);
@@ -571,6 +581,8 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
         if (ob && ob->trace && cx)
             rt_trace_io(ob->trace, cx->index, op_names[in->kind], (int64_t)in->h, r, rt_now_ns() - t0);
     }
+    if (in_)
+        rt_call_leave(rt);   /* the call's last access to rt */
     return r;
 }
 
@@ -599,7 +611,11 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
     int bad = rt_os_handle_check(h);   /* as rt_io_call: never another descriptor */
     if (bad)
         return rt_error_set(rt_os_error_code(bad), bad);
-    rt_io *io = io_of(rt);
+    /* A thread outside the runtime (worker.c, "DESTROY AND THREADS
+     * OUTSIDE"): refused only once every task has finished, and then it
+     * just closes h: destroy is ending every call left. */
+    int in_ = rt_ctx_here(rt) ? 0 : rt_call_enter(rt, RT_SEALED);
+    rt_io *io = in_ < 0 ? NULL : io_of(rt);
     if (io) {
         /* End the calls parked on h, then wait until the reactor has let
          * go of every one of them (a cancel is answered at once; a lane
@@ -629,6 +645,8 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
                 rt_os_sleep_ns(50000);
         }
     }
+    if (in_ > 0)
+        rt_call_leave(rt);
     int e = rt_os_handle_close(h);
     return rt_error_set(e ? rt_os_error_code(e) : 0, e);
 }

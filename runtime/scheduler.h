@@ -279,7 +279,16 @@ struct dagrt {
     /* Reaping workers that are not parked (io_reap.c, rt_io_park; seq_cst: the
      * reactor thread's gate, os/reactor_uring.c "REAPING"). */
     _Atomic int io_awake;
+    /* dagrt_destroy against threads outside the runtime (worker.c,
+     * "DESTROY AND THREADS OUTSIDE"): how far destroy has gone
+     * (RT_OPEN, RT_DRAINING, RT_SEALED), and how many threads with no
+     * ctx in rt are inside one of its calls (or attached as guests). A
+     * Dekker pair, both sides seq_cst: model tests/models/destroy_calls.pml. */
+    _Alignas(RT_APART) _Atomic int closing;
+    _Atomic int64_t calls;
 };
+
+enum { RT_OPEN = 0, RT_DRAINING = 1, RT_SEALED = 2 };
 
 #if defined(__GNUC__)
 #define RT_NOINLINE __attribute__((noinline))
@@ -339,17 +348,32 @@ static inline rt_ctx *rt_ctx_here(const dagrt *rt)
 /* The same as a real call: re-do it after any fiber switch (top of file). */
 rt_ctx *rt_ctx_current(const dagrt *rt);
 
+/* A public call that a thread outside the runtime may make while another
+ * thread destroys rt (worker.c, "DESTROY AND THREADS OUTSIDE"): enter
+ * before the call's first access to rt, leave after its last one.
+ * rt_call_enter returns 0 on one of rt's own threads (nothing counted:
+ * leave is not called), 1 when the calling thread is counted in
+ * rt->calls (then rt_call_leave once), and -1, counted out again, when
+ * destroy has reached refuse_at (RT_DRAINING: waits on the world, which
+ * then return DAGRT_ECANCELED; RT_SEALED: the rest): the call must then
+ * return without touching rt again. */
+int rt_call_enter(dagrt *rt, int refuse_at);
+void rt_call_leave(dagrt *rt);
+
 /* ------------------------------------------ guest.c: threads the runtime does not own */
 
 /* dagrt_group_wait from a thread with no ctx in rt: holds a free guest slot
  * for the length of the wait, so the thread helps. Returns the wait's
  * result, or 1 when there is no free slot (the caller polls instead). */
 int rt_guest_wait(dagrt *rt, rt_group *g);
-/* dagrt_destroy's checks (guest.c): how many threads other than self are
- * attached as guests; then, once every task has run, wait until the
- * guest slots that waits hold are given back. */
+/* dagrt_destroy's check (guest.c): how many threads other than self are
+ * attached as guests. (A slot that a wait holds belongs to a thread
+ * counted in rt->calls for the wait, which destroy waits for.) */
 int rt_guest_attached(dagrt *rt, const rt_ctx *self);
-void rt_guest_drain(dagrt *rt, const rt_ctx *self);
+/* The calling thread's exit hook (guest.c, "A GUEST THAT EXITS
+ * ATTACHED") armed again from its rt_tls_ctx chain: after a destroy made
+ * from a guest slot, which ends that slot without a detach. */
+void rt_guest_exit_rearm(void);
 
 /* ------------------------------------------------- task.c: descriptors */
 
@@ -555,6 +579,9 @@ dagrt_node_event *rt_fiber_obs_swap(dagrt *rt, dagrt_node_event *e);
 /* A guest leaves its slot (guest.c): the slot's thread context, made on
  * the thread that held it, is not the next holder's. */
 void rt_fiber_thread_leave(dagrt *rt, rt_ctx *c);
+/* Fiber tasks waiting for a fiber now (the pool is exhausted): dagrt_destroy
+ * counts them as waits (worker.c, only_waits_left). */
+long rt_fiber_pending_now(const dagrt *rt);
 /* Create/destroy hooks: rt->fiber state. create returns 0 or an error. */
 int rt_fiber_rt_init(dagrt *rt);
 void rt_fiber_rt_fini(dagrt *rt);

@@ -358,7 +358,7 @@ static inline rt_wq *wq_of(const void *p) { return (rt_wq *)(uintptr_t)p; }
 
 /* ----------------------------------------------------------------- sleep */
 
-int dagrt_sleep(dagrt *rt, uint64_t ns, dagrt_cancel *cs)
+static int sleep_(dagrt *rt, uint64_t ns, dagrt_cancel *cs)
 {
     int e = wait_check(rt, cs);
     if (e)
@@ -423,7 +423,7 @@ bool dagrt_event_is_set(const dagrt_event *e)
     return atomic_load_explicit(&q->value, memory_order_acquire) != 0;
 }
 
-int dagrt_event_wait_until(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cs)
+static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cs)
 {
     rt_wq *q = wq_of(e);
     int err = wait_check(rt, cs);
@@ -491,7 +491,7 @@ static int mutex_lock(dagrt *rt, rt_wq *q, uint64_t deadline_ns, dagrt_cancel *c
     return wait_slow(rt, &w, deadline_ns, cs, false, rt_cancellable);
 }
 
-int dagrt_mutex_lock_until(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+static int mutex_lock_until_(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
 {
     rt_wq *q = wq_of(m);
     int err = wait_check(rt, cs);
@@ -549,7 +549,7 @@ bool dagrt_sem_tryacquire(dagrt_sem *s)
     return v > 0;
 }
 
-int dagrt_sem_acquire_until(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cs)
+static int sem_acquire_until_(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cs)
 {
     rt_wq *q = wq_of(s);
     int err = wait_check(rt, cs);
@@ -612,7 +612,7 @@ void dagrt_cond_init(dagrt_cond *cv)
         wq_init(wq_of(cv), WQ_COND, 0);
 }
 
-int dagrt_cond_wait(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+static int cond_wait_(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
 {
     rt_wq *q = wq_of(cv), *mq = wq_of(m);
     int err = wait_check(rt, cs);
@@ -667,4 +667,49 @@ void dagrt_cond_broadcast(dagrt_cond *cv)
         waiter_wake(all);
         all = n;
     }
+}
+
+/* ------------------------------- threads outside the runtime vs destroy */
+
+/* The timed calls above, as a thread with no ctx in rt makes them while
+ * another thread may destroy rt: counted in rt->calls for their length,
+ * refused with DAGRT_ECANCELED once destroy has begun (worker.c, "DESTROY
+ * AND THREADS OUTSIDE"; rt_call_enter). On rt's own threads, one TLS read. */
+#define OUTSIDE_CALL(rt, call)                         \
+    do {                                               \
+        if (!(rt))                                     \
+            return DAGRT_EINVAL;                       \
+        int in_ = rt_ctx_here(rt) ? 0                  \
+                  : rt_call_enter((rt), RT_DRAINING);  \
+        if (in_ < 0)                                   \
+            return DAGRT_ECANCELED;                    \
+        int r_ = (call);                               \
+        if (in_)                                       \
+            rt_call_leave(rt);                         \
+        return r_;                                     \
+    } while (0)
+
+int dagrt_sleep(dagrt *rt, uint64_t ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, sleep_(rt, ns, cs));
+}
+
+int dagrt_event_wait_until(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, event_wait_until_(rt, e, deadline_ns, cs));
+}
+
+int dagrt_mutex_lock_until(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, mutex_lock_until_(rt, m, deadline_ns, cs));
+}
+
+int dagrt_sem_acquire_until(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, sem_acquire_until_(rt, s, deadline_ns, cs));
+}
+
+int dagrt_cond_wait(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, cond_wait_(rt, cv, m, deadline_ns, cs));
 }

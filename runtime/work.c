@@ -486,6 +486,29 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
     return 0;
 }
 
+/* dagrt_group_wait from a thread with no ctx in rt (it is not on one of
+ * rt's fibers either): counted as a call while it waits, so dagrt_destroy
+ * frees nothing under it (worker.c, "DESTROY AND THREADS OUTSIDE"). It
+ * still runs while destroy drains (destroy runs the group's tasks); once
+ * every task has finished it is refused, and looks at the group alone:
+ * done, or DAGRT_ECANCELED. */
+static RT_NOINLINE int group_wait_outside(dagrt *rt, rt_group *gi)
+{
+    if (rt_call_enter(rt, RT_SEALED) < 0) {
+        if (gi->owner)
+            return DAGRT_EPERM;   /* a runtime thread's own count: never ours to read */
+        /* acquire: as rt_group_is_done. */
+        return atomic_load_explicit(&gi->word, memory_order_acquire) == 0 ? 0 : DAGRT_ECANCELED;
+    }
+    int r = 1;
+    if (rt->nguests > 0)
+        r = rt_guest_wait(rt, gi);   /* helps in a guest slot, if one is free */
+    if (r == 1)
+        r = rt_group_wait_thread(rt, NULL, gi);
+    rt_call_leave(rt);
+    return r;
+}
+
 int dagrt_group_wait(dagrt *rt, dagrt_group *g)
 {
     if (!rt || !g)
@@ -502,12 +525,10 @@ int dagrt_group_wait(dagrt *rt, dagrt_group *g)
         if (sp >= (uintptr_t)(void *)c->stack_lo && sp < (uintptr_t)(void *)c->stack_hi)
             return rt_group_wait_thread(rt, c, gi);
     }
+    if (!c)
+        return group_wait_outside(rt, gi);
     int r = rt_fiber_group_wait(rt, gi);
     if (r != 1)
         return r;
-    /* Not on a fiber: this code cannot migrate, the inline TLS read is fine. */
-    c = rt_ctx_here(rt);
-    if (!c && rt->nguests > 0 && (r = rt_guest_wait(rt, gi)) != 1)
-        return r;   /* a thread the runtime does not own helped in a guest slot */
     return rt_group_wait_thread(rt, c, gi);
 }

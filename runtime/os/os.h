@@ -56,6 +56,15 @@ void rt_os_thread_name(const char *name);
 bool rt_os_thread_stack(char **lo, char **hi);
 /* Gives the CPU to another ready thread, if any. */
 void rt_os_yield(void);
+/* A per-thread value with a function called on the thread as it exits,
+ * while the value it last set is not NULL (a pthread key's destructor; a
+ * fiber-local slot's callback on Windows): the value is cleared before
+ * the call. Made once per process (a few at most); 0 or -1. */
+typedef struct rt_os_exit_key {
+    uintptr_t k;
+} rt_os_exit_key;
+int rt_os_exit_key_make(rt_os_exit_key *key, void (*at_exit)(void *value));
+void rt_os_exit_key_set(const rt_os_exit_key *key, void *value);
 /* Sleeps about ns nanoseconds (at least the system's granularity). */
 void rt_os_sleep_ns(uint64_t ns);
 
@@ -143,7 +152,12 @@ void rt_os_free_aligned(void *p);
 
 /* --------------------------------------------------------------- CPUs */
 
-/* Online CPUs (at least 1). */
+/* The CPUs the calling thread may use (at least 1): on Linux the CPUs
+ * in its affinity mask (taskset, a cpuset cgroup), bounded by the cgroup
+ * v2 CPU quota of the process's cgroup and its ancestors (cpu.max: quota /
+ * period rounded down, at least 1; DAGRT_SYSFS_ROOT, for tests, stands in
+ * for "/" when reading /proc/self/cgroup and /sys/fs/cgroup); on Windows
+ * the CPUs of the process's affinity mask. DAGRT_WORKERS_AUTO's count. */
 int rt_os_cpu_count(void);
 /* The CPU the calling thread runs on now, or -1 where that is unknown. */
 int rt_os_cpu_current(void);

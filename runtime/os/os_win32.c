@@ -96,6 +96,35 @@ void rt_os_thread_name(const char *name)
         (void)set(GetCurrentThread(), w);
 }
 
+/* FLS callbacks get only the value: one trampoline per key, each calling
+ * the function its key was made with. */
+#define RT_EXIT_KEYS 4
+static void (*exit_fns[RT_EXIT_KEYS])(void *);
+static volatile LONG exit_keys;
+static void WINAPI exit_cb0(PVOID v) { if (v) exit_fns[0](v); }
+static void WINAPI exit_cb1(PVOID v) { if (v) exit_fns[1](v); }
+static void WINAPI exit_cb2(PVOID v) { if (v) exit_fns[2](v); }
+static void WINAPI exit_cb3(PVOID v) { if (v) exit_fns[3](v); }
+static PFLS_CALLBACK_FUNCTION const exit_cbs[RT_EXIT_KEYS] = { exit_cb0, exit_cb1, exit_cb2, exit_cb3 };
+
+int rt_os_exit_key_make(rt_os_exit_key *key, void (*at_exit)(void *value))
+{
+    LONG i = InterlockedIncrement(&exit_keys) - 1;
+    if (i >= RT_EXIT_KEYS)
+        return -1;
+    exit_fns[i] = at_exit;   /* before FlsAlloc: no callback can come sooner */
+    DWORD k = FlsAlloc(exit_cbs[i]);
+    if (k == FLS_OUT_OF_INDEXES)
+        return -1;
+    key->k = (uintptr_t)k;
+    return 0;
+}
+
+void rt_os_exit_key_set(const rt_os_exit_key *key, void *value)
+{
+    (void)FlsSetValue((DWORD)key->k, value);
+}
+
 bool rt_os_thread_stack(char **lo, char **hi)
 {
     /* The reservation of the stack the thread runs on now: on a fiber,
@@ -297,8 +326,10 @@ int rt_os_cpu_count(void)
 {
     DWORD_PTR proc = 0, sys = 0;
     int n = 0;
+    /* The process's mask, not the system's: what it may run on (a
+     * START /AFFINITY, a job object's affinity). */
     if (GetProcessAffinityMask(GetCurrentProcess(), &proc, &sys))
-        for (DWORD_PTR b = sys; b; b &= b - 1)
+        for (DWORD_PTR b = proc; b; b &= b - 1)
             n++;
     return n < 1 ? 1 : n;
 }

@@ -46,3 +46,13 @@ SCENARIO(runtime, guest_leave_queued, 60, SCN_TSAN)
 SCENARIO(runtime, guest_misuse, 30, SCN_TSAN)
 SCENARIO(runtime, guest_names, 30, SCN_TSAN)
 SCENARIO(runtime, publish_foreign_spin, 120, SCN_TSAN | SCN_FENCED)
+SCENARIO(runtime, destroy_outside_late, 60, SCN_TSAN)
+SCENARIO(runtime, destroy_nested_wait, 60, SCN_TSAN)
+SCENARIO(runtime, destroy_fiber_pool_full, 60, SCN_TSAN)
+/* scn_life.c's POSIX ones (a pipe; CPU masks and cgroups; the guest exit
+ * hook, whose Windows half, an FLS callback, is not yet run under Wine). */
+#if !defined(_WIN32)
+SCENARIO(runtime, destroy_outside_call, 120, SCN_TSAN|SCN_POSIX)
+SCENARIO(runtime, guest_exit_attached, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(runtime, workers_auto, 60, SCN_TSAN|SCN_POSIX)
+#endif
