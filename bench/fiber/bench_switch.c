@@ -14,7 +14,7 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "fiber.h"
+#include "fiber/fiber.h"
 
 static double now_ns(void)
 {

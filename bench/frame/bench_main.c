@@ -646,7 +646,7 @@ int main(int argc, char **argv)
 
     /* Allocations per frame on libdagrt, after the first frames: empty
      * bodies (the frame runs on the caller alone) and 1 us bodies (with one
-     * worker, the executor's plan mode, runtime/exec.c), one at a time and
+     * worker, the executor's plan mode, runtime/exec/exec.c), one at a time and
      * in the pipelines. */
     static const contender *const counted[] = {&contenders[DAGRT], &contenders[PIPE2],
                                                &contenders[PIPE2 + 1]};

@@ -2,7 +2,7 @@
  * bench_pingpong.c - what one cache line's trip between two cores costs on
  * this machine, to read the frame benchmark's figures by (pingpong.c):
  * the round trip in ns, median of 5 runs of 200,000 trips (or 1 s). The executor's
- * cross-core costs (runtime/exec.c) are multiples of it.
+ * cross-core costs (runtime/exec/exec.c) are multiples of it.
  *
  *   bench_pingpong
  */

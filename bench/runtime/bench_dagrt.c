@@ -95,7 +95,7 @@ static void par_calls(uint64_t *out, int heavy, size_t n, int calls, void *ctx)
  * cache-line trip to start the helper and one to hear that it finished,
  * and nothing else. Measured like the row: plain loops, then as many split
  * calls, the median of reps samples of each. */
-/* 128 bytes apart: x86 moves cache lines in aligned pairs (runtime/apart.h). */
+/* 128 bytes apart: x86 moves cache lines in aligned pairs (runtime/arch/apart.h). */
 static _Alignas(128) _Atomic uint64_t g_fl_go;
 static _Alignas(128) _Atomic uint64_t g_fl_done;
 static uint64_t *g_fl_out;

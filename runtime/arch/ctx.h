@@ -21,7 +21,7 @@
  *       the callee-saved registers of the ABI is preserved (the call is an
  *       ordinary C call to the compiler), so thread-local addresses computed
  *       before the call may be stale after it if the fiber migrated: see
- *       fiber.h for the TLS rule.
+ *       fiber/fiber.h for the TLS rule.
  */
 #ifndef DAGRT_ARCH_CTX_H
 #define DAGRT_ARCH_CTX_H

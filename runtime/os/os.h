@@ -106,7 +106,7 @@ void rt_os_once_run(rt_os_once *o, void (*fn)(void));
  * lost. May return spuriously. Addresses are process-private. */
 void rt_os_wait32(_Atomic uint32_t *w, uint32_t expect);
 /* The same with a deadline on rt_os_now_ns's clock (UINT64_MAX: none):
- * also returns once the deadline has passed (timers, timer.h). */
+ * also returns once the deadline has passed (timers, wait/wait.h). */
 void rt_os_wait32_until(_Atomic uint32_t *w, uint32_t expect, uint64_t deadline_ns);
 void rt_os_wake32_one(_Atomic uint32_t *w);
 void rt_os_wake32_all(_Atomic uint32_t *w);

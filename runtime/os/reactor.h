@@ -1,8 +1,8 @@
 /*
  * os/reactor.h - the reactor: the system half of the I/O calls (internal,
- * prefix rt_reactor_; io.c is the portable half).
+ * prefix rt_reactor_; wait/io.c is the portable half).
  *
- * io.c fills an rt_io_op, hands it to rt_reactor_submit and waits; the
+ * wait/io.c fills an rt_io_op, hands it to rt_reactor_submit and waits; the
  * reactor carries it through the system and calls op->done(op) exactly
  * once, from whatever thread learnt the result (its completion thread, a
  * lane thread, or the submitter itself when the result came at once),
@@ -17,13 +17,13 @@
  *                    overlapped I/O (and everything, with the fallback
  *                    forced); what the two share is in reactor_win32.h.
  *
- * Locking: io.c calls submit and cancel with its own lock held (one at a
+ * Locking: wait/io.c calls submit and cancel with its own lock held (one at a
  * time, and a cancel never overtakes its op's submit; a reactor that sets
  * `concurrent` gets one such lock per slot, op->slot's for a submit and
  * that op's own for its cancel, so submits from two slots may run at
  * once); done(op) never takes that lock. A reactor's own lock, if it has one, nests inside. A
  * reactor with flush may leave the system call of a submit without
- * op->defer to the flush that io.c makes right after releasing its lock.
+ * op->defer to the flush that wait/io.c makes right after releasing its lock.
  */
 #ifndef DAGRT_OS_REACTOR_H
 #define DAGRT_OS_REACTOR_H
@@ -41,7 +41,7 @@ enum { RT_IO_POLL_IN = 1, RT_IO_POLL_OUT = 2, RT_IO_POLL_ERR = 4 };
 
 typedef struct rt_io_op rt_io_op;
 struct rt_io_op {
-    /* In (io.c). */
+    /* In (wait/io.c). */
     int kind;
     intptr_t h;
     void *buf;                /* read/recvfrom: out; write/sendto: in */
@@ -80,7 +80,7 @@ typedef struct rt_reactor_ops {
      * without a system call while there are none; returns how many it
      * served (done called for each). slot: the calling thread's (as
      * op->slot), whose queue it looks at first. Safe from any thread at
-     * any time, outside io.c's lock; a second caller while one is reaping
+     * any time, outside wait/io.c's lock; a second caller while one is reaping
      * returns 0 at once. The reactor's own waiting thread stays the last
      * resort, so a completion nobody reaps this way is still served. */
     unsigned (*reap)(rt_reactor *r, unsigned slot, unsigned max);
@@ -88,10 +88,10 @@ typedef struct rt_reactor_ops {
      * op->defer from slot left queued (every slot's with RT_IO_SLOT_ALL;
      * the reactor may also submit a deferred op at once, or more than
      * slot's), and every op a submit without op->defer left queued for it
-     * (io.c calls it after such a submit, outside its lock; the reactor
+     * (wait/io.c calls it after such a submit, outside its lock; the reactor
      * may serve there, as reap does, what that system call finished:
      * reactor_uring.c, RESERVE). Safe from any thread at any time,
-     * outside io.c's lock. io.c defers only where a
+     * outside wait/io.c's lock. wait/io.c defers only where a
      * thread it knows will flush (reactor_uring.c, BATCHING). */
     void (*flush)(rt_reactor *r, unsigned slot);
 } rt_reactor_ops;
@@ -101,15 +101,15 @@ struct rt_reactor {
      * (Locking, above). */
     bool concurrent;
     /* For a reactor with reap (both optional, additive: one that ignores
-     * them is unaffected). awake: set by io.c once the reactor is made, the
-     * runtime's count of reaping workers that are not parked; gate: io.c
+     * them is unaffected). awake: set by wait/io.c once the reactor is made, the
+     * runtime's count of reaping workers that are not parked; gate: wait/io.c
      * bumps it and wakes it when that count drops to 0 (the last reaper
      * parks) while gated says that thread sleeps on the gate, so it goes
      * back to sleeping in the kernel (reactor_uring.c, REAPING). */
     _Atomic(_Atomic int *) awake;
     _Atomic uint32_t gate;
     _Atomic uint32_t gated;      /* the reactor's thread sleeps (or is about to) on gate */
-    /* The main thread's claim to reap while it makes I/O calls (io_reap.c,
+    /* The main thread's claim to reap while it makes I/O calls (wait/io_reap.c,
      * LEASE): RT_LEASE_* below. Counts like an awake reaper for the gate;
      * the reactor's thread takes it back once it went unused for a tick. */
     _Atomic uint32_t lease;
@@ -121,6 +121,14 @@ struct rt_reactor {
 enum { RT_LEASE_NONE, RT_LEASE_USED, RT_LEASE_MARKED };
 
 #define RT_IO_SLOT_ALL (~0u)   /* flush: every slot's queue */
+
+/* The reactor the first I/O call starts (reactor.c): io_uring, else epoll
+ * with its blocking lane (fallback: epoll even where io_uring works); on
+ * Windows the completion port, or its blocking lane alone. nslots: as for
+ * rt_reactor_uring_create. NULL with *err a dagrt error code and *os_err
+ * the system's reason (0: none). */
+rt_reactor *rt_os_reactor_make(bool fallback, unsigned entries, unsigned nslots, int *err,
+                               int *os_err);
 
 /* Each returns a started reactor, or NULL with *err a dagrt error code.
  * entries: the submission queue's depth. */
@@ -146,7 +154,7 @@ int rt_os_error_code(int os_error);
 /* 0, or the system's error (EBADF) for a handle no call can take: on
  * POSIX a descriptor is an int, so a handle outside [0, INT_MAX] would be
  * cut to another descriptor by every (int) cast below (io_linux.c); every
- * I/O call and dagrt_close refuse it first (io.c). */
+ * I/O call and dagrt_close refuse it first (wait/io.c). */
 int rt_os_handle_check(intptr_t h);
 #if !defined(_WIN32)
 /* What kind of descriptor h is (io_linux.c; fstat): which write may raise

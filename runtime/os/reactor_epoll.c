@@ -531,7 +531,7 @@ rt_reactor *rt_reactor_epoll_create(unsigned entries, int *err, int *os_err)
     }
     e->base.ops = &ep_ops;
     /* The system's reason is kept (EMFILE with every descriptor taken):
-     * the first I/O call returns it (io.c, io_make). */
+     * the first I/O call returns it (wait/io.c, io_make). */
     e->ep = epoll_create1(EPOLL_CLOEXEC);
     int why = e->ep < 0 ? errno : 0;
     e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

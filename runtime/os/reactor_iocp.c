@@ -357,7 +357,7 @@ static void iocp_submit(rt_reactor *b, rt_io_op *op)
         r->lane->ops->submit(r->lane, op);
         return;
     }
-    /* relaxed: read by iocp_cancel (after this submit: io.c's lock orders
+    /* relaxed: read by iocp_cancel (after this submit: wait/io.c's lock orders
      * them) and by port_finish (after the packet: the kernel orders it). */
     atomic_store_explicit(&op->rflags, RF_PORT | (stype ? RF_SOCK : 0u), memory_order_relaxed);
     op->err = 0;
@@ -369,7 +369,7 @@ static void iocp_submit(rt_reactor *b, rt_io_op *op)
 static void iocp_cancel(rt_reactor *b, rt_io_op *op)
 {
     iocp_reactor *r = (iocp_reactor *)b;
-    /* relaxed: set by this op's submit, which io.c's lock orders before. */
+    /* relaxed: set by this op's submit, which wait/io.c's lock orders before. */
     if (!(atomic_load_explicit(&op->rflags, memory_order_relaxed) & RF_PORT)) {
         r->lane->ops->cancel(r->lane, op);
         return;

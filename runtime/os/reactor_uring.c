@@ -7,7 +7,7 @@
  *
  * RINGS. One ring per thread slot (the runtime's thread contexts: the
  * main thread, each worker, each guest slot, and one slot shared by the
- * threads outside the runtime; io.c says which in op->slot), all made
+ * threads outside the runtime; wait/io.c says which in op->slot), all made
  * when the reactor is (a slot's first call, perhaps a task that moved to
  * another thread many frames in, must allocate nothing) and put in use,
  * watched by the completion thread, by that slot's first submit; only the
@@ -18,20 +18,20 @@
  * batch), so two threads reading files ran no faster than one. On a ring
  * of its own each thread's reads run beside the others'. Each ring is
  * what the rest of this comment describes, on its own: its submission
- * queue has one writer at a time (its `sq` lock, taken under io.c's lock
+ * queue has one writer at a time (its `sq` lock, taken under wait/io.c's lock
  * for a submit, alone for a flush or a cancel, which goes to the op's own
  * ring: rwhere), and its completion queue one consumer at a time (its
  * `reaping`). The system call that hands SQEs to the kernel comes after
  * both locks (ENTERING, at rt_uring_enter).
  *
  * BATCHING (who hands queued SQEs to the kernel). A submit with op->defer
- * (io.c sets it for a fiber on a reaping worker, or on the main thread
+ * (wait/io.c sets it for a fiber on a reaping worker, or on the main thread
  * while such a worker is awake, that has other work in sight) fills its SQE and leaves it in the SQ, counted in base.pending;
  * one flush later hands the kernel every SQE queued so far (publishes
  * them under sq, then enters: ENTERING). It is submitted by whichever
  * comes first: the SQ filling up (rt_uring_sqe_get); a
  * cancel or destroy (which submit everything queued before their own SQE,
- * so a cancel never overtakes its op); a flush from io.c: by the worker
+ * so a cancel never overtakes its op); a flush from wait/io.c: by the worker
  * that queued it, once its deque is empty (between tasks, or as it goes
  * idle), and by every reaping worker as it parks (rt_io_park: after its
  * count of awake reapers drops, which the main thread reads after it
@@ -41,14 +41,14 @@
  * per GATE_TICK_NS). The cost: a deferred read waits for the tasks that
  * were queued after its fiber on that worker, unless another worker
  * parks or the completion thread turns first. A submit without defer
- * publishes its SQE (and what was queued before it) at once, and io.c's
+ * publishes its SQE (and what was queued before it) at once, and wait/io.c's
  * flush right after its lock makes the system call. Model:
  * tests/models/io_batch.pml.
  *
  * REAPING (who consumes the completion queue). The CQ has one consumer at
  * a time: whoever holds `reaping` (a try-lock: exchange 0->1). Two kinds of
  * thread consume it:
- *   - any thread of the runtime, through the reactor's reap op (io.c calls
+ *   - any thread of the runtime, through the reactor's reap op (wait/io.c calls
  *     it right after a submit, so a read the kernel finished inside the
  *     submit, from the page cache, continues without suspending: a lone
  *     read's submitter holds the lock across that system call already and
@@ -61,7 +61,7 @@
  *     ring's completions, a socket's say, to the next idle peek);
  *   - the completion thread, the last resort: it drains every ring's CQ
  *     under its lock (waiting for a consumer in progress). Then, while a
- *     reaping worker is awake (rt_reactor.awake > 0: io_reap.c counts them
+ *     reaping worker is awake (rt_reactor.awake > 0: wait/io_reap.c counts them
  *     around each park), it sleeps on rt_reactor.gate with a 1 ms tick
  *     (not in the kernel, whose wake-up per completion would cost every
  *     submit a cross-CPU wake); the last worker to park bumps the gate
@@ -103,7 +103,7 @@
  * pipe write (the mask, the pending set) and none more on a socket.
  *
  * Each SQE's user data is its rt_io_op; a cancel is IORING_OP_ASYNC_CANCEL
- * on that user data, on the op's ring, issued under io.c's lock while the op is still io.c's
+ * on that user data, on the op's ring, issued under wait/io.c's lock while the op is still wait/io.c's
  * (so the record cannot have been reused for another op meanwhile), and
  * the kernel answers the op itself with -ECANCELED (or -EINTR for one that
  * a worker of the ring was running), or with its result when that won the
@@ -184,9 +184,9 @@ static bool enter_again(int r)
 }
 
 /* ENTERING: the system call that hands the kernel what is published, made
- * outside sq and outside io.c's lock. The kernel runs a page-cache read
+ * outside sq and outside wait/io.c's lock. The kernel runs a page-cache read
  * inline, inside this call, so a lock held across it (20 reads of a batch
- * take tens of microseconds) stalls every other submitter, and io.c's
+ * take tens of microseconds) stalls every other submitter, and wait/io.c's
  * lock with them, the ends of calls included. Calls from two threads
  * serialise in the kernel (its ring lock), each taking what is published
  * when it gets there: one that finds nothing left returns at once, and an
@@ -204,14 +204,14 @@ void rt_uring_enter(uring_reactor *u, uring_ring *g, unsigned n)
 
 /* Hands the kernel what is queued on g (re-checked under its sq). What
  * another thread published is left to its own system call, which always
- * follows (a lone read's submitter, entering it right after io.c's lock,
+ * follows (a lone read's submitter, entering it right after wait/io.c's lock,
  * keeps its fast path: a parking worker or the completion thread that
  * entered it instead would run the read, and often reap it, in its
  * place). */
 static void ring_flush_pending(uring_reactor *u, uring_ring *g)
 {
     /* seq_cst: a hint, but the parking worker's half of a Dekker pair
-     * with the main thread's deferral (io_reap.c, main_deferred: it
+     * with the main thread's deferral (wait/io_reap.c, main_deferred: it
      * counts in its ring's pending, then reads the count of awake
      * reapers; the worker drops that count, then reads every ring's
      * pending here). */
@@ -238,7 +238,7 @@ void rt_uring_flush_all(uring_reactor *u)
 }
 
 /* The ring whose SQE this thread's submit without defer published, and
- * whose system call it owes (rt_uring_flush, right after io.c's lock:
+ * whose system call it owes (rt_uring_flush, right after wait/io.c's lock:
  * nothing suspends in between, so the thread is the submitter's; made
  * holding the CQ's lock, RESERVE at owed_enter). */
 static _Thread_local uring_ring *enter_owed;
@@ -346,10 +346,10 @@ void rt_uring_submit(rt_reactor *r, rt_io_op *op)
     io_uring_sqe_set_data(s, op);
     /* release: the completion thread reaches op through the kernel, which
      * orders nothing for the memory model (nor for TSan); its acquire of
-     * rflags after the completion sees everything io.c wrote into op. */
+     * rflags after the completion sees everything wait/io.c wrote into op. */
     atomic_store_explicit(&op->rflags, RF_QUEUED | fifo, memory_order_release);
     /* Deferred: one flush later submits it with the others (BATCHING).
-     * Else published now, and entered by io.c's flush after its lock. */
+     * Else published now, and entered by wait/io.c's flush after its lock. */
     if (op->defer)
         atomic_fetch_add_explicit(&g->pending, 1, memory_order_seq_cst);   /* seq_cst: see rt_uring_flush_all */
     else {
@@ -362,7 +362,7 @@ void rt_uring_submit(rt_reactor *r, rt_io_op *op)
 void rt_uring_cancel(rt_reactor *r, rt_io_op *op)
 {
     uring_reactor *u = (uring_reactor *)r;
-    /* The op's own ring (set by its submit, which io.c's lock orders
+    /* The op's own ring (set by its submit, which wait/io.c's lock orders
      * before this): ASYNC_CANCEL finds only its own ring's ops. */
     uring_ring *g = ring_at(u, (unsigned)op->rwhere);
     /* release: the completion thread's acquire of rflags, after the op's
@@ -534,7 +534,7 @@ unsigned rt_uring_reap(rt_reactor *r, unsigned slot, unsigned max)
 }
 
 /* RESERVE: the system call a lone read's submitter owes (rt_uring_flush,
- * right after io.c's lock), made holding the CQ's consumer lock, and the
+ * right after wait/io.c's lock), made holding the CQ's consumer lock, and the
  * drain of what it brought before the lock goes: the kernel runs a
  * page-cache read inside the call and posts its completion before the
  * call returns, and a worker spinning in its idle loop (often the one
@@ -556,7 +556,7 @@ unsigned rt_uring_reap(rt_reactor *r, unsigned slot, unsigned max)
  * 0.27-0.37 system calls per read against io3's 0.08-0.17 in the same
  * sitting; with this rule 0.11-0.13). A lock already held, or a queue backed up
  * (-EBUSY: its lock is let go first, so that others can drain it), falls
- * back to the plain system call and io.c's reap after it. */
+ * back to the plain system call and wait/io.c's reap after it. */
 static void owed_enter(uring_reactor *u, uring_ring *g)
 {
     unsigned n = sq_unentered(g);

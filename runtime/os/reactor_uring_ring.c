@@ -90,7 +90,7 @@ uring_ring *rt_uring_ring_for(uring_reactor *u, unsigned slot)
 }
 
 #define GATE_TICK_NS 1000000u   /* 1 ms: how long a completion may wait for a busy worker */
-#define LEASE_TICK_NS 200000u   /* 200 us: for the main thread's lease (io_reap.c, LEASE) */
+#define LEASE_TICK_NS 200000u   /* 200 us: for the main thread's lease (wait/io_reap.c, LEASE) */
 
 /* The completion thread's drain of every ring (REAPING): whether it should
  * turn again at once (a full batch, or an overflow moved back into a CQ). */
@@ -174,16 +174,16 @@ static void completion_main(void *arg)
          * completion would cost the submitter a cross-CPU wake), and drain
          * what is left once a tick (a worker busy in a long task serves
          * nothing meanwhile). The last worker to park bumps the gate.
-         * seq_cst: the gate, then the count (io_reap.c, rt_io_park). */
+         * seq_cst: the gate, then the count (wait/io_reap.c, rt_io_park). */
         atomic_store_explicit(&u->base.gated, 1, memory_order_seq_cst);   /* seq_cst: as the gate */
         uint32_t gen = atomic_load_explicit(&u->base.gate, memory_order_seq_cst);
-        /* acquire: pairs with io.c's release store of the pointer. */
+        /* acquire: pairs with wait/io.c's release store of the pointer. */
         _Atomic int *aw = atomic_load_explicit(&u->base.awake, memory_order_acquire);
         if (aw && atomic_load_explicit(aw, memory_order_seq_cst) > 0) {
             rt_os_wait32_until(&u->base.gate, gen, rt_os_now_ns() + GATE_TICK_NS);
             continue;
         }
-        /* The main thread's lease alone (io_reap.c, LEASE): a shorter tick,
+        /* The main thread's lease alone (wait/io_reap.c, LEASE): a shorter tick,
          * marked at one and taken back at the next if unused meanwhile.
          * seq_cst: read after the count, as the count (the main thread
          * gives it back, then reads the count and gated). */

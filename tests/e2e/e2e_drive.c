@@ -380,7 +380,7 @@ int e2e_run_all(const e2e_graph *const *graphs, size_t n, int frames)
 {
     /* One worker twice (by default): plan mode runs hot nodes on the thread
      * that claims them without a hot worker, as runtime tasks on the hot
-     * lane with one (runtime/exec_plan_off.c, "nodes that run elsewhere"). */
+     * lane with one (runtime/exec/plan_off.c, "nodes that run elsewhere"). */
     int workers[E2E_MAX_CONFIGS], hot[E2E_MAX_CONFIGS];
     int nconf = configs(workers, hot);
     if (nconf < 0)

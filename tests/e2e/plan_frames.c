@@ -1,4 +1,4 @@
-/* plan_frames.c - the executor's plan mode (one worker: runtime/exec.c) on
+/* plan_frames.c - the executor's plan mode (one worker: runtime/exec/exec.c) on
  * the benchmark's 32-node frame graph, checked: every node runs exactly
  * once per frame, after both its predecessors ran in that frame.
  *

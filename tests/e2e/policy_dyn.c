@@ -1,5 +1,5 @@
 /* policy_dyn.c - the starvation rule on the dynamic executor (two workers:
- * runtime/exec_policy.c, exec_dynamic.c), for each way a frame runs there:
+ * runtime/exec/policy.c, exec/dynamic.c), for each way a frame runs there:
  * dagrt_graph_run, a started instance (start, a little caller work, wait)
  * and a depth-2 pipeline. Checked by what the frames do, never by how long
  * they take:

@@ -1,5 +1,5 @@
 /* policy_pipe.c - the run policy of a pipeline in pipelined plan mode
- * (runtime/exec_pipe.c, exec_policy.c) with two and three workers, on the
+ * (runtime/exec/pipe.c, exec/policy.c) with two and three workers, on the
  * benchmark's 32-node graph, depth 2. Checked by what the frames do, never
  * by how long they take:
  *

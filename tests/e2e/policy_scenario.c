@@ -1,9 +1,9 @@
 /* policy_scenario.c - the executor's measured choices on the benchmark's
- * 32-node graph with one worker (runtime/exec.c, exec_plan.c), checked by
+ * 32-node graph with one worker (runtime/exec/exec.c, exec/plan.c), checked by
  * what the frames do, never by how long they take:
  *
  * 1. Empty bodies: the frame is measured too small to share and runs on
- *    the caller alone (exec_serial.c) for good: a quarter of a second of
+ *    the caller alone (exec/serial.c) for good: a quarter of a second of
  *    frames in a row without the worker running a task (a stretch of the
  *    starvation policy below would probe with a helper every 4096 frames
  *    at most); a run from inside a body is still refused (DAGRT_ENESTED).

@@ -14,7 +14,7 @@
 #  include <sys/wait.h>
 #endif
 
-#include "fiber.h"
+#include "fiber/fiber.h"
 
 long fs_scaled(long n)
 {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "dagrt.h"
-#include "fiber.h"
+#include "fiber/fiber.h"
 #include "fiber_scenarios.h"
 
 static dagrt *make_rt(int workers, int pool)

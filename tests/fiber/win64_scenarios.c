@@ -15,7 +15,7 @@
 #include <windows.h>
 
 #include "dagrt.h"
-#include "fiber.h"
+#include "fiber/fiber.h"
 
 typedef struct tib_view {
     uintptr_t base, limit, dealloc, guarantee;

@@ -1,6 +1,6 @@
 /*
  * deque.pml - the Chase-Lev take/steal race on the last elements
- * (runtime/deque.h), under a TSO-style store buffer for the owner's store
+ * (runtime/core/deque.h), under a TSO-style store buffer for the owner's store
  * of `bottom` (the one reordering x86 allows and the seq_cst fence in take
  * forbids). Two items at indices 0 and 1; the owner takes once, a thief
  * steals twice. Property: no item is consumed twice, none is lost.

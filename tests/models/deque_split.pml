@@ -1,5 +1,5 @@
 /*
- * deque_split.pml - the split deque of runtime/deque.h: a public part
+ * deque_split.pml - the split deque of runtime/core/deque.h: a public part
  * [top, split) that thieves steal from with the Chase-Lev protocol, and a
  * private tail [split, bottom) that the owner pushes to and takes from with
  * no fence at all. The owner's store of `split` goes through a TSO-style

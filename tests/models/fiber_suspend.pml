@@ -1,5 +1,5 @@
 /*
- * fiber_suspend.pml - the fiber suspend/resume handshake (runtime/fiber_sched.c).
+ * fiber_suspend.pml - the fiber suspend/resume handshake (runtime/fiber/sched.c).
  *
  * A fiber task that must wait registers itself on the event's waiter list
  * under the event's lock, then switches out to its worker. Whoever wakes it

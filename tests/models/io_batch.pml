@@ -1,6 +1,6 @@
 /*
  * io_batch.pml - who submits the SQEs that deferred reads leave queued
- * (runtime/os/reactor_uring.c "BATCHING", runtime/io_reap.c rt_io_reap and
+ * (runtime/os/reactor_uring.c "BATCHING", runtime/wait/io_reap.c rt_io_reap and
  * rt_io_park).
  *
  * Worker 0's deque holds a reader fiber R and a task S. R runs first: its
@@ -176,7 +176,7 @@ proctype Worker1() {
     :: atomic { !hasR && hasS -> hasS = false };   /* steals S (after R ran) */
        run_S();
        reap(1)
-    :: !hasS -> break   /* idle.c's re-check: no work visible */
+    :: !hasS -> break   /* core/idle.c's re-check: no work visible */
     od;
     reap(1);
     park(1);

@@ -18,7 +18,7 @@
  * the queue holds an entry: a level, checked by the kernel as it goes to
  * sleep (io_uring_enter GETEVENTS, min_complete 1).
  *
- * The main thread M (runtime/io_reap.c, LEASE) holds a lease while it
+ * The main thread M (runtime/wait/io_reap.c, LEASE) holds a lease while it
  * makes I/O calls: it reaps like a worker, and the completion thread,
  * with no worker awake, sleeps on the gate while the lease is held (a
  * tick that fires only while it is held, at which the thread may take the

@@ -1,6 +1,6 @@
 /*
- * offer.pml - the parallel-for's offer (runtime/pfor_share.c rt_pfor_offer_post,
- * rt_pfor_offer_withdraw; runtime/work.c find_task).
+ * offer.pml - the parallel-for's offer (runtime/pfor/share.c rt_pfor_offer_post,
+ * rt_pfor_offer_withdraw; runtime/core/work.c find_task).
  *
  * A caller of dagrt_parallel_for puts a task descriptor that lives in its
  * stack frame (the job) into the runtime's one offer word, after adding one

@@ -1,6 +1,6 @@
 /*
- * park.pml - the idle protocol of runtime/idle.c with the parker of
- * runtime/park.c: two workers that announce idle, spin, stop spinning,
+ * park.pml - the idle protocol of runtime/core/idle.c with the parker of
+ * runtime/core/park.c: two workers that announce idle, spin, stop spinning,
  * re-check and park; a producer that publishes two items and notifies
  * (skip when someone spins, else claim an idle worker and unpark it).
  * Property: when nothing can move any more, every item has been consumed,
@@ -11,7 +11,7 @@
  *   -DNOFENCE    the producer's publication may still be in its store buffer
  *                when it reads nspinning/nidle (the seq_cst fence removed)
  *
- * -DASYM models the asymmetric variant (idle.c, deque pushes where
+ * -DASYM models the asymmetric variant (core/idle.c, deque pushes where
  * membarrier is available): the producer has no fence, so its work++ may
  * sit in its store buffer while it reads the counters, and a worker calls
  * membarrier after it stops spinning and before its re-check, which drains

@@ -1,7 +1,7 @@
 /*
  * pipe_link.pml - a pipeline's cross-frame hand-off and the reuse of a
- * frame's state DEPTH frames later (runtime/exec_pipe.c; the counters and
- * the hand-off itself are in runtime/exec_dynamic.c: input_done, same_done,
+ * frame's state DEPTH frames later (runtime/exec/pipe.c; the counters and
+ * the hand-off itself are in runtime/exec/dynamic.c: input_done, same_done,
  * complete, handoff, rt_exec_cross, rt_exec_dyn_link).
  *
  * The protocol. A pipeline of depth D keeps D graph states (slots); frame N
@@ -27,7 +27,7 @@
  *   own hand-off, so a thread handing X off into frame N+1 may complete a
  *   gate of frame N+1 and hand that off into frame N+2, and so on. A
  *   thread adds the nodes it completed to the frame's `done` only after
- *   all of that (exec_dynamic.c's drain; rt_exec_cross for the nodes of the
+ *   all of that (exec/dynamic.c's drain; rt_exec_cross for the nodes of the
  *   frames after).
  * - Frames are waited for oldest first; a frame's wait returns when `done`
  *   reached the node count (and the frame's group is empty), and only then
@@ -87,7 +87,7 @@
  * (a wait is `done` reaching the node count), `on main`, hot and fiber
  * placement, parallel nodes, the serial path for tiny frames, an idle
  * pipeline in the middle (the model drains once, at the end), and depth 1
- * (exec_pipe.c links a frame only after a frame still in flight, which
+ * (exec/pipe.c links a frame only after a frame still in flight, which
  * depth 1 never has: nothing is handed off).
  *
  * Memory model: Promela runs sequentially consistent; the runtime's link
@@ -147,7 +147,7 @@
 #define ALL 7           /* a bit per node */
 #define NOSLOT 255
 
-#define NONE 0          /* link word (exec.h LINK_*) */
+#define NONE 0          /* link word (exec/exec.h LINK_*) */
 #define DONE 1
 #define LINKED 2
 

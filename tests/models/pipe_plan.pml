@@ -1,7 +1,7 @@
 /*
  * pipe_plan.pml - pipelined plan mode's cross-frame protocol
- * (runtime/exec_pplan.c, with plan_ready and rt_plan_work in
- * runtime/exec_plan.c and the offers in runtime/exec_plan_helper.c).
+ * (runtime/exec/pplan.c, with plan_ready and rt_plan_work in
+ * runtime/exec/plan.c and the offers in runtime/exec/plan_helper.c).
  *
  * The protocol. A pipeline of depth D keeps D graph states (slots); frame F
  * runs in slot F % D, under the slot's next epoch (slots count their runs;
@@ -33,7 +33,7 @@
  *   left, and reused by this same thread); then, where nodes run off the
  *   lists, the wait for their tasks (the run's group). Then the slot is
  *   the next frame's (or the user's).
- * - A node that runs off the lists (-DOFFLIST: b, a fiber node; exec_plan_off.c,
+ * - A node that runs off the lists (-DOFFLIST: b, a fiber node; exec/plan_off.c,
  *   "nodes that run elsewhere") is claimed as any other, but its claimer
  *   spawns a task (counted in the frame's group) and goes on at once; the
  *   task runs the node and publishes it (done = epoch), then leaves the
@@ -88,7 +88,7 @@
  * `done` words that only move forward (release stores, acquire loads): a
  * reader that sees a value sees the effects of the node that stored it,
  * and a stale read only delays readiness. The one store-then-load shape
- * (present and go, exec_plan_helper.c) is not part of this model.
+ * (present and go, exec/plan_helper.c) is not part of this model.
  */
 #ifndef DEPTH
 #define DEPTH 2

@@ -1,7 +1,7 @@
 /*
  * plan_lists.pml - plan mode's end of a G_run with several helper lists
- * (runtime/exec_plan.c rt_plan_run and rt_plan_work, the tickets in
- * runtime/exec_plan_helper.c).
+ * (runtime/exec/plan.c rt_plan_run and rt_plan_work, the tickets in
+ * runtime/exec/plan_helper.c).
  *
  * The protocol. A plan has a list per thread: the caller's (list 0) and one
  * per helper (lists 1 and 2 here), each with a cursor; a node is claimed (a

@@ -1,17 +1,17 @@
 /*
  * plan_timer.pml - progress of a plan-mode frame whose node waits for a
- * timer (runtime/exec_plan.c plan_work and plan_relax, exec_plan_off.c,
- * runtime/idle.c "THE POLLER'S DUTY", runtime/timer.c).
+ * timer (runtime/exec/plan.c plan_work and plan_relax, exec/plan_off.c,
+ * runtime/core/idle.c "THE POLLER'S DUTY", runtime/wait/timer.c).
  *
  * The frame (issue 36's reduced graph, the hang on one worker):
  *   list 0 (the caller): S, then E after F
  *   list 1 (the helper on the one worker): F after S, a fiber node
- * F's claimer dispatches it as a task (exec_plan_off.c); whoever runs that
+ * F's claimer dispatches it as a task (exec/plan_off.c); whoever runs that
  * task starts the fiber, which queues a timer and suspends (the task's
  * thread goes back to its poll). The timer's fire queues the fiber's
  * resume task; running it ends F (its `done`). Both threads stay in the
  * frame until every node is claimed and done: neither goes idle, so
- * neither is the timers' keeper (idle.c), and rt_timer_add's wake-up of an
+ * neither is the timers' keeper (core/idle.c), and rt_timer_add's wake-up of an
  * idler finds none.
  *
  * A poll does nothing that changes the state unless something is there to

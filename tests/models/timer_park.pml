@@ -1,6 +1,6 @@
 /*
  * timer_park.pml - arming a timer against idlers that park
- * (runtime/timer.c, "ARMED VERSUS PARKING"; runtime/idle.c, rt_ctx_idle
+ * (runtime/wait/timer.c, "ARMED VERSUS PARKING"; runtime/core/idle.c, rt_ctx_idle
  * and rt_wake_idle).
  *
  * Two idle workers announce (idle = 1, nidle++), may poll the timers while

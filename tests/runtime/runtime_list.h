@@ -4,7 +4,7 @@
  * int scn_NAME(void) of scenarios.c or scn_frames.c. Every entry is
  * SCN_TSAN (also a plain-driver test in suite tsan); SCN_FENCED runs it a
  * second time there with DAGRT_NO_MEMBARRIER=1 (the idle protocol's fenced
- * form, runtime/idle.c). One entry a line: tests/scenario/meson.build reads
+ * form, runtime/core/idle.c). One entry a line: tests/scenario/meson.build reads
  * this file too.
  */
 SCENARIO(runtime, deque_lifo_fifo, 30, SCN_TSAN)

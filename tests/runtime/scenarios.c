@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "deque.h"      /* the internal headers include dagrt.h themselves */
-#include "mpsc.h"
-#include "scheduler.h"
+#include "core/deque.h"      /* the internal headers include dagrt.h themselves */
+#include "core/mpsc.h"
+#include "core/core.h"
 
 #define FAIL(...) do { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); v++; } while (0)
 
@@ -669,7 +669,7 @@ int scn_pfor_withdraw(void)
     return v;
 }
 
-/* The parallel-for's offer (runtime/pfor_share.c): a loop's first share goes to
+/* The parallel-for's offer (runtime/pfor/share.c): a loop's first share goes to
  * a polling helper through the runtime's offer word. With the spin policy
  * the only worker polls whenever it is not helping, so loops back to back
  * must be joined by it through offers (white box: rt->offers_taken; the

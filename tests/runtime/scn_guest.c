@@ -1,4 +1,4 @@
-/* scn_guest.c - guest threads (runtime/guest.c): threads the runtime does
+/* scn_guest.c - guest threads (runtime/core/guest.c): threads the runtime does
  * not own that attach, help in their waits and leave. See scenarios.h. */
 #define _GNU_SOURCE
 #include "scenarios.h"

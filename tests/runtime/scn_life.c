@@ -1,4 +1,4 @@
-/* scn_life.c - a runtime's life and its end (runtime/worker.c, guest.c):
+/* scn_life.c - a runtime's life and its end (runtime/core/worker.c, core/guest.c):
  * dagrt_destroy against threads outside the runtime inside its calls,
  * against waits nested on its own stack and a full fiber pool, a guest
  * thread that exits attached, and the automatic worker count. See

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "scheduler.h"
+#include "core/core.h"
 
 static atomic_int set_calls;           /* every call */
 static atomic_int set_calls_on_pinned; /* calls that target `pinned` */

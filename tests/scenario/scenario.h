@@ -20,7 +20,7 @@
 /* The flags of a list entry. Meson reads them by name, C never needs them:
  * they are defined only so that the lists stay valid C. */
 #define SCN_TSAN   1   /* a plain-driver Meson test in suite tsan */
-#define SCN_FENCED 2   /* and again with DAGRT_NO_MEMBARRIER=1 (runtime/idle.c) */
+#define SCN_FENCED 2   /* and again with DAGRT_NO_MEMBARRIER=1 (runtime/core/idle.c) */
 #define SCN_WIN    4   /* Windows only: the line sits inside #if defined(_WIN32) */
 #define SCN_POSIX  8   /* not on Windows: the line sits inside #if !defined(_WIN32) */
 

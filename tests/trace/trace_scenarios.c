@@ -1,5 +1,5 @@
 /*
- * trace_scenarios.c - the trace recorder on its own (runtime/trace.c):
+ * trace_scenarios.c - the trace recorder on its own (runtime/trace/record.c):
  * each scenario records, writes a file, reads it back with the strict JSON
  * reader and returns the number of violations. Listed in trace_list.h,
  * hosted by tests/scenario/ (Criterion, suite unit; the plain driver, suite
@@ -24,7 +24,7 @@
 
 #include "dagrt.h"
 #include "json.h"
-#include "trace.h"
+#include "trace/record.h"
 #include "trace_check.h"
 
 static void tmp_path(char *buf, size_t n, const char *what)

@@ -31,7 +31,7 @@ typedef struct dagrt__deque_buf {
     DAGRT__SHARED_(void *) slot[DAGRT__FLEX_];
 } dagrt__deque_buf;
 
-/* A worker's Chase-Lev deque with a private tail (the runtime's deque.h):
+/* A worker's Chase-Lev deque with a private tail (the runtime's core/deque.h):
  * top is written by thieves and the owner (CAS), split and bottom by the
  * owner only; 128 bytes apart so thieves polling top do not slow the
  * owner's pushes, and thieves' reads of split do not take bottom's line. */
@@ -133,7 +133,7 @@ static inline int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void 
     dagrt__deque *d = &((dagrt__worker_view *)(void *)w)->deque;
     int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_RELAXED);   /* owner's own */
     /* acquire: pairs with thieves' CAS on top, so a slot they vacated is
-     * free before we overwrite it (deque.h, rt_deque_push_private). */
+     * free before we overwrite it (core/deque.h, rt_deque_push_private). */
     int64_t t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
     dagrt__deque_buf *a = __atomic_load_n(&d->buf, __ATOMIC_RELAXED);  /* owner wrote it */
     if (__builtin_expect(b - t > a->mask, 0)) {
@@ -145,7 +145,7 @@ static inline int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void 
     __atomic_store_n(&d->bottom, b + 1, __ATOMIC_RELAXED);
     /* Expose part of the tail when a thief asked (a thief that finds the
      * public part empty asks, and so does one that takes its last item,
-     * deque.h) or a thread is idle (it may be asleep: the exposure wakes
+     * core/deque.h) or a thread is idle (it may be asleep: the exposure wakes
      * it). relaxed: hints; a stale one exposes early or late, never loses
      * the frame. */
     if (__builtin_expect(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0 ||

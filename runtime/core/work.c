@@ -1,0 +1,534 @@
+/*
+ * core/work.c - finding and running work: submission (spawn, the main-thread
+ * queue, the hot lane, outside threads), the private tail policy,
+ * find_task (the order every thread looks for work in), running and
+ * finishing a task, and the helping waits built on them. find_task, the
+ * run and the help step are inlined into the waits here: the fork-join
+ * fast path (a parent waiting for the children it just pushed).
+ *
+ * Group waits on thread stacks are token based: the waiter registers
+ * (unpark, its ctx) on the group; the task that completes the group calls
+ * it. Waits help: they run other ready tasks until the group completes.
+ */
+#include "core.h"
+
+static inline uint64_t xorshift(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+/* dagrt_get_stats' count, and a mark in the trace while one records. */
+static RT_INLINE void note_steal(rt_ctx *c)
+{
+    rt_tstat_add(&c->stats.steals, 1);
+    rt_obs *ob = rt_obs_now(&c->rt->obs);
+    if (RT_UNLIKELY(ob != NULL))
+        rt_obs_mark(ob, (int)c->index, RT_TRACE_STEAL);
+}
+
+static RT_INLINE rt_task *find_task(rt_ctx *c)
+{
+    dagrt *rt = c->rt;
+    rt_node *n;
+    /* Hot lane first, for everyone: hot work overtakes any backlog. The
+     * relaxed count loads keep the empty case to two loads. */
+    if (atomic_load_explicit(&rt->hot.n, memory_order_relaxed) > 0 &&
+        (n = rt_mpsc_trypop(&rt->hot)))
+        return (rt_task *)(void *)n;
+    if (atomic_load_explicit(&c->inbox.n, memory_order_relaxed) > 0 &&
+        (n = rt_mpsc_trypop(&c->inbox))) {
+        if (c->index == 0)
+            rt->main_popped++;
+        return (rt_task *)(void *)n;
+    }
+    int nctx = rt->nctx;
+    if (nctx < 2)   /* nobody can steal from us: the cheap take */
+        return rt_deque_take_private(&c->deque);
+    /* relaxed: a thief's request is a hint (core/work.c's tail policy). */
+    if (RT_UNLIKELY(atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed)) &&
+        rt_deque_has_private(&c->deque))
+        rt_expose(rt, c);   /* a thief asked; we keep taking from the public end */
+    void *x = rt_deque_take(&c->deque);
+    if (x != RT_DEQUE_EMPTY)
+        return x;
+    /* A parallel-for's offer before a steal: its caller is waiting for a
+     * helper right now. The relaxed load keeps the empty case to a read of
+     * a line that rarely changes; the exchange (acquire, pairs with the
+     * post's release CAS in pfor/pfor.c) decides who takes it. */
+    if (atomic_load_explicit(&rt->offer, memory_order_relaxed)) {
+        rt_task *o = atomic_exchange_explicit(&rt->offer, NULL, memory_order_acquire);
+        if (o) {
+            atomic_fetch_add_explicit(&rt->offers_taken, 1, memory_order_relaxed);
+            return o;
+        }
+    }
+    uint32_t start = (uint32_t)(xorshift(&c->rng) % (uint64_t)nctx);
+    for (int k = 0; k < nctx; k++) {
+        uint32_t v = (start + (uint32_t)k) % (uint32_t)nctx;
+        if (v == c->index)
+            continue;
+        rt_ctx *vc = &rt->ctx[v];
+        for (int tries = 0; tries < 4; tries++) {
+            x = rt_deque_steal(&vc->deque);
+            if (x != RT_DEQUE_ABORT)
+                break;
+            rt_cpu_relax();
+        }
+        if (x != RT_DEQUE_EMPTY && x != RT_DEQUE_ABORT) {
+            note_steal(c);
+            return x;
+        }
+        if (x == RT_DEQUE_EMPTY)
+            rt_deque_ask(&vc->deque);
+        if (v != 0 && (n = rt_mpsc_trypop(&vc->inbox))) {
+            note_steal(c);
+            return (rt_task *)(void *)n;
+        }
+    }
+    return NULL;
+}
+
+RT_NOINLINE rt_task *rt_find_task(rt_ctx *c)
+{
+    return find_task(c);
+}
+
+/* Finish on a known ctx (c is the caller's, or NULL for no ctx). */
+static RT_INLINE void task_finish_on(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    rt_group *g = t->group;
+    uint32_t flags = t->flags;
+    if (RT_UNLIKELY(flags & RT_TASK_FRAME)) {
+        /* Not counted, not pooled (rt_frame): only its join's count, and
+         * that is our last access (the frame is on its forker's stack). */
+        rt_group_count_done(g, c, flags);
+        return;
+    }
+    if (c)
+        rt_bump(&c->nfinished, memory_order_release);
+    else
+        /* release: as nfinished (core/worker.c, quiescent). */
+        atomic_fetch_add_explicit(&rt->ext_finished, 1, memory_order_release);
+    rt_task_free_on(rt, c, t);
+    if (g)
+        rt_group_count_done(g, c, flags);
+}
+
+void rt_task_finish(dagrt *rt, rt_task *t)
+{
+    task_finish_on(rt, rt_ctx_here(rt), t);
+}
+
+static RT_INLINE void task_run(rt_ctx *c, rt_task *t)
+{
+    rt_tstat_add(&c->stats.tasks, 1);
+    if (RT_UNLIKELY(t->flags & DAGRT_SPAWN_FIBER)) {
+        rt_fiber_run(c, t);
+        return;
+    }
+    c->depth++;
+    t->fn((t->flags & RT_TASK_SELF) ? (void *)t : t->arg);
+    c->depth--;
+    task_finish_on(c->rt, c, t);
+}
+
+void rt_task_run(rt_ctx *c, rt_task *t)
+{
+    task_run(c, t);
+}
+
+static RT_INLINE bool help_one(rt_ctx *c)
+{
+    rt_task *t = find_task(c);
+    if (!t)
+        return false;
+    if (RT_UNLIKELY(c->handoff))
+        rt_handoff(c);
+    task_run(c, t);
+    return true;
+}
+
+bool rt_help_one(rt_ctx *c)
+{
+    return help_one(c);
+}
+
+static inline void count_spawn(dagrt *rt, rt_ctx *c)
+{
+    if (c)
+        rt_bump(&c->nspawned, memory_order_relaxed);
+    else
+        /* relaxed: before the publishing push */
+        atomic_fetch_add_explicit(&rt->ext_spawned, 1, memory_order_relaxed);
+}
+
+/* Into the main thread's queue; wakes the main thread if it is idle in a
+ * wait (same Dekker pair as notify, with the main ctx's announcement). */
+static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    rt_ctx *m = &rt->ctx[0];
+    count_spawn(rt, c);
+    rt_mpsc_push(&m->inbox, &t->node);
+    /* seq_cst fence: publisher's half of the Dekker pair with the main ctx's idle. */
+    atomic_thread_fence(memory_order_seq_cst);
+    /* relaxed: ordered after the push by the fence. */
+    if (atomic_load_explicit(&m->idle, memory_order_relaxed))
+        rt_unpark(&m->parker);
+}
+
+/* THE PRIVATE TAIL POLICY (core/deque.h). A worker's spawns go to the private
+ * tail of its deque, where pushing and taking them back cost no fence, and
+ * are exposed to thieves (moved into the public part, then notified as a
+ * publication of the idle protocol) when
+ *   - the public part is empty: so whenever a thread has spawned work, at
+ *     least its oldest task is stealable (in fork-join code the oldest is
+ *     the biggest: what a thief wants);
+ *   - some thread is idle (nidle > 0): it may be looking, or asleep;
+ *   - a thief asked (splitreq): it found the public part empty, or took
+ *     its last item (core/deque.h, rt_deque_steal);
+ *   - the spawner is not inside a task (depth 0: the main thread's own
+ *     code), which goes off to run code of its own between runtime calls
+ *     and would sit on its tail meanwhile.
+ * A worker answers requests whenever it spawns or takes, so an exposed
+ * tail is never further away than the worker's current task; code that
+ * then runs long without calling the runtime (middleware between its
+ * enqueue and its finish) exposes explicitly with dagrt_publish. The reads
+ * are relaxed hints: a stale one exposes early (a cost) or late (until the
+ * next spawn or take), never loses a task, and the exposure itself is the
+ * publication the idle protocol argues about. */
+static RT_INLINE bool must_expose(dagrt *rt, rt_ctx *c)
+{
+    /* relaxed: hints, see above. */
+    return c->depth == 0 ||
+           atomic_load_explicit(&rt->nidle, memory_order_relaxed) > 0 ||
+           rt_deque_public_empty(&c->deque) ||
+           atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed);
+}
+
+static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t);
+static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t);
+
+/* The common case inline: a plain task from a runtime thread. */
+static RT_INLINE int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    if (RT_UNLIKELY((t->flags & (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT)) || !c))
+        return submit_slow(rt, c, t);
+    /* Count before publishing: a thief may run and finish the task at
+     * once, and destroy's quiescence test needs every counted finish to
+     * have its spawn counted already (see quiescent()). */
+    /* relaxed: our own counter (single writer); destroy reads it with acquire. */
+    uint64_t ns = atomic_load_explicit(&c->nspawned, memory_order_relaxed);
+    atomic_store_explicit(&c->nspawned, ns + 1, memory_order_relaxed);
+    bool ok;
+    if (RT_UNLIKELY(rt->nctx < 2)) {
+        /* No other thread runs tasks: nobody to wake, nobody to steal;
+         * everything stays in the private tail. */
+        ok = rt_deque_push_private(&c->deque, t);
+    } else {
+        ok = rt_deque_push_private(&c->deque, t);
+        if (RT_LIKELY(ok) && must_expose(rt, c))
+            rt_expose(rt, c);
+    }
+    if (RT_UNLIKELY(!ok)) {
+        /* relaxed: undoing our own count; the task was never published. */
+        atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);
+        return DAGRT_ENOMEM;
+    }
+    return 0;
+}
+
+int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    return submit_on(rt, c, t);
+}
+
+static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    if (t->flags & DAGRT_SPAWN_MAIN) {
+        /* relaxed: a bound for dagrt_pump_main only. */
+        atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed); /* a bound only */
+        push_main(rt, c, t);
+        return 0;
+    }
+    if (t->flags & DAGRT_SPAWN_HOT) {
+        count_spawn(rt, c);
+        rt_mpsc_push(&rt->hot, &t->node);
+        rt_notify(rt);
+        return 0;
+    }
+    return submit_outside(rt, c, t);
+}
+
+/* A task for the workers alone, as from a thread outside the runtime:
+ * into an idle worker's inbox (woken) or, with none idle, some worker's. */
+static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    if (rt->nworkers == 0) {
+        /* relaxed: a bound only */
+        atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed);
+        push_main(rt, c, t);
+        return 0;
+    }
+    /* relaxed: counted before the push that publishes the task (release). */
+    /* relaxed: before the publishing push */
+    atomic_fetch_add_explicit(&rt->ext_spawned, 1, memory_order_relaxed);
+    /* Prefer a worker that is idle: claim it, give it the task, wake it.
+     * Workers only: a guest's inbox stays empty, so a guest that leaves
+     * owns no queued work (core/guest.c). */
+    for (int k = 1; k <= rt->nworkers; k++) {
+        rt_ctx *v = &rt->ctx[k];
+        int one = 1;
+        /* relaxed pre-check; acq_rel CAS: as in wake_one (core/idle.c). */
+        if (atomic_load_explicit(&v->idle, memory_order_relaxed) == 1 &&
+            atomic_compare_exchange_strong_explicit(&v->idle, &one, 0,
+                memory_order_acq_rel, memory_order_relaxed)) {
+            rt_mpsc_push(&v->inbox, &t->node);
+            rt_unpark(&v->parker);
+            return 0;
+        }
+    }
+    /* relaxed: round robin, any value will do. */
+    uint32_t k = atomic_fetch_add_explicit(&rt->rr, 1, memory_order_relaxed);
+    rt_mpsc_push(&rt->ctx[1 + k % (uint32_t)rt->nworkers].inbox, &t->node);
+    rt_notify(rt);
+    return 0;
+}
+
+/* A task descriptor for fn(arg), from c's pool (or any, off the runtime's
+ * threads), or NULL when out of task memory. */
+static RT_INLINE rt_task *task_make(dagrt *rt, rt_ctx *c, dagrt_fn fn, void *arg, rt_group *g,
+                                    unsigned flags)
+{
+    rt_task *t = RT_LIKELY(c != NULL) ? rt_task_alloc_on(c) : rt_task_alloc_any(rt);
+    if (RT_LIKELY(t != NULL)) {
+        t->fn = fn;
+        t->arg = arg;
+        t->group = g;
+        t->flags = flags;
+    }
+    return t;
+}
+
+/* The body of both spawn entry points; with flags a constant 0 (plain
+ * dagrt_spawn) the flag checks fold away. */
+static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
+{
+    if (RT_UNLIKELY(!rt || !fn))
+        return DAGRT_EINVAL;
+    if (flags && RT_UNLIKELY((flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
+                    ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER))) ||
+                    ((flags & DAGRT_SPAWN_LARGE_STACK) && !(flags & DAGRT_SPAWN_FIBER))))
+        return DAGRT_EINVAL;
+    rt_group *gi = NULL;
+    if (g) {
+        gi = rt_group_of(g);
+        if (RT_UNLIKELY(gi->magic != RT_GROUP_MAGIC))
+            return DAGRT_EINVAL;
+    }
+    rt_ctx *c = rt_ctx_here(rt);
+    rt_task *t = task_make(rt, c, fn, arg, gi, flags);
+    if (RT_UNLIKELY(!t))
+        return DAGRT_ENOMEM;
+    if (gi)
+        rt_group_count_spawn(gi, c, t);
+    int r = submit_on(rt, c, t);
+    if (RT_UNLIKELY(r != 0)) {
+        uint32_t fl = t->flags;
+        rt_task_free(rt, t);
+        if (gi)
+            rt_group_count_done(gi, c, fl);
+    }
+    return r;
+}
+
+int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg)
+{
+    rt_ctx *c = rt_ctx_here(rt);
+    rt_task *t = task_make(rt, c, fn, arg, NULL, 0);
+    return RT_LIKELY(t != NULL) ? submit_outside(rt, c, t) : DAGRT_ENOMEM;
+}
+
+int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
+{
+    return spawn(rt, g, fn, arg, flags);
+}
+
+int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg)
+{
+    return spawn(rt, g, fn, arg, 0);
+}
+
+int dagrt_publish(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    /* The exposure is the idle protocol's publication (core/idle.c): it
+     * notifies, so a parked or spinning thread comes for the tasks. */
+    /* rt_ctx_current, a real call: a fiber may have migrated since its
+     * last TLS read, and only the owner may touch its private tail. */
+    rt_ctx_publish_tail(rt_ctx_current(rt));
+    return 0;
+}
+
+int dagrt_pump_main(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || c->index != 0)
+        return DAGRT_EPERM;
+    /* Bound: only what was queued when we started, so tasks that queue
+     * more main-thread work cannot keep us here forever. */
+    /* acquire: the pushes counted here are visible to the pops below. */
+    uint64_t avail = atomic_load_explicit(&rt->main_pushed, memory_order_acquire) - rt->main_popped;
+    int n = 0;
+    while (avail-- > 0 && n < 0x7fffffff) {
+        rt_node *nd = rt_mpsc_trypop(&c->inbox);
+        if (!nd)
+            break;
+        rt->main_popped++;
+        rt_task_run(c, (rt_task *)(void *)nd);
+        n++;
+    }
+    return n;
+}
+
+/* A thread outside the runtime, blocked on its word until the group's
+ * completer wakes it. */
+typedef struct foreign_waiter {
+    rt_waiter w;                 /* first */
+    _Atomic uint32_t done;
+} foreign_waiter;
+
+static void foreign_wake(rt_waiter *w)
+{
+    foreign_waiter *f = (foreign_waiter *)(void *)w;
+    /* release: the waiter's acquire sees the tasks' effects (the completer
+     * acquired them through the group's word). The wake after it only
+     * names the word's address (a system call that reads no memory of
+     * ours), so the waiter may have returned by then. */
+    atomic_store_explicit(&f->done, 1, memory_order_release);
+    rt_os_wake32_one(&f->done);
+}
+
+int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
+{
+    if (!c) {
+        if (g->owner && g->owner->rt == rt)
+            return DAGRT_EPERM;
+        /* A thread outside the runtime cannot help: it arms the group with
+         * a waiter of its own and blocks until the last task's completion
+         * wakes it (no polling). */
+        foreign_waiter fw;
+        fw.w.fn = foreign_wake;
+        /* relaxed: set before the arm, whose acq_rel RMW publishes it. */
+        atomic_store_explicit(&fw.done, 0, memory_order_relaxed);
+        int r = rt_group_arm_on(g, NULL, &fw.w);
+        if (r == 1)
+            return 0;
+        if (r == 0) {
+            /* acquire: pairs with foreign_wake's release. */
+            while (atomic_load_explicit(&fw.done, memory_order_acquire) == 0)
+                rt_os_wait32(&fw.done, 0);
+            return 0;
+        }
+        /* Someone else waits on it (DAGRT_EBUSY): poll with backoff. */
+        unsigned spins = 0;
+        /* acquire: the completer's release store of 0 publishes the tasks' effects. */
+        while (atomic_load_explicit(&g->word, memory_order_acquire) != 0) {
+            if (spins < 2000) {
+                rt_cpu_relax();
+                spins++;
+            } else if (spins < 2100) {
+                rt_os_yield();
+                spins++;
+            } else {
+                rt_os_sleep_ns(50000);
+            }
+        }
+        return 0;
+    }
+    if (g->owner && g->owner != c && g->owner->rt == rt)
+        return DAGRT_EPERM;
+    /* Help first; arm (one RMW) only when there is nothing left to run.
+     * This loop is the fork-join fast path (a parent waiting for children
+     * it just pushed): everything in it is inlined. */
+    for (;;) {
+        if (rt_group_is_done(g, c))
+            return 0;
+        if (!help_one(c))
+            break;
+    }
+    int r = rt_group_arm_on(g, c, &c->waiter);
+    if (r != 0)
+        return r == 1 ? 0 : r;
+    for (;;) {
+        if (rt_group_is_done(g, c))
+            break;
+        if (rt_help_one(c))
+            continue;
+        if (rt_group_is_done(g, c))
+            break;
+        rt_ctx_idle(c, g);
+        /* After a wake-up, look for work once before returning (a claimer
+         * may have picked us for it). */
+        if (rt_help_one(c))
+            continue;
+    }
+    if (g->owner == c)
+        g->armed = 0;    /* owner's own field; nothing of g is pending */
+    if (c->handoff)
+        rt_handoff(c);
+    return 0;
+}
+
+/* dagrt_group_wait from a thread with no ctx in rt (it is not on one of
+ * rt's fibers either): counted as a call while it waits, so dagrt_destroy
+ * frees nothing under it (core/worker.c, "DESTROY AND THREADS OUTSIDE"). It
+ * still runs while destroy drains (destroy runs the group's tasks); once
+ * every task has finished it is refused, and looks at the group alone:
+ * done, or DAGRT_ECANCELED. */
+static RT_NOINLINE int group_wait_outside(dagrt *rt, rt_group *gi)
+{
+    if (rt_call_enter(rt, RT_SEALED) < 0) {
+        if (gi->owner)
+            return DAGRT_EPERM;   /* a runtime thread's own count: never ours to read */
+        /* acquire: as rt_group_is_done. */
+        return atomic_load_explicit(&gi->word, memory_order_acquire) == 0 ? 0 : DAGRT_ECANCELED;
+    }
+    int r = 1;
+    if (rt->nguests > 0)
+        r = rt_guest_wait(rt, gi);   /* helps in a guest slot, if one is free */
+    if (r == 1)
+        r = rt_group_wait_thread(rt, NULL, gi);
+    rt_call_leave(rt);
+    return r;
+}
+
+int dagrt_group_wait(dagrt *rt, dagrt_group *g)
+{
+    if (!rt || !g)
+        return DAGRT_EINVAL;
+    rt_group *gi = rt_group_of(g);
+    if (gi->magic != RT_GROUP_MAGIC)
+        return DAGRT_EINVAL;
+    /* Code running on its thread's own stack is not on a fiber (fiber
+     * stacks are separate mappings): skip the fiber layer's lookup. */
+    rt_ctx *c = rt_ctx_here(rt);
+    if (RT_LIKELY(c != NULL)) {
+        char here;
+        uintptr_t sp = (uintptr_t)(void *)&here;
+        if (sp >= (uintptr_t)(void *)c->stack_lo && sp < (uintptr_t)(void *)c->stack_hi)
+            return rt_group_wait_thread(rt, c, gi);
+    }
+    if (!c)
+        return group_wait_outside(rt, gi);
+    int r = rt_fiber_group_wait(rt, gi);
+    if (r != 1)
+        return r;
+    return rt_group_wait_thread(rt, c, gi);
+}

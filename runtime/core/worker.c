@@ -1,0 +1,486 @@
+/*
+ * core/worker.c - the runtime's threads and its life: creating a runtime (its
+ * contexts, first task slabs, fiber layer and worker threads), the worker
+ * loop, and shutdown (run everything spawned, stop, join, free).
+ */
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RT_MAX_WORKERS   1024
+#define RT_DEQUE_CAP     256
+#define RT_SPIN_NS       50000   /* poll this long before sleeping */
+
+_Thread_local rt_ctx *rt_tls_ctx;   /* the calling thread's ctx (core/core.h) */
+
+static uint64_t splitmix(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+RT_NOINLINE rt_ctx *rt_ctx_current(const dagrt *rt)
+{
+    return rt_ctx_here(rt);
+}
+
+/* Records the calling thread's stack range in c (dagrt_group_init uses it
+ * to give groups on this stack the owner fast path). */
+static void stack_bounds(rt_ctx *c)
+{
+    if (!rt_os_thread_stack(&c->stack_lo, &c->stack_hi))
+        c->stack_lo = c->stack_hi = NULL;
+}
+
+static void worker_main(void *arg)
+{
+    rt_ctx *c = arg;
+    dagrt *rt = c->rt;
+    rt_tls_ctx = c;
+    rt_os_thread_name("dagrt-worker");
+    stack_bounds(c);
+    if (!rt->cfg.no_overflow_report)
+        rt_overflow_thread_enter();
+    if (c->hot)
+        rt_io_thread_priority(rt);   /* dagrt_config.hot_priority; a refusal is counted */
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob)
+        rt_obs_thread(ob, true, (int)c->index);
+    /* acquire: pairs with destroy's store of stop. */
+    bool reaper = c->hot || rt->cfg.hot_workers == 0;   /* hot workers serve completions first */
+    rt_io_park(c, false);   /* awake: counted for the reactor thread's gate */
+    while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
+        if (reaper)
+            rt_io_reap(c);   /* between tasks: completions resume here, no hand-off */
+        if (rt_help_one(c))
+            continue;
+        rt_ctx_idle(c, NULL);
+    }
+    rt_io_park(c, true);
+    if ((ob = rt_obs_now(&rt->obs)))
+        rt_obs_thread(ob, false, (int)c->index);
+    if (!rt->cfg.no_overflow_report)
+        rt_overflow_thread_leave();
+    rt_tls_ctx = NULL;
+}
+
+void dagrt_config_init(dagrt_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->workers = DAGRT_WORKERS_AUTO;
+    cfg->idle = DAGRT_IDLE_PARK;
+}
+
+static int online_cpus(void)
+{
+    int n = rt_os_cpu_count();
+    return n > RT_MAX_WORKERS ? RT_MAX_WORKERS : n;
+}
+
+static void rt_free_all(dagrt *rt)
+{
+    if (rt->ctx) {
+        for (int i = 0; i < rt->nctx; i++) {
+            rt_ctx *c = &rt->ctx[i];
+            rt_deque_fini(&c->deque);
+            rt_parker_fini(&c->parker);
+            rt_slabs_free(c->slabs);
+        }
+        rt_os_free_aligned(rt->ctx);
+    }
+    rt_observe_fini(&rt->obs);   /* writes DAGRT_TRACE's file: every thread has stopped */
+    rt_slabs_free(rt->shared_slabs);
+    rt_timers_fini(&rt->timers);
+    rt_os_mutex_fini(&rt->shared_mu);
+    rt_os_mutex_fini(&rt->steer_mu);
+    rt_os_mutex_fini(&rt->io_make_mu);
+    rt_os_free_aligned(rt->exec);   /* exec/exec.c's slot; its helpers finished before the join */
+    rt_os_free_aligned(rt);
+}
+
+static void stop_and_join(dagrt *rt)
+{
+    /* seq_cst: against the idlers' seq_cst re-check of stop before they park. */
+    atomic_store_explicit(&rt->stop, 1, memory_order_seq_cst);
+    /* Unconditional unparks leave tokens, so no worker can sleep through
+     * the stop flag. */
+    for (int i = 1; i < rt->nctx; i++)
+        rt_unpark(&rt->ctx[i].parker);
+    for (int i = 1; i < rt->nctx; i++)
+        if (rt->ctx[i].started)
+            rt_os_thread_join(&rt->ctx[i].thread);
+}
+
+dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
+{
+    dagrt_config d;
+    int e = DAGRT_EINVAL;
+    if (!cfg) {
+        dagrt_config_init(&d);
+        cfg = &d;
+    }
+    if (cfg->workers < DAGRT_WORKERS_AUTO || cfg->workers > RT_MAX_WORKERS || cfg->hot_workers < 0 ||
+        (cfg->idle != DAGRT_IDLE_PARK && cfg->idle != DAGRT_IDLE_SPIN) ||
+        (cfg->placement != DAGRT_PLACEMENT_AUTO && cfg->placement != DAGRT_PLACEMENT_NONE) ||
+        cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0) ||
+        cfg->guest_threads < 0 || cfg->guest_threads > RT_MAX_WORKERS ||
+        cfg->io_ring_entries < 0 ||
+        (cfg->hot_priority != DAGRT_PRIORITY_NORMAL && cfg->hot_priority != DAGRT_PRIORITY_ELEVATED))
+        goto fail;
+    /* 0 is none: no_workers only says the same thing the old way. */
+    int nworkers = cfg->no_workers ? 0
+                 : cfg->workers == DAGRT_WORKERS_AUTO ? online_cpus() - 1 : cfg->workers;
+    if (cfg->hot_workers > nworkers)
+        goto fail;
+    e = DAGRT_ENOMEM;
+    dagrt *rt = rt_os_alloc_aligned(RT_APART, (sizeof(dagrt) + RT_APART - 1) & ~(size_t)(RT_APART - 1));
+    if (!rt)
+        goto fail;
+    memset(rt, 0, sizeof *rt);
+    rt->cfg = *cfg;
+    rt->nworkers = nworkers;
+    rt->nguests = cfg->guest_threads;
+    rt->nctx = nworkers + 1 + cfg->guest_threads;
+    atomic_init(&rt->spin_ns, RT_SPIN_NS);
+    atomic_init(&rt->offer, NULL);
+    atomic_init(&rt->offers_taken, 0);
+    atomic_init(&rt->io, NULL);
+    atomic_init(&rt->prio_refused, 0);
+    rt_os_mutex_init(&rt->shared_mu);
+    rt_os_mutex_init(&rt->steer_mu);
+    rt_os_mutex_init(&rt->io_make_mu);
+    rt_mpsc_init(&rt->hot);
+    dagrt_cancel_init(&rt->waits, NULL);
+    atomic_init(&rt->nwaits, 0);
+    atomic_init(&rt->closing, RT_OPEN);
+    atomic_init(&rt->calls, 0);
+    if (rt_timers_init(&rt->timers) != 0) {
+        rt_os_mutex_fini(&rt->shared_mu);
+        rt_os_mutex_fini(&rt->steer_mu);
+        rt_os_mutex_fini(&rt->io_make_mu);
+        rt_os_free_aligned(rt);
+        goto fail;
+    }
+    rt->asym_fence = rt_asym_fence_available();
+    rt_place_init(rt);   /* before the workers start: they read it */
+    size_t csz = ((size_t)rt->nctx * sizeof(rt_ctx) + RT_APART - 1) & ~(size_t)(RT_APART - 1);
+    rt->ctx = rt_os_alloc_aligned(RT_APART, csz);
+    if (!rt->ctx) {
+        rt->nctx = 0;
+        rt_free_all(rt);
+        goto fail;
+    }
+    memset(rt->ctx, 0, csz);
+    int ok = 1;
+    for (int i = 0; i < rt->nctx; i++) {
+        rt_ctx *c = &rt->ctx[i];
+        if (rt_deque_init(&c->deque, RT_DEQUE_CAP) != 0)
+            ok = 0;
+        rt_mpsc_init(&c->inbox);
+        rt_parker_init(&c->parker);
+        c->rt = rt;
+        c->index = (uint32_t)i;
+        c->worker = i > 0 && i <= nworkers;
+        c->guest = i > nworkers;
+        atomic_init(&c->taken, 0);
+        c->hot = i > 0 && i <= cfg->hot_workers;
+        c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
+        c->waiter.fn = rt_ctx_wake;
+        c->fj_nidle = &rt->nidle;
+        /* Each ctx's first task slab now, not at its first spawn: that may
+         * come in any later frame (the first time a worker spawns), and a
+         * frame after the first must not allocate (tests/e2e/alloc_frame). */
+        c->free = rt_slab_new(&c->slabs, c->index);
+        if (!c->free)
+            ok = 0;
+        c->stats.start_ns = rt_now_ns();
+    }
+    if (!ok) {
+        rt_free_all(rt);
+        goto fail;
+    }
+    int fe = rt_fiber_rt_init(rt);   /* its own error: a bad fiber config is EINVAL */
+    if (fe != 0) {
+        e = fe;
+        rt_free_all(rt);
+        goto fail;
+    }
+    if (rt_observe_init(&rt->obs, rt->nctx, rt->nworkers, cfg->observer, cfg->observer_user) != 0) {
+        rt_fiber_rt_fini(rt);
+        rt_free_all(rt);
+        goto fail;
+    }
+    stack_bounds(&rt->ctx[0]);
+    rt->prev_tls = rt_tls_ctx;     /* a runtime created from inside another's thread */
+    rt_tls_ctx = &rt->ctx[0];
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob)
+        rt_obs_thread(ob, true, 0);
+    for (int i = 1; i <= rt->nworkers; i++) {
+        rt_ctx *c = &rt->ctx[i];
+        if (rt_os_thread_start(&c->thread, worker_main, c) != 0) {
+            stop_and_join(rt);
+            rt_tls_ctx = rt->prev_tls;
+            rt_fiber_rt_fini(rt);
+            rt_free_all(rt);
+            e = DAGRT_ETHREAD;
+            goto fail;
+        }
+        c->started = true;
+    }
+    if (!cfg->no_overflow_report)
+        rt_overflow_thread_enter();   /* the main thread runs fiber tasks too */
+    if (err)
+        *err = 0;
+    return rt;
+fail:
+    if (err)
+        *err = e;
+    return NULL;
+}
+
+dagrt *dagrt_create(const dagrt_config *cfg)
+{
+    return dagrt_create_ex(cfg, NULL);
+}
+
+/* Everything spawned has finished. Reads every finished count (acquire),
+ * then every spawned count. A finished task's spawns happened before its
+ * finish was counted (release), so they are in the second sum; equal sums
+ * then mean every counted task has finished, and by induction from the
+ * roots (spawned before destroy began) so has every descendant. */
+static bool quiescent(dagrt *rt)
+{
+    uint64_t f = atomic_load_explicit(&rt->ext_finished, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        f += atomic_load_explicit(&rt->ctx[i].nfinished, memory_order_acquire);
+    uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
+    return f == s;
+}
+
+/* Only waits are left: tasks have not all finished, but every unfinished
+ * one is parked in a wait (wait/sync.c and the I/O waits count themselves in
+ * nwaits), or is a fiber task waiting for a fiber that only a wait's end
+ * gives back (the pool is exhausted: fiber/sched.c's pending list), and no
+ * work is ready. Read while others run, hence destroy asks twice, a sleep
+ * apart, before it cancels. */
+static bool only_waits_left(dagrt *rt)
+{
+    /* acquire, as in quiescent(). */
+    uint64_t f = atomic_load_explicit(&rt->ext_finished, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        f += atomic_load_explicit(&rt->ctx[i].nfinished, memory_order_acquire);
+    uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
+    for (int i = 0; i < rt->nctx; i++)
+        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
+    /* relaxed: a count compared twice a sleep apart, not an order. */
+    int64_t w = atomic_load_explicit(&rt->nwaits, memory_order_relaxed) + rt_io_waits(rt) +
+                rt_fiber_pending_now(rt);
+    return w > 0 && s - f <= (uint64_t)w && !rt_work_visible(&rt->ctx[0]);
+}
+
+/* One look of the drain's watch: due timers (with zero workers nobody
+ * else may run them), then the cancel once only waits are left, seen
+ * twice in a row (*stuck counts). */
+static void drain_look(dagrt *rt, unsigned *stuck)
+{
+    rt_timer_run_due(rt, rt_now_ns());
+    if (!dagrt_cancel_requested(&rt->waits) && only_waits_left(rt)) {
+        if (++*stuck >= 2)
+            dagrt_cancel_request(&rt->waits);
+    } else {
+        *stuck = 0;
+    }
+}
+
+/* THE DRAIN'S WATCH. Destroy runs what is queued on its own thread too
+ * (main-thread tasks, and everything with zero workers), so the task it
+ * runs may itself wait, nested above destroy's loop on the same stack:
+ * a wait nothing ends would keep that loop, and the cancel it would make,
+ * from ever running again. So the looks are made on a thread of their own
+ * for as long as the drain lasts (none when nothing is left at destroy):
+ * it never runs a task, so nothing stacks on it. */
+typedef struct drain_watch {
+    dagrt *rt;
+    _Atomic uint32_t stop;
+    rt_os_thread thread;
+} drain_watch;
+
+static void watch_main(void *arg)
+{
+    drain_watch *w = arg;
+    rt_os_thread_name("dagrt-destroy");
+    unsigned stuck = 0;
+    uint64_t nap = 20000;
+    /* acquire: pairs with the drain's release store of stop (nothing is
+     * handed over by it; it only ends the loop). */
+    while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
+        drain_look(w->rt, &stuck);
+        rt_os_wait32_until(&w->stop, 0, rt_now_ns() + nap);
+        if (nap < 1000000)
+            nap *= 2;   /* 20 us at first, then up to 1 ms between looks */
+    }
+}
+
+/* Runs everything already spawned (main-thread tasks included) to
+ * completion, helping when c can. Once only parked waits are left, the
+ * watch cancels every wait of the runtime (rt->waits): their calls return
+ * DAGRT_ECANCELED, and later ones at once, so the tasks finish. */
+static void drain(dagrt *rt, rt_ctx *c)
+{
+    if (quiescent(rt))
+        return;
+    drain_watch w = { rt, 0, { 0 } };
+    bool watching = rt_os_thread_start(&w.thread, watch_main, &w) == 0;
+    unsigned idle_rounds = 0, stuck = 0;
+    while (!quiescent(rt)) {
+        if (c && rt_help_one(c)) {
+            idle_rounds = 0;
+            continue;
+        }
+        if (++idle_rounds < 64) {
+            rt_cpu_relax();
+        } else {
+            if (!watching)
+                drain_look(rt, &stuck);   /* no thread for the watch: look here */
+            rt_os_sleep_ns(20000);
+        }
+    }
+    if (watching) {
+        /* release: see watch_main. */
+        atomic_store_explicit(&w.stop, 1, memory_order_release);
+        rt_os_wake32_one(&w.stop);
+        rt_os_thread_join(&w.thread);
+    }
+}
+
+/* DESTROY AND THREADS OUTSIDE THE RUNTIME. A thread with no ctx in rt may
+ * be inside one of its calls (a group wait, a timed wait, an I/O call)
+ * when destroy begins, or start one while destroy runs. Such calls count
+ * themselves in rt->calls for their length (rt_call_enter/leave), and
+ * destroy goes through three stages (rt->closing):
+ *   RT_DRAINING  from destroy's start: waits on the world (wait/sync.c, wait/io.c)
+ *                are refused (DAGRT_ECANCELED); group waits still run,
+ *                since the drain runs their tasks;
+ *   RT_SEALED    every task has finished: every call is refused; destroy
+ *                cancels rt->waits, which ends the outside threads' waits
+ *                still in progress (their links are on it too), and
+ *                waits until rt->calls is 0; only then does it stop the
+ *                workers, end the I/O state and free.
+ * The caller increments calls, then loads closing; destroy stores closing,
+ * then loads calls; all four seq_cst, so in their single total order one
+ * of the two sees the other: a call that saw RT_SEALED missing is counted
+ * by the time destroy looks, and destroy waits for it; one that saw it
+ * leaves without touching rt again. Its decrement (release) is its last
+ * access to rt, and destroy's load that sees 0 acquires it. Model:
+ * tests/models/destroy_calls.pml (negative controls: the caller loads
+ * before it counts; destroy looks before it seals). A call that began
+ * while destroy ran and was refused must not call again: once destroy
+ * returned, the handle is gone, like a freed pointer. */
+int rt_call_enter(dagrt *rt, int refuse_at)
+{
+    if (rt_ctx_current(rt))
+        return 0;   /* one of rt's own threads: destroy deals with those */
+    /* seq_cst: the caller's half of the Dekker pair (above). */
+    atomic_fetch_add_explicit(&rt->calls, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&rt->closing, memory_order_seq_cst) >= refuse_at) {
+        /* release: as in rt_call_leave; our last access to rt. */
+        atomic_fetch_sub_explicit(&rt->calls, 1, memory_order_release);
+        return -1;
+    }
+    return 1;
+}
+
+void rt_call_leave(dagrt *rt)
+{
+    /* release: everything the call did to rt happens before destroy's
+     * acquire of a count of 0, after which it frees rt. */
+    atomic_fetch_sub_explicit(&rt->calls, 1, memory_order_release);
+}
+
+void dagrt_destroy(dagrt *rt)
+{
+    if (!rt)
+        return;
+    rt_ctx *c = rt_ctx_current(rt);
+    /* From one of its own workers it would join itself; from a task (on
+     * the main thread too: a plain task, a fiber task, a graph node) it
+     * would wait for that task to finish. Refused alike, with a message. */
+    if (c && (c->worker || c->depth > 0 || dagrt_in_fiber(rt) || rt_exec_in_node())) {
+        fprintf(stderr, "dagrt_destroy: called from %s of the same runtime; ignored\n",
+                c->worker ? "a worker thread" : "inside a running task");
+        return;
+    }
+    /* Another thread attached as a guest would call into freed memory at
+     * its next call: refused alike; detach it and destroy again. (A guest
+     * thread that exits attached gives its slot back: core/guest.c.) */
+    int guests = rt_guest_attached(rt, c);
+    if (guests > 0) {
+        fprintf(stderr, "dagrt_destroy: %d guest thread%s still attached (dagrt_thread_detach "
+                "first); ignored\n", guests, guests == 1 ? "" : "s");
+        return;
+    }
+    /* seq_cst: destroy's half of the Dekker pair (DESTROY AND THREADS
+     * OUTSIDE); from here on new waits on the world are refused. */
+    atomic_store_explicit(&rt->closing, RT_DRAINING, memory_order_seq_cst);
+    drain(rt, c);
+    /* Every task has finished. Seal, then end the outside threads' waits
+     * and wait until none is inside a call (or attached: an attach that
+     * raced destroy's check above is waited for until it detaches). */
+    atomic_store_explicit(&rt->closing, RT_SEALED, memory_order_seq_cst);   /* seq_cst: as above */
+    dagrt_cancel_request(&rt->waits);
+    /* seq_cst: destroy's load of the pair (it acquires, too: see
+     * rt_call_leave). */
+    while (atomic_load_explicit(&rt->calls, memory_order_seq_cst) != 0)
+        rt_os_sleep_ns(20000);
+    /* An attach that raced the check above counted itself before
+     * RT_DRAINING and holds its slot now: wait until it detaches, or its
+     * thread exits (core/guest.c). */
+    while (rt_guest_attached(rt, c) > 0)
+        rt_os_sleep_ns(20000);
+    stop_and_join(rt);
+    rt_io_fini(rt);   /* the reactor has let go of every buffer */
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (ob && c == &rt->ctx[0])
+        rt_obs_thread(ob, false, 0);
+    rt_fiber_rt_fini(rt);
+    /* The creator's alternate stack: only from its own thread (from
+     * another one, the creator keeps it until it exits). */
+    if (c == &rt->ctx[0] && !rt->cfg.no_overflow_report)
+        rt_overflow_thread_leave();
+    if (c)
+        rt_tls_ctx = c->guest ? c->guest_prev : rt->prev_tls;
+    if (c && c->guest)
+        rt_guest_exit_rearm();   /* the thread's exit hook must not name c */
+    rt_free_all(rt);
+}
+
+int dagrt_worker_count(const dagrt *rt)
+{
+    return rt ? rt->nworkers : DAGRT_EINVAL;
+}
+
+int dagrt_thread_index(const dagrt *rt)
+{
+    rt_ctx *c = rt ? rt_ctx_current(rt) : NULL;   /* a real call: fibers migrate */
+    return c ? (int)c->index : -1;
+}
+
+int dagrt_thread_count(const dagrt *rt)
+{
+    return rt ? rt->nctx : DAGRT_EINVAL;
+}
+
+bool dagrt_on_main_thread(const dagrt *rt)
+{
+    rt_ctx *c = rt ? rt_ctx_here(rt) : NULL;
+    return c && c->index == 0;
+}

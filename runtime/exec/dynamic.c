@@ -1,0 +1,587 @@
+/*
+ * exec/dynamic.c - the dynamic executor: runs one frame of the const
+ * tables dagc emits with join counters and a shared ready list (exec/exec.c
+ * chooses it, plan mode or a serial frame, as the run policy says), and
+ * hands each completion on to the next frame of a pipeline.
+ *
+ * How a run goes:
+ * - The caller (the runtime's main thread) resets the per-node counters in
+ *   the caller-owned static state (no allocation), then readies the roots.
+ * - A node fires when its join counter says so (AND: the last predecessor
+ *   completed; OR: the first one did). Gates, and tasks whose `when` says
+ *   no, complete on the spot on the thread that fired them.
+ * - Of the nodes a completion fires, the thread keeps one to run next itself
+ *   (no queue traffic along chains) and publishes the rest in the run's ready
+ *   list, a bounded array that never wraps: each node enters it at most once
+ *   per run, so nnodes slots suffice and it needs no reuse protocol.
+ * - Every thread that publishes work also drains the ready list before it
+ *   leaves. That one rule makes the run complete without any worker's help;
+ *   helpers (runtime tasks that drain the list) are spawned only when a
+ *   thread publishes work while fewer helpers than workers are active, so
+ *   parallelism comes from the workers without a spawn per node.
+ * - `on main` nodes never enter the shared list: fired on the main thread
+ *   they go to a main-only list; fired elsewhere they are spawned with
+ *   DAGRT_SPAWN_MAIN, which the main thread runs while it waits. `hot` and
+ *   `fiber` nodes are spawned with their flags; such a task runs its node,
+ *   then drains like a helper. `parallel` nodes call their count function
+ *   once and run through dagrt_parallel_for.
+ * - The caller drains, then waits on the run's group (helping), and repeats
+ *   until every node has completed. Its blocked waits are timed for the
+ *   run policy's starvation rule (exec/policy.c, "held"); in a stretch of
+ *   that rule a started run's wait closes the frame to helpers, which then
+ *   pop no more nodes (graph_rt.closed), and the caller runs the rest.
+ */
+#include "exec.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ ready list */
+
+static void list_push(graph_rt *r, uint32_t node)
+{
+    if (r->one_thread) {
+        /* A one-thread run: relaxed loads and stores are plain moves. */
+        uint32_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        atomic_store_explicit(&r->tail, t + 1, memory_order_relaxed);
+        atomic_store_explicit(&r->nodes[t].slot, node + 1, memory_order_relaxed);
+        return;
+    }
+    /* Reserving a slot needs no ordering: the slot's release store below
+     * is what publishes the node. */
+    uint32_t t = atomic_fetch_add_explicit(&r->tail, 1, memory_order_relaxed);
+    atomic_store_explicit(&r->nodes[t].slot, node + 1, memory_order_release);
+}
+
+static uint32_t list_pop(graph_rt *r)
+{
+    /* relaxed: a one-thread run has no other thread; otherwise the slot CAS below decides. */
+    uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (r->one_thread) {
+        if (h >= atomic_load_explicit(&r->tail, memory_order_relaxed))
+            return NONE;
+        atomic_store_explicit(&r->head, h + 1, memory_order_relaxed);
+        return atomic_load_explicit(&r->nodes[h].slot, memory_order_relaxed) - 1;
+    }
+    for (;;) {
+        /* relaxed: tail only bounds the search; the slot's acquire load is
+         * what synchronises with the pusher. */
+        if (h >= atomic_load_explicit(&r->tail, memory_order_relaxed))
+            return NONE;
+        uint32_t v = atomic_load_explicit(&r->nodes[h].slot, memory_order_acquire);
+        if (v == 0) {
+            /* Reserved, not yet published: the pusher is between its two
+             * instructions; wait for it rather than skip the slot. */
+            /* relaxed: a fresh look; the slot load above is the synchronising one. */
+            h = atomic_load_explicit(&r->head, memory_order_relaxed);
+            continue;
+        }
+        /* relaxed CAS: it only decides who owns slot h; the data came
+         * through the acquire load above. Heads only grow within a run, so
+         * there is no ABA. */
+        if (atomic_compare_exchange_weak_explicit(&r->head, &h, h + 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return v - 1;
+    }
+}
+
+/* --------------------------------------------------------------- running */
+
+typedef struct drain_ctx {
+    graph_rt *r;
+    bool on_main;
+    /* Publish every fired node, keep none to run next: a thread handing a
+     * completion to the next frame does not run that frame's nodes. */
+    bool nokeep;
+    uint32_t completed;
+    /* A helper off the main thread: it leaves once the caller has taken
+     * the frame back (graph_rt.closed). */
+    bool closable;
+} drain_ctx;
+
+static void task_entry(void *arg);
+static void helper_entry(void *arg);
+
+static void spawn_node(graph_rt *r, uint32_t i, unsigned flags)
+{
+    node_rt *n = &r->nodes[i];
+    while (dagrt_spawn_ex(r->rt, &r->group, task_entry, n, flags) != 0) {
+        /* Out of task memory: the node must still run where its flags say,
+         * so retry after letting others make progress. */
+        dagrt_pump_main(r->rt);
+    }
+}
+
+static void maybe_spawn_helper(graph_rt *r)
+{
+    /* relaxed: the helper count is a heuristic (see graph_rt). */
+    uint32_t h = atomic_load_explicit(&r->helpers, memory_order_relaxed);
+    if (h >= r->max_helpers)
+        return;
+    if (!atomic_compare_exchange_strong_explicit(&r->helpers, &h, h + 1, memory_order_relaxed,
+                                                 memory_order_relaxed))
+        return;
+    if (dagrt_spawn_ex(r->rt, &r->group, helper_entry, r, DAGRT_SPAWN_DEFAULT) != 0)
+        /* relaxed: as above, a heuristic. */
+        atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
+}
+
+/* Node i fired. Returns i if the calling thread should run it next itself
+ * (and it has no node to run next yet), else NONE. */
+static uint32_t fire(drain_ctx *d, uint32_t i, bool have_next, bool *published)
+{
+    graph_rt *r = d->r;
+    const dagrt_node *n = &r->g->nodes[i];
+    if (n->flags & DAGRT_NODE_MAIN) {
+        if (d->on_main && !r->async) {
+            r->nodes[i].next = r->main_head;
+            r->main_head = i;
+        } else {
+            spawn_node(r, i, DAGRT_SPAWN_MAIN);
+        }
+        return NONE;
+    }
+    if (n->flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) {
+        unsigned f = 0;
+        if (n->flags & DAGRT_NODE_HOT)
+            f |= DAGRT_SPAWN_HOT;
+        if (n->flags & DAGRT_NODE_FIBER)
+            f |= DAGRT_SPAWN_FIBER;
+        spawn_node(r, i, f);
+        return NONE;
+    }
+    if (!have_next)
+        return i;
+    list_push(r, i);
+    *published = true;
+    return NONE;
+}
+
+/* One less on a counter; relaxed plain moves in a one-thread run (the
+ * caller alone runs the whole frame), else acq_rel: see node_rt.pending. Returns the
+ * old value. */
+static uint32_t count_down(graph_rt *r, _Atomic uint32_t *c)
+{
+    if (r->one_thread) {
+        uint32_t old = atomic_load_explicit(c, memory_order_relaxed);   /* relaxed: one thread */
+        atomic_store_explicit(c, old - 1, memory_order_relaxed);         /* relaxed: one thread */
+        return old;
+    }
+    return atomic_fetch_sub_explicit(c, 1, memory_order_acq_rel);   /* acq_rel: node_rt.pending */
+}
+
+/* What an OR node's counter starts at: its inputs of this frame, and its
+ * `prev` inputs, which count one each in a linked frame and as one input
+ * satisfied at the start otherwise. */
+static uint32_t or_start(const graph_rt *r, const dagrt_node *n)
+{
+    return n->npred + (r->linked ? n->nprev : n->nprev != 0);
+}
+
+/* One input of node s completed: one of this frame, or (prev) one of the
+ * last frame's. Returns whether s fires now. AND: the last input fires it.
+ * OR: the first input fires it; the later inputs still count down, and the
+ * run still waits for them because they are nodes of the run themselves.
+ * In a linked frame an OR node also waits for its own last frame (arm). */
+static bool input_done(graph_rt *r, uint32_t s, const dagrt_node *sn)
+{
+    /* A node with one input needs no count at all. */
+    if (sn->npred == 1 && !r->linked && !(sn->join == DAGRT_JOIN_OR && sn->nprev))
+        return true;
+    uint32_t old = count_down(r, &r->nodes[s].pending);
+    if (sn->join != DAGRT_JOIN_OR)
+        return old == 1;
+    if (old != or_start(r, sn))
+        return false;
+    return !r->linked || count_down(r, &r->nodes[s].arm) == 1;
+}
+
+/* Node s's own last frame completed (linked frames only). */
+static bool same_done(graph_rt *r, uint32_t s, const dagrt_node *sn)
+{
+    return count_down(r, sn->join == DAGRT_JOIN_OR ? &r->nodes[s].arm : &r->nodes[s].pending) == 1;
+}
+
+static void handoff(graph_rt *r, uint32_t x);
+
+/* Node i completed: fire the successors whose join is now satisfied. */
+static uint32_t complete(drain_ctx *d, uint32_t i)
+{
+    graph_rt *r = d->r;
+    const dagrt_graph *g = r->g;
+    uint32_t next = NONE;
+    bool published = false;
+    /* Gates complete the moment they fire, right here on this thread, with
+     * no dispatch: a fired gate goes on a worklist (linked through the
+     * nodes, so chains of gates need no recursion) and its successors are
+     * counted down in turn. */
+    uint32_t gates = NONE;
+    for (uint32_t cur = i;;) {
+        const dagrt_node *n = &g->nodes[cur];
+        d->completed++;
+        for (uint32_t k = 0; k < n->nsucc; k++) {
+            uint32_t s = g->succ[n->succ_first + k];
+            const dagrt_node *sn = &g->nodes[s];
+            if (!input_done(r, s, sn))
+                continue;
+            if (sn->kind == DAGRT_NODE_GATE) {
+                r->nodes[s].next = gates;
+                gates = s;
+                continue;
+            }
+            uint32_t x = fire(d, s, next != NONE || d->nokeep, &published);
+            if (x != NONE)
+                next = x;
+        }
+        /* After this frame's successors: the next frame's nodes it frees
+         * come later than this frame's in a thread's order of work. */
+        if (r->piped)
+            handoff(r, cur);
+        if (gates == NONE)
+            break;
+        cur = gates;
+        gates = r->nodes[cur].next;
+    }
+    if (published)
+        maybe_spawn_helper(r);
+    return next;
+}
+
+/* Runs `next` (if any), then whatever the ready lists hold, until they are
+ * empty. Every thread that publishes nodes ends here (see the top). */
+/* The run the main thread is waiting for (dyn_finish), or NULL: main
+ * thread only. While it waits it also runs other runs' helpers; those stop
+ * as soon as the awaited run is done, so that the wait returns then (in a
+ * pipeline, the next frame is submitted at once rather than after the
+ * frame beside it). What they leave stays on their list, which their own
+ * wait drains (waits come oldest first) or a worker's helper. */
+static _Thread_local graph_rt *awaited;
+
+static bool awaited_done(const graph_rt *r)
+{
+    graph_rt *w = awaited;
+    /* relaxed: a poll that only ends this helper early; nothing is read
+     * on the strength of it. */
+    return w && w != r && atomic_load_explicit(&w->done, memory_order_relaxed) == w->nnodes;
+}
+
+static void drain(drain_ctx *d, uint32_t next)
+{
+    graph_rt *r = d->r;
+    for (;;) {
+        if (d->on_main && r->async && awaited_done(r)) {
+            if (next != NONE) {
+                list_push(r, next);   /* an async run is never a one-thread run */
+                maybe_spawn_helper(r);
+            }
+            break;
+        }
+        /* relaxed: a hint (graph_rt.closed); the node goes back to the
+         * ready list, where the caller's drain finds it. */
+        if (d->closable && atomic_load_explicit(&r->closed, memory_order_relaxed)) {
+            if (next != NONE)
+                list_push(r, next);   /* a closed run is a started one, never one-thread */
+            break;
+        }
+        if (next == NONE && d->on_main && r->main_head != NONE) {
+            next = r->main_head;
+            r->main_head = r->nodes[next].next;
+        }
+        if (next == NONE)
+            next = list_pop(r);
+        if (next == NONE)
+            break;
+        r->nodes[next].status = rt_exec_node(r, next);
+        next = complete(d, next);
+    }
+    if (d->completed) {
+        /* relaxed: see graph_rt.done (the group wait orders the work). */
+        atomic_fetch_add_explicit(&r->done, d->completed, memory_order_relaxed);
+        d->completed = 0;
+    }
+}
+
+/* A spawned main/hot/fiber node: run it, then help drain. */
+static void task_entry(void *arg)
+{
+    node_rt *n = arg;
+    graph_rt *r = n->run;
+    uint32_t i = (uint32_t)(n - r->nodes);
+    n->status = rt_exec_node(r, i);
+    /* A fiber never takes `on main` work, even on the main thread: a main
+     * task must run on the caller's own stack, and a fiber may move to
+     * another thread whenever something in it waits (a body, a parallel
+     * for). Main tasks it makes ready are spawned to the main queue. */
+    bool fiber = (r->g->nodes[i].flags & DAGRT_NODE_FIBER) != 0;
+    bool main = dagrt_on_main_thread(r->rt);
+    drain_ctx d = {r, !fiber && main, false, 0, !main};
+    drain(&d, complete(&d, i));
+}
+
+/* The first frame linked after r (a pipeline's, in flight) with nodes in
+ * its ready list, or NULL. Such a frame cannot be reused while r's wait is
+ * pending (frames are waited for oldest first). */
+static graph_rt *ready_ahead(graph_rt *r)
+{
+    /* acquire: pairs with rt_exec_dyn_link's release (the frame's reset). */
+    graph_rt *x = atomic_load_explicit(&r->next, memory_order_acquire);
+    for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++) {
+        /* relaxed: a poll; the slot's acquire load in list_pop synchronises. */
+        if (atomic_load_explicit(&x->head, memory_order_relaxed) <
+            atomic_load_explicit(&x->tail, memory_order_relaxed))
+            return x;
+        x = atomic_load_explicit(&x->next, memory_order_acquire);   /* acquire: as above */
+    }
+    return NULL;
+}
+
+static void helper_entry(void *arg)
+{
+    graph_rt *r = arg;
+    bool main = dagrt_on_main_thread(r->rt);
+    drain_ctx d = {r, main, false, 0, !main};
+    drain(&d, NONE);
+    atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
+}
+
+
+/* Whether every worker is parked (announced idle and no longer polling):
+ * a helper spawned now waits for a wake-up, which on a VM can take 150 us
+ * (exec/policy.c: slow to wake is not starved). relaxed: a hint for the
+ * policy, read once per run; a worker blocked in a system call or busy
+ * elsewhere is not idle, so it counts as awake. */
+static bool all_parked(dagrt *rt, int workers)
+{
+    int idle = atomic_load_explicit(&rt->nidle, memory_order_relaxed);
+    int spinning = atomic_load_explicit(&rt->nspinning, memory_order_relaxed);   /* relaxed: as above */
+    return idle - spinning >= workers;
+}
+
+/* Resets the run's counters and fires the roots. keep: the caller runs
+ * one root itself next (returned); otherwise every root is published, so
+ * that helpers start the run while its caller does other things. */
+static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
+{
+    const dagrt_graph *g = r->g;
+    r->main_head = NONE;
+    /* relaxed: reset before anything is published; the first spawn releases it. */
+    atomic_store_explicit(&r->head, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->helpers, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->closed, 0, memory_order_relaxed);   /* relaxed: as above */
+    dagrt_group_init(&r->group);
+    bool spawns = false, orprev = false;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        node_rt *n = &r->nodes[i];
+        const dagrt_node *gn = &g->nodes[i];
+        spawns |= (gn->flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) != 0;
+        bool or = gn->join == DAGRT_JOIN_OR;
+        orprev |= or && gn->nprev;
+        /* AND: every input of this frame, and in a linked frame the same
+         * node's and the prev inputs of the last frame; OR: see or_start,
+         * with the last frame's own node on `arm`. relaxed: as above. */
+        uint32_t pending = or ? or_start(r, gn) : gn->npred + (r->linked ? 1 + gn->nprev : 0);
+        atomic_store_explicit(&n->pending, pending, memory_order_relaxed);
+        atomic_store_explicit(&n->arm, 2, memory_order_relaxed);   /* relaxed: as above */
+        atomic_store_explicit(&n->link, LINK_NONE, memory_order_relaxed);   /* relaxed: as above */
+        atomic_store_explicit(&n->slot, 0, memory_order_relaxed);   /* relaxed: as above */
+        n->status = 0;
+        n->run = r;
+    }
+
+    /* Hot and fiber tasks are spawned, and may run on a worker even when
+     * no helper is; a pipeline frame's counters are counted down from the
+     * frames beside it too. */
+    r->one_thread = r->max_helpers == 0 && (workers == 0 || !spawns) && !r->piped;
+    r->waking = r->max_helpers > 0 && all_parked(r->rt, workers);
+
+    drain_ctx d = {r, true, false, 0, false};
+    uint32_t next = NONE;
+    bool published = false;
+    /* A linked frame has no roots: every node waits for its own last frame
+     * (rt_exec_dyn_link hands those completions over). Otherwise the roots,
+     * and the OR nodes whose prev input is satisfied at the start. */
+    for (uint32_t i = 0; i < g->nnodes && !r->linked; i++) {
+        const dagrt_node *gn = &g->nodes[i];
+        bool orp = orprev && gn->join == DAGRT_JOIN_OR && gn->nprev;
+        if (orp ? input_done(r, i, gn) : gn->npred == 0) {
+            uint32_t x = fire(&d, i, !keep || next != NONE, &published);
+            if (x != NONE)
+                next = x;
+        }
+    }
+    if (published)
+        maybe_spawn_helper(r);
+    return next;
+}
+
+/* ------------------------------------------------ frames in flight */
+
+/* The completer's half of the hand-off (node_rt.link). acq_rel: the
+ * release half publishes x's effects to a submitter that comes second;
+ * the acquire half, when the submitter came first, makes its reset of the
+ * next frame and r->next visible here. */
+static void handoff(graph_rt *r, uint32_t x)
+{
+    if (atomic_exchange_explicit(&r->nodes[x].link, LINK_DONE, memory_order_acq_rel) ==
+        LINK_LINKED)
+        /* relaxed: the exchange above acquired the submitter's store. */
+        rt_exec_cross(atomic_load_explicit(&r->next, memory_order_relaxed), x);
+}
+
+void rt_exec_cross(graph_rt *nx, uint32_t x)
+{
+    const dagrt_graph *g = nx->g;
+    drain_ctx d = {nx, false, true, 0, false};
+    bool published = false;
+    for (uint32_t k = 0;; k++) {
+        uint32_t s;
+        bool fires;
+        if (k == 0) {
+            s = x;
+            fires = same_done(nx, s, &g->nodes[s]);
+        } else {
+            const dagrt_node *xn = &g->nodes[x];
+            if (k > xn->npsucc || !g->psucc)
+                break;
+            s = g->psucc[xn->psucc_first + k - 1];
+            fires = input_done(nx, s, &g->nodes[s]);
+        }
+        if (!fires)
+            continue;
+        if (g->nodes[s].kind == DAGRT_NODE_GATE)
+            (void)complete(&d, s);   /* nokeep: it returns NONE */
+        else
+            (void)fire(&d, s, true, &published);
+    }
+    if (published)
+        maybe_spawn_helper(nx);
+    if (d.completed)
+        /* relaxed: see graph_rt.done. */
+        atomic_fetch_add_explicit(&nx->done, d.completed, memory_order_relaxed);
+}
+
+void rt_exec_dyn_link(graph_rt *prev, graph_rt *r)
+{
+    /* release: a helper of prev that reads it (acquire) sees r's reset. */
+    atomic_store_explicit(&prev->next, r, memory_order_release);
+    for (uint32_t x = 0; x < r->nnodes; x++)
+        /* acq_rel: see handoff; the release half publishes r's reset and
+         * prev->next to a completer that comes second. */
+        if (atomic_exchange_explicit(&prev->nodes[x].link, LINK_LINKED, memory_order_acq_rel) ==
+            LINK_DONE)
+            rt_exec_cross(r, x);
+}
+
+
+/* One ready node of a later frame x, on the caller waiting for an earlier
+ * one: one node and back, publishing whatever it frees (nokeep), so that
+ * the wait returns as soon as its own frame is done and the next frame
+ * is submitted without delay. */
+static void run_one(graph_rt *x)
+{
+    uint32_t i = list_pop(x);
+    if (i == NONE)
+        return;
+    drain_ctx dx = {x, true, true, 0, false};
+    x->nodes[i].status = rt_exec_node(x, i);
+    (void)complete(&dx, i);   /* nokeep: NONE */
+    /* relaxed: see graph_rt.done. */
+    atomic_fetch_add_explicit(&x->done, dx.completed, memory_order_relaxed);
+}
+
+/* The caller's blocked wait on the run's group, timed for the run
+ * policy's "held" sign (exec/policy.c): only here, where the caller has
+ * nothing to do, does it read the clock. A run without helpers is never
+ * held by one (a hot or fiber task it waits for is work it could not
+ * run itself), so it is not timed. */
+static int held_wait(graph_rt *r)
+{
+    if (r->max_helpers == 0)
+        return dagrt_group_wait(r->rt, &r->group);
+    uint64_t t0 = rt_now_ns();
+    int rc = dagrt_group_wait(r->rt, &r->group);
+    r->policy.held_ns += rt_now_ns() - t0;   /* the caller's own field */
+    return rc;
+}
+
+/* Runs the caller's part of the run from `next` on, and waits for the
+ * rest: the caller (the main thread) drains, helps, then blocks. */
+static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
+{
+    const dagrt_graph *g = r->g;
+    int rc = 0;
+    drain_ctx d = {r, true, false, 0, false};
+    graph_rt *outer = awaited;   /* a wait inside a wait's help (a main task's run) */
+    awaited = r;
+    for (;;) {
+        drain(&d, next);
+        next = NONE;
+        /* relaxed: `done` only steers this loop; the group wait below is
+         * what orders the helpers' work before the return. */
+        if (atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes)
+            break;
+        /* Nothing for us right now, but the run goes on elsewhere. Stay
+         * useful for a while: take new graph work as soon as it is
+         * published, run the runtime's ready tasks (main-thread tasks,
+         * helpers, parallel-for pieces); only then block on the group,
+         * which wakes us when a helper is spawned or everything is done. */
+        bool work = false;
+        for (int spin = 0; spin < EXEC_SPIN && !work; spin++) {
+            /* relaxed: polls that only steer the loop; the group wait orders. */
+            work = r->main_head != NONE ||
+                   atomic_load_explicit(&r->head, memory_order_relaxed) <
+                       atomic_load_explicit(&r->tail, memory_order_relaxed) ||
+                   atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes;
+            if (work)
+                break;
+            /* A pipeline's later frames: their ready nodes are as good to
+             * run now as any task (the caller waits for this frame anyway). */
+            graph_rt *x = ready_ahead(r);
+            if (x) {
+                run_one(x);
+                spin = 0;
+            } else if (self && rt_help_one(self)) {
+                spin = 0;
+            }
+        }
+        if (work)
+            continue;
+        rc = held_wait(r);
+        if (rc != 0)
+            break;
+        /* relaxed: after the group wait, which ordered every helper's writes. */
+        if (r->main_head == NONE &&
+            atomic_load_explicit(&r->head, memory_order_relaxed) >=
+                atomic_load_explicit(&r->tail, memory_order_relaxed) &&
+            atomic_load_explicit(&r->done, memory_order_relaxed) != g->nnodes) {
+            /* Nothing queued, nothing running, nodes left: impossible for
+             * a well-formed table (e.g. a node whose npred is wrong). */
+            rc = DAGRT_EINVAL;
+            break;
+        }
+    }
+    /* Every node is done; spawned tasks may still be on their way out. */
+    if (rc == 0)
+        rc = held_wait(r);
+    awaited = outer;
+    return rc;
+}
+
+/* A whole run (after exec/exec.c's checks and reset of the shared fields). */
+int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
+{
+    return dyn_finish(r, self, dyn_begin(r, workers, true));
+}
+
+void rt_exec_dyn_start(graph_rt *r, int workers) { (void)dyn_begin(r, workers, false); }
+
+int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self)
+{
+    /* A stretch of the starvation rule (exec/policy.c): the caller takes
+     * back what the helpers have not popped. relaxed: a hint, see
+     * graph_rt.closed. */
+    if (r->policy.was_serial)
+        atomic_store_explicit(&r->closed, 1, memory_order_relaxed);
+    return dyn_finish(r, self, NONE);
+}

@@ -1,0 +1,387 @@
+/*
+ * exec/exec.c - the graph executor's front: dagrt_graph_run's validation, the
+ * reset every mode shares, each frame's mode as the run policy says
+ * (exec/policy.c): serial (exec/serial.c), plan mode (exec/plan.c) or the
+ * dynamic executor (exec/dynamic.c); the started runs and the stats; and
+ * node dispatch's observed half (the dispatch itself, the one place a
+ * node's body runs, is rt_exec_dispatch in exec/exec.h).
+ */
+#include "exec.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* Depth of graph node bodies running on this thread (see exec/exec.h). */
+_Thread_local unsigned rt_exec_depth;
+
+/* ------------------------------------------------- observed dispatch */
+
+int rt_exec_thread_of(dagrt *rt)
+{
+    rt_ctx *c = rt_ctx_current(rt);   /* a real call: fibers migrate */
+    return c ? (int)c->index : -1;
+}
+
+/* Each piece of a parallel task is reported on the thread that runs it; on
+ * a fiber, it is what a suspend would close. */
+void rt_exec_piece(void *arg, size_t begin, size_t end)
+{
+    const piece_arg *pa = arg;
+    dagrt_node_event ev = *pa->ev;
+    ev.piece = true;
+    ev.begin = begin;
+    ev.end = end;
+    ev.thread = rt_exec_thread_of(pa->r->rt);
+    dagrt_node_event *prev = rt_fiber_obs_swap(pa->r->rt, &ev);
+    rt_obs_node(pa->ob, RT_OBS_BEGIN, &ev);
+    pa->n->run_range(pa->r->ctx, begin, end);
+    rt_obs_node(pa->ob, RT_OBS_END, &ev);
+    rt_fiber_obs_swap(pa->r->rt, prev);
+}
+
+uint8_t rt_exec_node_observed(graph_rt *r, uint32_t i, node_where where, rt_obs *ob)
+{
+    return rt_exec_dispatch(r, i, where, ob);
+}
+
+/* ------------------------------------------------------------ public API */
+
+bool rt_exec_in_node(void) { return rt_exec_depth > 0; }
+
+/* A state's `running` word: who owns it. Idle to RUN_SYNC (dagrt_graph_run)
+ * or RUN_STARTING (dagrt_graph_start, then RUN_STARTED until its wait takes
+ * it as RUN_WAITING); back to RUN_IDLE when the run is over. */
+enum { RUN_IDLE, RUN_SYNC, RUN_STARTING, RUN_STARTED, RUN_WAITING };
+
+/* The calling thread's context, and whether it runs on a fiber. Code on
+ * its thread's own stack is not on a fiber (fiber stacks are separate
+ * mappings): then the inline TLS read is right and no fiber lookup is
+ * needed, which is most of what an empty frame's checks would cost. */
+static rt_ctx *caller(dagrt *rt, bool *fiber)
+{
+    rt_ctx *c = rt_ctx_here(rt);
+    if (RT_LIKELY(c != NULL)) {
+        char here;
+        uintptr_t sp = (uintptr_t)(void *)&here;
+        if (sp >= (uintptr_t)(void *)c->stack_lo && sp < (uintptr_t)(void *)c->stack_hi) {
+            *fiber = false;
+            return c;
+        }
+    }
+    *fiber = dagrt_in_fiber(rt);
+    return rt_ctx_current(rt);
+}
+
+/* Inside a graph task anywhere, or inside any task (workers run user code
+ * only inside tasks; the main thread counts the tasks it runs while it
+ * waits or pumps), or on a fiber: a run or a wait there could wait on
+ * itself. Also says who calls (self) and whether it is the main thread. */
+static bool nested_here(dagrt *rt, rt_ctx **self, bool *main)
+{
+    bool fiber;
+    *self = caller(rt, &fiber);
+    *main = !fiber && *self && (*self)->index == 0;
+    return rt_exec_depth > 0 || (*self && ((*self)->worker || (*self)->depth > 0)) || fiber;
+}
+
+bool rt_exec_nested(dagrt *rt)
+{
+    rt_ctx *self;
+    bool main;
+    return nested_here(rt, &self, &main);
+}
+
+/* Checks a run's arguments and takes the state (RUN_IDLE to `to`). */
+static int claim(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, rt_ctx **self,
+                 uint32_t to)
+{
+    if (!rt || !g || !st)
+        return DAGRT_EINVAL;
+    if (g->version != DAGRT_GRAPH_VERSION)
+        return DAGRT_EVERSION;
+    if (g->nnodes == 0 || !g->nodes || !g->succ || !st->nodes || st->nnodes < g->nnodes)
+        return DAGRT_EINVAL;
+    bool main;
+    if (nested_here(rt, self, &main))
+        return DAGRT_ENESTED;
+    graph_rt *r = state_rt(st);
+    uint32_t idle = RUN_IDLE;
+    /* acquire: pairs with the release that ended the last run (or wait), so
+     * this run sees its writes. Failure: nothing is touched, relaxed. */
+    if (!atomic_compare_exchange_strong_explicit(&r->running, &idle, to, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return DAGRT_EBUSY;
+    if (!main) {
+        /* release: nothing of this state was touched; hands it back as it was. */
+        atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
+        return DAGRT_EPERM;
+    }
+    return 0;
+}
+
+/* The number of this run among the runs of g started on rt (from 0), for
+ * observers. Only the main thread starts runs: plain fields. */
+static uint64_t frame_number(dagrt *rt, const dagrt_graph *g, uint64_t fallback)
+{
+    size_t h = (size_t)((uintptr_t)g >> 6) % RT_FRAME_GRAPHS;
+    for (size_t k = 0; k < RT_FRAME_GRAPHS; k++) {
+        size_t i = (h + k) % RT_FRAME_GRAPHS;
+        if (rt->frame_no[i].g == g)
+            return rt->frame_no[i].n++;
+        if (!rt->frame_no[i].g) {
+            rt->frame_no[i].g = g;
+            rt->frame_no[i].n = 1;
+            return 0;
+        }
+    }
+    return fallback;   /* table full: the state's own count */
+}
+
+/* Reset: plain stores are enough; spawning a task publishes them to the
+ * thread that runs it (the runtime's queues are release/acquire). */
+static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
+{
+    node_rt *nodes = (node_rt *)(void *)st->nodes;
+    if (r->plan_g != g || r->nodes != nodes || r->plan_workers != rt->nworkers)
+        r->plan_state = RT_PLAN_NONE;   /* a plan is for one graph in one node array, and a worker count */
+    r->rt = rt;
+    r->g = g;
+    r->ctx = ctx;
+    r->nodes = nodes;
+    r->nnodes = g->nnodes;
+    r->async = 0;
+    r->piped = 0;
+    r->linked = 0;
+    r->inpipe = 0;
+    /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
+    atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
+    r->frame = frame_number(rt, g, r->runs);
+}
+
+static uint16_t helpers_for(int workers)
+{
+    return (uint16_t)(workers < 65534 ? workers + 1 : 65535);
+}
+
+int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
+{
+    rt_ctx *self;
+    int rc = claim(rt, g, st, &self, RUN_SYNC);
+    if (rc != 0)
+        return rc;
+    graph_rt *r = state_rt(st);
+    reset(r, rt, g, st, ctx);
+    /* One helper per worker, plus one: the caller, once it waits on the
+     * group, takes a helper task like any other, so a helper that keeps
+     * publishing work can still hand some to the caller. None for a frame
+     * too small to share. */
+    int workers = dagrt_worker_count(rt);
+    bool share = workers > 0 && !rt_policy_small(r->policy.frame_ns, g->nnodes);
+    r->max_helpers = share ? helpers_for(workers) : 0;
+    bool timed = rt_policy_timed(r, share);
+    uint64_t t0 = timed ? rt_now_ns() : 0;
+    /* How it runs: the one choice (exec/policy.c). */
+    rt_choice c = rt_exec_choose(r, g, workers, RT_FRAME_RUN, true, NULL, 0);
+    switch (c.mode) {
+    case RT_MODE_SERIAL:
+        rc = rt_exec_serial_run(r);
+        break;
+    case RT_MODE_PLAN:
+        rc = rt_plan_run(r);
+        break;
+    case RT_MODE_ALONE:
+        r->max_helpers = 0;
+        /* fall through */
+    default:
+        rc = rt_exec_dyn_run(r, self, workers);
+        break;
+    }
+    uint64_t ns = timed ? rt_now_ns() - t0 : 0;
+    if (c.judge == RT_JUDGE_DYN)
+        rt_policy_dyn_after(r, timed, ns);
+    else
+        rt_policy_after(r, timed, ns, c.judge == RT_JUDGE_PLAN);
+    r->runs++;
+    /* release: the next run (or get_stats) acquires everything this run wrote. */
+    atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
+    return rc;
+}
+
+/* claim, then (only once the state is taken, so that a refused call
+ * changes nothing) the context's copy and the reset. */
+static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                dagrt_ctx_store_fn store, const void *src, uint32_t to, graph_rt **out)
+{
+    rt_ctx *self;
+    int rc = claim(rt, g, st, &self, to);
+    if (rc != 0)
+        return rc;
+    if (store)
+        store(ctx, src);
+    *out = state_rt(st);
+    reset(*out, rt, g, st, ctx);
+    return 0;
+}
+
+/* A started run (never serial: that assumes the caller takes part from
+ * the start) runs in pipelined plan mode where it may (plan: the pipeline,
+ * or for dagrt_graph_start the environment, allows it; a worker or more; a plan
+ * for the graph; prev, if any, then runs in it too: exec/pplan.c), else on
+ * the dynamic executor with helpers. It is not timed: its wall time
+ * includes whatever the caller does between start and wait. */
+int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                  dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
+                  graph_rt *prev, bool plan)
+{
+    graph_rt *r;
+    int rc = take(rt, g, st, ctx, store, src, RUN_STARTING, &r);
+    if (rc != 0)
+        return rc;
+    r->async = 1;
+    r->piped = piped;
+    r->linked = prev != NULL;
+    r->inpipe = inpipe;
+    int workers = dagrt_worker_count(rt);
+    r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
+    /* Every state of a pipeline makes the same plan for its one graph
+     * (rt_plan_build reads only the tables), so a frame and the one before
+     * it are always in the same mode. */
+    if (rt_exec_choose(r, g, workers, RT_FRAME_START, plan, NULL, 0).mode == RT_MODE_PPLAN) {
+        rt_pplan_start(r, prev);
+    } else {
+        r->pplan = 0;
+        rt_exec_dyn_start(r, workers);
+        if (prev)
+            rt_exec_dyn_link(prev, r);
+    }
+    /* release: the wait that takes RUN_STARTED (acquire) sees the reset. */
+    atomic_store_explicit(&r->running, RUN_STARTED, memory_order_release);
+    return 0;
+}
+
+int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                       dagrt_ctx_store_fn store, const void *src)
+{
+    graph_rt *r;
+    int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r);
+    if (rc != 0)
+        return rc;
+    rc = rt_exec_serial_run(r);
+    r->runs++;
+    /* release: the next run (or get_stats) acquires everything this run wrote. */
+    atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
+    return rc;
+}
+
+int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                      dagrt_ctx_store_fn store, const void *src)
+{
+    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, rt_exec_env_plan());
+}
+
+int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)
+{
+    return rt_exec_wait(rt, st, false);
+}
+
+int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
+{
+    if (!rt || !st)
+        return DAGRT_EINVAL;
+    rt_ctx *self;
+    bool main;
+    if (nested_here(rt, &self, &main))
+        return DAGRT_ENESTED;
+    graph_rt *r = state_rt(st);
+    uint32_t s = RUN_STARTED;
+    /* acquire: pairs with the start's release (the reset and the roots).
+     * Failure: relaxed, only the value decides the error. */
+    if (!atomic_compare_exchange_strong_explicit(&r->running, &s, RUN_WAITING,
+                                                 memory_order_acquire, memory_order_relaxed))
+        return s == RUN_IDLE ? DAGRT_EINVAL : DAGRT_EBUSY;
+    /* Only the thread that started the run (the main thread of its
+     * runtime) may wait for it: its `on main` tasks run there. */
+    int bad = r->rt != rt ? DAGRT_EINVAL
+              : !main || r->inpipe != pipe ? DAGRT_EBUSY   /* a pipeline's frame */
+              : 0;
+    if (bad) {
+        /* release: hands the started run back untouched. */
+        atomic_store_explicit(&r->running, RUN_STARTED, memory_order_release);
+        return bad;
+    }
+    int rc = r->pplan ? rt_pplan_wait(r) : rt_exec_dyn_wait(r, self);
+    if (!r->pplan && dagrt_worker_count(rt) > 0)
+        rt_policy_dyn_after(r, false, 0);   /* the starvation rule (exec/policy.c) */
+    r->runs++;
+    /* release: the next run (or get_stats) acquires everything this run wrote. */
+    atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
+    return rc;
+}
+
+/* Re-initialising a state in use would clear it under its run: refused.
+ * A state in use is told apart from zeroed or uninitialised storage by
+ * what only an init writes: a nodes pointer to this very node array and
+ * its count (other bytes hold that address only where a state over these
+ * nodes lived before). So a first init pays two compares; only a re-init
+ * takes the state as a run does, so that no run starts while it is
+ * cleared, and a state in use is left as it was. */
+int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint32_t nnodes)
+{
+    if (!st || !nodes)
+        return DAGRT_EINVAL;
+    graph_rt *r = state_rt(st);
+    bool again = st->nodes == nodes && st->nnodes == nnodes;
+    uint32_t idle = RUN_IDLE;
+    /* acquire: pairs with the release that ended the last run, so the
+     * clearing below comes after its writes. Failure: nothing is touched,
+     * relaxed. */
+    if (again && !atomic_compare_exchange_strong_explicit(&r->running, &idle, RUN_SYNC,
+                                                          memory_order_acquire,
+                                                          memory_order_relaxed))
+        return DAGRT_EBUSY;
+    /* All but the ownership word, which another thread's claim may read
+     * meanwhile (and fail on); plain stores. */
+    unsigned char *o = (unsigned char *)(void *)st->opaque_;
+    const size_t at = offsetof(graph_rt, running), after = at + sizeof r->running;
+    memset(o, 0, at);
+    memset(o + after, 0, sizeof st->opaque_ - after);
+    memset(nodes, 0, (size_t)nnodes * sizeof *nodes);
+    if (!again) {
+        st->nodes = nodes;
+        st->nnodes = nnodes;
+    }
+    /* release: a run that takes the state (acquire CAS) sees it cleared. */
+    atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
+    return 0;
+}
+
+bool rt_exec_idle(dagrt_graph_state *st)
+{
+    /* acquire: pairs with the release that ended the state's last run, as
+     * claim's CAS would (the caller relies on nothing else of it). */
+    return atomic_load_explicit(&state_rt(st)->running, memory_order_acquire) == RUN_IDLE;
+}
+
+int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)
+{
+    if (!st || !out)
+        return DAGRT_EINVAL;
+    memset(out, 0, sizeof *out);
+    const graph_rt *r = (const graph_rt *)(const void *)st->opaque_;
+    /* acquire: pairs with the run's final release, so the statuses read below are complete. */
+    if (atomic_load_explicit(&((graph_rt *)(void *)(uintptr_t)r)->running, memory_order_acquire))
+        return DAGRT_EBUSY;
+    out->runs = r->runs;
+    out->stretch_runs = r->policy.stretch_runs;
+    if (!r->runs)
+        return 0;
+    for (uint32_t i = 0; i < r->nnodes; i++) {
+        const node_rt *n = &r->nodes[i];
+        if (n->status == 1)
+            out->last_ran++;
+        else if (n->status == 2)
+            out->last_skipped++;
+    }
+    return 0;
+}
+

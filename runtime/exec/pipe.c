@@ -1,0 +1,262 @@
+/*
+ * exec/pipe.c - pipelines: up to DAGRT_MAX_IN_FLIGHT frames of one graph in
+ * flight, frame k on the caller's state k % depth.
+ *
+ * Each frame is a started run (exec/exec.c) with two more rules, kept by the
+ * dynamic executor (exec/dynamic.c): every node of frame N+1 waits for the same
+ * node of frame N, and a node with `prev X` inputs waits for node X of
+ * frame N. The link between two frames is made when frame N+1 is
+ * submitted, while frame N may still run: a link word per node of frame N,
+ * exchanged by the node's completer (DONE) and by the submitter (LINKED);
+ * whichever comes second counts the completion into frame N+1, so each is
+ * counted exactly once without a lock (tests/models/pipe_link.pml).
+ *
+ * A frame's state is reused `depth` frames later, only after its wait has
+ * returned: frames are waited for oldest first, and a wait returns once
+ * every task of the frame's group (every thread that ran one of its nodes,
+ * and so every hand-off from it) is done.
+ */
+#include "exec.h"
+
+#include <string.h>
+
+/* The runtime's view of dagrt_pipeline's opaque words. */
+typedef struct pipe_rt {
+    /* 0, or 1 while a call is inside (any thread). The acquire CAS that
+     * takes it sees everything the last call did (release store). */
+    _Atomic uint32_t owner;
+    uint32_t magic;          /* PIPE_MAGIC once initialised */
+    const void *self;        /* the pipeline's own address once initialised */
+    uint32_t depth;
+    uint32_t inflight;       /* frames started and not yet waited for */
+    uint64_t submitted;      /* frames started since init */
+    dagrt *rt;               /* the runtime of the frames in flight */
+    /* The run policy's (exec/policy.c) state for the serial choice, as a
+     * graph state's: a moving average of sampled frames' time from start
+     * to the end of their wait, and each slot's start time while it is
+     * sampled (0: not sampled). */
+    uint64_t frame_ns;
+    uint64_t t_start[DAGRT_MAX_IN_FLIGHT];
+    /* Frames may run in pipelined plan mode (exec/pplan.c) where the
+     * runtime has a worker: true unless DAGRT_PIPE=dynamic is in the
+     * environment (rt_exec_env_plan: read once per process; tests run
+     * both executors; docs/runtime.md). */
+    bool plan_ok;
+} pipe_rt;
+
+_Static_assert(sizeof(pipe_rt) <= sizeof(((dagrt_pipeline *)0)->opaque_), "pipeline too small");
+
+#define PIPE_MAGIC 0x70697065u
+
+static pipe_rt *pipe_of(dagrt_pipeline *p) { return (pipe_rt *)(void *)p->opaque_; }
+
+static void leave(pipe_rt *q)
+{
+    /* release: the next call (acquire CAS) sees this one's bookkeeping. */
+    atomic_store_explicit(&q->owner, 0, memory_order_release);
+}
+
+/* Re-initialising a pipeline in use would forget its frames in flight:
+ * refused (DAGRT_EBUSY), nothing changed. It is told apart from zeroed or
+ * uninitialised storage by what only an init writes, the magic and the
+ * pipeline's own address: a first init pays two compares, a re-init takes
+ * the pipeline as a call does and checks that nothing is in flight and no
+ * state of the last init runs. */
+int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *const *states,
+                        void *const *ctxs, dagrt_ctx_drop_fn drop)
+{
+    if (!p || !states || !ctxs || depth == 0 || depth > DAGRT_MAX_IN_FLIGHT)
+        return DAGRT_EINVAL;
+    for (unsigned k = 0; k < depth; k++)
+        if (!states[k] || !ctxs[k])
+            return DAGRT_EINVAL;
+    pipe_rt *q = pipe_of(p);
+    if (q->magic == PIPE_MAGIC && q->self == p) {
+        uint32_t idle = 0;
+        /* acquire: as enter's, this sees the last call's bookkeeping.
+         * Failure: a call is inside; relaxed, nothing is touched. */
+        if (!atomic_compare_exchange_strong_explicit(&q->owner, &idle, 1, memory_order_acquire,
+                                                     memory_order_relaxed))
+            return DAGRT_EBUSY;
+        bool busy = q->inflight > 0;
+        for (unsigned k = 0; k < q->depth && k < DAGRT_MAX_IN_FLIGHT && !busy; k++)
+            busy = p->states[k] && !rt_exec_idle(p->states[k]);
+        if (busy) {
+            leave(q);
+            return DAGRT_EBUSY;
+        }
+    }
+    /* Field by field, leaving the words another thread's call may read
+     * meanwhile (and fail on) alone: the ownership word, and the magic on
+     * a re-init (it is written only by a first init). */
+    q->depth = depth;
+    q->inflight = 0;
+    q->submitted = 0;
+    q->rt = NULL;
+    q->frame_ns = 0;
+    memset(q->t_start, 0, sizeof q->t_start);
+    q->plan_ok = rt_exec_env_plan();
+    if (q->magic != PIPE_MAGIC || q->self != p) {
+        q->magic = PIPE_MAGIC;
+        q->self = p;
+    }
+    memset(p->states, 0, sizeof p->states);
+    memset(p->ctxs, 0, sizeof p->ctxs);
+    for (unsigned k = 0; k < depth; k++) {
+        p->states[k] = states[k];
+        p->ctxs[k] = ctxs[k];
+    }
+    p->drop = drop;
+    leave(q);   /* release: the next call (acquire CAS) sees the pipeline initialised */
+    return 0;
+}
+
+/* Takes the pipeline for one call on the calling thread. */
+static int enter(dagrt *rt, dagrt_pipeline *p)
+{
+    if (!rt || !p || pipe_of(p)->magic != PIPE_MAGIC)
+        return DAGRT_EINVAL;
+    if (rt_exec_nested(rt))
+        return DAGRT_ENESTED;
+    pipe_rt *q = pipe_of(p);
+    uint32_t idle = 0;
+    /* acquire: pairs with leave's release, so this call sees the last
+     * one's bookkeeping. Failure: relaxed, nothing is touched. */
+    if (!atomic_compare_exchange_strong_explicit(&q->owner, &idle, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return DAGRT_EBUSY;
+    int bad = 0;
+    if (q->inflight > 0 && (q->rt != rt || !dagrt_on_main_thread(rt)))
+        bad = DAGRT_EBUSY;   /* frames in flight belong to one runtime's main thread */
+    else if (!dagrt_on_main_thread(rt))
+        bad = DAGRT_EPERM;
+    if (bad)
+        /* release: hands the pipeline back untouched. */
+        atomic_store_explicit(&q->owner, 0, memory_order_release);
+    return bad;
+}
+
+/* The state whose run policy (exec/policy.c) rules the pipelined plan
+ * frames of g: the pipeline's first state when it is planned for g, else
+ * (it has not run g yet) the frame's own state r. */
+static graph_rt *rule_of(dagrt_pipeline *p, graph_rt *r, const dagrt_graph *g)
+{
+    graph_rt *o = state_rt(p->states[0]);
+    return rt_exec_planned(o, g) ? o : r;
+}
+
+/* Waits (helping) for the oldest frame in flight and lets its context go. */
+static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
+{
+    pipe_rt *q = pipe_of(p);
+    unsigned k = (unsigned)((q->submitted - q->inflight) % q->depth);
+    int rc = rt_exec_wait(rt, p->states[k], true);
+    if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL)
+        return rc;   /* refused (the state is used outside the pipeline): still in flight */
+    graph_rt *r = state_rt(p->states[k]);
+    if (r->pplan && rt_policy_serial_ok(&r->policy, r->g))
+        rt_policy_pipe_after(rule_of(p, r, r->g), r, 0);   /* the starvation rule judges it */
+    if (q->t_start[k]) {
+        q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - q->t_start[k]);
+        q->t_start[k] = 0;
+    }
+    q->inflight--;
+    if (p->drop)
+        p->drop(p->ctxs[k]);
+    return rc;
+}
+
+int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
+                          dagrt_ctx_store_fn store, const void *src)
+{
+    if (!g)
+        return DAGRT_EINVAL;
+    int rc = enter(rt, p);
+    if (rc != 0)
+        return rc;
+    pipe_rt *q = pipe_of(p);
+    /* One pipeline runs one graph: checked before anything is waited for. */
+    if (q->inflight > 0 && state_rt(p->states[(q->submitted - 1) % q->depth])->g != g) {
+        rc = DAGRT_EINVAL;
+        goto out;
+    }
+    unsigned k = (unsigned)(q->submitted % q->depth);
+    void *ctx = store ? p->ctxs[k] : (void *)(uintptr_t)src;
+    graph_rt *rk = state_rt(p->states[k]);
+    /* (The slot's state keeps its policy's notes; only the main thread
+     * reads or writes them, even while that state's frame is in flight.)
+     * Its own last frame must be over before it is asked: the choice reads
+     * the state's plan and policy. */
+    if (q->inflight == q->depth && (rc = wait_oldest(rt, p)) != 0)
+        goto out;
+    /* How it runs: the one choice (exec/policy.c). Serial now: frames
+     * measured too small to share gain nothing from overlapping, and a
+     * stretch of the pipeline's run policy (its helpers without CPU) runs
+     * frames on the caller alone; either way after the frames in flight,
+     * on the caller in table order, without a counter or an atomic
+     * (exec/serial.c). The rule's probes start frames in flight again. */
+    rt_choice c = rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, q->plan_ok,
+                                 rule_of(p, rk, g), q->frame_ns);
+    if (c.mode == RT_MODE_SERIAL) {
+        while (q->inflight > 0)
+            if ((rc = wait_oldest(rt, p)) != 0)
+                goto out;
+        bool timed = rt_policy_sampled(q->submitted);
+        uint64_t t0 = timed ? rt_now_ns() : 0;
+        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src);
+        if (rc == 0) {
+            uint64_t ns = timed ? rt_now_ns() - t0 : 0;
+            if (timed)
+                q->frame_ns = rt_policy_average(q->frame_ns, ns);
+            if (c.judge == RT_JUDGE_PIPE) {
+                if (timed)
+                    rk->policy.frame_ns = rt_policy_average(rk->policy.frame_ns, ns);
+                rt_policy_pipe_after(rule_of(p, rk, g), rk, timed ? (ns ? ns : 1) : 0);
+            }
+            q->rt = rt;
+            q->submitted++;
+            if (p->drop)
+                p->drop(ctx);
+        }
+        goto out;
+    }
+    /* The frame before this one, if it is still in flight: this frame is
+     * linked after it. With depth 1 it has always been waited for. */
+    graph_rt *prev = NULL;
+    if (q->inflight > 0)
+        prev = state_rt(p->states[(q->submitted - 1) % q->depth]);
+    bool timed = rt_policy_sampled(q->submitted);
+    uint64_t t0 = timed ? rt_now_ns() : 0;
+    /* Depth 1 never links (the last frame has always been waited for):
+     * its completions need no hand-off. */
+    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan_ok);
+    if (rc == 0) {
+        q->t_start[k] = t0;
+        q->rt = rt;
+        q->submitted++;
+        q->inflight++;
+    }
+out:
+    leave(q);
+    return rc;
+}
+
+int dagrt_pipeline_drain(dagrt *rt, dagrt_pipeline *p)
+{
+    int rc = enter(rt, p);
+    if (rc != 0)
+        return rc;
+    pipe_rt *q = pipe_of(p);
+    int first = 0;
+    while (q->inflight > 0) {
+        rc = wait_oldest(rt, p);
+        if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL) {
+            first = rc;
+            break;
+        }
+        if (rc != 0 && first == 0)
+            first = rc;   /* a frame's own error: the first one, after all are done */
+    }
+    leave(q);
+    return first;
+}

@@ -1,0 +1,555 @@
+/*
+ * exec/plan.c - plan mode, the executor for frames worth sharing (exec/exec.h;
+ * the section comment below has the design). Its lists:
+ * exec/plan_build.c; between runs: exec/plan_helper.c; when its helper gets no CPU: exec/policy.c; nodes
+ * that run elsewhere (fiber, hot, parallel): exec/plan_off.c.
+ */
+#include "exec.h"
+
+/* ------------------------------------------------------------- plan mode
+ *
+ * The dynamic executor (exec/dynamic.c) pays for every node in cross-core
+ * cache traffic: join counters, the shared ready list and helper spawns
+ * are locked instructions on lines another core wrote last, each a
+ * cross-core transfer (docs/benchmarks.md), several per node. Plan mode
+ * runs such graphs without any of them:
+ *
+ * - Once per graph, the nodes are split into lists, one for the caller
+ *   (list 0) and one per worker up to PLAN_LISTS (a helper each), level by
+ *   level (a node's level: the most tasks on a path from a root to it,
+ *   gates not counted), each level shared out evenly, every node going to
+ *   the list that holds most of its predecessors: chains stay on one
+ *   thread and few edges cross between them. Each list is in (level, index) order, so all are
+ *   subsequences of one topological order. `on main` nodes all go to the
+ *   caller's list. A graph no level of which is wider than a few lists
+ *   gets fewer lists (no helper for a list with nothing on it).
+ * - A run: each list has a cursor, the next unclaimed node; a thread waits
+ *   until the node at its cursor is ready (its predecessors' `done` equals
+ *   the run's epoch), claims it by advancing the cursor with a CAS (and
+ *   the node after it in the same CAS if that one is ready too), runs it
+ *   and stores `done`. Completed nodes are never counted, only read:
+ *   nothing is reset between runs, the epoch moves on instead. Nodes are
+ *   claimed only when ready, so a thread that loses its CPU holds up at
+ *   most the node it is running and one more.
+ * - A thread takes a ready node off another list when that list has no
+ *   owner (its helper has not arrived, or has left), after waiting long on
+ *   its own node, or (the caller, and helpers of pipelined frames) when its
+ *   own list is finished. Only the caller takes `on main` nodes.
+ * - Progress without the worker: the earliest unfinished node of the
+ *   common order has all its predecessors done; it is either claimed, and
+ *   running, or at its list's cursor (everything before it on its list is
+ *   done), where its owner, or the caller, which only leaves once every
+ *   node is claimed, takes it.
+ * - Between runs, the workers' helpers (runtime tasks) linger, polling a
+ *   runtime-owned slot, so that a run's start costs the caller two stores
+ *   per helper list and no spawn, deque push or wake-up check, and its end
+ *   no task completion and no group wait; see exec/plan_helper.c,
+ *   "between runs".
+ */
+
+#define plan_cursor rt_plan_cursor
+
+/* Whether helper list k (k >= 1) has no helper running it. relaxed: a
+ * hint (graph_rt.owner). */
+static inline bool plan_unowned(graph_rt *r, uint32_t k)
+{
+    uint32_t o = atomic_load_explicit(&r->owner[k], memory_order_relaxed);
+    return o == 0 || o == PLAN_LEFT;
+}
+
+/* Whether a `done` word has reached epoch e of its state: in a pipelined
+ * plan frame the frame before may already have been followed there by
+ * later frames of its state (exec/pplan.c), so the test is "at or after",
+ * in serial number arithmetic (epochs skip 0 and are never compared more
+ * than DAGRT_MAX_IN_FLIGHT runs apart). */
+static inline bool plan_reached(uint32_t done, uint32_t e) { return (int32_t)(done - e) >= 0; }
+
+/* Can node i run in this run: AND, all predecessors done; OR, any. `mine`:
+ * a node the calling thread has completed but not yet published (it counts
+ * as done for this thread), or NONE. A pipelined plan frame linked after
+ * the frame before (r->pprev) also waits for the same node and the `prev`
+ * inputs there (docs/language.md's table); unlinked, `prev` inputs hold
+ * from the start (an OR node with one is ready at once). */
+static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t mine)
+{
+    const node_rt *n = &r->nodes[i];
+    uint32_t np = n->plan.npl, nv = n->plan.nprv;
+    if (np == 0 && nv == 0 && RT_LIKELY(r->pprev == NULL))
+        return true;
+    bool any = r->g->nodes[i].join == DAGRT_JOIN_OR && np + nv > 0;
+    const node_rt *pr = r->pprev;
+    if (RT_UNLIKELY(pr != NULL)) {
+        const uint32_t pe = r->pprev_epoch;
+        /* acquire: pairs with the release store of the frame before's
+         * runner (rt_plan_publish), as for this frame's inputs below. */
+        if (!plan_reached(atomic_load_explicit(&pr[i].plan.done, memory_order_acquire), pe))
+            return false;
+        for (uint32_t k = np; k < np + nv; k++) {
+            /* acquire: as above. */
+            bool d = plan_reached(
+                atomic_load_explicit(&pr[n->plan.pred[k]].plan.done, memory_order_acquire), pe);
+            if (d == any)
+                return any;
+        }
+    } else if (any && nv) {
+        return true;
+    }
+    for (uint32_t k = 0; k < np; k++) {
+        /* acquire: pairs with the predecessor runner's release store, so
+         * its effects are visible to whoever runs node i next. */
+        bool d = n->plan.pred[k] == mine ||
+                 atomic_load_explicit(&r->nodes[n->plan.pred[k]].plan.done, memory_order_acquire) == epoch;
+        if (d == any)
+            return any;
+    }
+    return !any;
+}
+
+/* Claims the next node of list k (not the caller's own) if it is ready
+ * now, or returns NONE; never an `on main` node unless the caller. */
+static uint32_t plan_claim(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch)
+{
+    _Atomic uint32_t *cur = plan_cursor(r, k);
+    /* relaxed loads and CAS: the cursor only decides who runs which node
+     * (the CAS makes that exclusive); what a node needs from the nodes
+     * before it comes through the acquire loads of their `done`, and the
+     * lists themselves were written before the run started (published to
+     * the worker by the spawn of its helper). */
+    uint32_t c = atomic_load_explicit(cur, memory_order_relaxed);
+    while (c != NONE) {
+        if ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) || !plan_ready(r, c, epoch, NONE))
+            return NONE;
+        if (atomic_compare_exchange_weak_explicit(cur, &c, r->nodes[c].plan.lnext, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return c;
+    }
+    return NONE;
+}
+
+static inline void plan_prefetch(graph_rt *r, uint32_t i)
+{
+#if defined(__GNUC__)
+    /* The predecessors of our next node that another thread runs: their
+     * lines cross cores anyway; asking now lets that overlap this body. */
+    if (i == NONE)
+        return;
+    const node_rt *n = &r->nodes[i];
+    for (uint32_t m = n->plan.xpred, k = 0; m; m >>= 1, k++)
+        if (m & 1)
+            __builtin_prefetch(&r->nodes[n->plan.pred[k]].plan.done);
+#else
+    (void)r;
+    (void)i;
+#endif
+}
+
+/* Whether another thread of the run started on the CPU we run on now
+ * (own: our list). */
+static bool plan_shares_cpu(graph_rt *r, uint32_t own)
+{
+    int now = rt_cpu_now();
+    if (now < 0)
+        return false;
+    if (own != 0 && r->caller_cpu == now)
+        return true;
+    for (uint32_t k = 1; k < r->nlists; k++) {
+        if (k == own)
+            continue;
+        /* relaxed: a hint (graph_rt.owner). */
+        uint32_t o = atomic_load_explicit(&r->owner[k], memory_order_relaxed);
+        if (o != 0 && o != PLAN_LEFT && (int)(o - 1) == now)
+            return true;
+    }
+    return false;
+}
+
+/* One poll of a wait by the thread of list `own`. Every RT_DUTY_POLLS
+ * polls it serves due timers and completions (core/idle.c, THE POLLER'S DUTY):
+ * in plan mode no thread goes idle while a node is missing, and the node
+ * may be a fiber waiting for one of them. */
+static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins)
+{
+    rt_cpu_relax();
+    if ((spins & (RT_DUTY_POLLS - 1)) == 0 && spins != 0)
+        rt_poll_duty(r->rt, rt_ctx_current(r->rt));
+    /* Where idle CPUs look busy to the kernel, a worker can be put on the
+     * caller's CPU (core/park.h) and stay there, and more helpers than CPUs
+     * share them on a loaded machine: spinning then only keeps the thread
+     * we wait for off the CPU. Give it the CPU when we share it, and after
+     * long waits in any case. */
+    if ((spins & 63) == 63 && plan_shares_cpu(r, own))
+        rt_os_yield();
+    else if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)
+        rt_os_yield();
+}
+
+/* A pipelined frame's helper with nothing to run: whether that has lasted
+ * PLAN_LINGER_NS since *since (0: from now on). */
+static bool plan_away_long(uint64_t *since)
+{
+    uint64_t now = rt_now_ns();
+    if (*since == 0) {
+        *since = now;
+        return false;
+    }
+    return now - *since > PLAN_LINGER_NS;
+}
+
+/* Whether a later run was offered than pipelined frame r (its helpers may
+ * go on to it). relaxed: a hint; plan_join's acquire orders the run. */
+static bool plan_offered_after(graph_rt *r)
+{
+    const plan_slot *s = r->rt->exec;
+    return s && atomic_load_explicit(&((plan_slot *)(uintptr_t)s)->go, memory_order_relaxed) >
+                    r->pticket + r->noffer - 1;
+}
+
+/* Claimed node i: runs it here and returns i (its status in *status, to be
+ * published by the caller), or dispatches it as a task and returns NONE:
+ * its task publishes it (exec/plan_off.c, "nodes that run elsewhere"). */
+static RT_INLINE uint32_t plan_do(graph_rt *r, uint32_t i, node_where where, uint8_t *status)
+{
+    uint32_t f = r->g->nodes[i].flags;
+    if (RT_LIKELY(!(f & r->plan_offmask)) || (f & DAGRT_NODE_MAIN)) {
+        *status = rt_exec_node_on(r, i, where);
+        return i;
+    }
+    rt_plan_off_spawn(r, i, where);
+    return NONE;
+}
+
+/* Takes and runs one ready node of list k (not ours: own). */
+static bool plan_steal(graph_rt *r, uint32_t k, uint32_t own, bool on_main, node_where where,
+                       uint32_t epoch)
+{
+    uint32_t s = plan_claim(r, k, on_main, epoch);
+    if (s == NONE)
+        return false;
+    /* A helper's theft from another helper's list, before the node's
+     * publication (graph_rt.xsteal). relaxed: that release orders it;
+     * checked first so that the line is written once a run. */
+    if (own != 0 && k != 0 && atomic_load_explicit(&r->xsteal, memory_order_relaxed) == 0)
+        atomic_store_explicit(&r->xsteal, 1, memory_order_relaxed);
+    if (on_main && k != 0)
+        r->stolen++;   /* the caller's count; helpers' thefts set xsteal */
+    uint8_t st;
+    if (plan_do(r, s, where, &st) != NONE)
+        rt_plan_publish(r, s, st, epoch);
+    return true;
+}
+
+/* Whether list k may be taken from at once by the thread of list own: a
+ * helper's list without its helper, or (a pipelined frame's helper) the
+ * caller's list while the caller is away. */
+static inline bool plan_open(graph_rt *r, uint32_t k, uint32_t own)
+{
+    if (k != 0)
+        return plan_unowned(r, k);
+    /* relaxed: a hint (graph_rt.owner0). */
+    return own != 0 && r->pplan && atomic_load_explicit(&r->owner0, memory_order_relaxed) == 0;
+}
+
+/* Takes and runs one ready node of another list than own: of the lists
+ * open to it (plan_open) or, with `any`, of every list. Each thread
+ * starts at the list after its own, so that thieves spread out. */
+static bool plan_steal_some(graph_rt *r, uint32_t own, bool any, bool on_main, node_where where,
+                            uint32_t epoch)
+{
+    const uint32_t n = r->nlists;
+    for (uint32_t d = 1; d < n; d++) {
+        uint32_t k = own + d < n ? own + d : own + d - n;
+        if ((any || plan_open(r, k, own)) && plan_steal(r, k, own, on_main, where, epoch))
+            return true;
+    }
+    return false;
+}
+
+/* Whether a list other than own still has unclaimed nodes. relaxed: the
+ * claims are the CASes; this only waits for them. */
+static bool plan_others_left(graph_rt *r, uint32_t own)
+{
+    for (uint32_t k = 0; k < r->nlists; k++)
+        if (k != own && atomic_load_explicit(plan_cursor(r, k), memory_order_relaxed) != NONE)
+            return true;
+    return false;
+}
+
+/* The caller in a pipelined frame's wait with nothing of r ready: one
+ * ready node of a later frame in flight (exec/pplan.c, "looks ahead"),
+ * claimed and run, from its own list of each frame only: the helper's
+ * list of a later frame often has no owner yet (its helper is still in
+ * an earlier frame, or was not spawned: rt_plan_spare_helpers), and nodes
+ * taken from it would read to the run policy as a starved helper
+ * (stolen). Returns whether it ran one. */
+bool rt_plan_ahead(graph_rt *r, node_where where)
+{
+    graph_rt *x = r->pnext;
+    for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++, x = x->pnext)
+        if (plan_steal(x, 0, 0, true, where, x->epoch))
+            return true;
+    return false;
+}
+
+/* One thread's part of a run: its own list `own`, then whatever it can take
+ * from the others. The caller (on_main) stays until every node is
+ * claimed; a helper may leave earlier. where: where this
+ * thread runs nodes (exec/exec.h), decided once (its stack cannot change meanwhile).
+ * first: a node of list `own` the caller claimed before the run was
+ * offered, run first, or NONE. Returns true when a helper (own >= 1) ran
+ * the last node of its own list: publishing it was then its last access to
+ * the run's state (see rt_plan_run's end). */
+_Thread_local unsigned rt_plan_nest;
+
+static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first);
+
+bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first)
+{
+    rt_plan_nest++;
+    bool last = plan_work(r, own, on_main, where, first);
+    rt_plan_nest--;
+    return last;
+}
+
+static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first)
+{
+    const uint32_t epoch = r->epoch;
+    _Atomic uint32_t *cur = plan_cursor(r, own);
+    uint32_t prev = NONE;
+    uint8_t prev_status = 0;
+    unsigned spins = 0;
+    bool ensured = false;
+    /* A pipelined frame's helper (exec/pplan.c): the caller is in this
+     * frame only while it waits for it; the rest of the time the helper
+     * takes the caller's ready nodes at once, and a helper with nothing to
+     * run leaves once that lasted PLAN_LINGER_NS (the caller's wait runs
+     * what is left). */
+    const bool away_ok = own != 0 && r->pplan;
+    uint64_t stuck_since = 0;
+    if (first != NONE) {
+        plan_prefetch(r, r->nodes[first].plan.lnext);
+        prev = plan_do(r, first, where, &prev_status);
+    }
+    for (;;) {
+        /* relaxed: see plan_claim. */
+        uint32_t i = atomic_load_explicit(cur, memory_order_relaxed);
+        if (i == NONE)
+            break;
+        if (RT_UNLIKELY(r->plan_off) && rt_plan_hot_waiting(r)) {
+            /* Hot work first (exec/plan_off.c). */
+            if (prev != NONE) {
+                rt_plan_publish(r, prev, prev_status, epoch);
+                prev = NONE;
+            }
+            rt_plan_help(r, where);
+        }
+        /* The node just run counts as done here, so a chain continues
+         * with the claim first and the publication after it (below). */
+        if (!plan_ready(r, i, epoch, prev)) {
+            /* Nothing is claimed while it waits: a thread that loses its
+             * CPU here holds up no node, the other thread can take it. And
+             * the node we completed goes out first: someone may need it. */
+            if (prev != NONE) {
+                rt_plan_publish(r, prev, prev_status, epoch);
+                prev = NONE;
+            }
+            plan_relax(r, own, ++spins);
+            if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
+                rt_plan_help(r, where);
+            /* A node that runs elsewhere may wait long (a fiber blocked
+             * in I/O): give the CPU away more often than plan_relax
+             * does, so that a loaded machine's other threads, and the
+             * task we wait for, get it. */
+            if (RT_UNLIKELY(r->plan_off) && (spins & 255) == 0)
+                rt_os_yield();
+            /* A list without its thread is taken from at once, and the
+             * caller makes sure helpers are coming (once a run). A
+             * pipelined frame's helper leaves a frame whose caller is away
+             * once nothing was ready for PLAN_LINGER_NS. */
+            bool open = false;
+            for (uint32_t k = 0; k < r->nlists && !open; k++)
+                open = k != own && plan_open(r, k, own);
+            if (away_ok && plan_open(r, 0, own) && (spins & 255) == 0 && plan_away_long(&stuck_since))
+                return false;
+            if (open && !ensured && own == 0) {
+                ensured = true;
+                rt_plan_ensure_helper(r);
+            }
+            if ((spins >= PLAN_STEAL_SPINS || open) &&
+                plan_steal_some(r, own, spins >= PLAN_STEAL_SPINS, on_main, where, epoch)) {
+                spins = 0;
+                stuck_since = 0;
+            } else if (on_main && r->pnext && rt_plan_ahead(r, where)) {
+                spins = 0;
+            }
+            continue;
+        }
+        /* The node after it, if it is ready now as well (without i), is
+         * claimed by the same CAS: a claim costs 40-80 ns (a locked
+         * instruction, which waits for the body's stores to drain), on the
+         * path of every node, and a level's nodes on one list are mostly
+         * ready together. Only two, so a thread that loses its CPU holds
+         * up at most the node it runs and one more. */
+        uint32_t next = r->nodes[i].plan.lnext;
+        uint32_t pair = NONE;
+        if (next != NONE && plan_ready(r, next, epoch, prev)) {
+            pair = next;
+            next = r->nodes[pair].plan.lnext;
+        }
+        /* relaxed CAS: see plan_claim. It fails when the other thread took
+         * the node meanwhile: look again. */
+        if (!atomic_compare_exchange_weak_explicit(cur, &i, next, memory_order_relaxed,
+                                                   memory_order_relaxed))
+            continue;
+        spins = 0;
+        stuck_since = 0;
+        /* Completing the previous node only now puts its store after the
+         * claim's locked instruction: the store's trip to the other core
+         * (which read `done` last run) overlaps the next body instead of
+         * stalling the claim. */
+        if (prev != NONE)
+            rt_plan_publish(r, prev, prev_status, epoch);
+        plan_prefetch(r, next);
+        prev = plan_do(r, i, where, &prev_status);
+        if (pair != NONE) {
+            if (prev != NONE)
+                rt_plan_publish(r, prev, prev_status, epoch);
+            prev = plan_do(r, pair, where, &prev_status);
+        }
+        if (next == NONE && own != 0 && !away_ok && !r->plan_off) {
+            /* The helper's list is done, and the helper leaves without
+             * taking the others' last nodes: its last access to the run
+             * is this publication, which the caller reads anyway before
+             * it returns (rt_plan_run), instead of one more cache-line trip
+             * for a separate "left" word on every run. (Not where nodes
+             * run as tasks: the list's last node may be one of them.) */
+            if (prev != NONE)
+                rt_plan_publish(r, prev, prev_status, epoch);
+            return true;
+        }
+    }
+    if (prev != NONE)
+        rt_plan_publish(r, prev, prev_status, epoch);
+    unsigned idle = 0, polls = 0;
+    while (plan_others_left(r, own)) {
+        if (plan_steal_some(r, own, true, on_main, where, epoch)) {
+            idle = 0;
+            stuck_since = 0;
+            continue;
+        }
+        if (on_main && r->pnext && rt_plan_ahead(r, where)) {
+            idle = 0;
+            continue;
+        }
+        /* A pipelined frame's helper stays while the caller is away
+         * (relaxed: a hint), until nothing was ready for PLAN_LINGER_NS. */
+        if (!on_main && ++idle > PLAN_LINGER_SPINS &&
+            (!away_ok || atomic_load_explicit(&r->owner0, memory_order_relaxed) != 0 ||
+             plan_offered_after(r) || ((idle & 255) == 0 && plan_away_long(&stuck_since))))
+            break;
+        plan_relax(r, own, idle);
+        /* The caller's `idle` stays 0 (it never leaves early): count its
+         * polls for the duty (plan_relax's) here. */
+        if (on_main && (++polls & (RT_DUTY_POLLS - 1)) == 0)
+            rt_poll_duty(r->rt, rt_ctx_current(r->rt));
+        if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
+            rt_plan_help(r, where);
+        if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
+            rt_os_yield();   /* as above */
+    }
+    return false;
+}
+
+
+/* A run's start for the helpers' lists (G_run's and a pipelined frame's):
+ * their cursors and owners, and nothing stolen yet. Relaxed stores: the
+ * offer (release) publishes them. */
+void rt_plan_begin_lists(graph_rt *r)
+{
+    r->stolen = 0;
+    for (uint32_t k = 1; k < r->nlists; k++) {
+        atomic_store_explicit(plan_cursor(r, k), r->lhead[k], memory_order_relaxed);
+        atomic_store_explicit(&r->owner[k], 0, memory_order_relaxed);
+    }
+    atomic_store_explicit(&r->xsteal, 0, memory_order_relaxed);
+}
+
+/* The end of a run's offers, once every node is claimed: closes the
+ * tickets no helper joined, waits until the helpers of the others left. */
+void rt_plan_end_all(graph_rt *r)
+{
+    plan_slot *s = r->rt->exec;
+    for (uint32_t j = 0; j < r->noffer; j++)
+        rt_plan_end(s, r, r->pticket + j);
+}
+
+/* A whole run in plan mode. */
+int rt_plan_run(graph_rt *r)
+{
+    if (++r->epoch == 0) {
+        /* 2^32 runs: `done` words from the last wrap could match again. */
+        for (uint32_t i = 0; i < r->nnodes; i++)
+            /* relaxed: as in rt_plan_build: before the run is offered. */
+            atomic_store_explicit(&r->nodes[i].plan.done, 0, memory_order_relaxed);
+        r->epoch = 1;
+    }
+    const uint32_t epoch = r->epoch;
+    plan_slot *s = rt_plan_slot_of(r->rt);
+    r->pplan = 0;
+    r->pprev = NULL;   /* G_run: `prev` inputs hold from the start */
+    r->pnext = NULL;   /* and no frame after it to look ahead into */
+    r->caller_cpu = rt_cpu_now();
+    rt_plan_begin_lists(r);
+    /* The caller's first node, if it is a root, is claimed before the run
+     * is offered: nobody else can claim it yet, so a plain store does it,
+     * and the offer's stores below (to lines the helpers poll) drain
+     * during its body instead of before a locked claim. */
+    uint32_t first = r->lhead[0];
+    if (first != NONE && r->nodes[first].plan.npl == 0 && !r->plan_off) {
+        atomic_store_explicit(&r->cursor0, r->nodes[first].plan.lnext, memory_order_relaxed);
+    } else {
+        atomic_store_explicit(&r->cursor0, first, memory_order_relaxed);
+        first = NONE;
+    }
+    r->waking = 0;
+    r->noffer = 0;
+    r->pticket = 0;
+    rt_plan_off_begin(r);
+    /* Before the offer, which may spawn one: was a helper running? */
+    bool awake = s && rt_plan_helper_awake(s);
+    if (s)
+        rt_plan_offer(s, r);
+    rt_plan_work(r, 0, true, NODE_ON_THREAD, first);   /* dagrt_graph_run refuses fibers */
+    if (r->noffer == 0)
+        return rt_plan_off_end(r);   /* no helper list offered: the caller ran everything */
+    /* The caller ran most of the helpers' lists and no helper was running
+     * at the offer: if one was asked for only just now, it is waking up
+     * (slow, not starved: exec/policy.c). A clock read only then. */
+    if (r->stolen > r->nlistw / 2 && !awake)
+        r->waking = rt_plan_helper_waking(s);
+    /* Every node is claimed; helpers may still run their last ones. */
+    if (r->stolen == 0 && !r->plan_off) {
+        /* Each helper list was run by a helper that joined it, unless
+         * helpers took nodes of each other's lists (xsteal; so too a list
+         * no helper joined, or that was not offered): then a list's last
+         * node may have been run by a helper that went on. Else each
+         * helper's last access to r is the publication of its list's last
+         * node (rt_plan_work). acquire: its effects, and all the helper's,
+         * before we return (and before xsteal is read). */
+        for (uint32_t k = 1; k < r->nlists; k++) {
+            if (r->ltail[k] == NONE)
+                continue;
+            _Atomic uint32_t *d = &r->nodes[r->ltail[k]].plan.done;
+            for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;)
+                plan_relax(r, 0, ++spins);
+        }
+        /* relaxed: ordered by the acquires above (graph_rt.xsteal). With
+         * one helper list there is no other helper to take from. */
+        if (r->nlists <= 2 || atomic_load_explicit(&r->xsteal, memory_order_relaxed) == 0)
+            return 0;
+    }
+    /* We, or helpers of other lists, took nodes of a helper's list:
+     * perhaps no helper joined it. Close its ticket if so; else wait until
+     * its helper left (exec/plan_helper.c). */
+    rt_plan_end_all(r);
+    return rt_plan_off_end(r);
+}

@@ -1,0 +1,405 @@
+/*
+ * exec/plan_helper.c - plan mode between runs: the workers' helpers linger on
+ * the runtime's plan slot and serve the next runs offered there.
+ */
+#include "exec.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------- between runs
+ *
+ * A helper does not end with its run. It lingers, polling the runtime's
+ * plan slot (runtime-owned, so that no helper ever touches a graph state
+ * between runs: the caller may free one as soon as dagrt_graph_run
+ * returns), and serves the next run offered there:
+ * - The caller offers a run under a new ticket per helper list (list k,
+ *   k >= 1, that has nodes): the run's state, the list and (t, OPEN) in
+ *   the ticket's entry of the slot's ring, then the last ticket in `go`
+ *   (the line the helpers poll). It spawns helpers only where fewer
+ *   linger (`present`) than it offered tickets. Nothing stalls the caller:
+ *   the stores drain while it runs its first node (G_run's, claimed
+ *   before the offer: no one else could see the run yet, so no CAS either).
+ * - A helper serves the tickets in the order they were offered, each one
+ *   only after winning its entry (a CAS from (t, OPEN) to (t, JOINED)),
+ *   and runs the ticket's list; the caller, at the end of a run whose
+ *   helper lists were taken from, closes each ticket the same way ((t,
+ *   OPEN) to (t, CLOSED)) if no helper won it, so a helper that comes late
+ *   never joins a finished run, and at most one helper serves a list of a
+ *   run. Each ticket has its own entry:
+ *   a pipeline's frames (exec/pplan.c) keep several open at once, the
+ *   frames of two pipelines interleave, and a close or a join of one never
+ *   decides another's. The caller offers an entry again only once its
+ *   last ticket was left or closed; while a ticket PLAN_RING offers back
+ *   is still open, the run goes without a helper.
+ * - The end of a run: if nobody took a node of a helper's list but that
+ *   helper (G_run; see graph_rt.xsteal), each helper that joined ran all
+ *   of its list, the last one last, and touches the run's state no more
+ *   after publishing it (rt_plan_work): the caller waits for those nodes'
+ *   `done`, lines it has usually just read for the sink. Else it waits for
+ *   each entry's (t, LEFT), which the helper stores after its last access
+ *   to the run.
+ * - A helper leaves after PLAN_LINGER_NS without a run, at once when other
+ *   tasks are queued (its worker should run them) or when it finds itself
+ *   on the caller's CPU (it would only keep the caller off it). Leaving
+ *   races with an offer: the helper decrements `present` (seq_cst) and then
+ *   reads `go` (seq_cst); the caller, when a helper list has no owner,
+ *   fences (seq_cst) and reads `present` (rt_plan_ensure_helper): either the
+ *   helper sees the new ticket and serves it, or the caller sees it gone
+ *   and spawns one. Either way the run completes: the caller takes any
+ *   node no helper does. A started instance's caller takes part only at
+ *   its wait, so its start makes the caller's check at once (exec/pplan.c),
+ *   and a helper on its caller's CPU serves it rather than leave it. */
+
+/* The runtime's slot, made at its first plan run (freed by dagrt_destroy,
+ * after every task, lingering helpers included, has finished). Caller only.
+ * NULL if out of memory: the caller then runs both lists itself. */
+plan_slot *rt_plan_slot_of(dagrt *rt)
+{
+    if (!rt->exec) {
+        plan_slot *s = rt_os_alloc_aligned(RT_APART, sizeof(plan_slot));
+        if (!s)
+            return NULL;
+        memset(s, 0, sizeof *s);
+        s->rt = rt;
+        atomic_init(&s->go, 0);
+        atomic_init(&s->caller_cpu, -1);
+        for (unsigned k = 0; k < PLAN_RING; k++) {
+            /* Ticket 0 is never offered: every entry starts left. */
+            atomic_init(&s->ring[k].state, OFFER_LEFT);
+            atomic_init(&s->ring[k].run, NULL);
+        }
+        atomic_init(&s->present, 0);
+        atomic_init(&s->awake, 0);
+        s->spawn_ns = 0;
+        rt->exec = s;
+    }
+    return rt->exec;
+}
+
+/* Wins ticket t for the calling helper, or returns NULL (another helper
+ * serves it, the caller closed it, or its entry holds a later ticket).
+ * acquire on success: pairs with the offer's release store of the entry,
+ * so the run's setup (and the run pointer) is visible to the helper that
+ * serves it. Failure: relaxed, nothing is read on its strength. */
+static graph_rt *plan_join(plan_slot *s, uint64_t t)
+{
+    plan_offer *o = &s->ring[t % PLAN_RING];
+    uint64_t open = t << 2 | OFFER_OPEN;
+    if (!atomic_compare_exchange_strong_explicit(&o->state, &open, t << 2 | OFFER_JOINED,
+                                                 memory_order_acquire, memory_order_relaxed))
+        return NULL;
+    /* relaxed: see plan_offer.run. */
+    return atomic_load_explicit(&o->run, memory_order_relaxed);
+}
+
+/* Serves run r of ticket t, joined: the ticket's list. Returns false when
+ * this helper should stop lingering (it is stuck on the caller's CPU). */
+static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
+{
+    plan_offer *o = &s->ring[t % PLAN_RING];
+    /* relaxed: see plan_offer.run (plan_join's acquire ordered it). */
+    const uint32_t k = atomic_load_explicit(&o->list, memory_order_relaxed);
+    /* Woken onto the caller's CPU (core/park.h), a helper left there parks
+     * again each frame and the next wake-up puts it back, a cost paid in
+     * every frame (docs/benchmarks.md): move off it once (core/placement.c). */
+    int cpu = rt_cpu_leave(r->caller_cpu);   /* where we run, after a move if any */
+    /* A started instance's caller is away until its wait: sharing its CPU
+     * still moves the run on, where leaving would stop it until then. */
+    bool ok = !(cpu >= 0 && cpu == r->caller_cpu) || rt_run_caller_away(r);
+    /* Still on the caller's CPU, we could only take turns with it: leave
+     * the run to the caller (it takes an unowned list's nodes at once). */
+    if (ok) {
+        atomic_store_explicit(&r->owner[k], (uint32_t)(cpu + 1), memory_order_relaxed);   /* relaxed: a hint */
+        if (rt_plan_work(r, k, false, where, NONE)) {
+            /* r is not ours any more (see rt_plan_work). release: our
+             * last access to the run happens before the caller's acquire
+             * of LEFT. */
+            atomic_store_explicit(&o->state, t << 2 | OFFER_LEFT, memory_order_release);
+            return true;
+        }
+    }
+    atomic_store_explicit(&r->owner[k], PLAN_LEFT, memory_order_relaxed);   /* relaxed: a hint */
+    /* release: everything this helper did in the run happens before the
+     * caller's acquire of LEFT, and after it the caller owns r again. */
+    atomic_store_explicit(&o->state, t << 2 | OFFER_LEFT, memory_order_release);
+    return ok;
+}
+
+/* Serves, in order, the tickets from *next up to the latest offered one
+ * (g) that it wins. Returns false when the helper should stop (see
+ * plan_serve); *next: the next ticket to look at. */
+static bool plan_serve_upto(plan_slot *s, uint64_t *next, uint64_t g, node_where where)
+{
+    for (; *next <= g; ++*next) {
+        graph_rt *r = plan_join(s, *next);
+        if (r && !plan_serve(s, r, *next, where)) {
+            ++*next;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Polls for an offer until it is time to leave (see above); serves the
+ * offers it wins. *next: the next ticket to look at. */
+static void plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t *next)
+{
+    uint64_t t0 = 0;
+    for (unsigned i = 1;; i++) {
+        /* acquire: a ticket seen here has its entry written (the entry's
+         * own acquire, in plan_join, is what orders the run's setup). */
+        uint64_t g = atomic_load_explicit(&s->go, memory_order_acquire);
+        if (g >= *next) {
+            if (!plan_serve_upto(s, next, g, where))
+                return;
+            t0 = 0;
+            i = 0;
+            continue;
+        }
+        rt_cpu_relax();
+        if ((i & (RT_DUTY_POLLS - 1)) != 0)
+            continue;
+        rt_poll_duty(s->rt, self);   /* a poller's duty (core/idle.c) */
+        if (self && rt_work_visible(self))
+            return;
+        /* On the caller's CPU we would only keep the caller off it: move
+         * (as plan_serve does), or leave if we cannot. relaxed: a hint; a
+         * wrong value costs a spin, a move or an early leave. */
+        int cc = atomic_load_explicit(&s->caller_cpu, memory_order_relaxed);
+        if (cc >= 0 && rt_cpu_leave(cc) == cc)
+            return;
+        uint64_t now = rt_now_ns();
+        if (t0 == 0)
+            t0 = now;
+        else if (now - t0 > PLAN_LINGER_NS)
+            return;
+    }
+}
+
+static void plan_helper_run(plan_slot *s);
+
+static void plan_helper_entry(void *arg)
+{
+    plan_slot *s = arg;
+    dagrt *rt = s->rt;
+    /* Offers counted this helper present, but here it would serve nothing
+     * or worse, so it is handed on to a worker, still present:
+     * - on the main thread, a wait of the main thread's took it (waits
+     *   steal from workers' inboxes too; a started instance's caller
+     *   sleeping in dagrt_sleep, say), and the caller runs its own lists;
+     * - inside a node's body or a plan run's part on this thread (a
+     *   parallel node's loop, or a plan thread's help, ran it): a run it
+     *   served could wait for the node this thread's outer frame holds,
+     *   which cannot go on until the helper returns.
+     * Only out of task memory does it leave, as a lingering helper leaves
+     * (the Dekker half of plan_helper_run); then a run it was counted for
+     * goes on in its caller's wait. */
+    if (dagrt_on_main_thread(rt) || rt_plan_nest != 0 || rt_exec_depth != 0) {
+        if (rt_spawn_on_worker(rt, plan_helper_entry, s) != 0)
+            /* seq_cst: as in plan_helper_run. */
+            atomic_fetch_sub_explicit(&s->present, 1, memory_order_seq_cst);
+        return;
+    }
+    /* relaxed: a hint for the policy (plan_slot.awake). */
+    atomic_fetch_add_explicit(&s->awake, 1, memory_order_relaxed);
+    plan_helper_run(s);
+    atomic_fetch_sub_explicit(&s->awake, 1, memory_order_relaxed);   /* relaxed: as above */
+}
+
+/* The helper's life on a worker: linger, serve, leave. */
+static void plan_helper_run(plan_slot *s)
+{
+    dagrt *rt = s->rt;
+    rt_ctx *self = rt_ctx_current(rt);
+    /* On a fiber only if some wait on a fiber stack ran this task. */
+    node_where where = dagrt_in_fiber(rt) ? NODE_ON_FIBER : NODE_ON_THREAD;
+    /* The oldest ticket that may still be open: at most PLAN_RING back. */
+    /* acquire: as in plan_linger. */
+    uint64_t g = atomic_load_explicit(&s->go, memory_order_acquire);
+    uint64_t next = g >= PLAN_RING ? g - PLAN_RING + 1 : 1;
+    bool linger = true;
+    for (;;) {
+        if (linger)
+            plan_linger(s, self, where, &next);
+        /* seq_cst decrement, then seq_cst read of the offer: the Dekker
+         * pair with rt_plan_ensure_helper (see "between runs"). Every way
+         * out goes through it: an offer that counted this helper present
+         * is seen here, or the caller's fenced check sees it gone. */
+        atomic_fetch_sub_explicit(&s->present, 1, memory_order_seq_cst);
+        g = atomic_load_explicit(&s->go, memory_order_seq_cst);
+        /* A ticket it can still win: serve from there, present again. */
+        graph_rt *r = NULL;
+        for (; next <= g && !r; next++)
+            r = plan_join(s, next);
+        if (!r)
+            return;
+        /* relaxed: see rt_plan_spawn_helper. */
+        atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
+        /* Stuck on the caller's CPU (plan_serve): no more lingering, but
+         * the leave above once more, for the offers made meanwhile. */
+        linger = plan_serve(s, r, next - 1, where) && plan_serve_upto(s, &next, g, where);
+    }
+}
+
+void rt_plan_spawn_helper(dagrt *rt, plan_slot *s)
+{
+    /* A helper counts as present from its spawn, not from its start:
+     * while the worker wakes up (microseconds), the next runs must not
+     * spawn more, each of which would only make the one before leave
+     * (it sees queued work). relaxed: a count for this decision; the
+     * leaving side carries the ordering (plan_helper_entry). */
+    atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
+    s->spawn_ns = rt_now_ns();
+    /* No group: the helper outlives the run. dagrt_destroy waits for it
+     * like for any task. A failed spawn leaves both lists to the caller. */
+    /* On a worker's own inbox: a helper task in the caller's deque could
+     * be taken by the caller's next helping wait (a started instance's
+     * caller sleeping in dagrt_sleep), and a helper on the caller serves
+     * nothing. */
+    if (rt_spawn_on_worker(rt, plan_helper_entry, s) != 0)
+        atomic_fetch_sub_explicit(&s->present, 1, memory_order_relaxed);
+}
+
+/* The caller found a helper list without an owner: make sure helpers
+ * are coming for the lists not joined yet, unless as many linger (then
+ * they have seen, or will see, the offer). Once a run at most. */
+void rt_plan_ensure_helper(graph_rt *r)
+{
+    plan_slot *s = r->rt->exec;
+    if (!s || r->noffer == 0)
+        return;
+    uint32_t need = 0;
+    for (uint32_t j = 0; j < r->noffer; j++) {
+        const plan_offer *o = &s->ring[(r->pticket + j) % PLAN_RING];
+        /* relaxed: a hint; a ticket joined meanwhile needs no helper. */
+        need += atomic_load_explicit(&((plan_offer *)(uintptr_t)o)->state, memory_order_relaxed) ==
+                ((r->pticket + j) << 2 | OFFER_OPEN);
+    }
+    if (need == 0)
+        return;
+    /* seq_cst fence between the offer (the release store of `go`) and the
+     * read of `present`: the Dekker pair with a leaving helper. */
+    atomic_thread_fence(memory_order_seq_cst);
+    uint32_t p = atomic_load_explicit(&s->present, memory_order_relaxed);
+    for (; p < need; p++)
+        rt_plan_spawn_helper(r->rt, s);
+}
+
+void rt_plan_spare_helpers(plan_slot *s, graph_rt *r, const graph_rt *prev)
+{
+    /* A helper serves the tickets in order: one still in the frame before
+     * (its ticket joined) comes to this frame's only once it left that
+     * one, so with the frame before's helpers counted as present this
+     * frame would run on the caller's look-ahead alone, and frames in
+     * flight would share one helper, whatever the cores (a chain's
+     * pipeline at 1 frame per helper). With workers to spare, this frame
+     * gets helpers of its own: as many as the offer's tickets beside
+     * those serving the frame before, within the plan's bound. */
+    /* relaxed: a count for this decision, as in rt_plan_offer. */
+    uint32_t p = atomic_load_explicit(&s->present, memory_order_relaxed);
+    if (p >= r->plan_helpers)
+        return;
+    uint32_t want = r->noffer;
+    for (uint32_t j = 0; j < prev->noffer; j++) {
+        const uint64_t t = prev->pticket + j;
+        /* relaxed: a hint; a helper that leaves meanwhile serves this
+         * frame next (or lingers, and leaves). */
+        want += atomic_load_explicit(&((plan_offer *)(uintptr_t)&s->ring[t % PLAN_RING])->state,
+                                     memory_order_relaxed) == (t << 2 | OFFER_JOINED);
+    }
+    if (want > r->plan_helpers)
+        want = r->plan_helpers;
+    for (; p < want; p++)
+        rt_plan_spawn_helper(r->rt, s);
+}
+
+/* Whether a run offers list k (k >= 1) to a helper: if it has nodes; and
+ * a pipelined frame whose helper lists are all empty (a chain: every node
+ * on the caller's list) offers list 1 all the same, so that a helper
+ * runs the caller's nodes while the caller is away, and frames overlap. */
+static bool plan_offers_list(const graph_rt *r, uint32_t k)
+{
+    return r->lhead[k] != NONE || (k == 1 && r->nwl == 0 && r->pplan);
+}
+
+void rt_plan_offer(plan_slot *s, graph_rt *r)
+{
+    /* The tickets first (their count and the first), so that everything a
+     * helper may read of them is written before the first release below. */
+    uint32_t n = 0;
+    for (uint32_t k = 1; k < r->nlists; k++) {
+        if (!plan_offers_list(r, k))
+            continue;
+        const plan_offer *o = &s->ring[(s->ticket + 1 + n) % PLAN_RING];
+        /* acquire: a LEFT here pairs with the helper's release (it is done
+         * with the entry's run); relaxed would do for CLOSED, ours. */
+        uint64_t st = atomic_load_explicit(&((plan_offer *)(uintptr_t)o)->state, memory_order_acquire);
+        if ((st & 3) == OFFER_OPEN || (st & 3) == OFFER_JOINED)
+            break;   /* a ticket PLAN_RING back is still open: the rest go without a helper */
+        n++;
+    }
+    r->noffer = (uint8_t)n;
+    r->pticket = n ? s->ticket + 1 : 0;
+    if (n == 0)
+        return;
+    atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);   /* relaxed: a hint */
+    for (uint32_t k = 1, j = 0; j < n; k++) {
+        if (!plan_offers_list(r, k))
+            continue;
+        uint64_t t = ++s->ticket;
+        plan_offer *o = &s->ring[t % PLAN_RING];
+        /* relaxed: ordered by the release store of the entry below. */
+        atomic_store_explicit(&o->run, r, memory_order_relaxed);
+        atomic_store_explicit(&o->list, k, memory_order_relaxed);
+        /* release: the run's setup (and the plan) before the entry's ticket. */
+        atomic_store_explicit(&o->state, t << 2 | OFFER_OPEN, memory_order_release);
+        j++;
+    }
+    /* release: a helper that sees a ticket here finds its entry written. */
+    atomic_store_explicit(&s->go, s->ticket, memory_order_release);
+    /* relaxed: a stale "present" is caught by rt_plan_ensure_helper. */
+    uint32_t p = atomic_load_explicit(&s->present, memory_order_relaxed);
+    for (; p < n; p++)
+        rt_plan_spawn_helper(r->rt, s);
+}
+
+void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
+{
+    plan_offer *o = &s->ring[t % PLAN_RING];
+    uint64_t open = t << 2 | OFFER_OPEN;
+    /* relaxed: no helper joined, so none touched the run; the close only
+     * keeps a late one out. */
+    if (atomic_compare_exchange_strong_explicit(&o->state, &open, t << 2 | OFFER_CLOSED,
+                                                memory_order_relaxed, memory_order_relaxed))
+        return;
+    /* Until the helper left t, or the entry holds a later ticket: it was
+     * offered again, which this thread does only once t was left (its own
+     * acquire there ordered the helper's work). acquire: pairs with
+     * plan_serve's release of LEFT. */
+    for (unsigned spins = 0;;) {
+        uint64_t st = atomic_load_explicit(&o->state, memory_order_acquire);
+        if (st == (t << 2 | OFFER_LEFT) || (st >> 2) != t)
+            return;
+        rt_cpu_relax();
+        /* relaxed: hints, as in plan_relax (exec/plan.c). */
+        uint32_t w = atomic_load_explicit(&r->owner[atomic_load_explicit(&o->list, memory_order_relaxed)],
+                                          memory_order_relaxed);
+        if ((++spins & (RT_DUTY_POLLS - 1)) == 0)
+            rt_poll_duty(r->rt, rt_ctx_current(r->rt));   /* as plan_relax (exec/plan.c) */
+        if ((spins & 63) == 63 && w != 0 && w != PLAN_LEFT && rt_cpu_now() == (int)(w - 1))
+            rt_os_yield();
+        else if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)
+            rt_os_yield();
+    }
+}
+
+bool rt_plan_helper_awake(plan_slot *s)
+{
+    /* relaxed: a hint (plan_slot.awake). */
+    return atomic_load_explicit(&s->awake, memory_order_relaxed) > 0;
+}
+
+bool rt_plan_helper_waking(plan_slot *s)
+{
+    return s->spawn_ns && rt_now_ns() - s->spawn_ns < PLAN_WAKE_NS;
+}

@@ -1,0 +1,368 @@
+/*
+ * exec/policy.c - the run policy: every timing rule that chooses how a
+ * frame runs (exec/exec.h, "exec/policy.c"). dagrt_graph_run, a started run's
+ * start and wait (exec/exec.c) and a pipeline's submit (exec/pipe.c) ask it;
+ * its state in a graph state is graph_rt.policy, written by the caller
+ * (between runs, and in its own wait: held_ns).
+ *
+ * - Serial when too small to share: a frame whose recent runs averaged
+ *   under EXEC_SERIAL_NS_PER_NODE per node runs serial (exec/serial.c),
+ *   if nothing in it must run elsewhere.
+ * - The clock: a clock read can cost as much as a node's overhead (a
+ *   virtualised clock), so only some frames are timed: the first
+ *   EXEC_TIME_EVERY, then one in EXEC_TIME_EVERY, and the ones the
+ *   starvation rule asks for. Their times enter a moving average.
+ * - The starvation rule, one for every mode that shares a frame with
+ *   helpers (plan mode, pipelined plan frames, the dynamic executor's
+ *   runs, started runs and dynamic pipeline frames): below. Each mode
+ *   gives it one clock-free sign of a helper without CPU; the timing, the
+ *   stretches, the probes and "slow to wake is not starved" are shared.
+ */
+#include "exec.h"
+
+#include <string.h>
+
+/* ------------------------------------------- the choice (the one place)
+ *
+ * How a frame runs is chosen here and nowhere else: dagrt_graph_run,
+ * dagrt_graph_start (and a pipeline's frame once started) and a
+ * pipeline's next frame all ask rt_exec_choose, and act on its answer.
+ * - Too small to share (the average frame time) and nothing that must run
+ *   elsewhere: serial, on the caller (a pipeline's frame after the frames
+ *   in flight).
+ * - dagrt_graph_run, with workers, worth sharing, plan mode allowed and a
+ *   plan for the graph: plan mode, or serial during a stretch of the
+ *   starvation rule (below) where the graph may run serial; otherwise the
+ *   dynamic executor, or serial (hot or fiber tasks: the dynamic executor
+ *   with no helper) during its stretches.
+ * - A started run: pipelined plan mode where plan mode is allowed and the
+ *   graph has a plan (any worker count from one), else the dynamic
+ *   executor, which notes a stretch (the run's wait takes the frame back).
+ * - A pipeline's next frame in plan mode whose pipeline's rule is in a
+ *   stretch, with a graph that may run serial: serial after the frames in
+ *   flight, judged by that rule; else it is started (above).
+ * The plan is made in one place (rt_exec_plan), and DAGRT_PIPE is read
+ * once per process (rt_exec_env_plan). */
+
+bool rt_exec_env_plan(void)
+{
+    /* 0 not read yet, 1 plan mode allowed, 2 DAGRT_PIPE=dynamic. relaxed:
+     * every thread that reads the environment finds the same answer. */
+    static _Atomic int cached;
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v == 0) {
+        const char *mode = rt_os_getenv("DAGRT_PIPE");
+        v = mode && strcmp(mode, "dynamic") == 0 ? 2 : 1;
+        atomic_store_explicit(&cached, v, memory_order_relaxed);   /* relaxed: as above */
+    }
+    return v == 1;
+}
+
+bool rt_exec_plan(graph_rt *r)
+{
+    if (r->plan_state == RT_PLAN_NONE) {
+        r->plan_state = rt_plan_build(r) ? RT_PLAN_MADE : RT_PLAN_REFUSED;
+        r->plan_g = r->g;
+    }
+    return r->plan_state == RT_PLAN_MADE;
+}
+
+rt_choice rt_exec_choose(graph_rt *r, const dagrt_graph *g, int workers, rt_frame_kind kind,
+                         bool plan, graph_rt *rule, uint64_t frame_ns)
+{
+    exec_policy *p = &r->policy;
+    if (kind == RT_FRAME_START) {
+        /* (A started run is judged at its wait: exec/exec.c, exec/pipe.c.) */
+        if (plan && workers >= 1 && rt_exec_plan(r))
+            return (rt_choice){RT_MODE_PPLAN, RT_JUDGE_TIME};
+        /* In a stretch, helpers still start the frame (it goes on while
+         * the caller is away); its wait takes back what they have not
+         * popped. */
+        if (workers > 0)
+            (void)rt_policy_stretch(r);
+        return (rt_choice){RT_MODE_DYNAMIC, RT_JUDGE_TIME};
+    }
+    bool small = rt_policy_small(kind == RT_FRAME_PIPE ? frame_ns : p->frame_ns, g->nnodes);
+    if (small && rt_policy_serial_ok(p, g))
+        return (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME};
+    if (kind == RT_FRAME_PIPE) {
+        /* Only a state planned for g is asked (its policy is that plan's;
+         * the state is idle here, its last frame waited for). */
+        if (plan && rt_exec_planned(r, g) && rt_policy_serial_ok(p, g) && rt_policy_pipe_serial(rule, r))
+            return (rt_choice){RT_MODE_SERIAL, RT_JUDGE_PIPE};
+        return (rt_choice){RT_MODE_PPLAN, RT_JUDGE_PIPE};   /* started: RT_FRAME_START decides */
+    }
+    if (workers >= 1 && !small && rt_exec_env_plan() && rt_exec_plan(r)) {
+        /* The starvation rule's stretches only for graphs whose nodes may
+         * all run serial (no hot or fiber task); others always run the
+         * plan (the caller takes what no helper does). */
+        if (!rt_policy_serial_ok(p, g))
+            return (rt_choice){RT_MODE_PLAN, RT_JUDGE_TIME};
+        return (rt_choice){rt_policy_plan_serial(r) ? RT_MODE_SERIAL : RT_MODE_PLAN, RT_JUDGE_PLAN};
+    }
+    if (workers == 0 || small)
+        return (rt_choice){RT_MODE_DYNAMIC, RT_JUDGE_TIME};
+    if (rt_policy_stretch(r))
+        return (rt_choice){rt_policy_serial_ok(p, g) ? RT_MODE_SERIAL : RT_MODE_ALONE, RT_JUDGE_DYN};
+    return (rt_choice){RT_MODE_DYNAMIC, RT_JUDGE_DYN};
+}
+
+/* ------------------------------------------------ averages and samples */
+
+/* 1/8 weight per sample; clamp: each sample at most twice the average. */
+static uint64_t average(uint64_t avg, uint64_t ns, bool clamp)
+{
+    if (avg == 0)
+        return ns;
+    if (clamp && ns > 2 * avg)
+        ns = 2 * avg;
+    return (avg * 7 + ns) / 8;
+}
+
+uint64_t rt_policy_average(uint64_t avg_ns, uint64_t ns) { return average(avg_ns, ns, false); }
+
+bool rt_policy_sampled(uint64_t frame)
+{
+    return frame < EXEC_TIME_EVERY || frame % EXEC_TIME_EVERY == 0;
+}
+
+bool rt_policy_small(uint64_t avg_ns, uint32_t nnodes)
+{
+    return avg_ns && avg_ns < (uint64_t)nnodes * EXEC_SERIAL_NS_PER_NODE;
+}
+
+bool rt_policy_serial_ok(exec_policy *p, const dagrt_graph *g)
+{
+    /* The tables are const: one answer per graph, recomputed only when
+     * the state runs another one. */
+    if (p->serial_g != g) {
+        p->serial_ok = rt_exec_serial_ok(g);
+        p->serial_g = g;
+    }
+    return p->serial_ok;
+}
+
+bool rt_policy_timed(const graph_rt *r, bool plan)
+{
+    return rt_policy_sampled(r->runs) || (plan && r->policy.time_next);
+}
+
+/* ------------------------------------------- when the helper gets no CPU
+ *
+ * With a core kept busy by another program (a game's render or audio
+ * thread, a build), plan mode's helper (exec/plan_helper.c) often does not
+ * get to run when a frame is offered: the caller then runs the worker's
+ * list itself, paying plan mode's claims and polls on every node, or waits
+ * on a node that the preempted helper holds. Two measures say so:
+ * - without a clock: the caller claimed more than half of list 1
+ *   (stolen). Unloaded, a helper runs its whole list in almost every
+ *   frame; starved, the caller takes most or all of it;
+ * - with the timed frames: plan frames took longer, on average, than the
+ *   serial frames did in the last serial stretch. That also catches a
+ *   helper preempted while it holds a node, when the caller can only wait.
+ * Either one starts a serial stretch of serial_span frames (no claim, no
+ * offer; the helper stops lingering and the worker parks, so the busy
+ * program and the caller each keep a core), its first frame timed afresh.
+ * Then plan mode probes: the first probe frame wakes a helper, which after
+ * any pause comes late, so a starved first probe is not judged yet; the
+ * second one is. A good probe returns to plan mode with its average
+ * restarted from the probe. A probe costs: waking the worker under load
+ * can take the caller's CPU for a while, and a probe's helper may be
+ * preempted holding a node. So a starved probe doubles the span, as does a
+ * stretch that starts soon after a good probe (a probe that was only
+ * lucky), from PLAN_SERIAL_MIN up to PLAN_SERIAL_MAX frames, and never
+ * longer than about PLAN_SERIAL_NS of frames: once the load is gone, plan
+ * mode is back within that time. Each sample enters an average clamped to
+ * twice the average, so that one frame stretched by a preemption cannot
+ * start a stretch by itself. */
+/*
+ * Slow to wake is not starved. A worker parked between frames (after a
+ * stretch, or after its helper's linger ran out) takes its futex wake-up
+ * to come back, up to about 150 us on a VM: the frame that woke it goes to
+ * the caller alone, exactly as if the helper had no CPU, and a probe that
+ * judged that frame would keep the graph serial on an idle machine. So a
+ * frame is judged only if a helper was running (it counts itself in the
+ * slot's `awake` once it has started on its worker) when the frame was
+ * offered, or if the helper asked for has not started for PLAN_WAKE_NS
+ * since its spawn: that one is runnable but gets no CPU (a competing
+ * thread on its core, or its worker blocked in a long system call or held
+ * by a task). A frame not judged leaves the rule's state as it was (a
+ * probe stays a probe), so the next frame, whose helper is then lingering,
+ * decides. */
+#define PLAN_SERIAL_MIN 16
+#define PLAN_SERIAL_MAX 4096
+#define PLAN_SERIAL_NS 200000000u
+/* A stretch within this many plan frames of a good probe counts as the
+ * probe's failure (the span doubles). */
+#define PLAN_SERIAL_SOON 256
+
+enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE };
+
+void rt_policy_plan_reset(exec_policy *p)
+{
+    p->serial_left = 0;   /* a new plan starts in plan mode */
+    p->serial_span = 0;
+    p->probe = PROBE_NONE;
+    p->time_next = 0;
+    p->plan_ns = p->serial_ns = 0;
+    p->wait_ns = p->held_ns = 0;
+    p->since_probe = UINT32_MAX;   /* no probe yet */
+}
+
+bool rt_policy_plan_serial(graph_rt *r) { return rt_policy_stretch(r); }
+
+static void go_serial(exec_policy *p, bool again)
+{
+    uint32_t span = again && p->serial_span ? 2u * p->serial_span : PLAN_SERIAL_MIN;
+    /* The last stretch's frame time (or the plan frames') bounds it. */
+    uint64_t frame_ns = p->serial_ns ? p->serial_ns : p->plan_ns;
+    uint64_t most = frame_ns ? PLAN_SERIAL_NS / frame_ns : PLAN_SERIAL_MAX;
+    if (most > PLAN_SERIAL_MAX)
+        most = PLAN_SERIAL_MAX;
+    if (span > most)
+        span = (uint32_t)most;
+    p->serial_span = (uint16_t)(span > PLAN_SERIAL_MIN ? span : PLAN_SERIAL_MIN);
+    p->serial_left = p->serial_span;
+    p->serial_ns = 0;       /* measured afresh, from the stretch's first frame */
+    p->time_next = 1;
+    p->probe = PROBE_NONE;
+}
+
+/* One shared frame's end, for every mode that shares (plan mode, the
+ * dynamic executor's runs, started runs and pipeline frames). ns: its
+ * time, 0 if it was not timed; starved: the mode's own clock-free sign
+ * that the helper got no CPU (plan mode: the caller claimed most of the
+ * worker's list; the dynamic executor: the caller waited long, blocked,
+ * for a node a helper held: "held", below). */
+static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign, uint64_t ns)
+{
+    if (!serial && waking)
+        return;   /* slow to wake is not starved: judged by a later frame (below) */
+    p->time_next = 0;
+    if (serial) {
+        if (ns)
+            p->serial_ns = average(p->serial_ns, ns, true);
+        if (--p->serial_left == 0) {
+            p->probe = PROBE_WAKE;
+            p->time_next = 1;   /* the probes are judged by their time too */
+        }
+        return;
+    }
+    if (p->probe == PROBE_NONE) {
+        if (ns)
+            p->plan_ns = average(p->plan_ns, ns, true);
+        if (p->since_probe < UINT32_MAX)
+            p->since_probe++;
+        if (starved_sign || (ns && p->serial_ns && p->plan_ns > p->serial_ns))
+            go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
+        return;
+    }
+    /* A probe: its own time against the stretch's. */
+    bool starved = starved_sign || (ns && p->serial_ns && ns > p->serial_ns);
+    if (starved && p->probe == PROBE_WAKE) {
+        p->probe = PROBE_JUDGE;
+        p->time_next = 1;
+    } else if (starved) {
+        go_serial(p, true);
+    } else {
+        p->probe = PROBE_NONE;
+        p->plan_ns = ns;
+        p->since_probe = 0;
+    }
+}
+
+static void judge(graph_rt *r, bool starved_sign, uint64_t ns)
+{
+    judge_in(&r->policy, r->policy.was_serial, r->waking, starved_sign, ns);
+}
+
+/* A plan-mode frame's end: starved when the caller claimed more than half
+ * of list 1. */
+static void plan_after(graph_rt *r, uint64_t ns)
+{
+    judge(r, r->stolen > r->nlistw / 2, ns);
+}
+
+/* ------------------------------------- the dynamic executor's frames
+ *
+ * The same rule, with the dynamic executor's own sign. Its ready list
+ * belongs to no thread: what a helper has not popped yet, the caller
+ * drains itself, and a helper task that no worker has begun is run by the
+ * caller's group wait (it finds the list empty and returns), so work
+ * claimed for a helper that has not started is taken back as it is. What
+ * the caller cannot take back is a node a helper has popped: a helper
+ * preempted there (a competing thread on its core) or a worker that does
+ * not come back to finish its helper (blocked in a system call) holds the
+ * frame, and the caller waits, blocked, on the run's group. So the caller
+ * times its blocked waits (only those: it reads the clock only when it
+ * has nothing to do anyway), and a frame is "held" when they came to at
+ * least PLAN_WAKE_NS and to more than twice their usual share (the clamped
+ * average of the frames shared before, so that a graph whose nodes are
+ * simply long, and whose caller always waits for them, is not held).
+ * Held, or slower than the last stretch's serial frames (timed frames of
+ * dagrt_graph_run), starts a serial stretch: dagrt_graph_run runs those
+ * frames serial (or on the caller alone where hot or fiber tasks forbid
+ * serial), a started run or a pipeline frame spawns no helper (the caller
+ * runs it in its wait), and the probes return to sharing as in plan mode.
+ * Slow to wake: a frame that started while every worker was parked
+ * (announced idle and no longer polling) is not judged, unless the caller
+ * was held for PLAN_WAKE_NS anyway; a worker that is busy elsewhere, or
+ * blocked in a system call, is not parked, so its frames are judged. */
+#define HELD_SHARE 2
+
+bool rt_policy_stretch(graph_rt *r)
+{
+    r->policy.was_serial = r->policy.serial_left > 0;
+    r->policy.held_ns = 0;
+    r->policy.stretch_runs += r->policy.was_serial;
+    return r->policy.was_serial;
+}
+
+void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
+{
+    exec_policy *p = &r->policy;
+    if (timed)
+        p->frame_ns = rt_policy_average(p->frame_ns, ns);
+    uint64_t held = p->held_ns;
+    bool long_wait = held >= PLAN_WAKE_NS;
+    bool sign = long_wait && held > HELD_SHARE * p->wait_ns;
+    if (long_wait)
+        r->waking = 0;   /* late, not waking: judged */
+    if (!p->was_serial && !r->waking)
+        p->wait_ns = average(p->wait_ns, held, true);
+    judge(r, sign, timed ? (ns ? ns : 1) : 0);
+}
+
+/* ------------------------------------------------------ after a frame */
+
+/* A pipeline's frames in flight belong to several states, one rule: each
+ * state keeping its own would probe, and be held by a starved helper at
+ * each probe, once per state (depth times as often), and a stretch begun
+ * by one state's frame would leave the others sharing until their own
+ * frames failed. So the pipeline's first state holds the rule for all.
+ * A frame still in flight when a stretch began (it was offered before) is
+ * not judged: its verdict is the one that began the stretch. */
+bool rt_policy_pipe_serial(graph_rt *o, graph_rt *r)
+{
+    bool serial = o->policy.serial_left > 0;
+    r->policy.was_serial = serial;
+    r->policy.stretch_runs += serial;   /* counted in the frame's own state */
+    return serial;
+}
+
+void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns)
+{
+    bool serial = r->policy.was_serial;
+    if (!serial && o->policy.serial_left > 0)
+        return;
+    judge_in(&o->policy, serial, !serial && r->waking, !serial && r->stolen > r->nlistw / 2,
+             ns);
+}
+
+void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned)
+{
+    if (timed)
+        r->policy.frame_ns = rt_policy_average(r->policy.frame_ns, ns);
+    if (planned)
+        plan_after(r, timed ? (ns ? ns : 1) : 0);   /* a timed frame never reads as untimed */
+}

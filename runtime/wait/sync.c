@@ -1,0 +1,714 @@
+/*
+ * wait/sync.c - the fiber-aware sync primitives: events, mutexes, semaphores,
+ * condition variables and sleeps, with deadlines and cancel scopes.
+ * Each is a wait queue (a spinlock, a FIFO of waiters, a value); a waiter
+ * is a one-shot group (count 1) that the waker completes, so waiting is the
+ * fiber scheduler's suspend (fiber/sched.c) on a fiber and a helping or
+ * blocking group wait elsewhere.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fiber/fiber.h"
+#include "../core/core.h"
+#include "cancel.h"
+#include "wait.h"
+
+/* ------------------------------------------------------ wait queues */
+
+/* Storage behind dagrt_event / dagrt_mutex / dagrt_sem / dagrt_cond: a
+ * tiny spinlock guarding a FIFO of waiters and a value (event: set; mutex:
+ * locked; sem: count; cond: unused). Waiters live on the waiting stack
+ * (fiber or thread).
+ *
+ * WHO WAKES A WAITER (timed and cancelled waits, no lost hand-off): a
+ * queued waiter is woken exactly once, by whoever takes it out of the
+ * queue under the queue's lock: a setter / unlocker / releaser / signaller
+ * (result 0, with the unit, the lock or the signal handed over), or its
+ * own timer or cancel link (result ETIMEDOUT / ECANCELED). A hand-off only
+ * ever picks a waiter still queued, so one that timed out is passed over
+ * for the next; a timer or cancel that finds its waiter already taken does
+ * nothing (the hand-off won, the call returns 0). A sleep has no queue:
+ * an exchange on `taken` decides between its timer and its cancel.
+ * Model: tests/models/timed_wait.pml. */
+typedef struct rt_wq rt_wq;
+
+typedef struct wq_waiter {
+    struct wq_waiter *next, *prev;
+    rt_group g;          /* one-shot: count 1, completed by whoever takes it out */
+    rt_wq *q;            /* the queue it waits in; NULL for a sleep */
+    dagrt *rt;
+    int result;          /* written by whoever takes it out, before the wake */
+    /* What its timer ends it with: DAGRT_ETIMEDOUT, or 0 for a sleep
+     * (its deadline is its success) unless its scope's deadline
+     * (wait/cancel.c, DEADLINES) came first. */
+    int timeout_code;
+    bool queued;         /* under q's lock */
+    _Atomic int taken;   /* a sleep: 1 once its timer or cancel has it */
+    rt_timer timer;
+    rt_cancel_link link;     /* on the caller's scope */
+    rt_cancel_link rtlink;   /* on the runtime's (rt->waits: dagrt_destroy) */
+} wq_waiter;
+
+struct rt_wq {
+    _Atomic uint32_t lock;
+    uint32_t magic;
+    /* Written only under `lock`, so relaxed accesses inside it are ordered
+     * by the lock; atomic because events also read it without the lock
+     * (is_set, the sticky fast path), which is why event_set stores it
+     * with release. */
+    _Atomic int64_t value;
+    wq_waiter *head, *tail;
+};
+
+_Static_assert(sizeof(rt_wq) <= sizeof(dagrt_event), "dagrt_event too small");
+_Static_assert(sizeof(rt_wq) <= sizeof(dagrt_mutex), "dagrt_mutex too small");
+_Static_assert(sizeof(rt_wq) <= sizeof(dagrt_sem), "dagrt_sem too small");
+_Static_assert(sizeof(rt_wq) <= sizeof(dagrt_cond), "dagrt_cond too small");
+
+#define WQ_EVENT 0x65766e74u   /* "evnt" */
+#define WQ_MUTEX 0x6d757478u   /* "mutx" */
+#define WQ_SEM   0x73656d61u   /* "sema" */
+#define WQ_COND  0x636f6e64u   /* "cond" */
+
+static void wq_lock(rt_wq *q)
+{
+    /* acquire: the critical section sees the previous holder's writes. A
+     * holder never waits or switches while holding it (a few list ops), so
+     * spinning is short; yield in case the holder was preempted. */
+    for (unsigned i = 0;; i++) {
+        if (atomic_exchange_explicit(&q->lock, 1, memory_order_acquire) == 0)
+            return;
+        /* relaxed: a spin on the word before trying again. */
+        while (atomic_load_explicit(&q->lock, memory_order_relaxed) != 0) {
+            if (++i < 64)
+                rt_cpu_relax();
+            else
+                rt_os_yield();
+        }
+    }
+}
+
+static void wq_unlock(rt_wq *q)
+{
+    /* release: pairs with wq_lock's acquire. */
+    atomic_store_explicit(&q->lock, 0, memory_order_release);
+}
+
+static void wq_init(rt_wq *q, uint32_t magic, int64_t value)
+{
+    atomic_init(&q->lock, 0);
+    q->magic = magic;
+    atomic_init(&q->value, value);
+    q->head = q->tail = NULL;
+}
+
+/* The list, under q's lock. */
+static void wq_push(rt_wq *q, wq_waiter *w)
+{
+    w->next = NULL;
+    w->prev = q->tail;
+    if (q->tail)
+        q->tail->next = w;
+    else
+        q->head = w;
+    q->tail = w;
+    w->queued = true;
+}
+
+static void wq_unlink(rt_wq *q, wq_waiter *w)
+{
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        q->head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    else
+        q->tail = w->prev;
+    w->next = w->prev = NULL;
+    w->queued = false;
+}
+
+/* Takes the oldest waiter out for a hand-off (result 0). */
+static wq_waiter *wq_pop(rt_wq *q)
+{
+    wq_waiter *w = q->head;
+    if (w) {
+        wq_unlink(q, w);
+        w->result = 0;
+    }
+    return w;
+}
+
+static void waiter_init(wq_waiter *w, rt_wq *q)
+{
+    /* A group with no owner (all counts atomic): one completion pending,
+     * the waker's. */
+    atomic_init(&w->g.word, 1);
+    w->g.owner = NULL;
+    w->g.waiter = NULL;
+    w->g.local = 0;
+    w->g.armed = 0;
+    w->g.magic = RT_GROUP_MAGIC;
+    w->next = w->prev = NULL;
+    w->q = q;
+    w->rt = NULL;
+    w->result = 0;
+    w->timeout_code = q ? DAGRT_ETIMEDOUT : 0;
+    w->queued = false;
+    atomic_init(&w->taken, 0);
+    w->timer.slot = 0;
+}
+
+/* The waker's side, outside the queue lock. After this the waiter may
+ * return and its stack frame vanish: rt_group_done touches w->g last. */
+static void waiter_wake(wq_waiter *w)
+{
+    rt_group_done(&w->g);
+}
+
+/* A timer or cancel link takes w out with `code` if nobody has (top of
+ * this section), and wakes it. */
+static void waiter_take(wq_waiter *w, int code)
+{
+    rt_wq *q = w->q;
+    if (q) {
+        wq_lock(q);
+        bool mine = w->queued;
+        if (mine) {
+            wq_unlink(q, w);
+            w->result = code;
+        }
+        wq_unlock(q);
+        if (!mine)
+            return;
+    } else {
+        /* acq_rel: one of the timer and the cancel wins; the winner's
+         * result store is published to the waiter by the group completion. */
+        if (atomic_exchange_explicit(&w->taken, 1, memory_order_acq_rel))
+            return;
+        w->result = code;
+    }
+    waiter_wake(w);
+}
+
+#define WAITER_OF(p, field) ((wq_waiter *)(void *)((char *)(p) - offsetof(wq_waiter, field)))
+
+static void waiter_timed_out(rt_timer *t)
+{
+    wq_waiter *w = WAITER_OF(t, timer);
+    waiter_take(w, w->timeout_code);   /* a sleep's own deadline is its success */
+}
+
+static void waiter_cancelled(rt_cancel_link *l) { waiter_take(WAITER_OF(l, link), DAGRT_ECANCELED); }
+static void waiter_rt_cancelled(rt_cancel_link *l) { waiter_take(WAITER_OF(l, rtlink), DAGRT_ECANCELED); }
+
+/* A thread's own wake-up for a blocking wait: a word on its stack. */
+typedef struct thread_waiter {
+    rt_waiter w;             /* first: thread_wake gets &w */
+    _Atomic uint32_t woke;
+} thread_waiter;
+
+static void thread_wake(rt_waiter *w)
+{
+    thread_waiter *tw = (thread_waiter *)(void *)w;
+    /* release: the waiter's acquire load sees the group's completion and
+     * the result written before it. The wake after the store may reach a
+     * word whose frame has gone: a futex wake on a stale address is only
+     * a spurious wake-up for whoever waits there, which callers allow. */
+    atomic_store_explicit(&tw->woke, 1, memory_order_release);
+    rt_os_wake32_one(&tw->woke);
+}
+
+/* Blocks the calling thread (no help) until w is woken: a plain task or
+ * the main thread with a deadline, or a thread outside the runtime. Past
+ * the deadline it runs due timers itself (its own among them), so it never
+ * depends on an idle worker being there. */
+static void block_wait(dagrt *rt, rt_ctx *c, wq_waiter *w, uint64_t deadline)
+{
+    rt_ctx_publish_tail(c);   /* what this thread spawned must stay stealable */
+    thread_waiter tw = { { thread_wake }, 0 };
+    int r = rt_group_arm(&w->g, &tw.w);
+    if (r != 0)
+        return;   /* 1: already woken (an ownerless group cannot refuse) */
+    uint64_t until = deadline;
+    /* acquire: pairs with thread_wake's release. */
+    while (atomic_load_explicit(&tw.woke, memory_order_acquire) == 0) {
+        rt_os_wait32_until(&tw.woke, 0, until);
+        if (until != UINT64_MAX) {
+            uint64_t now = rt_now_ns();
+            if (now >= until) {
+                rt_timer_run_due(rt, now);
+                /* Another runner may have been busy: look again in 1 ms. */
+                until = now + 1000000u;
+            }
+        }
+    }
+}
+
+/* Counts a wait's timeout or cancellation in dagrt_get_stats; returns r,
+ * with dagrt_last_os_error 0 on the thread it returns on (no wait's
+ * result is a system error; dagrt.h). */
+static int count_result(dagrt *rt, int r)
+{
+    rt_error_set(r, 0);
+    if (r == DAGRT_ETIMEDOUT || r == DAGRT_ECANCELED) {
+        rt_ctx *c = rt_ctx_current(rt);   /* a real call: a fiber may have migrated */
+        rt_tstats *st = &rt->ctx[c ? c->index : 0].stats;
+        /* relaxed: statistics; an RMW because threads outside the runtime
+         * count on line 0 too. */
+        atomic_fetch_add_explicit(r == DAGRT_ETIMEDOUT ? &st->wait_timeouts : &st->wait_cancels,
+                                  1, memory_order_relaxed);
+    }
+    return r;
+}
+
+/* The slow path of every wait: w is queued (or, for a sleep, has no
+ * queue), the queue's lock released. Arms the deadline and the cancel
+ * links, waits, takes them down again and returns w's result. help: the
+ * thread form helps (events, sleeps) or blocks (mutex, semaphore, cond:
+ * helping while queued for a lock could run tasks that need it). */
+static int wait_slow(dagrt *rt, wq_waiter *w, uint64_t deadline, dagrt_cancel *cs, bool help,
+                     bool rt_cancellable)
+{
+    w->rt = rt;
+    /* A scope's deadline (on cs or above it) that comes first is the
+     * wait's, and ends even a sleep with DAGRT_ETIMEDOUT (wait/cancel.c,
+     * DEADLINES): read once, here. */
+    uint64_t scope_deadline = rt_cancel_deadline(cs);
+    if (scope_deadline < deadline) {
+        deadline = scope_deadline;
+        w->timeout_code = DAGRT_ETIMEDOUT;
+    }
+    int early = 0;
+    bool timed = false, linked = false, rtlinked = false;
+    if (deadline != DAGRT_FOREVER) {
+        if (deadline <= rt_now_ns()) {
+            early = w->timeout_code ? DAGRT_ETIMEDOUT : -1;   /* -1: a sleep already over */
+        } else {
+            w->timer.deadline_ns = deadline;
+            w->timer.fire = waiter_timed_out;
+            if (rt_timer_add(rt, &w->timer) == 0)
+                timed = true;
+            else
+                early = DAGRT_ENOMEM;
+        }
+    }
+    if (!early && cs) {
+        w->link.on_cancel = waiter_cancelled;
+        if (rt_cancel_attach(cs, &w->link) == 0)
+            linked = true;
+        else
+            early = DAGRT_ECANCELED;
+    }
+    if (!early && rt_cancellable) {
+        w->rtlink.on_cancel = waiter_rt_cancelled;
+        if (rt_cancel_attach(&rt->waits, &w->rtlink) == 0)
+            rtlinked = true;
+        else
+            early = DAGRT_ECANCELED;
+    }
+    if (early)
+        waiter_take(w, early == -1 ? 0 : early);   /* a hand-off that came first still wins */
+
+    rt_ctx *c = rt_ctx_current(rt);
+    bool task = (c && c->depth > 0) || dagrt_in_fiber(rt);
+    if (task)
+        atomic_fetch_add_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: see core/core.h */
+    int r = rt_fiber_group_wait(rt, &w->g);   /* on a fiber: suspends */
+    if (r == 1) {
+        if (help && c)
+            rt_group_wait_thread(rt, c, &w->g);
+        else if (c && deadline == DAGRT_FOREVER)
+            rt_fiber_block_wait(rt, c, &w->g);   /* counts blocked threads (its warning) */
+        else
+            block_wait(rt, c, w, deadline);
+    }
+    if (task)
+        atomic_fetch_sub_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: as above */
+    /* Woken: take the deadline and the links down. Each returns only once
+     * its callback is not running, so w's frame may end after this. */
+    if (timed)
+        rt_timer_cancel(rt, &w->timer);
+    if (linked)
+        rt_cancel_detach(&w->link);
+    if (rtlinked)
+        rt_cancel_detach(&w->rtlink);
+    return count_result(rt, w->result);
+}
+
+/* Checks shared by the timed calls: the runtime, the scope. 0 to go on.
+ * Clears dagrt_last_os_error for a call that returns without suspending
+ * (one that suspends clears it again where it returns: count_result). */
+static int wait_check(dagrt *rt, const dagrt_cancel *cs)
+{
+    rt_error_set(0, 0);
+    if (!rt || (cs && !rt_cancel_valid(cs)))
+        return DAGRT_EINVAL;
+    if (cs && dagrt_cancel_requested(cs))
+        return count_result(rt, DAGRT_ECANCELED);
+    return 0;
+}
+
+static inline rt_wq *wq_of(const void *p) { return (rt_wq *)(uintptr_t)p; }
+
+/* ----------------------------------------------------------------- sleep */
+
+static int sleep_(dagrt *rt, uint64_t ns, dagrt_cancel *cs)
+{
+    int e = wait_check(rt, cs);
+    if (e)
+        return e;
+    if (ns == 0)
+        return 0;
+    uint64_t now = rt_now_ns();
+    uint64_t deadline = ns >= DAGRT_FOREVER - now ? DAGRT_FOREVER - 1 : now + ns;
+    wq_waiter w;
+    waiter_init(&w, NULL);
+    return wait_slow(rt, &w, deadline, cs, true, true);
+}
+
+/* ---------------------------------------------------------------- events */
+
+void dagrt_event_init(dagrt_event *e, bool set)
+{
+    if (e)
+        wq_init(wq_of(e), WQ_EVENT, set ? 1 : 0);
+}
+
+void dagrt_event_set(dagrt_event *e)
+{
+    rt_wq *q = wq_of(e);
+    if (!e || q->magic != WQ_EVENT)
+        return;
+    wq_lock(q);
+    /* release: the lock-free readers (is_set, wait's sticky fast path)
+     * acquire it, and must then see what the setter wrote before setting
+     * (TSan caught the relaxed version). */
+    atomic_store_explicit(&q->value, 1, memory_order_release);
+    wq_waiter *all = NULL, **tail = &all;
+    for (wq_waiter *w; (w = wq_pop(q)); tail = &w->next)
+        *tail = w;
+    *tail = NULL;
+    wq_unlock(q);
+    while (all) {
+        wq_waiter *n = all->next;   /* read before the wake frees it */
+        waiter_wake(all);
+        all = n;
+    }
+}
+
+void dagrt_event_reset(dagrt_event *e)
+{
+    rt_wq *q = wq_of(e);
+    if (!e || q->magic != WQ_EVENT)
+        return;
+    wq_lock(q);
+    /* relaxed: under the queue's lock (rt_wq). */
+    atomic_store_explicit(&q->value, 0, memory_order_relaxed);   /* relaxed: under the lock */
+    wq_unlock(q);
+}
+
+bool dagrt_event_is_set(const dagrt_event *e)
+{
+    rt_wq *q = wq_of(e);
+    if (!e || q->magic != WQ_EVENT)
+        return false;
+    /* acquire: a true answer lets the caller rely on what the setter wrote
+     * before it set the event (the setter's unlock is a release after it). */
+    return atomic_load_explicit(&q->value, memory_order_acquire) != 0;
+}
+
+static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    rt_wq *q = wq_of(e);
+    int err = wait_check(rt, cs);
+    if (err)
+        return err;
+    if (!e || q->magic != WQ_EVENT)
+        return DAGRT_EINVAL;
+    /* Sticky fast path: no lock, no suspend. acquire: as in is_set. */
+    if (atomic_load_explicit(&q->value, memory_order_acquire))
+        return 0;
+    wq_waiter w;
+    waiter_init(&w, q);
+    wq_lock(q);
+    if (atomic_load_explicit(&q->value, memory_order_relaxed)) {   /* relaxed: under the lock */
+        wq_unlock(q);
+        return 0;
+    }
+    wq_push(q, &w);
+    wq_unlock(q);
+    return wait_slow(rt, &w, deadline_ns, cs, true, true);
+}
+
+int dagrt_event_wait(dagrt *rt, dagrt_event *e)
+{
+    return dagrt_event_wait_until(rt, e, DAGRT_FOREVER, NULL);
+}
+
+/* ---------------------------------------------------------------- mutexes */
+
+void dagrt_mutex_init(dagrt_mutex *m)
+{
+    if (m)
+        wq_init(wq_of(m), WQ_MUTEX, 0);
+}
+
+bool dagrt_mutex_trylock(dagrt_mutex *m)
+{
+    rt_wq *q = wq_of(m);
+    if (!m || q->magic != WQ_MUTEX)
+        return false;
+    wq_lock(q);
+    /* relaxed: under the queue's lock (rt_wq). */
+    bool ok = atomic_load_explicit(&q->value, memory_order_relaxed) == 0;
+    if (ok)
+        atomic_store_explicit(&q->value, 1, memory_order_relaxed);   /* relaxed: under the lock */
+    wq_unlock(q);
+    return ok;
+}
+
+/* rt_cancellable false: the relock at the end of a condition wait, which
+ * must hold the mutex when it returns, so not even destroy cancels it. */
+static int mutex_lock(dagrt *rt, rt_wq *q, uint64_t deadline_ns, dagrt_cancel *cs, bool rt_cancellable)
+{
+    wq_waiter w;
+    waiter_init(&w, q);
+    wq_lock(q);
+    if (atomic_load_explicit(&q->value, memory_order_relaxed) == 0) {   /* relaxed: under the lock */
+        atomic_store_explicit(&q->value, 1, memory_order_relaxed);   /* relaxed: under the lock */
+        wq_unlock(q);
+        return 0;
+    }
+    wq_push(q, &w);
+    wq_unlock(q);
+    /* 0: woken by unlock with the mutex handed over (value stays 1). */
+    return wait_slow(rt, &w, deadline_ns, cs, false, rt_cancellable);
+}
+
+static int mutex_lock_until_(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    rt_wq *q = wq_of(m);
+    int err = wait_check(rt, cs);
+    if (err)
+        return err;
+    if (!m || q->magic != WQ_MUTEX)
+        return DAGRT_EINVAL;
+    return mutex_lock(rt, q, deadline_ns, cs, true);
+}
+
+int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m)
+{
+    return dagrt_mutex_lock_until(rt, m, DAGRT_FOREVER, NULL);
+}
+
+int dagrt_mutex_unlock(dagrt_mutex *m)
+{
+    rt_error_set(0, 0);   /* dagrt.h: no unlock result is a system error */
+    rt_wq *q = wq_of(m);
+    if (!m || q->magic != WQ_MUTEX)
+        return DAGRT_EINVAL;
+    wq_lock(q);
+    if (atomic_load_explicit(&q->value, memory_order_relaxed) == 0) {   /* relaxed: under the lock */
+        wq_unlock(q);
+        return DAGRT_EPERM;
+    }
+    wq_waiter *w = wq_pop(q);
+    if (!w)
+        atomic_store_explicit(&q->value, 0, memory_order_relaxed);   /* relaxed: under the lock */
+    wq_unlock(q);
+    if (w)
+        waiter_wake(w);   /* direct hand-off: no barging past a waiter */
+    return 0;
+}
+
+/* ------------------------------------------------------------- semaphores */
+
+void dagrt_sem_init(dagrt_sem *s, uint32_t count)
+{
+    if (s)
+        wq_init(wq_of(s), WQ_SEM, (int64_t)count);
+}
+
+bool dagrt_sem_tryacquire(dagrt_sem *s)
+{
+    rt_wq *q = wq_of(s);
+    if (!s || q->magic != WQ_SEM)
+        return false;
+    wq_lock(q);
+    /* relaxed: under the queue's lock (rt_wq). */
+    int64_t v = atomic_load_explicit(&q->value, memory_order_relaxed);   /* relaxed: under the lock */
+    if (v > 0)
+        atomic_store_explicit(&q->value, v - 1, memory_order_relaxed);   /* relaxed: under the lock */
+    wq_unlock(q);
+    return v > 0;
+}
+
+static int sem_acquire_until_(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    rt_wq *q = wq_of(s);
+    int err = wait_check(rt, cs);
+    if (err)
+        return err;
+    if (!s || q->magic != WQ_SEM)
+        return DAGRT_EINVAL;
+    wq_waiter w;
+    waiter_init(&w, q);
+    wq_lock(q);
+    int64_t v = atomic_load_explicit(&q->value, memory_order_relaxed);   /* relaxed: under the lock */
+    if (v > 0) {
+        atomic_store_explicit(&q->value, v - 1, memory_order_relaxed);   /* relaxed: under the lock */
+        wq_unlock(q);
+        return 0;
+    }
+    wq_push(q, &w);
+    wq_unlock(q);
+    return wait_slow(rt, &w, deadline_ns, cs, false, true);   /* 0: one unit handed over */
+}
+
+int dagrt_sem_acquire(dagrt *rt, dagrt_sem *s)
+{
+    return dagrt_sem_acquire_until(rt, s, DAGRT_FOREVER, NULL);
+}
+
+void dagrt_sem_release(dagrt_sem *s, uint32_t n)
+{
+    rt_wq *q = wq_of(s);
+    if (!s || q->magic != WQ_SEM || n == 0)
+        return;
+    wq_waiter *woken = NULL, **tail = &woken;
+    wq_lock(q);
+    while (n > 0) {
+        wq_waiter *w = wq_pop(q);
+        if (!w)
+            break;
+        *tail = w;
+        tail = &w->next;
+        n--;
+    }
+    *tail = NULL;
+    if (n > 0)   /* relaxed: under the queue's lock (rt_wq) */
+        atomic_store_explicit(&q->value,
+                              atomic_load_explicit(&q->value, memory_order_relaxed) + n,
+                              memory_order_relaxed);
+    wq_unlock(q);
+    while (woken) {
+        wq_waiter *nx = woken->next;
+        waiter_wake(woken);
+        woken = nx;
+    }
+}
+
+/* ---------------------------------------------------- condition variables */
+
+void dagrt_cond_init(dagrt_cond *cv)
+{
+    if (cv)
+        wq_init(wq_of(cv), WQ_COND, 0);
+}
+
+static int cond_wait_(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    rt_wq *q = wq_of(cv), *mq = wq_of(m);
+    int err = wait_check(rt, cs);
+    if (err)
+        return err;
+    if (!cv || q->magic != WQ_COND || !m || mq->magic != WQ_MUTEX)
+        return DAGRT_EINVAL;
+    /* Queued before the mutex is released: a signal sent by whoever takes
+     * the mutex next finds us (no lost signal). */
+    /* The caller must hold m (a mutex has no owner to check: an unlocked
+     * one is the misuse that can be seen). relaxed: the caller's own lock
+     * orders it. */
+    if (atomic_load_explicit(&mq->value, memory_order_relaxed) == 0)
+        return DAGRT_EPERM;
+    wq_waiter w;
+    waiter_init(&w, q);
+    wq_lock(q);
+    wq_push(q, &w);
+    wq_unlock(q);
+    dagrt_mutex_unlock(m);
+    int r = wait_slow(rt, &w, deadline_ns, cs, false, true);
+    /* Like pthread_cond_wait, every return holds the mutex again. */
+    mutex_lock(rt, mq, DAGRT_FOREVER, NULL, false);
+    return r;
+}
+
+void dagrt_cond_signal(dagrt_cond *cv)
+{
+    rt_wq *q = wq_of(cv);
+    if (!cv || q->magic != WQ_COND)
+        return;
+    wq_lock(q);
+    wq_waiter *w = wq_pop(q);   /* the oldest still waiting: timed-out ones are gone */
+    wq_unlock(q);
+    if (w)
+        waiter_wake(w);
+}
+
+void dagrt_cond_broadcast(dagrt_cond *cv)
+{
+    rt_wq *q = wq_of(cv);
+    if (!cv || q->magic != WQ_COND)
+        return;
+    wq_waiter *all = NULL, **tail = &all;
+    wq_lock(q);
+    for (wq_waiter *w; (w = wq_pop(q)); tail = &w->next)
+        *tail = w;
+    *tail = NULL;
+    wq_unlock(q);
+    while (all) {
+        wq_waiter *n = all->next;   /* read before the wake frees it */
+        waiter_wake(all);
+        all = n;
+    }
+}
+
+/* ------------------------------- threads outside the runtime vs destroy */
+
+/* The timed calls above, as a thread with no ctx in rt makes them while
+ * another thread may destroy rt: counted in rt->calls for their length,
+ * refused with DAGRT_ECANCELED once destroy has begun (core/worker.c, "DESTROY
+ * AND THREADS OUTSIDE"; rt_call_enter). On rt's own threads, one TLS read. */
+#define OUTSIDE_CALL(rt, call)                         \
+    do {                                               \
+        if (!(rt))                                     \
+            return DAGRT_EINVAL;                       \
+        int in_ = rt_ctx_here(rt) ? 0                  \
+                  : rt_call_enter((rt), RT_DRAINING);  \
+        if (in_ < 0)                                   \
+            return DAGRT_ECANCELED;                    \
+        int r_ = (call);                               \
+        if (in_)                                       \
+            rt_call_leave(rt);                         \
+        return r_;                                     \
+    } while (0)
+
+int dagrt_sleep(dagrt *rt, uint64_t ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, sleep_(rt, ns, cs));
+}
+
+int dagrt_event_wait_until(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, event_wait_until_(rt, e, deadline_ns, cs));
+}
+
+int dagrt_mutex_lock_until(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, mutex_lock_until_(rt, m, deadline_ns, cs));
+}
+
+int dagrt_sem_acquire_until(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, sem_acquire_until_(rt, s, deadline_ns, cs));
+}
+
+int dagrt_cond_wait(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    OUTSIDE_CALL(rt, cond_wait_(rt, cv, m, deadline_ns, cs));
+}
