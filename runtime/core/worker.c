@@ -250,12 +250,11 @@ dagrt *dagrt_create(const dagrt_config *cfg)
     return dagrt_create_ex(cfg, NULL);
 }
 
-/* Everything spawned has finished. Reads every finished count (acquire),
- * then every spawned count. A finished task's spawns happened before its
- * finish was counted (release), so they are in the second sum; equal sums
- * then mean every counted task has finished, and by induction from the
- * roots (spawned before destroy began) so has every descendant. */
-static bool quiescent(dagrt *rt)
+/* Tasks finished and spawned so far, summed over every thread. Reads
+ * every finished count (acquire), then every spawned count. A finished
+ * task's spawns happened before its finish was counted (release), so they
+ * are in the second sum. */
+static void task_counts(dagrt *rt, uint64_t *finished, uint64_t *spawned)
 {
     uint64_t f = atomic_load_explicit(&rt->ext_finished, memory_order_acquire);
     for (int i = 0; i < rt->nctx; i++)
@@ -263,6 +262,17 @@ static bool quiescent(dagrt *rt)
     uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
     for (int i = 0; i < rt->nctx; i++)
         s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
+    *finished = f;
+    *spawned = s;
+}
+
+/* Everything spawned has finished: equal sums mean every counted task has
+ * finished, and by induction from the roots (spawned before destroy
+ * began) so has every descendant. */
+static bool quiescent(dagrt *rt)
+{
+    uint64_t f, s;
+    task_counts(rt, &f, &s);
     return f == s;
 }
 
@@ -274,13 +284,8 @@ static bool quiescent(dagrt *rt)
  * apart, before it cancels. */
 static bool only_waits_left(dagrt *rt)
 {
-    /* acquire, as in quiescent(). */
-    uint64_t f = atomic_load_explicit(&rt->ext_finished, memory_order_acquire);
-    for (int i = 0; i < rt->nctx; i++)
-        f += atomic_load_explicit(&rt->ctx[i].nfinished, memory_order_acquire);
-    uint64_t s = atomic_load_explicit(&rt->ext_spawned, memory_order_acquire);
-    for (int i = 0; i < rt->nctx; i++)
-        s += atomic_load_explicit(&rt->ctx[i].nspawned, memory_order_acquire);   /* acquire: see above */
+    uint64_t f, s;
+    task_counts(rt, &f, &s);
     /* relaxed: a count compared twice a sleep apart, not an order. */
     int64_t w = atomic_load_explicit(&rt->nwaits, memory_order_relaxed) + rt_io_waits(rt) +
                 rt_fiber_pending_now(rt);
