@@ -487,7 +487,7 @@ int main(int argc, char **argv)
     dagrt_config_init(&cfg);
     cfg.workers = workers;      /* 1 + the calling thread: 2 task threads */
     cfg.no_workers = workers == 0;
-    cfg.placement = placement;  /* A/B of the placement default (docs/benchmarks.md) */
+    cfg.placement = placement;  /* A/B of the placement default (docs/benchmarks-log.md) */
     printf("placement: %s\n", placement == DAGRT_PLACEMENT_NONE ? "none" : "auto");
     int err = 0;
     the_rt = dagrt_create_ex(&cfg, &err);

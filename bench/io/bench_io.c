@@ -1,6 +1,6 @@
 /*
  * bench_io.c - the I/O calls against the raw system, side by side in one
- * run, rounds interleaved (docs/benchmarks.md, "I/O"):
+ * run, rounds interleaved (docs/benchmarks-log.md, "I/O"):
  *   latency  a fiber task reading 4 KiB at random offsets of a file in the
  *            page cache, one read at a time (dagrt_read: submit, suspend,
  *            completion, resume) against liburing's submit-and-wait of the

@@ -24,7 +24,7 @@
  * gives, per column, the round trip of a cache line between the main
  * thread's CPU and another measured right after each run: on a virtual
  * machine the host moves the virtual CPUs, and how far apart they sat
- * changes Box2D's 2-thread times by up to 2x (docs/benchmarks.md); a last
+ * changes Box2D's 2-thread times by up to 2x (docs/benchmarks-log.md); a last
  * table gives dagrt/enkiTS and dagrt/box2d per scene from the rounds whose
  * three runs all sat near, and from those whose three all sat far.
  *   usage: bench_box2d [--rounds N] [--steps F] [--scene NAME] [--threads T]

@@ -11,7 +11,7 @@
 # Assets/terrain2.bof, which it lacks: "Unable to load terrain", exit 1),
 # LargeMesh (loads nothing, but its Load searches for the largest mesh Jolt
 # accepts: over 90 s before the first step) and MaxBodies (Jolt's maximum
-# body count: over 90 s for 20 steps at 1 thread). docs/benchmarks.md.
+# body count: over 90 s for 20 steps at 1 thread). docs/benchmarks-log.md.
 #   usage: bench/middleware/jolt_perf.sh BUILD_DIR [ROUNDS] [STEPS]
 set -u
 B=${1:?usage: jolt_perf.sh BUILD_DIR [ROUNDS] [STEPS]}

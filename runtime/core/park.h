@@ -10,7 +10,7 @@
  * Why rt_park reports co-location: where idle CPUs look busy to the kernel
  * (some virtual machines), a wake can put the sleeper on the waker's own
  * CPU, and a woken worker that then polls only keeps its waker off it
- * (docs/benchmarks.md has the measurements).
+ * (docs/benchmarks-log.md has the measurements).
  */
 #ifndef DAGRT_PARK_H
 #define DAGRT_PARK_H

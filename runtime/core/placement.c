@@ -4,7 +4,7 @@
  *
  * Why: where idle CPUs look busy to the kernel (some virtual machines), a
  * futex wake can put the woken worker on its waker's CPU, where the two
- * only take turns (docs/benchmarks.md has the measurements). Two moves
+ * only take turns (docs/benchmarks-log.md has the measurements). Two moves
  * undo that: a woken worker leaves its waker's CPU (rt_cpu_leave: two
  * affinity calls on itself), and a caller about to wake a sleeping worker
  * for a parallel-for first takes its own CPU out of that worker's mask

@@ -76,7 +76,7 @@
 /* Polls (a pause each) after which a plan thread that is still waiting
  * gives its CPU away once, where threads outnumber CPUs (a loaded machine)
  * so that the one we wait for gets one. Every 1024 polls cost pipelines 5-8%
- * on an idle machine (docs/benchmarks.md): a helper waiting for the
+ * on an idle machine (docs/benchmarks-log.md): a helper waiting for the
  * caller's next frame polls that long. */
 #define PLAN_YIELD_SPINS 0x3fffu
 /* How long a worker's helper waits between runs for the next one to be

@@ -11,7 +11,7 @@
  * The dynamic executor (exec/dynamic.c) pays for every node in cross-core
  * cache traffic: join counters, the shared ready list and helper spawns
  * are locked instructions on lines another core wrote last, each a
- * cross-core transfer (docs/benchmarks.md), several per node. Plan mode
+ * cross-core transfer (docs/benchmarks-log.md), several per node. Plan mode
  * runs such graphs without any of them:
  *
  * - Once per graph, the nodes are split into lists, one for the caller

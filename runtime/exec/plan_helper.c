@@ -101,7 +101,7 @@ static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
     const uint32_t k = atomic_load_explicit(&o->list, memory_order_relaxed);
     /* Woken onto the caller's CPU (core/park.h), a helper left there parks
      * again each frame and the next wake-up puts it back, a cost paid in
-     * every frame (docs/benchmarks.md): move off it once (core/placement.c). */
+     * every frame (docs/benchmarks-log.md): move off it once (core/placement.c). */
     int cpu = rt_cpu_leave(r->caller_cpu);   /* where we run, after a move if any */
     /* A started instance's caller is away until its wait: sharing its CPU
      * still moves the run on, where leaving would stop it until then. */

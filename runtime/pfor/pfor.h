@@ -14,7 +14,7 @@
 #define PFOR_SHARE_MIN_NS  2000.0    /* a loop shorter than this runs inline */
 /* A thief splits only a remainder this long: a split costs each side one
  * cache-line transfer, and the last splits are the ones that even out
- * threads that do not run at the same speed (docs/benchmarks.md). */
+ * threads that do not run at the same speed (docs/benchmarks-log.md). */
 #define PFOR_SPLIT_MIN_NS  500.0
 #define PFOR_CHUNK_NS      8000.0    /* owner's claim between two looks at its word */
 #define PFOR_WAKE_NS       30000.0   /* remainder that pays for waking a sleeper */

@@ -129,7 +129,7 @@ static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
 /* Items the owner of a remainder of rem claims next: about 8 us of work,
  * or all of it. Claims are made large although a thief cannot take what
  * its owner has claimed, because each claim past an owner's first can cost
- * far more than its CAS (the measurements are in docs/benchmarks.md). The
+ * far more than its CAS (the measurements are in docs/benchmarks-log.md). The
  * end stays even through presplit and the thief's estimate of the chunk
  * its victim is in (rt_pfor_steal_into). */
 
