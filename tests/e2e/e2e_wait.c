@@ -639,7 +639,7 @@ void e2e_wait_run(e2e_state *s, e2e_frame *fr, uint32_t i)
     e2e_pair *p = &fr->pair[arg % E2E_PAIRS];
     switch (s->wait_kind[i]) {
     case W_SLEEP:
-        for (int k = 0; k < arg; k++)
+        for (int j = 0; j < arg; j++)
             w_sleep(&w, us_between(&w, 5, 100), NULL);
         break;
     case W_EVTO: case W_SEMTO: case W_MTXTO: case W_CONDTO:
