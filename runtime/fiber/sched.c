@@ -354,9 +354,9 @@ static void submit_resume(dagrt *rt, rt_fiber *f)
 }
 
 /* A fiber's registration on a group: on the fiber's own stack. The group's
- * completer calls fiber_wake after its last access to the group; the frame
- * is still there then, because the fiber cannot resume before fiber_wake's
- * own arrive, and fiber_wake reads f before that. */
+ * completer calls fiber_wake after its last access to the group; the
+ * waiter is still there then, because the fiber cannot resume before
+ * fiber_wake's own arrive, and fiber_wake reads f before that. */
 typedef struct fiber_waiter {
     rt_waiter w;          /* first: fiber_wake gets &w */
     rt_fiber *f;

@@ -295,11 +295,11 @@ typedef void (*dagrt_range_fn)(void *arg, size_t begin, size_t end);
 int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
                        dagrt_range_fn fn, void *arg);
 
-/* ------------------------------------------------- inline fork-join frames */
+/* ------------------------------------------------------- inline fork-join */
 /* The fast path for recursive fork-join (divide and conquer, tree walks):
  * spawn and join inlined into the caller, the task's descriptor on the
- * caller's stack, no group to count. A fork pushes the frame onto the
- * calling worker's own deque, where any idle thread may steal it; the join
+ * caller's stack, no group to count. A fork pushes the forked task onto
+ * the calling worker's own deque, where any idle thread may steal it; the join
  * takes it back if nobody did (the common case: the caller then runs the
  * work itself, as a direct call the compiler can inline), or waits for the
  * thief, helping meanwhile.
@@ -308,7 +308,7 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
  *     {
  *         if (n < 2) return n;
  *         fib_arg a = {n - 1, 0};
- *         dagrt_frame f;
+ *         dagrt_forked f;
  *         dagrt_fork(w, &f, fib_task, &a);      // fib_task: a->r = fib(dagrt_worker_get(rt), a->n)
  *         long y = fib(w, n - 2);
  *         if (dagrt_join_take(w, &f))           // not stolen: run it here
@@ -316,26 +316,26 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
  *         return a.r + y;
  *     }
  *
- * Rules (the price of the speed): the frame lives until its join returns,
- * so every dagrt_fork is joined, on the same thread, before the function
- * that forked returns; frames are joined in the reverse order of their
- * forks (another order is correct but slow). w comes from dagrt_worker_get
- * on the thread that forks and is passed down, not kept: a task that runs
- * a stolen frame gets its own with dagrt_worker_get. On a fiber task or a
+ * Rules (the price of the speed): a dagrt_forked lives until its join
+ * returns, so every dagrt_fork is joined, on the same thread, before the
+ * function that forked returns; forks are joined in the reverse order of
+ * their forking (another order is correct but slow). w comes from
+ * dagrt_worker_get on the thread that forks and is passed down, not kept:
+ * a stolen fork's task gets its own with dagrt_worker_get. On a fiber task or a
  * thread outside the runtime dagrt_worker_get returns NULL, and with a
  * NULL w dagrt_fork runs the function at once (no parallelism: use
  * dagrt_spawn there) and dagrt_join_take returns false.
- * A frame forked but not yet taken back sits in the worker's private tail
+ * A fork not yet taken back sits in the worker's private tail
  * (docs/runtime.md): it is exposed to thieves when one asks or is idle, at
  * the worker's next fork or join. */
 
 typedef struct dagrt_worker dagrt_worker;
 
-/* The frame: 96 bytes of caller-owned storage (an inline task descriptor
- * and its completion count). */
-typedef struct dagrt_frame {
+/* One fork: 96 bytes of caller-owned storage (an inline task descriptor
+ * and its completion count), from dagrt_fork until its join returns. */
+typedef struct dagrt_forked {
     uint64_t opaque_[12];
-} dagrt_frame;
+} dagrt_forked;
 
 /* The calling thread's worker in rt, or NULL on a fiber task or a thread
  * that is not one of rt's (see above). */
@@ -358,24 +358,24 @@ dagrt_worker *dagrt_worker_get_v(dagrt *rt, unsigned view_version);
 #endif
 
 /* Out-of-line halves of the inline functions; not for direct use. */
-void dagrt__fork_slow(dagrt_worker *w, dagrt_frame *f);
+void dagrt__fork_slow(dagrt_worker *w, dagrt_forked *f);
 void dagrt__fork_expose(dagrt_worker *w);
-bool dagrt__join_slow(dagrt_worker *w, dagrt_frame *f);
+bool dagrt__join_slow(dagrt_worker *w, dagrt_forked *f);
 
 /* DAGRT_WORKER_VIEW_VERSION, the layout behind the inline functions and
  * their definitions: dagrt/fork.h, included at the end of this header. */
 
-/* Forks fn(arg) as a task that any thread may steal until it is joined.
- * Returns 0, or DAGRT_EINVAL for a NULL f or fn (nothing forked; a join of
- * that frame returns false). */
-DAGRT_FORK_API int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg);
-/* Joins a forked frame. true: nobody had started it; it is the caller's
+/* Forks fn(arg) into f, as a task that any thread may steal until it is
+ * joined. Returns 0, or DAGRT_EINVAL for a NULL f or fn (nothing forked; a
+ * join of that f returns false). */
+DAGRT_FORK_API int dagrt_fork(dagrt_worker *w, dagrt_forked *f, dagrt_fn fn, void *arg);
+/* Joins fork f. true: nobody had started it; it is the caller's
  * again, and the caller must run the work itself (a plain call). false:
  * it has run elsewhere (or at fork, with a NULL w) and has finished; its
  * effects are visible. */
-DAGRT_FORK_API bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f);
-/* Joins a forked frame, running it here if nobody had started it. */
-DAGRT_FORK_API void dagrt_join(dagrt_worker *w, dagrt_frame *f);
+DAGRT_FORK_API bool dagrt_join_take(dagrt_worker *w, dagrt_forked *f);
+/* Joins fork f, running it here if nobody had started it. */
+DAGRT_FORK_API void dagrt_join(dagrt_worker *w, dagrt_forked *f);
 
 /* ------------------------------------------- fibers and fiber-aware waits */
 /* (events, mutexes, semaphores; see docs/runtime.md)
@@ -813,7 +813,7 @@ int dagrt_trace_write(dagrt *rt, const char *path);
 typedef struct dagrt_thread_stats {
     uint64_t busy_ns;        /* since start, minus idle_ns */
     uint64_t idle_ns;        /* looking for work or asleep */
-    uint64_t tasks;          /* tasks run (nodes, pieces, spawns, frames stolen) */
+    uint64_t tasks;          /* tasks run (nodes, pieces, spawns, forks stolen) */
     uint64_t steals;         /* tasks taken from other threads */
     uint64_t parks;          /* times it went to sleep */
     uint64_t wakes;          /* sleepers it woke */

@@ -58,7 +58,7 @@ bool rt_pfor_offer_post(pfor_job *j)
     if (atomic_load_explicit(&rt->offer, memory_order_relaxed) != NULL)
         return false;
     j->offer = (rt_task){.fn = pfor_offer_task, .arg = j, .group = j->g,
-                         .flags = RT_TASK_SELF | RT_TASK_FRAME};
+                         .flags = RT_TASK_SELF | RT_TASK_FORKED};
     /* relaxed: as in invite. */
     atomic_fetch_add_explicit(&j->invites, 1, memory_order_relaxed);
     rt_group_add(j->g, 1);
@@ -267,7 +267,7 @@ static void help_job(pfor_job *j, int mine)
 }
 
 /* The offer, run by the thread that took it (find_task in core/work.c). It is
- * RT_TASK_FRAME: not pooled, not counted, and the count it holds in the
+ * finished as a fork is (RT_TASK_FORKED): not pooled, not counted, and the count it holds in the
  * loop's group is completed by the task's finish, after this returns:
  * that is the taker's last access to the job. */
 static void pfor_offer_task(void *p)
