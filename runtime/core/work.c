@@ -56,7 +56,7 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
     if (x != RT_DEQUE_EMPTY)
         return x;
     /* A parallel-for's offer before a steal: its caller is waiting for a
-     * helper right now. The relaxed load keeps the empty case to a read of
+     * taker right now. The relaxed load keeps the empty case to a read of
      * a line that rarely changes; the exchange (acquire, pairs with the
      * post's release CAS in pfor/pfor.c) decides who takes it. */
     if (atomic_load_explicit(&rt->offer, memory_order_relaxed)) {

@@ -246,7 +246,7 @@ static void run_on_fiber(rt_ctx *c, rt_fiber *f)
          * runtime offers suspends a fiber instead of helping, so this needs
          * a helping call made from a fiber task (see docs/runtime.md). */
         fprintf(stderr, "dagrt: fatal: a fiber task helped run another fiber task "
-                        "(dagrt_pump_main or a nested helper inside a fiber task)\n");
+                        "(dagrt_pump_main or another helping call inside a fiber task)\n");
         abort();
     }
     if (!pc->inited) {

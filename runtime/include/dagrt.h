@@ -30,7 +30,7 @@ extern "C" {
 #define DAGRT_VERSION_MINOR 1
 #define DAGRT_VERSION_PATCH 0
 
-/* Layout helpers of the structures below (not part of the API): 128
+/* Layout macros of the structures below (not part of the API): 128
  * bytes apart (x86 moves cache lines in aligned pairs); a flexible array;
  * a field the runtime reaches with C11 atomics (DAGRT_INSIDE_, its own
  * build) and a program with the compiler's __atomic builtins. */
@@ -725,9 +725,9 @@ typedef struct dagrt_graph_stats {
     uint32_t last_ran;           /* tasks that ran in the last run */
     uint32_t last_skipped;       /* tasks skipped by `when` in the last run */
     /* Runs of the run policy's serial stretches: kept on the caller
-     * because the policy found the helpers without CPU, run serial, or (a
-     * started run, a pipeline frame) taken back from the helpers at its
-     * wait (docs/runtime.md, "The run policy"). Was solo_runs before 0.2
+     * because the policy found the workers sharing the frame without CPU,
+     * run serial, or (a started run, a pipeline frame) taken back from
+     * them at its wait (docs/runtime.md, "The run policy"). Was solo_runs before 0.2
      * (CHANGELOG.md). */
     uint64_t stretch_runs;
 } dagrt_graph_stats;
