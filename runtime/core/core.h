@@ -245,9 +245,10 @@ struct dagrt {
     rt_task *shared_free;
     rt_slab *shared_slabs;
     _Atomic(rt_task *) shared_remote;
-    /* Fiber layer state (owned by fiber/fiber.c; NULL until it sets it). */
+    /* Fiber layer state (owned by fiber/sched.c; NULL until it sets it). */
     void *fiber;
-    /* Executor state (owned by exec/exec.c). */
+    /* The executor's plan slot (owned by exec/plan_helper.c; NULL until
+     * the first plan run makes it). */
     void *exec;
     /* I/O state (wait/io.c): NULL until the first I/O call starts the reactor. */
     _Atomic(struct rt_io *) io;
@@ -256,7 +257,7 @@ struct dagrt {
      * starts every run): observers number a graph's frames across all of
      * its states and pipelines, so a profile never mixes two runs. */
     struct { const void *g; uint64_t n; } frame_no[RT_FRAME_GRAPHS];
-    /* The parallel-for's offer (pfor/pfor.c): a task on its caller's stack that
+    /* The parallel-for's offer (pfor/share.c): a task on its caller's stack that
      * any thread looking for work may take with an exchange (find_task),
      * or NULL. RT_APART bytes of its own: pollers read it, posters and
      * takers write it. */
