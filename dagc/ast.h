@@ -15,7 +15,7 @@ typedef enum ast_expr_kind { AST_NAME, AST_AND, AST_OR } ast_expr_kind;
 typedef struct ast_expr {
     ast_expr_kind kind;
     int paren;                /* written in parentheses */
-    int prev;                 /* (v2) AST_NAME written `prev NAME` */
+    int prev;                 /* AST_NAME written `prev NAME` */
     src_pos pos;              /* the name, or the first operand */
     const char *name;         /* AST_NAME */
     struct ast_expr *kids;    /* AST_AND / AST_OR operands, >= 2 */
@@ -25,11 +25,11 @@ typedef struct ast_expr {
 
 typedef enum ast_clause_kind {
     CL_AFTER, CL_MAIN, CL_HOT, CL_FIBER, CL_PARALLEL, CL_CALL, CL_WHEN, CL_COST,
-    CL_RUN, CL_READS, CL_WRITES, /* (v2) */
+    CL_RUN, CL_READS, CL_WRITES,
     CL_COUNT_
 } ast_clause_kind;
 
-/* (v2) A name in a list: `reads a, b`, `resource a, b`. */
+/* A name in a list: `reads a, b`, `resource a, b`. */
 typedef struct ast_name {
     const char *name;
     src_pos pos;
@@ -77,7 +77,7 @@ typedef struct ast_include {
     struct ast_include *next;
 } ast_include;
 
-/* (v2) `import "x.dag";` */
+/* `import "x.dag";` */
 typedef struct ast_import {
     src_pos pos;              /* the string */
     const char *path;         /* unescaped */
@@ -88,8 +88,8 @@ typedef struct ast_file {
     const char *path;         /* as loaded (relative to the importer's directory) */
     ast_include *includes, *last_include;
     ast_graph *graphs, *last_graph;
-    ast_import *imports, *last_import;        /* (v2) */
-    ast_name *resources, *last_resource;      /* (v2) */
+    ast_import *imports, *last_import;
+    ast_name *resources, *last_resource;
 } ast_file;
 
 #endif

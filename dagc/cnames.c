@@ -174,7 +174,7 @@ void dg_check_c_names(const ir_program *p, dg_diag *d, dg_arena *a)
     C.v = dg_xmalloc(C.cap * sizeof *C.v);
     for (size_t gi = 0; gi < p->ngraphs && !d->stop; gi++) {
         const ir_graph *g = &p->graphs[gi];
-        /* The run function and (v2.1) the instance's and the pipeline's
+        /* The run function and the instance's and the pipeline's
          * types and functions. Their struct tags (G_instance, G_pipeline)
          * live apart from functions in C and may share a function's name in
          * C++, so tasks named 'instance' and 'pipeline' keep theirs. */

@@ -19,7 +19,7 @@ typedef struct unit {
     dg_arena arena;
     dg_source src;
     dg_diag diag;
-    dg_files files;    /* (v2) the input and every import */
+    dg_files files;    /* the input and every import */
     const char *input; /* the input's path as given ("-": standard input) */
     const char **read; /* dagc_program_files: input, then p->files' imports */
 } unit;

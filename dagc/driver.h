@@ -17,7 +17,7 @@ typedef struct dagc_opts {
     int werror;       /* warnings are errors */
     int max_errors;   /* 0: the default (20); negative: no limit */
     int diag_format;  /* dg_diag_format: DG_DIAG_TEXT (0) or DG_DIAG_JSON */
-    /* (v2) */
+    /* imports, and races across frames */
     const char *const *import_dirs; /* -I DIR, searched in order after the importer's directory */
     size_t nimport_dirs;
     int no_pipeline_race;           /* -Wno-pipeline-race */
@@ -32,7 +32,7 @@ enum { DAGC_OK = 0, DAGC_EINPUT = 1, DAGC_EUSAGE = 2 };
  * the file; *out = NULL) or DAGC_EUSAGE (the file could not be read).
  * PATH must outlive *out (positions point at it). */
 int dagc_compile_file(const char *path, const dagc_opts *o, ir_program **out);
-/* The same for bytes in memory; NAME is used in diagnostics. (v2) Imports
+/* The same for bytes in memory; NAME is used in diagnostics. Imports
  * are read from o->mem when it is set (the fuzzer and tests), else from the
  * disk relative to NAME's directory and o->import_dirs. */
 int dagc_compile_memory(const char *name, const char *buf, size_t n, const dagc_opts *o,

@@ -188,7 +188,7 @@ typedef struct graph_ctx {
     uint32_t *succ_first;    /* per node: where its successors start */
     uint32_t *rows;          /* the nodes that have successors */
     size_t nrows;
-    /* (v2) The next frame's side of `prev`: psucc[psucc_first[x] ...] are
+    /* The next frame's side of `prev`: psucc[psucc_first[x] ...] are
      * the nodes with a `prev x` input (an AND node's own is implicit, see
      * keeps_prev), nprev[v] how many such inputs v has; prows the nodes
      * with any. */
@@ -298,7 +298,7 @@ static bool keeps_prev(const ir_node *v, uint32_t vi, uint32_t k)
     return v->prev[k] != vi || v->join == IR_JOIN_OR;
 }
 
-/* (v2) Inverts the `prev` lists: for each node x, the nodes of the next
+/* Inverts the `prev` lists: for each node x, the nodes of the next
  * frame that wait for it (an AND node not for itself), in index order. */
 static void prev_lists(graph_ctx *gc)
 {

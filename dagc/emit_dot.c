@@ -11,7 +11,7 @@
  * blue and marked "main"; `hot` warm orange; `fiber` double-bordered;
  * `parallel` a 3-D box with its grain; `when` dashed with its predicate;
  * AND gates diamonds, OR gates ellipses ("or" inputs dashed); the critical
- * path by cost drawn bold; (v2) a flattened `run` node a cluster labelled
+ * path by cost drawn bold; a flattened `run` node a cluster labelled
  * "NODE: run GRAPH", and `prev` inputs dotted blue back edges labelled
  * "prev" that do not shape the layout. */
 #define COL_TASK "#ffffff"

@@ -1,5 +1,5 @@
 /*
- * import.h - (v2) `import "x.dag";`: finds, loads and parses every imported
+ * import.h - `import "x.dag";`: finds, loads and parses every imported
  * file once, in load order (depth first, each file before the files it
  * imports are loaded), and reports unreadable files and import cycles at
  * the import that names them.

@@ -1,5 +1,5 @@
 /*
- * main.c - the dagc command line (docs/language.md, "Command line").
+ * main.c - the dagc command line (docs/language.md, "The command line").
  *
  * Exit status: 0 ok, 1 errors in the input, 2 usage or I/O errors.
  * Options are one table: add a row and a case in apply_option().
@@ -243,7 +243,7 @@ static void write_depfile(FILE *o, const cli *c, const ir_program *p, char *cons
         fputc(' ', o);
         dep_path(o, c->input);
     }
-    for (size_t i = 1; i < p->nfiles; i++) { /* (v2) every imported .dag file */
+    for (size_t i = 1; i < p->nfiles; i++) { /* every imported .dag file */
         fputs(" \\\n  ", o);
         dep_path(o, p->files[i]);
     }

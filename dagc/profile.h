@@ -1,7 +1,8 @@
 /*
  * profile.h - `--profile TRACE.json`: reads a Chrome Trace Event Format
- * file written by libdagrt's recorder (docs/runtime.md, "Tracing") for the
- * graphs of the program being compiled, and measures each node per frame.
+ * file written by libdagrt's recorder (docs/runtime.md, "The built-in
+ * trace") for the graphs of the program being compiled, and measures each
+ * node per frame.
  *
  * A node's time in a frame is its span: from the start of its first event
  * to the end of its last one in that frame (a parallel task's pieces and a

@@ -1,5 +1,6 @@
 /*
- * race.c - data races found at build time (v2 "Resources and races").
+ * race.c - data races found at build time (docs/language.md, "Resources and
+ * races").
  *
  * Ordering. B is ordered after A when A has completed before B can start in
  * every run. With D(v) = "the nodes that have completed whenever v starts,

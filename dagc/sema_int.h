@@ -24,9 +24,9 @@ typedef struct snode {
     src_pos pos;
     uint64_t key;        /* topological tie-break: source order */
     const ast_clause *when_clause, *call_clause;
-    const char *run;     /* (v2) `run G`: the graph's name */
+    const char *run;     /* `run G`: the graph's name */
     src_pos run_pos;
-    ir_access *acc;      /* (v2) reads/writes, one per resource */
+    ir_access *acc;      /* reads/writes, one per resource */
     uint32_t nacc, acap;
 } snode;
 
@@ -39,7 +39,7 @@ typedef struct sgraph {
     dg_diag *d;
     dg_arena *a;
     const ast_graph *ag;
-    const dg_map *resources;     /* (v2) name -> resource index */
+    const dg_map *resources;     /* name -> resource index */
     const ir_resource *res;
     size_t nres;
     snode *nodes;
@@ -47,7 +47,7 @@ typedef struct sgraph {
     sedge *edges;
     uint8_t *eop;                /* per edge: how its name can be removed (sref_op) */
     size_t ne, ecap;
-    sedge *pedges;               /* (v2) `prev` inputs: from (last frame) -> to */
+    sedge *pedges;               /* `prev` inputs: from (last frame) -> to */
     size_t npe, pecap;
     dg_map names;        /* user name -> node index */
     uint32_t nanon_and, nanon_or, seq;

@@ -17,8 +17,8 @@ typedef struct dg_source {
     size_t start;         /* 3 when a UTF-8 BOM was skipped, else 0 */
     uint32_t *lines;      /* offset of each line's first byte; lines[0] = start */
     uint32_t nlines;
-    struct dg_source *next; /* (v2) the next loaded file, so diagnostics find any file's lines */
-    /* (v2) The file whose import loaded this one, and where (the string of
+    struct dg_source *next; /* the next loaded file, so diagnostics find any file's lines */
+    /* The file whose import loaded this one, and where (the string of
      * its `import`); NULL for the input. Diagnostics in this file say so. */
     const struct dg_source *importer;
     uint32_t import_line, import_col;

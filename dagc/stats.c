@@ -124,7 +124,7 @@ void dg_analysis_free(dg_analysis *an)
     memset(an, 0, sizeof *an);
 }
 
-/* (v2) The shortest period between frames of a pipeline: no frame can start
+/* The shortest period between frames of a pipeline: no frame can start
  * a node before the same node of the last frame ends (so the longest task
  * bounds it), and a `prev q` input of v closes a loop v -> ... -> q -> v of
  * the next frame: the earliest q can finish after v starts bounds it too.

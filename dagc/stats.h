@@ -16,7 +16,7 @@ typedef struct dg_analysis {
     uint32_t width;       /* most nodes on one level */
     uint32_t roots, sinks;
     uint32_t ntasks, ngates, nanon_and, nanon_or;
-    uint32_t nruns;       /* (v2) flattened run nodes (their entry gates; not in ngates) */
+    uint32_t nruns;       /* flattened run nodes (their entry gates; not in ngates) */
     uint64_t total_cost;  /* sum of task costs, ns */
     uint64_t crit_cost;   /* cost along the critical path, ns */
     uint32_t *crit;       /* node indices along the critical path, in order */

@@ -49,7 +49,7 @@ static void fib_task(void *p)
     a->r = x.r + y.r;
 }
 
-/* The same with inline fork-join frames (dagrt_fork / dagrt_join_take):
+/* The same with inline fork-join (dagrt_fork / dagrt_join_take):
  * every call is still a task that a thief may steal; the parent takes
  * back what nobody stole and runs it as a direct call. */
 static long fibf(dagrt_worker *w, int n);
@@ -65,7 +65,7 @@ static long fibf(dagrt_worker *w, int n)
     if (n < 2)
         return n;
     fib_arg x = {n - 1, 0}, y = {n - 2, 0};
-    dagrt_frame fx, fy;
+    dagrt_forked fx, fy;
     dagrt_fork(w, &fx, fibf_task, &x);
     dagrt_fork(w, &fy, fibf_task, &y);
     if (dagrt_join_take(w, &fy))

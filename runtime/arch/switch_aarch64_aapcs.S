@@ -67,7 +67,7 @@ rt_arch_switch:
         .p2align 4
 rt_arch_entry:
         .cfi_startproc
-        .cfi_undefined x30      /* outermost frame: unwinders stop here */
+        .cfi_undefined x30      /* outermost stack frame: unwinders stop here */
         mov     x0, x20
         blr     x19
         brk     #0

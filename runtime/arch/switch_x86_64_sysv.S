@@ -75,7 +75,7 @@ rt_arch_switch:
         .p2align 4
 rt_arch_entry:
         .cfi_startproc
-        .cfi_undefined rip      /* outermost frame: unwinders stop here */
+        .cfi_undefined rip      /* outermost stack frame: unwinders stop here */
         movq    %r12, %rdi
         call    *%rbx
         ud2

@@ -75,13 +75,13 @@
                               DAGRT_SPAWN_LARGE_STACK)
 #define RT_TASK_SELF  (1u << 16)      /* internal: fn gets the rt_task * itself, not arg */
 #define RT_TASK_OWNED DAGRT__TASK_OWNED   /* counted in its group's owner-local count */
-#define RT_TASK_FRAME DAGRT__TASK_FRAME   /* a dagrt_frame on its forker's stack (rt_frame) */
+#define RT_TASK_FORKED DAGRT__TASK_FORKED /* a fork's task on its forker's stack (rt_forked) */
 #define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */
 
 typedef struct rt_group rt_group;
 
 /* A task descriptor: dagrt.h's one definition of its fields (the inline
- * fork sets up a frame's). home: the ctx index whose pool owns it, or
+ * fork sets up a fork's). home: the ctx index whose pool owns it, or
  * RT_HOME_SHARED; fiber NULL when allocated; u: parallel-for ranges. */
 typedef struct rt_task {
     DAGRT__TASK_FIELDS_(rt_node, struct rt_group)
@@ -146,17 +146,17 @@ void rt_group_done(rt_group *g);
  * group's word is 0 by then. */
 int rt_group_arm(rt_group *g, rt_waiter *w);
 
-/* An inline fork-join frame (dagrt_frame): the task descriptor and, right
+/* An inline fork (dagrt_forked): the task descriptor and, right
  * after it, the count its join waits on. Forked with RT_TASK_OWNED |
- * RT_TASK_FRAME, local = 1 and owner = the forking ctx: a thief that runs
+ * RT_TASK_FORKED, local = 1 and owner = the forking ctx: a thief that runs
  * it completes the group atomically (word -1), the forker's join folds its
- * local 1 in (pending 0); a frame taken back by its join never touches the
- * count. Frames are not counted in nspawned/nfinished (a frame cannot
+ * local 1 in (pending 0); a fork taken back by its join never touches the
+ * count. Forks are not counted in nspawned/nfinished (a fork cannot
  * outlive its join) and never go back to a pool. */
-typedef struct rt_frame {
+typedef struct rt_forked {
     rt_task task;
     rt_group group;
-} rt_frame;
+} rt_forked;
 
 /* ------------------------------------------------------------ contexts */
 
@@ -245,9 +245,10 @@ struct dagrt {
     rt_task *shared_free;
     rt_slab *shared_slabs;
     _Atomic(rt_task *) shared_remote;
-    /* Fiber layer state (owned by fiber/fiber.c; NULL until it sets it). */
+    /* Fiber layer state (owned by fiber/sched.c; NULL until it sets it). */
     void *fiber;
-    /* Executor state (owned by exec/exec.c). */
+    /* The executor's plan slot (owned by exec/plan_helper.c; NULL until
+     * the first plan run makes it). */
     void *exec;
     /* I/O state (wait/io.c): NULL until the first I/O call starts the reactor. */
     _Atomic(struct rt_io *) io;
@@ -256,7 +257,7 @@ struct dagrt {
      * starts every run): observers number a graph's frames across all of
      * its states and pipelines, so a profile never mixes two runs. */
     struct { const void *g; uint64_t n; } frame_no[RT_FRAME_GRAPHS];
-    /* The parallel-for's offer (pfor/pfor.c): a task on its caller's stack that
+    /* The parallel-for's offer (pfor/share.c): a task on its caller's stack that
      * any thread looking for work may take with an exchange (find_task),
      * or NULL. RT_APART bytes of its own: pollers read it, posters and
      * takers write it. */

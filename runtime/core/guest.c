@@ -85,7 +85,7 @@ static void leave(rt_ctx *c)
     dagrt *rt = c->rt;
     rt_ctx_publish_tail(c);   /* what we spawned and did not run: stealable */
     if (c->handoff)
-        rt_handoff(c);        /* a wake-up meant for a helper is passed on */
+        rt_handoff(c);        /* the search we were woken to hand on goes on */
     rt_fiber_thread_leave(rt, c);
     rt_tls_ctx = c->guest_prev;
     c->attached = 0;

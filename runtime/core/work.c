@@ -56,7 +56,7 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
     if (x != RT_DEQUE_EMPTY)
         return x;
     /* A parallel-for's offer before a steal: its caller is waiting for a
-     * helper right now. The relaxed load keeps the empty case to a read of
+     * taker right now. The relaxed load keeps the empty case to a read of
      * a line that rarely changes; the exchange (acquire, pairs with the
      * post's release CAS in pfor/pfor.c) decides who takes it. */
     if (atomic_load_explicit(&rt->offer, memory_order_relaxed)) {
@@ -102,9 +102,9 @@ static RT_INLINE void task_finish_on(dagrt *rt, rt_ctx *c, rt_task *t)
 {
     rt_group *g = t->group;
     uint32_t flags = t->flags;
-    if (RT_UNLIKELY(flags & RT_TASK_FRAME)) {
-        /* Not counted, not pooled (rt_frame): only its join's count, and
-         * that is our last access (the frame is on its forker's stack). */
+    if (RT_UNLIKELY(flags & RT_TASK_FORKED)) {
+        /* Not counted, not pooled (rt_forked): only its join's count, and
+         * that is our last access (the fork is on its forker's stack). */
         rt_group_count_done(g, c, flags);
         return;
     }

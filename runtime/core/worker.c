@@ -100,7 +100,8 @@ static void rt_free_all(dagrt *rt)
     rt_os_mutex_fini(&rt->shared_mu);
     rt_os_mutex_fini(&rt->steer_mu);
     rt_os_mutex_fini(&rt->io_make_mu);
-    rt_os_free_aligned(rt->exec);   /* exec/exec.c's slot; its helpers finished before the join */
+    /* The plan slot (exec/plan_helper.c): its helpers finished before the join. */
+    rt_os_free_aligned(rt->exec);
     rt_os_free_aligned(rt);
 }
 

@@ -15,20 +15,20 @@
  *   list, a bounded array that never wraps: each node enters it at most once
  *   per run, so nnodes slots suffice and it needs no reuse protocol.
  * - Every thread that publishes work also drains the ready list before it
- *   leaves. That one rule makes the run complete without any worker's help;
- *   helpers (runtime tasks that drain the list) are spawned only when a
- *   thread publishes work while fewer helpers than workers are active, so
+ *   leaves. That one rule makes the run complete without any worker;
+ *   drainers (runtime tasks that drain the list) are spawned only when a
+ *   thread publishes work while fewer drainers than workers are active, so
  *   parallelism comes from the workers without a spawn per node.
  * - `on main` nodes never enter the shared list: fired on the main thread
  *   they go to a main-only list; fired elsewhere they are spawned with
  *   DAGRT_SPAWN_MAIN, which the main thread runs while it waits. `hot` and
  *   `fiber` nodes are spawned with their flags; such a task runs its node,
- *   then drains like a helper. `parallel` nodes call their count function
+ *   then drains like a drainer. `parallel` nodes call their count function
  *   once and run through dagrt_parallel_for.
  * - The caller drains, then waits on the run's group (helping), and repeats
  *   until every node has completed. Its blocked waits are timed for the
  *   run policy's starvation rule (exec/policy.c, "held"); in a stretch of
- *   that rule a started run's wait closes the frame to helpers, which then
+ *   that rule a started run's wait closes the frame to drainers, which then
  *   pop no more nodes (graph_rt.closed), and the caller runs the rest.
  */
 #include "exec.h"
@@ -93,13 +93,13 @@ typedef struct drain_ctx {
      * completion to the next frame does not run that frame's nodes. */
     bool nokeep;
     uint32_t completed;
-    /* A helper off the main thread: it leaves once the caller has taken
+    /* A drainer off the main thread: it leaves once the caller has taken
      * the frame back (graph_rt.closed). */
     bool closable;
 } drain_ctx;
 
 static void task_entry(void *arg);
-static void helper_entry(void *arg);
+static void drainer_entry(void *arg);
 
 static void spawn_node(graph_rt *r, uint32_t i, unsigned flags)
 {
@@ -111,18 +111,18 @@ static void spawn_node(graph_rt *r, uint32_t i, unsigned flags)
     }
 }
 
-static void maybe_spawn_helper(graph_rt *r)
+static void maybe_spawn_drainer(graph_rt *r)
 {
-    /* relaxed: the helper count is a heuristic (see graph_rt). */
-    uint32_t h = atomic_load_explicit(&r->helpers, memory_order_relaxed);
-    if (h >= r->max_helpers)
+    /* relaxed: the drainer count is a heuristic (see graph_rt). */
+    uint32_t h = atomic_load_explicit(&r->drainers, memory_order_relaxed);
+    if (h >= r->max_drainers)
         return;
-    if (!atomic_compare_exchange_strong_explicit(&r->helpers, &h, h + 1, memory_order_relaxed,
+    if (!atomic_compare_exchange_strong_explicit(&r->drainers, &h, h + 1, memory_order_relaxed,
                                                  memory_order_relaxed))
         return;
-    if (dagrt_spawn_ex(r->rt, &r->group, helper_entry, r, DAGRT_SPAWN_DEFAULT) != 0)
+    if (dagrt_spawn_ex(r->rt, &r->group, drainer_entry, r, DAGRT_SPAWN_DEFAULT) != 0)
         /* relaxed: as above, a heuristic. */
-        atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
+        atomic_fetch_sub_explicit(&r->drainers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
 }
 
 /* Node i fired. Returns i if the calling thread should run it next itself
@@ -242,24 +242,24 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
         gates = r->nodes[cur].next;
     }
     if (published)
-        maybe_spawn_helper(r);
+        maybe_spawn_drainer(r);
     return next;
 }
 
 /* Runs `next` (if any), then whatever the ready lists hold, until they are
  * empty. Every thread that publishes nodes ends here (see the top). */
 /* The run the main thread is waiting for (dyn_finish), or NULL: main
- * thread only. While it waits it also runs other runs' helpers; those stop
+ * thread only. While it waits it also runs other runs' drainers; those stop
  * as soon as the awaited run is done, so that the wait returns then (in a
  * pipeline, the next frame is submitted at once rather than after the
  * frame beside it). What they leave stays on their list, which their own
- * wait drains (waits come oldest first) or a worker's helper. */
+ * wait drains (waits come oldest first) or a worker's drainer. */
 static _Thread_local graph_rt *awaited;
 
 static bool awaited_done(const graph_rt *r)
 {
     graph_rt *w = awaited;
-    /* relaxed: a poll that only ends this helper early; nothing is read
+    /* relaxed: a poll that only ends this drainer early; nothing is read
      * on the strength of it. */
     return w && w != r && atomic_load_explicit(&w->done, memory_order_relaxed) == w->nnodes;
 }
@@ -271,7 +271,7 @@ static void drain(drain_ctx *d, uint32_t next)
         if (d->on_main && r->async && awaited_done(r)) {
             if (next != NONE) {
                 list_push(r, next);   /* an async run is never a one-thread run */
-                maybe_spawn_helper(r);
+                maybe_spawn_drainer(r);
             }
             break;
         }
@@ -300,7 +300,7 @@ static void drain(drain_ctx *d, uint32_t next)
     }
 }
 
-/* A spawned main/hot/fiber node: run it, then help drain. */
+/* A spawned main/hot/fiber node: run it, then drain. */
 static void task_entry(void *arg)
 {
     node_rt *n = arg;
@@ -334,18 +334,18 @@ static graph_rt *ready_ahead(graph_rt *r)
     return NULL;
 }
 
-static void helper_entry(void *arg)
+static void drainer_entry(void *arg)
 {
     graph_rt *r = arg;
     bool main = dagrt_on_main_thread(r->rt);
     drain_ctx d = {r, main, false, 0, !main};
     drain(&d, NONE);
-    atomic_fetch_sub_explicit(&r->helpers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
+    atomic_fetch_sub_explicit(&r->drainers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
 }
 
 
 /* Whether every worker is parked (announced idle and no longer polling):
- * a helper spawned now waits for a wake-up, which on a VM can take 150 us
+ * a drainer spawned now waits for a wake-up, which on a VM can take 150 us
  * (exec/policy.c: slow to wake is not starved). relaxed: a hint for the
  * policy, read once per run; a worker blocked in a system call or busy
  * elsewhere is not idle, so it counts as awake. */
@@ -358,7 +358,7 @@ static bool all_parked(dagrt *rt, int workers)
 
 /* Resets the run's counters and fires the roots. keep: the caller runs
  * one root itself next (returned); otherwise every root is published, so
- * that helpers start the run while its caller does other things. */
+ * that drainers start the run while its caller does other things. */
 static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
 {
     const dagrt_graph *g = r->g;
@@ -366,7 +366,7 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     /* relaxed: reset before anything is published; the first spawn releases it. */
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->helpers, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->drainers, 0, memory_order_relaxed);
     atomic_store_explicit(&r->done, 0, memory_order_relaxed);
     atomic_store_explicit(&r->closed, 0, memory_order_relaxed);   /* relaxed: as above */
     dagrt_group_init(&r->group);
@@ -390,10 +390,10 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     }
 
     /* Hot and fiber tasks are spawned, and may run on a worker even when
-     * no helper is; a pipeline frame's counters are counted down from the
+     * no drainer is; a pipeline frame's counters are counted down from the
      * frames beside it too. */
-    r->one_thread = r->max_helpers == 0 && (workers == 0 || !spawns) && !r->piped;
-    r->waking = r->max_helpers > 0 && all_parked(r->rt, workers);
+    r->one_thread = r->max_drainers == 0 && (workers == 0 || !spawns) && !r->piped;
+    r->waking = r->max_drainers > 0 && all_parked(r->rt, workers);
 
     drain_ctx d = {r, true, false, 0, false};
     uint32_t next = NONE;
@@ -411,7 +411,7 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
         }
     }
     if (published)
-        maybe_spawn_helper(r);
+        maybe_spawn_drainer(r);
     return next;
 }
 
@@ -455,7 +455,7 @@ void rt_exec_cross(graph_rt *nx, uint32_t x)
             (void)fire(&d, s, true, &published);
     }
     if (published)
-        maybe_spawn_helper(nx);
+        maybe_spawn_drainer(nx);
     if (d.completed)
         /* relaxed: see graph_rt.done. */
         atomic_fetch_add_explicit(&nx->done, d.completed, memory_order_relaxed);
@@ -463,7 +463,7 @@ void rt_exec_cross(graph_rt *nx, uint32_t x)
 
 void rt_exec_dyn_link(graph_rt *prev, graph_rt *r)
 {
-    /* release: a helper of prev that reads it (acquire) sees r's reset. */
+    /* release: a drainer of prev that reads it (acquire) sees r's reset. */
     atomic_store_explicit(&prev->next, r, memory_order_release);
     for (uint32_t x = 0; x < r->nnodes; x++)
         /* acq_rel: see handoff; the release half publishes r's reset and
@@ -492,12 +492,12 @@ static void run_one(graph_rt *x)
 
 /* The caller's blocked wait on the run's group, timed for the run
  * policy's "held" sign (exec/policy.c): only here, where the caller has
- * nothing to do, does it read the clock. A run without helpers is never
+ * nothing to do, does it read the clock. A run without drainers is never
  * held by one (a hot or fiber task it waits for is work it could not
  * run itself), so it is not timed. */
 static int held_wait(graph_rt *r)
 {
-    if (r->max_helpers == 0)
+    if (r->max_drainers == 0)
         return dagrt_group_wait(r->rt, &r->group);
     uint64_t t0 = rt_now_ns();
     int rc = dagrt_group_wait(r->rt, &r->group);
@@ -518,14 +518,14 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
         drain(&d, next);
         next = NONE;
         /* relaxed: `done` only steers this loop; the group wait below is
-         * what orders the helpers' work before the return. */
+         * what orders the drainers' work before the return. */
         if (atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes)
             break;
         /* Nothing for us right now, but the run goes on elsewhere. Stay
          * useful for a while: take new graph work as soon as it is
          * published, run the runtime's ready tasks (main-thread tasks,
-         * helpers, parallel-for pieces); only then block on the group,
-         * which wakes us when a helper is spawned or everything is done. */
+         * drainers, parallel-for pieces); only then block on the group,
+         * which wakes us when a drainer is spawned or everything is done. */
         bool work = false;
         for (int spin = 0; spin < EXEC_SPIN && !work; spin++) {
             /* relaxed: polls that only steer the loop; the group wait orders. */
@@ -550,7 +550,7 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
         rc = held_wait(r);
         if (rc != 0)
             break;
-        /* relaxed: after the group wait, which ordered every helper's writes. */
+        /* relaxed: after the group wait, which ordered every drainer's writes. */
         if (r->main_head == NONE &&
             atomic_load_explicit(&r->head, memory_order_relaxed) >=
                 atomic_load_explicit(&r->tail, memory_order_relaxed) &&
@@ -579,7 +579,7 @@ void rt_exec_dyn_start(graph_rt *r, int workers) { (void)dyn_begin(r, workers, f
 int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self)
 {
     /* A stretch of the starvation rule (exec/policy.c): the caller takes
-     * back what the helpers have not popped. relaxed: a hint, see
+     * back what the drainers have not popped. relaxed: a hint, see
      * graph_rt.closed. */
     if (r->policy.was_serial)
         atomic_store_explicit(&r->closed, 1, memory_order_relaxed);

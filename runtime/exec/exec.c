@@ -158,7 +158,7 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     r->frame = frame_number(rt, g, r->runs);
 }
 
-static uint16_t helpers_for(int workers)
+static uint16_t drainers_for(int workers)
 {
     return (uint16_t)(workers < 65534 ? workers + 1 : 65535);
 }
@@ -171,13 +171,13 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         return rc;
     graph_rt *r = state_rt(st);
     reset(r, rt, g, st, ctx);
-    /* One helper per worker, plus one: the caller, once it waits on the
-     * group, takes a helper task like any other, so a helper that keeps
+    /* One drainer per worker, plus one: the caller, once it waits on the
+     * group, takes a drainer task like any other, so a drainer that keeps
      * publishing work can still hand some to the caller. None for a frame
      * too small to share. */
     int workers = dagrt_worker_count(rt);
     bool share = workers > 0 && !rt_policy_small(r->policy.frame_ns, g->nnodes);
-    r->max_helpers = share ? helpers_for(workers) : 0;
+    r->max_drainers = share ? drainers_for(workers) : 0;
     bool timed = rt_policy_timed(r, share);
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* How it runs: the one choice (exec/policy.c). */
@@ -190,7 +190,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         rc = rt_plan_run(r);
         break;
     case RT_MODE_ALONE:
-        r->max_helpers = 0;
+        r->max_drainers = 0;
         /* fall through */
     default:
         rc = rt_exec_dyn_run(r, self, workers);
@@ -227,7 +227,7 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
  * the start) runs in pipelined plan mode where it may (plan: the pipeline,
  * or for dagrt_graph_start the environment, allows it; a worker or more; a plan
  * for the graph; prev, if any, then runs in it too: exec/pplan.c), else on
- * the dynamic executor with helpers. It is not timed: its wall time
+ * the dynamic executor with drainers. It is not timed: its wall time
  * includes whatever the caller does between start and wait. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
@@ -242,7 +242,7 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     r->linked = prev != NULL;
     r->inpipe = inpipe;
     int workers = dagrt_worker_count(rt);
-    r->max_helpers = workers > 0 ? helpers_for(workers) : 0;
+    r->max_drainers = workers > 0 ? drainers_for(workers) : 0;
     /* Every state of a pipeline makes the same plan for its one graph
      * (rt_plan_build reads only the tables), so a frame and the one before
      * it are always in the same mode. */

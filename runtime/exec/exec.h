@@ -7,9 +7,9 @@
  *   exec/policy.c       the run policy: every timing rule that chooses how
  *                       a frame runs (moving averages, sampling, "too small
  *                       to share", the starvation rule of every mode that
- *                       shares a frame with helpers)
+ *                       shares a frame with workers)
  *   exec/dynamic.c      the dynamic executor: join counters, the ready
- *                       list, helpers, the hand-off from frame to frame
+ *                       list, drainers, the hand-off from frame to frame
  *   exec/plan.c         plan mode: a list per thread (the caller's and
  *                       one per worker), cursors, epochs
  *   exec/plan_build.c   plan mode's lists, made once per graph
@@ -27,7 +27,11 @@
  * for frames too small to share, and for plan mode's stretches while its
  * helper gets no CPU); a "one-thread" run is a dynamic run that only the
  * caller takes part in, so its counters and ready list may use relaxed
- * plain moves (graph_rt.one_thread).
+ * plain moves (graph_rt.one_thread). A "helper" is plan mode's: a worker's
+ * task that serves one list (exec/plan_helper.c); a "drainer" is the
+ * dynamic executor's: a runtime task that drains the run's ready list
+ * (exec/dynamic.c). Threads that wait "help" (run other ready tasks);
+ * none of them is a helper.
  */
 #ifndef DAGRT_EXEC_H
 #define DAGRT_EXEC_H
@@ -99,7 +103,8 @@ typedef struct exec_policy {
     uint64_t frame_ns;           /* moving average of timed runs' wall time; 0: none yet */
     const dagrt_graph *serial_g; /* the graph serial_ok answers for (the tables are const) */
     bool serial_ok;              /* serial_g has no hot or fiber task: it may run serial */
-    /* The starvation rule ("when the helper gets no CPU"), every mode's: */
+    /* The starvation rule ("when the helper gets no CPU"; the drainers on
+     * the dynamic executor), every mode's: */
     bool was_serial;             /* the last plan-mode frame ran serial */
     uint8_t probe;               /* PROBE_*: the probes after a serial stretch */
     uint8_t time_next;           /* the rule wants the next frame timed */
@@ -186,8 +191,8 @@ typedef struct graph_rt {
     void *ctx;
     node_rt *nodes;
     uint32_t nnodes;
-    uint16_t max_helpers;
-    /* A one-thread run: only the caller takes part (no helpers, no hot
+    uint16_t max_drainers;
+    /* A one-thread run: only the caller takes part (no drainers, no hot
      * or fiber tasks that could complete nodes elsewhere), so counters and
      * the ready list need no locked instructions, which cost far more than
      * the work of an empty node. Set before the run, read-only during it. */
@@ -287,7 +292,7 @@ typedef struct graph_rt {
     uint8_t waking;
     /* The dynamic executor, a started run's wait in a stretch of the
      * starvation rule (exec/policy.c): 1 once the caller takes the rest of
-     * the frame back; helpers then pop no more nodes (exec/dynamic.c).
+     * the frame back; drainers then pop no more nodes (exec/dynamic.c).
      * Only a hint (the caller drains whatever is left anyway): relaxed. */
     _Atomic uint32_t closed;
     /* Pipelined plan mode, caller only: the frame started after this one
@@ -298,10 +303,10 @@ typedef struct graph_rt {
     /* block 2: the plan worker's during a run */
     _Alignas(RT_APART) _Atomic uint32_t tail;   /* next slot to fill */
     _Atomic uint32_t cursor1;
-    /* Helpers spawned and not yet finished: only a heuristic for when to
+    /* Drainers spawned and not yet finished: only a heuristic for when to
      * spawn another, so relaxed throughout (correctness never relies on a
-     * helper existing: exec/dynamic.c's drain rule, at its top). */
-    _Atomic uint32_t helpers;
+     * drainer existing: exec/dynamic.c's drain rule, at its top). */
+    _Atomic uint32_t drainers;
     /* Nodes completed, added once per drain; the caller's final check. The
      * group wait already orders everything; relaxed is enough. */
     _Atomic uint32_t done;
@@ -503,7 +508,7 @@ static inline uint8_t rt_exec_node_on(graph_rt *r, uint32_t i, node_where where)
     return rt_exec_dispatch(r, i, where, NULL);
 }
 
-/* A node where it may run on a fiber (spawned tasks, helpers). */
+/* A node where it may run on a fiber (spawned tasks, drainers). */
 static inline uint8_t rt_exec_node(graph_rt *r, uint32_t i)
 {
     return rt_exec_node_on(r, i, dagrt_in_fiber(r->rt) ? NODE_ON_FIBER : NODE_ON_THREAD);
@@ -524,7 +529,7 @@ typedef enum rt_mode {
     RT_MODE_SERIAL,    /* on the caller in table order (exec/serial.c) */
     RT_MODE_PLAN,      /* plan mode (exec/plan.c): dagrt_graph_run */
     RT_MODE_PPLAN,     /* pipelined plan mode (exec/pplan.c): started runs, pipeline frames */
-    RT_MODE_DYNAMIC,   /* the dynamic executor (exec/dynamic.c), with helpers */
+    RT_MODE_DYNAMIC,   /* the dynamic executor (exec/dynamic.c), with drainers */
     RT_MODE_ALONE,     /* the dynamic executor on the caller alone: a serial
                           stretch where hot or fiber tasks forbid serial */
 } rt_mode;
@@ -607,7 +612,7 @@ void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns);
 /* A whole run with the dynamic executor (self: the caller's ctx). */
 int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers);
 /* The same in two halves: start (reset, publish every root, spawn a
- * helper; returns at once) and wait (the caller's part, then the end). */
+ * drainer; returns at once) and wait (the caller's part, then the end). */
 void rt_exec_dyn_start(graph_rt *r, int workers);
 /* Links r (reset by rt_exec_dyn_start with r->linked) after the frame
  * still in flight before it (the submitter's half of the hand-off). */

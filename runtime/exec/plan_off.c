@@ -54,7 +54,7 @@ static void plan_off_entry(void *arg)
 void rt_plan_help(graph_rt *r, node_where where)
 {
     if (where != NODE_ON_THREAD)
-        return;   /* a helper on a fiber stack does not run tasks nested on it */
+        return;   /* a plan thread on a fiber stack does not run tasks nested on it */
     rt_ctx *c = rt_ctx_current(r->rt);
     if (c && rt_work_visible(c))
         (void)rt_help_one(c);

@@ -13,10 +13,11 @@
  *   EXEC_TIME_EVERY, then one in EXEC_TIME_EVERY, and the ones the
  *   starvation rule asks for. Their times enter a moving average.
  * - The starvation rule, one for every mode that shares a frame with
- *   helpers (plan mode, pipelined plan frames, the dynamic executor's
- *   runs, started runs and dynamic pipeline frames): below. Each mode
- *   gives it one clock-free sign of a helper without CPU; the timing, the
- *   stretches, the probes and "slow to wake is not starved" are shared.
+ *   workers (plan mode and pipelined plan frames, with their helpers; the
+ *   dynamic executor's runs, started runs and dynamic pipeline frames,
+ *   with their drainers): below. Each mode gives it one clock-free sign of a worker
+ *   without CPU; the timing, the stretches, the probes and "slow to wake
+ *   is not starved" are shared.
  */
 #include "exec.h"
 
@@ -34,7 +35,7 @@
  *   plan for the graph: plan mode, or serial during a stretch of the
  *   starvation rule (below) where the graph may run serial; otherwise the
  *   dynamic executor, or serial (hot or fiber tasks: the dynamic executor
- *   with no helper) during its stretches.
+ *   with no drainer) during its stretches.
  * - A started run: pipelined plan mode where plan mode is allowed and the
  *   graph has a plan (any worker count from one), else the dynamic
  *   executor, which notes a stretch (the run's wait takes the frame back).
@@ -75,7 +76,7 @@ rt_choice rt_exec_choose(graph_rt *r, const dagrt_graph *g, int workers, rt_fram
         /* (A started run is judged at its wait: exec/exec.c, exec/pipe.c.) */
         if (plan && workers >= 1 && rt_exec_plan(r))
             return (rt_choice){RT_MODE_PPLAN, RT_JUDGE_TIME};
-        /* In a stretch, helpers still start the frame (it goes on while
+        /* In a stretch, drainers still start the frame (it goes on while
          * the caller is away); its wait takes back what they have not
          * popped. */
         if (workers > 0)
@@ -231,9 +232,9 @@ static void go_serial(exec_policy *p, bool again)
 /* One shared frame's end, for every mode that shares (plan mode, the
  * dynamic executor's runs, started runs and pipeline frames). ns: its
  * time, 0 if it was not timed; starved: the mode's own clock-free sign
- * that the helper got no CPU (plan mode: the caller claimed most of the
- * worker's list; the dynamic executor: the caller waited long, blocked,
- * for a node a helper held: "held", below). */
+ * that a worker got no CPU (plan mode: the caller claimed most of the
+ * helper's list; the dynamic executor: the caller waited long, blocked,
+ * for a node a drainer held: "held", below). */
 static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign, uint64_t ns)
 {
     if (!serial && waking)
@@ -286,13 +287,13 @@ static void plan_after(graph_rt *r, uint64_t ns)
 /* ------------------------------------- the dynamic executor's frames
  *
  * The same rule, with the dynamic executor's own sign. Its ready list
- * belongs to no thread: what a helper has not popped yet, the caller
- * drains itself, and a helper task that no worker has begun is run by the
+ * belongs to no thread: what a drainer has not popped yet, the caller
+ * drains itself, and a drainer task that no worker has begun is run by the
  * caller's group wait (it finds the list empty and returns), so work
- * claimed for a helper that has not started is taken back as it is. What
- * the caller cannot take back is a node a helper has popped: a helper
+ * meant for a drainer that has not started is taken back as it is. What
+ * the caller cannot take back is a node a drainer has popped: a drainer
  * preempted there (a competing thread on its core) or a worker that does
- * not come back to finish its helper (blocked in a system call) holds the
+ * not come back to finish its drainer (blocked in a system call) holds the
  * frame, and the caller waits, blocked, on the run's group. So the caller
  * times its blocked waits (only those: it reads the clock only when it
  * has nothing to do anyway), and a frame is "held" when they came to at
@@ -302,8 +303,9 @@ static void plan_after(graph_rt *r, uint64_t ns)
  * Held, or slower than the last stretch's serial frames (timed frames of
  * dagrt_graph_run), starts a serial stretch: dagrt_graph_run runs those
  * frames serial (or on the caller alone where hot or fiber tasks forbid
- * serial), a started run or a pipeline frame spawns no helper (the caller
- * runs it in its wait), and the probes return to sharing as in plan mode.
+ * serial), a started run's or a pipeline frame's wait takes the frame
+ * back from its drainers (graph_rt.closed: the caller runs the rest), and
+ * the probes return to sharing as in plan mode.
  * Slow to wake: a frame that started while every worker was parked
  * (announced idle and no longer polling) is not judged, unless the caller
  * was held for PLAN_WAKE_NS anyway; a worker that is busy elsewhere, or
@@ -336,7 +338,7 @@ void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
 /* ------------------------------------------------------ after a frame */
 
 /* A pipeline's frames in flight belong to several states, one rule: each
- * state keeping its own would probe, and be held by a starved helper at
+ * state keeping its own would probe, and be held by a starved worker at
  * each probe, once per state (depth times as often), and a stretch begun
  * by one state's frame would leave the others sharing until their own
  * frames failed. So the pipeline's first state holds the rule for all.

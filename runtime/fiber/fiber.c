@@ -70,8 +70,8 @@ void rt_fiber_destroy(rt_fiber *f)
     __tsan_destroy_fiber(f->tsan);
 #endif
 #if defined(RT_ASAN)
-    /* Frames that lived on this stack left poisoned redzones in the shadow;
-     * a later mapping at the same address must not inherit them. */
+    /* Stack frames that lived on this stack left poisoned redzones in the
+     * shadow; a later mapping at the same address must not inherit them. */
     __asan_unpoison_memory_region(f->stack_lo, f->stack_len);
 #endif
     rt_os_stack_unmap(f->map, f->map_len);

@@ -39,8 +39,8 @@
 #  endif
 #endif
 
-/* Default stack sizes. Sanitized builds grow frames (redzones, shadow
- * bookkeeping), so they get four times as much. */
+/* Default stack sizes. Sanitized builds grow stack frames (redzones,
+ * shadow bookkeeping), so they get four times as much. */
 #if defined(RT_ASAN) || defined(RT_TSAN)
 #  define RT_FIBER_STACK_SCALE 4
 #else

@@ -246,7 +246,7 @@ static void run_on_fiber(rt_ctx *c, rt_fiber *f)
          * runtime offers suspends a fiber instead of helping, so this needs
          * a helping call made from a fiber task (see docs/runtime.md). */
         fprintf(stderr, "dagrt: fatal: a fiber task helped run another fiber task "
-                        "(dagrt_pump_main or a nested helper inside a fiber task)\n");
+                        "(dagrt_pump_main or another helping call inside a fiber task)\n");
         abort();
     }
     if (!pc->inited) {
@@ -354,9 +354,9 @@ static void submit_resume(dagrt *rt, rt_fiber *f)
 }
 
 /* A fiber's registration on a group: on the fiber's own stack. The group's
- * completer calls fiber_wake after its last access to the group; the frame
- * is still there then, because the fiber cannot resume before fiber_wake's
- * own arrive, and fiber_wake reads f before that. */
+ * completer calls fiber_wake after its last access to the group; the
+ * waiter is still there then, because the fiber cannot resume before
+ * fiber_wake's own arrive, and fiber_wake reads f before that. */
 typedef struct fiber_waiter {
     rt_waiter w;          /* first: fiber_wake gets &w */
     rt_fiber *f;

@@ -30,7 +30,7 @@ extern "C" {
 #define DAGRT_VERSION_MINOR 1
 #define DAGRT_VERSION_PATCH 0
 
-/* Layout helpers of the structures below (not part of the API): 128
+/* Layout macros of the structures below (not part of the API): 128
  * bytes apart (x86 moves cache lines in aligned pairs); a flexible array;
  * a field the runtime reaches with C11 atomics (DAGRT_INSIDE_, its own
  * build) and a program with the compiler's __atomic builtins. */
@@ -196,13 +196,19 @@ typedef enum dagrt_thread_priority {
 /* Fills *cfg with the defaults (what dagrt_create(NULL) uses). */
 void dagrt_config_init(dagrt_config *cfg);
 
-/* Creates a runtime; the calling thread becomes its main thread.
- * On failure returns NULL and, if err is not NULL, stores the error code. */
+/* Creates a runtime from cfg (NULL: the defaults); the calling thread
+ * becomes its main thread. On failure returns NULL and, if err is not
+ * NULL, stores the error: DAGRT_EINVAL (a configuration out of range:
+ * docs/runtime.md, "Errors"), DAGRT_ENOMEM, DAGRT_ETHREAD. dagrt_create is
+ * the same without err. */
 dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err);
 dagrt *dagrt_create(const dagrt_config *cfg);
 
-/* Joins every thread and frees everything (see docs/runtime.md for what
- * happens to work still queued). */
+/* On the main thread, not from a task: runs every task already spawned to
+ * completion, cancels the waits that nothing else will end
+ * (DAGRT_ECANCELED in them), joins every thread and frees everything
+ * (docs/runtime.md, "Shutdown"). From inside a task, or with a guest
+ * still attached, it prints an error and does nothing. */
 void dagrt_destroy(dagrt *rt);
 
 /* Number of worker threads (not counting the main thread). */
@@ -221,6 +227,7 @@ typedef struct dagrt_group {
     uint64_t opaque_[4];
 } dagrt_group;
 
+/* Makes g an empty group (reusable after each wait). */
 void dagrt_group_init(dagrt_group *g);
 
 /* Where a spawned task may run. */
@@ -231,12 +238,20 @@ enum dagrt_spawn_flags {
     DAGRT_SPAWN_FIBER   = 1u << 2, /* on a pooled fiber: may suspend in waits */
 };
 
-/* Spawns fn(arg), counted by g (g may be NULL: fire and forget). */
+/* Spawns fn(arg), counted by g (g may be NULL: fire and forget), to run
+ * where flags say (dagrt_spawn: none). 0; DAGRT_EINVAL for a NULL rt or
+ * fn, an uninitialised g, unknown flags, MAIN with HOT or FIBER, or
+ * LARGE_STACK without FIBER; DAGRT_ENOMEM (nothing spawned). */
 int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg);
 int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags);
 
-/* Waits until every task counted by g has finished. Waiting is helping: the
- * waiting thread runs other ready tasks meanwhile (a fiber task suspends). */
+/* Waits until every task counted by g has finished; their effects are
+ * then visible. Waiting is helping: the waiting thread runs other ready
+ * tasks meanwhile (a fiber task suspends; a thread outside the runtime
+ * blocks, or helps in a free guest slot). 0; DAGRT_EINVAL (NULL, or g not
+ * initialised), DAGRT_EBUSY (another thread waits on g), DAGRT_EPERM (g
+ * is on another runtime thread's stack), DAGRT_ECANCELED (a thread
+ * outside the runtime whose wait dagrt_destroy ended). */
 int dagrt_group_wait(dagrt *rt, dagrt_group *g);
 
 /* Whether every task counted by g has finished, without waiting or
@@ -276,30 +291,33 @@ int dagrt_thread_attach(dagrt *rt);
 int dagrt_thread_detach(dagrt *rt);
 
 /* Main thread only: runs the main-thread tasks queued now; returns how many
- * ran, or a negative error code. */
+ * ran, DAGRT_EPERM off the main thread, DAGRT_EINVAL for a NULL rt. */
 int dagrt_pump_main(dagrt *rt);
 
 /* Makes every task the calling thread has spawned and not yet started
  * stealable now, and wakes an idle thread for them. Inside a task the
  * runtime keeps its newest spawns private until the spawner's next spawn
- * or take (docs/runtime-internals.md, the private tail): call this after
+ * or take (docs/runtime.md, "Tasks, groups, waits"): call this after
  * spawning when the code that follows runs long without calling the
  * runtime (a middleware job system's enqueue returning into the engine's
  * own loops). 0; DAGRT_EINVAL for a NULL rt; 0 and nothing to do on a
  * thread that is not rt's. */
 int dagrt_publish(dagrt *rt);
 
-/* Calls fn(arg, b, e) on disjoint sub-ranges covering [begin, end); returns
- * when all have run. grain 0 lets the runtime choose. */
+/* Calls fn(arg, b, e) on disjoint sub-ranges covering [begin, end), on
+ * any threads of rt, and returns when all have run; grain is the smallest
+ * sub-range worth handing to another thread (0: the runtime chooses). 0
+ * (begin == end: nothing to do); DAGRT_EINVAL for a NULL rt or fn or
+ * begin > end. From a thread outside the runtime it runs fn inline. */
 typedef void (*dagrt_range_fn)(void *arg, size_t begin, size_t end);
 int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
                        dagrt_range_fn fn, void *arg);
 
-/* ------------------------------------------------- inline fork-join frames */
+/* ------------------------------------------------------- inline fork-join */
 /* The fast path for recursive fork-join (divide and conquer, tree walks):
  * spawn and join inlined into the caller, the task's descriptor on the
- * caller's stack, no group to count. A fork pushes the frame onto the
- * calling worker's own deque, where any idle thread may steal it; the join
+ * caller's stack, no group to count. A fork pushes the forked task onto
+ * the calling worker's own deque, where any idle thread may steal it; the join
  * takes it back if nobody did (the common case: the caller then runs the
  * work itself, as a direct call the compiler can inline), or waits for the
  * thief, helping meanwhile.
@@ -308,7 +326,7 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
  *     {
  *         if (n < 2) return n;
  *         fib_arg a = {n - 1, 0};
- *         dagrt_frame f;
+ *         dagrt_forked f;
  *         dagrt_fork(w, &f, fib_task, &a);      // fib_task: a->r = fib(dagrt_worker_get(rt), a->n)
  *         long y = fib(w, n - 2);
  *         if (dagrt_join_take(w, &f))           // not stolen: run it here
@@ -316,26 +334,26 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
  *         return a.r + y;
  *     }
  *
- * Rules (the price of the speed): the frame lives until its join returns,
- * so every dagrt_fork is joined, on the same thread, before the function
- * that forked returns; frames are joined in the reverse order of their
- * forks (another order is correct but slow). w comes from dagrt_worker_get
- * on the thread that forks and is passed down, not kept: a task that runs
- * a stolen frame gets its own with dagrt_worker_get. On a fiber task or a
- * thread outside the runtime dagrt_worker_get returns NULL, and with a
- * NULL w dagrt_fork runs the function at once (no parallelism: use
+ * Rules (the price of the speed): a dagrt_forked lives until its join
+ * returns, so every dagrt_fork is joined, on the same thread, before the
+ * function that forked returns; forks are joined in the reverse order of
+ * their forking (another order is correct but slow). w comes from
+ * dagrt_worker_get on the thread that forks and is passed down, not kept:
+ * a stolen fork's task gets its own with dagrt_worker_get. On a fiber
+ * task or a thread outside the runtime dagrt_worker_get returns NULL, and
+ * with a NULL w dagrt_fork runs the function at once (no parallelism: use
  * dagrt_spawn there) and dagrt_join_take returns false.
- * A frame forked but not yet taken back sits in the worker's private tail
+ * A fork not yet taken back sits in the worker's private tail
  * (docs/runtime.md): it is exposed to thieves when one asks or is idle, at
  * the worker's next fork or join. */
 
 typedef struct dagrt_worker dagrt_worker;
 
-/* The frame: 96 bytes of caller-owned storage (an inline task descriptor
- * and its completion count). */
-typedef struct dagrt_frame {
+/* One fork: 96 bytes of caller-owned storage (an inline task descriptor
+ * and its completion count), from dagrt_fork until its join returns. */
+typedef struct dagrt_forked {
     uint64_t opaque_[12];
-} dagrt_frame;
+} dagrt_forked;
 
 /* The calling thread's worker in rt, or NULL on a fiber task or a thread
  * that is not one of rt's (see above). */
@@ -358,35 +376,37 @@ dagrt_worker *dagrt_worker_get_v(dagrt *rt, unsigned view_version);
 #endif
 
 /* Out-of-line halves of the inline functions; not for direct use. */
-void dagrt__fork_slow(dagrt_worker *w, dagrt_frame *f);
+void dagrt__fork_slow(dagrt_worker *w, dagrt_forked *f);
 void dagrt__fork_expose(dagrt_worker *w);
-bool dagrt__join_slow(dagrt_worker *w, dagrt_frame *f);
+bool dagrt__join_slow(dagrt_worker *w, dagrt_forked *f);
 
 /* DAGRT_WORKER_VIEW_VERSION, the layout behind the inline functions and
  * their definitions: dagrt/fork.h, included at the end of this header. */
 
-/* Forks fn(arg) as a task that any thread may steal until it is joined.
- * Returns 0, or DAGRT_EINVAL for a NULL f or fn (nothing forked; a join of
- * that frame returns false). */
-DAGRT_FORK_API int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg);
-/* Joins a forked frame. true: nobody had started it; it is the caller's
+/* Forks fn(arg) into f, as a task that any thread may steal until it is
+ * joined. Returns 0, or DAGRT_EINVAL for a NULL f or fn (nothing forked; a
+ * join of that f returns false). */
+DAGRT_FORK_API int dagrt_fork(dagrt_worker *w, dagrt_forked *f, dagrt_fn fn, void *arg);
+/* Joins fork f. true: nobody had started it; it is the caller's
  * again, and the caller must run the work itself (a plain call). false:
  * it has run elsewhere (or at fork, with a NULL w) and has finished; its
  * effects are visible. */
-DAGRT_FORK_API bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f);
-/* Joins a forked frame, running it here if nobody had started it. */
-DAGRT_FORK_API void dagrt_join(dagrt_worker *w, dagrt_frame *f);
+DAGRT_FORK_API bool dagrt_join_take(dagrt_worker *w, dagrt_forked *f);
+/* Joins fork f, running it here if nobody had started it. */
+DAGRT_FORK_API void dagrt_join(dagrt_worker *w, dagrt_forked *f);
 
 /* ------------------------------------------- fibers and fiber-aware waits */
-/* (events, mutexes, semaphores; see docs/runtime.md)
+/* (events, mutexes, semaphores; docs/runtime.md, "Fibers")
  *
  * How a wait behaves depends on who waits:
  *  - a fiber task (spawned with DAGRT_SPAWN_FIBER): the fiber suspends, its
  *    worker runs other work, and the task resumes (on any worker) once the
  *    wait is satisfied;
  *  - a plain task, or the main thread: helps (runs other ready tasks) and
- *    sleeps when there is nothing to run, like dagrt_group_wait;
- *  - a thread that is not one of rt's: blocks (polls with short sleeps).
+ *    sleeps when there is nothing to run, like dagrt_group_wait (a mutex
+ *    or semaphore wait blocks the thread instead: helping could run a task
+ *    that needs the lock);
+ *  - a thread that is not one of rt's: blocks.
  * Signalling (set, unlock, release) never waits and works from any thread,
  * including threads outside the runtime (a timer, an I/O thread).
  * A fiber task may resume on another thread: read thread-local data (errno
@@ -408,7 +428,7 @@ int dagrt_fiber_yield(dagrt *rt);
 typedef struct dagrt_event { uint64_t opaque_[4]; } dagrt_event;
 void dagrt_event_init(dagrt_event *e, bool set);
 void dagrt_event_set(dagrt_event *e);       /* wakes every waiter */
-void dagrt_event_reset(dagrt_event *e);
+void dagrt_event_reset(dagrt_event *e);     /* later waits wait again */
 bool dagrt_event_is_set(const dagrt_event *e);
 /* 0 once the event is set; DAGRT_EINVAL for a bad rt/e; DAGRT_ECANCELED
  * if dagrt_destroy cancels it (the timed form: dagrt_event_wait_until). */
@@ -422,7 +442,7 @@ void dagrt_mutex_init(dagrt_mutex *m);
 /* 0 with the lock held; DAGRT_ECANCELED (not held) if dagrt_destroy
  * cancels the wait. Timed form: dagrt_mutex_lock_until. */
 int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m);
-bool dagrt_mutex_trylock(dagrt_mutex *m);
+bool dagrt_mutex_trylock(dagrt_mutex *m);   /* true with the lock held; never waits */
 /* DAGRT_EPERM if the mutex is not locked (nothing tells the holder from
  * another task: unlock from whoever may hand it on). */
 int dagrt_mutex_unlock(dagrt_mutex *m);
@@ -433,8 +453,8 @@ void dagrt_sem_init(dagrt_sem *s, uint32_t count);
 /* 0 with one unit taken; DAGRT_ECANCELED if dagrt_destroy cancels the
  * wait. Timed form: dagrt_sem_acquire_until. */
 int dagrt_sem_acquire(dagrt *rt, dagrt_sem *s);
-bool dagrt_sem_tryacquire(dagrt_sem *s);
-void dagrt_sem_release(dagrt_sem *s, uint32_t n);
+bool dagrt_sem_tryacquire(dagrt_sem *s);    /* true with one unit taken; never waits */
+void dagrt_sem_release(dagrt_sem *s, uint32_t n);   /* n units, to the oldest waiters first */
 
 
 /* ----------------------------- waiting on the world: time and cancel scopes */
@@ -442,6 +462,8 @@ void dagrt_sem_release(dagrt_sem *s, uint32_t n);
 
 /* A monotonic clock in nanoseconds (the trace's clock). */
 uint64_t dagrt_now_ns(void);
+/* The deadline that never passes. */
+#define DAGRT_FOREVER UINT64_MAX
 
 /* A cancel scope: caller-owned, nestable. A scope counts as cancelled
  * once it or any scope above it has been requested; a request never
@@ -449,7 +471,11 @@ uint64_t dagrt_now_ns(void);
  * outlive its children. */
 typedef struct dagrt_cancel { uint64_t opaque_[8]; } dagrt_cancel;
 void dagrt_cancel_init(dagrt_cancel *c, dagrt_cancel *parent);   /* parent may be NULL */
+/* Cancels c and every scope below it: each wait attached to them returns
+ * DAGRT_ECANCELED before this returns. Any thread; cannot be undone. */
 void dagrt_cancel_request(dagrt_cancel *c);
+/* Whether c or a scope above it was requested (a thread that sees true
+ * also sees what the requester wrote before its request). */
 bool dagrt_cancel_requested(const dagrt_cancel *c);
 /* A scope with a deadline (absolute, on dagrt_now_ns's clock;
  * DAGRT_FOREVER: none, which is dagrt_cancel_init): every wait attached to
@@ -469,19 +495,19 @@ uint64_t dagrt_cancel_deadline(const dagrt_cancel *c);
 
 /* Timed waits, sleeps and cancellation (docs/runtime.md, "Timed waits,
  * sleeps and cancellation"). Deadlines are absolute, on dagrt_now_ns's
- * clock; DAGRT_FOREVER never passes. cancel may be NULL (no scope). A
- * scope must outlive every wait attached to it or below it, and must not
- * be initialised again while waits are attached. A fiber task suspends; a
+ * clock; DAGRT_FOREVER (the untimed calls' deadline) never passes. cancel
+ * may be NULL (no scope). A scope must outlive every wait attached to it
+ * or below it, and must not be initialised again while waits are
+ * attached. A fiber task suspends; a
  * plain task or the main thread helps (sleep, event) or blocks (semaphore,
  * mutex, condition); a thread outside the runtime blocks. Each returns 0,
  * DAGRT_ETIMEDOUT (the deadline passed first), DAGRT_ECANCELED (the scope
  * or one above it was cancelled, or dagrt_destroy cancelled the runtime's
  * waits) or DAGRT_EINVAL (a bad argument or a scope never initialised). A
  * unit, lock or signal handed to a waiter is never lost to its timeout. */
-#ifndef DAGRT_FOREVER
-#define DAGRT_FOREVER UINT64_MAX
-#endif
-int dagrt_sleep(dagrt *rt, uint64_t ns, dagrt_cancel *cancel);        /* 0, ECANCELED */
+/* 0 once ns have passed (DAGRT_ETIMEDOUT when a scope's deadline cut it
+ * short), DAGRT_ECANCELED, DAGRT_EINVAL. */
+int dagrt_sleep(dagrt *rt, uint64_t ns, dagrt_cancel *cancel);
 int dagrt_event_wait_until(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cancel);
 int dagrt_sem_acquire_until(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cancel);
 int dagrt_mutex_lock_until(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cancel);
@@ -499,18 +525,18 @@ void dagrt_cond_signal(dagrt_cond *cv);
 void dagrt_cond_broadcast(dagrt_cond *cv);
 
 /* ------------------------------------ waiting on the world: I/O calls */
-/* (docs/runtime.md, "Waiting on the world: I/O"; contract: design/io.md)
+/* (docs/runtime.md, "I/O calls"; contract: docs/design/io.md)
  * From a fiber task the call suspends the fiber; from a plain task on a
  * worker (or the main thread) it helps, like dagrt_event_wait; from a
- * thread that is not rt's it blocks that thread. Either way the same
- * reactor (io_uring, or epoll plus a blocking lane; I/O completion ports on
- * Windows) carries the operation, and c (may be NULL) cancels it in the
- * kernel. Buffers and addresses are the caller's until the call returns. */
+ * thread that is not rt's it blocks that thread. c (may be NULL) cancels
+ * it, and a deadline of c's scopes times it out. Buffers and addresses are
+ * the caller's until the call returns. Each returns a negative error code
+ * on failure: DAGRT_EINVAL (a bad argument), DAGRT_ECANCELED,
+ * DAGRT_ETIMEDOUT, DAGRT_EBADF (also: closed by dagrt_close under the
+ * call), or the system's reason (DAGRT_ENOENT .. DAGRT_EFBIG, else
+ * DAGRT_EIO; dagrt_last_os_error has the system's code). */
 
 typedef intptr_t dagrt_handle;   /* POSIX: a file descriptor; Windows: a HANDLE or SOCKET */
-#ifndef DAGRT_FOREVER
-#define DAGRT_FOREVER UINT64_MAX /* a deadline that never passes */
-#endif
 struct sockaddr;
 
 /* offset >= 0: at that offset (pread/pwrite); < 0: at the handle's own
@@ -524,7 +550,9 @@ int64_t dagrt_recvfrom(dagrt *rt, dagrt_handle s, void *buf, size_t n,
 /* to may be NULL (a connected socket). */
 int64_t dagrt_sendto(dagrt *rt, dagrt_handle s, const void *buf, size_t n,
                      const struct sockaddr *to, size_t tolen, dagrt_cancel *c);
+/* 0 with the accepted connection in *out. */
 int dagrt_accept(dagrt *rt, dagrt_handle s, dagrt_handle *out, dagrt_cancel *c);
+/* 0 once connected. */
 int dagrt_connect(dagrt *rt, dagrt_handle s, const struct sockaddr *to, size_t tolen, dagrt_cancel *c);
 enum { DAGRT_POLL_IN = 1, DAGRT_POLL_OUT = 2, DAGRT_POLL_ERR = 4 };
 /* The ready set of h among events (DAGRT_POLL_ERR always counts), or an
@@ -549,11 +577,14 @@ typedef struct dagrt_io_kind_stats {
 } dagrt_io_kind_stats;
 typedef struct dagrt_io_stats {
     dagrt_io_kind_stats kind[DAGRT_IO_KINDS];
-    const char *reactor;     /* "io_uring", "epoll" (the fallback), "lane" (Windows today), "none" yet */
+    const char *reactor;     /* "io_uring", "epoll" (the fallback), "iocp" (Windows), "lane"
+                              * (Windows' blocking lane for every call), "none" yet */
     uint64_t priority_refused; /* hot workers whose raised priority the system refused */
     uint64_t submits;        /* io_uring: system calls that handed ops to the kernel (several
                               * calls' ops batched in one: fewer than ops); 0 elsewhere */
 } dagrt_io_stats;
+/* Fills *out for rt (while calls run: each count exact, not one
+ * snapshot). 0; DAGRT_EINVAL for a NULL argument. */
 int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out);
 
 /* ------------------------------ graph executor: the tables that dagc emits */
@@ -628,11 +659,9 @@ typedef struct dagrt_graph {
 
 /* Mutable per-run state, owned by the generated code as static storage sized
  * by dagc (one entry per node), so running a frame allocates nothing. The
- * contents are private to the runtime; the layout only reserves room.
- * Each node's state has 128 bytes of its own: its join counter and its
- * completion word are what the threads running its neighbours contend on,
- * and x86 cores move cache lines in aligned 128-byte pairs, so a node on a
- * 64-byte line of its own would still travel with its neighbour's line. */
+ * contents are private to the runtime; the layout only reserves room: 128
+ * bytes per node, so that threads running neighbouring nodes share no
+ * cache line. */
 typedef struct dagrt_node_state {
     DAGRT_ALIGN_PAIR_ uint64_t opaque_[16];
 } dagrt_node_state;
@@ -725,17 +754,19 @@ typedef struct dagrt_graph_stats {
     uint32_t last_ran;           /* tasks that ran in the last run */
     uint32_t last_skipped;       /* tasks skipped by `when` in the last run */
     /* Runs of the run policy's serial stretches: kept on the caller
-     * because the policy found the helpers without CPU, run serial, or (a
-     * started run, a pipeline frame) taken back from the helpers at its
-     * wait (docs/runtime.md, "The run policy"). Was solo_runs before 0.2
-     * (CHANGELOG.md). */
+     * because the policy found the workers sharing the frame without CPU,
+     * run serial, or (a started run, a pipeline frame) taken back from
+     * them at its wait (docs/runtime.md, "The run policy"). Was
+     * solo_runs before 0.2 (CHANGELOG.md). */
     uint64_t stretch_runs;
 } dagrt_graph_stats;
 
+/* Fills *out for st. 0; DAGRT_EINVAL for a NULL argument, DAGRT_EBUSY
+ * while st runs (or is started and not waited for). */
 int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out);
 
 /* -------------------------------------------------- observing: profilers */
-/* (docs/runtime.md, "Observing and tracing")
+/* (docs/runtime.md, "Observing a frame")
  *
  * An observer is a struct of optional callbacks (NULL: not called) and a
  * user pointer. The runtime calls them on the thread the event happens on;
@@ -747,7 +778,7 @@ typedef struct dagrt_node_event {
     const char *graph;       /* dagrt_graph.name */
     const char *node;        /* dagrt_node.name */
     uint32_t index;          /* the node's index in the graph's table */
-    int thread;              /* 0: the main thread; k: worker k */
+    int thread;              /* dagrt_thread_index: 0 main, k worker k, then the guest slots */
     uint64_t frame;          /* runs of this graph started on this runtime before this
                                 one (from 0): all its states and pipelines together */
     const void *state;       /* the dagrt_graph_state: tells instances apart */
@@ -767,7 +798,8 @@ typedef struct dagrt_observer {
      * resumes: close and reopen a zone there. */
     void (*fiber_suspend)(void *user, const dagrt_node_event *e);
     void (*fiber_resume)(void *user, const dagrt_node_event *e);
-    /* On the thread itself: "dagrt-main" (0) or "dagrt-worker-k" (k).
+    /* On the thread itself: "dagrt-main" (0), "dagrt-worker-k" (k), or
+     * "dagrt-guest-k" (a thread attached in guest slot k: workers + k).
      * Threads that start before the observer is installed are not
      * reported; dagrt_config.observer installs one before any starts. */
     void (*thread_start)(void *user, int thread, const char *name);
@@ -777,9 +809,10 @@ typedef struct dagrt_observer {
     void (*wake)(void *user, int thread);
 } dagrt_observer;
 
-/* Installs obs (copied) with user, or removes it (obs NULL). Main thread
- * only (DAGRT_EPERM elsewhere), between frames: a node running while the
- * observer changes may report its begin to one and its end to the other;
+/* Installs obs (copied) with user, or removes it (obs NULL). 0;
+ * DAGRT_EINVAL for a NULL rt. Main thread only (DAGRT_EPERM elsewhere),
+ * between frames: a node running while the observer changes may report
+ * its begin to one and its end to the other;
  * worker events (idle, wake) may still reach the previous observer for a
  * moment after the call, so keep what its user points at alive until
  * dagrt_destroy. Reports thread_start of the main thread at once. */
@@ -795,10 +828,14 @@ typedef struct dagrt_trace_config {
     uint64_t frames;         /* keep the last N frames of each graph; 0: all */
 } dagrt_trace_config;
 
-/* Starts recording (cfg NULL: defaults), discarding what an earlier
- * recording held. Main thread, between frames. */
+/* Starts recording (cfg NULL: defaults); after dagrt_trace_stop, resumes
+ * into the same buffers (cfg is then not read; spans open across the stop
+ * are dropped). Main thread, between frames. 0; DAGRT_EINVAL (NULL rt,
+ * max_bytes over 1 TiB), DAGRT_ENOMEM, DAGRT_EPERM off the main thread. */
 int dagrt_trace_start(dagrt *rt, const dagrt_trace_config *cfg);
-/* Stops recording; what was recorded stays until written or restarted. */
+/* Stops recording; what was recorded stays until written. 0;
+ * DAGRT_EINVAL if recording never started, DAGRT_EPERM off the main
+ * thread. */
 int dagrt_trace_stop(dagrt *rt);
 /* Writes what was recorded to path (whole or not at all). Main thread,
  * after dagrt_trace_stop or between frames. A regular file (or a new one)
@@ -813,7 +850,7 @@ int dagrt_trace_write(dagrt *rt, const char *path);
 typedef struct dagrt_thread_stats {
     uint64_t busy_ns;        /* since start, minus idle_ns */
     uint64_t idle_ns;        /* looking for work or asleep */
-    uint64_t tasks;          /* tasks run (nodes, pieces, spawns, frames stolen) */
+    uint64_t tasks;          /* tasks run (nodes, pieces, spawns, forks stolen) */
     uint64_t steals;         /* tasks taken from other threads */
     uint64_t parks;          /* times it went to sleep */
     uint64_t wakes;          /* sleepers it woke */
@@ -836,8 +873,9 @@ typedef struct dagrt_thread_stats {
     uint64_t io_cancels[DAGRT_IO_KINDS];
 } dagrt_thread_stats;
 
-/* Fills out[0, n) with thread 0 (main) and the workers; returns the
- * number of threads (call with n 0 to size out), or DAGRT_EINVAL. The
+/* Fills out[0, n) with each thread of rt by dagrt_thread_index (0 main,
+ * the workers, the guest slots); returns the number of threads (call with
+ * n 0 to size out), or DAGRT_EINVAL (NULL rt, n < 0, NULL out). The
  * counts are read while threads run: each is exact, they are not one
  * snapshot. */
 int dagrt_get_stats(const dagrt *rt, dagrt_thread_stats *out, int n);

@@ -3,17 +3,17 @@
  *
  * The caller runs the range itself, a chunk at a time. Splitting is done
  * for the hungry: a thread with nothing to do that picks up one of the
- * loop's invitations (a task in the caller's deque) splits the largest
- * range still left in the loop at that very moment, taking its upper half,
- * and runs that the same way (its half can be split by the next hungry
+ * loop's invitations (a task in the caller's deque), a *taker*, splits
+ * the largest range still left in the loop at that very moment, taking its
+ * upper half, and runs that the same way (its half can be split by the next hungry
  * thread, the caller included once it runs out). A loop that nobody can
  * help therefore runs as a few direct calls of fn, close to the plain
  * loop, and a thief that arrives late still gets exactly half of what is
  * left, not half of what was there when the invitation was made. One
- * exception, for the common case of loops back to back with a helper
- * polling for them: the caller then sets the helper's share aside itself
+ * exception, for the common case of loops back to back with a taker
+ * polling for them: the caller then sets the taker's share aside itself
  * as it invites (presplit), which spares both sides the split's cache-line
- * round trip; a helper that does not come is evened out by the same
+ * round trip; a taker that does not come is evened out by the same
  * splitting, and its share goes back to the caller with the invitation.
  *
  * Ranges. Every participant owns one slot: a single atomic word packing
@@ -26,21 +26,21 @@
  * these atomics are relaxed. The owner's CAS hits its own cache line unless
  * a thief just took from it: a few ns per chunk of about a microsecond.
  *
- * Invitations. A caller invites (pushes one helper task) when an idle
+ * Invitations. A caller invites (pushes one taker task) when an idle
  * thread is polling for work right now (nspinning > 0), when the loop is
  * long enough to pay for waking a sleeping one (PFOR_WAKE_NS), or, rate
- * limited, when loops come back to back and the only helpers are asleep
+ * limited, when loops come back to back and the only takers are asleep
  * (see kick_due: a sleeping worker never sees the short loops that would
  * keep it awake otherwise). Each participant re-invites while it runs if
  * someone else turned hungry and no invitation is pending, so P threads
  * ramp up one after the other without the caller paying for all of them.
- * The first invitation to a polling helper is an offer instead (rt_pfor_offer_post):
+ * The first invitation to a polling taker is an offer instead (rt_pfor_offer_post):
  * a task descriptor inside the job, posted in the runtime's one offer word,
  * which pollers look at before they steal. It costs the caller one CAS
- * instead of a descriptor, a deque push and its fence, and the helper one
+ * instead of a descriptor, a deque push and its fence, and the taker one
  * exchange instead of a steal; nobody is woken for it, and a caller whose
  * offer nobody took withdraws it (finish). A caller whose last loop a
- * helper joined a moment ago counts that helper as polling without asking:
+ * taker joined a moment ago counts that taker as polling without asking:
  * it is on its way back, and the offer is the first thing it looks at.
  *
  * Completion. The invitations are counted (atomically) in a group on the
@@ -57,7 +57,7 @@
  * which lets the first invitation go out before any item has run. Two
  * threads need not run items at the same speed (a CPU whose core is
  * shared with other work runs slower for stretches): the caller learns the
- * ratio from the loops a helper joined and sizes the helper's share by it.
+ * ratio from the loops a taker joined and sizes the taker's share by it.
  */
 #include "pfor.h"
 
@@ -133,7 +133,7 @@ static void pfor_kick(void *p)
 }
 
 /* A kick (pfor_kick) is due when loops come back to back (so a worker kept
- * awake serves the next ones), the helpers are asleep, and this thread has
+ * awake serves the next ones), the takers are asleep, and this thread has
  * not kicked for PFOR_KICK_EVERY_NS (a wake costs the caller a system
  * call; a loop that is called rarely never pays it). */
 static bool kick_due(dagrt *rt, uint64_t now)
@@ -175,7 +175,7 @@ static int finish(pfor_job *j, dagrt_group *dg)
     uint64_t t0 = 0;
     bool look = c != NULL;    /* still worth looking at our deque */
     /* An offer is most likely taken by now, often finished too: look at
-     * the count first, whose line the helper's completion sends us anyway,
+     * the count first, whose line the taker's completion sends us anyway,
      * and at the offer word (which its taker's exchange took away from
      * us, a second miss in a row) only if the loop is not over. acquire:
      * as in the loop below; a count of 0 includes the offer's, so it was
@@ -192,9 +192,9 @@ static int finish(pfor_job *j, dagrt_group *dg)
         look = c != NULL;
     }
     for (unsigned i = 0;; i++) {
-        /* acquire: every helper's effects (its fn calls) are visible once
+        /* acquire: every taker's effects (its fn calls) are visible once
          * its completion is counted (release in rt_group_done). No waiter
-         * is armed, so a helper's fetch_sub there is its last access to
+         * is armed, so a taker's fetch_sub there is its last access to
          * the group and to the job: once the count is 0 we may return. */
         if (atomic_load_explicit(&g->word, memory_order_acquire) == 0)
             return 0;
@@ -239,18 +239,18 @@ static int finish(pfor_job *j, dagrt_group *dg)
     return dagrt_group_wait(rt, dg);
 }
 
-/* The caller is about to invite a helper that is polling right now: it will
+/* The caller is about to invite a taker that is polling right now: it will
  * start on the loop about join_ns from now, and will then spend that time
  * finding what to take and (with a CAS on the caller's word) splitting it,
  * while the caller's next claim waits for its word to come back. Instead,
- * set the helper's share aside in slot 1 now: the upper part of [done, n),
- * sized so that both finish together given the helper's later start. Both
+ * set the taker's share aside in slot 1 now: the upper part of [done, n),
+ * sized so that both finish together given the taker's later start. Both
  * run their own slot and split the other's as usual, so a wrong guess (a
- * helper that comes late or not at all) is evened out by the same lazy
+ * taker that comes late or not at all) is evened out by the same lazy
  * splitting, and an invitation nobody takes gives slot 1 back to the
  * caller (finish). The first invitation's post or submit (release)
- * publishes the slot. The helper's share is g items of rem, with the
- * helper's time per item speed_ratio times ours: both end together when
+ * publishes the slot. The taker's share is g items of rem, with the
+ * taker's time per item speed_ratio times ours: both end together when
  * (rem - g) * per = join_ns + g * per * speed_ratio. Returns whether it
  * split. */
 static bool presplit(pfor_job *j, uint32_t done, uint32_t n, double per)
@@ -320,25 +320,25 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
     j.h_items = 0;
     j.posted = false;
     atomic_init(&j.slot[0].r, pack(done, n));
-    /* Only the slots helpers can get: one per other thread. (A thread may
+    /* Only the slots takers can get: one per other thread. (A thread may
      * pick up a second invitation of the same loop while fn waits; that
      * one finds no slot and leaves.) */
     j.maxslots = rt->nctx < PFOR_SLOTS ? rt->nctx : PFOR_SLOTS;
     for (int i = 1; i < j.maxslots; i++)
         atomic_init(&j.slot[i].r, 0);
     double est = (double)(n - done) * per;
-    uint64_t t_inv = 0;       /* set when we invite a polling helper */
+    uint64_t t_inv = 0;       /* set when we invite a polling taker */
     bool invited = false;
-    /* A helper that joined our last loop and left it a moment ago is
+    /* A taker that joined our last loop and left it a moment ago is
      * polling again, or about to: then skip the read of the spinner count
      * (a line it has just written). relaxed: a heuristic read. */
-    bool polling = (rt_pfor_here()->last_helped && ticks_to_ns(now - rt_pfor_here()->last_end) < PFOR_BACK_NS) ||
+    bool polling = (rt_pfor_here()->last_joined && ticks_to_ns(now - rt_pfor_here()->last_end) < PFOR_BACK_NS) ||
                    atomic_load_explicit(&rt->nspinning, memory_order_relaxed) > 0;
     if (polling || est >= PFOR_WAKE_NS) {
         rt_ctx *c = rt_ctx_current(rt);   /* fresh: fn may have moved us */
         if (c) {
             bool split = polling && presplit(&j, done, n, per);
-            /* On failure we run it alone. A polling helper's lag counts
+            /* On failure we run it alone. A polling taker's lag counts
              * from when we start on our own share; it is learnt from every
              * such loop, split or not (an estimate that only split loops
              * taught could grow until they no longer split). */
@@ -359,7 +359,7 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
     }
     double fresh = 0.0;
     /* With one other thread, our one invitation is all there can be: then
-     * we never read the line our helper writes as it arrives (a transfer
+     * we never read the line our taker writes as it arrives (a transfer
      * per loop, paid while our chunk waits on it). */
     rt_pfor_run_slot(&j, &j.slot[0], done == 0 ? &fresh : NULL, invited && j.maxslots <= 2);
     if (fresh > 0.0 && keep_hints)   /* timed: done == 0 */
@@ -368,8 +368,8 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
         rt_pfor_run_slot(&j, &j.slot[0], NULL, invited && j.maxslots <= 2);
     int r = finish(&j, &dg);
     rt_pfor_here()->last_end = ticks();
-    rt_pfor_here()->last_helped = j.t_join != 0;
-    /* The helper's speed, from a share it ran as one claim (nobody can
+    rt_pfor_here()->last_joined = j.t_join != 0;
+    /* The taker's speed, from a share it ran as one claim (nobody can
      * have taken part of it then) against our first chunk's: clamped and
      * averaged like the lag, for the same reason. */
     if (j.t_join != 0 && j.t_hend > j.t_join && j.h_items > 0 && j.h_items <= j.chunk &&
@@ -379,7 +379,7 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
         rt_pfor_here()->speed_ratio += (rm - rt_pfor_here()->speed_ratio) / 4;
     }
     if (t_inv != 0 && j.t_join != 0) {
-        /* A late join (a helper that was preempted, a page fault) must not
+        /* A late join (a taker that was preempted, a page fault) must not
          * make the next loops hand out less than half for long: clamp what
          * one loop can teach, then average over a few. */
         double lag = j.t_join > t_inv ? ticks_to_ns(j.t_join - t_inv) : 0.0;

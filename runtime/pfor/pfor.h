@@ -2,7 +2,7 @@
  * pfor/pfor.h - the parallel-for's shared pieces (internal): its tuning
  * constants, clock, the job and its slots. pfor/pfor.c is the caller's side
  * (starting, presplitting, finishing a loop; the kicks), pfor/share.c the
- * shared side (claims, splits, invitations, offers, the helpers' task).
+ * shared side (claims, splits, invitations, offers, the takers' task).
  * pfor/pfor.c's top comment describes the whole design.
  */
 #ifndef DAGRT_PFOR_H
@@ -18,11 +18,11 @@
 #define PFOR_SPLIT_MIN_NS  500.0
 #define PFOR_CHUNK_NS      8000.0    /* owner's claim between two looks at its word */
 #define PFOR_WAKE_NS       30000.0   /* remainder that pays for waking a sleeper */
-#define PFOR_END_SPIN_NS   30000.0   /* caller's spin on the last helpers */
+#define PFOR_END_SPIN_NS   30000.0   /* caller's spin on the last takers */
 #define PFOR_KICK_GAP_NS   200000.0  /* "back to back": previous loop ended this recently */
 #define PFOR_KICK_EVERY_NS 1000000.0 /* at most one speculative wake per thread this often */
 #define PFOR_SLOTS         16        /* participants per loop (caller included) */
-#define PFOR_BACK_NS       2000.0    /* a helper that left this recently is on its way back */
+#define PFOR_BACK_NS       2000.0    /* a taker that left this recently is on its way back */
 #define PFOR_UNITS_MAX     ((size_t)1 << 31)   /* units per loop (32-bit slot offsets) */
 
 /* ------------------------------------------------------------ clock */
@@ -49,7 +49,7 @@ typedef struct pfor_slot {
 
 typedef struct pfor_job {
     /* Written before the first invitation, read-only after: the submit
-     * (release) and the steal (acquire) publish them to helpers. */
+     * (release) and the steal (acquire) publish them to takers. */
     dagrt *rt;
     dagrt_range_fn fn;
     void *arg;
@@ -61,13 +61,13 @@ typedef struct pfor_job {
     double ns_per;     /* estimate, ns per item */
     rt_group *g;
     int maxslots;      /* slots in use at most: min(threads, PFOR_SLOTS) */
-    /* Written by helpers as they arrive; RT_APART bytes away so that the
+    /* Written by takers as they arrive; RT_APART bytes away so that the
      * caller's reads of the fields above stay hits. */
     _Alignas(RT_APART) _Atomic int nslots;   /* slots handed out; slot 0 is the caller's */
     _Atomic int invites;               /* invitations made (pending: invites - (nslots - 1)) */
-    /* The helper that got slot 1: ticks when it started on it (0: none
+    /* The taker that got slot 1: ticks when it started on it (0: none
      * did) and when its own share ran out, and how many items that share
-     * held then. Plain: written by that helper before its completion is
+     * held then. Plain: written by that taker before its completion is
      * counted, read by the caller after the count reached 0
      * (release/acquire there). */
     uint64_t t_join;
@@ -100,7 +100,7 @@ static inline uint32_t claim_size(const pfor_job *j, uint32_t rem)
 
 /* The calling thread's loop hints (pfor/pfor.c): what it learnt of its loops'
  * cost per item (a few (fn, arg) pairs), when its last loop ended and
- * whether a helper joined it, a polling helper's lag and relative speed,
+ * whether a taker joined it, a polling taker's lag and relative speed,
  * and its last kick. Kept per thread, and reached only through
  * rt_pfor_here, a real call (out of line here, in pfor/share.c): a fiber
  * that ran fn or waited may be on another thread now, and a thread-local
@@ -116,13 +116,13 @@ typedef struct pfor_tls {
     pfor_hint hints[PFOR_HINTS];
     unsigned hint_next;
     uint64_t last_end;       /* ticks; 0: none yet */
-    /* How long after its invitation a polling helper starts on its share,
+    /* How long after its invitation a polling taker starts on its share,
      * in ns: the head start the caller gets when it splits for such a
-     * helper (presplit). Learnt from the loops that did. */
+     * taker (presplit). Learnt from the loops that did. */
     double join_ns;
     uint64_t last_kick;
-    bool last_helped;        /* a helper joined this thread's last shared loop */
-    /* A helper's ns per item over the caller's, in the loops one joined:
+    bool last_joined;        /* a taker joined this thread's last shared loop */
+    /* A taker's ns per item over the caller's, in the loops one joined:
      * how to share between the two (presplit). Learnt like join_ns. */
     double speed_ratio;
 } pfor_tls;
@@ -141,7 +141,7 @@ bool rt_pfor_steal_into(pfor_job *j, int mine);
 /* A participant's whole part: its slot, then what it can split off. */
 void rt_pfor_run_part(pfor_job *j, int mine, uint64_t *own_end);
 
-/* The invitation's task: a helper joins the loop. */
+/* The invitation's task: a taker joins the loop. */
 void rt_pfor_task(void *p);
 
 /* core/placement.c: steering the wake-up of a sleeping worker off our CPU. */

@@ -1,7 +1,7 @@
 /*
  * pfor/share.c - the shared side of a parallel-for (pfor/pfor.c's top comment
  * has the design): an owner's claims on its slot, a thief's split of the
- * largest remainder, invitations and the offer, and the task a helper runs.
+ * largest remainder, invitations and the offer, and the task a taker runs.
  */
 #include "pfor.h"
 
@@ -29,7 +29,7 @@ int rt_pfor_invite(pfor_job *j, rt_ctx *c)
     t->u[0] = (uintptr_t)(intptr_t)cpu;
     t->u[1] = rt_place_steer(j->rt, cpu);
     /* relaxed: a heuristic count (it only throttles re-invitations), made
-     * before the submit so a quick helper never sees more takers than
+     * before the submit so a quick taker never sees more takers than
      * invitations; the group count is the one that matters. */
     atomic_fetch_add_explicit(&j->invites, 1, memory_order_relaxed);
     rt_group_add(j->g, 1);
@@ -58,7 +58,7 @@ bool rt_pfor_offer_post(pfor_job *j)
     if (atomic_load_explicit(&rt->offer, memory_order_relaxed) != NULL)
         return false;
     j->offer = (rt_task){.fn = pfor_offer_task, .arg = j, .group = j->g,
-                         .flags = RT_TASK_SELF | RT_TASK_FRAME};
+                         .flags = RT_TASK_SELF | RT_TASK_FORKED};
     /* relaxed: as in invite. */
     atomic_fetch_add_explicit(&j->invites, 1, memory_order_relaxed);
     rt_group_add(j->g, 1);
@@ -90,7 +90,7 @@ bool rt_pfor_offer_withdraw(pfor_job *j)
                memory_order_relaxed, memory_order_relaxed);
 }
 
-/* Worth inviting one more helper now? remaining: the caller's own
+/* Worth inviting one more taker now? remaining: the caller's own
  * remainder in items. *full: set once every slot is taken (nslots only
  * grows), after which the caller stops looking. The loads go from the line
  * that changes least for the caller to the one that changes most: relaxed,
@@ -137,7 +137,7 @@ static inline void prefetch_others(pfor_job *j, pfor_slot *mine)
  * finds it empty (thieves may have taken the rest). per_out: if not NULL,
  * the first chunk is timed and its ns per item stored there (0 if none).
  * full: the owner knows that no more invitations can be worth making (see
- * hungry), so it need not look at the line its helpers write. */
+ * hungry), so it need not look at the line its takers write. */
 void rt_pfor_run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full)
 {
     if (per_out)
@@ -232,13 +232,13 @@ void rt_pfor_run_part(pfor_job *j, int mine, uint64_t *own_end)
         rt_pfor_run_slot(j, &j->slot[mine], NULL, false);
 }
 
-/* A helper's arrival: takes a slot index. */
+/* A taker's arrival: takes a slot index. */
 static inline int join_job(pfor_job *j)
 {
 #if defined(__GNUC__)
     /* Lines the caller wrote, all needed before our first item: ask for
      * them at once, so that the misses overlap instead of queueing behind
-     * the locked instruction below. Slot 1 is the one a first helper gets
+     * the locked instruction below. Slot 1 is the one a first taker gets
      * (presplit); slot 0 is not fetched: taking it from the caller, who
      * claims from it next, would cost the caller a miss for nothing. */
     __builtin_prefetch(&j->nslots, 1);
@@ -249,12 +249,12 @@ static inline int join_job(pfor_job *j)
     return atomic_fetch_add_explicit(&j->nslots, 1, memory_order_relaxed);
 }
 
-/* A helper's part: its slot, then whatever it can split off the others. */
-static void help_job(pfor_job *j, int mine)
+/* A taker's part: its slot, then whatever it can split off the others. */
+static void take_part(pfor_job *j, int mine)
 {
     /* Slot 1 may hold a share the caller set aside for us (presplit); any
      * other slot is empty and we go straight to splitting. The first
-     * helper times its own share, so that the caller learns how fast it
+     * taker times its own share, so that the caller learns how fast it
      * runs items (speed_ratio). (Slot 1 always exists: a loop is shared
      * only with at least two threads.) */
     if (mine == 1) {
@@ -267,14 +267,14 @@ static void help_job(pfor_job *j, int mine)
 }
 
 /* The offer, run by the thread that took it (find_task in core/work.c). It is
- * RT_TASK_FRAME: not pooled, not counted, and the count it holds in the
+ * finished as a fork is (RT_TASK_FORKED): not pooled, not counted, and the count it holds in the
  * loop's group is completed by the task's finish, after this returns:
  * that is the taker's last access to the job. */
 static void pfor_offer_task(void *p)
 {
     rt_task *t = p;
     pfor_job *j = t->arg;
-    help_job(j, join_job(j));
+    take_part(j, join_job(j));
 }
 
 void rt_pfor_task(void *p)
@@ -287,7 +287,7 @@ void rt_pfor_task(void *p)
     rt_ctx *c = rt_ctx_current(rt);
     if (c && c->worker)
         rt_ctx_leave_waker(c, (int)(intptr_t)t->u[0]);
-    help_job(j, mine);
+    take_part(j, mine);
     /* Complete the group here, not after the descriptor is recycled: the
      * caller spins on it, and the free may cost a cache miss of its own.
      * This is our last access to the job and the group. */

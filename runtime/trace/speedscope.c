@@ -69,7 +69,7 @@ int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32
     if (rc == 0) {
         fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
         fprintf(f, "\"exporter\":\"libdagrt %d.%d.%d\",\"name\":\"libdagrt trace\","
-                   "\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[",
+                   "\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[",   /* speedscope's word for its symbols */
                 DAGRT_VERSION_MAJOR, DAGRT_VERSION_MINOR, DAGRT_VERSION_PATCH);
         /* A node's graph is its "file": two graphs' nodes of one name stay apart. */
         for (size_t i = 0; i < nsym; i++) {

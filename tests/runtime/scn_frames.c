@@ -64,7 +64,7 @@ static long tree_run(dagrt_worker *w, tree *t, long lo, long hi)
     }
     long mid = lo + (hi - lo) / 2;
     span a = {t, lo, mid, 0}, b = {t, mid, hi, 0};
-    dagrt_frame fa, fb;
+    dagrt_forked fa, fb;
     dagrt_fork(w, &fa, span_task, &a);
     dagrt_fork(w, &fb, span_task, &b);
     /* relaxed: statistics only. */
@@ -136,7 +136,7 @@ static long chain_run(dagrt_worker *w, tree *t, long lo, long hi)
     if (hi - lo == 1)
         return tree_run(w, t, lo, hi);
     span a = {t, lo, lo + 1, 0};
-    dagrt_frame fa;
+    dagrt_forked fa;
     dagrt_fork(w, &fa, chain_task, &a);
     long rest = chain_run(w, t, lo + 1, hi);
     if (dagrt_join_take(w, &fa))
@@ -199,7 +199,7 @@ int scn_frames_mixed(void)
         if (!w)
             FAIL("dagrt_worker_get on the main thread returned NULL");
         cell a = {0}, b = {0}, c = {0};
-        dagrt_frame fa, fb;
+        dagrt_forked fa, fb;
         dagrt_group g;
         dagrt_group_init(&g);
         dagrt_spawn(rt, &g, cell_task, &c);
@@ -214,7 +214,7 @@ int scn_frames_mixed(void)
         /* Out of order, nothing in between: the first join (a) finds b on
          * top, runs it while helping, and takes a back. */
         cell d = {0}, e = {0};
-        dagrt_frame fd, fe;
+        dagrt_forked fd, fe;
         dagrt_fork(w, &fd, cell_task, &d);
         dagrt_fork(w, &fe, cell_task, &e);
         if (!dagrt_join_take(w, &fd))
@@ -236,7 +236,7 @@ int scn_frames_mixed(void)
     long rounds = scaled(20000, 500);
     for (long r = 0; r < rounds; r++) {
         cell a = {0}, b = {0}, c = {0}, d = {0};
-        dagrt_frame fa, fb, fd;
+        dagrt_forked fa, fb, fd;
         dagrt_group g;
         dagrt_group_init(&g);
         dagrt_fork(w, &fa, cell_task, &a);
@@ -276,7 +276,7 @@ static void null_body(nullw *n)
     n->got_null = w == NULL;
     /* With a NULL worker a fork runs at once and the join reports it run. */
     cell a = {0};
-    dagrt_frame fa;
+    dagrt_forked fa;
     dagrt_fork(w, &fa, cell_task, &a);
     int at_fork = atomic_load(&a.runs);
     bool took = dagrt_join_take(w, &fa);
@@ -316,7 +316,7 @@ int scn_frames_null_worker(void)
         FAIL("dagrt_worker_get(NULL) is not NULL");
     /* Misuse: an error code, nothing forked, a join that reports "done". */
     dagrt_worker *w = dagrt_worker_get(rt);
-    dagrt_frame fm;
+    dagrt_forked fm;
     cell m = {0};
     if (dagrt_fork(w, &fm, NULL, &m) != DAGRT_EINVAL)
         FAIL("dagrt_fork with a NULL function did not return DAGRT_EINVAL");

@@ -54,8 +54,8 @@ typedef struct dagrt__worker_view {
 } dagrt__worker_view;
 
 /* A task descriptor (link_t: the queue link; group_t: what completes) and
- * a completion count (ctx_t: its owner; waiter_t: who waits). A frame is
- * one of each (the runtime's rt_frame). */
+ * a completion count (ctx_t: its owner; waiter_t: who waits). A fork
+ * (dagrt_forked) is one of each (the runtime's rt_forked). */
 #define DAGRT__TASK_FIELDS_(link_t, group_t) \
     link_t node;           /* inbox / free-list link; must stay first */ \
     dagrt_fn fn; \
@@ -73,27 +73,27 @@ typedef struct dagrt__worker_view {
     uint16_t armed;        /* owner only: a wait folded local into word */ \
     uint16_t magic;
 #define DAGRT__TASK_OWNED  (1u << 17)   /* counted in its group's owner-local count */
-#define DAGRT__TASK_FRAME  (1u << 18)   /* a frame on its forker's stack */
+#define DAGRT__TASK_FORKED (1u << 18)   /* a fork's task, on its forker's stack */
 #define DAGRT__GROUP_MAGIC 0x6772u      /* "gr" */
 
 struct dagrt__link {
     DAGRT__SHARED_(void *) next_;
 };
-typedef struct dagrt__frame_view {
+typedef struct dagrt__forked_view {
     struct { DAGRT__TASK_FIELDS_(struct dagrt__link, void) } task;
     struct { DAGRT__COUNT_FIELDS_(void, void) } group;
-} dagrt__frame_view;
+} dagrt__forked_view;
 
-/* A frame's setup, the one definition for every compiler: f and fn are not
+/* A fork's setup, the one definition for every compiler: f and fn are not
  * NULL, w is the forking worker. Counted once, owner-locally: only a
- * thief's completion is atomic. Plain stores: the frame is the forker's
+ * thief's completion is atomic. Plain stores: the fork is the forker's
  * until the push publishes it. */
-static inline void dagrt__frame_setup(dagrt__frame_view *fv, dagrt_worker *w, dagrt_fn fn, void *arg)
+static inline void dagrt__fork_setup(dagrt__forked_view *fv, dagrt_worker *w, dagrt_fn fn, void *arg)
 {
     fv->task.fn = fn;
     fv->task.arg = arg;
     fv->task.group = &fv->group;
-    fv->task.flags = DAGRT__TASK_OWNED | DAGRT__TASK_FRAME;
+    fv->task.flags = DAGRT__TASK_OWNED | DAGRT__TASK_FORKED;
     fv->group.word = 0;
     fv->group.owner = w;
     fv->group.waiter = NULL;
@@ -102,9 +102,9 @@ static inline void dagrt__frame_setup(dagrt__frame_view *fv, dagrt_worker *w, da
     fv->group.magic = DAGRT__GROUP_MAGIC;
 }
 
-/* A frame that forked nothing (NULL fn): its count is done, so its join
- * returns false. */
-static inline void dagrt__frame_setup_done(dagrt__frame_view *fv, dagrt_worker *w)
+/* A fork of nothing (NULL fn): its count is done, so its join returns
+ * false. */
+static inline void dagrt__fork_setup_done(dagrt__forked_view *fv, dagrt_worker *w)
 {
     fv->group.owner = w;
     fv->group.word = 0;
@@ -113,14 +113,14 @@ static inline void dagrt__frame_setup_done(dagrt__frame_view *fv, dagrt_worker *
 }
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(DAGRT_INSIDE_)
-/* dagrt_fork (dagrt.h). The checks fold away for a frame on the caller's
- * stack and a named function. */
-static inline int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void *arg)
+/* dagrt_fork (dagrt.h). The checks fold away for a dagrt_forked on the
+ * caller's stack and a named function. */
+static inline int dagrt_fork(dagrt_worker *w, dagrt_forked *f, dagrt_fn fn, void *arg)
 {
-    dagrt__frame_view *fv = (dagrt__frame_view *)(void *)f;
+    dagrt__forked_view *fv = (dagrt__forked_view *)(void *)f;
     if (!f || !fn) {
         if (f)
-            dagrt__frame_setup_done(fv, w);
+            dagrt__fork_setup_done(fv, w);
         return DAGRT_EINVAL;
     }
     if (!w) {
@@ -129,7 +129,7 @@ static inline int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void 
         fn(arg);
         return 0;
     }
-    dagrt__frame_setup(fv, w, fn, arg);
+    dagrt__fork_setup(fv, w, fn, arg);
     dagrt__deque *d = &((dagrt__worker_view *)(void *)w)->deque;
     int64_t b = __atomic_load_n(&d->bottom, __ATOMIC_RELAXED);   /* owner's own */
     /* acquire: pairs with thieves' CAS on top, so a slot they vacated is
@@ -147,7 +147,7 @@ static inline int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void 
      * public part empty asks, and so does one that takes its last item,
      * core/deque.h) or a thread is idle (it may be asleep: the exposure wakes
      * it). relaxed: hints; a stale one exposes early or late, never loses
-     * the frame. */
+     * the fork. */
     if (__builtin_expect(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0 ||
                          __atomic_load_n(((dagrt__worker_view *)(void *)w)->fj_nidle,
                                          __ATOMIC_RELAXED) > 0, 0))
@@ -156,7 +156,7 @@ static inline int dagrt_fork(dagrt_worker *w, dagrt_frame *f, dagrt_fn fn, void 
 }
 
 /* dagrt_join_take (dagrt.h). */
-static inline bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f)
+static inline bool dagrt_join_take(dagrt_worker *w, dagrt_forked *f)
 {
     if (!w || !f)
         return false;
@@ -178,10 +178,10 @@ static inline bool dagrt_join_take(dagrt_worker *w, dagrt_frame *f)
 }
 
 /* dagrt_join (dagrt.h). */
-static inline void dagrt_join(dagrt_worker *w, dagrt_frame *f)
+static inline void dagrt_join(dagrt_worker *w, dagrt_forked *f)
 {
     if (dagrt_join_take(w, f)) {
-        dagrt__frame_view *fv = (dagrt__frame_view *)(void *)f;
+        dagrt__forked_view *fv = (dagrt__forked_view *)(void *)f;
         fv->task.fn(fv->task.arg);
     }
 }

@@ -27,7 +27,7 @@ long fib(dagrt *rt, dagrt_worker *w, int n)
     if (n < 2)
         return n;
     fib_arg a = {rt, n - 1, 0};
-    dagrt_frame f;
+    dagrt_forked f;
     dagrt_fork(w, &f, fib_task, &a);
     long y = fib(rt, w, n - 2);
     if (dagrt_join_take(w, &f))
