@@ -22,6 +22,7 @@
 #include "cancel.h"
 #include "dagrt.h"
 #include "../os/os.h"
+#include "spin.h"
 
 #define RT_CANCEL_MAGIC 0x636e636cu   /* "cncl" */
 
@@ -30,9 +31,9 @@ typedef struct rt_cancel {
     _Atomic uint32_t requested;
     struct rt_cancel *parent;
     struct rt_cancel *root;          /* the top of the parent chain (itself for a root) */
-    /* The root's only: a spinlock over the links of the whole tree (held
-     * for a few list operations, never across a callback), the list, and
-     * the link whose on_cancel runs now. */
+    /* The root's only: a spinlock (wait/spin.h) over the links of the
+     * whole tree (held for a few list operations, never across a
+     * callback), the list, and the link whose on_cancel runs now. */
     _Atomic uint32_t lock;
     rt_cancel_link *head;
     rt_cancel_link *running;
@@ -44,25 +45,9 @@ _Static_assert(sizeof(rt_cancel) <= sizeof(dagrt_cancel), "dagrt_cancel too smal
 
 static inline rt_cancel *cancel_of(const dagrt_cancel *c) { return (rt_cancel *)(uintptr_t)c; }
 
-static void tree_lock(rt_cancel *r)
-{
-    /* acquire: the critical section sees the previous holder's writes. */
-    for (unsigned i = 0;; i++) {
-        if (atomic_exchange_explicit(&r->lock, 1, memory_order_acquire) == 0)
-            return;
-        /* relaxed: a spin on the word before trying again. */
-        while (atomic_load_explicit(&r->lock, memory_order_relaxed) != 0) {
-            if (++i >= 64)
-                rt_os_yield();
-        }
-    }
-}
-
-static void tree_unlock(rt_cancel *r)
-{
-    /* release: pairs with tree_lock's acquire. */
-    atomic_store_explicit(&r->lock, 0, memory_order_release);
-}
+/* The root's lock over its tree's links (wait/spin.h). */
+static void tree_lock(rt_cancel *r) { rt_spin_lock(&r->lock); }
+static void tree_unlock(rt_cancel *r) { rt_spin_unlock(&r->lock); }
 
 /* Whether s or an ancestor is cancelled. */
 static bool chain_requested(const rt_cancel *s)

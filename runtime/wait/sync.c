@@ -14,6 +14,7 @@
 #include "../fiber/fiber.h"
 #include "../core/core.h"
 #include "cancel.h"
+#include "spin.h"
 #include "wait.h"
 
 /* ------------------------------------------------------ wait queues */
@@ -53,7 +54,7 @@ typedef struct wq_waiter {
 } wq_waiter;
 
 struct rt_wq {
-    _Atomic uint32_t lock;
+    _Atomic uint32_t lock;   /* wait/spin.h */
     uint32_t magic;
     /* Written only under `lock`, so relaxed accesses inside it are ordered
      * by the lock; atomic because events also read it without the lock
@@ -73,29 +74,9 @@ _Static_assert(sizeof(rt_wq) <= sizeof(dagrt_cond), "dagrt_cond too small");
 #define WQ_SEM   0x73656d61u   /* "sema" */
 #define WQ_COND  0x636f6e64u   /* "cond" */
 
-static void wq_lock(rt_wq *q)
-{
-    /* acquire: the critical section sees the previous holder's writes. A
-     * holder never waits or switches while holding it (a few list ops), so
-     * spinning is short; yield in case the holder was preempted. */
-    for (unsigned i = 0;; i++) {
-        if (atomic_exchange_explicit(&q->lock, 1, memory_order_acquire) == 0)
-            return;
-        /* relaxed: a spin on the word before trying again. */
-        while (atomic_load_explicit(&q->lock, memory_order_relaxed) != 0) {
-            if (++i < 64)
-                rt_cpu_relax();
-            else
-                rt_os_yield();
-        }
-    }
-}
-
-static void wq_unlock(rt_wq *q)
-{
-    /* release: pairs with wq_lock's acquire. */
-    atomic_store_explicit(&q->lock, 0, memory_order_release);
-}
+/* A holder never waits or switches while holding it (a few list ops). */
+static void wq_lock(rt_wq *q) { rt_spin_lock(&q->lock); }
+static void wq_unlock(rt_wq *q) { rt_spin_unlock(&q->lock); }
 
 static void wq_init(rt_wq *q, uint32_t magic, int64_t value)
 {
