@@ -13,7 +13,8 @@
  * starts (rt_cancel_deadline), and uses it as its own deadline when it
  * comes first: the wait's own timer (wait/wait.h) ends it with
  * DAGRT_ETIMEDOUT, through the same one-winner take as any timed wait
- * (wait/sync.c, wait/io.c; model tests/models/timed_wait.pml). So a scope's deadline
+ * (the one timed wait, wait/oneshot.c, whose owners wait/sync.c and
+ * wait/io.c decide it; model tests/models/timed_wait.pml). So a scope's deadline
  * adds no protocol: no timer lives in the scope (which has no fini to take
  * one down), nothing walks its links when it passes.
  */
