@@ -50,6 +50,18 @@ static inline rt_cancel *cancel_of(const dagrt_cancel *c) { return (rt_cancel *)
 static void tree_lock(rt_cancel *r) { rt_spin_lock(&r->lock); }
 static void tree_unlock(rt_cancel *r) { rt_spin_unlock(&r->lock); }
 
+/* Takes l off the root's list (r's lock held). */
+static void tree_unlink(rt_cancel *r, rt_cancel_link *l)
+{
+    if (l->prev)
+        l->prev->next = l->next;
+    else
+        r->head = l->next;
+    if (l->next)
+        l->next->prev = l->prev;
+    l->attached = false;
+}
+
 /* Whether s or an ancestor is cancelled. */
 static bool chain_requested(const rt_cancel *s)
 {
@@ -144,13 +156,7 @@ void dagrt_cancel_request(dagrt_cancel *c)
             tree_lock(r);
             continue;
         }
-        if (l->prev)
-            l->prev->next = l->next;
-        else
-            r->head = l->next;
-        if (l->next)
-            l->next->prev = l->prev;
-        l->attached = false;
+        tree_unlink(r, l);
         r->running = l;
         tree_unlock(r);
         l->on_cancel(l);
@@ -191,15 +197,8 @@ void rt_cancel_detach(rt_cancel_link *l)
 {
     rt_cancel *r = cancel_of(l->scope)->root;
     tree_lock(r);
-    if (l->attached) {
-        if (l->prev)
-            l->prev->next = l->next;
-        else
-            r->head = l->next;
-        if (l->next)
-            l->next->prev = l->prev;
-        l->attached = false;
-    }
+    if (l->attached)
+        tree_unlink(r, l);
     /* Taken by a request: wait until its callback is done with l. on_cancel
      * never blocks, so this is short. */
     while (r->running == l) {

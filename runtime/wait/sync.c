@@ -140,6 +140,27 @@ static void waiter_wake(wq_waiter *w)
     rt_oneshot_done(&w->o);
 }
 
+/* Takes up to *n of the oldest waiters out for a hand-off (q's lock
+ * held), *n less what it took: a list through next, for wake_list once
+ * the lock is released. */
+static wq_waiter *wq_pop_list(rt_wq *q, uint32_t *n)
+{
+    wq_waiter *list = NULL, **tail = &list;
+    for (wq_waiter *w; *n > 0 && (w = wq_pop(q)); tail = &w->next, (*n)--)
+        *tail = w;
+    *tail = NULL;
+    return list;
+}
+
+static void wake_list(wq_waiter *w)
+{
+    while (w) {
+        wq_waiter *n = w->next;   /* read before the wake frees it */
+        waiter_wake(w);
+        w = n;
+    }
+}
+
 /* A timer or cancel link takes w out with `code` if nobody has (top of
  * this section), and wakes it. */
 static void waiter_take(wq_waiter *w, int code)
@@ -257,16 +278,10 @@ void dagrt_event_set(dagrt_event *e)
      * acquire it, and must then see what the setter wrote before setting
      * (TSan caught the relaxed version). */
     atomic_store_explicit(&q->value, 1, memory_order_release);
-    wq_waiter *all = NULL, **tail = &all;
-    for (wq_waiter *w; (w = wq_pop(q)); tail = &w->next)
-        *tail = w;
-    *tail = NULL;
+    uint32_t n = UINT32_MAX;
+    wq_waiter *all = wq_pop_list(q, &n);
     wq_unlock(q);
-    while (all) {
-        wq_waiter *n = all->next;   /* read before the wake frees it */
-        waiter_wake(all);
-        all = n;
-    }
+    wake_list(all);
 }
 
 void dagrt_event_reset(dagrt_event *e)
@@ -448,27 +463,14 @@ void dagrt_sem_release(dagrt_sem *s, uint32_t n)
     rt_wq *q = wq_of(s);
     if (!s || q->magic != WQ_SEM || n == 0)
         return;
-    wq_waiter *woken = NULL, **tail = &woken;
     wq_lock(q);
-    while (n > 0) {
-        wq_waiter *w = wq_pop(q);
-        if (!w)
-            break;
-        *tail = w;
-        tail = &w->next;
-        n--;
-    }
-    *tail = NULL;
+    wq_waiter *woken = wq_pop_list(q, &n);
     if (n > 0)   /* relaxed: under the queue's lock (rt_wq) */
         atomic_store_explicit(&q->value,
                               atomic_load_explicit(&q->value, memory_order_relaxed) + n,
                               memory_order_relaxed);
     wq_unlock(q);
-    while (woken) {
-        wq_waiter *nx = woken->next;
-        waiter_wake(woken);
-        woken = nx;
-    }
+    wake_list(woken);
 }
 
 /* ---------------------------------------------------- condition variables */
@@ -523,17 +525,11 @@ void dagrt_cond_broadcast(dagrt_cond *cv)
     rt_wq *q = wq_of(cv);
     if (!cv || q->magic != WQ_COND)
         return;
-    wq_waiter *all = NULL, **tail = &all;
+    uint32_t n = UINT32_MAX;
     wq_lock(q);
-    for (wq_waiter *w; (w = wq_pop(q)); tail = &w->next)
-        *tail = w;
-    *tail = NULL;
+    wq_waiter *all = wq_pop_list(q, &n);
     wq_unlock(q);
-    while (all) {
-        wq_waiter *n = all->next;   /* read before the wake frees it */
-        waiter_wake(all);
-        all = n;
-    }
+    wake_list(all);
 }
 
 /* ------------------------------- threads outside the runtime vs destroy */
