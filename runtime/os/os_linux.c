@@ -335,6 +335,28 @@ long rt_os_pid(void)
     return (long)getpid();
 }
 
+/* -------------------------------------------------------------- errors */
+
+void rt_os_strerror(int err, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+#if defined(__GLIBC__)
+    /* GNU strerror_r (_GNU_SOURCE): may return a static string instead. */
+    const char *s = strerror_r(err, buf, n);
+#else
+    /* POSIX strerror_r (musl, the BSDs): fills buf or fails. */
+    const char *s = strerror_r(err, buf, n) == 0 ? buf : "unknown system error";
+#endif
+    if (s != buf) {
+        size_t l = strlen(s);
+        if (l >= n)
+            l = n - 1;
+        memcpy(buf, s, l);
+        buf[l] = '\0';
+    }
+}
+
 /* ------------------------------------------------- the fault handler */
 
 static pthread_mutex_t fault_mu = PTHREAD_MUTEX_INITIALIZER;
