@@ -1,7 +1,11 @@
 /*
  * output.c - the all-or-nothing output set (output.h). The order of the
  * steps is what makes the guarantee, so it lives here, once; the system
- * calls behind each step are in output_posix.c.
+ * calls behind each step are the file writer that dagc shares with the
+ * runtime's trace writer (runtime/os/file.h: symlinks followed,
+ * temporaries beside their targets, one-step renames, compiled into dagc
+ * too) and output_posix.c / output_win32.c (identities, signals, backups,
+ * memory streams).
  */
 #include "output.h"
 
@@ -10,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../runtime/os/file.h"
 #include "os.h"
 #include "output_os.h"
 #include "util.h"
@@ -17,7 +22,7 @@
 struct dg_outfile {
     const char *path;     /* as given */
     char *target;         /* the file written: path with symlinks followed */
-    dg_os_kind kind;
+    rt_os_file_kind kind; /* never RT_OS_FILE_OTHER (refused) */
     bool is_stdout;
     dg_os_id id;          /* of the existing target */
     dg_os_id dir;         /* of the directory holding target */
@@ -30,6 +35,75 @@ struct dg_outfile {
     char *mem;            /* stdout, devices, FIFOs: the bytes, until commit */
     size_t memlen;
 };
+
+/* ------------------------------------------------------ the file writer */
+
+/* Follows PATH's symlinks to the file an output really replaces: *target
+ * (malloc'd) and its kind. Errors: EISDIR for a directory, EINVAL for
+ * another kind of file that is not written (socket, block device), ELOOP. */
+static int resolve(const char *path, char **target, rt_os_file_kind *kind)
+{
+    int e = rt_os_file_resolve(path, target, kind);
+    if (e) {
+        e = dg_os_errno(e);
+        if (e != ENOENT) return e;
+        /* What the system cannot find (on Windows a missing directory too):
+         * a new file, whose temporary then fails with the reason. */
+        *target = dg_xmalloc(strlen(path) + 1);
+        strcpy(*target, path);
+        *kind = RT_OS_FILE_NEW;
+    }
+    if (*kind == RT_OS_FILE_OTHER) {
+        free(*target);
+        *target = NULL;
+        return EINVAL;
+    }
+    return 0;
+}
+
+/* Creates an empty temporary beside TARGET (same directory, a name with
+ * ".tmp-" in it) and opens it for writing; *tmp is its malloc'd name. The
+ * new file gets the mode of the file it replaces, or the usual 0666 &
+ * ~umask. The name is registered for removal on a signal (output_tmp.c)
+ * until dg_os_forget(). */
+static int temp_create(const char *target, char **tmp, FILE **fp)
+{
+    size_t n = strlen(target) + RT_OS_FILE_TEMP_EXTRA;
+    char *name = dg_xmalloc(n);
+    FILE *f = NULL;
+    /* Created and registered with signals held: a signal in between would
+     * otherwise leave the file behind. */
+    dg_os_hold_signals();
+    int e = rt_os_file_temp(target, name, n, &f);
+    e = e ? dg_os_errno(e) : dg_os_remember(name);
+    if (e && f) {
+        fclose(f);
+        (void)rt_os_file_remove(name);
+    }
+    dg_os_release_signals();
+    if (e) {
+        free(name);
+        return e;
+    }
+    *tmp = name;
+    *fp = f;
+    return 0;
+}
+
+/* Removes PATH; errors are ignored. */
+static void remove_file(const char *path)
+{
+    (void)rt_os_file_remove(path);
+}
+
+/* Renames FROM over TO, in one step. */
+static int rename_over(const char *from, const char *to)
+{
+    int e = rt_os_file_replace(from, to);
+    return e ? dg_os_errno(e) : 0;
+}
+
+/* ------------------------------------------------------------ the set */
 
 void dg_outset_init(dg_outset *s, const char *const *inputs, size_t ninputs)
 {
@@ -95,18 +169,18 @@ static bool same_entry(const dg_outfile *a, const dg_outfile *b)
  * damaged by being written, so only files that would be replaced count. */
 static int check_clash(const dg_outset *s, const dg_outfile *f, char *err, size_t errsz)
 {
-    if (f->kind != DG_OS_DIRECT || f->is_stdout) {
+    if (f->kind != RT_OS_FILE_STREAM || f->is_stdout) {
         for (size_t i = 0; i < s->n; i++) {
             const dg_outfile *o = s->f[i];
             bool same = f->is_stdout ? o->is_stdout
-                                     : !o->is_stdout && o->kind != DG_OS_DIRECT && same_entry(f, o);
+                                     : !o->is_stdout && o->kind != RT_OS_FILE_STREAM && same_entry(f, o);
             if (same) {
                 snprintf(err, errsz, "'%s' and '%s' name the same output file", o->path, f->path);
                 return -1;
             }
         }
     }
-    if (f->kind != DG_OS_REGULAR) return 0;
+    if (f->kind != RT_OS_FILE_REGULAR) return 0;
     for (size_t i = 0; i < s->ninputs; i++)
         if (same_id(f->id, dg_os_file_id(s->inputs[i]))) {
             const char *in = strcmp(s->inputs[i], "-") == 0 ? "<stdin>" : s->inputs[i];
@@ -124,7 +198,7 @@ static void outfile_free(dg_outfile *f)
     if (f->fp && f->fp != stdout) dg_os_stream_close(f->fp);
     if (f->direct) fclose(f->direct);
     if (f->tmp) {
-        dg_os_remove(f->tmp);
+        remove_file(f->tmp);
         dg_os_forget(f->tmp);
     }
     free(f->tmp);
@@ -145,8 +219,8 @@ FILE *dg_outset_add(dg_outset *s, const char *path, char *err, size_t errsz)
     int e;
     if (strcmp(path, "-") == 0) {
         f->is_stdout = true;
-        f->kind = DG_OS_DIRECT;
-    } else if ((e = dg_os_resolve(path, &f->target, &f->kind)) != 0) {
+        f->kind = RT_OS_FILE_STREAM;
+    } else if ((e = resolve(path, &f->target, &f->kind)) != 0) {
         if (e == EINVAL)
             snprintf(err, errsz, "cannot write '%s': not a regular file, character device or FIFO", path);
         else
@@ -161,11 +235,13 @@ FILE *dg_outset_add(dg_outset *s, const char *path, char *err, size_t errsz)
         outfile_free(f);
         return NULL;
     }
-    if (f->kind != DG_OS_DIRECT) {
-        e = dg_os_temp_create(f->target, &f->tmp, &f->fp);
+    if (f->kind != RT_OS_FILE_STREAM) {
+        e = temp_create(f->target, &f->tmp, &f->fp);
         if (e) set_err(err, errsz, "cannot create", path, e);
     } else {
-        e = f->is_stdout ? 0 : dg_os_open_direct(f->target, &f->direct);
+        /* A FIFO's reader is waited for, as any program writing it would. */
+        e = f->is_stdout ? 0 : rt_os_file_open_stream(f->target, true, &f->direct);
+        e = e ? dg_os_errno(e) : 0;
         if (e == EINVAL)
             snprintf(err, errsz, "cannot write '%s': it changed while dagc opened it", path);
         else if (e)
@@ -231,16 +307,16 @@ static void roll_back(dg_outset *s, char *err, size_t errsz)
         dg_outfile *f = s->f[i];
         int e = 0;
         if (f->backup) {
-            e = dg_os_rename(f->backup, f->target);
+            e = rename_over(f->backup, f->target);
             if (!e) {
                 /* Where the target was never replaced, both names are one
                  * file and rename() leaves both: drop the extra name. */
-                dg_os_remove(f->backup);
+                remove_file(f->backup);
                 free(f->backup);
                 f->backup = NULL;
             }
         } else if (f->replaced) {
-            dg_os_remove(f->target); /* it did not exist before */
+            remove_file(f->target); /* it did not exist before */
         }
         if (e) {
             size_t n = strlen(err);
@@ -281,16 +357,16 @@ int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
      * reading is slow and needs no signals held. */
     for (size_t i = 0; i < s->n; i++) {
         dg_outfile *f = s->f[i];
-        if (s->rewrite_unchanged || f->kind != DG_OS_REGULAR || !same_bytes(f->tmp, f->target))
+        if (s->rewrite_unchanged || f->kind != RT_OS_FILE_REGULAR || !same_bytes(f->tmp, f->target))
             continue;
         f->unchanged = true;
-        dg_os_remove(f->tmp);
+        remove_file(f->tmp);
         dg_os_forget(f->tmp);
         free(f->tmp);
         f->tmp = NULL;
     }
     for (size_t i = 0; i < s->n; i++)
-        if (s->f[i]->kind == DG_OS_DIRECT && write_direct(s->f[i], err, errsz) != 0) goto fail;
+        if (s->f[i]->kind == RT_OS_FILE_STREAM && write_direct(s->f[i], err, errsz) != 0) goto fail;
 
     /* The renames, with signals held so that an interrupt cannot stop the
      * commit half way: either every file is replaced or, on an error, every
@@ -299,9 +375,9 @@ int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
     int nrename = 0;
     for (size_t i = 0; i < s->n; i++) {
         dg_outfile *f = s->f[i];
-        if (f->kind == DG_OS_DIRECT || f->unchanged) continue;
+        if (f->kind == RT_OS_FILE_STREAM || f->unchanged) continue;
         int e = 0;
-        if (f->kind == DG_OS_REGULAR) {
+        if (f->kind == RT_OS_FILE_REGULAR) {
             size_t n = strlen(f->tmp);
             f->backup = dg_xmalloc(n + sizeof ".old");
             memcpy(f->backup, f->tmp, n);
@@ -319,7 +395,7 @@ int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
                 goto fail;
             }
         }
-        e = ++nrename == s->fail_rename_at ? EIO : dg_os_rename(f->tmp, f->target);
+        e = ++nrename == s->fail_rename_at ? EIO : rename_over(f->tmp, f->target);
         if (e) {
             set_err(err, errsz, "cannot write", f->path, e);
             roll_back(s, err, errsz);
@@ -332,7 +408,7 @@ int dg_outset_commit(dg_outset *s, char *err, size_t errsz)
         f->tmp = NULL;
     }
     for (size_t i = 0; i < s->n; i++)
-        if (s->f[i]->backup) dg_os_remove(s->f[i]->backup);
+        if (s->f[i]->backup) remove_file(s->f[i]->backup);
     dg_outset_abort(s);
     dg_os_release_signals();
     return 0;

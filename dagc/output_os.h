@@ -1,6 +1,9 @@
 /*
- * output_os.h - what output.c needs from the operating system. One
- * implementation per OS family: output_posix.c, output_win32.c. Every function reports failures as an errno value (0: ok).
+ * output_os.h - what output.c needs from the operating system besides the
+ * file writer it shares with the runtime (runtime/os/file.h: following
+ * symlinks, temporaries, streams, renames). One implementation per OS
+ * family: output_posix.c, output_win32.c. Every function reports failures
+ * as an errno value (0: ok).
  */
 #ifndef DAGC_OUTPUT_OS_H
 #define DAGC_OUTPUT_OS_H
@@ -8,12 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-
-typedef enum dg_os_kind {
-    DG_OS_NEW,      /* nothing there yet: created through a temporary */
-    DG_OS_REGULAR,  /* a regular file: replaced through a temporary */
-    DG_OS_DIRECT,   /* a character device or FIFO: written in place */
-} dg_os_kind;
 
 /* Identity of an existing file (device and inode). */
 typedef struct dg_os_id {
@@ -25,18 +22,10 @@ typedef struct dg_os_id {
  * valid when the file does not exist. */
 dg_os_id dg_os_file_id(const char *path);
 
-/* Follows PATH's symlinks to the file an output really replaces: *target
- * (malloc'd) and its kind. Errors: EISDIR for a directory, EINVAL for
- * another kind of file that is not written (socket, block device), ELOOP. */
-int dg_os_resolve(const char *path, char **target, dg_os_kind *kind);
-
-/* Creates an empty temporary beside TARGET (same directory) and opens it
- * for writing; *tmp is its malloc'd name. The new file gets the mode of
- * the file it replaces, or the usual 0666 & ~umask. The name is registered
- * for removal on a signal until dg_os_forget(). */
-int dg_os_temp_create(const char *target, char **tmp, FILE **fp);
-/* Opens a character device or FIFO for writing in place. */
-int dg_os_open_direct(const char *target, FILE **fp);
+/* The errno value output.c words a message with for ERR, an error of the
+ * file writer (runtime/os/file.h: the system's own code, errno itself on
+ * POSIX, GetLastError's value on Windows). */
+int dg_os_errno(int err);
 
 /* A stream into memory: after dg_os_stream_close, *buf (malloc'd) holds
  * *len bytes. */
@@ -48,10 +37,6 @@ int dg_os_stream_close(FILE *fp);
 /* Keeps TARGET's old bytes under the name BACKUP (a hard link; where the
  * file system has none, TARGET is renamed to it). */
 int dg_os_keep(const char *target, const char *backup);
-/* Renames FROM over TO, atomically. */
-int dg_os_rename(const char *from, const char *to);
-/* Removes PATH; errors are ignored. */
-void dg_os_remove(const char *path);
 
 /* Signal handling: every signal whose default action ends the process
  * (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGXCPU, SIGXFSZ, the

@@ -1,20 +1,19 @@
 /*
- * output_posix.c - the POSIX half of the output layer (output_os.h):
- * following symlinks, temporaries beside their targets, renames, and the
- * signal handler that removes temporaries when dagc is interrupted.
+ * output_posix.c - the POSIX half of the output layer (output_os.h): file
+ * identities, the signal handler that removes temporaries when dagc is
+ * interrupted, memory streams and backups. (Following symlinks,
+ * temporaries and renames are the file writer's: runtime/os/file.h.)
  */
 #define _POSIX_C_SOURCE 200809L
 #include "output_os.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
 
 /* ------------------------------------------------------------- identity */
 
@@ -31,85 +30,9 @@ dg_os_id dg_os_file_id(const char *path)
     return id;
 }
 
-/* The contents of symlink PATH, malloc'd. */
-static int read_link(const char *path, char **out)
+int dg_os_errno(int err)
 {
-    size_t cap = 256;
-    for (;;) {
-        char *buf = dg_xmalloc(cap);
-        ssize_t n = readlink(path, buf, cap);
-        if (n < 0) {
-            int e = errno;
-            free(buf);
-            return e;
-        }
-        if ((size_t)n < cap) {
-            buf[n] = '\0';
-            *out = buf;
-            return 0;
-        }
-        free(buf);
-        cap *= 2;
-    }
-}
-
-int dg_os_resolve(const char *path, char **target, dg_os_kind *kind)
-{
-    char *cur = dg_xmalloc(strlen(path) + 1);
-    strcpy(cur, path);
-    /* The limit the kernel applies to a path's symlinks (Linux: 40). */
-    for (int hops = 0; hops < 40; hops++) {
-        struct stat st;
-        if (lstat(cur, &st) != 0) {
-            int e = errno;
-            if (e != ENOENT) {
-                free(cur);
-                return e;
-            }
-            /* Nothing there (a dangling symlink's target included): a new
-             * file; a missing directory fails when the temporary is made. */
-            *target = cur;
-            *kind = DG_OS_NEW;
-            return 0;
-        }
-        if (S_ISLNK(st.st_mode)) {
-            char *dest = NULL;
-            int e = read_link(cur, &dest);
-            if (e) {
-                free(cur);
-                return e;
-            }
-            const char *slash = strrchr(cur, '/');
-            if (dest[0] == '/' || !slash) {
-                free(cur);
-                cur = dest;
-            } else {
-                /* Relative to the directory holding the symlink. */
-                size_t dl = (size_t)(slash - cur) + 1, ll = strlen(dest);
-                char *next = dg_xmalloc(dl + ll + 1);
-                memcpy(next, cur, dl);
-                memcpy(next + dl, dest, ll + 1);
-                free(cur);
-                free(dest);
-                cur = next;
-            }
-            continue;
-        }
-        *target = cur;
-        if (S_ISREG(st.st_mode)) {
-            *kind = DG_OS_REGULAR;
-            return 0;
-        }
-        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-            *kind = DG_OS_DIRECT;
-            return 0;
-        }
-        free(cur);
-        *target = NULL;
-        return S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-    }
-    free(cur);
-    return ELOOP;
+    return err;   /* the file writer's errors are errno values here */
 }
 
 /* -------------------------------------------------------------- signals */
@@ -200,75 +123,7 @@ void dg_os_release_signals(void)
     sigprocmask(SIG_SETMASK, &saved_mask, NULL);
 }
 
-
 /* ---------------------------------------------------------------- files */
-
-int dg_os_temp_create(const char *target, char **tmp, FILE **fp)
-{
-    size_t n = strlen(target);
-    char *name = dg_xmalloc(n + sizeof ".tmp-XXXXXX");
-    memcpy(name, target, n);
-    memcpy(name + n, ".tmp-XXXXXX", sizeof ".tmp-XXXXXX");
-    struct stat st;
-    mode_t mode;
-    if (stat(target, &st) == 0 && S_ISREG(st.st_mode)) {
-        mode = st.st_mode & 0777;
-    } else {
-        mode_t m = umask(0);
-        umask(m);
-        mode = 0666 & ~m;
-    }
-    /* Created and registered with signals held: a signal in between would
-     * otherwise leave the file behind. */
-    dg_os_hold_signals();
-    int fd = mkstemp(name);
-    int e = fd < 0 ? errno : dg_os_remember(name);
-    dg_os_release_signals();
-    if (fd < 0) {
-        free(name);
-        return e;
-    }
-    if (e) {
-        close(fd);
-        unlink(name);
-        free(name);
-        return e;
-    }
-    /* mkstemp makes 0600. */
-    (void)fchmod(fd, mode);
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        e = errno;
-        close(fd);
-        dg_os_forget(name);
-        unlink(name);
-        free(name);
-        return e;
-    }
-    *tmp = name;
-    *fp = f;
-    return 0;
-}
-
-int dg_os_open_direct(const char *target, FILE **fp)
-{
-    int fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return errno;
-    struct stat st;
-    /* What was opened is still a device or FIFO (not swapped meanwhile). */
-    if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-        close(fd);
-        return EINVAL;
-    }
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        int e = errno;
-        close(fd);
-        return e;
-    }
-    *fp = f;
-    return 0;
-}
 
 int dg_os_memory_stream(char **buf, size_t *len, FILE **fp)
 {
@@ -294,14 +149,4 @@ int dg_os_keep(const char *target, const char *backup)
         e = errno;
     }
     return e;
-}
-
-int dg_os_rename(const char *from, const char *to)
-{
-    return rename(from, to) == 0 ? 0 : errno;
-}
-
-void dg_os_remove(const char *path)
-{
-    (void)unlink(path);
 }

@@ -1,12 +1,13 @@
 /*
  * output_win32.c - the Windows half of the output layer (output_os.h):
- * paths are UTF-8 in dagc and UTF-16 for the system; temporaries beside
- * their targets, replaced with MoveFileExW(MOVEFILE_REPLACE_EXISTING),
- * which is atomic on one volume; symlinks (reparse points) followed to
- * their final path; a console control handler (Ctrl-C, Ctrl-Break, the
- * console closing) that removes temporaries, the Windows counterpart of
- * the POSIX signal handler. Every stream is binary: the text dagc writes
- * is byte for byte the Linux build's (no CRLF translation).
+ * paths are UTF-8 in dagc and UTF-16 for the system; file identities, the
+ * system's errors as errno values, a console control handler (Ctrl-C,
+ * Ctrl-Break, the console closing) that removes temporaries, the Windows
+ * counterpart of the POSIX signal handler, memory streams and backups.
+ * (Symlinks followed to their final path, temporaries beside their
+ * targets and MoveFileExW's one-step replace are the file writer's:
+ * runtime/os/file.h.) Every stream is binary: the text dagc writes is
+ * byte for byte the Linux build's (no CRLF translation).
  */
 #define WIN32_LEAN_AND_MEAN
 #include "output_os.h"
@@ -31,19 +32,10 @@ static wchar_t *wide(const char *s)
     return w;
 }
 
-static char *narrow(const wchar_t *w)
+/* A system error as the errno value output.c words its messages with. */
+static int errno_of(DWORD err)
 {
-    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-    if (n <= 0) return NULL;
-    char *s = dg_xmalloc((size_t)n);
-    WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL);
-    return s;
-}
-
-/* GetLastError() as the errno value output.c words its messages with. */
-static int last_errno(void)
-{
-    switch (GetLastError()) {
+    switch (err) {
     case ERROR_FILE_NOT_FOUND: case ERROR_PATH_NOT_FOUND: case ERROR_INVALID_NAME:
     case ERROR_BAD_NETPATH: case ERROR_INVALID_DRIVE:
         return ENOENT;
@@ -61,9 +53,25 @@ static int last_errno(void)
         return ENOMEM;
     case ERROR_CANT_RESOLVE_FILENAME:
         return ELOOP;
+    case ERROR_INVALID_PARAMETER:   /* the file writer's "not a device or pipe any more" */
+        return EINVAL;
+    case ERROR_TOO_MANY_OPEN_FILES:
+        return EMFILE;
+    case ERROR_NO_UNICODE_TRANSLATION:
+        return EILSEQ;
     default:
         return EIO;
     }
+}
+
+static int last_errno(void)
+{
+    return errno_of(GetLastError());
+}
+
+int dg_os_errno(int err)
+{
+    return errno_of((DWORD)err);
 }
 
 /* A FILE for a handle (binary), or NULL with the handle closed. */
@@ -103,63 +111,6 @@ dg_os_id dg_os_file_id(const char *path)
     }
     if (own && h != INVALID_HANDLE_VALUE) CloseHandle(h);
     return id;
-}
-
-int dg_os_resolve(const char *path, char **target, dg_os_kind *kind)
-{
-    wchar_t *w = wide(path);
-    if (!w) return ENOENT;
-    DWORD a = GetFileAttributesW(w);
-    if (a == INVALID_FILE_ATTRIBUTES) {
-        int e = last_errno();
-        free(w);
-        if (e != ENOENT) return e;
-        /* Nothing there: a new file; a missing directory fails when the
-         * temporary is made. */
-        *target = dg_xmalloc(strlen(path) + 1);
-        strcpy(*target, path);
-        *kind = DG_OS_NEW;
-        return 0;
-    }
-    if (a & FILE_ATTRIBUTE_DIRECTORY) {
-        free(w);
-        return EISDIR;
-    }
-    HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, 0, NULL);
-    if (h == INVALID_HANDLE_VALUE) {
-        int e = last_errno();
-        free(w);
-        return e;
-    }
-    DWORD type = GetFileType(h);
-    char *t = NULL;
-    if (a & FILE_ATTRIBUTE_REPARSE_POINT) {
-        /* A symlink: the output replaces the file it names (opening it
-         * above followed every link). */
-        wchar_t buf[MAX_PATH * 4];
-        DWORD n = GetFinalPathNameByHandleW(h, buf, MAX_PATH * 4, FILE_NAME_NORMALIZED);
-        if (n > 0 && n < MAX_PATH * 4)
-            t = narrow(wcsncmp(buf, L"\\\\?\\", 4) == 0 ? buf + 4 : buf);
-    }
-    CloseHandle(h);
-    free(w);
-    if (!t) {
-        t = dg_xmalloc(strlen(path) + 1);
-        strcpy(t, path);
-    }
-    *target = t;
-    if (type == FILE_TYPE_DISK) {
-        *kind = DG_OS_REGULAR;
-        return 0;
-    }
-    if (type == FILE_TYPE_CHAR || type == FILE_TYPE_PIPE) {
-        *kind = DG_OS_DIRECT;
-        return 0;
-    }
-    free(t);
-    *target = NULL;
-    return EINVAL;
 }
 
 /* ------------------------------------------------- console interrupts */
@@ -202,66 +153,6 @@ void dg_os_release_signals(void)
 
 
 /* ---------------------------------------------------------------- files */
-
-int dg_os_temp_create(const char *target, char **tmp, FILE **fp)
-{
-    size_t n = strlen(target);
-    char *name = dg_xmalloc(n + 32);
-    static unsigned seq;
-    HANDLE h = INVALID_HANDLE_VALUE;
-    int e = 0;
-    dg_os_hold_signals();
-    for (int tries = 0; tries < 100 && h == INVALID_HANDLE_VALUE; tries++) {
-        snprintf(name, n + 32, "%s.tmp-%05lx%03x", target,
-                 (unsigned long)(GetCurrentProcessId() & 0xfffff), ++seq & 0xfff);
-        wchar_t *w = wide(name);
-        h = w ? CreateFileW(w, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_NEW,
-                            FILE_ATTRIBUTE_NORMAL, NULL)
-              : INVALID_HANDLE_VALUE;
-        e = h == INVALID_HANDLE_VALUE ? last_errno() : 0;
-        free(w);
-        if (e && e != EEXIST) break;
-    }
-    if (!e) e = dg_os_remember(name);
-    dg_os_release_signals();
-    if (h == INVALID_HANDLE_VALUE || e) {
-        if (h != INVALID_HANDLE_VALUE) {
-            CloseHandle(h);
-            dg_os_remove(name);
-        }
-        free(name);
-        return e ? e : EIO;
-    }
-    FILE *f = file_of(h, "wb");
-    if (!f) {
-        dg_os_forget(name);
-        dg_os_remove(name);
-        free(name);
-        return EIO;
-    }
-    *tmp = name;
-    *fp = f;
-    return 0;
-}
-
-int dg_os_open_direct(const char *target, FILE **fp)
-{
-    wchar_t *w = wide(target);
-    HANDLE h = w ? CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
-                               OPEN_EXISTING, 0, NULL)
-                 : INVALID_HANDLE_VALUE;
-    free(w);
-    if (h == INVALID_HANDLE_VALUE) return last_errno();
-    DWORD type = GetFileType(h);
-    if (type != FILE_TYPE_CHAR && type != FILE_TYPE_PIPE) {
-        CloseHandle(h);
-        return EINVAL;   /* not a device or pipe any more */
-    }
-    FILE *f = file_of(h, "wb");
-    if (!f) return EIO;
-    *fp = f;
-    return 0;
-}
 
 /* No open_memstream in the Windows C library: a memory stream is a
  * temporary file deleted on close, read back into memory by
@@ -337,21 +228,4 @@ int dg_os_keep(const char *target, const char *backup)
     free(t);
     free(b);
     return e;
-}
-
-int dg_os_rename(const char *from, const char *to)
-{
-    wchar_t *f = wide(from), *t = wide(to);
-    int e = !f || !t ? ENOENT
-          : MoveFileExW(f, t, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ? 0 : last_errno();
-    free(f);
-    free(t);
-    return e;
-}
-
-void dg_os_remove(const char *path)
-{
-    wchar_t *w = wide(path);
-    if (w) (void)DeleteFileW(w);
-    free(w);
 }

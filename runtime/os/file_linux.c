@@ -1,41 +1,19 @@
 /*
- * os/file_linux.c - the system layer's files (os.h, "files") on Linux (and other POSIX systems):
- * resolving, creating and atomically replacing the trace file. The rest of
- * the layer is os_linux.c.
+ * os/file_linux.c - the file writer's system calls (os/file.h) on Linux and
+ * other POSIX systems: following symlinks, temporaries beside their
+ * targets, streams written in place, renames. Compiled into libdagrt (the
+ * trace writer) and into dagc (its output files).
  */
-#define _GNU_SOURCE
-#include "os.h"
+#define _POSIX_C_SOURCE 200809L
+#include "file.h"
 
 #include <errno.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 #include <fcntl.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <linux/futex.h>
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#endif
-
-/* ------------------------------------------------------------- files */
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 /* A symlink's contents, malloc'd; 0 or errno. */
 static int read_link(const char *path, char **out)
@@ -76,10 +54,10 @@ int rt_os_file_resolve(const char *path, char **target, rt_os_file_kind *kind)
      * follow, yet opening it opens the pipe. */
     if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
         *kind = RT_OS_FILE_STREAM;
-        *target = dup_str(path);
+        *target = strdup(path);
         return *target ? 0 : ENOMEM;
     }
-    char *cur = dup_str(path);
+    char *cur = strdup(path);
     if (!cur)
         return ENOMEM;
     /* The limit the kernel applies to a path's symlinks (Linux: 40). */
@@ -135,7 +113,13 @@ int rt_os_file_resolve(const char *path, char **target, rt_os_file_kind *kind)
     return ELOOP;
 }
 
-int rt_os_file_create(const char *path, const char *replaces, FILE **f)
+/* Temporaries made so far by this process: with the process id, a name
+ * no other write uses, whichever thread (or runtime) writes. */
+static _Atomic unsigned long temp_count;
+
+/* Creates path, which must not exist yet, for writing: mode 0666 less the
+ * umask, or the mode of `replaces` when that is a regular file. */
+static int create(const char *path, const char *replaces, FILE **f)
 {
     struct stat st;
     bool keep = replaces && stat(replaces, &st) == 0 && S_ISREG(st.st_mode);
@@ -155,11 +139,24 @@ int rt_os_file_create(const char *path, const char *replaces, FILE **f)
     return 0;
 }
 
-int rt_os_file_open_stream(const char *path, FILE **f)
+int rt_os_file_temp(const char *target, char *name, size_t n, FILE **f)
 {
-    /* O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of
-     * holding the program's exit until a reader comes. */
-    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    int e = EEXIST;
+    /* A name left by an earlier process of the same id is skipped. */
+    for (int tries = 0; tries < 16 && e == EEXIST; tries++) {
+        /* relaxed: only the count's uniqueness matters, no data hangs on it. */
+        unsigned long k = atomic_fetch_add_explicit(&temp_count, 1, memory_order_relaxed) + 1;
+        snprintf(name, n, "%s.tmp-%ld.%lu", target, (long)getpid(), k);
+        e = create(name, target, f);
+    }
+    return e;
+}
+
+int rt_os_file_open_stream(const char *path, bool wait_reader, FILE **f)
+{
+    /* Without wait_reader, O_NONBLOCK: a FIFO nobody reads fails at once
+     * (ENXIO) instead of holding the program until a reader comes. */
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (wait_reader ? 0 : O_NONBLOCK));
     if (fd < 0)
         return errno;
     struct stat st;
@@ -169,7 +166,8 @@ int rt_os_file_open_stream(const char *path, FILE **f)
         return EINVAL;   /* swapped for something else since resolved */
     }
     /* Then blocking writes: a slow reader is waited for, not lost. */
-    if ((fl = fcntl(fd, F_GETFL)) == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1) {
+    if (!wait_reader &&
+        ((fl = fcntl(fd, F_GETFL)) == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1)) {
         int e = errno;
         close(fd);
         return e;
@@ -188,11 +186,6 @@ int rt_os_file_replace(const char *tmp, const char *path)
     return rename(tmp, path) == 0 ? 0 : errno;
 }
 
-bool rt_os_file_exists_error(int err)
-{
-    return err == EEXIST;
-}
-
 int rt_os_file_remove(const char *path)
 {
     return unlink(path) == 0 ? 0 : errno;
@@ -201,24 +194,4 @@ int rt_os_file_remove(const char *path)
 int rt_os_last_error(void)
 {
     return errno;
-}
-
-void rt_os_strerror(int err, char *buf, size_t n)
-{
-    if (n == 0)
-        return;
-#if defined(__GLIBC__)
-    /* GNU strerror_r (_GNU_SOURCE): may return a static string instead. */
-    const char *s = strerror_r(err, buf, n);
-#else
-    /* POSIX strerror_r (musl, the BSDs): fills buf or fails. */
-    const char *s = strerror_r(err, buf, n) == 0 ? buf : "unknown system error";
-#endif
-    if (s != buf) {
-        size_t l = strlen(s);
-        if (l >= n)
-            l = n - 1;
-        memcpy(buf, s, l);
-        buf[l] = '\0';
-    }
 }

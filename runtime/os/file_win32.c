@@ -1,25 +1,23 @@
 /*
- * os/file_win32.c - the system layer's files (os.h, "files") on Windows:
- * resolving, creating and atomically replacing the trace file. The rest of
- * the layer is os_win32.c.
+ * os/file_win32.c - the file writer's system calls (os/file.h) on Windows:
+ * paths UTF-8 outside and UTF-16 for the system, symlinks followed to the
+ * final name of the file they lead to, temporaries beside their targets,
+ * devices and pipes written in place, one-step renames. Compiled into
+ * libdagrt (the trace writer) and into dagc.exe (its output files).
  */
 #ifndef _WIN32_WINNT
-#  define _WIN32_WINNT 0x0A00   /* Windows 10: WaitOnAddress, thread descriptions */
+#  define _WIN32_WINNT 0x0600   /* Vista: GetFinalPathNameByHandleW */
 #endif
 #define WIN32_LEAN_AND_MEAN
-#include "os.h"
+#include "file.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
-#endif
 #include <fcntl.h>
 #include <io.h>
-#include <process.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include <windows.h>
-
-/* ------------------------------------------------------------- files */
 
 /* UTF-8 to a malloc'd wide string, or NULL (GetLastError says why). */
 static wchar_t *wide(const char *s)
@@ -46,15 +44,6 @@ static char *narrow(const wchar_t *w)
     return s;
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 int rt_os_file_resolve(const char *path, char **target, rt_os_file_kind *kind)
 {
     wchar_t *w = wide(path);
@@ -72,7 +61,7 @@ int rt_os_file_resolve(const char *path, char **target, rt_os_file_kind *kind)
         /* Nothing there: a new file (a missing directory fails when the
          * temporary is made; a dangling symlink is replaced itself). */
         *kind = RT_OS_FILE_NEW;
-        *target = dup_str(path);
+        *target = _strdup(path);
         return *target ? 0 : ERROR_NOT_ENOUGH_MEMORY;
     }
     free(w);
@@ -80,7 +69,7 @@ int rt_os_file_resolve(const char *path, char **target, rt_os_file_kind *kind)
     if (type == FILE_TYPE_CHAR || type == FILE_TYPE_PIPE) {
         CloseHandle(h);
         *kind = RT_OS_FILE_STREAM;
-        *target = dup_str(path);
+        *target = _strdup(path);
         return *target ? 0 : ERROR_NOT_ENOUGH_MEMORY;
     }
     BY_HANDLE_FILE_INFORMATION info;
@@ -99,8 +88,15 @@ int rt_os_file_resolve(const char *path, char **target, rt_os_file_kind *kind)
     wchar_t *fin = malloc(32768 * sizeof *fin);
     DWORD n = fin ? GetFinalPathNameByHandleW(h, fin, 32768, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS) : 0;
     CloseHandle(h);
+    /* Spelled C:\dir\f rather than \\?\C:\dir\f while that fits MAX_PATH
+     * (the name users know, and one every call takes); a longer one keeps
+     * the prefix that lets the wide calls reach it, and so does a share's
+     * \\?\UNC\ name. */
+    const wchar_t *name = fin;
+    if (n > 6 && n < 32768 && wcsncmp(fin, L"\\\\?\\", 4) == 0 && fin[5] == L':' && n - 4 < MAX_PATH)
+        name = fin + 4;
     *kind = RT_OS_FILE_REGULAR;
-    *target = n > 0 && n < 32768 ? narrow(fin) : dup_str(path);
+    *target = n > 0 && n < 32768 ? narrow(name) : _strdup(path);
     free(fin);
     return *target ? 0 : ERROR_NOT_ENOUGH_MEMORY;
 }
@@ -120,9 +116,10 @@ static int handle_file(HANDLE h, FILE **f)
     return 0;
 }
 
-int rt_os_file_create(const char *path, const char *replaces, FILE **f)
+/* Creates path, which must not exist yet, for writing (no modes to keep:
+ * the ACL comes from the directory). */
+static int create(const char *path, FILE **f)
 {
-    (void)replaces;   /* no modes to keep: the ACL comes from the directory */
     wchar_t *w = wide(path);
     if (!w)
         return (int)GetLastError();
@@ -138,8 +135,26 @@ int rt_os_file_create(const char *path, const char *replaces, FILE **f)
     return rc;
 }
 
-int rt_os_file_open_stream(const char *path, FILE **f)
+/* Temporaries made so far by this process: with the process id, a name
+ * no other write uses, whichever thread (or runtime) writes. */
+static _Atomic unsigned long temp_count;
+
+int rt_os_file_temp(const char *target, char *name, size_t n, FILE **f)
 {
+    int e = ERROR_FILE_EXISTS;
+    /* A name left by an earlier process of the same id is skipped. */
+    for (int tries = 0; tries < 16 && (e == ERROR_FILE_EXISTS || e == ERROR_ALREADY_EXISTS); tries++) {
+        /* relaxed: only the count's uniqueness matters, no data hangs on it. */
+        unsigned long k = atomic_fetch_add_explicit(&temp_count, 1, memory_order_relaxed) + 1;
+        snprintf(name, n, "%s.tmp-%ld.%lu", target, (long)GetCurrentProcessId(), k);
+        e = create(name, f);
+    }
+    return e;
+}
+
+int rt_os_file_open_stream(const char *path, bool wait_reader, FILE **f)
+{
+    (void)wait_reader;   /* opening a pipe never waits for its reader here */
     wchar_t *w = wide(path);
     if (!w)
         return (int)GetLastError();
@@ -170,11 +185,6 @@ int rt_os_file_replace(const char *tmp, const char *path)
     return rc;
 }
 
-bool rt_os_file_exists_error(int err)
-{
-    return err == ERROR_FILE_EXISTS || err == ERROR_ALREADY_EXISTS;
-}
-
 int rt_os_file_remove(const char *path)
 {
     wchar_t *w = wide(path);
@@ -188,31 +198,4 @@ int rt_os_last_error(void)
     /* The C library's stdio on a handle ends in WriteFile, which sets it. */
     DWORD e = GetLastError();
     return e ? (int)e : ERROR_WRITE_FAULT;
-}
-
-void rt_os_strerror(int err, char *buf, size_t n)
-{
-    if (n == 0)
-        return;
-    wchar_t w[512];
-    DWORD l = FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL,
-                             (DWORD)err, 0, w, 512, NULL);
-    while (l > 0 && (w[l - 1] == L'\n' || w[l - 1] == L'\r' || w[l - 1] == L'.'))
-        w[--l] = 0;
-    buf[0] = '\0';
-    if (l == 0 || WideCharToMultiByte(CP_UTF8, 0, w, -1, buf, (int)(n < 0x7fffffff ? n : 0x7fffffff),
-                                      NULL, NULL) == 0) {
-        /* Too long for buf, or no text: the number then. */
-        char num[32];
-        int k = 0;
-        for (unsigned v = (unsigned)err; v || k == 0; v /= 10)
-            num[k++] = (char)('0' + v % 10);
-        size_t i = 0;
-        const char *pre = "system error ";
-        for (; *pre && i + 1 < n; pre++)
-            buf[i++] = *pre;
-        while (k > 0 && i + 1 < n)
-            buf[i++] = num[--k];
-        buf[i] = '\0';
-    }
 }

@@ -5,8 +5,8 @@
  * header: threads, locks, the futex-style wait on a 32-bit word, the
  * process-wide barrier, fiber stack mappings (and the Win64 thread
  * block's view of one), CPU queries and affinity, the clock, the
- * environment, the process id, the files the trace writer makes and the
- * fiber-overflow fault handler. One file per system implements it
+ * environment, the process id, the files the trace writer makes (file.h)
+ * and the fiber-overflow fault handler. One file per system implements it
  * (os_linux.c, os_win32.c); no other runtime file includes a system header
  * beyond C11's (one known exception: arch/ctx_ucontext.h's <ucontext.h>,
  * whose ucontext_t the portable fallback context holds by value:
@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "file.h"
 
 #if defined(_WIN32)
 #  define RT_OS_MUTEX_WORDS 1   /* SRWLOCK */
@@ -220,41 +222,10 @@ long rt_os_pid(void);
 
 /* ------------------------------------------------------------- files */
 
-/* File operations return 0 or the system's own error code (errno;
- * GetLastError's value on Windows), which dagrt_last_os_error hands on. */
+/* The file writer's calls (all-or-nothing files through a temporary,
+ * symlinks followed) are os/file.h, included above: dagc compiles them
+ * too. */
 
-typedef enum rt_os_file_kind {
-    RT_OS_FILE_NEW = 0,     /* nothing there yet (a dangling symlink's target too) */
-    RT_OS_FILE_REGULAR,     /* replaced through a temporary beside it */
-    RT_OS_FILE_STREAM,      /* a character device or a FIFO: written in place */
-    RT_OS_FILE_OTHER,       /* a socket, a block device, ...: not written */
-} rt_os_file_kind;
-
-/* Follows path's symlinks (a relative one from the directory holding it)
- * to the name of the file they finally lead to: *target (malloc'd, the
- * caller frees it) and that file's kind. A name that already opens a
- * stream (/dev/stdout onto a pipe) is that stream, whatever its links
- * say. A directory is the system's "is a directory" error. */
-int rt_os_file_resolve(const char *path, char **target, rt_os_file_kind *kind);
-/* Creates path, which must not exist yet, for writing (mode 0666 less the
- * umask; a file it will replace keeps that file's mode where the system
- * has modes): *f. */
-int rt_os_file_create(const char *path, const char *replaces, FILE **f);
-/* Opens a character device or a FIFO to write in place: a FIFO without a
- * reader is an error (ENXIO) rather than a wait; what was opened must
- * still be a device or FIFO (not swapped meanwhile). */
-int rt_os_file_open_stream(const char *path, FILE **f);
-/* Renames tmp over path in one step: at every moment path names the old
- * file or the new one, never nothing (rename; MoveFileExW with
- * MOVEFILE_REPLACE_EXISTING, never a delete then a rename). */
-int rt_os_file_replace(const char *tmp, const char *path);
-/* Whether err is the system's "that name is taken" (after create). */
-bool rt_os_file_exists_error(int err);
-/* Removes a file (the temporary after a failure). */
-int rt_os_file_remove(const char *path);
-/* The system error the last failed C library call on this thread left
- * (after fwrite, fflush or fclose of a FILE from above). */
-int rt_os_last_error(void);
 /* The system's text for err into buf (cut to fit; "" when n is 0). */
 void rt_os_strerror(int err, char *buf, size_t n);
 

@@ -9,9 +9,6 @@
 #include "os.h"
 
 #include <errno.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -331,24 +328,33 @@ uint64_t rt_os_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-bool rt_os_counter_invariant(void)
-{
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    unsigned a, b, c, d;   /* CPUID 0x80000007 EDX bit 8: invariant TSC */
-    return __get_cpuid(0x80000007, &a, &b, &c, &d) && ((d >> 8) & 1);
-#else
-    return false;
-#endif
-}
-
-const char *rt_os_getenv(const char *name)
-{
-    return getenv(name);
-}
+/* rt_os_counter_invariant and rt_os_getenv are portable: os_once.c. */
 
 long rt_os_pid(void)
 {
     return (long)getpid();
+}
+
+/* -------------------------------------------------------------- errors */
+
+void rt_os_strerror(int err, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+#if defined(__GLIBC__)
+    /* GNU strerror_r (_GNU_SOURCE): may return a static string instead. */
+    const char *s = strerror_r(err, buf, n);
+#else
+    /* POSIX strerror_r (musl, the BSDs): fills buf or fails. */
+    const char *s = strerror_r(err, buf, n) == 0 ? buf : "unknown system error";
+#endif
+    if (s != buf) {
+        size_t l = strlen(s);
+        if (l >= n)
+            l = n - 1;
+        memcpy(buf, s, l);
+        buf[l] = '\0';
+    }
 }
 
 /* ------------------------------------------------- the fault handler */

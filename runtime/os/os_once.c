@@ -1,9 +1,14 @@
 /*
- * os_once.c - the parts of the system layer that need no system call of
- * their own, shared by every system's file (os_linux.c, os_win32.c).
+ * os/os_once.c - the parts of the system layer that need no system call
+ * of their own, shared by every system's file (os_linux.c, os_win32.c):
+ * the once-only run, the CPU's counter question, the environment.
  */
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 
 #include "os.h"
 
@@ -27,4 +32,19 @@ void rt_os_once_run(rt_os_once *o, void (*fn)(void))
     /* acquire: as above; fn is short (a calibration), so yielding is enough. */
     while (atomic_load_explicit(&o->state, memory_order_acquire) != ONCE_DONE)
         rt_os_yield();
+}
+
+bool rt_os_counter_invariant(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    unsigned a, b, c, d;   /* CPUID 0x80000007 EDX bit 8: invariant TSC */
+    return __get_cpuid(0x80000007, &a, &b, &c, &d) && ((d >> 8) & 1);
+#else
+    return false;   /* another CPU, or a compiler without <cpuid.h> */
+#endif
+}
+
+const char *rt_os_getenv(const char *name)
+{
+    return getenv(name);   /* the C library's, on every system */
 }

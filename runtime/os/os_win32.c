@@ -17,9 +17,6 @@
 #define WIN32_LEAN_AND_MEAN
 #include "os.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
-#endif
 #include <fcntl.h>
 #include <io.h>
 #include <process.h>
@@ -402,24 +399,40 @@ uint64_t rt_os_now_ns(void)
     return v / f * 1000000000u + v % f * 1000000000u / f;
 }
 
-bool rt_os_counter_invariant(void)
-{
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    unsigned a, b, c, d;   /* CPUID 0x80000007 EDX bit 8: invariant TSC */
-    return __get_cpuid(0x80000007, &a, &b, &c, &d) && ((d >> 8) & 1);
-#else
-    return false;
-#endif
-}
-
-const char *rt_os_getenv(const char *name)
-{
-    return getenv(name);
-}
+/* rt_os_counter_invariant and rt_os_getenv are portable: os_once.c. */
 
 long rt_os_pid(void)
 {
     return (long)GetCurrentProcessId();
+}
+
+/* -------------------------------------------------------------- errors */
+
+void rt_os_strerror(int err, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    wchar_t w[512];
+    DWORD l = FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL,
+                             (DWORD)err, 0, w, 512, NULL);
+    while (l > 0 && (w[l - 1] == L'\n' || w[l - 1] == L'\r' || w[l - 1] == L'.'))
+        w[--l] = 0;
+    buf[0] = '\0';
+    if (l == 0 || WideCharToMultiByte(CP_UTF8, 0, w, -1, buf, (int)(n < 0x7fffffff ? n : 0x7fffffff),
+                                      NULL, NULL) == 0) {
+        /* Too long for buf, or no text: the number then. */
+        char num[32];
+        int k = 0;
+        for (unsigned v = (unsigned)err; v || k == 0; v /= 10)
+            num[k++] = (char)('0' + v % 10);
+        size_t i = 0;
+        const char *pre = "system error ";
+        for (; *pre && i + 1 < n; pre++)
+            buf[i++] = *pre;
+        while (k > 0 && i + 1 < n)
+            buf[i++] = num[--k];
+        buf[i] = '\0';
+    }
 }
 
 /* ------------------------------------------------- the fault handler */

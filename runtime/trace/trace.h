@@ -51,8 +51,8 @@ typedef struct rt_tstats {
     _Alignas(RT_APART) _Atomic uint64_t tasks;
     _Atomic uint64_t steals, parks, wakes, idle_ns;
     /* Waits that returned ETIMEDOUT / ECANCELED on this thread (wait/sync.c;
-     * threads outside the runtime count on line 0, so these two take a
-     * relaxed RMW, not rt_tstat_add). */
+     * threads outside the runtime count on line 0, which takes a relaxed
+     * RMW there, a worker's own line rt_tstat_add: wait/oneshot.c). */
     _Atomic uint64_t wait_timeouts, wait_cancels;
     /* I/O calls per kind (wait/io.c, on the thread a call returns on; line 0,
      * which the main thread shares with guests and threads outside the

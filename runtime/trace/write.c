@@ -374,29 +374,16 @@ static int write_file(rt_trace *t, FILE *f, view *v)
     return 0;
 }
 
-/* Temporaries made so far by this process: with the process id, a name
- * no other write uses, whichever runtime or thread writes. */
-static _Atomic unsigned long tmp_count;
-
-/* A new temporary beside target: *tmp (malloc'd) and *f. */
+/* A new temporary beside target (os/file.h): *tmp (malloc'd) and *f. */
 static int make_tmp(const char *target, char **tmp, FILE **f)
 {
-    size_t n = strlen(target) + 48;
+    size_t n = strlen(target) + RT_OS_FILE_TEMP_EXTRA;
     *tmp = malloc(n);
     if (!*tmp)
         return DAGRT_ENOMEM;
-    int e = 0;
-    /* A name left by an earlier process of the same id is skipped. */
-    for (int tries = 0; tries < 16; tries++) {
-        /* relaxed: only the count's uniqueness matters, no data hangs on it. */
-        unsigned long k = atomic_fetch_add_explicit(&tmp_count, 1, memory_order_relaxed) + 1;
-        snprintf(*tmp, n, "%s.tmp%ld.%lu", target, rt_os_pid(), k);
-        e = rt_os_file_create(*tmp, target, f);
-        if (e == 0)
-            return 0;
-        if (!rt_os_file_exists_error(e))
-            break;
-    }
+    int e = rt_os_file_temp(target, *tmp, n, f);
+    if (e == 0)
+        return 0;
     free(*tmp);
     *tmp = NULL;
     return rt_error_os(e, "cannot create the temporary file beside it");
@@ -416,7 +403,7 @@ int rt_trace_write(rt_trace *t, const char *path)
     if (kind == RT_OS_FILE_OTHER)
         rc = rt_error_refuse("it is not a regular file, a character device or a FIFO");
     else if (kind == RT_OS_FILE_STREAM)
-        rc = (e = rt_os_file_open_stream(target, &f)) ? rt_error_os(e, "cannot open it") : 0;
+        rc = (e = rt_os_file_open_stream(target, false, &f)) ? rt_error_os(e, "cannot open it") : 0;
     else
         rc = make_tmp(target, &tmp, &f);
     view *v = rc == 0 ? calloc(t->nthreads, sizeof *v) : NULL;

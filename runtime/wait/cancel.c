@@ -13,7 +13,8 @@
  * starts (rt_cancel_deadline), and uses it as its own deadline when it
  * comes first: the wait's own timer (wait/wait.h) ends it with
  * DAGRT_ETIMEDOUT, through the same one-winner take as any timed wait
- * (wait/sync.c, wait/io.c; model tests/models/timed_wait.pml). So a scope's deadline
+ * (the one timed wait, wait/oneshot.c, whose owners wait/sync.c and
+ * wait/io.c decide it; model tests/models/timed_wait.pml). So a scope's deadline
  * adds no protocol: no timer lives in the scope (which has no fini to take
  * one down), nothing walks its links when it passes.
  */
@@ -22,6 +23,7 @@
 #include "cancel.h"
 #include "dagrt.h"
 #include "../os/os.h"
+#include "spin.h"
 
 #define RT_CANCEL_MAGIC 0x636e636cu   /* "cncl" */
 
@@ -30,9 +32,9 @@ typedef struct rt_cancel {
     _Atomic uint32_t requested;
     struct rt_cancel *parent;
     struct rt_cancel *root;          /* the top of the parent chain (itself for a root) */
-    /* The root's only: a spinlock over the links of the whole tree (held
-     * for a few list operations, never across a callback), the list, and
-     * the link whose on_cancel runs now. */
+    /* The root's only: a spinlock (wait/spin.h) over the links of the
+     * whole tree (held for a few list operations, never across a
+     * callback), the list, and the link whose on_cancel runs now. */
     _Atomic uint32_t lock;
     rt_cancel_link *head;
     rt_cancel_link *running;
@@ -44,24 +46,20 @@ _Static_assert(sizeof(rt_cancel) <= sizeof(dagrt_cancel), "dagrt_cancel too smal
 
 static inline rt_cancel *cancel_of(const dagrt_cancel *c) { return (rt_cancel *)(uintptr_t)c; }
 
-static void tree_lock(rt_cancel *r)
-{
-    /* acquire: the critical section sees the previous holder's writes. */
-    for (unsigned i = 0;; i++) {
-        if (atomic_exchange_explicit(&r->lock, 1, memory_order_acquire) == 0)
-            return;
-        /* relaxed: a spin on the word before trying again. */
-        while (atomic_load_explicit(&r->lock, memory_order_relaxed) != 0) {
-            if (++i >= 64)
-                rt_os_yield();
-        }
-    }
-}
+/* The root's lock over its tree's links (wait/spin.h). */
+static void tree_lock(rt_cancel *r) { rt_spin_lock(&r->lock); }
+static void tree_unlock(rt_cancel *r) { rt_spin_unlock(&r->lock); }
 
-static void tree_unlock(rt_cancel *r)
+/* Takes l off the root's list (r's lock held). */
+static void tree_unlink(rt_cancel *r, rt_cancel_link *l)
 {
-    /* release: pairs with tree_lock's acquire. */
-    atomic_store_explicit(&r->lock, 0, memory_order_release);
+    if (l->prev)
+        l->prev->next = l->next;
+    else
+        r->head = l->next;
+    if (l->next)
+        l->next->prev = l->prev;
+    l->attached = false;
 }
 
 /* Whether s or an ancestor is cancelled. */
@@ -158,13 +156,7 @@ void dagrt_cancel_request(dagrt_cancel *c)
             tree_lock(r);
             continue;
         }
-        if (l->prev)
-            l->prev->next = l->next;
-        else
-            r->head = l->next;
-        if (l->next)
-            l->next->prev = l->prev;
-        l->attached = false;
+        tree_unlink(r, l);
         r->running = l;
         tree_unlock(r);
         l->on_cancel(l);
@@ -205,15 +197,8 @@ void rt_cancel_detach(rt_cancel_link *l)
 {
     rt_cancel *r = cancel_of(l->scope)->root;
     tree_lock(r);
-    if (l->attached) {
-        if (l->prev)
-            l->prev->next = l->next;
-        else
-            r->head = l->next;
-        if (l->next)
-            l->next->prev = l->prev;
-        l->attached = false;
-    }
+    if (l->attached)
+        tree_unlink(r, l);
     /* Taken by a request: wait until its callback is done with l. on_cancel
      * never blocks, so this is short. */
     while (r->running == l) {

@@ -7,11 +7,11 @@
  * (so a cancel, which walks that list under the same lock, never reaches
  * the reactor before its op, nor after the record went back to the pool),
  * and waits on
- * the record's one-shot group (count 1), which the reactor's done callback
- * completes: the same hand-off as every other wait of the runtime (a
- * fiber's suspend/resume handshake, fiber/sched.c, so a completion that
- * lands before the fiber finished suspending resumes it exactly once).
- * Who waits how:
+ * the record's one timed wait (wait/oneshot.h: a one-shot group, count 1),
+ * which the reactor's done callback completes: the same hand-off as every
+ * other wait of the runtime (a fiber's suspend/resume handshake,
+ * fiber/sched.c, so a completion that lands before the fiber finished
+ * suspending resumes it exactly once). Who waits how:
  *   - a fiber task suspends (its worker runs other work);
  *   - a plain task on a worker, or the main thread, helps as in
  *     dagrt_event_wait and sleeps when there is nothing to run;
@@ -48,8 +48,8 @@
 
 #include "../core/core.h"   /* first: the runtime's view of dagrt.h */
 #include "cancel.h"
-#include "../fiber/fiber.h"
 #include "io.h"
+#include "oneshot.h"
 #include "../os/reactor.h"
 #include "wait.h"
 
@@ -63,17 +63,16 @@ _Static_assert((int)DAGRT_POLL_IN == (int)RT_IO_POLL_IN && (int)DAGRT_POLL_OUT =
 
 struct io_req {
     rt_io_op op;                 /* first: done() gets &op */
-    rt_group g;                  /* one-shot: completed by done() */
-    rt_waiter tw;                /* a foreign thread's waiter: wakes tdone */
-    _Atomic uint32_t tdone;
+    /* The one timed wait (wait/oneshot.h): completed by done(); its
+     * deadline (dagrt_poll) and its link on the caller's scope end the op
+     * through req_end. */
+    rt_oneshot w;
     struct io_req *prev, *next;  /* the in-flight list; next: the free list */
     bool closing;                /* dagrt_close ended it: EBADF */
     bool canceling;              /* a cancel was handed to the reactor */
     bool timed_out;              /* its deadline's timer fired: ETIMEDOUT */
     struct rt_io *io;
     rt_io_shard *sh;             /* whose lists it is on, whose lock orders it */
-    rt_timer timer;              /* the deadline (dagrt_poll) */
-    rt_cancel_link link;         /* on the caller's scope */
 };
 
 struct io_chunk {
@@ -219,62 +218,7 @@ static rt_io *io_get(dagrt *rt, int *err, int *os)
 static void req_done(rt_io_op *op)
 {
     io_req *q = (io_req *)(void *)op;
-    rt_group_done(&q->g);   /* may resume the waiter: q is its from here on */
-}
-
-static void thread_wake(rt_waiter *w)
-{
-    io_req *q = (io_req *)(void *)((char *)w - offsetof(io_req, tw));
-    /* release: the waiter's acquire sees the op's result. The word stays
-     * valid after: the record goes back to the pool, never to the system,
-     * before dagrt_destroy. */
-    atomic_store_explicit(&q->tdone, 1, memory_order_release);
-    rt_os_wake32_one(&q->tdone);
-}
-
-/* deadline: the call's timer's (DAGRT_FOREVER: none queued). */
-static int req_wait(dagrt *rt, io_req *q, uint64_t deadline)
-{
-    /* With hot workers, a completion resumes its fiber on the hot lane,
-     * which they serve before other work (design/io.md). */
-    bool hot = rt->cfg.hot_workers > 0;
-    if (hot)
-        rt_fiber_resume_hot(rt, true);
-    int r = rt_fiber_group_wait(rt, &q->g);   /* a fiber suspends */
-    if (r != 1) {
-        if (hot)   /* done before it suspended: no resume took the flag */
-            rt_fiber_resume_hot(rt, false);
-        return r;
-    }
-    rt_ctx *c = rt_ctx_current(rt);
-    if (c)
-        return rt_group_wait_thread(rt, c, &q->g);   /* helps, as dagrt_event_wait does */
-    q->tw.fn = thread_wake;
-    /* relaxed: set before the arm, whose acq_rel RMW publishes it. */
-    atomic_store_explicit(&q->tdone, 0, memory_order_relaxed);
-    r = rt_group_arm_on(&q->g, NULL, &q->tw);
-    if (r == 1)
-        return 0;
-    if (r < 0)
-        return r;
-    /* A thread outside the runtime sleeps until the completion, or until
-     * its deadline, where it runs the due timers itself, its own among
-     * them (as wait/sync.c's block_wait: with no idle thread in the runtime,
-     * nobody else might), then looks again every millisecond.
-     * acquire: pairs with thread_wake's release. */
-    while (atomic_load_explicit(&q->tdone, memory_order_acquire) == 0) {
-        if (deadline == DAGRT_FOREVER) {
-            rt_os_wait32(&q->tdone, 0);
-            continue;
-        }
-        rt_os_wait32_until(&q->tdone, 0, deadline);
-        uint64_t now = rt_now_ns();
-        if (now >= deadline) {
-            rt_timer_run_due(rt, now);
-            deadline = now + 1000000u;
-        }
-    }
-    return 0;
+    rt_oneshot_done(&q->w);   /* may resume the waiter: q is its from here on */
 }
 
 /* mu held: hands q's cancel to the reactor once. */
@@ -286,28 +230,19 @@ static void req_cancel(rt_io *io, io_req *q)
     io->r->ops->cancel(io->r, &q->op);
 }
 
-/* The deadline and the scopes end the op in the kernel; each callback
- * runs outside every lock but this one, briefly (wait/wait.h, wait/cancel.h). */
-static void req_timed_out(rt_timer *t)
+/* The one timed wait's end (wait/oneshot.h): the deadline and the scope
+ * end the op in the kernel; runs outside every lock but this one, briefly
+ * (wait/wait.h, wait/cancel.h). */
+static void req_end(rt_oneshot *w, int why)
 {
-    io_req *q = (io_req *)(void *)((char *)t - offsetof(io_req, timer));
+    io_req *q = (io_req *)(void *)((char *)w - offsetof(io_req, w));
     rt_os_mutex_lock(&q->sh->mu);
-    if (!q->canceling)
+    if (why == DAGRT_ETIMEDOUT && !q->canceling)
         q->timed_out = true;
     req_cancel(q->io, q);
     rt_os_mutex_unlock(&q->sh->mu);
 }
 
-static void req_cancel_locked(io_req *q)
-{
-    rt_os_mutex_lock(&q->sh->mu);
-    req_cancel(q->io, q);
-    rt_os_mutex_unlock(&q->sh->mu);
-}
-static void req_scope_cancelled(rt_cancel_link *l)
-{
-    req_cancel_locked((io_req *)(void *)((char *)l - offsetof(io_req, link)));
-}
 /* The runtime's scope (dagrt_destroy): every call in flight, and from
  * now on every call as it submits. One that is done already (its group
  * at 0) is left to its end. */
@@ -319,8 +254,7 @@ static void io_rt_cancelled(rt_cancel_link *l)
         rt_os_mutex_lock(&sh->mu);
         sh->rt_cancelled = true;
         for (io_req *q = sh->inflight; q; q = q->next)
-            /* acquire: a record whose group reached 0 is done. */
-            if (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
+            if (!rt_oneshot_over(&q->w))   /* a record whose group reached 0 is done */
                 req_cancel(io, q);
         rt_os_mutex_unlock(&sh->mu);
     }
@@ -337,42 +271,29 @@ static void kstat(_Atomic uint64_t *c, uint64_t n)
 enum { IO_OPS, IO_BYTES, IO_TIMEOUTS, IO_CANCELS, IO_ERRORS };
 
 /* Counts in dagrt_get_stats (per thread: the one the call returns on,
- * line 0 outside the runtime, as wait/sync.c's waits do), which
- * dagrt_get_io_stats sums per runtime; errors per runtime only. A
- * worker's line has one writer, itself (rt_tstat_add, no locked
- * instruction: two threads doing I/O bounced one shared line per kind);
- * the others take an RMW: line 0 (the main thread's, shared with threads
- * outside the runtime) and guests' slots (threads take them in turn). */
+ * line 0 outside the runtime, as wait/sync.c's waits do: rt_oneshot_count),
+ * which dagrt_get_io_stats sums per runtime; errors per runtime only. */
 static void count(dagrt *rt, rt_io *io, int kind, int what, uint64_t n)
 {
     if (what == IO_ERRORS) {
         kstat(&io->errors[kind], n);
         return;
     }
-    rt_ctx *c = rt_ctx_current(rt);   /* a fiber may have migrated */
-    rt_tstats *t = &rt->ctx[c ? c->index : 0].stats;
-    _Atomic uint64_t *line = what == IO_OPS ? &t->io_ops[kind]
-                           : what == IO_BYTES ? &t->io_bytes[kind]
-                           : what == IO_TIMEOUTS ? &t->io_timeouts[kind] : &t->io_cancels[kind];
-    if (c && c->worker && !c->guest)
-        rt_tstat_add(line, n);
-    else
-        kstat(line, n);   /* relaxed: as kstat says */
+    size_t f = what == IO_OPS ? offsetof(rt_tstats, io_ops)
+             : what == IO_BYTES ? offsetof(rt_tstats, io_bytes)
+             : what == IO_TIMEOUTS ? offsetof(rt_tstats, io_timeouts) : offsetof(rt_tstats, io_cancels);
+    rt_oneshot_count(rt, f + (size_t)kind * sizeof(_Atomic uint64_t), n);
 }
 
 /* The end of a call whose op is done: detaches it, returns the record
  * and turns the op's outcome into the call's result (*os: the system's
  * error behind it, 0 if none). */
 static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io_op *out,
-                      bool timed, bool linked, int *os)
+                      int *os)
 {
     int k = in->kind;
     count(rt, io, k, IO_OPS, 1);   /* on the thread it returns on */
-    /* Each returns once its callback is not running: q may go back then. */
-    if (timed)
-        rt_timer_cancel(rt, &q->timer);
-    if (linked)
-        rt_cancel_detach(&q->link);
+    rt_oneshot_disarm(rt, &q->w);   /* q may go back after it */
     *out = q->op;
     rt_io_shard *sh = q->sh;
     rt_os_mutex_lock(&sh->mu);
@@ -421,9 +342,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     rt_io *io = io_get(rt, &err, os);
     if (!io)
         return err;
-    uint64_t scope_deadline = rt_cancel_deadline(c);
-    if (scope_deadline < deadline)
-        deadline = scope_deadline;
+    deadline = rt_oneshot_deadline(deadline, c);
     if (dagrt_cancel_requested(c) || dagrt_cancel_requested(&rt->waits)) {
         count(rt, io, in->kind, IO_CANCELS, 1);
         return DAGRT_ECANCELED;
@@ -459,12 +378,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     q->closing = q->canceling = q->timed_out = false;
     q->io = io;
     q->sh = sh;
-    atomic_init(&q->g.word, 1);
-    q->g.owner = NULL;
-    q->g.waiter = NULL;
-    q->g.local = 0;
-    q->g.armed = 0;
-    q->g.magic = RT_GROUP_MAGIC;
+    rt_oneshot_init(&q->w, req_end);
     q->prev = NULL;
     q->next = sh->inflight;
     if (sh->inflight)
@@ -491,57 +405,32 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
      * already, holding the completion queue across its system call so
      * that an idle worker peeking the queue cannot take it first
      * (reactor_uring.c, RESERVE); this reap is for what that could not.
-     * acquire: the completer's release of the group's word, so the op's
-     * result is visible. */
+     * rt_oneshot_over's acquire sees the op's result. */
     if (io->r->ops->reap && !deferred)
         io->r->ops->reap(io->r, q->op.slot, 32);
-    if (atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
-        return io_end(rt, io, q, in, out, false, false, os);
+    if (rt_oneshot_over(&q->w))
+        return io_end(rt, io, q, in, out, os);
 
-    /* The deadline and the links, after the submit (outside sh->mu: the
+    /* The deadline and the link, after the submit (outside sh->mu: the
      * callbacks take it): one that fires at once cancels an op that is
-     * already in the reactor. */
-    bool timed = false, linked = false, early = false;
-    if (past) {
+     * already in the reactor. No link on the runtime's scope: io_make's
+     * one link serves every call. */
+    int early = rt_oneshot_arm(rt, &q->w, deadline, c, false);
+    if (early) {
+        /* As the callback would have: a deadline past (a poll has had its
+         * look) or no room for its timer ends the call as timed out. */
         rt_os_mutex_lock(&sh->mu);
-        q->timed_out = true;   /* as if its timer fired now */
+        if (early != DAGRT_ECANCELED)
+            q->timed_out = true;
+        req_cancel(io, q);
         rt_os_mutex_unlock(&sh->mu);
-        early = true;
-    } else if (deadline != DAGRT_FOREVER) {
-        q->timer.deadline_ns = deadline;
-        q->timer.fire = req_timed_out;
-        timed = rt_timer_add(rt, &q->timer) == 0;
-        if (!timed) {
-            rt_os_mutex_lock(&sh->mu);
-            q->timed_out = true;   /* no room for the timer: as if it fired */
-            rt_os_mutex_unlock(&sh->mu);
-            early = true;
-        }
     }
-    if (c) {
-        q->link.on_cancel = req_scope_cancelled;
-        linked = rt_cancel_attach(c, &q->link) == 0;
-        early |= !linked;
-    }
-    if (early)
-        req_cancel_locked(q);
-    rt_ctx *wc = rt_ctx_current(rt);
-    bool task = (wc && wc->depth > 0) || dagrt_in_fiber(rt);
-    if (task)   /* destroy's "only waits are left" (core/worker.c): the record's shard's count */
-        atomic_fetch_add_explicit(&sh->nwaits, 1, memory_order_relaxed);   /* relaxed: see core/core.h */
-
-    int w = req_wait(rt, q, timed ? deadline : DAGRT_FOREVER);
-    if (task)
-        atomic_fetch_sub_explicit(&sh->nwaits, 1, memory_order_relaxed);   /* relaxed: as above */
-    /* Whatever req_wait said, the op is done only when done() ran: a wait
-     * that failed (it cannot, on a fresh group) must still not free it. */
-    if (w != 0) {
-        req_cancel_locked(q);
-        /* acquire: the completer's release of the word. */
-        while (atomic_load_explicit(&q->g.word, memory_order_acquire) != 0)
-            rt_os_yield();
-    }
-    return io_end(rt, io, q, in, out, timed, linked, os);
+    /* With hot workers, a completion resumes its fiber on the hot lane,
+     * which they serve before other work (design/io.md). Counted in the
+     * record's shard for destroy's "only waits are left" (core/worker.c). */
+    unsigned how = RT_ONESHOT_HELP | (rt->cfg.hot_workers > 0 ? RT_ONESHOT_HOT : 0u);
+    rt_oneshot_wait(rt, &q->w, &sh->nwaits, how);
+    return io_end(rt, io, q, in, out, os);
 }
 
 static const char *const op_names[RT_IO_KINDS] = {
@@ -564,7 +453,7 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
     /* A thread outside the runtime: counted while in the call, refused
      * once dagrt_destroy has begun (core/worker.c, "DESTROY AND THREADS
      * OUTSIDE"). On rt's own threads, one TLS read. */
-    int in_ = rt_ctx_here(rt) ? 0 : rt_call_enter(rt, RT_DRAINING);
+    int in_ = rt_oneshot_enter(rt, RT_DRAINING);
     if (in_ < 0)
         return rt_error_set(DAGRT_ECANCELED, 0);
     rt_obs *ob = rt_obs_now(&rt->obs);
@@ -580,8 +469,7 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
         if (ob && ob->trace && cx)
             rt_trace_io(ob->trace, cx->index, op_names[in->kind], (int64_t)in->h, r, rt_now_ns() - t0);
     }
-    if (in_)
-        rt_call_leave(rt);   /* the call's last access to rt */
+    rt_oneshot_leave(rt, in_);   /* the call's last access to rt */
     return r;
 }
 
@@ -613,7 +501,7 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
     /* A thread outside the runtime (core/worker.c, "DESTROY AND THREADS
      * OUTSIDE"): refused only once every task has finished, and then it
      * just closes h: destroy is ending every call left. */
-    int in_ = rt_ctx_here(rt) ? 0 : rt_call_enter(rt, RT_SEALED);
+    int in_ = rt_oneshot_enter(rt, RT_SEALED);
     rt_io *io = in_ < 0 ? NULL : io_of(rt);
     if (io) {
         /* End the calls parked on h, then wait until the reactor has let
@@ -625,8 +513,8 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
                 rt_io_shard *sh = &io->shards[i];
                 rt_os_mutex_lock(&sh->mu);
                 for (io_req *q = sh->inflight; q; q = q->next) {
-                    /* acquire: a record whose group reached 0 is done. */
-                    if (q->op.h != h || atomic_load_explicit(&q->g.word, memory_order_acquire) == 0)
+                    /* A record whose group reached 0 is done. */
+                    if (q->op.h != h || rt_oneshot_over(&q->w))
                         continue;
                     any = true;
                     if (!q->canceling) {
@@ -644,8 +532,7 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
                 rt_os_sleep_ns(50000);
         }
     }
-    if (in_ > 0)
-        rt_call_leave(rt);
+    rt_oneshot_leave(rt, in_);
     int e = rt_os_handle_close(h);
     return rt_error_set(e ? rt_os_error_code(e) : 0, e);
 }

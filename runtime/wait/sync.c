@@ -2,18 +2,19 @@
  * wait/sync.c - the fiber-aware sync primitives: events, mutexes, semaphores,
  * condition variables and sleeps, with deadlines and cancel scopes.
  * Each is a wait queue (a spinlock, a FIFO of waiters, a value); a waiter
- * is a one-shot group (count 1) that the waker completes, so waiting is the
- * fiber scheduler's suspend (fiber/sched.c) on a fiber and a helping or
- * blocking group wait elsewhere.
+ * is the one timed wait (wait/oneshot.h: a one-shot group that the waker
+ * completes, its deadline and cancel links, the fiber's suspend or a
+ * thread's helping or blocking wait), which this file's queues decide.
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fiber/fiber.h"
 #include "../core/core.h"
 #include "cancel.h"
+#include "oneshot.h"
+#include "spin.h"
 #include "wait.h"
 
 /* ------------------------------------------------------ wait queues */
@@ -37,9 +38,8 @@ typedef struct rt_wq rt_wq;
 
 typedef struct wq_waiter {
     struct wq_waiter *next, *prev;
-    rt_group g;          /* one-shot: count 1, completed by whoever takes it out */
+    rt_oneshot o;        /* the one timed wait: completed by whoever takes it out */
     rt_wq *q;            /* the queue it waits in; NULL for a sleep */
-    dagrt *rt;
     int result;          /* written by whoever takes it out, before the wake */
     /* What its timer ends it with: DAGRT_ETIMEDOUT, or 0 for a sleep
      * (its deadline is its success) unless its scope's deadline
@@ -47,13 +47,10 @@ typedef struct wq_waiter {
     int timeout_code;
     bool queued;         /* under q's lock */
     _Atomic int taken;   /* a sleep: 1 once its timer or cancel has it */
-    rt_timer timer;
-    rt_cancel_link link;     /* on the caller's scope */
-    rt_cancel_link rtlink;   /* on the runtime's (rt->waits: dagrt_destroy) */
 } wq_waiter;
 
 struct rt_wq {
-    _Atomic uint32_t lock;
+    _Atomic uint32_t lock;   /* wait/spin.h */
     uint32_t magic;
     /* Written only under `lock`, so relaxed accesses inside it are ordered
      * by the lock; atomic because events also read it without the lock
@@ -73,29 +70,9 @@ _Static_assert(sizeof(rt_wq) <= sizeof(dagrt_cond), "dagrt_cond too small");
 #define WQ_SEM   0x73656d61u   /* "sema" */
 #define WQ_COND  0x636f6e64u   /* "cond" */
 
-static void wq_lock(rt_wq *q)
-{
-    /* acquire: the critical section sees the previous holder's writes. A
-     * holder never waits or switches while holding it (a few list ops), so
-     * spinning is short; yield in case the holder was preempted. */
-    for (unsigned i = 0;; i++) {
-        if (atomic_exchange_explicit(&q->lock, 1, memory_order_acquire) == 0)
-            return;
-        /* relaxed: a spin on the word before trying again. */
-        while (atomic_load_explicit(&q->lock, memory_order_relaxed) != 0) {
-            if (++i < 64)
-                rt_cpu_relax();
-            else
-                rt_os_yield();
-        }
-    }
-}
-
-static void wq_unlock(rt_wq *q)
-{
-    /* release: pairs with wq_lock's acquire. */
-    atomic_store_explicit(&q->lock, 0, memory_order_release);
-}
+/* A holder never waits or switches while holding it (a few list ops). */
+static void wq_lock(rt_wq *q) { rt_spin_lock(&q->lock); }
+static void wq_unlock(rt_wq *q) { rt_spin_unlock(&q->lock); }
 
 static void wq_init(rt_wq *q, uint32_t magic, int64_t value)
 {
@@ -143,31 +120,45 @@ static wq_waiter *wq_pop(rt_wq *q)
     return w;
 }
 
+static void waiter_end(rt_oneshot *o, int why);
+
 static void waiter_init(wq_waiter *w, rt_wq *q)
 {
-    /* A group with no owner (all counts atomic): one completion pending,
-     * the waker's. */
-    atomic_init(&w->g.word, 1);
-    w->g.owner = NULL;
-    w->g.waiter = NULL;
-    w->g.local = 0;
-    w->g.armed = 0;
-    w->g.magic = RT_GROUP_MAGIC;
+    rt_oneshot_init(&w->o, waiter_end);
     w->next = w->prev = NULL;
     w->q = q;
-    w->rt = NULL;
     w->result = 0;
     w->timeout_code = q ? DAGRT_ETIMEDOUT : 0;
     w->queued = false;
     atomic_init(&w->taken, 0);
-    w->timer.slot = 0;
 }
 
 /* The waker's side, outside the queue lock. After this the waiter may
- * return and its stack frame vanish: rt_group_done touches w->g last. */
+ * return and its stack frame vanish (rt_oneshot_done). */
 static void waiter_wake(wq_waiter *w)
 {
-    rt_group_done(&w->g);
+    rt_oneshot_done(&w->o);
+}
+
+/* Takes up to *n of the oldest waiters out for a hand-off (q's lock
+ * held), *n less what it took: a list through next, for wake_list once
+ * the lock is released. */
+static wq_waiter *wq_pop_list(rt_wq *q, uint32_t *n)
+{
+    wq_waiter *list = NULL, **tail = &list;
+    for (wq_waiter *w; *n > 0 && (w = wq_pop(q)); tail = &w->next, (*n)--)
+        *tail = w;
+    *tail = NULL;
+    return list;
+}
+
+static void wake_list(wq_waiter *w)
+{
+    while (w) {
+        wq_waiter *n = w->next;   /* read before the wake frees it */
+        waiter_wake(w);
+        w = n;
+    }
 }
 
 /* A timer or cancel link takes w out with `code` if nobody has (top of
@@ -195,58 +186,12 @@ static void waiter_take(wq_waiter *w, int code)
     waiter_wake(w);
 }
 
-#define WAITER_OF(p, field) ((wq_waiter *)(void *)((char *)(p) - offsetof(wq_waiter, field)))
-
-static void waiter_timed_out(rt_timer *t)
+/* The one timed wait's end (wait/oneshot.h): its deadline (a sleep's own
+ * deadline is its success) or a scope's cancel. */
+static void waiter_end(rt_oneshot *o, int why)
 {
-    wq_waiter *w = WAITER_OF(t, timer);
-    waiter_take(w, w->timeout_code);   /* a sleep's own deadline is its success */
-}
-
-static void waiter_cancelled(rt_cancel_link *l) { waiter_take(WAITER_OF(l, link), DAGRT_ECANCELED); }
-static void waiter_rt_cancelled(rt_cancel_link *l) { waiter_take(WAITER_OF(l, rtlink), DAGRT_ECANCELED); }
-
-/* A thread's own wake-up for a blocking wait: a word on its stack. */
-typedef struct thread_waiter {
-    rt_waiter w;             /* first: thread_wake gets &w */
-    _Atomic uint32_t woke;
-} thread_waiter;
-
-static void thread_wake(rt_waiter *w)
-{
-    thread_waiter *tw = (thread_waiter *)(void *)w;
-    /* release: the waiter's acquire load sees the group's completion and
-     * the result written before it. The wake after the store may reach a
-     * word whose frame has gone: a futex wake on a stale address is only
-     * a spurious wake-up for whoever waits there, which callers allow. */
-    atomic_store_explicit(&tw->woke, 1, memory_order_release);
-    rt_os_wake32_one(&tw->woke);
-}
-
-/* Blocks the calling thread (no help) until w is woken: a plain task or
- * the main thread with a deadline, or a thread outside the runtime. Past
- * the deadline it runs due timers itself (its own among them), so it never
- * depends on an idle worker being there. */
-static void block_wait(dagrt *rt, rt_ctx *c, wq_waiter *w, uint64_t deadline)
-{
-    rt_ctx_publish_tail(c);   /* what this thread spawned must stay stealable */
-    thread_waiter tw = { { thread_wake }, 0 };
-    int r = rt_group_arm(&w->g, &tw.w);
-    if (r != 0)
-        return;   /* 1: already woken (an ownerless group cannot refuse) */
-    uint64_t until = deadline;
-    /* acquire: pairs with thread_wake's release. */
-    while (atomic_load_explicit(&tw.woke, memory_order_acquire) == 0) {
-        rt_os_wait32_until(&tw.woke, 0, until);
-        if (until != UINT64_MAX) {
-            uint64_t now = rt_now_ns();
-            if (now >= until) {
-                rt_timer_run_due(rt, now);
-                /* Another runner may have been busy: look again in 1 ms. */
-                until = now + 1000000u;
-            }
-        }
-    }
+    wq_waiter *w = (wq_waiter *)(void *)((char *)o - offsetof(wq_waiter, o));
+    waiter_take(w, why == DAGRT_ETIMEDOUT ? w->timeout_code : why);
 }
 
 /* Counts a wait's timeout or cancellation in dagrt_get_stats; returns r,
@@ -255,88 +200,32 @@ static void block_wait(dagrt *rt, rt_ctx *c, wq_waiter *w, uint64_t deadline)
 static int count_result(dagrt *rt, int r)
 {
     rt_error_set(r, 0);
-    if (r == DAGRT_ETIMEDOUT || r == DAGRT_ECANCELED) {
-        rt_ctx *c = rt_ctx_current(rt);   /* a real call: a fiber may have migrated */
-        rt_tstats *st = &rt->ctx[c ? c->index : 0].stats;
-        /* relaxed: statistics; an RMW because threads outside the runtime
-         * count on line 0 too. */
-        atomic_fetch_add_explicit(r == DAGRT_ETIMEDOUT ? &st->wait_timeouts : &st->wait_cancels,
-                                  1, memory_order_relaxed);
-    }
+    if (r == DAGRT_ETIMEDOUT)
+        rt_oneshot_count(rt, offsetof(rt_tstats, wait_timeouts), 1);
+    else if (r == DAGRT_ECANCELED)
+        rt_oneshot_count(rt, offsetof(rt_tstats, wait_cancels), 1);
     return r;
 }
 
 /* The slow path of every wait: w is queued (or, for a sleep, has no
- * queue), the queue's lock released. Arms the deadline and the cancel
- * links, waits, takes them down again and returns w's result. help: the
- * thread form helps (events, sleeps) or blocks (mutex, semaphore, cond:
- * helping while queued for a lock could run tasks that need it). */
+ * queue), the queue's lock released. The one timed wait: its deadline and
+ * cancel links, the wait, and its result. help: the thread form helps
+ * (events, sleeps) or blocks (mutex, semaphore, cond: helping while
+ * queued for a lock could run tasks that need it). */
 static int wait_slow(dagrt *rt, wq_waiter *w, uint64_t deadline, dagrt_cancel *cs, bool help,
                      bool rt_cancellable)
 {
-    w->rt = rt;
     /* A scope's deadline (on cs or above it) that comes first is the
      * wait's, and ends even a sleep with DAGRT_ETIMEDOUT (wait/cancel.c,
-     * DEADLINES): read once, here. */
-    uint64_t scope_deadline = rt_cancel_deadline(cs);
-    if (scope_deadline < deadline) {
-        deadline = scope_deadline;
+     * DEADLINES): read once, here, before its timer may fire. */
+    uint64_t d = rt_oneshot_deadline(deadline, cs);
+    if (d < deadline)
         w->timeout_code = DAGRT_ETIMEDOUT;
-    }
-    int early = 0;
-    bool timed = false, linked = false, rtlinked = false;
-    if (deadline != DAGRT_FOREVER) {
-        if (deadline <= rt_now_ns()) {
-            early = w->timeout_code ? DAGRT_ETIMEDOUT : -1;   /* -1: a sleep already over */
-        } else {
-            w->timer.deadline_ns = deadline;
-            w->timer.fire = waiter_timed_out;
-            if (rt_timer_add(rt, &w->timer) == 0)
-                timed = true;
-            else
-                early = DAGRT_ENOMEM;
-        }
-    }
-    if (!early && cs) {
-        w->link.on_cancel = waiter_cancelled;
-        if (rt_cancel_attach(cs, &w->link) == 0)
-            linked = true;
-        else
-            early = DAGRT_ECANCELED;
-    }
-    if (!early && rt_cancellable) {
-        w->rtlink.on_cancel = waiter_rt_cancelled;
-        if (rt_cancel_attach(&rt->waits, &w->rtlink) == 0)
-            rtlinked = true;
-        else
-            early = DAGRT_ECANCELED;
-    }
-    if (early)
-        waiter_take(w, early == -1 ? 0 : early);   /* a hand-off that came first still wins */
-
-    rt_ctx *c = rt_ctx_current(rt);
-    bool task = (c && c->depth > 0) || dagrt_in_fiber(rt);
-    if (task)
-        atomic_fetch_add_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: see core/core.h */
-    int r = rt_fiber_group_wait(rt, &w->g);   /* on a fiber: suspends */
-    if (r == 1) {
-        if (help && c)
-            rt_group_wait_thread(rt, c, &w->g);
-        else if (c && deadline == DAGRT_FOREVER)
-            rt_fiber_block_wait(rt, c, &w->g);   /* counts blocked threads (its warning) */
-        else
-            block_wait(rt, c, w, deadline);
-    }
-    if (task)
-        atomic_fetch_sub_explicit(&rt->nwaits, 1, memory_order_relaxed);   /* relaxed: as above */
-    /* Woken: take the deadline and the links down. Each returns only once
-     * its callback is not running, so w's frame may end after this. */
-    if (timed)
-        rt_timer_cancel(rt, &w->timer);
-    if (linked)
-        rt_cancel_detach(&w->link);
-    if (rtlinked)
-        rt_cancel_detach(&w->rtlink);
+    int early = rt_oneshot_arm(rt, &w->o, d, cs, rt_cancellable);
+    if (early)   /* a hand-off that came first still wins */
+        waiter_take(w, early == RT_ONESHOT_PAST ? w->timeout_code : early);
+    rt_oneshot_wait(rt, &w->o, &rt->nwaits, help ? RT_ONESHOT_HELP : 0);
+    rt_oneshot_disarm(rt, &w->o);
     return count_result(rt, w->result);
 }
 
@@ -389,16 +278,10 @@ void dagrt_event_set(dagrt_event *e)
      * acquire it, and must then see what the setter wrote before setting
      * (TSan caught the relaxed version). */
     atomic_store_explicit(&q->value, 1, memory_order_release);
-    wq_waiter *all = NULL, **tail = &all;
-    for (wq_waiter *w; (w = wq_pop(q)); tail = &w->next)
-        *tail = w;
-    *tail = NULL;
+    uint32_t n = UINT32_MAX;
+    wq_waiter *all = wq_pop_list(q, &n);
     wq_unlock(q);
-    while (all) {
-        wq_waiter *n = all->next;   /* read before the wake frees it */
-        waiter_wake(all);
-        all = n;
-    }
+    wake_list(all);
 }
 
 void dagrt_event_reset(dagrt_event *e)
@@ -580,27 +463,14 @@ void dagrt_sem_release(dagrt_sem *s, uint32_t n)
     rt_wq *q = wq_of(s);
     if (!s || q->magic != WQ_SEM || n == 0)
         return;
-    wq_waiter *woken = NULL, **tail = &woken;
     wq_lock(q);
-    while (n > 0) {
-        wq_waiter *w = wq_pop(q);
-        if (!w)
-            break;
-        *tail = w;
-        tail = &w->next;
-        n--;
-    }
-    *tail = NULL;
+    wq_waiter *woken = wq_pop_list(q, &n);
     if (n > 0)   /* relaxed: under the queue's lock (rt_wq) */
         atomic_store_explicit(&q->value,
                               atomic_load_explicit(&q->value, memory_order_relaxed) + n,
                               memory_order_relaxed);
     wq_unlock(q);
-    while (woken) {
-        wq_waiter *nx = woken->next;
-        waiter_wake(woken);
-        woken = nx;
-    }
+    wake_list(woken);
 }
 
 /* ---------------------------------------------------- condition variables */
@@ -655,36 +525,27 @@ void dagrt_cond_broadcast(dagrt_cond *cv)
     rt_wq *q = wq_of(cv);
     if (!cv || q->magic != WQ_COND)
         return;
-    wq_waiter *all = NULL, **tail = &all;
+    uint32_t n = UINT32_MAX;
     wq_lock(q);
-    for (wq_waiter *w; (w = wq_pop(q)); tail = &w->next)
-        *tail = w;
-    *tail = NULL;
+    wq_waiter *all = wq_pop_list(q, &n);
     wq_unlock(q);
-    while (all) {
-        wq_waiter *n = all->next;   /* read before the wake frees it */
-        waiter_wake(all);
-        all = n;
-    }
+    wake_list(all);
 }
 
 /* ------------------------------- threads outside the runtime vs destroy */
 
 /* The timed calls above, as a thread with no ctx in rt makes them while
  * another thread may destroy rt: counted in rt->calls for their length,
- * refused with DAGRT_ECANCELED once destroy has begun (core/worker.c, "DESTROY
- * AND THREADS OUTSIDE"; rt_call_enter). On rt's own threads, one TLS read. */
+ * refused with DAGRT_ECANCELED once destroy has begun (rt_oneshot_enter). */
 #define OUTSIDE_CALL(rt, call)                         \
     do {                                               \
         if (!(rt))                                     \
             return DAGRT_EINVAL;                       \
-        int in_ = rt_ctx_here(rt) ? 0                  \
-                  : rt_call_enter((rt), RT_DRAINING);  \
+        int in_ = rt_oneshot_enter((rt), RT_DRAINING); \
         if (in_ < 0)                                   \
             return DAGRT_ECANCELED;                    \
         int r_ = (call);                               \
-        if (in_)                                       \
-            rt_call_leave(rt);                         \
+        rt_oneshot_leave((rt), in_);                   \
         return r_;                                     \
     } while (0)
 

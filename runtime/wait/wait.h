@@ -19,8 +19,9 @@
  *    keeper; with no keeper it wakes one idle ctx (which becomes it), so a
  *    deadline added while every thread parks is not slept through. A
  *    keeper woken for work while timers are pending hands the role on.
- *  - a thread outside the runtime that waits with a deadline (wait/sync.c)
- *    sleeps until its own deadline and then runs what is due itself.
+ *  - a thread outside the runtime that waits with a deadline (the one
+ *    timed wait, wait/oneshot.c) sleeps until its own deadline and then
+ *    runs what is due itself.
  *  - every thread that polls rather than runs a body serves due timers
  *    as an idler does (rt_poll_duty, core/idle.c "THE POLLER'S DUTY"): a plan
  *    thread waiting for a node too, since in plan mode no thread goes idle

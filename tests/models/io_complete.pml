@@ -1,7 +1,8 @@
 /*
  * io_complete.pml - an I/O call's hand-off between the reactor's
- * completion, the fiber's suspend and the cancels (runtime/wait/io.c over
- * os/reactor.h, the group and park handshake of runtime/fiber/sched.c).
+ * completion, the fiber's suspend and the cancels (runtime/wait/io.c on
+ * the one timed wait of wait/oneshot.c, over os/reactor.h; the group and
+ * park handshake of runtime/fiber/sched.c).
  *
  * One call on a fiber task: under io.c's lock the fiber takes the op
  * record, links it in flight and submits it; then it attaches its cancel
