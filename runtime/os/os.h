@@ -10,7 +10,7 @@
  * (os_linux.c, os_win32.c); no other runtime file includes a system header
  * beyond C11's (one known exception: arch/ctx_ucontext.h's <ucontext.h>,
  * whose ucontext_t the portable fallback context holds by value:
- * docs/runtime.md's layout table says why it stays).
+ * docs/runtime-internals.md's arch/ table says why it stays).
  *
  * The types hold no system type: locks are opaque storage whose size one
  * `#if` below sets per system (each implementation checks at compile time

@@ -545,7 +545,7 @@ void rt_io_fini(dagrt *rt)
     if (!io)
         return;
     /* Every task has finished; a thread outside the runtime may still be
-     * in a call (cancelled by rt_io_shutdown): wait until the reactor has
+     * in a call (cancelled by destroy's cancel of rt->waits): wait until the reactor has
      * let go of every buffer. */
     for (;;) {
         size_t n = 0;

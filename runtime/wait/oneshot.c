@@ -101,7 +101,7 @@ static void thread_wake(rt_waiter *w)
     /* release: the waiter's acquire load sees the group's completion and
      * what the completer wrote before it (a result, an op's outcome). The
      * wake after the store may reach a word whose storage has gone (a
-     * sync waiter's frame on the waiting stack): a futex wake on a stale
+     * sync waiter's stack frame, on the waiting stack): a futex wake on a stale
      * address is only a spurious wake-up for whoever waits there, which
      * callers allow. (An I/O record's word stays valid: records go back
      * to their pool, never to the system, before dagrt_destroy.) */

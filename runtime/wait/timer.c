@@ -10,7 +10,7 @@
  * touches only `firing`, never the timer. rt_timer_cancel of a timer that
  * is no longer queued waits while it is the one `firing`: so when cancel
  * returns, fire is not running, which is what lets a waiter return (and
- * its frame vanish) right after.
+ * its stack frame vanish) right after.
  */
 #include <stdlib.h>
 
