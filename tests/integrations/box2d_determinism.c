@@ -45,7 +45,7 @@ static void b2_free(void *p, size_t size)
 
 /* A worker thread allocates as it starts (glibc's pthread_getattr_np, for
  * its stack bounds), which on a loaded machine may come after the warm
- * steps (tests/e2e/alloc_frame.c measured it): so first every worker runs
+ * steps (tests/exec/alloc_frame.c measured it): so first every worker runs
  * a task. */
 static dagrt *seen_rt;
 static _Atomic int seen[64];

@@ -1,5 +1,5 @@
 /* policy_scenario.h - the executor's measured choices (policy_scenario.c),
- * listed in e2e_list.h, hosted by tests/scenario/. */
+ * listed in exec_list.h, hosted by tests/scenario/. */
 #ifndef POLICY_SCENARIO_H
 #define POLICY_SCENARIO_H
 

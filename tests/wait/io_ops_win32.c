@@ -1,6 +1,6 @@
 /* io_ops_win32.c - the I/O calls' scenarios that only Windows has, and
  * the Windows side of io_ops.h's shim (io_ops.c holds the scenarios both
- * systems share, under the same names). Each runs twice (io_list.h): on
+ * systems share, under the same names). Each runs twice (wait_list.h): on
  * the completion port ("iocp") and with the blocking lane forced
  * (dagrt_config.io_fallback: "lane"). Files are opened for overlapped I/O
  * (FILE_FLAG_OVERLAPPED) so that the port takes them; a few handles are

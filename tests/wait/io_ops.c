@@ -1,6 +1,6 @@
 /* io_ops.c - the I/O calls' scenarios that are the same on every system
  * (dagrt_read ... dagrt_poll, dagrt_close), on real files in a temporary
- * directory and real sockets on 127.0.0.1. Each runs twice (io_list.h): on
+ * directory and real sockets on 127.0.0.1. Each runs twice (wait_list.h): on
  * the default reactor and with the fallback forced (dagrt_config.io_fallback:
  * epoll and its blocking lane on Linux, the blocking lane on Windows), so
  * both paths are checked on every run. What only one system has is in

@@ -1,4 +1,4 @@
-/* e2e_table.c - the scenarios of e2e_list.h as scenario_table
+/* exec_table.c - the scenarios of exec_list.h as scenario_table
  * (tests/scenario/scenario.h). */
 #include <stddef.h>
 
@@ -15,7 +15,7 @@ static int run_policy_pipe(void) { return policy_pipe_scenario(); }   /* policy_
 
 const scenario scenario_table[] = {
 #define SCENARIO(group, name, secs, flags) {#name, run_##name, NULL},
-#include "e2e_list.h"
+#include "exec_list.h"
 #undef SCENARIO
     {NULL, NULL, NULL},
 };

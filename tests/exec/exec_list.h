@@ -1,7 +1,7 @@
 /*
- * e2e_list.h - the one list of the end-to-end scenarios on hand-written
+ * exec_list.h - the one list of the executor's scenarios on hand-written
  * graphs (docs/testing.md, "Scenarios"): SCENARIO(group, name, Criterion
- * timeout, flags), each a call of e2e_table.c, hosted by Criterion (suite
+ * timeout, flags), each a call of exec_table.c, hosted by Criterion (suite
  * e2e) and by the plain driver (suite tsan, and the Windows cross build).
  * One entry a line: tests/scenario/meson.build reads this file too.
  */

@@ -26,9 +26,9 @@
 #include "dagrt.h"
 #include "scenario.h"
 
-/* The suite's list declares every scenario (io_scenarios.c holds the table). */
+/* The suite's list declares every scenario (wait_scenarios.c holds the table). */
 #define SCENARIO(group, name, secs, flags) int name(void);
-#include "io_list.h"
+#include "wait_list.h"
 #undef SCENARIO
 
 #define FAIL(...) do { fprintf(stderr, "%s: ", __func__); fprintf(stderr, __VA_ARGS__); \

@@ -1,7 +1,7 @@
 /*
- * io_list.h - the one list of the scenarios of waiting on the world
+ * wait_list.h - the one list of the scenarios of waiting on the world
  * (docs/testing.md, "Scenarios"): SCENARIO(io, name, Criterion timeout,
- * flags), each the function NAME of io_scenarios.c; SCN_TSAN: also a
+ * flags), each the function NAME of wait_scenarios.c; SCN_TSAN: also a
  * plain-driver test in suite tsan. One entry a line:
  * tests/scenario/meson.build reads this file too.
  */

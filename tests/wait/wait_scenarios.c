@@ -1,4 +1,4 @@
-/* io_scenarios.c - scenarios for cancel scopes and the clock, hosted by the
+/* wait_scenarios.c - scenarios for cancel scopes and the clock, hosted by the
  * one scenario runner (tests/scenario: Criterion, and the plain driver for TSan). Each returns 0 or
  * prints why it failed and returns 1. */
 #include <pthread.h>
@@ -951,12 +951,12 @@ static int io_destroy_parked(void)
 /* The scenarios of the suite's other files (io_ops.c and its system side), declared from the
  * list (extern keeps the linkage of one defined static above). */
 #define SCENARIO(group, name, secs, flags) extern int name(void);
-#include "io_list.h"
+#include "wait_list.h"
 #undef SCENARIO
 
 const scenario scenario_table[] = {
 #define SCENARIO(group, name, secs, flags) {#name, name, NULL},
-#include "io_list.h"
+#include "wait_list.h"
 #undef SCENARIO
     {NULL, NULL, NULL},
 };
