@@ -522,7 +522,7 @@ static void *gw_foreign(void *arg)
 /* A thread outside the runtime waiting on a group blocks until the last
  * task wakes it: over a 60 ms wait it sleeps a handful of times, where
  * polling with 50 µs naps would switch out a thousand times. */
-int io_group_wait_foreign(void)
+int wait_group_foreign(void)
 {
     int bad = 0;
     dagrt *rt = make_rt(false, 2);
@@ -542,7 +542,7 @@ int io_group_wait_foreign(void)
         pthread_join(t, NULL);
         EXPECT(j.rc == 0);
         if (j.switches > 50)
-            fprintf(stderr, "io_group_wait_foreign: %ld voluntary switches in a 60 ms wait\n", j.switches);
+            fprintf(stderr, "wait_group_foreign: %ld voluntary switches in a 60 ms wait\n", j.switches);
         EXPECT(j.switches <= 50);
         free(g);
     }

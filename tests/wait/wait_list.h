@@ -1,22 +1,26 @@
 /*
  * wait_list.h - the one list of the scenarios of waiting on the world
- * (docs/testing.md, "Scenarios"): SCENARIO(io, name, Criterion timeout,
- * flags), each the function NAME of wait_scenarios.c; SCN_TSAN: also a
+ * (runtime/wait/; docs/testing.md, "Scenarios"): SCENARIO(group, name,
+ * Criterion timeout, flags). Group wait: the waits themselves
+ * (wait_scenarios.c), each named after what it waits on: timer_* (the
+ * clock, sleeps), cancel_* (cancel scopes), sync_* (the sync objects'
+ * timed waits), wait_* (every kind at once). Group io: the I/O calls
+ * (io_*: io_ops.c, io_trace.c and their system sides). SCN_TSAN: also a
  * plain-driver test in suite tsan. One entry a line:
  * tests/scenario/meson.build reads this file too.
  */
-SCENARIO(io, io_cancel_nesting, 60, SCN_TSAN)
-SCENARIO(io, io_cancel_cross_thread, 60, SCN_TSAN)
-SCENARIO(io, io_clock, 60, SCN_TSAN)
-SCENARIO(io, io_sleep_min, 60, SCN_TSAN)
-SCENARIO(io, io_sleep_earlier, 60, SCN_TSAN)
-SCENARIO(io, io_sleep_busy_adder, 60, SCN_TSAN)
-SCENARIO(io, io_timed_wait, 60, SCN_TSAN)
-SCENARIO(io, io_cancel_wakes, 60, SCN_TSAN)
-SCENARIO(io, io_cond_hammer, 60, SCN_TSAN)
-SCENARIO(io, io_cond_signals, 60, SCN_TSAN)
-SCENARIO(io, io_timed_handoff, 60, SCN_TSAN)
-SCENARIO(io, io_destroy_parked, 60, SCN_TSAN)
+SCENARIO(wait, cancel_nesting, 60, SCN_TSAN)
+SCENARIO(wait, cancel_cross_thread, 60, SCN_TSAN)
+SCENARIO(wait, timer_clock, 60, SCN_TSAN)
+SCENARIO(wait, timer_sleep_min, 60, SCN_TSAN)
+SCENARIO(wait, timer_sleep_earlier, 60, SCN_TSAN)
+SCENARIO(wait, timer_sleep_busy_adder, 60, SCN_TSAN)
+SCENARIO(wait, sync_timed_wait, 60, SCN_TSAN)
+SCENARIO(wait, cancel_wakes, 60, SCN_TSAN)
+SCENARIO(wait, sync_cond_hammer, 60, SCN_TSAN)
+SCENARIO(wait, sync_cond_signals, 60, SCN_TSAN)
+SCENARIO(wait, sync_timed_handoff, 60, SCN_TSAN)
+SCENARIO(wait, wait_destroy_parked, 60, SCN_TSAN)
 /* The I/O calls (io_ops.c, the same on both systems, and io_ops_posix.c):
  * each twice, on the default reactor and with the fallback (epoll and the
  * blocking lane) forced: NAME_fb. The POSIX list (SCN_POSIX) is not in the
@@ -50,7 +54,7 @@ SCENARIO(io, io_trace, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_trace_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_observe, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_observe_fb, 60, SCN_TSAN|SCN_POSIX)
-SCENARIO(io, io_group_wait_foreign, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(wait, wait_group_foreign, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_idle, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_idle_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_fast_path, 60, SCN_TSAN|SCN_POSIX)
