@@ -191,7 +191,7 @@ if [ -n "$smoke" ]; then
     # A directory set up with -Dtests=disabled has no test drivers now.
     meson configure "$sb" -Dtests=auto >"$smoke/setup.log" 2>&1 || ok=0
   fi
-  if [ $ok = 1 ] && ! meson compile -C "$sb" tests/fiber/fiber_drv tests/io/io_drv >"$smoke/compile.log" 2>&1; then
+  if [ $ok = 1 ] && ! meson compile -C "$sb" tests/fiber/fiber_drv tests/wait/wait_drv >"$smoke/compile.log" 2>&1; then
     ok=0
   fi
   if [ $ok = 0 ]; then
@@ -216,7 +216,7 @@ if [ -n "$smoke" ]; then
   # 127.0.0.1, on the completion port and on the blocking lane (_fb), and
   # the I/O waits in the trace.
   for s in io_file_basic io_tcp io_udp_fb io_scope_cancel io_destroy_reads_fb io_trace; do
-    if timeout 120 "$WINE" "$sb/tests/io/io_drv.exe" "$s"; then
+    if timeout 120 "$WINE" "$sb/tests/wait/wait_drv.exe" "$s"; then
       passed=$((passed + 1))
     else
       echo "windows smoke: $s FAILED" >&2
@@ -254,12 +254,12 @@ echo "$golden_out" >&2   # Criterion names only the failures, then its synthesis
 # Criterion's synthesis line as "N passed, N failed" for summarize.py.
 golden_sum=$(echo "$golden_out" | sed -n 's/.*Tested: \([0-9]*\) | Passing: \([0-9]*\) .*/\1 \2/p' |
   tail -n 1 | { read -r t p && echo "$p passed, $((t - p)) failed"; })
-# The I/O scenarios of the completion port once more with the lane forced
+# The I/O scenarios (every io_ entry but the POSIX ones) once more with the lane forced
 # from the environment (DAGRT_IO=fallback; `meson test` above forced it
 # through dagrt_config for the _fb ones): the switch a user has.
 io_pass=0 io_fail=0
-for s in $(sed -n 's/^SCENARIO(io, \(io_[a-z_]*\), [0-9]*, [A-Z_|]*SCN_WIN.*/\1/p' tests/io/io_list.h | grep -v '_fb$'); do
-  if DAGRT_IO=fallback timeout 120 "$WINE" "$B/tests/io/io_drv.exe" "$s" >"$B/io-fallback-$s.log" 2>&1 </dev/null; then
+for s in $(sed -n '/SCN_POSIX/d; s/^SCENARIO(io, \(io_[a-z_]*\), .*/\1/p' tests/wait/wait_list.h | grep -v '_fb$'); do
+  if DAGRT_IO=fallback timeout 120 "$WINE" "$B/tests/wait/wait_drv.exe" "$s" >"$B/io-fallback-$s.log" 2>&1 </dev/null; then
     io_pass=$((io_pass + 1))
   else
     cat "$B/io-fallback-$s.log" >&2

@@ -15,6 +15,12 @@ import re
 import sys
 
 SKIP_PREFIXES = ("err_", "usage_")
+# A file whose graphs are another's, comments, blank space and `include`
+# lines aside (the checker never looks inside a context: it brings its own
+# functions), would run the same frames again: the first in path order is
+# checked, the copy skipped (tests/compiler/golden/ok_profile.dag is
+# ok_contract_example.dag with another comment; ok_bench_frame.dag is
+# bench/frame/bench_frame.dag without its include).
 # tests/integrations: their contexts include the middleware adapters'
 # headers (integrations/, Box2D), and tests/integrations builds and checks
 # those graphs itself.
@@ -25,6 +31,13 @@ def includes(text):
     # Strings only after `include`; \" and \\ escapes (language contract).
     for m in re.finditer(r'\binclude\s*"((?:[^"\\\n]|\\.)*)"\s*;', text):
         yield re.sub(r'\\(.)', r'\1', m.group(1))
+
+
+def graphs_only(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    text = re.sub(r'\binclude\s*"(?:[^"\\\n]|\\.)*"\s*;', " ", text)
+    return " ".join(text.split())
 
 
 def import_dirs(text, src_dir):
@@ -46,7 +59,13 @@ def main():
             for f in sorted(files):
                 if f.endswith(".dag") and not f.startswith(SKIP_PREFIXES):
                     found.append(os.path.relpath(os.path.join(d, f), root))
+    checked = {}
     for rel in sorted(found):
+        body = graphs_only(open(os.path.join(root, rel), encoding="utf-8", errors="replace").read())
+        if body in checked:
+            sys.stderr.write("e2e_dags.py: %s: the graphs of %s, checked there\n" % (rel, checked[body]))
+            continue
+        checked[body] = rel
         ident = re.sub(r"[^A-Za-z0-9]", "_", rel[:-4])
         stub = os.path.join(stub_root, ident)
         os.makedirs(stub, exist_ok=True)

@@ -1,12 +1,10 @@
 /*
- * e2e_list.h - the one list of the end-to-end scenarios on hand-written
- * graphs (docs/testing.md, "Scenarios"): SCENARIO(group, name, Criterion
- * timeout, flags), each a call of e2e_table.c, hosted by Criterion (suite
- * e2e) and by the plain driver (suite tsan, and the Windows cross build).
- * One entry a line: tests/scenario/meson.build reads this file too.
+ * e2e_list.h - the checker's one scenario (e2e_check.h; docs/testing.md,
+ * "Scenarios"): every graph of the one .dag file an executable is built
+ * for, under 0, 1 and 3 workers, in every mode. Each graph's two
+ * executables host it (tests/e2e/meson.build): Criterion (suite e2e) and
+ * the plain driver (suite tsan, and the Windows cross build). The
+ * function is e2e_table.c's. One entry a line: tests/scenario/meson.build
+ * reads this file too.
  */
-SCENARIO(graph_run, misuse, 120, SCN_TSAN)
-SCENARIO(graph_instance, inst, 300, SCN_TSAN)
-SCENARIO(graph_run, policy, 300, SCN_TSAN)
-SCENARIO(graph_run, policy_dyn, 300, SCN_TSAN)
-SCENARIO(graph_run, policy_pipe, 300, SCN_TSAN)
+SCENARIO(e2e, every_graph_every_frame_checked, 300, SCN_TSAN)

@@ -30,6 +30,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+# The scenario host (the plain driver) that runs the checker, as in the build.
+SCENARIO = os.path.join(ROOT, "tests", "scenario")
 
 
 def expr(rng, names, prevs=()):
@@ -248,8 +250,10 @@ def main():
             if run([*shlex.split(a.cc), "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
                     "-DE2E_REAL_HEADER=\"%s\"" % header, "-I", work, "-I", HERE,
                     "-I", os.path.dirname(dag), "-I", os.path.join(ROOT, "runtime", "include"),
+                    "-I", SCENARIO,
                     stem + ".c", stem + "_check.c", *[os.path.join(HERE, f) for f in
-                                                     ("e2e_check.c", "e2e_drive.c", "e2e_wait.c", "e2e_plain.c")],
+                                                     ("e2e_check.c", "e2e_drive.c", "e2e_wait.c", "e2e_table.c")],
+                    os.path.join(SCENARIO, "driver.c"), os.path.join(SCENARIO, "scenario.c"),
                     a.lib, *a.link, "-lpthread", "-o", exe]):
                 a.keep = True
                 failed += 1

@@ -10,6 +10,7 @@
 #include "dagrt_box2d.h"
 #include "determinism.h"
 #include "physics.h"
+#include "scenario.h"
 
 struct physics_world {
     b2WorldId world;
@@ -113,7 +114,7 @@ static int one(int workers, unsigned depth)
     return bad;
 }
 
-int main(void)
+static int box2d_frame(void)
 {
     int bad = 0;
     for (int w = 0; w <= 2; w++)
@@ -121,3 +122,9 @@ int main(void)
             bad += one(w, d);
     return bad ? 1 : 0;
 }
+
+/* Hosted by the plain driver (tests/scenario/driver.c). */
+const scenario scenario_table[] = {
+    {"box2d_frame", box2d_frame, NULL},
+    {NULL, NULL, NULL},
+};

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "dagrt_box2d.h"
+#include "scenario.h"
 
 b2WorldId __real_b2CreateWorld(const b2WorldDef *def);
 
@@ -42,3 +43,20 @@ b2WorldId __wrap_b2CreateWorld(const b2WorldDef *def)
     worlds++;
     return __real_b2CreateWorld(&d);
 }
+
+/* Box2D's own test app, its main renamed (tests/integrations/meson.build),
+ * hosted by the plain driver (tests/scenario/driver.c): every test of it,
+ * as `box2d_unit_tests` alone would run them. */
+int box2d_tests_main(int argc, char **argv);
+
+static int box2d_unit_tests(void)
+{
+    static char name[] = "box2d_unit_tests";
+    char *argv[] = { name, NULL };
+    return box2d_tests_main(1, argv) != 0;
+}
+
+const scenario scenario_table[] = {
+    { "box2d_unit_tests", box2d_unit_tests, NULL },
+    { NULL, NULL, NULL },
+};

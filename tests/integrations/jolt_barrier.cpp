@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "dagrt_jolt.h"
+#include "scenario.h"
 
 using namespace JPH;
 
@@ -246,7 +247,7 @@ void case_late_adds(int workers)
 
 } // namespace
 
-int main()
+static int jolt_barrier()
 {
     RegisterDefaultAllocator();
     std::signal(SIGALRM, on_alarm);
@@ -261,3 +262,9 @@ int main()
     std::printf("jolt_barrier: %s\n", bad ? "FAIL" : "ok: every wait helped and returned");
     return bad ? 1 : 0;
 }
+
+/* Hosted by the plain driver (tests/scenario/driver.c). */
+const scenario scenario_table[] = {
+    {"jolt_barrier", jolt_barrier, nullptr},
+    {nullptr, nullptr, nullptr},
+};

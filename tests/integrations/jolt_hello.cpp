@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "dagrt_jolt.h"
+#include "scenario.h"
 
 using namespace JPH;
 
@@ -152,7 +153,7 @@ int check_pool(const char *what, const dagrt_jolt::JobSystem &js)
 
 } // namespace
 
-int main()
+static int jolt_hello()
 {
     Allocate = count_alloc;
     Reallocate = count_realloc;
@@ -236,3 +237,9 @@ int main()
     Factory::sInstance = nullptr;
     return bad ? 1 : 0;
 }
+
+/* Hosted by the plain driver (tests/scenario/driver.c). */
+const scenario scenario_table[] = {
+    {"jolt_hello", jolt_hello, nullptr},
+    {nullptr, nullptr, nullptr},
+};

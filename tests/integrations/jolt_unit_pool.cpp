@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "dagrt.h"
+#include "scenario.h"
 
 namespace dagrt_jolt_test {
 
@@ -46,3 +47,21 @@ void count_jobs(unsigned long n)
 }
 
 } // namespace dagrt_jolt_test
+
+/* Jolt's own UnitTests app, its main renamed (tests/integrations/meson.build),
+ * hosted by the plain driver (tests/scenario/driver.c): the doctest run
+ * as `jolt_unit_tests` alone would make it. The check that jobs ran on
+ * the pool is at exit, as before. */
+int jolt_tests_main(int argc, char **argv);
+
+static int jolt_unit_tests()
+{
+    static char name[] = "jolt_unit_tests";
+    char *argv[] = { name, nullptr };
+    return jolt_tests_main(1, argv) != 0;
+}
+
+const scenario scenario_table[] = {
+    { "jolt_unit_tests", jolt_unit_tests, nullptr },
+    { nullptr, nullptr, nullptr },
+};

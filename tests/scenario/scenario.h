@@ -17,6 +17,10 @@
 
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The flags of a list entry. Meson reads them by name, C never needs them:
  * they are defined only so that the lists stay valid C. */
 #define SCN_TSAN   1   /* a plain-driver Meson test in suite tsan */
@@ -50,5 +54,9 @@ const scenario *scenario_find(const scenario *list, const char *name);
  * wake-up) into a failure. Exit status 0 when no scenario saw a violation,
  * 1 when one did, 2 on a usage error, 3 on the watchdog. */
 int scenario_main(int argc, char **argv, const scenario *list);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

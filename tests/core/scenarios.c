@@ -1333,7 +1333,7 @@ int scn_group_armed_spawn(void)
 
 const scenario scenario_table[] = {
 #define SCENARIO(group, name, secs, flags) {#name, scn_##name, NULL},
-#include "runtime_list.h"
+#include "core_list.h"
 #undef SCENARIO
     {NULL, NULL, NULL},
 };

@@ -1,11 +1,11 @@
-/* io_deadline_posix.c - cancel scopes with a deadline
+/* io_deadline.c - cancel scopes with a deadline
  * (dagrt_cancel_init_deadline): one call with a timeout for the I/O calls
  * that have no deadline of their own, and for sleeps and sync waits, from
- * every kind of caller, on both reactors (NAME_fb: the fallback). */
+ * every kind of caller, on both reactors (NAME_fb: the fallback); the same
+ * on every system (the handle read is io_ops.h's io_pair). */
 #define _GNU_SOURCE
 #include "io_ops.h"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -13,7 +13,7 @@
 
 typedef struct dl_read {
     dagrt *rt;
-    int fd;
+    io_pair *p;
     dagrt_cancel *scope;   /* NULL: a scope of its own, DL_NS from its start */
     _Atomic int started;
     _Atomic int64_t result;   /* 1 while in the call */
@@ -31,7 +31,7 @@ static void dl_read_run(dl_read *j)
         sc = &own;
     }
     atomic_store(&j->started, 1);
-    int64_t r = dagrt_read(j->rt, j->fd, &c, 1, -1, sc);
+    int64_t r = io_pair_get(j->rt, j->p, &c, sc);
     j->ns = dagrt_now_ns() - t0;
     atomic_store(&j->result, r);
 }
@@ -65,7 +65,7 @@ static void dl_waits(void *arg)
     w->sem_r = dagrt_sem_acquire_until(w->rt, &sem, DAGRT_FOREVER, w->scope);
 }
 
-/* A read of a pipe that stays empty, under a scope whose deadline is 20 ms
+/* A read of a handle that stays empty, under a scope whose deadline is 20 ms
  * away, returns DAGRT_ETIMEDOUT no earlier than the deadline: from the
  * main thread, a fiber, a plain task and a thread outside the runtime (and
  * with no worker at all, where that thread runs the due timer itself);
@@ -76,18 +76,18 @@ static void dl_waits(void *arg)
 static int scope_deadline(bool fallback)
 {
     int bad = 0;
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0)
-        FAIL("pipe");
+    io_pair pp, *p = &pp;
+    if (io_pair_open(p) != 0)
+        FAIL("pair: %s", io_os_why());
     dagrt *rt = make_rt(fallback, 2);
     if (!rt)
         FAIL("dagrt_create");
 
-    dl_read m = { rt, p[0], NULL, 0, 1, 0 };
+    dl_read m = { rt, p, NULL, 0, 1, 0 };
     dl_read_run(&m);
     bad += expect_timeout("main thread", &m);
 
-    dl_read f = { rt, p[0], NULL, 0, 1, 0 }, t = f, o = f;
+    dl_read f = { rt, p, NULL, 0, 1, 0 }, t = f, o = f;
     dagrt_group g;
     dagrt_group_init(&g);
     EXPECT(dagrt_spawn_ex(rt, &g, dl_task, &f, DAGRT_SPAWN_FIBER) == 0);
@@ -107,12 +107,12 @@ static int scope_deadline(bool fallback)
     dagrt_cancel_init(&child, &parent);
     EXPECT(dagrt_cancel_deadline(&child) == t0 + DL_NS);
     EXPECT(dagrt_cancel_deadline(NULL) == DAGRT_FOREVER);
-    dl_read c = { rt, p[0], &child, 0, 1, 0 };
+    dl_read c = { rt, p, &child, 0, 1, 0 };
     dl_read_run(&c);
     bad += expect_timeout("child scope", &c);
     EXPECT(!dagrt_cancel_requested(&child) && !dagrt_cancel_requested(&parent));
     /* past now: at once, and still no request */
-    dl_read late = { rt, p[0], &child, 0, 1, 0 };
+    dl_read late = { rt, p, &child, 0, 1, 0 };
     dl_read_run(&late);
     EXPECT(atomic_load(&late.result) == DAGRT_ETIMEDOUT);
 
@@ -136,7 +136,7 @@ static int scope_deadline(bool fallback)
     /* a request before the deadline: ECANCELED */
     dagrt_cancel rq;
     dagrt_cancel_init_deadline(&rq, NULL, dagrt_now_ns() + 10000000000ull);
-    dl_read r = { rt, p[0], &rq, 0, 1, 0 };
+    dl_read r = { rt, p, &rq, 0, 1, 0 };
     dagrt_group_init(&g);
     EXPECT(dagrt_spawn_ex(rt, &g, dl_task, &r, DAGRT_SPAWN_FIBER) == 0);
     while (!atomic_load(&r.started))
@@ -147,16 +147,16 @@ static int scope_deadline(bool fallback)
     EXPECT(atomic_load(&r.result) == DAGRT_ECANCELED);
 
     /* data before the deadline: read */
-    EXPECT(write(p[1], "d", 1) == 1);
+    EXPECT(io_pair_put(p, 'd'));
     dagrt_cancel ok;
     dagrt_cancel_init_deadline(&ok, NULL, dagrt_now_ns() + 10000000000ull);
-    dl_read d = { rt, p[0], &ok, 0, 1, 0 };
+    dl_read d = { rt, p, &ok, 0, 1, 0 };
     dl_read_run(&d);
     EXPECT(atomic_load(&d.result) == 1);
 
     dagrt_io_stats st;
     dagrt_get_io_stats(rt, &st);
-    EXPECT(st.kind[DAGRT_IO_READ].timeouts == 6);
+    EXPECT(st.kind[IO_PAIR_KIND].timeouts == 6);
     bad += check_reactor(rt, fallback);
     dagrt_destroy(rt);
 
@@ -164,13 +164,12 @@ static int scope_deadline(bool fallback)
     rt = make_rt(fallback, 0);
     if (!rt)
         FAIL("dagrt_create");
-    dl_read z = { rt, p[0], NULL, 0, 1, 0 };
+    dl_read z = { rt, p, NULL, 0, 1, 0 };
     EXPECT(pthread_create(&th, NULL, dl_thread, &z) == 0);
     pthread_join(th, NULL);
     bad += expect_timeout("outside thread, no worker", &z);
     dagrt_destroy(rt);
-    close(p[0]);
-    close(p[1]);
+    io_pair_close(p);
     return bad;
 }
 

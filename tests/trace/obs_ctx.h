@@ -1,4 +1,4 @@
-/* obs_ctx.h - the context of tests/observe/obs.dag. */
+/* obs_ctx.h - the context of tests/trace/obs.dag. */
 #ifndef OBS_CTX_H
 #define OBS_CTX_H
 

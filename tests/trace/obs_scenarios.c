@@ -3,7 +3,7 @@
  * obs.dag run on the runtime, its trace read back through dagc's strict
  * JSON reader (tests/trace/trace_check.c) and its observer callbacks
  * checked for balance. Each scenario returns its number of violations;
- * listed in observe_list.h, hosted by tests/scenario/ (Criterion, suite
+ * listed in trace_list.h (group observe), hosted by tests/scenario/ (Criterion, suite
  * unit; the plain driver, suite tsan), see docs/testing.md.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -19,6 +19,11 @@
 
 #include "obs.h"
 #include "trace_check.h"
+
+/* The scenarios of trace_list.h (the table is trace_scenarios.c's). */
+#define SCENARIO(group, name, secs, flags) int name(void);
+#include "trace_list.h"
+#undef SCENARIO
 
 static unsigned scaled(unsigned n)
 {
@@ -121,7 +126,7 @@ static int check_frame(const tc_trace *t, int64_t frame, uint64_t user_frame)
 }
 
 /* The API recorder: start, frames, stop, write, read back. */
-static int obs_trace_api(void)
+int obs_trace_api(void)
 {
     int bad = 0;
     dagrt *rt = make_rt(2, NULL, NULL);
@@ -166,7 +171,7 @@ static int obs_trace_api(void)
 }
 
 /* DAGRT_TRACE and DAGRT_TRACE_FRAMES: no code change, written at destroy. */
-static int obs_trace_env(void)
+int obs_trace_env(void)
 {
     int bad = 0;
     char path[512];
@@ -332,7 +337,7 @@ static const dagrt_observer balance_obs = {
     on_begin, on_end, on_suspend, on_resume, on_start, on_stop, on_idle, on_wake,
 };
 
-static int obs_balanced(void)
+int obs_balanced(void)
 {
     int bad = 0;
     static bal b;
@@ -391,7 +396,7 @@ static void *off_thread(void *p)
     return (void *)rc;
 }
 
-static int obs_install(void)
+int obs_install(void)
 {
     int bad = 0;
     dagrt *rt = make_rt(1, NULL, NULL);
@@ -420,7 +425,7 @@ static int obs_install(void)
 }
 
 /* dagrt_get_stats: sizes, counts that add up, misuse. */
-static int obs_stats(void)
+int obs_stats(void)
 {
     int bad = 0;
     dagrt *rt = make_rt(2, NULL, NULL);
@@ -473,7 +478,7 @@ static void number_begin(void *u, const dagrt_node_event *e)
         nb->seen[nb->n++] = e->frame;
 }
 
-static int obs_numbering(void)
+int obs_numbering(void)
 {
     int bad = 0;
     static numbering nb;
@@ -551,7 +556,7 @@ static void exit_child(const char *path, enum exit_how how)
 
 /* The trace is written when the program ends without dagrt_destroy:
  * returning from main, exit() from a task, a frame still in flight. */
-static int obs_trace_at_exit(void)
+int obs_trace_at_exit(void)
 {
     int bad = 0;
     static const char *const names[] = {"main", "task", "flight"};
@@ -635,7 +640,7 @@ static unsigned long long cap_of(const char *path)
 /* DAGRT_TRACE_MB out of range or unreadable: the variable named, the
  * value not used (no silent overflow); a failed write keeps the system's
  * reason. */
-static int obs_trace_env_errors(void)
+int obs_trace_env_errors(void)
 {
     int bad = 0;
     char path[512], err[4096];
@@ -661,10 +666,3 @@ static int obs_trace_env_errors(void)
            strstr(err, strerror(ENOENT)));
     return bad;
 }
-
-const scenario scenario_table[] = {
-#define SCENARIO(group, name, secs, flags) {#name, name, NULL},
-#include "observe_list.h"
-#undef SCENARIO
-    {NULL, NULL, NULL},
-};

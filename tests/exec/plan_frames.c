@@ -14,8 +14,8 @@
  *   state after dagrt_graph_run returned would be reported (the state is
  *   the caller's again the moment the call returns).
  * Bodies spin ~1 us (CLOCK_MONOTONIC), so the frames are never small
- * enough to run serial (on the caller alone without plan mode). A plain C driver, so it
- * runs under ThreadSanitizer too (suite tsan). */
+ * enough to run serial (on the caller alone without plan mode). The entry
+ * plan_frames of exec_list.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
 #include <stdio.h>
@@ -25,6 +25,7 @@
 
 #include "bench_frame.h"
 #include "frame_check.h"
+#include "policy_scenario.h"
 
 /* 64-byte aligned blocks: the Windows C library has no aligned_alloc. */
 #if defined(_WIN32)
@@ -36,9 +37,10 @@ static void *pf_alloc64(size_t n) { return aligned_alloc(64, (n + 63) & ~(size_t
 static void pf_free64(void *p) { free(p); }
 #endif
 
-#define NODE(name, idx) \
-    void bench_frame_##name(struct bench_ctx *c) { frame_check_body(c, idx); }
-BENCH_FRAME_NODES(NODE)
+/* The graph's bodies are policy_scenario.c's (one definition for the
+ * executable); while this scenario runs, each is the fixture's checked
+ * body alone. */
+static void plan_body(struct bench_ctx *c, int idx) { frame_check_body(c, idx); }
 
 /* The same graph as a hand-built table (bench_preds), so that the test
  * can run it on states of its own. The trampolines take the context
@@ -157,8 +159,13 @@ static int scale(int n)
     return v < 10 ? 10 : v;
 }
 
-int main(void)
+int plan_frames_scenario(void)
 {
+    /* The fixture's state is the process's: as this scenario expects it
+     * (exec_drv may run the policy scenarios before it). */
+    atomic_store(&frame_check_errors, 0);
+    atomic_store(&frame_check_body_ns, 1000);
+    policy_body_hook = plan_body;
     dagrt_config cfg;
     dagrt_config_init(&cfg);
     cfg.workers = 1;   /* plan mode: the caller and one worker */
@@ -166,6 +173,7 @@ int main(void)
     dagrt *rt = dagrt_create_ex(&cfg, &err);
     if (!rt) {
         fprintf(stderr, "plan_frames: dagrt_create_ex: %s\n", dagrt_strerror(err));
+        policy_body_hook = NULL;
         return 1;
     }
     static struct bench_ctx ctx;
@@ -179,6 +187,7 @@ int main(void)
     dagrt_group_init(&g);
     if (frame_check_hold_worker(rt, &g) != 0) {
         fprintf(stderr, "plan_frames: spawn failed\n");
+        policy_body_hook = NULL;
         return 1;
     }
     /* Wait until it holds the worker; the spawn may also be run by this
@@ -200,5 +209,6 @@ int main(void)
     bad += atomic_load(&frame_check_errors);
     printf("plan_frames: %d errors (%d ordering)\n", bad, atomic_load(&frame_check_errors));
     dagrt_destroy(rt);
-    return bad != 0;
+    policy_body_hook = NULL;
+    return bad;
 }

@@ -1,5 +1,5 @@
 /* io_trace.c - the I/O waits in the trace and in dagrt_get_stats, the same
- * on every system (io_list.h: io_trace, and io_trace_fb on the fallback):
+ * on every system (wait_list.h: io_trace, and io_trace_fb on the fallback):
  * a write, a read, a poll that times out on a quiet datagram socket and a
  * read cancelled before it starts, from a fiber. */
 #define _GNU_SOURCE

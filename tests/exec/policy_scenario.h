@@ -1,5 +1,5 @@
 /* policy_scenario.h - the executor's measured choices (policy_scenario.c),
- * listed in e2e_list.h, hosted by tests/scenario/. */
+ * listed in exec_list.h, hosted by tests/scenario/. */
 #ifndef POLICY_SCENARIO_H
 #define POLICY_SCENARIO_H
 
@@ -15,6 +15,9 @@ int policy_dyn_scenario(void);
 /* A depth-2 pipeline in pipelined plan mode with two and three workers,
  * every worker held and then released (policy_pipe.c). */
 int policy_pipe_scenario(void);
+/* Plan mode with one worker on the benchmark's graph, every node once per
+ * frame and in order (plan_frames.c). */
+int plan_frames_scenario(void);
 
 /* The benchmark graph's bodies are defined once (policy_scenario.c); a
  * scenario that checks them its own way sets this while it runs. */

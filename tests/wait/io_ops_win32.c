@@ -1,6 +1,6 @@
-/* io_ops_win32.c - the I/O calls' scenarios that only Windows has, and
- * the Windows side of io_ops.h's shim (io_ops.c holds the scenarios both
- * systems share, under the same names). Each runs twice (io_list.h): on
+/* io_ops_win32.c - the Windows half of io_ops.h's shim, and the I/O
+ * calls' scenarios that only Windows has (io_ops.c and io_deadline.c hold
+ * the scenarios every system shares). Each runs twice (wait_list.h): on
  * the completion port ("iocp") and with the blocking lane forced
  * (dagrt_config.io_fallback: "lane"). Files are opened for overlapped I/O
  * (FILE_FLAG_OVERLAPPED) so that the port takes them; a few handles are
@@ -109,6 +109,78 @@ io_file tmp_file_with(const char *name, const void *data, size_t n, bool *ok)
 
 void io_file_close(io_file f) { CloseHandle(f); }
 
+io_file io_file_create(const char *name) { return open_tmp(name, CREATE_ALWAYS, FILE_FLAG_OVERLAPPED); }
+
+io_file io_dir_open(void)
+{
+    return CreateFileA(tmpdir, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+}
+
+bool io_open_missing_fails(void)
+{
+    return open_tmp("missing", OPEN_EXISTING, FILE_FLAG_OVERLAPPED) == INVALID_HANDLE_VALUE &&
+           GetLastError() == ERROR_FILE_NOT_FOUND;
+}
+
+/* An overlapped file keeps no position: offset < 0 is refused with the
+ * system's reason (invalid parameter); on the lane it is the handle's
+ * position, which a synchronous handle has. A second handle of the same
+ * file, synchronous (the lane on either path): at offsets and at its own
+ * position, which advances. */
+int io_file_positions(dagrt *rt, io_file fd, const char *name, const unsigned char *w)
+{
+    int bad = 0;
+    unsigned char r[4096];
+    memset(r, 0, 64);
+    int64_t e = dagrt_read(rt, H(fd), r, 16, -1, NULL);
+    EXPECT(e == DAGRT_EIO || e == 16);
+    if (e < 0)
+        EXPECT(dagrt_last_os_error() == ERROR_INVALID_PARAMETER);
+    HANDLE sync = open_tmp(name, OPEN_EXISTING, 0);
+    if (sync == INVALID_HANDLE_VALUE)
+        FAIL("open %s again: %lu", name, GetLastError());
+    EXPECT(dagrt_read(rt, H(sync), r, 100, 500, NULL) == 100);
+    EXPECT(memcmp(r, w + 500, 100) == 0);
+    LARGE_INTEGER to = { .QuadPart = 100 }, at;
+    EXPECT(SetFilePointerEx(sync, to, NULL, FILE_BEGIN));
+    EXPECT(dagrt_read(rt, H(sync), r, 50, -1, NULL) == 50);
+    EXPECT(memcmp(r, w + 100, 50) == 0);
+    EXPECT(dagrt_read(rt, H(sync), r, 50, -1, NULL) == 50);
+    EXPECT(memcmp(r, w + 150, 50) == 0);
+    to.QuadPart = 0;
+    EXPECT(SetFilePointerEx(sync, to, &at, FILE_CURRENT) && at.QuadPart == 200);
+    EXPECT(dagrt_read(rt, H(sync), r, 4096, 10000, NULL) == 0);
+    CloseHandle(sync);
+    return bad;
+}
+
+int io_pair_open(io_pair *p)
+{
+    p->rd = udp_socket(&p->a);
+    p->tx = io_socket(SOCK_DGRAM);
+    return p->rd == INVALID_SOCKET || p->tx == INVALID_SOCKET ? -1 : 0;
+}
+
+void io_pair_close(io_pair *p)
+{
+    closesocket(p->rd);
+    closesocket(p->tx);
+}
+
+dagrt_handle io_pair_rd(const io_pair *p) { return (dagrt_handle)p->rd; }
+dagrt_handle io_pair_writable(const io_pair *p) { return (dagrt_handle)p->rd; }   /* a datagram socket */
+
+bool io_pair_put(io_pair *p, char c)
+{
+    return sendto(p->tx, &c, 1, 0, (struct sockaddr *)&p->a, sizeof p->a) == 1;
+}
+
+int64_t io_pair_get(dagrt *rt, io_pair *p, char *c, dagrt_cancel *scope)
+{
+    return dagrt_recvfrom(rt, (dagrt_handle)p->rd, c, 1, NULL, NULL, scope);
+}
+
 /* Threads of this process at priority `prio` (GetThreadPriority). */
 static int threads_at_priority(int prio)
 {
@@ -137,114 +209,6 @@ int thread_priority(void) { return GetThreadPriority(GetCurrentThread()); }
 int threads_raised(int base) { (void)base; return threads_at_priority(THREAD_PRIORITY_ABOVE_NORMAL); }
 int threads_at(int prio) { return threads_at_priority(prio); }
 
-/* ------------------------------------------------ files, one fiber */
-
-typedef struct file_job {
-    dagrt *rt;
-    HANDLE fd;      /* overlapped: the port */
-    HANDLE sync;    /* the same file, not overlapped: the lane */
-    HANDLE dir;
-    int bad;
-} file_job;
-
-static void file_fiber(void *arg)
-{
-    file_job *j = arg;
-    dagrt *rt = j->rt;
-    int bad = 0;
-    unsigned char w[10000], r[12000];
-    for (size_t i = 0; i < sizeof w; i++)
-        w[i] = pattern(i);
-    /* write, then read back at offsets */
-    EXPECT(dagrt_write(rt, H(j->fd), w, sizeof w, 0, NULL) == (int64_t)sizeof w);
-    memset(r, 0, sizeof r);
-    EXPECT(dagrt_read(rt, H(j->fd), r, 4096, 0, NULL) == 4096);
-    EXPECT(memcmp(r, w, 4096) == 0);
-    /* a short read at the end of the file, then 0 past it */
-    EXPECT(dagrt_read(rt, H(j->fd), r, 4096, 8192, NULL) == 10000 - 8192);
-    EXPECT(memcmp(r, w + 8192, 10000 - 8192) == 0);
-    EXPECT(dagrt_read(rt, H(j->fd), r, 4096, 10000, NULL) == 0);
-    EXPECT(dagrt_read(rt, H(j->fd), r, 4096, 20000, NULL) == 0);
-    /* An overlapped file keeps no position: offset < 0 is refused with
-     * the system's reason (invalid parameter); on the lane it is the
-     * handle's position, which a synchronous handle has. */
-    memset(r, 0, 64);
-    int64_t e = dagrt_read(rt, H(j->fd), r, 16, -1, NULL);
-    EXPECT(e == DAGRT_EIO || e == 16);
-    if (e < 0)
-        EXPECT(dagrt_last_os_error() == ERROR_INVALID_PARAMETER);
-    /* the synchronous handle (the lane on either path): at offsets and at
-     * its own position, which advances */
-    EXPECT(dagrt_read(rt, H(j->sync), r, 100, 500, NULL) == 100);
-    EXPECT(memcmp(r, w + 500, 100) == 0);
-    LARGE_INTEGER to = { .QuadPart = 100 }, at;
-    EXPECT(SetFilePointerEx(j->sync, to, NULL, FILE_BEGIN));
-    EXPECT(dagrt_read(rt, H(j->sync), r, 50, -1, NULL) == 50);
-    EXPECT(memcmp(r, w + 100, 50) == 0);
-    EXPECT(dagrt_read(rt, H(j->sync), r, 50, -1, NULL) == 50);
-    EXPECT(memcmp(r, w + 150, 50) == 0);
-    to.QuadPart = 0;
-    EXPECT(SetFilePointerEx(j->sync, to, &at, FILE_CURRENT) && at.QuadPart == 200);
-    EXPECT(dagrt_read(rt, H(j->sync), r, 4096, 10000, NULL) == 0);
-    /* a directory: an error, with the system's reason kept */
-    e = dagrt_read(rt, H(j->dir), r, 16, 0, NULL);
-    EXPECT(e < 0 && dagrt_last_os_error() != 0);
-    /* a handle that is not open: EBADF, with the system's reason kept */
-    e = dagrt_read(rt, (dagrt_handle)0x7ff0, r, 16, 0, NULL);
-    EXPECT(e == DAGRT_EBADF);
-    EXPECT(dagrt_last_os_error() == ERROR_INVALID_HANDLE);
-    /* a cancelled scope: no I/O at all */
-    dagrt_cancel c;
-    dagrt_cancel_init(&c, NULL);
-    dagrt_cancel_request(&c);
-    EXPECT(dagrt_read(rt, H(j->fd), r, 16, 0, &c) == DAGRT_ECANCELED);
-    /* bad arguments */
-    EXPECT(dagrt_read(rt, H(j->fd), NULL, 16, 0, NULL) == DAGRT_EINVAL);
-    EXPECT(dagrt_read(NULL, H(j->fd), r, 16, 0, NULL) == DAGRT_EINVAL);
-    j->bad = bad;
-}
-
-static int file_basic(bool fallback)
-{
-    if (make_tmpdir() != 0)
-        FAIL("temporary directory: %lu", GetLastError());
-    int bad = 0;
-    file_job j = { 0 };
-    j.fd = open_tmp("a", CREATE_ALWAYS, FILE_FLAG_OVERLAPPED);
-    j.sync = open_tmp("a", OPEN_EXISTING, 0);
-    j.dir = CreateFileA(tmpdir, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                        OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
-    if (j.fd == INVALID_HANDLE_VALUE || j.sync == INVALID_HANDLE_VALUE || j.dir == INVALID_HANDLE_VALUE)
-        FAIL("open: %lu", GetLastError());
-    dagrt *rt = make_rt(fallback, 2);
-    if (!rt)
-        FAIL("dagrt_create");
-    j.rt = rt;
-    dagrt_group g;
-    dagrt_group_init(&g);
-    EXPECT(dagrt_spawn_ex(rt, &g, file_fiber, &j, DAGRT_SPAWN_FIBER) == 0);
-    EXPECT(dagrt_group_wait(rt, &g) == 0);
-    bad += j.bad;
-    bad += check_reactor(rt, fallback);
-    dagrt_io_stats st;
-    dagrt_get_io_stats(rt, &st);
-    EXPECT(st.kind[DAGRT_IO_WRITE].ops >= 1 && st.kind[DAGRT_IO_WRITE].bytes >= 10000);
-    EXPECT(st.kind[DAGRT_IO_READ].errors >= 2);
-    EXPECT(st.kind[DAGRT_IO_READ].cancels >= 1);
-    /* A missing file is the system's CreateFile (the runtime opens nothing). */
-    EXPECT(open_tmp("missing", OPEN_EXISTING, FILE_FLAG_OVERLAPPED) == INVALID_HANDLE_VALUE &&
-           GetLastError() == ERROR_FILE_NOT_FOUND);
-    dagrt_destroy(rt);
-    CloseHandle(j.fd);
-    CloseHandle(j.sync);
-    CloseHandle(j.dir);
-    rm_tmpdir("a");
-    return bad;
-}
-
-int io_file_basic(void) { return file_basic(false); }
-int io_file_basic_fb(void) { return file_basic(true); }
-
 /* A named pipe pair; the reading end overlapped or not. */
 static bool make_pipe(HANDLE *rd, HANDLE *wr, bool ov)
 {
@@ -259,192 +223,13 @@ static bool make_pipe(HANDLE *rd, HANDLE *wr, bool ov)
     return *wr != INVALID_HANDLE_VALUE;
 }
 
-/* dagrt_destroy with fibers parked on reads and receives that never
- * complete (pipes overlapped and not, sockets): every call returns
- * DAGRT_ECANCELED, destroy returns. */
-#define PARKED 12
-static int destroy_parked(bool fallback)
+int io_pipe_open(io_file *rd, io_file *wr, int k) { return make_pipe(rd, wr, k % 2 == 0) ? 0 : -1; }
+
+void io_pipe_close(io_file rd, io_file wr)
 {
-    int bad = 0;
-    HANDLE prd[PARKED / 3], pwr[PARKED / 3];
-    struct sockaddr_in a[PARKED / 3];
-    SOCKET socks[PARKED / 3];
-    park_job j[PARKED];
-    dagrt *rt = make_rt(fallback, 2);
-    if (!rt)
-        FAIL("dagrt_create");
-    int np = 0;
-    for (int i = 0; i < PARKED / 3; i++) {
-        /* half the pipes overlapped (the port), half not (the lane) */
-        if (!make_pipe(&prd[i], &pwr[i], i % 2 == 0) || (socks[i] = udp_socket(&a[i])) == INVALID_SOCKET)
-            FAIL("pipe/socket: %lu", GetLastError());
-        j[np] = (park_job){ rt, H(prd[i]), 0, 1 };
-        EXPECT(dagrt_spawn_ex(rt, NULL, park_read, &j[np++], DAGRT_SPAWN_FIBER) == 0);
-        j[np] = (park_job){ rt, (dagrt_handle)socks[i], 0, 1 };
-        EXPECT(dagrt_spawn_ex(rt, NULL, park_recv, &j[np++], DAGRT_SPAWN_FIBER) == 0);
-        j[np] = (park_job){ rt, (dagrt_handle)socks[i], 0, 1 };   /* two on one socket */
-        EXPECT(dagrt_spawn_ex(rt, NULL, park_recv, &j[np++], DAGRT_SPAWN_FIBER) == 0);
-    }
-    wait_parked(j, np);
-    dagrt_destroy(rt);
-    for (int i = 0; i < np; i++) {
-        EXPECT(j[i].result == DAGRT_ECANCELED);
-        if (j[i].result != DAGRT_ECANCELED)
-            fprintf(stderr, "destroy_parked: %d got %lld\n", i, (long long)j[i].result);
-    }
-    for (int i = 0; i < PARKED / 3; i++) {
-        CloseHandle(prd[i]);
-        CloseHandle(pwr[i]);
-        closesocket(socks[i]);
-    }
-    return bad;
+    CloseHandle(rd);
+    CloseHandle(wr);
 }
-
-int io_destroy_reads(void) { return destroy_parked(false); }
-int io_destroy_reads_fb(void) { return destroy_parked(true); }
-
-/* ----------------------------- readiness, and callers that are not fibers */
-
-typedef struct poll_job {
-    dagrt *rt;
-    SOCKET s;
-    int result;
-} poll_job;
-
-static void poll_fiber(void *arg)
-{
-    poll_job *j = arg;
-    j->result = dagrt_poll(j->rt, (dagrt_handle)j->s, DAGRT_POLL_IN, DAGRT_FOREVER, NULL);
-}
-
-static DWORD WINAPI foreign_reader(void *arg)
-{
-    poll_job *j = arg;
-    char c = 0;
-    int64_t r = dagrt_recvfrom(j->rt, (dagrt_handle)j->s, &c, 1, NULL, NULL, NULL);   /* blocks this thread */
-    j->result = r == 1 ? c : (int)r;
-    return 0;
-}
-
-static void plain_read(void *arg)
-{
-    poll_job *j = arg;
-    char c = 0;
-    int64_t r = dagrt_recvfrom(j->rt, (dagrt_handle)j->s, &c, 1, NULL, NULL, NULL);   /* a plain task: helps */
-    j->result = r == 1 ? c : (int)r;
-}
-
-static int poll_and_callers(bool fallback)
-{
-    int bad = 0;
-    struct sockaddr_in a[3];
-    SOCKET s[3];
-    for (int i = 0; i < 3; i++)
-        if ((s[i] = udp_socket(&a[i])) == INVALID_SOCKET)
-            FAIL("udp socket");
-    SOCKET tx = socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP);
-    dagrt *rt = make_rt(fallback, 2);
-    if (!rt)
-        FAIL("dagrt_create");
-    /* A fiber parked on readiness wakes once the socket has a datagram. */
-    poll_job pj = { rt, s[0], -100 };
-    dagrt_group g;
-    dagrt_group_init(&g);
-    EXPECT(dagrt_spawn_ex(rt, &g, poll_fiber, &pj, DAGRT_SPAWN_FIBER) == 0);
-    Sleep(10);
-    EXPECT(pj.result == -100);   /* still waiting */
-    EXPECT(sendto(tx, "x", 1, 0, (struct sockaddr *)&a[0], sizeof a[0]) == 1);
-    EXPECT(dagrt_group_wait(rt, &g) == 0);
-    EXPECT(pj.result == DAGRT_POLL_IN);
-    /* Writable at once; a deadline already passed times out. */
-    EXPECT(dagrt_poll(rt, (dagrt_handle)s[1], DAGRT_POLL_OUT, DAGRT_FOREVER, NULL) == DAGRT_POLL_OUT);
-    EXPECT(dagrt_poll(rt, (dagrt_handle)s[1], DAGRT_POLL_IN, 0, NULL) == DAGRT_ETIMEDOUT);
-    EXPECT(dagrt_poll(rt, (dagrt_handle)s[1], 64, DAGRT_FOREVER, NULL) == DAGRT_EINVAL);
-    /* A thread that is not the runtime's blocks in the same reactor. */
-    poll_job fj = { rt, s[1], -100 };
-    HANDLE t = CreateThread(NULL, 0, foreign_reader, &fj, 0, NULL);
-    EXPECT(t != NULL);
-    Sleep(10);
-    EXPECT(sendto(tx, "f", 1, 0, (struct sockaddr *)&a[1], sizeof a[1]) == 1);
-    WaitForSingleObject(t, INFINITE);
-    CloseHandle(t);
-    EXPECT(fj.result == 'f');
-    /* A plain task on a worker helps while it waits. */
-    poll_job tj = { rt, s[2], -100 };
-    dagrt_group_init(&g);
-    EXPECT(dagrt_spawn(rt, &g, plain_read, &tj) == 0);
-    Sleep(10);
-    EXPECT(sendto(tx, "t", 1, 0, (struct sockaddr *)&a[2], sizeof a[2]) == 1);
-    EXPECT(dagrt_group_wait(rt, &g) == 0);
-    EXPECT(tj.result == 't');
-    bad += check_reactor(rt, fallback);
-    dagrt_destroy(rt);
-    closesocket(tx);
-    for (int i = 0; i < 3; i++)
-        closesocket(s[i]);
-    return bad;
-}
-
-int io_poll_callers(void) { return poll_and_callers(false); }
-int io_poll_callers_fb(void) { return poll_and_callers(true); }
-
-/* ------------------------------------------- cancel scopes and deadlines */
-
-typedef struct dl_job {
-    dagrt *rt;
-    SOCKET s;
-    int result;
-    uint64_t ns;
-} dl_job;
-
-static void dl_poll(void *arg)
-{
-    dl_job *j = arg;
-    uint64_t t0 = dagrt_now_ns();
-    j->result = dagrt_poll(j->rt, (dagrt_handle)j->s, DAGRT_POLL_IN, t0 + 5000000, NULL);   /* 5 ms */
-    j->ns = dagrt_now_ns() - t0;
-}
-
-/* A readiness wait with a deadline on a socket that stays empty:
- * ETIMEDOUT, no earlier than the deadline; from a fiber and the main
- * thread. */
-static int poll_deadline(bool fallback)
-{
-    int bad = 0;
-    struct sockaddr_in a;
-    SOCKET s = udp_socket(&a);
-    if (s == INVALID_SOCKET)
-        FAIL("udp socket");
-    dagrt *rt = make_rt(fallback, 1);
-    if (!rt)
-        FAIL("dagrt_create");
-    dl_job j = { rt, s, 1, 0 };
-    dagrt_group g;
-    dagrt_group_init(&g);
-    EXPECT(dagrt_spawn_ex(rt, &g, dl_poll, &j, DAGRT_SPAWN_FIBER) == 0);
-    EXPECT(dagrt_group_wait(rt, &g) == 0);
-    EXPECT(j.result == DAGRT_ETIMEDOUT);
-    EXPECT(j.ns >= 5000000);
-    dl_job m = { rt, s, 1, 0 };
-    dl_poll(&m);
-    EXPECT(m.result == DAGRT_ETIMEDOUT);
-    EXPECT(m.ns >= 5000000);
-    /* ready before the deadline: the ready set, not a timeout */
-    SOCKET tx = socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP);
-    EXPECT(sendto(tx, "r", 1, 0, (struct sockaddr *)&a, sizeof a) == 1);
-    EXPECT(dagrt_poll(rt, (dagrt_handle)s, DAGRT_POLL_IN, dagrt_now_ns() + 1000000000, NULL) == DAGRT_POLL_IN);
-    dagrt_io_stats st;
-    dagrt_get_io_stats(rt, &st);
-    EXPECT(st.kind[DAGRT_IO_POLL].timeouts == 2);
-    bad += check_reactor(rt, fallback);
-    dagrt_destroy(rt);
-    closesocket(tx);
-    closesocket(s);
-    return bad;
-}
-
-int io_poll_deadline(void) { return poll_deadline(false); }
-int io_poll_deadline_fb(void) { return poll_deadline(true); }
 
 /* ------------------------------------------- an idle runtime costs nothing */
 

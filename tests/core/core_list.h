@@ -1,5 +1,6 @@
 /*
- * runtime_list.h - the one list of runtime scenarios (docs/testing.md,
+ * core_list.h - the one list of the core's scenarios, and the
+ * parallel-for's (runtime/core/, runtime/pfor/; docs/testing.md,
  * "Scenarios"): SCENARIO(runtime, name, Criterion timeout, flags), each
  * int scn_NAME(void) of scenarios.c or scn_frames.c. Every entry is
  * SCN_TSAN (also a plain-driver test in suite tsan); SCN_FENCED runs it a

@@ -1,7 +1,8 @@
-/* io_ops_posix.c - the I/O calls' scenarios that only POSIX systems have
- * (pipes, descriptors' positions, the trace and the observer of I/O,
- * io_uring's fast path and batches), and the POSIX side of io_ops.h's shim.
- * The scenarios both systems share are in io_ops.c. */
+/* io_ops_posix.c - the POSIX half of io_ops.h's shim, and the I/O
+ * scenarios that only POSIX systems have (the observer of an I/O wait,
+ * io_uring's fast path and batches, an idle runtime's context switches, a
+ * group wait by a thread outside the runtime). The scenarios every system
+ * shares are in io_ops.c and io_deadline.c. */
 #define _GNU_SOURCE
 #include "io_ops.h"
 
@@ -77,6 +78,69 @@ io_file tmp_file_with(const char *name, const void *data, size_t n, bool *ok)
 
 void io_file_close(io_file f) { close(f); }
 
+io_file io_file_create(const char *name) { return open_tmp(name, O_RDWR | O_CREAT | O_TRUNC); }
+
+io_file io_dir_open(void) { return open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); }
+
+bool io_open_missing_fails(void) { return open_tmp("missing", O_RDONLY) < 0 && errno == ENOENT; }
+
+/* The descriptor's own position: set, then advanced by reads at -1. */
+int io_file_positions(dagrt *rt, io_file fd, const char *name, const unsigned char *w)
+{
+    (void)name;
+    int bad = 0;
+    unsigned char r[64];
+    EXPECT(lseek(fd, 100, SEEK_SET) == 100);
+    EXPECT(dagrt_read(rt, fd, r, 50, -1, NULL) == 50);
+    EXPECT(memcmp(r, w + 100, 50) == 0);
+    EXPECT(dagrt_read(rt, fd, r, 50, -1, NULL) == 50);
+    EXPECT(memcmp(r, w + 150, 50) == 0);
+    EXPECT(lseek(fd, 0, SEEK_CUR) == 200);
+    return bad;
+}
+
+int io_pair_open(io_pair *p)
+{
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC) != 0)
+        return -1;
+    p->rd = fd[0];
+    p->wr = fd[1];
+    return 0;
+}
+
+void io_pair_close(io_pair *p)
+{
+    close(p->rd);
+    close(p->wr);
+}
+
+dagrt_handle io_pair_rd(const io_pair *p) { return p->rd; }
+dagrt_handle io_pair_writable(const io_pair *p) { return p->wr; }
+bool io_pair_put(io_pair *p, char c) { return write(p->wr, &c, 1) == 1; }
+
+int64_t io_pair_get(dagrt *rt, io_pair *p, char *c, dagrt_cancel *scope)
+{
+    return dagrt_read(rt, p->rd, c, 1, -1, scope);
+}
+
+int io_pipe_open(io_file *rd, io_file *wr, int k)
+{
+    (void)k;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    *rd = p[0];
+    *wr = p[1];
+    return 0;
+}
+
+void io_pipe_close(io_file rd, io_file wr)
+{
+    close(rd);
+    close(wr);
+}
+
 /* Threads of this process whose nice value is `nice`. */
 static int threads_with_nice(int nice)
 {
@@ -113,281 +177,6 @@ static int threads_with_nice(int nice)
 int thread_priority(void) { return getpriority(PRIO_PROCESS, 0); }
 int threads_raised(int base) { return threads_with_nice(base - 5); }
 int threads_at(int prio) { return threads_with_nice(prio); }
-
-/* ------------------------------------------------ files, one fiber */
-
-typedef struct file_job {
-    dagrt *rt;
-    int fd, dirfd;
-    int bad;
-} file_job;
-
-static void file_fiber(void *arg)
-{
-    file_job *j = arg;
-    dagrt *rt = j->rt;
-    int bad = 0;
-    unsigned char w[10000], r[12000];
-    for (size_t i = 0; i < sizeof w; i++)
-        w[i] = pattern(i);
-    /* write, then read back at offsets */
-    EXPECT(dagrt_write(rt, j->fd, w, sizeof w, 0, NULL) == (int64_t)sizeof w);
-    memset(r, 0, sizeof r);
-    EXPECT(dagrt_read(rt, j->fd, r, 4096, 0, NULL) == 4096);
-    EXPECT(memcmp(r, w, 4096) == 0);
-    /* a short read at the end of the file, then 0 past it */
-    EXPECT(dagrt_read(rt, j->fd, r, 4096, 8192, NULL) == 10000 - 8192);
-    EXPECT(memcmp(r, w + 8192, 10000 - 8192) == 0);
-    EXPECT(dagrt_read(rt, j->fd, r, 4096, 10000, NULL) == 0);
-    EXPECT(dagrt_read(rt, j->fd, r, 4096, 20000, NULL) == 0);
-    /* the handle's own position: advances */
-    EXPECT(lseek(j->fd, 100, SEEK_SET) == 100);
-    EXPECT(dagrt_read(rt, j->fd, r, 50, -1, NULL) == 50);
-    EXPECT(memcmp(r, w + 100, 50) == 0);
-    EXPECT(dagrt_read(rt, j->fd, r, 50, -1, NULL) == 50);
-    EXPECT(memcmp(r, w + 150, 50) == 0);
-    EXPECT(lseek(j->fd, 0, SEEK_CUR) == 200);
-    /* a directory */
-    int64_t e = dagrt_read(rt, j->dirfd, r, 16, 0, NULL);
-    EXPECT(e == DAGRT_EISDIR);
-    EXPECT(dagrt_last_os_error() == EISDIR);
-    /* a handle that is not open: EBADF, with the system's reason kept */
-    e = dagrt_read(rt, 1 << 20, r, 16, 0, NULL);
-    EXPECT(e == DAGRT_EBADF);
-    EXPECT(dagrt_last_os_error() == EBADF);
-    EXPECT(strcmp(dagrt_strerror(DAGRT_EBADF), "unknown error") != 0);
-    /* a cancelled scope: no I/O at all */
-    dagrt_cancel c;
-    dagrt_cancel_init(&c, NULL);
-    dagrt_cancel_request(&c);
-    EXPECT(dagrt_read(rt, j->fd, r, 16, 0, &c) == DAGRT_ECANCELED);
-    /* bad arguments */
-    EXPECT(dagrt_read(rt, j->fd, NULL, 16, 0, NULL) == DAGRT_EINVAL);
-    EXPECT(dagrt_read(NULL, j->fd, r, 16, 0, NULL) == DAGRT_EINVAL);
-    j->bad = bad;
-}
-
-static int file_basic(bool fallback)
-{
-    if (make_tmpdir() != 0)
-        FAIL("mkdtemp: %s", strerror(errno));
-    file_job j = { 0 };
-    j.fd = open_tmp("a", O_RDWR | O_CREAT | O_TRUNC);
-    j.dirfd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int bad = 0;
-    if (j.fd < 0 || j.dirfd < 0)
-        FAIL("open: %s", strerror(errno));
-    dagrt *rt = make_rt(fallback, 2);
-    if (!rt)
-        FAIL("dagrt_create");
-    j.rt = rt;
-    dagrt_group g;
-    dagrt_group_init(&g);
-    EXPECT(dagrt_spawn_ex(rt, &g, file_fiber, &j, DAGRT_SPAWN_FIBER) == 0);
-    EXPECT(dagrt_group_wait(rt, &g) == 0);
-    bad += j.bad;
-    bad += check_reactor(rt, fallback);
-    dagrt_io_stats st;
-    dagrt_get_io_stats(rt, &st);
-    EXPECT(st.kind[DAGRT_IO_WRITE].ops >= 1 && st.kind[DAGRT_IO_WRITE].bytes >= 10000);
-    EXPECT(st.kind[DAGRT_IO_READ].errors >= 2);
-    EXPECT(st.kind[DAGRT_IO_READ].cancels >= 1);
-    /* A missing file is the system's open() (the runtime opens nothing);
-     * its errno maps onto the list like every other. */
-    EXPECT(open_tmp("missing", O_RDONLY) < 0 && errno == ENOENT);
-    dagrt_destroy(rt);
-    close(j.fd);
-    close(j.dirfd);
-    rm_tmpdir("a");
-    return bad;
-}
-
-int io_file_basic(void) { return file_basic(false); }
-int io_file_basic_fb(void) { return file_basic(true); }
-
-/* dagrt_destroy with fibers parked on reads and receives that never
- * complete: every call returns DAGRT_ECANCELED, destroy returns, nothing
- * leaks (LSan in the sanitizer runs). */
-#define PARKED 8
-static int destroy_parked(bool fallback)
-{
-    int bad = 0;
-    int pipes[PARKED / 2][2];
-    struct sockaddr_in a[PARKED / 2];
-    int socks[PARKED / 2];
-    park_job j[PARKED];
-    dagrt *rt = make_rt(fallback, 2);
-    if (!rt)
-        FAIL("dagrt_create");
-    for (int i = 0; i < PARKED / 2; i++) {
-        if (pipe2(pipes[i], O_CLOEXEC) != 0 || (socks[i] = udp_socket(&a[i])) < 0)
-            FAIL("pipe/socket");
-        j[2 * i] = (park_job){ rt, pipes[i][0], 0, 1 };
-        j[2 * i + 1] = (park_job){ rt, socks[i], 0, 1 };
-        EXPECT(dagrt_spawn_ex(rt, NULL, park_read, &j[2 * i], DAGRT_SPAWN_FIBER) == 0);
-        EXPECT(dagrt_spawn_ex(rt, NULL, park_recv, &j[2 * i + 1], DAGRT_SPAWN_FIBER) == 0);
-    }
-    wait_parked(j, PARKED);
-    dagrt_destroy(rt);
-    for (int i = 0; i < PARKED; i++) {
-        EXPECT(j[i].result == DAGRT_ECANCELED);
-        if (j[i].result != DAGRT_ECANCELED)
-            fprintf(stderr, "destroy_parked: %d got %lld\n", i, (long long)j[i].result);
-    }
-    for (int i = 0; i < PARKED / 2; i++) {
-        close(pipes[i][0]);
-        close(pipes[i][1]);
-        close(socks[i]);
-    }
-    return bad;
-}
-
-int io_destroy_reads(void) { return destroy_parked(false); }
-int io_destroy_reads_fb(void) { return destroy_parked(true); }
-
-/* ----------------------------- readiness, and callers that are not fibers */
-
-typedef struct poll_job {
-    dagrt *rt;
-    int rfd;
-    _Atomic int result;   /* read while the waiter may still store it ("still waiting") */
-} poll_job;
-
-static void poll_fiber(void *arg)
-{
-    poll_job *j = arg;
-    j->result = dagrt_poll(j->rt, j->rfd, DAGRT_POLL_IN, DAGRT_FOREVER, NULL);
-}
-
-static void *foreign_reader(void *arg)
-{
-    poll_job *j = arg;
-    char c = 0;
-    int64_t r = dagrt_read(j->rt, j->rfd, &c, 1, -1, NULL);   /* blocks this thread */
-    j->result = r == 1 ? c : (int)r;
-    return NULL;
-}
-
-static void plain_read(void *arg)
-{
-    poll_job *j = arg;
-    char c = 0;
-    int64_t r = dagrt_read(j->rt, j->rfd, &c, 1, -1, NULL);   /* a plain task: helps */
-    j->result = r == 1 ? c : (int)r;
-}
-
-static int poll_and_callers(bool fallback)
-{
-    int bad = 0;
-    int p1[2], p2[2], p3[2];
-    if (pipe2(p1, O_CLOEXEC) || pipe2(p2, O_CLOEXEC) || pipe2(p3, O_CLOEXEC))
-        FAIL("pipe");
-    dagrt *rt = make_rt(fallback, 2);
-    if (!rt)
-        FAIL("dagrt_create");
-    /* A fiber parked on readiness wakes once the pipe has a byte. */
-    poll_job pj = { rt, p1[0], -100 };
-    dagrt_group g;
-    dagrt_group_init(&g);
-    EXPECT(dagrt_spawn_ex(rt, &g, poll_fiber, &pj, DAGRT_SPAWN_FIBER) == 0);
-    usleep(10000);
-    EXPECT(pj.result == -100);   /* still waiting */
-    EXPECT(write(p1[1], "x", 1) == 1);
-    EXPECT(dagrt_group_wait(rt, &g) == 0);
-    EXPECT(pj.result == DAGRT_POLL_IN);
-    /* Writable at once. A deadline already passed still looks once: the
-     * byte is still in p1 (nobody read it), so p1[0] is ready and returns
-     * its set; the empty p3 times out. */
-    EXPECT(dagrt_poll(rt, p1[1], DAGRT_POLL_OUT, DAGRT_FOREVER, NULL) == DAGRT_POLL_OUT);
-    EXPECT(dagrt_poll(rt, p1[0], DAGRT_POLL_IN, 0, NULL) == DAGRT_POLL_IN);
-    EXPECT(dagrt_poll(rt, p1[0], DAGRT_POLL_IN, dagrt_now_ns(), NULL) == DAGRT_POLL_IN);
-    EXPECT(dagrt_poll(rt, p1[1], DAGRT_POLL_OUT, 1, NULL) == DAGRT_POLL_OUT);
-    EXPECT(dagrt_poll(rt, p3[0], DAGRT_POLL_IN, 0, NULL) == DAGRT_ETIMEDOUT);
-    EXPECT(dagrt_poll(rt, p3[0], DAGRT_POLL_IN, dagrt_now_ns(), NULL) == DAGRT_ETIMEDOUT);
-    EXPECT(dagrt_poll(rt, p1[0], 64, DAGRT_FOREVER, NULL) == DAGRT_EINVAL);
-    /* A thread that is not the runtime's blocks in the same reactor. */
-    poll_job fj = { rt, p2[0], -100 };
-    pthread_t t;
-    EXPECT(pthread_create(&t, NULL, foreign_reader, &fj) == 0);
-    usleep(10000);
-    EXPECT(write(p2[1], "f", 1) == 1);
-    pthread_join(t, NULL);
-    EXPECT(fj.result == 'f');
-    /* A plain task on a worker helps while it waits. */
-    poll_job tj = { rt, p3[0], -100 };
-    dagrt_group_init(&g);
-    EXPECT(dagrt_spawn(rt, &g, plain_read, &tj) == 0);
-    usleep(10000);
-    EXPECT(write(p3[1], "t", 1) == 1);
-    EXPECT(dagrt_group_wait(rt, &g) == 0);
-    EXPECT(tj.result == 't');
-    bad += check_reactor(rt, fallback);
-    dagrt_destroy(rt);
-    for (int i = 0; i < 2; i++) {
-        close(p1[i]);
-        close(p2[i]);
-        close(p3[i]);
-    }
-    return bad;
-}
-
-int io_poll_callers(void) { return poll_and_callers(false); }
-int io_poll_callers_fb(void) { return poll_and_callers(true); }
-
-/* ------------------------------------------- cancel scopes and deadlines */
-
-typedef struct dl_job {
-    dagrt *rt;
-    int fd;
-    int result;
-    uint64_t ns;
-} dl_job;
-
-static void dl_poll(void *arg)
-{
-    dl_job *j = arg;
-    uint64_t t0 = dagrt_now_ns();
-    j->result = dagrt_poll(j->rt, j->fd, DAGRT_POLL_IN, t0 + 5000000, NULL);   /* 5 ms */
-    j->ns = dagrt_now_ns() - t0;
-}
-
-/* A readiness wait with a deadline on a pipe that stays empty: ETIMEDOUT,
- * no earlier than the deadline; from a fiber and from the main thread. */
-static int poll_deadline(bool fallback)
-{
-    int bad = 0;
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0)
-        FAIL("pipe");
-    dagrt *rt = make_rt(fallback, 1);
-    if (!rt)
-        FAIL("dagrt_create");
-    dl_job j = { rt, p[0], 1, 0 };
-    dagrt_group g;
-    dagrt_group_init(&g);
-    EXPECT(dagrt_spawn_ex(rt, &g, dl_poll, &j, DAGRT_SPAWN_FIBER) == 0);
-    EXPECT(dagrt_group_wait(rt, &g) == 0);
-    EXPECT(j.result == DAGRT_ETIMEDOUT);
-    EXPECT(j.ns >= 5000000);
-    dl_job m = { rt, p[0], 1, 0 };
-    dl_poll(&m);
-    EXPECT(m.result == DAGRT_ETIMEDOUT);
-    EXPECT(m.ns >= 5000000);
-    /* ready before the deadline: the ready set, not a timeout */
-    EXPECT(write(p[1], "r", 1) == 1);
-    EXPECT(dagrt_poll(rt, p[0], DAGRT_POLL_IN, dagrt_now_ns() + 1000000000, NULL) == DAGRT_POLL_IN);
-    dagrt_io_stats st;
-    dagrt_get_io_stats(rt, &st);
-    EXPECT(st.kind[DAGRT_IO_POLL].timeouts == 2);
-    bad += check_reactor(rt, fallback);
-    dagrt_destroy(rt);
-    close(p[0]);
-    close(p[1]);
-    return bad;
-}
-
-int io_poll_deadline(void) { return poll_deadline(false); }
-int io_poll_deadline_fb(void) { return poll_deadline(true); }
 
 /* ---------------------------------------------------------- the observer */
 
@@ -522,7 +311,7 @@ static void *gw_foreign(void *arg)
 /* A thread outside the runtime waiting on a group blocks until the last
  * task wakes it: over a 60 ms wait it sleeps a handful of times, where
  * polling with 50 µs naps would switch out a thousand times. */
-int io_group_wait_foreign(void)
+int wait_group_foreign(void)
 {
     int bad = 0;
     dagrt *rt = make_rt(false, 2);
@@ -542,7 +331,7 @@ int io_group_wait_foreign(void)
         pthread_join(t, NULL);
         EXPECT(j.rc == 0);
         if (j.switches > 50)
-            fprintf(stderr, "io_group_wait_foreign: %ld voluntary switches in a 60 ms wait\n", j.switches);
+            fprintf(stderr, "wait_group_foreign: %ld voluntary switches in a 60 ms wait\n", j.switches);
         EXPECT(j.switches <= 50);
         free(g);
     }

@@ -1,9 +1,9 @@
 /* io_edges_posix.c - the I/O calls at their edges (issue 36's probes, POSIX):
  * SIGPIPE, handles outside the descriptor range, accept on what cannot
  * accept, a poll for errors alone, the reactor's start with every
- * descriptor taken, dagrt_last_os_error never stale, the error list. Each
- * twice where a reactor is involved (NAME_fb: the fallback forced). The
- * deadlines of cancel scopes are in io_deadline_posix.c. */
+ * descriptor taken, dagrt_last_os_error never stale. Each twice where a
+ * reactor is involved (NAME_fb: the fallback forced). The deadlines of
+ * cancel scopes are in io_deadline.c, the error list in io_ops.c. */
 #define _GNU_SOURCE
 #include "io_ops.h"
 
@@ -513,25 +513,3 @@ static int last_os_error(bool fallback)
 
 int io_last_os_error(void) { return last_os_error(false); }
 int io_last_os_error_fb(void) { return last_os_error(true); }
-
-/* --------------------------------------------------------- the list */
-
-/* Every code a call returns has a message that fits each use: EPERM is
- * both "not from this thread" and "the mutex is not locked"
- * (dagrt_mutex_unlock, dagrt_cond_wait); -7, once EDEADLK, which nothing
- * returned, is no code. */
-int io_error_codes(void)
-{
-    int bad = 0;
-    const char *perm = dagrt_strerror(DAGRT_EPERM);
-    EXPECT(strstr(perm, "thread") != NULL);
-    EXPECT(strstr(perm, "not locked") != NULL);
-    EXPECT(strcmp(dagrt_strerror(-7), "unknown error") == 0);
-    dagrt_mutex mu;
-    dagrt_mutex_init(&mu);
-    EXPECT(dagrt_mutex_unlock(&mu) == DAGRT_EPERM);
-    for (int e = -1; e > DAGRT_ERR_LAST_; e--)
-        if (e != -7)
-            EXPECT(strcmp(dagrt_strerror(e), "unknown error") != 0);
-    return bad;
-}

@@ -1,4 +1,4 @@
-/* io_scenarios.c - scenarios for cancel scopes and the clock, hosted by the
+/* wait_scenarios.c - scenarios for cancel scopes and the clock, hosted by the
  * one scenario runner (tests/scenario: Criterion, and the plain driver for TSan). Each returns 0 or
  * prints why it failed and returns 1. */
 #include <pthread.h>
@@ -19,7 +19,7 @@
                        fputc('\n', stderr); return 1; } while (0)
 
 /* A request marks the scope and everything under it, never above it. */
-static int io_cancel_nesting(void)
+static int cancel_nesting(void)
 {
     dagrt_cancel root, mid, leaf, other;
     dagrt_cancel_init(&root, NULL);
@@ -56,7 +56,7 @@ static void *requester(void *arg)
     return NULL;
 }
 
-static int io_cancel_cross_thread(void)
+static int cancel_cross_thread(void)
 {
     dagrt_cancel parent;
     dagrt_cancel_init(&parent, NULL);
@@ -80,7 +80,7 @@ static int io_cancel_cross_thread(void)
 }
 
 /* The clock is monotonic and runs at nanosecond scale. */
-static int io_clock(void)
+static int timer_clock(void)
 {
     uint64_t a = dagrt_now_ns();
 #ifdef _WIN32
@@ -210,7 +210,7 @@ static int run_by(dagrt *rt, call *c, int by)
 /* A sleep of 2 ms returns 0, no earlier than 2 ms, from every kind of
  * caller, with workers and with none (then the waiting caller itself runs
  * the timer). */
-static int io_sleep_min(void)
+static int timer_sleep_min(void)
 {
     int bad = 0;
     for (int workers = 0; workers <= 2; workers += 2) {
@@ -222,7 +222,7 @@ static int io_sleep_min(void)
                 continue;   /* below: a thread outside a runtime with no workers */
             call c = { .kind = W_SLEEP, .arg_ns = 2 * MS };
             if (run_by(rt, &c, by) != 0 || c.res != 0 || c.ns < 2 * MS) {
-                fprintf(stderr, "io_sleep_min: %d workers, %s: res %d after %llu ns\n", workers,
+                fprintf(stderr, "timer_sleep_min: %d workers, %s: res %d after %llu ns\n", workers,
                         by_name[by], c.res, (unsigned long long)c.ns);
                 bad++;
             }
@@ -233,7 +233,7 @@ static int io_sleep_min(void)
     dagrt *rt = rt_make(0);
     call c = { .kind = W_SLEEP, .arg_ns = 2 * MS };
     if (!rt || run_by(rt, &c, BY_THREAD) != 0 || c.res != 0 || c.ns < 2 * MS) {
-        fprintf(stderr, "io_sleep_min: 0 workers, own thread alone: res %d after %llu ns\n",
+        fprintf(stderr, "timer_sleep_min: 0 workers, own thread alone: res %d after %llu ns\n",
                 c.res, (unsigned long long)c.ns);
         bad++;
     }
@@ -251,7 +251,7 @@ static int io_sleep_min(void)
     dagrt_group_wait(rt, &g);
     for (int i = 0; i < N; i++)
         if (cs[i].res != 0 || cs[i].ns < cs[i].arg_ns) {
-            fprintf(stderr, "io_sleep_min: fiber %d of %d: res %d, %llu ns for %llu\n", i, N,
+            fprintf(stderr, "timer_sleep_min: fiber %d of %d: res %d, %llu ns for %llu\n", i, N,
                     cs[i].res, (unsigned long long)cs[i].ns, (unsigned long long)cs[i].arg_ns);
             bad++;
         }
@@ -262,7 +262,7 @@ static int io_sleep_min(void)
 /* An earlier deadline added while every thread parks (the keeper asleep
  * until an hour from now) wakes one: the short sleep ends in time. With
  * two workers and with none (the main thread, waiting, keeps the timers). */
-static int io_sleep_earlier(void)
+static int timer_sleep_earlier(void)
 {
     int bad = 0;
     for (int workers = 0; workers <= 2; workers += 2) {
@@ -297,14 +297,14 @@ static int io_sleep_earlier(void)
         }
         if (!atomic_load(&shortc.done) || shortc.res != 0 || shortc.ns < 2 * MS ||
             shortc.ns > UINT64_C(2000000000)) {
-            fprintf(stderr, "io_sleep_earlier: %d workers: done %d res %d after %llu ns\n", workers,
+            fprintf(stderr, "timer_sleep_earlier: %d workers: done %d res %d after %llu ns\n", workers,
                     atomic_load(&shortc.done), shortc.res, (unsigned long long)shortc.ns);
             bad++;
         }
         dagrt_cancel_request(&stop);
         dagrt_group_wait(rt, &g);
         if (longc.res != DAGRT_ECANCELED) {
-            fprintf(stderr, "io_sleep_earlier: the hour-long sleep returned %d on its cancel\n", longc.res);
+            fprintf(stderr, "timer_sleep_earlier: the hour-long sleep returned %d on its cancel\n", longc.res);
             bad++;
         }
         dagrt_destroy(rt);
@@ -347,7 +347,7 @@ static void busy_sleeper(void *arg)
     atomic_store(&b->slept, 1);
 }
 
-static int io_sleep_busy_adder(void)
+static int timer_sleep_busy_adder(void)
 {
     int bad = 0;
     dagrt *rt = rt_make(2);
@@ -367,7 +367,7 @@ static int io_sleep_busy_adder(void)
         dagrt_group_wait(rt, &g);
         dagrt_group_wait(rt, &xg);
         if (!atomic_load(&b.slept) || b.res != 0 || atomic_load(&b.gave_up)) {
-            fprintf(stderr, "io_sleep_busy_adder: round %d: slept %d res %d, the busy task %s\n",
+            fprintf(stderr, "timer_sleep_busy_adder: round %d: slept %d res %d, the busy task %s\n",
                     round, atomic_load(&b.slept), b.res,
                     atomic_load(&b.gave_up) ? "gave up after 5 s (the deadline was slept through)" : "ended");
             bad++;
@@ -380,7 +380,7 @@ static int io_sleep_busy_adder(void)
 /* A timed wait on something never given returns ETIMEDOUT, no earlier than
  * its deadline; one given first returns 0 at once; a deadline already past
  * returns ETIMEDOUT without waiting. Every kind of wait, every caller. */
-static int io_timed_wait(void)
+static int sync_timed_wait(void)
 {
     int bad = 0;
     dagrt *rt = rt_make(2);
@@ -406,7 +406,7 @@ static int io_timed_wait(void)
                     FAIL("spawn");
                 int want = given ? 0 : DAGRT_ETIMEDOUT;
                 if (c.res != want || (!given && c.ns < 2 * MS)) {
-                    fprintf(stderr, "io_timed_wait: %s by %s, %s: res %d (want %d) after %llu ns\n",
+                    fprintf(stderr, "sync_timed_wait: %s by %s, %s: res %d (want %d) after %llu ns\n",
                             kind_name[kind], by_name[by], given ? "given first" : "never given",
                             c.res, want, (unsigned long long)c.ns);
                     bad++;
@@ -432,7 +432,7 @@ static int io_timed_wait(void)
         to += st[i].wait_timeouts;
     /* 4 kinds x 4 callers that never got what they waited for, plus the past deadline. */
     if (to != 4 * BY_N + 1) {
-        fprintf(stderr, "io_timed_wait: %llu timeouts counted, want %d\n", (unsigned long long)to, 4 * BY_N + 1);
+        fprintf(stderr, "sync_timed_wait: %llu timeouts counted, want %d\n", (unsigned long long)to, 4 * BY_N + 1);
         bad++;
     }
     dagrt_destroy(rt);
@@ -457,7 +457,7 @@ static int start_by(dagrt *rt, dagrt_group *g, pthread_t *t, call *c, int by)
  * tasks, plain tasks, threads of their own) wakes all of them with
  * ECANCELED; a child scope's cancel wakes its own waits and leaves the
  * parent's alone, which still end normally. */
-static int io_cancel_wakes(void)
+static int cancel_wakes(void)
 {
     int bad = 0;
     dagrt *rt = rt_make(4);
@@ -507,7 +507,7 @@ static int io_cancel_wakes(void)
                 if (dagrt_now_ns() - t0 > UINT64_C(10000000000))
                     FAIL("%s by %s on the child scope was not woken by its cancel", kind_name[k], by_name[bys[b]]);
             if (onc[k][b].res != DAGRT_ECANCELED) {
-                fprintf(stderr, "io_cancel_wakes: %s by %s on the child: res %d, want ECANCELED\n",
+                fprintf(stderr, "cancel_wakes: %s by %s on the child: res %d, want ECANCELED\n",
                         kind_name[k], by_name[bys[b]], onc[k][b].res);
                 bad++;
             }
@@ -516,7 +516,7 @@ static int io_cancel_wakes(void)
     for (int k = 0; k < W_NKINDS; k++)
         for (int b = 0; b < BYS; b++)
             if (bys[b] != BY_PLAIN && atomic_load(&onp[k][b].done)) {
-                fprintf(stderr, "io_cancel_wakes: the child's cancel ended %s by %s on the parent (res %d)\n",
+                fprintf(stderr, "cancel_wakes: the child's cancel ended %s by %s on the parent (res %d)\n",
                         kind_name[k], by_name[bys[b]], onp[k][b].res);
                 bad++;
             }
@@ -533,7 +533,7 @@ static int io_cancel_wakes(void)
                 if (dagrt_now_ns() - t0 > UINT64_C(10000000000))
                     FAIL("%s by %s on the parent did not end once given", kind_name[k], by_name[bys[b]]);
             if (onp[k][b].res != 0) {
-                fprintf(stderr, "io_cancel_wakes: %s by %s on the parent: res %d, want 0\n",
+                fprintf(stderr, "cancel_wakes: %s by %s on the parent: res %d, want 0\n",
                         kind_name[k], by_name[bys[b]], onp[k][b].res);
                 bad++;
             }
@@ -547,7 +547,7 @@ static int io_cancel_wakes(void)
     }
     for (int b = 0; b < BYS; b++)
         if (bys[b] != BY_PLAIN && onp[W_SLEEP][b].res != DAGRT_ECANCELED) {
-            fprintf(stderr, "io_cancel_wakes: sleep by %s on the parent: res %d after its cancel\n",
+            fprintf(stderr, "cancel_wakes: sleep by %s on the parent: res %d after its cancel\n",
                     by_name[bys[b]], onp[W_SLEEP][b].res);
             bad++;
         }
@@ -561,7 +561,7 @@ static int io_cancel_wakes(void)
         nc += st[i].wait_cancels;
     /* child: 5 kinds x fiber/thread + 3 plain = 13; parent's sleeps 2; the last one 1 */
     if (nc != 16) {
-        fprintf(stderr, "io_cancel_wakes: %llu cancellations counted, want 16\n", (unsigned long long)nc);
+        fprintf(stderr, "cancel_wakes: %llu cancellations counted, want 16\n", (unsigned long long)nc);
         bad++;
     }
     dagrt_destroy(rt);
@@ -633,7 +633,7 @@ static void cq_consume(void *arg)
     }
 }
 
-static int io_cond_hammer(void)
+static int sync_cond_hammer(void)
 {
     int bad = 0;
     dagrt *rt = rt_make(3);
@@ -659,9 +659,9 @@ static int io_cond_hammer(void)
     EXPECT(atomic_load(&cq.bad) == 0);
     EXPECT(cq.count == 0);
     if (getenv("IO_VERBOSE"))
-        fprintf(stderr, "io_cond_hammer: %d consumer timeouts\n", atomic_load(&cq.timeouts));
+        fprintf(stderr, "sync_cond_hammer: %d consumer timeouts\n", atomic_load(&cq.timeouts));
     if (bad)
-        fprintf(stderr, "io_cond_hammer: %d missing, %d duplicated, %d bad returns\n", missing,
+        fprintf(stderr, "sync_cond_hammer: %d missing, %d duplicated, %d bad returns\n", missing,
                 atomic_load(&cq.dup), atomic_load(&cq.bad));
     dagrt_destroy(rt);
     return bad;
@@ -726,7 +726,7 @@ static void bc_wait(void *arg)
     dagrt_mutex_unlock(&bc.mu);
 }
 
-static int io_cond_signals(void)
+static int sync_cond_signals(void)
 {
     int bad = 0;
     dagrt *rt = rt_make(2);
@@ -751,7 +751,7 @@ static int io_cond_signals(void)
         if (mode == 1)
             pthread_join(t, NULL);
         if (atomic_load(&pp.bad)) {
-            fprintf(stderr, "io_cond_signals: ping-pong (%s): %d waits ended without their signal\n",
+            fprintf(stderr, "sync_cond_signals: ping-pong (%s): %d waits ended without their signal\n",
                     mode ? "fiber and thread" : "two fibers", atomic_load(&pp.bad));
             bad++;
         }
@@ -849,7 +849,7 @@ static void *ho_thread(void *arg)
     return NULL;
 }
 
-static int io_timed_handoff(void)
+static int sync_timed_handoff(void)
 {
     int bad = 0;
     dagrt *rt = rt_make(3);
@@ -875,12 +875,12 @@ static int io_timed_handoff(void)
         got++;
     EXPECT(got == HO_PERMITS);
     if (getenv("IO_VERBOSE"))
-        fprintf(stderr, "io_timed_handoff: %ld locked, %ld acquired, %ld sem timeouts\n", ho.locked,
+        fprintf(stderr, "sync_timed_handoff: %ld locked, %ld acquired, %ld sem timeouts\n", ho.locked,
                 atomic_load(&ho.acquired), atomic_load(&ho.timeouts));
     /* And the mutex is free. */
     EXPECT(dagrt_mutex_trylock(&ho.mu));
     if (bad)
-        fprintf(stderr, "io_timed_handoff: bad %ld, permits back %d of %d\n", atomic_load(&ho.bad), got,
+        fprintf(stderr, "sync_timed_handoff: bad %ld, permits back %d of %d\n", atomic_load(&ho.bad), got,
                 HO_PERMITS);
     dagrt_destroy(rt);
     return bad;
@@ -904,7 +904,7 @@ static void dw_holder(void *arg)
     dagrt_mutex_lock(rt, &dw_mu);   /* held, never unlocked: the mutex waiter stays */
 }
 
-static int io_destroy_parked(void)
+static int wait_destroy_parked(void)
 {
     int bad = 0;
     for (int workers = 0; workers <= 2; workers += 2) {
@@ -938,7 +938,7 @@ static int io_destroy_parked(void)
             if (k == W_NKINDS && workers == 0)
                 break;
             if (!atomic_load(&dw[k].done) || dw[k].res != DAGRT_ECANCELED) {
-                fprintf(stderr, "io_destroy_parked: %d workers: %s (%s): done %d res %d\n", workers,
+                fprintf(stderr, "wait_destroy_parked: %d workers: %s (%s): done %d res %d\n", workers,
                         kind_name[dw[k].kind], k == W_NKINDS ? "plain task" : "fiber",
                         atomic_load(&dw[k].done), dw[k].res);
                 bad++;
@@ -951,12 +951,12 @@ static int io_destroy_parked(void)
 /* The scenarios of the suite's other files (io_ops.c and its system side), declared from the
  * list (extern keeps the linkage of one defined static above). */
 #define SCENARIO(group, name, secs, flags) extern int name(void);
-#include "io_list.h"
+#include "wait_list.h"
 #undef SCENARIO
 
 const scenario scenario_table[] = {
 #define SCENARIO(group, name, secs, flags) {#name, name, NULL},
-#include "io_list.h"
+#include "wait_list.h"
 #undef SCENARIO
     {NULL, NULL, NULL},
 };

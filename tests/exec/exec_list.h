@@ -1,0 +1,13 @@
+/*
+ * exec_list.h - the one list of the executor's scenarios on hand-written
+ * graphs (docs/testing.md, "Scenarios"): SCENARIO(group, name, Criterion
+ * timeout, flags), each a call of exec_table.c, hosted by Criterion (suite
+ * e2e) and by the plain driver (suite tsan, and the Windows cross build).
+ * One entry a line: tests/scenario/meson.build reads this file too.
+ */
+SCENARIO(graph_run, misuse, 120, SCN_TSAN)
+SCENARIO(graph_instance, inst, 300, SCN_TSAN)
+SCENARIO(graph_run, policy, 300, SCN_TSAN)
+SCENARIO(graph_run, policy_dyn, 300, SCN_TSAN)
+SCENARIO(graph_run, policy_pipe, 300, SCN_TSAN)
+SCENARIO(graph_run, plan_frames, 120, SCN_TSAN)

@@ -1,0 +1,22 @@
+/* exec_table.c - the scenarios of exec_list.h as scenario_table
+ * (tests/scenario/scenario.h). */
+#include <stddef.h>
+
+#include "inst_scenario.h"
+#include "misuse_scenario.h"
+#include "policy_scenario.h"
+#include "scenario.h"
+
+static int run_misuse(void) { return misuse_scenario(); }   /* misuse_scenario.c, pipe_misuse.c */
+static int run_inst(void) { return inst_scenario(200); }    /* inst_scenario.c */
+static int run_policy(void) { return policy_scenario(); }   /* policy_scenario.c */
+static int run_policy_dyn(void) { return policy_dyn_scenario(); }   /* policy_dyn.c */
+static int run_policy_pipe(void) { return policy_pipe_scenario(); }   /* policy_pipe.c */
+static int run_plan_frames(void) { return plan_frames_scenario(); }   /* plan_frames.c */
+
+const scenario scenario_table[] = {
+#define SCENARIO(group, name, secs, flags) {#name, run_##name, NULL},
+#include "exec_list.h"
+#undef SCENARIO
+    {NULL, NULL, NULL},
+};
