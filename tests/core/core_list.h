@@ -2,7 +2,7 @@
  * core_list.h - the one list of the core's scenarios, and the
  * parallel-for's (runtime/core/, runtime/pfor/; docs/testing.md,
  * "Scenarios"): SCENARIO(runtime, name, Criterion timeout, flags), each
- * int scn_NAME(void) of scenarios.c or scn_frames.c. Every entry is
+ * int scn_NAME(void) of scenarios.c or scn_fork.c. Every entry is
  * SCN_TSAN (also a plain-driver test in suite tsan); SCN_FENCED runs it a
  * second time there with DAGRT_NO_MEMBARRIER=1 (the idle protocol's fenced
  * form, runtime/core/idle.c). One entry a line: tests/scenario/meson.build reads
@@ -36,10 +36,10 @@ SCENARIO(runtime, external_threads, 60, SCN_TSAN)
 SCENARIO(runtime, spin_policy, 60, SCN_TSAN)
 SCENARIO(runtime, group_mixed, 60, SCN_TSAN)
 SCENARIO(runtime, group_armed_spawn, 60, SCN_TSAN)
-SCENARIO(runtime, frames_tree, 120, SCN_TSAN | SCN_FENCED)
-SCENARIO(runtime, frames_deep, 60, SCN_TSAN)
-SCENARIO(runtime, frames_mixed, 120, SCN_TSAN)
-SCENARIO(runtime, frames_null_worker, 30, SCN_TSAN)
+SCENARIO(runtime, fork_tree, 120, SCN_TSAN | SCN_FENCED)
+SCENARIO(runtime, fork_deep, 60, SCN_TSAN)
+SCENARIO(runtime, fork_mixed, 120, SCN_TSAN)
+SCENARIO(runtime, fork_null_worker, 30, SCN_TSAN)
 SCENARIO(runtime, guest_attach_helps, 60, SCN_TSAN)
 SCENARIO(runtime, guest_wait_helps, 60, SCN_TSAN)
 SCENARIO(runtime, guest_churn, 120, SCN_TSAN | SCN_FENCED)

@@ -611,12 +611,12 @@ int scn_pfor_repeat(void)
     return v;
 }
 
-/* A helper that looks idle but never comes: the caller sets a share aside
- * for a polling helper (slot 1) before inviting it, and must run that share
+/* A taker that looks idle but never comes: the caller sets a share aside
+ * for a polling taker (slot 1) before inviting it, and must run that share
  * itself when it takes its invitation back at the end. The only worker is
  * kept busy in a task while the idle count is faked, so every loop takes
  * that path (white box: rt->nspinning). Then the same loops with the worker
- * free and really polling, where the helper usually does come, late or not. */
+ * free and really polling, where the taker usually does come, late or not. */
 typedef struct busy_arg {
     _Atomic int started, release;
 } busy_arg;
@@ -670,7 +670,7 @@ int scn_pfor_withdraw(void)
 }
 
 /* The parallel-for's offer (runtime/pfor/share.c): a loop's first share goes to
- * a polling helper through the runtime's offer word. With the spin policy
+ * a polling taker through the runtime's offer word. With the spin policy
  * the only worker polls whenever it is not helping, so loops back to back
  * must be joined by it through offers (white box: rt->offers_taken; the
  * machine may be loaded, so the test bounds the time, not the count).

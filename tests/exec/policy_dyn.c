@@ -10,18 +10,18 @@
  *     caller (nothing else can run them); released, nodes run off the
  *     caller again (the executor shares again).
  * (b) (Linux, two CPUs or more) Both workers pinned to one CPU beside a
- *     competing thread that spins there: the helpers are runnable but often
+ *     competing thread that spins there: the drainers are runnable but often
  *     descheduled, holding what they popped. Every frame completes,
  *     correct, each within a generous bound (seconds); once the competitor
  *     stops and the workers may run anywhere, they run nodes again.
- * (d) (first) A helper holding a node: its body sleeps 30 ms on a helper,
- *     as a helper preempted there would: the frame completes; the policy
+ * (d) (first) A drainer holding a node: its body sleeps 30 ms on a drainer,
+ *     as a drainer preempted there would: the frame completes; the policy
  *     finds it held and keeps the next frames on the caller
  *     (dagrt_graph_stats.stretch_runs; dagrt_graph_run's next frame runs no
  *     node off the caller), then probes and shares again.
  * (c) An idle machine with parked workers: rounds of a pause (long enough
- *     for every worker to park) and a few frames; the helpers keep running
- *     nodes in those rounds (a slow wake-up is not a starved helper, so the
+ *     for every worker to park) and a few frames; the drainers keep running
+ *     nodes in those rounds (a slow wake-up is not a starved drainer, so the
  *     graph does not settle on the caller alone).
  *
  * Each wait for a measured choice is bounded by wall time (it can only
@@ -54,7 +54,7 @@ static _Atomic int errors;          /* order or exactly-once violations in bodie
 static _Atomic long body_ns = 2000;
 static _Thread_local int on_caller;
 
-/* (d): the node whose next run on a helper sleeps (HOLD_MS), once armed. */
+/* (d): the node whose next run on a drainer sleeps (HOLD_MS), once armed. */
 #define HOLD_NODE (BENCH_NODES / 2)
 #define HOLD_MS 30
 static _Atomic int hold_armed, held_on_worker;
@@ -84,7 +84,7 @@ static void dyn_body(struct bench_ctx *c, int idx)
     if (!on_caller) {
         atomic_fetch_add_explicit(&off_runs, 1, memory_order_relaxed);   /* relaxed: a count read after frames */
         int armed = 1;
-        /* (d): this run, on a helper, stands for one preempted in a body. */
+        /* (d): this run, on a drainer, stands for one preempted in a body. */
         if (idx == HOLD_NODE && atomic_compare_exchange_strong(&hold_armed, &armed, 0)) {
             hold_sleep();
             atomic_store(&held_on_worker, 1);
@@ -129,7 +129,7 @@ static void check_counts(const char *when)
 }
 
 /* A frame's bound: generous (a loaded machine), but a frame held hostage
- * by a helper that never runs would exceed it. */
+ * by a drainer that never runs would exceed it. */
 #define FRAME_BOUND_NS 20e9
 
 /* One frame in the current mode, checked. */
@@ -188,7 +188,7 @@ static int until_shared(double secs)
     return 0;
 }
 
-/* ---------------------------------------------------------- helpers' tasks */
+/* ------------------------------------------ tasks that must run on a worker */
 
 /* Tasks that must run on a worker: one that runs on the main thread (a
  * wait of ours ran it) only says so, and is spawned again. */
@@ -348,8 +348,8 @@ static uint64_t solo_now(void)
     return n;
 }
 
-/* (d) A helper that holds a node: frames until one of them ran the hold
- * node on a helper (it sleeps HOLD_MS there, the caller waiting for it),
+/* (d) A drainer that holds a node: frames until one of them ran the hold
+ * node on a drainer (it sleeps HOLD_MS there, the caller waiting for it),
  * then a few frames: the policy found the frame held and ran frames on
  * the caller alone (its stats count them; for dagrt_graph_run the next
  * frame ran no node off the caller at all); then it shares again. Up to 5
@@ -369,12 +369,12 @@ static void hostage(void)
         }
         atomic_store(&hold_armed, 0);
         if (!atomic_load(&held_on_worker)) {
-            printf("policy_dyn: %s: the hold node never ran on a helper: phase skipped\n",
+            printf("policy_dyn: %s: the hold node never ran on a drainer: phase skipped\n",
                    mode_name[mode]);
             return;
         }
         /* This frame's own count: a stretch begun by a frame before the
-         * held one (a loaded machine starves helpers by itself) may be at
+         * held one (a loaded machine starves drainers by itself) may be at
          * its probes, which share. */
         uint64_t off = off_now(), solo0 = solo_now();
         frame();
@@ -385,10 +385,10 @@ static void hostage(void)
         settle("after a held frame");
         solo = solo_now() != before;
     }
-    printf("policy_dyn: %s: a node held %d ms by a helper %s the frames after it on the caller\n",
+    printf("policy_dyn: %s: a node held %d ms by a drainer %s the frames after it on the caller\n",
            mode_name[mode], HOLD_MS, solo ? "put" : "did not put");
     if (!solo)
-        FAIL("a frame held by a helper never made the policy keep frames on the caller");
+        FAIL("a frame held by a drainer never made the policy keep frames on the caller");
     if (!until_shared(60.0))
         FAIL("no node ran off the caller again after the held frames");
 }

@@ -41,9 +41,9 @@
  * edges); -DGATE makes c a gate; -DORJOIN makes it  c after a or prev b
  * (an OR node with a `prev` input, its `arm`, and a late input that may
  * arrive after c ran). Threads: the main thread (submitter, and while it
- * waits a helper: it may run any ready node of any frame, which covers the
+ * waits it helps: it may run any ready node of any frame, which covers the
  * runtime's own frame's nodes, later frames' through ready_ahead and any
- * helper task) and WORKERS (2) workers that run any ready node of any
+ * drainer task) and WORKERS (2) workers that run any ready node of any
  * frame. Frame 0 is the first after an idle pipeline (prev inputs satisfied
  * at the start, no link). Checked:
  * - every node of every frame starts once, and all have ended when the
@@ -81,7 +81,7 @@
  *                 it).
  *
  * Abstracted: node bodies (one step to start, one to end), the ready lists
- * and helpers (a ready node is a flag any thread may claim, so the
+ * and drainers (a ready node is a flag any thread may claim, so the
  * deadlock check is about the counts, a hand-off lost or made twice, not
  * about which thread drains which list), the group
  * (a wait is `done` reaching the node count), `on main`, hot and fiber

@@ -1,4 +1,4 @@
-/* scn_frames.c - scenarios for the inline fork-join frames (dagrt_fork,
+/* scn_fork.c - scenarios for the inline fork-join (dagrt_fork,
  * dagrt_join_take; dagrt.h). See scenarios.h for how they are hosted. */
 #define _GNU_SOURCE
 #include "scenarios.h"
@@ -25,14 +25,14 @@ static dagrt *make(int workers, bool no_workers)
 
 /* ------------------------------------------------------------ tree */
 
-/* A binary tree of frames over [lo, hi): both halves forked, joined in
+/* A binary tree of forks over [lo, hi): both halves forked, joined in
  * reverse order; each leaf counts its index. Every leaf must run exactly
  * once whoever runs it: the forker taking it back, a thief, or the
  * forker's own helping in a slow join. */
 typedef struct tree {
     dagrt *rt;
     _Atomic uint32_t *ran;
-    _Atomic long taken;     /* joins that took their frame back */
+    _Atomic long taken;     /* joins that took their fork back */
     _Atomic long elsewhere; /* joins that found it run elsewhere */
     unsigned spin;          /* work per leaf, so that thieves find some */
 } tree;
@@ -95,25 +95,25 @@ static int tree_on(int workers, bool no_workers, long n, unsigned spin, int reps
             atomic_init(&t.ran[i], 0);
         long sum = tree_run(dagrt_worker_get(rt), &t, 0, n);
         if (sum != n * (n - 1) / 2)
-            FAIL("frames tree (%d workers): sum %ld, want %ld", workers, sum, n * (n - 1) / 2);
+            FAIL("fork tree (%d workers): sum %ld, want %ld", workers, sum, n * (n - 1) / 2);
         long bad = 0;
         for (long i = 0; i < n; i++)
             bad += atomic_load_explicit(&t.ran[i], memory_order_relaxed) != 1;
         if (bad)
-            FAIL("frames tree (%d workers): %ld of %ld leaves did not run exactly once", workers, bad, n);
+            FAIL("fork tree (%d workers): %ld of %ld leaves did not run exactly once", workers, bad, n);
     }
     long joins = atomic_load(&t.taken) + atomic_load(&t.elsewhere);
     if (joins != (long)reps * 2 * (n - 1))
-        FAIL("frames tree: %ld joins counted, want %ld", joins, (long)reps * 2 * (n - 1));
-    /* With no other thread nothing can run a frame but its forker's join. */
+        FAIL("fork tree: %ld joins counted, want %ld", joins, (long)reps * 2 * (n - 1));
+    /* With no other thread nothing can run a fork but its forker's join. */
     if (no_workers && atomic_load(&t.elsewhere) != 0)
-        FAIL("frames tree without workers: %ld frames ran elsewhere", atomic_load(&t.elsewhere));
+        FAIL("fork tree without workers: %ld forks ran elsewhere", atomic_load(&t.elsewhere));
     dagrt_destroy(rt);
     free(t.ran);
     return v;
 }
 
-int scn_frames_tree(void)
+int scn_fork_tree(void)
 {
     long n = scaled(1 << 15, 1 << 10);
     return tree_on(0, true, n, 0, 2) +
@@ -144,7 +144,7 @@ static long chain_run(dagrt_worker *w, tree *t, long lo, long hi)
     return a.sum + rest;
 }
 
-int scn_frames_deep(void)
+int scn_fork_deep(void)
 {
     int v = 0;
     long n = 3000;
@@ -161,7 +161,7 @@ int scn_frames_deep(void)
             for (long i = 0; i < n; i++)
                 bad += atomic_load_explicit(&t.ran[i], memory_order_relaxed) != 1;
             if (sum != n * (n - 1) / 2 || bad)
-                FAIL("frames chain of %ld (%d workers): sum %ld, %ld leaves not run once", n, workers, sum, bad);
+                FAIL("fork chain of %ld (%d workers): sum %ld, %ld leaves not run once", n, workers, sum, bad);
         }
         dagrt_destroy(rt);
         free(t.ran);
@@ -183,14 +183,14 @@ static void cell_task(void *p)
 }
 
 /* Frames next to plain spawns and group waits, joined out of order: a
- * group wait helps and may run the frames as ordinary tasks (they are on
+ * group wait helps and may run the forks as ordinary tasks (they are on
  * top of the deque); the joins must then find them done. */
-int scn_frames_mixed(void)
+int scn_fork_mixed(void)
 {
     int v = 0;
     /* Without workers everything is deterministic: c is spawned first, so
      * the wait runs b, a (LIFO) and then c itself, and both joins find
-     * their frames already run. */
+     * their forks already run. */
     dagrt *rt = make(0, true);
     if (!rt)
         return 1;
@@ -207,7 +207,7 @@ int scn_frames_mixed(void)
         dagrt_fork(w, &fb, cell_task, &b);
         dagrt_group_wait(rt, &g);
         if (dagrt_join_take(w, &fa) || dagrt_join_take(w, &fb))
-            FAIL("a join took back a frame that the group wait had run");
+            FAIL("a join took back a fork that the group wait had run");
         if (atomic_load(&a.runs) != 1 || atomic_load(&b.runs) != 1 || atomic_load(&c.runs) != 1)
             FAIL("no workers: runs a %d b %d c %d, want 1 each",
                  atomic_load(&a.runs), atomic_load(&b.runs), atomic_load(&c.runs));
@@ -218,11 +218,11 @@ int scn_frames_mixed(void)
         dagrt_fork(w, &fd, cell_task, &d);
         dagrt_fork(w, &fe, cell_task, &e);
         if (!dagrt_join_take(w, &fd))
-            FAIL("out-of-order join did not take back its frame");
+            FAIL("out-of-order join did not take back its fork");
         else
             cell_task(&d);
         if (dagrt_join_take(w, &fe))
-            FAIL("frame run by an out-of-order join was taken back again");
+            FAIL("fork run by an out-of-order join was taken back again");
         if (atomic_load(&d.runs) != 1 || atomic_load(&e.runs) != 1)
             FAIL("out of order: runs d %d e %d, want 1 each", atomic_load(&d.runs), atomic_load(&e.runs));
     }
@@ -292,9 +292,9 @@ static void *null_thread(void *p)
 }
 
 /* dagrt_worker_get is NULL on a fiber task (which may migrate between a
- * fork and its join) and on a thread outside the runtime; frames then run
+ * fork and its join) and on a thread outside the runtime; forks then run
  * at their fork. And misuse gets DAGRT_EINVAL, not a crash. */
-int scn_frames_null_worker(void)
+int scn_fork_null_worker(void)
 {
     int v = 0;
     dagrt *rt = make(1, false);
@@ -321,9 +321,9 @@ int scn_frames_null_worker(void)
     if (dagrt_fork(w, &fm, NULL, &m) != DAGRT_EINVAL)
         FAIL("dagrt_fork with a NULL function did not return DAGRT_EINVAL");
     if (dagrt_join_take(w, &fm))
-        FAIL("join of a frame whose fork failed took it back");
+        FAIL("join of a fork whose fork failed took it back");
     if (dagrt_fork(w, NULL, cell_task, &m) != DAGRT_EINVAL)
-        FAIL("dagrt_fork with a NULL frame did not return DAGRT_EINVAL");
+        FAIL("dagrt_fork with a NULL descriptor did not return DAGRT_EINVAL");
     if (dagrt_join_take(w, NULL))
         FAIL("dagrt_join_take(w, NULL) returned true");
     if (atomic_load(&m.runs) != 0)
