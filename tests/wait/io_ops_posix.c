@@ -196,13 +196,13 @@ static void oc_resume(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_co
 static void oc_begin(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->begins, u); }
 static void oc_end(void *u, const dagrt_node_event *e) { oc_note(e, &((obs_count *)u)->ends, u); }
 
-/* With *oc counting the fiber's suspends and resumes (and, with nodes, the
- * node's begins and ends), one run of a graph of one fiber node, `reader`
- * of `io_obs`, that runs run(ctx); a fresh state, so that nothing of an
+/* With *oc (zeroed by the caller, before any thread may look at it)
+ * counting the fiber's suspends and resumes (and, with nodes, the node's
+ * begins and ends), one run of a graph of one fiber node, `reader` of
+ * `io_obs`, that runs run(ctx); a fresh state, so that nothing of an
  * earlier graph is kept. dagrt_graph_run's result. */
 static int run_reader(dagrt *rt, void (*run)(void *), void *ctx, obs_count *oc, bool nodes)
 {
-    memset(oc, 0, sizeof *oc);
     dagrt_observer ob;
     memset(&ob, 0, sizeof ob);
     ob.fiber_suspend = oc_suspend;
@@ -239,10 +239,25 @@ static void obs_reader(void *arg)
     x->got = dagrt_read(x->rt, x->fd, &x->byte, 1, -1, NULL);
 }
 
+typedef struct late_write {
+    int fd;
+    obs_count *oc;
+    bool saw_suspend;
+} late_write;
+
+/* Writes one byte once the reader's fiber has suspended (its observer
+ * counted a suspend), so that the read must have waited, however slowly
+ * the runtime starts (under TSan it took longer than a fixed 20 ms delay
+ * and the read found the byte at once). After 10 s without a suspend it
+ * writes anyway, so that the run ends, and the test fails on
+ * saw_suspend. */
 static void *late_writer(void *arg)
 {
-    usleep(20000);
-    if (write(*(int *)arg, "w", 1) != 1)
+    late_write *w = arg;
+    for (int i = 0; i < 10000 && !atomic_load(&w->oc->suspends); i++)
+        usleep(1000);
+    w->saw_suspend = atomic_load(&w->oc->suspends) >= 1;
+    if (write(w->fd, "w", 1) != 1)
         perror("late_writer");
     return NULL;
 }
@@ -259,14 +274,18 @@ static int observe_io(bool fallback)
     if (!rt)
         FAIL("dagrt_create");
     obs_count oc;
+    memset(&oc, 0, sizeof oc);
     obs_ctx x = { rt, p[0], -100, 0 };
+    late_write lw = { p[1], &oc, false };
     pthread_t t;
-    EXPECT(pthread_create(&t, NULL, late_writer, &p[1]) == 0);
+    EXPECT(pthread_create(&t, NULL, late_writer, &lw) == 0);
     EXPECT(run_reader(rt, obs_reader, &x, &oc, true) == 0);
     pthread_join(t, NULL);
     EXPECT(x.got == 1 && x.byte == 'w');
-    /* The read had nothing to read for 20 ms: it suspended (at least
-     * once) and resumed as often; begin and end once each. */
+    /* The read had nothing to read until its fiber suspended: it
+     * suspended (at least once) and resumed as often; begin and end once
+     * each. */
+    EXPECT(lw.saw_suspend);
     EXPECT(atomic_load(&oc.suspends) >= 1);
     EXPECT(atomic_load(&oc.suspends) == atomic_load(&oc.resumes));
     EXPECT(atomic_load(&oc.begins) == 1 && atomic_load(&oc.ends) == 1);
@@ -445,6 +464,7 @@ static int fast_path(bool fallback)
     if (!rt)
         FAIL("dagrt_create");
     obs_count oc;
+    memset(&oc, 0, sizeof oc);
     fast_ctx x = { rt, fd, 0 };
     EXPECT(run_reader(rt, fast_reader, &x, &oc, false) == 0);
     EXPECT(x.bad == 0);
