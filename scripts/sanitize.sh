@@ -6,16 +6,20 @@
 #                                                   slow and tsan) but the spin models
 # Each builds only the targets its tests need (scripts/test_targets.py).
 # usage: scripts/sanitize.sh [--smoke] [tsan|asan]...
-#   --smoke  CI variant: DAGC_TEST_SCALE=0.1 (a few minutes on 2 cores)
+#   --smoke  CI variant (the README's test command): DAGC_TEST_SCALE=0.1
+#            and not the tests in suite `sanitize_full` (the golden graphs
+#            run end to end, and under TSan the e2e graphs beyond one of
+#            each family: tests/e2e/meson.build); a few minutes on 2 cores
 # Both use clang (CC=clang unless CC is set): its TSan is the one we test with.
 set -u
 cd "$(dirname "$0")/.."
 scripts/deps.sh sanitize || exit 2
 scale=1.0
 which=()
+smoke=()
 for a in "$@"; do
   case "$a" in
-    --smoke) scale=0.1 ;;
+    --smoke) scale=0.1; smoke=(--no-suite sanitize_full) ;;
     tsan|asan) which+=("$a") ;;
     *) echo "usage: $0 [--smoke] [tsan|asan]..." >&2; exit 2 ;;
   esac
@@ -53,7 +57,7 @@ for w in "${which[@]}"; do
     tsan)
       echo "== ThreadSanitizer (suite tsan, DAGC_TEST_SCALE=$DAGC_TEST_SCALE)"
       if setup build-san-tsan thread; then
-        build_and_test build-san-tsan --suite tsan; rc=$?
+        build_and_test build-san-tsan --suite tsan "${smoke[@]}"; rc=$?
       else rc=2; fi
       [ $rc = 2 ] && echo "sanitize.sh: tsan build failed" >&2
       [ $rc = 0 ] || status=1 ;;
@@ -64,7 +68,7 @@ for w in "${which[@]}"; do
       # compiler, no project code runs there (the default run checks them;
       # under ASan they took 305 of the stage's 523 test-s).
       if setup build-san-asan address,undefined; then
-        build_and_test build-san-asan --no-suite slow --no-suite tsan --no-suite models; rc=$?
+        build_and_test build-san-asan --no-suite slow --no-suite tsan --no-suite models "${smoke[@]}"; rc=$?
       else rc=2; fi
       [ $rc = 2 ] && echo "sanitize.sh: asan build failed" >&2
       [ $rc = 0 ] || status=1 ;;
