@@ -4,6 +4,7 @@
 #                                                   Criterion cannot run under TSan)
 #   build-san-asan/  -Db_sanitize=address,undefined runs the default run (every suite but
 #                                                   slow and tsan) but the spin models
+#                                                   and the fuzz smokes
 # Each builds only the targets its tests need (scripts/test_targets.py).
 # usage: scripts/sanitize.sh [--smoke] [tsan|asan]...
 #   --smoke  CI variant (the README's test command): DAGC_TEST_SCALE=0.1
@@ -32,12 +33,12 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1 abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1 print_stacktrace=1}"
 status=0
 
-setup() { # dir sanitize
-  local d=$1 s=$2
+setup() { # dir sanitize [meson options...]
+  local d=$1 s=$2; shift 2
   if [ -d "$d" ]; then
-    meson setup --reconfigure "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled >/dev/null
+    meson setup --reconfigure "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled "$@" >/dev/null
   else
-    meson setup "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled >/dev/null
+    meson setup "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled "$@" >/dev/null
   fi
 }
 
@@ -67,7 +68,13 @@ for w in "${which[@]}"; do
       # the spin models: spin and its pan are tools built with the plain
       # compiler, no project code runs there (the default run checks them;
       # under ASan they took 305 of the stage's 523 test-s).
-      if setup build-san-asan address,undefined; then
+      # With the libFuzzer targets (-Dfuzz=true: dagc's code gets
+      # -fsanitize=fuzzer-no-link, coverage counters): their 10-second
+      # smokes run here too, in the build the stage makes anyway
+      # (docs/testing.md, "Fuzzing"). DAGC_SKIP_FUZZ=1 leaves them out.
+      fuzz=true
+      [ "${DAGC_SKIP_FUZZ:-0}" = 1 ] && fuzz=false
+      if setup build-san-asan address,undefined -Dfuzz=$fuzz; then
         build_and_test build-san-asan --no-suite slow --no-suite tsan --no-suite models "${smoke[@]}"; rc=$?
       else rc=2; fi
       [ $rc = 2 ] && echo "sanitize.sh: asan build failed" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds everything and
 # runs the whole default test suite (every suite but `slow`), then a short
-# sanitizer smoke (ThreadSanitizer and ASan+UBSan), the fuzz smokes and the
+# sanitizer smoke (ThreadSanitizer; ASan+UBSan with the fuzz smokes) and the
 # Windows smoke under Wine (scripts/windows.sh --smoke). Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -34,23 +34,6 @@ if [ -x scripts/sanitize.sh ] && [ "${DAGC_SKIP_SANITIZE:-0}" != 1 ]; then
   for f in build-san-tsan/meson-logs/testlog.json build-san-asan/meson-logs/testlog.json; do
     [ -f "$f" ] && logs+=("$f")
   done
-fi
-
-# The libFuzzer smokes (docs/testing.md, "Fuzzing"): fuzz_dagc and
-# fuzz_profile built by clang under ASan+UBSan, 10 seconds each. Only the
-# two targets are built here.
-if [ "${DAGC_SKIP_FUZZ:-0}" != 1 ]; then
-  F=build-fuzz-smoke
-  # shellcheck disable=SC2054 # the comma is inside one meson value
-  fuzz_setup=(meson setup "$F" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false)
-  [ -d "$F/meson-private" ] && fuzz_setup+=(--reconfigure)
-  if CC=clang "${fuzz_setup[@]}" >/dev/null &&
-     meson compile -C "$F" tests/compiler/fuzz_dagc tests/compiler/fuzz_profile; then
-    meson test -C "$F" --no-rebuild --print-errorlogs fuzz_dagc_smoke_short fuzz_profile_smoke_short || status=1
-    logs+=("$F/meson-logs/testlog.json")
-  else
-    echo "test.sh: fuzz build failed" >&2; status=1
-  fi
 fi
 
 # Windows x64: the cross-built runtime and fiber driver under Wine, a

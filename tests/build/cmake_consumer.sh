@@ -20,8 +20,7 @@ case $gen in
     *) command -v make >/dev/null || { echo "SKIP: make is not installed"; exit 77; } ;;
 esac
 fail() { echo "FAIL: $*"; exit 1; }
-# Every generator builds on every CPU (Make's default is one job; this test
-# runs alone, is_parallel : false).
+# Every generator builds on every CPU (Make's default is one job).
 CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}
 export CMAKE_BUILD_PARALLEL_LEVEL
 
