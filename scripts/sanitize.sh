@@ -6,7 +6,9 @@
 #                                                   slow and tsan) but the spin models
 #                                                   and the fuzz smokes
 # Each builds only the targets its tests need (scripts/test_targets.py).
-# usage: scripts/sanitize.sh [--smoke] [tsan|asan]...
+# usage: scripts/sanitize.sh [--smoke] [--build-only] [tsan|asan]...
+#   --build-only  set up and build the stages' targets, run nothing
+#                 (scripts/test.sh starts it beside the default run's tests)
 #   --smoke  CI variant (the README's test command): DAGC_TEST_SCALE=0.1
 #            and not the tests in suite `sanitize_full` (the golden graphs
 #            run end to end, and under TSan the e2e graphs beyond one of
@@ -18,11 +20,13 @@ scripts/deps.sh sanitize || exit 2
 scale=1.0
 which=()
 smoke=()
+build_only=0
 for a in "$@"; do
   case "$a" in
+    --build-only) build_only=1 ;;
     --smoke) scale=0.1; smoke=(--no-suite sanitize_full) ;;
     tsan|asan) which+=("$a") ;;
-    *) echo "usage: $0 [--smoke] [tsan|asan]..." >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke] [--build-only] [tsan|asan]..." >&2; exit 2 ;;
   esac
 done
 [ ${#which[@]} -eq 0 ] && which=(tsan asan)
@@ -50,6 +54,7 @@ build_and_test() { # dir meson-test-selection...
   targets=$(python3 scripts/test_targets.py "$d" "$@") || return 2
   # shellcheck disable=SC2086 # one target a word
   nice ninja -C "$d" $targets >"$d/stage-build.log" 2>&1 || { tail -n 40 "$d/stage-build.log" >&2; return 2; }
+  [ $build_only = 1 ] && return 0
   meson test -C "$d" --no-rebuild "$@" --print-errorlogs --num-processes 2
 }
 
