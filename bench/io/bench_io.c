@@ -23,7 +23,9 @@
  * Each line: ns per operation (best of the rounds, and the median), and
  * the ratio dagrt / raw. The runtime runs on the reactor it picks
  * (DAGRT_IO=fallback: the epoll and lane path).
- * usage: bench_io [rounds] [ops] [rows]
+ * usage: bench_io [--workers N] [rounds] [ops] [rows]
+ * --workers: the runtime's workers in every row but `served` (default 1;
+ * scripts/scaling.sh runs 1, 3, 7 and 15).
  * rows: a comma-separated subset of latency,qd32,udp,frame64,served (all
  * by default), to profile one row alone (valgrind, perf).
  */
@@ -426,6 +428,14 @@ static void report(const char *what, const char *us, const char *them, double *a
 
 int main(int argc, char **argv)
 {
+    int workers = 1;
+    if (argc > 2 && strcmp(argv[1], "--workers") == 0) {
+        workers = atoi(argv[2]);
+        if (workers < 1 || workers > 255)
+            return 2;
+        argc -= 2;
+        argv += 2;
+    }
     int rounds = argc > 1 ? atoi(argv[1]) : 7;
     ops = argc > 2 ? atol(argv[2]) : 20000;
     rows = argc > 3 ? argv[3] : NULL;
@@ -446,7 +456,7 @@ int main(int argc, char **argv)
             return 1;
     dagrt_config cfg;
     dagrt_config_init(&cfg);
-    cfg.workers = 1;
+    cfg.workers = workers;
     dagrt *rt = dagrt_create(&cfg);
     struct io_uring ring;
     if (!rt || io_uring_queue_init(64, &ring, 0) != 0)
@@ -493,8 +503,8 @@ int main(int argc, char **argv)
         sv[r] = served_per_frame();
     dagrt_io_stats st;
     dagrt_get_io_stats(rt, &st);
-    printf("bench_io: %d rounds, %ld ops each, reactor %s, 1 worker + main; %s\n", rounds, ops,
-           st.reactor, BENCH_BUILD);
+    printf("bench_io: %d rounds, %ld ops each, reactor %s, %d worker%s + main; %s\n", rounds, ops,
+           st.reactor, workers, workers == 1 ? "" : "s", BENCH_BUILD);
     if (on_lat)
         report("latency", "fiber dagrt_read", "liburing submit+wait", la, lb, rounds);
     if (on_qd) {

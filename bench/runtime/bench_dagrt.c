@@ -195,6 +195,10 @@ static void flag_task(void *p)
 
 /* --placement auto|none: the A/B of the placement default. */
 static dagrt_placement g_placement = DAGRT_PLACEMENT_AUTO;
+/* --workers N: the workers beside the main thread in every row but the
+ * one-thread ones (default 1: the rows' "2t"); scripts/scaling.sh runs
+ * 1, 3, 7 and 15. The row names stay, the printed `workers:` line says. */
+static int g_workers = 1;
 
 static dagrt *make(int workers, bool none, dagrt_idle_policy idle)
 {
@@ -215,7 +219,7 @@ static dagrt *make(int workers, bool none, dagrt_idle_policy idle)
 
 static double wake_us(dagrt_idle_policy idle, int trips)
 {
-    g_rt = make(1, false, idle);
+    g_rt = make(g_workers, false, idle);
     uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)trips);
     for (int i = 0; i < trips; i++) {
         struct timespec ts = {0, 5000000};
@@ -319,10 +323,19 @@ static double wake_floor_us(int trips, int place)
 int main(int argc, char **argv)
 {
     int quick = bw_arg_quick(argc, argv);
-    for (int i = 1; i + 1 < argc; i++)
+    for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--placement") == 0 && strcmp(argv[i + 1], "none") == 0)
             g_placement = DAGRT_PLACEMENT_NONE;
+        if (strcmp(argv[i], "--workers") == 0) {
+            g_workers = atoi(argv[i + 1]);
+            if (g_workers < 1 || g_workers > 255) {
+                fprintf(stderr, "bench_rt_dagrt: --workers takes 1 to 255\n");
+                return 2;
+            }
+        }
+    }
     printf("placement: %s\n", g_placement == DAGRT_PLACEMENT_NONE ? "none" : "auto");
+    printf("workers: %d (+ the main thread)\n", g_workers);
     int reps = quick ? 3 : 7;
     uint64_t s[16];
     bw_print_info();
@@ -331,7 +344,7 @@ int main(int argc, char **argv)
     printf("RESULT fib30_serial %.2f ms\n", serial / 1e6);
 
     /* spawn tree, 2 threads */
-    g_rt = make(1, false, DAGRT_IDLE_PARK);
+    g_rt = make(g_workers, false, DAGRT_IDLE_PARK);
     int depth = 19;                          /* 2^20 - 1 nodes */
     double nodes = (double)((1L << (depth + 1)) - 1);
     tree_node((void *)(intptr_t)depth);      /* warm-up */
