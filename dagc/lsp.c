@@ -1228,11 +1228,15 @@ static char *read_message(server *S, size_t *len, int *bad)
         }
         any = 1;
         if (strncmp(line, "Content-Length:", 15) == 0) {
-            char *end;
-            unsigned long long v = strtoull(line + 15, &end, 10);
-            while (*end == ' ') end++;
-            if (*end || line[15] == '-') *bad = 1;
-            else clen = (size_t)v;
+            const char *v = line + 15;
+            while (*v == ' ' || *v == '\t') v++;
+            size_t val = 0;
+            int digits = 0;
+            for (; *v >= '0' && *v <= '9' && val <= MAX_MESSAGE * 2; v++, digits++)
+                val = val * 10 + (size_t)(*v - '0');
+            while (*v == ' ' || *v == '\t') v++;
+            if (*v || !digits) *bad = 1;
+            else clen = val;
         }
     }
     if (clen == SIZE_MAX) {
