@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "os.h"
 #include "parse.h"
 #include "parser.h"
 #include "profile.h"
@@ -35,6 +36,7 @@ typedef struct doc {
     lsp_index index;
     dg_arena diag_arena;     /* the parsed diagnostics document */
     const dg_json *diags;    /* its "diagnostics" array, for code actions */
+    int dirty;               /* changed since its last compile */
     dg_profile prof;         /* the profile, read against the unit's program */
     int prof_state;          /* 0 not read, 1 read, -1 failed */
     struct doc *next;
@@ -50,6 +52,8 @@ typedef struct server {
     char **idirs;            /* settings: -I directories */
     size_t nidirs;
     int max_errors;
+    char *ib;                /* the input buffer: ib[ipos, ilen) unread */
+    size_t ipos, ilen, icap;
 } server;
 
 static char *xstrdup(const char *s)
@@ -447,6 +451,7 @@ static void publish(server *S, doc *d, dg_buf *json)
  * and publishes its diagnostics. */
 static void analyze(server *S, doc *d)
 {
+    d->dirty = 0;
     doc_forget(d);
     size_t nmem = 0;
     for (doc *o = S->docs; o; o = o->next) nmem++;
@@ -484,13 +489,14 @@ static int doc_reads(doc *d, const char *path)
     return 0;
 }
 
+/* d's text changed: it and the open files that import it (which read its
+ * new bytes) are compiled again once no more input is waiting. */
 static void changed(server *S, doc *d)
 {
-    analyze(S, d);
-    /* The open files that import it see its new bytes too. */
+    d->dirty = 1;
     char *p = dg_normalize_path(d->path);
     for (doc *o = S->docs; o; o = o->next)
-        if (o != d && doc_reads(o, p)) analyze(S, o);
+        if (o != d && doc_reads(o, p)) o->dirty = 1;
     free(p);
 }
 
@@ -1197,12 +1203,76 @@ static void on_close(server *S, const dg_json *params)
         free(d->text);
         free(d);
         /* Files that imported it read the disk's bytes again. */
-        for (doc *o = S->docs; o; o = o->next) analyze(S, o);
+        for (doc *o = S->docs; o; o = o->next) o->dirty = 1;
         return;
     }
 }
 
 /* ------------------------------------------------------------ the loop */
+
+/* The input, read through a buffer of our own rather than stdio's, so
+ * that "is more input waiting?" can be asked (in_pending): changes that
+ * arrive together are compiled once, after the last of them. */
+static int in_fill(server *S)
+{
+    if (S->ipos) {
+        memmove(S->ib, S->ib + S->ipos, S->ilen - S->ipos);
+        S->ilen -= S->ipos;
+        S->ipos = 0;
+    }
+    if (S->ilen == S->icap) {
+        S->icap = S->icap ? S->icap * 2 : 65536;
+        S->ib = dg_xrealloc(S->ib, S->icap);
+    }
+    long r = dg_os_read_some(S->in, S->ib + S->ilen, S->icap - S->ilen);
+    if (r <= 0) return 0;
+    S->ilen += (size_t)r;
+    return 1;
+}
+
+static int in_getc(server *S)
+{
+    if (S->ipos == S->ilen && !in_fill(S)) return EOF;
+    return (unsigned char)S->ib[S->ipos++];
+}
+
+/* Up to n bytes into dst (NULL: dropped); fewer only at the end. */
+static size_t in_read(server *S, char *dst, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        if (S->ipos == S->ilen && !in_fill(S)) break;
+        size_t k = S->ilen - S->ipos;
+        if (k > n - got) k = n - got;
+        if (dst) memcpy(dst + got, S->ib + S->ipos, k);
+        S->ipos += k;
+        got += k;
+    }
+    return got;
+}
+
+static int in_pending(server *S)
+{
+    return S->ipos < S->ilen || dg_os_input_ready(S->in) == 1;
+}
+
+/* One header line without its end, at most cap - 1 bytes (the rest of a
+ * longer one is skipped, *longer set); -1 at the end of input. */
+static int in_line(server *S, char *line, size_t cap, int *longer)
+{
+    size_t n = 0;
+    *longer = 0;
+    for (;;) {
+        int c = in_getc(S);
+        if (c == EOF) return n ? (int)n : -1;
+        if (c == '\n') break;
+        if (n + 1 < cap) line[n++] = (char)c;
+        else *longer = 1;
+    }
+    while (n && line[n - 1] == '\r') n--;
+    line[n] = 0;
+    return (int)n;
+}
 
 /* One message's body (malloc'd, *len bytes), or NULL at the end of input.
  * *bad: the header was not one the protocol allows (no body read). */
@@ -1213,15 +1283,13 @@ static char *read_message(server *S, size_t *len, int *bad)
     int any = 0;
     *bad = 0;
     for (;;) {
-        if (!fgets(line, sizeof line, S->in)) return NULL;
-        size_t n = strlen(line);
-        if (n == sizeof line - 1 && line[n - 1] != '\n') { /* overlong header: skip its rest */
-            int c;
-            while ((c = getc(S->in)) != EOF && c != '\n') {}
+        int longer;
+        int n = in_line(S, line, sizeof line, &longer);
+        if (n < 0) return NULL;
+        if (longer) {
             *bad = 1;
             continue;
         }
-        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
         if (n == 0) {
             if (!any) continue; /* stray blank lines between messages */
             break;
@@ -1244,14 +1312,13 @@ static char *read_message(server *S, size_t *len, int *bad)
         return xstrdup("");
     }
     if (clen > MAX_MESSAGE) { /* read past it, to find the next message */
-        for (size_t left = clen; left; left--)
-            if (getc(S->in) == EOF) return NULL;
+        if (in_read(S, NULL, clen) < clen) return NULL;
         *bad = 2;
         *len = 0;
         return xstrdup("");
     }
     char *body = dg_xmalloc(clen + 1);
-    size_t got = fread(body, 1, clen, S->in);
+    size_t got = in_read(S, body, clen);
     body[got] = 0;
     *len = got;
     if (got < clen) {
@@ -1259,6 +1326,13 @@ static char *read_message(server *S, size_t *len, int *bad)
         return NULL;
     }
     return body;
+}
+
+/* Compiles what changed since the last compile. */
+static void flush(server *S)
+{
+    for (doc *d = S->docs; d; d = d->next)
+        if (d->dirty) analyze(S, d);
 }
 
 static void dispatch(server *S, const dg_json *msg, int *done, int *status)
@@ -1299,10 +1373,11 @@ static void dispatch(server *S, const dg_json *msg, int *done, int *status)
         else if (strcmp(m, "textDocument/didClose") == 0) on_close(S, params);
         else if (strcmp(m, "workspace/didChangeConfiguration") == 0) {
             apply_settings(S, get(params, "settings"));
-            for (doc *d = S->docs; d; d = d->next) analyze(S, d);
+            for (doc *d = S->docs; d; d = d->next) d->dirty = 1;
         }
         return; /* others ($/cancelRequest, initialized, didSave) need nothing */
     }
+    flush(S); /* a request is answered from the text as it is now */
     if (strcmp(m, "initialize") == 0) {
         if (S->initialized) reply_error(S, id, E_INVALID_REQUEST, "initialize was already called");
         else on_initialize(S, id, params);
@@ -1357,6 +1432,7 @@ int dg_lsp_main(FILE *in, FILE *out)
         else dispatch(&S, msg, &done, &status);
         dg_arena_free(&a);
         free(body);
+        if (!done && !in_pending(&S)) flush(&S);
     }
     while (S.docs) {
         doc *d = S.docs;
@@ -1370,5 +1446,6 @@ int dg_lsp_main(FILE *in, FILE *out)
     }
     free_settings(&S);
     free(S.root);
+    free(S.ib);
     return status;
 }

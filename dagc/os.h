@@ -51,5 +51,13 @@ dg_os_file_kind dg_os_stream_kind(FILE *fp);
 void dg_os_binary_stdio(void);
 /* Whether FP is a terminal (colours on diagnostics). */
 int dg_os_is_terminal(FILE *fp);
+/* Reads what FP's descriptor has, up to N bytes, waiting only when it has
+ * nothing yet (no stdio buffering: the language server's input). Returns
+ * the count, 0 at the end, -1 on an error. */
+long dg_os_read_some(FILE *fp, void *buf, size_t n);
+/* Whether reading FP's descriptor now would return at once: 1 yes, 0 it
+ * would wait, -1 the system cannot tell (taken as "no": nothing is
+ * deferred then). */
+int dg_os_input_ready(FILE *fp);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,4 +73,20 @@ void dg_os_binary_stdio(void)
 int dg_os_is_terminal(FILE *fp)
 {
     return isatty(fileno(fp));
+}
+
+long dg_os_read_some(FILE *fp, void *buf, size_t n)
+{
+    for (;;) {
+        ssize_t r = read(fileno(fp), buf, n);
+        if (r < 0 && errno == EINTR) continue;
+        return (long)r;
+    }
+}
+
+int dg_os_input_ready(FILE *fp)
+{
+    struct pollfd p = {fileno(fp), POLLIN, 0};
+    int r = poll(&p, 1, 0);
+    return r < 0 ? -1 : r > 0;
 }

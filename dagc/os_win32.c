@@ -110,3 +110,20 @@ int dg_os_is_terminal(FILE *fp)
 {
     return _isatty(_fileno(fp));
 }
+
+long dg_os_read_some(FILE *fp, void *buf, size_t n)
+{
+    int r = _read(_fileno(fp), buf, n > 0x40000000u ? 0x40000000u : (unsigned)n);
+    return r;
+}
+
+int dg_os_input_ready(FILE *fp)
+{
+    /* A pipe (what an editor gives its server) says what it holds; a
+     * console or a file cannot be asked without waiting. */
+    HANDLE h = (HANDLE)_get_osfhandle(_fileno(fp));
+    DWORD avail = 0;
+    if (h == INVALID_HANDLE_VALUE || GetFileType(h) != FILE_TYPE_PIPE) return -1;
+    if (!PeekNamedPipe(h, NULL, 0, NULL, &avail, NULL)) return -1;
+    return avail > 0;
+}

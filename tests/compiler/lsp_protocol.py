@@ -228,6 +228,21 @@ col16 = u8.split('\n')[2].index('input') + 1  # python str index: one per code p
 r = c.request('textDocument/definition', pos(um, 2, col16 + 1))['result']
 check(r and r['range']['start']['character'] == col16, 'UTF-16 columns: %r (want %d)' % (r, col16))
 
+# changes that arrive together are compiled once, after the last of them
+burst = b''
+for i in range(20):
+    body = json.dumps({'jsonrpc': '2.0', 'method': 'textDocument/didChange', 'params': {
+        'textDocument': {'uri': um, 'version': 10 + i},
+        'contentChanges': [{'text': MAIN.replace('after done', 'after done%d' % i)}]}}).encode()
+    burst += b'Content-Length: %d\r\n\r\n' % len(body) + body
+c.notes = []
+c.raw(burst)
+c.request('textDocument/documentSymbol', {'textDocument': {'uri': um}})
+pubs = [m['params']['diagnostics'] for m in c.notes if m['params']['uri'] == um]
+check(1 <= len(pubs) <= 3 and 'done19' in pubs[-1][0]['message'],
+      'a burst of 20 changes compiled %d times, the last one last: %r' % (len(pubs), pubs[-1:]))
+c.change(um, MAIN)
+
 # ------------------------------------------------------ malformed input
 def raw_reply(data):
     c.raw(data)
