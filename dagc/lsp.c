@@ -476,6 +476,33 @@ static void analyze(server *S, doc *d)
     free(mem);
 }
 
+/* A workspace file that is not open, compiled as analyze() does (its
+ * diagnostics dropped), or NULL when it cannot be read. */
+static dagc_unit *compile_path(server *S, const char *path)
+{
+    char *text = NULL, err[256];
+    size_t len = 0;
+    if (dg_read_file(path, DG_MAX_FILE_SIZE, 1, &text, &len, err, sizeof err) != 0) return NULL;
+    size_t nmem = 0;
+    for (doc *o = S->docs; o; o = o->next) nmem++;
+    dagc_memfile *mem = dg_xcalloc(nmem ? nmem : 1, sizeof *mem);
+    nmem = 0;
+    for (doc *o = S->docs; o; o = o->next)
+        mem[nmem++] = (dagc_memfile){o->path, o->text, o->len};
+    dagc_opts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.max_errors = S->max_errors;
+    opts.import_dirs = (const char *const *)S->idirs;
+    opts.nimport_dirs = S->nidirs;
+    opts.mem = mem;
+    opts.nmem = nmem;
+    opts.mem_then_disk = 1;
+    dagc_unit *u = dagc_analyze_memory(path, text, len, &opts);
+    free(mem);
+    free(text);
+    return u;
+}
+
 /* Whether d's last compile read the file at path. */
 static int doc_reads(doc *d, const char *path)
 {
@@ -608,29 +635,134 @@ static void on_definition(server *S, const dg_json *id, const dg_json *params)
     reply_buf(S, id, &b);
 }
 
-/* Every use of key in the open documents' compiles (each file once). */
+/* Every use of a key: in the open documents' compiles, then in the .dag
+ * files of the workspace's folder that none of them loads, each compiled
+ * on its own (with the open documents' text for what it imports). The
+ * entries point into those compiles: free_scan after the reply. */
 typedef struct occ_list { const lsp_occ **v; size_t n, cap; } occ_list;
+typedef struct scan {
+    dagc_unit **units;
+    lsp_index **idx;
+    size_t n;
+    char **paths;            /* the workspace's .dag files */
+    size_t npaths, cap;
+} scan;
 
-static void collect(server *S, const char *key, int with_defs, occ_list *L)
+#define SCAN_MAX_FILES 1024
+#define SCAN_MAX_DEPTH 12
+
+typedef struct walker { scan *sc; const char *dir; char **subdirs; size_t nsub, capsub; } walker;
+
+static void walk_entry(void *user, const char *name, int is_dir)
 {
+    walker *w = user;
+    if (name[0] == '.') return; /* .git, .cache and the like */
+    size_t n = strlen(w->dir) + strlen(name) + 2;
+    char *p = dg_xmalloc(n);
+    snprintf(p, n, "%s/%s", w->dir, name);
+    if (is_dir) {
+        if (w->nsub == w->capsub) {
+            w->capsub = w->capsub ? w->capsub * 2 : 8;
+            w->subdirs = dg_xrealloc(w->subdirs, w->capsub * sizeof *w->subdirs);
+        }
+        w->subdirs[w->nsub++] = p;
+        return;
+    }
+    size_t l = strlen(name);
+    if (l > 4 && strcmp(name + l - 4, ".dag") == 0 && w->sc->npaths < SCAN_MAX_FILES) {
+        if (w->sc->npaths == w->sc->cap) {
+            w->sc->cap = w->sc->cap ? w->sc->cap * 2 : 16;
+            w->sc->paths = dg_xrealloc(w->sc->paths, w->sc->cap * sizeof *w->sc->paths);
+        }
+        w->sc->paths[w->sc->npaths++] = p;
+        return;
+    }
+    free(p);
+}
+
+static void walk_dir(scan *sc, const char *dir, int depth)
+{
+    walker w = {sc, dir, NULL, 0, 0};
+    if (depth <= SCAN_MAX_DEPTH) dg_os_list_dir(dir, walk_entry, &w);
+    for (size_t i = 0; i < w.nsub; i++) {
+        walk_dir(sc, w.subdirs[i], depth + 1);
+        free(w.subdirs[i]);
+    }
+    free(w.subdirs);
+}
+
+/* Whether a compile already read path (normalised). */
+static int unit_has(const dagc_unit *u, const char *path)
+{
+    const dg_files *F = dagc_unit_files(u);
+    for (size_t i = 0; i < F->n; i++) {
+        char *a = dg_normalize_path(F->src[i]->path);
+        int same = strcmp(a, path) == 0;
+        free(a);
+        if (same) return 1;
+    }
+    return 0;
+}
+
+static void add_uses(const lsp_index *x, const char *key, int with_defs, occ_list *L)
+{
+    for (size_t i = 0; i < x->n; i++) {
+        const lsp_occ *o = &x->occ[i];
+        if ((o->def && !with_defs) || strcmp(o->key, key) != 0) continue;
+        int dup = 0;
+        for (size_t k = 0; k < L->n && !dup; k++)
+            dup = L->v[k]->pos.line == o->pos.line && L->v[k]->pos.col == o->pos.col &&
+                  strcmp(L->v[k]->src->path, o->src->path) == 0;
+        if (dup) continue;
+        if (L->n == L->cap) {
+            L->cap = L->cap ? L->cap * 2 : 16;
+            L->v = dg_xrealloc(L->v, L->cap * sizeof *L->v);
+        }
+        L->v[L->n++] = o;
+    }
+}
+
+static dagc_unit *compile_path(server *S, const char *path);
+
+static void collect(server *S, const char *key, int with_defs, occ_list *L, scan *sc)
+{
+    memset(sc, 0, sizeof *sc);
     for (doc *d = S->docs; d; d = d->next) {
         lsp_index *x = doc_index(d);
-        if (!x) continue;
-        for (size_t i = 0; i < x->n; i++) {
-            const lsp_occ *o = &x->occ[i];
-            if ((o->def && !with_defs) || strcmp(o->key, key) != 0) continue;
-            int dup = 0;
-            for (size_t k = 0; k < L->n && !dup; k++)
-                dup = L->v[k]->pos.line == o->pos.line && L->v[k]->pos.col == o->pos.col &&
-                      strcmp(L->v[k]->src->path, o->src->path) == 0;
-            if (dup) continue;
-            if (L->n == L->cap) {
-                L->cap = L->cap ? L->cap * 2 : 16;
-                L->v = dg_xrealloc(L->v, L->cap * sizeof *L->v);
-            }
-            L->v[L->n++] = o;
-        }
+        if (x) add_uses(x, key, with_defs, L);
     }
+    if (!S->root) return;
+    walk_dir(sc, S->root, 0);
+    sc->units = dg_xcalloc(sc->npaths + 1, sizeof *sc->units);
+    sc->idx = dg_xcalloc(sc->npaths + 1, sizeof *sc->idx);
+    for (size_t i = 0; i < sc->npaths; i++) {
+        char *p = dg_normalize_path(sc->paths[i]);
+        int seen = 0;
+        for (doc *d = S->docs; d && !seen; d = d->next) seen = d->unit && unit_has(d->unit, p);
+        for (size_t k = 0; k < sc->n && !seen; k++) seen = unit_has(sc->units[k], p);
+        free(p);
+        if (seen) continue;
+        dagc_unit *u = compile_path(S, sc->paths[i]);
+        if (!u) continue;
+        sc->units[sc->n] = u;
+        sc->idx[sc->n] = dg_xcalloc(1, sizeof **sc->idx);
+        lsp_index_build(sc->idx[sc->n], dagc_unit_files(u));
+        add_uses(sc->idx[sc->n], key, with_defs, L);
+        sc->n++;
+    }
+}
+
+static void free_scan(scan *sc)
+{
+    for (size_t i = 0; i < sc->n; i++) {
+        lsp_index_free(sc->idx[i]);
+        free(sc->idx[i]);
+        dagc_unit_free(sc->units[i]);
+    }
+    for (size_t i = 0; i < sc->npaths; i++) free(sc->paths[i]);
+    free(sc->paths);
+    free(sc->units);
+    free(sc->idx);
 }
 
 static void on_references(server *S, const dg_json *id, const dg_json *params)
@@ -650,8 +782,9 @@ static void on_references(server *S, const dg_json *id, const dg_json *params)
     const dg_json *decl = get(ctx, "includeDeclaration");
     int with_defs = !decl || decl->kind != DG_JSON_BOOL || decl->b;
     occ_list L = {0};
+    scan sc;
     char *key = xstrdup(o->key);
-    collect(S, key, with_defs, &L);
+    collect(S, key, with_defs, &L, &sc);
     free(key);
     dg_buf b = {0};
     dg_buf_putc(&b, '[');
@@ -661,6 +794,7 @@ static void on_references(server *S, const dg_json *id, const dg_json *params)
     }
     dg_buf_putc(&b, ']');
     free(L.v);
+    free_scan(&sc);
     reply_buf(S, id, &b);
 }
 
@@ -1012,8 +1146,9 @@ static void on_rename(server *S, const dg_json *id, const dg_json *params)
         return;
     }
     occ_list L = {0};
+    scan sc;
     char *key = xstrdup(o->key);
-    collect(S, key, 1, &L);
+    collect(S, key, 1, &L, &sc);
     free(key);
     /* {"changes": {uri: [edit...]}}, the edits of one file together */
     dg_buf b = {0};
@@ -1042,6 +1177,7 @@ static void on_rename(server *S, const dg_json *id, const dg_json *params)
     dg_buf_puts(&b, "}}");
     free(done);
     free(L.v);
+    free_scan(&sc);
     reply_buf(S, id, &b);
 }
 

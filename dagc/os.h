@@ -28,6 +28,12 @@ int dg_os_exists(const char *path);
 
 /* ---------------------------------------------------------------- files */
 
+/* Calls each(user, name, is_dir) for every entry of DIR but "." and ".."
+ * (symlinks followed for is_dir; an entry that cannot be asked is not a
+ * folder). Returns 0, or an errno value when DIR cannot be listed. */
+int dg_os_list_dir(const char *dir, void (*each)(void *user, const char *name, int is_dir),
+                   void *user);
+
 typedef enum dg_os_file_kind {
     DG_OS_FILE_UNKNOWN,   /* could not be asked */
     DG_OS_FILE_REGULAR,

@@ -4,10 +4,13 @@
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "os.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,4 +92,22 @@ int dg_os_input_ready(FILE *fp)
     struct pollfd p = {fileno(fp), POLLIN, 0};
     int r = poll(&p, 1, 0);
     return r < 0 ? -1 : r > 0;
+}
+
+int dg_os_list_dir(const char *dir, void (*each)(void *user, const char *name, int is_dir),
+                   void *user)
+{
+    DIR *d = opendir(dir);
+    if (!d) return errno;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char path[4096];
+        struct stat st;
+        int is_dir = snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+                     stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+        each(user, e->d_name, is_dir);
+    }
+    closedir(d);
+    return 0;
 }

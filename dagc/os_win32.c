@@ -127,3 +127,19 @@ int dg_os_input_ready(FILE *fp)
     if (!PeekNamedPipe(h, NULL, 0, NULL, &avail, NULL)) return -1;
     return avail > 0;
 }
+
+int dg_os_list_dir(const char *dir, void (*each)(void *user, const char *name, int is_dir),
+                   void *user)
+{
+    char pat[4096];
+    if (snprintf(pat, sizeof pat, "%s\\*", dir) >= (int)sizeof pat) return ENAMETOOLONG;
+    WIN32_FIND_DATAA fd;
+    HANDLE h = FindFirstFileA(pat, &fd);
+    if (h == INVALID_HANDLE_VALUE) return ENOENT;
+    do {
+        if (strcmp(fd.cFileName, ".") == 0 || strcmp(fd.cFileName, "..") == 0) continue;
+        each(user, fd.cFileName, (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0);
+    } while (FindNextFileA(h, &fd));
+    FindClose(h);
+    return 0;
+}

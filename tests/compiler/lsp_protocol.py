@@ -176,6 +176,7 @@ with open(badp, 'w') as f:
     f.write(bad)
 cli = json.loads(subprocess.run([dagc, '--check', '--diagnostics-format=json', badp],
                                 stderr=subprocess.PIPE, cwd=scratch).stderr)['diagnostics']
+os.remove(badp)  # the workspace holds main.dag and b.dag alone again
 got = c.change(um, bad)
 check(len(got) == len(cli) and len(cli) >= 2, 'as many diagnostics as the command line: %d, %d' % (len(got), len(cli)))
 for g, w in zip(got, cli):
@@ -333,6 +334,20 @@ check(r.get('result', 1) is None, 'shutdown answers null')
 check(err_code(c.request('textDocument/hover', pos(um, 0, 0))) == -32600, 'requests after shutdown are refused')
 c.notify('exit', {})
 check(c.close() == 0, 'exit after shutdown: status 0')
+
+# references and renames reach the workspace's files that no open file loads
+c = Client(dagc)
+c.request('initialize', {'rootUri': uri(scratch), 'capabilities': {}})
+c.notify('textDocument/didOpen', {'textDocument': {'uri': ub, 'languageId': 'dag', 'version': 1, 'text': open(B).read()}})
+c.settle(ub)
+at_b = pos(ub, 0, 11)  # `bodies` in `resource bodies;`
+refs = c.request('textDocument/references', dict(at_b, context={'includeDeclaration': True}))['result']
+check(len(refs) == 4 and um in {x['uri'] for x in refs}, 'references from b.dag alone reach main.dag: %r' % refs)
+ch = c.request('textDocument/rename', dict(at_b, newName='rigid'))['result']['changes']
+check(len(ch.get(um, [])) == 1 and len(ch.get(ub, [])) == 3, 'rename from b.dag alone reaches main.dag: %r' % ch)
+c.request('shutdown')
+c.notify('exit', {})
+c.close()
 
 c = Client(dagc)
 c.request('initialize', {'capabilities': {'general': {'positionEncodings': ['utf-8', 'utf-16']}}})
