@@ -186,10 +186,19 @@ dagc_unit *dagc_analyze_memory(const char *name, const char *buf, size_t n, cons
     unit *u = dg_xcalloc(1, sizeof *u);
     dg_arena_init(&u->arena);
     h->u = u;
-    if (n > DG_MAX_FILE_SIZE) n = DG_MAX_FILE_SIZE; /* the rest is not looked at */
-    dg_source_from_memory(&u->src, name, buf, n);
     ir_program *p = NULL;
-    h->ok = run(u, o, &p) == DAGC_OK;
+    if (n > DG_MAX_FILE_SIZE) {
+        /* What dagc_compile_memory says, and a unit with no file. */
+        diag_setup(u, o);
+        u->diag.src = NULL;
+        src_pos at = {0};
+        at.file = name;
+        dg_error(&u->diag, at, "cannot read '%s': file is larger than the %zu MiB limit", name,
+                 DG_MAX_FILE_SIZE >> 20);
+    } else {
+        dg_source_from_memory(&u->src, name, buf, n);
+        h->ok = run(u, o, &p) == DAGC_OK;
+    }
     /* The diagnostics are wanted now, the trees later: finish the sink
      * and leave it with nowhere to write (text finishes with nothing). */
     dg_diag_finish(&u->diag);

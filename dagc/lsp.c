@@ -1022,12 +1022,12 @@ static void on_completion(server *S, const dg_json *id, const dg_json *params)
         reply_error(S, id, E_PARAMS, "expected textDocument and position");
         return;
     }
-    if (r < 0 || !d->unit) {
+    const dg_source *src = r > 0 ? doc_src(d) : NULL;
+    if (!src) { /* not open, or not compiled (a file over the size limit) */
         reply(S, id, "null");
         return;
     }
     /* The text before the cursor, less the word being typed. */
-    const dg_source *src = doc_src(d);
     size_t off = d->len;
     if (line <= src->nlines) {
         size_t len;
@@ -1143,6 +1143,23 @@ static void on_rename(server *S, const dg_json *id, const dg_json *params)
     }
     if (!lsp_valid_name(to)) {
         reply_error(S, id, E_PARAMS, "the new name must be an identifier and not a keyword");
+        return;
+    }
+    /* The new name taken already, in the same namespace: refused, as the
+     * compile would refuse the result. */
+    const char *sep = strrchr(o->key, '\x1f');
+    dg_buf nk = {0};
+    dg_buf_put(&nk, o->key, sep ? (size_t)(sep - o->key) + 1 : 0);
+    dg_buf_puts(&nk, to);
+    dg_buf_putc(&nk, 0);
+    const lsp_occ *clash = strcmp(to, o->name) != 0 ? lsp_index_def(&d->index, nk.p) : NULL;
+    dg_buf_free(&nk);
+    if (clash) {
+        dg_buf m = {0};
+        dg_buf_printf(&m, "'%s' is already defined at %s:%u", to, clash->src->path, clash->pos.line);
+        dg_buf_putc(&m, 0);
+        reply_error(S, id, E_FAILED, m.p);
+        dg_buf_free(&m);
         return;
     }
     occ_list L = {0};

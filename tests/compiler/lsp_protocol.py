@@ -6,7 +6,8 @@ and the front end's fuzzer seeds (tests/compiler/golden/*.dag) sent as
 edits, cut and mangled, each followed by every request: each must get an
 answer or a protocol error and the server must stay up.
 
-usage: lsp_protocol.py DAGC GOLDEN_DIR SCRATCH_DIR
+usage: lsp_protocol.py DAGC GOLDEN_DIR SCRATCH_DIR [--huge]
+(--huge: only a text over the 64 MiB limit, suite slow)
 """
 import json
 import os
@@ -20,6 +21,27 @@ from lsp_client import Client, uri  # noqa: E402
 
 dagc, golden, scratch = [os.path.abspath(a) for a in sys.argv[1:4]]
 failures = []
+
+if sys.argv[4:] == ['--huge']:
+    # A text over dagc's 64 MiB limit: the command line's error, and every
+    # request on it answered (suite slow: about 15 s here).
+    c = Client(dagc, timeout=120)
+    c.request('initialize', {'capabilities': {}})
+    u = uri(os.path.join(scratch, 'huge.dag'))
+    c.notify('textDocument/didOpen', {'textDocument': {'uri': u, 'languageId': 'dag', 'version': 1,
+                                                       'text': '// ' + 'x' * (65 << 20)}})
+    d = c.diagnostics(u)
+    ok = len(d) == 1 and 'larger than the 64 MiB limit' in d[0]['message']
+    p = {'textDocument': {'uri': u}, 'position': {'line': 0, 'character': 3}}
+    for m in ['textDocument/hover', 'textDocument/definition', 'textDocument/completion',
+              'textDocument/prepareRename']:
+        ok = ok and 'result' in c.request(m, p)
+    ok = ok and c.request('textDocument/documentSymbol', {'textDocument': {'uri': u}})['result'] == []
+    c.request('shutdown')
+    c.notify('exit', {})
+    ok = ok and c.close() == 0
+    print('ok' if ok else 'FAIL: a text over the size limit: %r' % d)
+    sys.exit(0 if ok else 1)
 
 
 def check(cond, what):
@@ -166,6 +188,10 @@ check(err_code(c.request('textDocument/rename', dict(wp(2, 'input'), newName='af
       'rename to a keyword is refused')
 check(err_code(c.request('textDocument/rename', dict(wp(2, 'input'), newName='9x'))) == -32602,
       'rename to a non-identifier is refused')
+r = c.request('textDocument/rename', dict(wp(2, 'input'), newName='hud'))
+check(err_code(r) == -32803 and 'already defined' in r['error']['message'], 'rename onto a task of the graph is refused: %r' % r)
+r = c.request('textDocument/rename', dict(wp(3, 'physics'), newName='frame'))
+check(err_code(r) == -32803, 'rename onto another graph is refused: %r' % r)
 check('error' in c.request('textDocument/rename', dict(pos(um, 1, 0), newName='x')),
       'rename where there is no name is an error')
 
