@@ -1565,6 +1565,7 @@ int dg_lsp_main(FILE *in, FILE *out)
     S.in = in;
     S.out = out;
     S.max_errors = 100;
+    dg_os_keep_freed_memory(); /* each change compiles the file again */
     int status = 1, done = 0;
     while (!done) {
         size_t len = 0;

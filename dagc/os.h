@@ -61,6 +61,11 @@ int dg_os_is_terminal(FILE *fp);
  * nothing yet (no stdio buffering: the language server's input). Returns
  * the count, 0 at the end, -1 on an error. */
 long dg_os_read_some(FILE *fp, void *buf, size_t n);
+/* For a long-lived process that frees and makes again the same large
+ * structures (the language server compiling a file at each change): keep
+ * freed memory for the next time instead of handing it back to the
+ * system, which would fault it in again, zeroed, page by page. */
+void dg_os_keep_freed_memory(void);
 /* Whether reading FP's descriptor now would return at once: 1 yes, 0 it
  * would wait, -1 the system cannot tell (taken as "no": nothing is
  * deferred then). */

@@ -143,3 +143,8 @@ int dg_os_list_dir(const char *dir, void (*each)(void *user, const char *name, i
     FindClose(h);
     return 0;
 }
+
+void dg_os_keep_freed_memory(void)
+{
+    /* The Windows heap keeps what it frees for the process already. */
+}
