@@ -1427,6 +1427,14 @@ static int in_line(server *S, char *line, size_t cap, int *longer)
     return (int)n;
 }
 
+/* Header names compare without case, as HTTP's do. */
+static int prefix_nocase(const char *s, const char *lower)
+{
+    for (; *lower; s++, lower++)
+        if ((*s >= 'A' && *s <= 'Z' ? *s + 32 : *s) != *lower) return 0;
+    return 1;
+}
+
 /* One message's body (malloc'd, *len bytes), or NULL at the end of input.
  * *bad: the header was not one the protocol allows (no body read). */
 static char *read_message(server *S, size_t *len, int *bad)
@@ -1448,7 +1456,7 @@ static char *read_message(server *S, size_t *len, int *bad)
             break;
         }
         any = 1;
-        if (strncmp(line, "Content-Length:", 15) == 0) {
+        if (prefix_nocase(line, "content-length:")) {
             const char *v = line + 15;
             while (*v == ' ' || *v == '\t') v++;
             size_t val = 0;

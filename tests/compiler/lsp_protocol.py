@@ -282,6 +282,9 @@ r = raw_reply(b'Content-Length: 2\r\n\r\n[]')
 check(err_code(r) == -32600, 'a message that is not an object: %r' % r)
 r = raw_reply(b'X-Other: 1\r\n\r\n')
 check(err_code(r) == -32700, 'a header without Content-Length: %r' % r)
+r = raw_reply(b'content-length: 43\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n'
+              b'{"jsonrpc":"2.0","id":"s1","method":"nope"}')
+check(err_code(r) == -32601 and r['id'] == 's1', 'a lower-case header, a Content-Type, a string id: %r' % r)
 r = raw_reply(b'Content-Length: -5\r\n\r\n')
 check(err_code(r) == -32700, 'a negative Content-Length: %r' % r)
 for msg, code, what in [
