@@ -646,17 +646,19 @@ typedef struct scan {
     size_t n;
     char **paths;            /* the workspace's .dag files */
     size_t npaths, cap;
+    size_t seen;             /* entries looked at: a home folder is not walked whole */
 } scan;
 
 #define SCAN_MAX_FILES 1024
 #define SCAN_MAX_DEPTH 12
+#define SCAN_MAX_ENTRIES 50000
 
 typedef struct walker { scan *sc; const char *dir; char **subdirs; size_t nsub, capsub; } walker;
 
 static void walk_entry(void *user, const char *name, int is_dir)
 {
     walker *w = user;
-    if (name[0] == '.') return; /* .git, .cache and the like */
+    if (name[0] == '.' || w->sc->seen++ >= SCAN_MAX_ENTRIES) return; /* .git, .cache and the like */
     size_t n = strlen(w->dir) + strlen(name) + 2;
     char *p = dg_xmalloc(n);
     snprintf(p, n, "%s/%s", w->dir, name);
