@@ -17,6 +17,9 @@
  * hostile one-line 64 MiB file does not flood the terminal. */
 #define WINDOW 120
 
+/* Whether diagnostics go anywhere: a stream, or (JSON) a buffer. */
+#define SINK(d) ((d)->out || ((d)->json_to && (d)->format == DG_DIAG_JSON))
+
 void dg_diag_init(dg_diag *d, FILE *out, const dg_source *src)
 {
     memset(d, 0, sizeof *d);
@@ -126,7 +129,7 @@ static void show_line(dg_diag *d, dg_buf *o, src_pos pos)
 static void emit(dg_diag *d, src_pos pos, const char *kind, const char *kcolor,
                  const char *suffix, const char *fmt, va_list ap)
 {
-    if (!d->out) return;
+    if (!SINK(d)) return;
     int note = strcmp(kind, "note") == 0;
     if (d->format == DG_DIAG_JSON) {
         dg_buf m = {0};
@@ -165,7 +168,7 @@ static int count_error(dg_diag *d)
 {
     if (!d->stop && d->max_errors && d->nerrors >= d->max_errors) {
         d->stop = 1;
-        if (d->out && d->format == DG_DIAG_JSON) {
+        if (SINK(d) && d->format == DG_DIAG_JSON) {
             char m[80];
             snprintf(m, sizeof m, "too many errors (more than %d), stopping now", d->max_errors);
             src_pos none = {0};
@@ -235,7 +238,7 @@ void dg_note(dg_diag *d, src_pos pos, const char *fmt, ...)
 
 void dg_hint(dg_diag *d, const char *fmt, ...)
 {
-    if (d->muted || !d->out) return;
+    if (d->muted || !SINK(d)) return;
     dg_buf o = {0};
     va_list ap;
     va_start(ap, fmt);
@@ -254,7 +257,7 @@ void dg_hint(dg_diag *d, const char *fmt, ...)
 
 void dg_fixit(dg_diag *d, src_pos start, src_pos end, const char *text)
 {
-    if (d->muted || !d->out || d->format != DG_DIAG_JSON) return;
+    if (d->muted || !SINK(d) || d->format != DG_DIAG_JSON) return;
     dg_json_fixit(d, start, end, text);
 }
 
@@ -310,7 +313,7 @@ static src_pos pos_of(const dg_source *s, const char *file, size_t off)
 
 int dg_fixit_remove_operand(dg_diag *d, src_pos name, int last)
 {
-    if (d->muted || !d->out || d->format != DG_DIAG_JSON) return 0;
+    if (d->muted || !SINK(d) || d->format != DG_DIAG_JSON) return 0;
     const dg_source *s = source_of(d, name);
     size_t a = s ? offset_of(s, name) : SIZE_MAX;
     if (a == SIZE_MAX || !name_byte((unsigned char)s->text[a])) return 0;

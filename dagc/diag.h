@@ -42,6 +42,7 @@ typedef struct dg_diag {
     int muted;             /* the last error was dropped: drop its notes */
     int format;            /* dg_diag_format; set after dg_diag_init */
     dg_json_diags *json;   /* DG_DIAG_JSON: what was collected (diag_json.c) */
+    dg_buf *json_to;       /* DG_DIAG_JSON: the document goes here, not to out */
 } dg_diag;
 
 void dg_diag_init(dg_diag *d, FILE *out, const dg_source *src);

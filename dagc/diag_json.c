@@ -199,7 +199,7 @@ void dg_json_finish(dg_diag *d)
 {
     dg_json_diags *j = state(d);
     close_open(j);
-    if (d->out) {
+    if (d->out || d->json_to) {
         /* One diagnostic a line: a document for tools, a diff for people. */
         dg_buf o = {0};
         dg_buf_puts(&o, "{\"format\":\"dagc-diagnostics\",\"version\":2,\"diagnostics\":[");
@@ -209,8 +209,12 @@ void dg_json_finish(dg_diag *d)
             dg_buf_putc(&o, '\n');
         }
         dg_buf_puts(&o, "]}\n");
-        fwrite(o.p, 1, o.len, d->out);
-        fflush(d->out);
+        if (d->json_to) {
+            dg_buf_put(d->json_to, o.p, o.len);
+        } else {
+            fwrite(o.p, 1, o.len, d->out);
+            fflush(d->out);
+        }
         dg_buf_free(&o);
     }
     dg_buf_free(&j->done);

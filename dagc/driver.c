@@ -38,6 +38,7 @@ static void diag_setup(unit *u, const dagc_opts *o)
         u->diag.color = o->color && o->diag_format == DG_DIAG_TEXT;
         u->diag.werror = o->werror;
         u->diag.format = o->diag_format;
+        u->diag.json_to = o->diag_json_to;
         if (o->max_errors > 0) u->diag.max_errors = o->max_errors;
         else if (o->max_errors < 0) u->diag.max_errors = 0;
     }
@@ -64,7 +65,7 @@ static int run(unit *u, const dagc_opts *o, ir_program **out)
     diag_setup(u, o);
     ast_file *f = dg_parse(&u->src, &u->diag, &u->arena);
     char *id = NULL;
-    if (o && o->mem) id = dg_normalize_path(u->src.path);
+    if (o && o->mem && !o->mem_then_disk) id = dg_normalize_path(u->src.path);
     else id = dg_realpath(u->src.path);
     if (!id) id = dg_normalize_path(u->src.path);
     dg_files_add(&u->files, &u->src, f, id);
@@ -74,6 +75,7 @@ static int run(unit *u, const dagc_opts *o, ir_program **out)
         io.ndirs = o->nimport_dirs;
         io.mem = o->mem;
         io.nmem = o->nmem;
+        io.mem_then_disk = o->mem_then_disk;
     }
     if (!u->diag.stop) dg_load_imports(&u->files, &io, &u->diag, &u->arena);
     ir_program *p = NULL;
@@ -169,4 +171,56 @@ const char *const *dagc_program_files(const ir_program *p, size_t *n)
 void dagc_program_free(ir_program *p)
 {
     if (p) unit_free(unit_of(p));
+}
+
+/* The analysis handle is the unit itself: run() keeps the files and their
+ * trees whatever it reports. */
+struct dagc_unit {
+    unit *u;
+    int ok;
+};
+
+dagc_unit *dagc_analyze_memory(const char *name, const char *buf, size_t n, const dagc_opts *o)
+{
+    dagc_unit *h = dg_xcalloc(1, sizeof *h);
+    unit *u = dg_xcalloc(1, sizeof *u);
+    dg_arena_init(&u->arena);
+    h->u = u;
+    ir_program *p = NULL;
+    if (n > DG_MAX_FILE_SIZE) {
+        /* What dagc_compile_memory says, and a unit with no file. */
+        diag_setup(u, o);
+        u->diag.src = NULL;
+        src_pos at = {0};
+        at.file = name;
+        dg_error(&u->diag, at, "cannot read '%s': file is larger than the %zu MiB limit", name,
+                 DG_MAX_FILE_SIZE >> 20);
+    } else {
+        dg_source_from_memory(&u->src, name, buf, n);
+        h->ok = run(u, o, &p) == DAGC_OK;
+    }
+    /* The diagnostics are wanted now, the trees later: finish the sink
+     * and leave it with nowhere to write (text finishes with nothing). */
+    dg_diag_finish(&u->diag);
+    u->diag.out = NULL;
+    u->diag.json_to = NULL;
+    u->diag.format = DG_DIAG_TEXT;
+    return h;
+}
+
+const struct dg_files *dagc_unit_files(const dagc_unit *h)
+{
+    return &h->u->files;
+}
+
+const ir_program *dagc_unit_program(const dagc_unit *h)
+{
+    return h->ok ? h->u->prog : NULL;
+}
+
+void dagc_unit_free(dagc_unit *h)
+{
+    if (!h) return;
+    unit_free(h->u);
+    free(h);
 }

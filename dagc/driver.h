@@ -23,6 +23,10 @@ typedef struct dagc_opts {
     int no_pipeline_race;           /* -Wno-pipeline-race */
     const struct dagc_memfile *mem; /* non-NULL: imports are read from these, never the disk */
     size_t nmem;
+    int mem_then_disk;              /* with mem: a file not among them is read from the disk */
+    /* DG_DIAG_JSON: the document is appended here instead of written to
+     * diag_out (which may then be NULL); the language server reads it. */
+    struct dg_buf *diag_json_to;
 } dagc_opts;
 
 /* Exit statuses, as the command line contract has them. */
@@ -47,5 +51,18 @@ dg_diag *dagc_program_diag(ir_program *p);
  * standard input): outputs may not overwrite any of them. */
 const char *const *dagc_program_files(const ir_program *p, size_t *n);
 void dagc_program_free(ir_program *p);
+
+/* The front end for a tool that needs the syntax of a broken file too (the
+ * language server, lsp.c): compiles NAME's bytes as dagc_compile_memory
+ * does, but always hands back the unit: every loaded file with its syntax
+ * tree (broken ones as far as they parsed), and the program when no error
+ * was reported. Diagnostics are finished (written) when it is freed. */
+typedef struct dagc_unit dagc_unit;
+struct dg_files;
+dagc_unit *dagc_analyze_memory(const char *name, const char *buf, size_t n, const dagc_opts *o);
+const struct dg_files *dagc_unit_files(const dagc_unit *u);
+/* NULL when the compile reported an error. */
+const ir_program *dagc_unit_program(const dagc_unit *u);
+void dagc_unit_free(dagc_unit *u);
 
 #endif

@@ -137,10 +137,17 @@ static int try_load(loader *L, const char *path, dg_source *s, char **id, char *
             free(pp);
             if (!same) continue;
             dg_source_from_memory(s, path, L->o->mem[i].data, L->o->mem[i].len);
-            *id = dg_normalize_path(path);
+            *id = L->o->mem_then_disk ? dg_realpath(path) : NULL;
+            if (!*id) *id = dg_normalize_path(path);
+            for (size_t k = 0; k < L->F->n; k++)
+                if (strcmp(L->F->id[k], *id) == 0) {
+                    dg_source_free(s);
+                    memset(s, 0, sizeof *s);
+                    return 2;
+                }
             return 1;
         }
-        return 0;
+        if (!L->o->mem_then_disk) return 0;
     }
     char *real = dg_realpath(path);
     if (!real) {

@@ -34,6 +34,7 @@ typedef struct dg_import_opts {
     size_t ndirs;
     const dagc_memfile *mem; /* non-NULL: read from these instead of the disk */
     size_t nmem;
+    int mem_then_disk;       /* ... and from the disk what they lack (an editor's open files) */
 } dg_import_opts;
 
 /* F holds the parsed input (n == 1); loads everything it imports. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "lsp.h"
 #include "emit_c.h"
 #include "emit_dot.h"
 #include "ir.h"
@@ -27,7 +28,7 @@
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
     OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_IMPORT_DIR, OPT_NO_PIPELINE_RACE,
-    OPT_PROFILE, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX, OPT_REWRITE,
+    OPT_PROFILE, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX, OPT_REWRITE, OPT_LSP,
 };
 
 static const struct option_row {
@@ -53,6 +54,7 @@ static const struct option_row {
     {"--cxx", 0, OPT_CXX, NULL, "emit the source as C++ (STEM.cpp): the context may be any C++ type"},
     {"--templates", 1, OPT_TEMPLATES, "DIR", "emit C through DIR/header.h.tpl and DIR/source.c.tpl (source.cpp.tpl with --cxx) instead of the built-in templates"},
     {"--diagnostics-format", 1, OPT_DIAG_FORMAT, "F", "text (default: FILE:LINE:COL: error: ...) or json (one document on stderr)"},
+    {"--lsp", 0, OPT_LSP, NULL, "serve the Language Server Protocol on standard input and output (alone; also `dagc lsp`)"},
     {"--version", 0, OPT_VERSION, NULL, "print the version and exit"},
     {"--help", 0, OPT_HELP, NULL, "print this help and exit"},
 };
@@ -127,6 +129,7 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
         else if (strcmp(arg, "json") == 0) c->diag_format = DG_DIAG_JSON;
         else return usage_error("unknown diagnostics format '%s' (expected text or json)", arg);
         break;
+    case OPT_LSP: return usage_error("%s", "--lsp takes no other option or file (settings come from the editor)");
     case OPT_VERSION: printf("dagc %s (.dag language version 2)\n", DAGC_VERSION); return 0;
     case OPT_HELP: usage(stdout); return 0;
     }
@@ -363,6 +366,9 @@ static int finish_stdout(int rc)
 int main(int argc, char **argv)
 {
     dg_os_binary_stdio();
+    /* The language server takes the streams and nothing else. */
+    if (argc == 2 && (strcmp(argv[1], "--lsp") == 0 || strcmp(argv[1], "lsp") == 0))
+        return dg_lsp_main(stdin, stdout);
     cli c;
     memset(&c, 0, sizeof c);
     int rc = parse_args(&c, argc, argv);

@@ -28,6 +28,12 @@ int dg_os_exists(const char *path);
 
 /* ---------------------------------------------------------------- files */
 
+/* Calls each(user, name, is_dir) for every entry of DIR but "." and ".."
+ * (symlinks followed for is_dir; an entry that cannot be asked is not a
+ * folder). Returns 0, or an errno value when DIR cannot be listed. */
+int dg_os_list_dir(const char *dir, void (*each)(void *user, const char *name, int is_dir),
+                   void *user);
+
 typedef enum dg_os_file_kind {
     DG_OS_FILE_UNKNOWN,   /* could not be asked */
     DG_OS_FILE_REGULAR,
@@ -51,5 +57,18 @@ dg_os_file_kind dg_os_stream_kind(FILE *fp);
 void dg_os_binary_stdio(void);
 /* Whether FP is a terminal (colours on diagnostics). */
 int dg_os_is_terminal(FILE *fp);
+/* Reads what FP's descriptor has, up to N bytes, waiting only when it has
+ * nothing yet (no stdio buffering: the language server's input). Returns
+ * the count, 0 at the end, -1 on an error. */
+long dg_os_read_some(FILE *fp, void *buf, size_t n);
+/* For a long-lived process that frees and makes again the same large
+ * structures (the language server compiling a file at each change): keep
+ * freed memory for the next time instead of handing it back to the
+ * system, which would fault it in again, zeroed, page by page. */
+void dg_os_keep_freed_memory(void);
+/* Whether reading FP's descriptor now would return at once: 1 yes, 0 it
+ * would wait, -1 the system cannot tell (taken as "no": nothing is
+ * deferred then). */
+int dg_os_input_ready(FILE *fp);
 
 #endif

@@ -110,3 +110,41 @@ int dg_os_is_terminal(FILE *fp)
 {
     return _isatty(_fileno(fp));
 }
+
+long dg_os_read_some(FILE *fp, void *buf, size_t n)
+{
+    int r = _read(_fileno(fp), buf, n > 0x40000000u ? 0x40000000u : (unsigned)n);
+    return r;
+}
+
+int dg_os_input_ready(FILE *fp)
+{
+    /* A pipe (what an editor gives its server) says what it holds; a
+     * console or a file cannot be asked without waiting. */
+    HANDLE h = (HANDLE)_get_osfhandle(_fileno(fp));
+    DWORD avail = 0;
+    if (h == INVALID_HANDLE_VALUE || GetFileType(h) != FILE_TYPE_PIPE) return -1;
+    if (!PeekNamedPipe(h, NULL, 0, NULL, &avail, NULL)) return -1;
+    return avail > 0;
+}
+
+int dg_os_list_dir(const char *dir, void (*each)(void *user, const char *name, int is_dir),
+                   void *user)
+{
+    char pat[4096];
+    if (snprintf(pat, sizeof pat, "%s\\*", dir) >= (int)sizeof pat) return ENAMETOOLONG;
+    WIN32_FIND_DATAA fd;
+    HANDLE h = FindFirstFileA(pat, &fd);
+    if (h == INVALID_HANDLE_VALUE) return ENOENT;
+    do {
+        if (strcmp(fd.cFileName, ".") == 0 || strcmp(fd.cFileName, "..") == 0) continue;
+        each(user, fd.cFileName, (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0);
+    } while (FindNextFileA(h, &fd));
+    FindClose(h);
+    return 0;
+}
+
+void dg_os_keep_freed_memory(void)
+{
+    /* The Windows heap keeps what it frees for the process already. */
+}

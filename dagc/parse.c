@@ -52,8 +52,25 @@ static const char *tok_name(int code)
     }
 }
 
+/* dg_parse_expected: the first time the input's end is refused, keep what
+ * the parser could have taken instead and where it was. */
+static void keep_expected(dg_parser *P, const int *expected, int n)
+{
+    dg_expect *x = P->expect;
+    if (x->stuck) return;
+    x->stuck = 1;
+    for (int i = 0; i < n && x->n < (int)(sizeof x->tok / sizeof *x->tok); i++) x->tok[x->n++] = expected[i];
+    x->last_kw = P->last_kw;
+    x->last_tok = P->last_tok;
+    x->graph = P->graph ? P->graph->name : NULL;
+    x->in_task = P->in_task;
+    if (P->stmt && P->in_task)
+        for (const ast_clause *c = P->stmt->clauses; c; c = c->next) x->clauses |= 1u << c->kind;
+}
+
 void dg_syntax_error(dg_parser *P, const dg_token *tok, const int *expected, int n)
 {
+    if (P->expect && tok->code == 0) keep_expected(P, expected, n);
     if (P->graph) P->graph->syntax_errors++;
     char what[96];
     if (tok->code == TK_NAME && tok->text)
@@ -303,10 +320,11 @@ ast_expr *dg_ast_paren(ast_expr *e)
     return e;
 }
 
-ast_file *dg_parse(const dg_source *src, dg_diag *d, dg_arena *a)
+static ast_file *parse(const dg_source *src, dg_diag *d, dg_arena *a, dg_expect *x)
 {
     dg_parser P;
     memset(&P, 0, sizeof P);
+    P.expect = x;
     P.arena = a;
     P.diag = d;
     P.file = dg_alloc(a, sizeof *P.file);
@@ -342,9 +360,29 @@ ast_file *dg_parse(const dg_source *src, dg_diag *d, dg_arena *a)
             break;
         }
         if (code == 0) break;
+        if ((code >= TK_GRAPH && code <= TK_PREV) || code == TK_EQ) P.last_kw = code;
+        /* A statement's end: what the next one is made of starts afresh. */
+        if (code == TK_SEMI || code == TK_LBRACE || code == TK_RBRACE) P.last_kw = P.in_task = 0;
+        if (code == TK_TASK) P.in_task = 1;
+        P.last_tok = code;
         prev2 = prev1;
         prev1 = code;
     }
     dgParseFree(lp, free);
     return P.file;
+}
+
+ast_file *dg_parse(const dg_source *src, dg_diag *d, dg_arena *a)
+{
+    return parse(src, d, a, NULL);
+}
+
+void dg_parse_expected(const dg_source *src, dg_arena *a, dg_expect *out)
+{
+    memset(out, 0, sizeof *out);
+    dg_diag quiet;
+    dg_diag_init(&quiet, NULL, src);
+    quiet.max_errors = 0; /* errors before the end must not stop the parse */
+    parse(src, &quiet, a, out);
+    dg_diag_finish(&quiet);
 }

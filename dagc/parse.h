@@ -21,10 +21,33 @@ typedef struct dg_parser {
     int overflow;
     int eof_reported;     /* the lexer already reported an early end */
     ast_name *pending, *pending_last; /* names of a `reads`/`writes` being parsed */
+    struct dg_expect *expect; /* dg_parse_expected: what the end of input is met with */
+    int last_kw;              /* the last keyword or '=' read (for dg_expect) */
+    int in_task;              /* a `task` was read and its ';' not yet */
+    int last_tok;
 } dg_parser;
+
+/* What the grammar accepts where a text ends, for completion: the parser
+ * is run over a prefix of a file and asked, at its end, which tokens it
+ * could take (the same simulation as the "expected ..." of a syntax
+ * error). */
+typedef struct dg_expect {
+    int tok[64];          /* TK_* codes; none: the prefix ends at top level */
+    int n;
+    int stuck;            /* the end came inside an item (n may still be 0) */
+    int last_kw;          /* TK_* of the last keyword or '=' before the end, or 0 */
+    int last_tok;         /* TK_* of the last token before the end, or 0 */
+    unsigned clauses;     /* bit k: the task being written has a clause of kind k */
+    int in_task;          /* the end is inside a `task` statement */
+    const char *graph;    /* the graph being written, or NULL (in the arena) */
+} dg_expect;
 
 /* Parses the whole source; returns the AST (never NULL). Errors go to d. */
 ast_file *dg_parse(const dg_source *src, dg_diag *d, dg_arena *a);
+
+/* Parses src (a prefix of a file, usually) with no diagnostics and fills
+ * *out with what could follow it. */
+void dg_parse_expected(const dg_source *src, dg_arena *a, dg_expect *out);
 
 /* Builders used by the grammar's actions. */
 void dg_ast_include(dg_parser *P, const dg_token *kw, const dg_token *str);

@@ -27,6 +27,7 @@ want = {
     'vim/vimfiles/syntax/dag.vim': 'vim/syntax/dag.vim',
     'vim/vimfiles/ftdetect/dag.vim': 'vim/ftdetect/dag.vim',
     'dagc/editors/README.md': 'README.md',
+    'nvim/site/ftplugin/dag.lua': 'nvim/ftplugin/dag.lua',
 }
 for root, _, files in os.walk(os.path.join(ed, 'vscode')):
     for f in files:
