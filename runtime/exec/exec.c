@@ -156,6 +156,11 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
     atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
     r->frame = frame_number(rt, g, r->runs);
+    /* The trace's flow events read this graph's edges when it is written
+     * (trace/flow.c): named once, and only while recording. */
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (RT_UNLIKELY(ob != NULL) && ob->trace)
+        rt_trace_graph(ob->trace, g);
 }
 
 static uint16_t drainers_for(int workers)

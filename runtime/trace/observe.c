@@ -219,6 +219,12 @@ int rt_observe_trace_start(rt_observe *o, int nthreads, const dagrt_trace_config
         if (!o->trace)
             return DAGRT_ENOMEM;
         rt_trace_set_workers(o->trace, (uint32_t)o->nworkers);
+        /* Flow events: off unless asked (they cost the writer, not the
+         * frames: trace/flow.c). */
+        const char *fl = rt_os_getenv("DAGRT_TRACE_FLOWS");
+        if (fl && *fl && strcmp(fl, "0") != 0 && strcmp(fl, "1") != 0)
+            fprintf(stderr, "libdagrt: DAGRT_TRACE_FLOWS='%s' is neither 0 nor 1: flows off\n", fl);
+        rt_trace_set_flows(o->trace, fl && strcmp(fl, "1") == 0);
     }
     /* The record with the recorder only while it records: a stopped trace
      * costs the nodes nothing. */
