@@ -14,7 +14,8 @@
 static bool any_cb(const dagrt_observer *c)
 {
     return c->node_begin || c->node_end || c->fiber_suspend || c->fiber_resume ||
-           c->thread_start || c->thread_stop || c->idle || c->wake;
+           c->thread_start || c->thread_stop || c->idle || c->wake || c->frame_begin ||
+           c->frame_end || c->load;
 }
 
 /* Replaces the current record by one with these settings (NULL when they
@@ -94,6 +95,19 @@ void rt_obs_idle(rt_obs *ob, bool idle, int thread)
     void (*f)(void *, int) = idle ? ob->cb.idle : ob->cb.wake;
     if (f)
         f(ob->user, thread);
+}
+
+void rt_obs_frame(rt_obs *ob, bool end, const dagrt_frame_event *e)
+{
+    void (*f)(void *, const dagrt_frame_event *) = end ? ob->cb.frame_end : ob->cb.frame_begin;
+    if (f)
+        f(ob->user, e);
+}
+
+void rt_obs_load(rt_obs *ob, int thread, int ready, int parked)
+{
+    if (ob->cb.load)
+        ob->cb.load(ob->user, thread, ready, parked);
 }
 
 void rt_obs_mark(rt_obs *ob, int thread, rt_trace_mark_kind m)
