@@ -36,7 +36,7 @@ void tracy_frame_input(struct tracy_ctx *c)
 /* A fiber task: a timer wait, then an I/O wait on the pipe. */
 void tracy_frame_net(struct tracy_ctx *c)
 {
-    if (dagrt_sleep(c->rt, 200000, NULL) != 0)
+    if (dagrt_sleep(c->rt, 500000, NULL) != 0)
         c->errors++;
     char b;
     if (dagrt_read(c->rt, c->rd, &b, 1, -1, NULL) != 1)
