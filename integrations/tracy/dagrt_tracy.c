@@ -55,12 +55,20 @@ static const char *kind_of(const dagrt_node_event *e, uint32_t *color)
 
 static void zone_open(const dagrt_node_event *e, bool resumed)
 {
-    uint32_t color;
-    const char *kind = kind_of(e, &color);
     if (zone_depth >= ZONES) {
         zone_depth++;
         return;
     }
+#ifdef TRACY_ON_DEMAND
+    /* No profiler connected: an inactive zone keeps the stack balanced
+     * (closing it sends nothing), and costs no name or text. */
+    if (!___tracy_connected()) {
+        zone_stack[zone_depth++] = (TracyCZoneCtx){.active = 0};
+        return;
+    }
+#endif
+    uint32_t color;
+    const char *kind = kind_of(e, &color);
     /* The zone's source location: the node's name, the graph as its file
      * and the node's index as its line, the kind as its function. Tracy
      * copies them. */
