@@ -28,12 +28,13 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1 abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1 print_stacktrace=1}"
 status=0
 
-setup() { # dir sanitize
+setup() { # dir sanitize [meson options...]
   local d=$1 s=$2
+  shift 2
   if [ -d "$d" ]; then
-    meson setup --reconfigure "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled >/dev/null
+    meson setup --reconfigure "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled "$@" >/dev/null
   else
-    meson setup "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled >/dev/null
+    meson setup "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled "$@" >/dev/null
   fi
 }
 
@@ -63,7 +64,13 @@ for w in "${which[@]}"; do
       # the spin models: spin and its pan are tools built with the plain
       # compiler, no project code runs there (the default run checks them;
       # under ASan they took 305 of the stage's 523 test-s).
-      if setup build-san-asan address,undefined; then
+      # The Tracy end-to-end test runs here too (our adapter and libdagrt
+      # under ASan+UBSan, Tracy's client as vendor code without): its
+      # options from scripts/middleware.sh (the tools from the middleware
+      # cache), not Box2D's or Jolt's, whose tests the default run has.
+      # shellcheck disable=SC2046 # one option a word
+      if setup build-san-asan address,undefined \
+           $(scripts/middleware.sh build-san-asan/vendor 2>/dev/null | grep -E '^-D(tracy_src|tracy_tools|middleware_cache)='); then
         build_and_test build-san-asan --no-suite slow --no-suite tsan --no-suite models; rc=$?
       else rc=2; fi
       [ $rc = 2 ] && echo "sanitize.sh: asan build failed" >&2

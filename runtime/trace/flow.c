@@ -165,23 +165,32 @@ long long rt_trace_put_flows(rt_trace *t, FILE *f, const rt_trace_pick *pick, si
                 overlap = nb < fe;
             }
         }
+        /* Each node is stacked at most once per span (stamped as it is
+         * pushed), so the stack never holds more than nnodes. */
         const dagrt_node *nd = &G->nodes[u->node];
         size_t top = 0;
-        for (uint32_t q = 0; q < nd->nsucc; q++)
-            stack[top++] = G->succ[nd->succ_first + q];
+        for (uint32_t q = 0; q < nd->nsucc; q++) {
+            uint32_t x = G->succ[nd->succ_first + q];
+            if (x < G->nnodes && stamp[x] != i + 1) {
+                stamp[x] = i + 1;
+                stack[top++] = x;
+            }
+        }
         while (ok && top > 0) {
             uint32_t x = stack[--top];
-            if (x >= G->nnodes || stamp[x] == i + 1)
-                continue;
-            stamp[x] = i + 1;
             size_t v = find(s, ns, u->g, u->frame, x);
             if (v != (size_t)-1) {
                 ok = push(&ed, &ne, &ecap, i, v, FL_AFTER);
                 continue;
             }
             const dagrt_node *xn = &G->nodes[x];
-            for (uint32_t q = 0; q < xn->nsucc && top < maxnodes; q++)
-                stack[top++] = G->succ[xn->succ_first + q];
+            for (uint32_t q = 0; q < xn->nsucc; q++) {
+                uint32_t y = G->succ[xn->succ_first + q];
+                if (y < G->nnodes && stamp[y] != i + 1) {
+                    stamp[y] = i + 1;
+                    stack[top++] = y;
+                }
+            }
         }
         if (ok && overlap) {
             size_t v = find(s, ns, u->g, u->frame + 1, u->node);

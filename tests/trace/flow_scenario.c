@@ -6,6 +6,9 @@
  * released it, frames in flight that overlap get same-node arrows, and a
  * trace recorded without the variable has no arrows. Listed in
  * trace_list.h (group observe); hosted by Criterion and the plain driver.
+ * On obs.dag (a gate, a task skipped in even frames, a fiber task that
+ * suspends), the arrows go through the gate and the skipped task to the
+ * nodes they released, and from the fiber task's last slice.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scenario.h"
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench_frame.h"
+#include "obs.h"
 #include "trace_check.h"
 
 int obs_trace_flows(void);
@@ -176,6 +180,82 @@ static int follow(const tc_trace *t, int64_t f0, unsigned frames, size_t *orders
     return bad;
 }
 
+/* The name of node index `node` in frame-independent X events, or "". */
+static const char *name_of(const tc_trace *t, int64_t node)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ev[i].ph == 'X' && t->ev[i].node == node && strcmp(t->ev[i].cat, "obs") == 0)
+            return t->ev[i].name;
+    return "";
+}
+
+/* An "after" arrow from..to in frame f (names), or NULL. */
+static const tc_event *arrow(const tc_trace *t, int64_t f, const char *from, const char *to)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const tc_event *e = &t->ev[i];
+        if (e->ph == 's' && e->frame == f && strcmp(e->name, "after") == 0 &&
+            strcmp(name_of(t, e->node), from) == 0 && strcmp(name_of(t, e->to_node), to) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static bool ran(const tc_trace *t, int64_t f, const char *name)
+{
+    return tc_count(t, name, f) > 0;
+}
+
+/* obs.dag: through the gate `sim` and the skipped `shadows`. */
+static int gates_and_skips(void)
+{
+    int bad = 0;
+    setenv("DAGRT_TRACE_FLOWS", "1", 1);
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 2;
+    dagrt *rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL);
+    if (!rt)
+        return bad;
+    EXPECT(dagrt_trace_start(rt, NULL) == 0);
+    unsetenv("DAGRT_TRACE_FLOWS");
+    static struct obs_ctx c;
+    c.rt = rt;
+    for (unsigned f = 0; f < 6; f++) {
+        c.frame = f;
+        EXPECT(obs_run(rt, &c) == 0);
+    }
+    EXPECT(dagrt_trace_stop(rt) == 0);
+    char path[512];
+    tmp_path(path, sizeof path, "obs");
+    EXPECT(dagrt_trace_write(rt, path) == 0);
+    dagrt_destroy(rt);
+    tc_trace t;
+    int v = tc_load_checked(path, &t);
+    EXPECT(v == 0);
+    if (v < 0)
+        return bad;
+    unsigned skipped = 0;
+    for (int64_t f = 0; f < 6; f++) {
+        EXPECT(arrow(&t, f, "physics", "particles") && arrow(&t, f, "ai", "particles"));
+        EXPECT(arrow(&t, f, "particles", "render") && arrow(&t, f, "loader", "render"));
+        EXPECT(!arrow(&t, f, "input", "render"));   /* not an edge, not through one */
+        if (ran(&t, f, "shadows")) {
+            EXPECT(arrow(&t, f, "physics", "shadows") && arrow(&t, f, "shadows", "render"));
+            EXPECT(!arrow(&t, f, "physics", "render"));
+        } else {
+            /* Skipped: its inputs released render through it. */
+            skipped++;
+            EXPECT(arrow(&t, f, "physics", "render") && arrow(&t, f, "ai", "render"));
+        }
+    }
+    EXPECT(skipped == 3);
+    tc_free(&t);
+    unlink(path);
+    return bad;
+}
+
 int obs_trace_flows(void)
 {
     int bad = 0;
@@ -225,5 +305,6 @@ int obs_trace_flows(void)
         tc_free(&t);
     }
     unlink(on);
+    bad += gates_and_skips();
     return bad;
 }
