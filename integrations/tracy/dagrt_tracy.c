@@ -142,6 +142,7 @@ typedef struct graph_slot {
     const char *name;
     const void *state[STATES];
     const char *mode[STATES];
+    bool open[STATES];           /* a frame in flight begun (the observer may come mid-run) */
     char set[STATES][80];        /* "GRAPH #k": Tracy keeps the pointer */
     int nstates;
 } graph_slot;
@@ -190,8 +191,10 @@ static void on_frame_begin(void *user, const dagrt_frame_event *e)
     }
     if (!e->in_flight)
         ___tracy_emit_frame_mark(e->graph);   /* continuous: each run starts the next frame */
-    else if (k >= 0)
+    else if (k >= 0) {
         ___tracy_emit_frame_mark_start(g->set[k]);
+        g->open[k] = true;
+    }
 }
 
 static void on_frame_end(void *user, const dagrt_frame_event *e)
@@ -201,8 +204,10 @@ static void on_frame_end(void *user, const dagrt_frame_event *e)
         return;
     graph_slot *g = graph_of(e->graph);
     int k = g ? state_of(g, e->state) : -1;
-    if (k >= 0)
+    if (k >= 0 && g->open[k]) {
         ___tracy_emit_frame_mark_end(g->set[k]);
+        g->open[k] = false;
+    }
 }
 
 /* ------------------------------------------------- threads and plots */
