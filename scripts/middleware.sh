@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The middleware snapshots (Box2D v3, Jolt Physics) for the integration
-# tests (docs/runtime.md, "Middleware on the same pool").
+# The middleware snapshots (Box2D v3, Jolt Physics, Tracy) for the
+# integration tests (docs/runtime.md, "Middleware on the same pool", "In
+# Tracy").
 #
 #   scripts/middleware.sh DIR
 #     unpacks them into DIR through scripts/packagecache.sh (sha256 checked,
 #     once) and prints the meson options that name the trees
-#     (-Dbox2d_src=... -Djolt_src=...) and the middleware cache
-#     (-Dmiddleware_cache=...). Prints nothing for a snapshot the package
+#     (-Dbox2d_src=... -Djolt_src=... -Dtracy_src=...) and the middleware
+#     cache (-Dmiddleware_cache=...); with Tracy and zstd, the folder of
+#     Tracy's capture tools (-Dtracy_tools=..., scripts/tracy-tools.sh:
+#     built into the middleware cache on the first run). Prints nothing for a snapshot the package
 #     cache lacks: those tests then skip, saying how to enable them.
 #   scripts/middleware.sh --store BUILD
 #     copies the vendor libraries that BUILD compiled (Box2D, Jolt and their
@@ -56,15 +59,22 @@ if [ "${1:-}" = --store ]; then
 fi
 
 dir=${1:?usage: scripts/middleware.sh DIR | --store BUILD}
-out=$("$here/packagecache.sh" "$dir" box2d JoltPhysics)
+out=$("$here/packagecache.sh" "$dir" box2d JoltPhysics tracy zstd)
 status=$?
 snapshots=
 while IFS='=' read -r name tree; do
   case $name in
     box2d) echo "-Dbox2d_src=$tree"; snapshots="$snapshots box2d" ;;
     JoltPhysics) echo "-Djolt_src=$tree"; snapshots="$snapshots JoltPhysics" ;;
+    tracy) echo "-Dtracy_src=$tree"; snapshots="$snapshots tracy"; tracy_tree=$tree ;;
+    zstd) zstd_tree=$tree ;;
   esac
 done <<< "$out"
+# Tracy's capture tools (the Tracy end-to-end test): from the middleware
+# cache, built there on the first run. Not built: the test says so and skips.
+if [ -n "${tracy_tree:-}" ] && [ -n "${zstd_tree:-}" ]; then
+  tt=$("$here/tracy-tools.sh" "$tracy_tree" "$zstd_tree" "$dir") && echo "-Dtracy_tools=$tt"
+fi
 base=${DAGRT_MIDDLEWARE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dagrt/middleware}
 if [ -n "$snapshots" ] && [ "$base" != none ]; then
   pkg=${DAGRT_PACKAGECACHE:-$root/../shared/packagecache}

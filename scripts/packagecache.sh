@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one way the build reaches the package cache's third-party snapshots
-# (../shared/packagecache: Box2D v3, Jolt Physics, Taskflow, enkiTS; their
+# (../shared/packagecache: Box2D v3, Jolt Physics, Taskflow, enkiTS, Tracy, zstd; their
 # commits, licenses and sha256 sums are listed in its README.md): unpacks
 # each named snapshot into DIR once, after checking the tarball's sha256
 # against that list, and prints one line NAME=TREE per snapshot found (the
@@ -9,10 +9,10 @@
 # then skip, saying how to enable them); a checksum that does not match
 # is an error (exit 1), and nothing of that snapshot is used.
 #   usage: scripts/packagecache.sh [--cache CACHE] DIR NAME...
-#   NAME: the tarball's prefix (box2d, JoltPhysics, taskflow, enkiTS).
+#   NAME: the tarball's prefix (box2d, JoltPhysics, taskflow, enkiTS, tracy, zstd).
 #   CACHE: --cache, else $DAGRT_PACKAGECACHE, else ../shared/packagecache
 #   beside the source tree.
-# Used by scripts/middleware.sh (scripts/test.sh: the integration tests)
+# Used by scripts/middleware.sh (scripts/test.sh: the integration tests, Tracy's tools)
 # and at configure time by bench/frame/meson.build (bench_frame's and
 # bench/middleware's peers).
 set -u

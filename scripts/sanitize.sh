@@ -79,8 +79,16 @@ for w in "${which[@]}"; do
       # (docs/testing.md, "Fuzzing"). DAGC_SKIP_FUZZ=1 leaves them out.
       fuzz=true
       [ "${DAGC_SKIP_FUZZ:-0}" = 1 ] && fuzz=false
-      if setup build-san-asan address,undefined -Dfuzz=$fuzz; then
+      # The Tracy end-to-end test runs here too (our adapter and libdagrt
+      # under ASan+UBSan, Tracy's client as vendor code without): its
+      # options from scripts/middleware.sh (the tools from the middleware
+      # cache), not Box2D's or Jolt's, whose tests the default run has.
+      # shellcheck disable=SC2046 # one option a word
+      if setup build-san-asan address,undefined -Dfuzz=$fuzz \
+           $(scripts/middleware.sh build-san-asan/vendor 2>/dev/null | grep -E '^-D(tracy_src|tracy_tools|middleware_cache)='); then
         build_and_test build-san-asan --no-suite slow --no-suite tsan --no-suite models "${smoke[@]}"; rc=$?
+        # Tracy's client as this stage compiled it, for the next run.
+        scripts/middleware.sh --store build-san-asan >/dev/null 2>&1 || true
       else rc=2; fi
       [ $rc = 2 ] && echo "sanitize.sh: asan build failed" >&2
       [ $rc = 0 ] || status=1 ;;

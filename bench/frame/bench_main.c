@@ -12,7 +12,7 @@
  * (bench_peers.h), side by side in one run.
  *
  *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]]
- *               [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace]
+ *               [--load [N]] [--quick] [--placement auto|none] [--observer] [--tracy] [--trace]
  *               [--dump FILE]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
@@ -30,7 +30,9 @@
  * the contenders whose name contains a NAME (quick A/B pairs, e.g. --only
  * libdagrt,floor; the published tables use every contender). --observer
  * adds a libdagrt row with an observer whose callbacks do nothing
- * installed, --trace one with the trace recorder on (docs/runtime.md,
+ * installed, --tracy one with the Tracy adapter (integrations/tracy, its
+ * client on demand, no profiler connected; built with -Dtracy_src),
+ * --trace one with the trace recorder on (docs/runtime.md,
  * "Observing a frame"); without them libdagrt runs with the hooks compiled
  * in and nothing observing (-Dnode_hooks=false builds the runtime without
  * them, for the A/B). --dump FILE writes every single frame of the libdagrt
@@ -208,6 +210,18 @@ static void dagrt_observed_frames(struct bench_ctx *c, long n)
     dagrt_set_observer(the_rt, NULL, NULL);
 }
 
+#ifdef HAVE_TRACY
+/* The Tracy adapter's observer (integrations/tracy), its client on demand
+ * with no profiler connected: what a shipped profiling build pays. */
+#include "dagrt_tracy.h"
+static void dagrt_tracy_frames(struct bench_ctx *c, long n)
+{
+    dagrt_tracy_install(the_rt);
+    dagrt_frames(c, n);
+    dagrt_set_observer(the_rt, NULL, NULL);
+}
+#endif
+
 static void dagrt_traced_frames(struct bench_ctx *c, long n)
 {
     dagrt_trace_start(the_rt, NULL);   /* the first start allocates the rings */
@@ -273,6 +287,9 @@ static const contender contenders[] = {
     {"enkiTS dependencies", "caller + 1 worker", bench_enki_frames, 0},
     {"enkiTS dep ring 2", "caller + 1 worker", bench_enki_ring, BENCH_RING_DEPTH},
 #endif
+#ifdef HAVE_TRACY
+    {"libdagrt + Tracy hooks", "caller + 1 worker", dagrt_tracy_frames, 0},
+#endif
     {"libdagrt + observer", "caller + 1 worker", dagrt_observed_frames, 0},
     {"libdagrt + trace", "caller + 1 worker", dagrt_traced_frames, 0},
 };
@@ -282,7 +299,12 @@ static const contender contenders[] = {
 #define PIPE2 3   /* contenders[PIPE2], [PIPE2 + 1]: pipelines of depth 2 and 3 */
 #define OBSERVED (NCONT - 2)   /* the --observer and --trace rows, last */
 #define TRACED (NCONT - 1)
-static int want_observer, want_trace;
+#ifdef HAVE_TRACY
+#define TRACY_ROW (NCONT - 3)   /* the --tracy row, before them */
+#else
+#define TRACY_ROW NCONT
+#endif
+static int want_observer, want_trace, want_tracy;
 
 /* n frames of contender k; a ring's slots' errors then go to c. */
 static void run_frames(const contender *k, struct bench_ctx *c, long n)
@@ -414,7 +436,8 @@ static const char *only_name;
  * name); the serial calls always run, every ratio is over them. */
 static int selected(size_t k)
 {
-    if ((k == OBSERVED && !want_observer) || (k == TRACED && !want_trace))
+    if ((k == OBSERVED && !want_observer) || (k == TRACED && !want_trace) ||
+        (k == TRACY_ROW && !want_tracy))
         return 0;
     if (k == 0 || !only_name)
         return 1;
@@ -463,6 +486,8 @@ int main(int argc, char **argv)
             placement = strcmp(argv[++i], "none") == 0 ? DAGRT_PLACEMENT_NONE : DAGRT_PLACEMENT_AUTO;
         else if (strcmp(argv[i], "--observer") == 0)
             want_observer = 1;
+        else if (strcmp(argv[i], "--tracy") == 0)
+            want_tracy = 1;
         else if (strcmp(argv[i], "--trace") == 0)
             want_trace = 1;
         else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
@@ -471,7 +496,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none] [--observer] [--trace] [--dump FILE]\n",
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none] [--observer] [--tracy] [--trace] [--dump FILE]\n",
                     argv[0]);
             return 2;
         }

@@ -162,6 +162,25 @@ bool rt_asym_fence_available(void)
     return rt_os_barrier_init();
 }
 
+/* The observer's load sample (dagrt.h, load): only when one asks for it. */
+static void obs_load(dagrt *rt, rt_obs *ob, int thread)
+{
+    if (!ob->cb.load)
+        return;
+    int64_t ready = 0;
+    for (int k = 0; k < rt->nctx; k++) {
+        /* relaxed: a sample for a plot; the indices may move meanwhile and a
+         * thief's top makes a deque look fuller, never emptier than 0. */
+        int64_t n = atomic_load_explicit(&rt->ctx[k].deque.bottom, memory_order_relaxed) -
+                    atomic_load_explicit(&rt->ctx[k].deque.top, memory_order_relaxed);
+        ready += n > 0 ? n : 0;
+    }
+    /* relaxed: counts for the same sample. */
+    int parked = atomic_load_explicit(&rt->nidle, memory_order_relaxed) -
+                 atomic_load_explicit(&rt->nspinning, memory_order_relaxed);
+    rt_obs_load(ob, thread, ready > INT32_MAX ? INT32_MAX : (int)ready, parked > 0 ? parked : 0);
+}
+
 bool rt_work_visible(rt_ctx *c)
 {
     return work_visible(c);
@@ -258,8 +277,10 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             atomic_load_explicit(&c->idle, memory_order_seq_cst) == 1) {
             rt_tstat_add(&c->stats.parks, 1);
             rt_obs *ob = rt_obs_now(&rt->obs);
-            if (ob)
+            if (ob) {
                 rt_obs_idle(ob, true, (int)c->index);
+                obs_load(rt, ob, (int)c->index);
+            }
             /* The timers' keeper parks until the earliest deadline (wait/wait.h);
              * an earlier one added meanwhile unparks it. With no timer
              * queued this is one load, no lock (wait/timer.c). */
@@ -268,8 +289,10 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             c->beside_waker = rt_park_until(&c->parker, until) != 0;
             rt_io_park(c, false);
             keep_on = until != UINT64_MAX && rt_timer_keeper_leave(rt, c);
-            if (ob)
+            if (ob) {
                 rt_obs_idle(ob, false, (int)c->index);
+                obs_load(rt, ob, (int)c->index);
+            }
             /* relaxed: our own word after the park, which acquired the claim. */
             claimed = atomic_load_explicit(&c->idle, memory_order_relaxed) == 0;
         }

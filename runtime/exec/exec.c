@@ -156,6 +156,27 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
     atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
     r->frame = frame_number(rt, g, r->runs);
+    /* The trace's flow events read this graph's edges when it is written
+     * (trace/flow.c): named once, and only while recording. */
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    if (RT_UNLIKELY(ob != NULL) && ob->trace)
+        rt_trace_graph(ob->trace, g);
+}
+
+/* The observer's frame events (dagrt.h, frame_begin / frame_end): one
+ * load and a predictable branch per run when nothing observes. */
+static void obs_frame(graph_rt *r, bool end, rt_mode mode)
+{
+    rt_obs *ob = rt_obs_now(&r->rt->obs);
+    if (RT_LIKELY(ob == NULL))
+        return;
+    static const char *const names[] = {
+        [RT_MODE_SERIAL] = "serial", [RT_MODE_PLAN] = "plan", [RT_MODE_PPLAN] = "pipelined plan",
+        [RT_MODE_DYNAMIC] = "dynamic", [RT_MODE_ALONE] = "caller alone"};
+    if (!end)
+        r->obs_mode = (uint8_t)mode;
+    dagrt_frame_event e = {r->g->name, r->frame, r, r->async != 0, names[r->obs_mode]};
+    rt_obs_frame(ob, end, &e);
 }
 
 static uint16_t drainers_for(int workers)
@@ -182,6 +203,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* How it runs: the one choice (exec/policy.c). */
     rt_choice c = rt_exec_choose(r, g, workers, RT_FRAME_RUN, true, NULL, 0);
+    obs_frame(r, false, c.mode);
     switch (c.mode) {
     case RT_MODE_SERIAL:
         rc = rt_exec_serial_run(r);
@@ -201,6 +223,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         rt_policy_dyn_after(r, timed, ns);
     else
         rt_policy_after(r, timed, ns, c.judge == RT_JUDGE_PLAN);
+    obs_frame(r, true, c.mode);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -246,7 +269,9 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     /* Every state of a pipeline makes the same plan for its one graph
      * (rt_plan_build reads only the tables), so a frame and the one before
      * it are always in the same mode. */
-    if (rt_exec_choose(r, g, workers, RT_FRAME_START, plan, NULL, 0).mode == RT_MODE_PPLAN) {
+    rt_mode mode = rt_exec_choose(r, g, workers, RT_FRAME_START, plan, NULL, 0).mode;
+    obs_frame(r, false, mode);
+    if (mode == RT_MODE_PPLAN) {
         rt_pplan_start(r, prev);
     } else {
         r->pplan = 0;
@@ -266,7 +291,9 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
     int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r);
     if (rc != 0)
         return rc;
+    obs_frame(r, false, RT_MODE_SERIAL);
     rc = rt_exec_serial_run(r);
+    obs_frame(r, true, RT_MODE_SERIAL);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -312,6 +339,7 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
     int rc = r->pplan ? rt_pplan_wait(r) : rt_exec_dyn_wait(r, self);
     if (!r->pplan && dagrt_worker_count(rt) > 0)
         rt_policy_dyn_after(r, false, 0);   /* the starvation rule (exec/policy.c) */
+    obs_frame(r, true, RT_MODE_DYNAMIC);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);

@@ -197,6 +197,7 @@ typedef struct graph_rt {
      * the ready list need no locked instructions, which cost far more than
      * the work of an empty node. Set before the run, read-only during it. */
     uint16_t one_thread;
+    uint8_t obs_mode;            /* this run's rt_mode, for the observer's frame_end */
     /* Who owns the state (exec/exec.c: RUN_IDLE, RUN_SYNC, a started run's
      * phases). Taken with an acquire CAS, handed back with a release
      * store: a run that starts after another ended sees all its writes. */
@@ -461,7 +462,7 @@ static RT_INLINE uint8_t rt_exec_dispatch(graph_rt *r, uint32_t i, node_where wh
      * state's address is the dagrt_graph_state's (graph_rt overlays it).
      * Without an observer the event is never read and is not built. */
     dagrt_node_event ev = {r->g->name, n->name, i, ob ? rt_exec_thread_of(r->rt) : -1,
-                           r->frame, r, false, 0, 0};
+                           r->frame, r, false, 0, 0, n->flags};
     if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
         status = 2;
     } else if (n->flags & DAGRT_NODE_PARALLEL) {

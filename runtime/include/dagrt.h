@@ -784,7 +784,20 @@ typedef struct dagrt_node_event {
     const void *state;       /* the dagrt_graph_state: tells instances apart */
     bool piece;              /* a parallel task's piece: [begin, end) of its range */
     size_t begin, end;
+    uint16_t flags;          /* the node's dagrt_node_flags: on main, hot, fiber, parallel */
 } dagrt_node_event;
+
+/* A graph run as a whole (frame_begin, frame_end), on the main thread. */
+typedef struct dagrt_frame_event {
+    const char *graph;       /* dagrt_graph.name */
+    uint64_t frame;          /* as dagrt_node_event.frame */
+    const void *state;       /* the dagrt_graph_state */
+    bool in_flight;          /* a started run or a pipeline's frame: runs of this graph
+                                on other states may overlap it; else one at a time */
+    const char *mode;        /* how the run policy runs it (docs/runtime.md, "The run
+                                policy"): "serial", "plan", "pipelined plan",
+                                "dynamic" or "caller alone" */
+} dagrt_frame_event;
 
 typedef struct dagrt_observer {
     /* A task node's body (or, for a parallel task, each piece: once per
@@ -807,6 +820,16 @@ typedef struct dagrt_observer {
     /* The thread found nothing to run and goes to sleep / woke up. */
     void (*idle)(void *user, int thread);
     void (*wake)(void *user, int thread);
+    /* A graph run begins (its state taken, its mode chosen) / ends, on the
+     * main thread: dagrt_graph_run; a started run's or a pipeline frame's
+     * end is reported by the wait that finds it complete (its last node
+     * may have ended a while before). */
+    void (*frame_begin)(void *user, const dagrt_frame_event *e);
+    void (*frame_end)(void *user, const dagrt_frame_event *e);
+    /* As a worker goes to sleep and as it wakes (on that thread): tasks
+     * ready in the threads' queues (a sample: read without stopping
+     * anyone) and the workers asleep. */
+    void (*load)(void *user, int thread, int ready, int parked);
 } dagrt_observer;
 
 /* Installs obs (copied) with user, or removes it (obs NULL). 0;

@@ -14,7 +14,8 @@
 static bool any_cb(const dagrt_observer *c)
 {
     return c->node_begin || c->node_end || c->fiber_suspend || c->fiber_resume ||
-           c->thread_start || c->thread_stop || c->idle || c->wake;
+           c->thread_start || c->thread_stop || c->idle || c->wake || c->frame_begin ||
+           c->frame_end || c->load;
 }
 
 /* Replaces the current record by one with these settings (NULL when they
@@ -94,6 +95,19 @@ void rt_obs_idle(rt_obs *ob, bool idle, int thread)
     void (*f)(void *, int) = idle ? ob->cb.idle : ob->cb.wake;
     if (f)
         f(ob->user, thread);
+}
+
+void rt_obs_frame(rt_obs *ob, bool end, const dagrt_frame_event *e)
+{
+    void (*f)(void *, const dagrt_frame_event *) = end ? ob->cb.frame_end : ob->cb.frame_begin;
+    if (f)
+        f(ob->user, e);
+}
+
+void rt_obs_load(rt_obs *ob, int thread, int ready, int parked)
+{
+    if (ob->cb.load)
+        ob->cb.load(ob->user, thread, ready, parked);
 }
 
 void rt_obs_mark(rt_obs *ob, int thread, rt_trace_mark_kind m)
@@ -219,6 +233,12 @@ int rt_observe_trace_start(rt_observe *o, int nthreads, const dagrt_trace_config
         if (!o->trace)
             return DAGRT_ENOMEM;
         rt_trace_set_workers(o->trace, (uint32_t)o->nworkers);
+        /* Flow events: off unless asked (they cost the writer, not the
+         * frames: trace/flow.c). */
+        const char *fl = rt_os_getenv("DAGRT_TRACE_FLOWS");
+        if (fl && *fl && strcmp(fl, "0") != 0 && strcmp(fl, "1") != 0)
+            fprintf(stderr, "libdagrt: DAGRT_TRACE_FLOWS='%s' is neither 0 nor 1: flows off\n", fl);
+        rt_trace_set_flows(o->trace, fl && strcmp(fl, "1") == 0);
     }
     /* The record with the recorder only while it records: a stopped trace
      * costs the nodes nothing. */

@@ -59,6 +59,7 @@ rt_trace *rt_trace_create(uint32_t nthreads, size_t max_bytes, uint64_t frames)
         memset(r->slot, 0, per * sizeof(ev));
     }
     atomic_init(&t->on, false);
+    atomic_init(&t->ngraphs, 0);
     t->use_counter = counter_ok();
     t->t0_ns = now_ns();
     t->t0 = t->use_counter ? counter() : t->t0_ns;
@@ -287,6 +288,27 @@ void rt_trace_io(rt_trace *t, uint32_t tid, const char *op, int64_t handle, int6
     e->e = wait_ns;
     e->kind = EV_IO;
     slot_done(r, h);
+}
+
+void rt_trace_set_flows(rt_trace *t, bool on) { t->flows = on; }
+
+bool rt_trace_flows(const rt_trace *t) { return t && t->flows; }
+
+void rt_trace_graph(rt_trace *t, const struct dagrt_graph *g)
+{
+    if (!t || !t->flows)
+        return;
+    /* relaxed: this (main) thread is the only writer of ngraphs. */
+    uint32_t n = atomic_load_explicit(&t->ngraphs, memory_order_relaxed);
+    for (uint32_t i = n; i-- > 0;)
+        if (t->graphs[i] == g)
+            return;
+    if (n == RT_TRACE_GRAPHS)
+        return;
+    t->graphs[n] = g;
+    /* release: a writer on another thread that reads ngraphs with acquire
+     * sees the slot filled. */
+    atomic_store_explicit(&t->ngraphs, n + 1, memory_order_release);
 }
 
 void rt_trace_get_counts(const rt_trace *t, rt_trace_counts *out)

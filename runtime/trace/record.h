@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 typedef struct rt_trace rt_trace;
+struct dagrt_graph;
 
 /* What a node span carries. */
 typedef struct rt_trace_node {
@@ -84,6 +85,19 @@ void rt_trace_mark(rt_trace *t, uint32_t tid, rt_trace_mark_kind m);
  * thread than it ends, and the node's own slices already show the wait. */
 void rt_trace_io(rt_trace *t, uint32_t tid, const char *op, int64_t handle, int64_t result,
                  uint64_t wait_ns);
+
+/* Flow events (DAGRT_TRACE_FLOWS=1, read when the recorder is created:
+ * trace/observe.c): the file then carries an arrow from each node to
+ * each node it released, and across overlapping frames for `prev` and
+ * same-node order (trace/flow.c). The arrows come from the graphs'
+ * tables, not from the hot path: rt_trace_graph names a graph whose
+ * frame starts (exec/exec.c's reset, the main thread only; nothing when
+ * flows are off), and the writer reads its edges. At most
+ * RT_TRACE_GRAPHS graphs; those after get no arrows. */
+#define RT_TRACE_GRAPHS 64
+void rt_trace_set_flows(rt_trace *t, bool on);
+bool rt_trace_flows(const rt_trace *t);
+void rt_trace_graph(rt_trace *t, const struct dagrt_graph *g);
 
 /* Writes the file: a regular file or a new name through a temporary
  * renamed into place (never half a file), a symlink's final target so in

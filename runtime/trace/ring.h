@@ -63,6 +63,11 @@ struct rt_trace {
     double ns_per_tick;          /* set by the writer */
     uint64_t written, cut;
     bool speedscope;             /* this write: speedscope's format (set by the writer) */
+    bool flows;                  /* flow events in the file (DAGRT_TRACE_FLOWS) */
+    /* The graphs whose frames ran while flows were on (rt_trace_graph):
+     * written by the main thread only, slots before ngraphs whole. */
+    _Atomic uint32_t ngraphs;
+    const struct dagrt_graph *graphs[RT_TRACE_GRAPHS];
     ring *rings;
 };
 
@@ -81,6 +86,12 @@ void rt_trace_put_str(FILE *f, const char *s);
  * 0 or DAGRT_ENOMEM. */
 int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32_t nthreads,
                             uint32_t nworkers, double k);
+
+/* Writes the flow events between the n kept node events of pick
+ * (trace/flow.c), ids from 1, k ns per tick; returns how many, or -1
+ * when out of memory. */
+long long rt_trace_put_flows(rt_trace *t, FILE *f, const rt_trace_pick *pick, size_t n, long pid,
+                             double k);
 
 static inline uint64_t now_ns(void)
 {

@@ -83,6 +83,10 @@ enum { RT_OBS_BEGIN, RT_OBS_END, RT_OBS_SUSPEND, RT_OBS_RESUME };
 void rt_obs_node(rt_obs *ob, int what, const dagrt_node_event *e);
 void rt_obs_thread(rt_obs *ob, bool start, int thread);
 void rt_obs_idle(rt_obs *ob, bool idle, int thread);
+/* A graph run begins or ends (main thread); the scheduler's load as a
+ * worker parks or wakes (only when ob->cb.load is set). */
+void rt_obs_frame(rt_obs *ob, bool end, const dagrt_frame_event *e);
+void rt_obs_load(rt_obs *ob, int thread, int ready, int parked);
 /* The recorder's instant marks (no observer callback): a steal by thread,
  * a wake-up sent by thread. */
 void rt_obs_mark(rt_obs *ob, int thread, rt_trace_mark_kind m);

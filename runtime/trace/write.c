@@ -227,6 +227,34 @@ static long long put_frames(rt_trace *t, FILE *f, const view *v, uint64_t cutoff
     return (long long)runs;
 }
 
+/* The flow events (trace/flow.c) between the kept node events. */
+static long long put_flows(rt_trace *t, FILE *f, const view *v, uint64_t cutoff, const gmax *g,
+                           size_t ng, uint64_t from_ts, long pid)
+{
+    size_t n = 0, cap = 256;
+    rt_trace_pick *pk = malloc(cap * sizeof *pk);
+    if (!pk)
+        return -1;
+    for (uint32_t i = 0; i < t->nthreads; i++)
+        for (uint64_t j = v[i].first; j < v[i].last; j++) {
+            const ev *e = &v[i].slot[j % v[i].cap];
+            if (e->kind != EV_NODE || !keep_event(t, e, cutoff, g, ng, from_ts))
+                continue;
+            if (n == cap) {
+                rt_trace_pick *np = realloc(pk, (cap *= 2) * sizeof *pk);
+                if (!np) {
+                    free(pk);
+                    return -1;
+                }
+                pk = np;
+            }
+            pk[n++] = (rt_trace_pick){e, i};
+        }
+    long long r = rt_trace_put_flows(t, f, pk, n, pid, t->ns_per_tick);
+    free(pk);
+    return r;
+}
+
 static int write_file(rt_trace *t, FILE *f, view *v)
 {
     if (t->use_counter) {
@@ -349,7 +377,8 @@ static int write_file(rt_trace *t, FILE *f, view *v)
             kept++;
         }
     long long runs = put_frames(t, f, v, cutoff, g, ng, from_ts, pid, t->ns_per_tick);
-    if (runs < 0) {
+    long long flows = runs < 0 ? -1 : t->flows ? put_flows(t, f, v, cutoff, g, ng, from_ts, pid) : 0;
+    if (runs < 0 || flows < 0) {
         free(g);
         return DAGRT_ENOMEM;
     }
@@ -364,6 +393,8 @@ static int write_file(rt_trace *t, FILE *f, view *v)
     else
         fputs(",\"frames_kept\":\"all\"", f);
     fprintf(f, ",\"frame_runs\":%lld", runs);
+    if (t->flows)
+        fprintf(f, ",\"flows\":%lld", flows);
     fprintf(f, ",\"dropped_events\":%llu", (unsigned long long)dropped);
     if (dropped)
         fputs(",\"note\":\"the memory cap was reached: the oldest events were dropped\"", f);

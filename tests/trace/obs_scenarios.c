@@ -334,7 +334,9 @@ static void on_wake(void *u, int thread)
 }
 
 static const dagrt_observer balance_obs = {
-    on_begin, on_end, on_suspend, on_resume, on_start, on_stop, on_idle, on_wake,
+    .node_begin = on_begin, .node_end = on_end, .fiber_suspend = on_suspend,
+    .fiber_resume = on_resume, .thread_start = on_start, .thread_stop = on_stop,
+    .idle = on_idle, .wake = on_wake,
 };
 
 int obs_balanced(void)
@@ -483,7 +485,7 @@ int obs_numbering(void)
     int bad = 0;
     static numbering nb;
     memset(&nb, 0, sizeof nb);
-    static const dagrt_observer numbering_obs = {number_begin, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static const dagrt_observer numbering_obs = {.node_begin = number_begin};
     dagrt *rt = make_rt(2, &numbering_obs, &nb);
     if (!rt)
         return 1;

@@ -65,6 +65,12 @@ static int each(void *user, const dg_json *e, char *err, size_t errsz)
     x->suspended = dg_json_get(args, "suspended") != NULL;
     x->id = num_or(dg_json_get(e, "id"), -1);
     copy_str(x->graph, sizeof x->graph, dg_json_get(args, "graph"));
+    x->to_frame = num_or(dg_json_get(args, "to_frame"), -1);
+    x->to_node = num_or(dg_json_get(args, "to_node"), -1);
+    const dg_json *rel = dg_json_get(args, "released");
+    x->released = !rel ? -1 : rel->kind == DG_JSON_BOOL && rel->b;
+    const dg_json *bp = dg_json_get(e, "bp");
+    x->bp_e = bp && bp->kind == DG_JSON_STR && strcmp(bp->str, "e") == 0;
     if (x->ph == 'M' && strcmp(x->name, "thread_name") == 0)
         copy_str(x->thread_name, sizeof x->thread_name, dg_json_get(args, "name"));
     if (x->ph == 'X' && (!dg_json_get(e, "ts") || !dg_json_get(e, "dur"))) {

@@ -22,6 +22,11 @@ typedef struct tc_event {
     char thread_name[64];    /* 'M' thread_name events */
     int64_t id;              /* async events ('b', 'e'): their id; -1: absent */
     char graph[64];          /* args.graph (the frame marker's) */
+    /* Flow events ('s', 'f'; DAGRT_TRACE_FLOWS): where the arrow goes
+     * (frame and node above are where it comes from), -1: absent;
+     * args.released (1 true, 0 false, -1 absent); "bp":"e" on an 'f'. */
+    int64_t to_frame, to_node;
+    int released, bp_e;
 } tc_event;
 
 typedef struct tc_trace {
