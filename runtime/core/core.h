@@ -199,6 +199,11 @@ struct rt_ctx {
     _Atomic uint64_t nfinished;
     rt_os_thread thread;
     bool started;
+    void *ext_thread;          /* the engine's handle (dagrt_config.thread_create) */
+    /* Placement (core/placement.c, rt_place_plan): the CPU and class
+     * suggested, and the set the worker moves itself onto (empty: none). */
+    int place_cpu, place_class;
+    rt_os_cpuset place_set;
     /* Guest slots only (core/guest.c): 1 while a thread holds the slot, taken by
      * CAS 0->1 (then 2 when dagrt_thread_attach holds it, not a wait),
      * given back by a release store of 0. The rest is the
@@ -547,6 +552,12 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g);
 
 /* Decides the policy for a runtime being created (on its creator). */
 void rt_place_init(dagrt *rt);
+/* Where each worker goes (PIN / CLASS, and the thread hook's suggestion),
+ * into its ctx, once the ctxs exist. 0 or DAGRT_ENOMEM. */
+int rt_place_plan(dagrt *rt);
+/* A worker, as it starts: moves itself onto c->place_set, counting a
+ * refusal. */
+void rt_place_self(rt_ctx *c);
 /* The CPU the calling thread runs on, or -1 where that is unknown. */
 int rt_cpu_now(void);
 /* If the calling thread is a worker the policy may move, runs on `cpu` and

@@ -113,6 +113,23 @@ static inline rt_deque_buf *rt_deque_grow(rt_deque *d, rt_deque_buf *a, int64_t 
     return n;
 }
 
+/* Owner only: grows the buffer until n more items fit without growing
+ * (a batch that must not fail half-way). false: out of memory, nothing
+ * changed but the capacity. Thieves only ever free slots meanwhile. */
+static inline bool rt_deque_reserve(rt_deque *d, int64_t n)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed); /* owner's own */
+    /* acquire: as in push_private. */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed); /* owner wrote it */
+    while (b - t + n > a->mask + 1) {
+        a = rt_deque_grow(d, a, t, b);
+        if (!a)
+            return false;
+    }
+    return true;
+}
+
 /* Owner only: appends x to the private tail. Returns false only when
  * growing failed (out of memory). */
 static inline bool rt_deque_push_private(rt_deque *d, void *x)

@@ -41,7 +41,9 @@ static void worker_main(void *arg)
     rt_ctx *c = arg;
     dagrt *rt = c->rt;
     rt_tls_ctx = c;
-    rt_os_thread_name("dagrt-worker");
+    if (!rt->cfg.thread_create)
+        rt_os_thread_name("dagrt-worker");   /* the engine names its own threads */
+    rt_place_self(c);
     stack_bounds(c);
     if (!rt->cfg.no_overflow_report)
         rt_overflow_thread_enter();
@@ -113,9 +115,14 @@ static void stop_and_join(dagrt *rt)
      * the stop flag. */
     for (int i = 1; i < rt->nctx; i++)
         rt_unpark(&rt->ctx[i].parker);
-    for (int i = 1; i < rt->nctx; i++)
-        if (rt->ctx[i].started)
+    for (int i = 1; i < rt->nctx; i++) {
+        if (!rt->ctx[i].started)
+            continue;
+        if (rt->cfg.thread_create)
+            rt->cfg.thread_join(rt->cfg.thread_user, rt->ctx[i].ext_thread);
+        else
             rt_os_thread_join(&rt->ctx[i].thread);
+    }
 }
 
 dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
@@ -128,10 +135,10 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     }
     if (cfg->workers < DAGRT_WORKERS_AUTO || cfg->workers > RT_MAX_WORKERS || cfg->hot_workers < 0 ||
         (cfg->idle != DAGRT_IDLE_PARK && cfg->idle != DAGRT_IDLE_SPIN) ||
-        (cfg->placement != DAGRT_PLACEMENT_AUTO && cfg->placement != DAGRT_PLACEMENT_NONE) ||
         cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0) ||
         cfg->guest_threads < 0 || cfg->guest_threads > RT_MAX_WORKERS ||
-        cfg->io_ring_entries < 0 ||
+        cfg->io_ring_entries < 0 || !cfg->thread_create != !cfg->thread_join ||
+        cfg->placement < DAGRT_PLACEMENT_AUTO || cfg->placement > DAGRT_PLACEMENT_CLASS ||
         (cfg->hot_priority != DAGRT_PRIORITY_NORMAL && cfg->hot_priority != DAGRT_PRIORITY_ELEVATED))
         goto fail;
     /* 0 is none: no_workers only says the same thing the old way. */
@@ -202,7 +209,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
             ok = 0;
         c->stats.start_ns = rt_now_ns();
     }
-    if (!ok) {
+    if (!ok || rt_place_plan(rt) != 0) {
         rt_free_all(rt);
         goto fail;
     }
@@ -225,7 +232,18 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         rt_obs_thread(ob, true, 0);
     for (int i = 1; i <= rt->nworkers; i++) {
         rt_ctx *c = &rt->ctx[i];
-        if (rt_os_thread_start(&c->thread, worker_main, c) != 0) {
+        int started;
+        if (cfg->thread_create) {
+            char name[32];
+            snprintf(name, sizeof name, "dagrt-worker-%d", i);
+            dagrt_thread_spec spec = {.entry = worker_main, .arg = c, .index = i, .hot = c->hot,
+                                      .cpu = c->place_cpu, .core_class = c->place_class,
+                                      .name = name};
+            started = cfg->thread_create(cfg->thread_user, &spec, &c->ext_thread);
+        } else {
+            started = rt_os_thread_start(&c->thread, worker_main, c);
+        }
+        if (started != 0) {
             stop_and_join(rt);
             rt_tls_ctx = rt->prev_tls;
             rt_fiber_rt_fini(rt);
