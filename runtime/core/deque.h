@@ -130,6 +130,22 @@ static inline bool rt_deque_reserve(rt_deque *d, int64_t n)
     return true;
 }
 
+/* Owner only: the private tail's items from index `from` on (pushed since
+ * the owner read bottom as `from`, none exposed since), handed back in
+ * out-of-date order through fn, and dropped: nobody else reads slots at
+ * or past split, so moving bottom back takes them back. */
+static inline void rt_deque_unpush_private(rt_deque *d, int64_t from, void (*fn)(void *x, void *u),
+                                           void *u)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed); /* owner's own */
+    rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed); /* owner wrote it */
+    for (int64_t i = from; i < b; i++)
+        /* relaxed: our own slots (see above). */
+        fn(atomic_load_explicit(&a->slot[i & a->mask], memory_order_relaxed), u);
+    /* relaxed: as push_private's store of bottom. */
+    atomic_store_explicit(&d->bottom, from, memory_order_relaxed);
+}
+
 /* Owner only: appends x to the private tail. Returns false only when
  * growing failed (out of memory). */
 static inline bool rt_deque_push_private(rt_deque *d, void *x)
