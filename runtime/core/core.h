@@ -232,6 +232,10 @@ struct dagrt {
     _Alignas(RT_APART) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
     _Atomic int nspinning;             /* idle ctxs still polling (not asleep) */
     _Atomic int stop;                  /* destroy: workers exit */
+    /* dagrt_pause (core/worker.c, PAUSE): 1 while paused; the workers
+     * parked for it. Futex words both. */
+    _Atomic uint32_t paused;
+    _Atomic uint32_t npaused;
     _Atomic uint64_t ext_spawned;      /* spawns/finishes by threads without a ctx */
     _Atomic uint64_t ext_finished;
     _Atomic uint64_t main_pushed;      /* main-queue pushes, for dagrt_pump_main's bound */

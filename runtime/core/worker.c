@@ -36,6 +36,43 @@ static void stack_bounds(rt_ctx *c)
         c->stack_lo = c->stack_hi = NULL;
 }
 
+/* PAUSE. dagrt_pause stores paused = 1, unparks every worker (a token:
+ * one that parks later returns at once) and waits until npaused counts
+ * every worker. A worker looks at paused at the top of its loop, before
+ * it takes anything, and parks here: counted, asleep on the paused word
+ * until dagrt_resume stores 0 and wakes them all, then uncounted. The
+ * count and the flag make a Dekker pair (all four seq_cst): pause
+ * stores paused, then loads npaused; a leaving worker decrements
+ * npaused, then loads paused. In their single total order either pause
+ * sees the decrement (it waits for the worker to park again) or the
+ * worker sees paused = 1 again and parks again before taking anything:
+ * no task starts on a worker once pause has returned. While parked the
+ * worker is no reaper (rt_io_park) and no timers' keeper, so the
+ * reactor's thread sleeps in the kernel: the process uses no CPU. */
+static void pause_park(rt_ctx *c)
+{
+    dagrt *rt = c->rt;
+    rt_io_park(c, true);
+    for (;;) {
+        atomic_fetch_add_explicit(&rt->npaused, 1, memory_order_seq_cst);   /* seq_cst: the pair */
+        rt_os_wake32_all(&rt->npaused);
+        /* acquire: resume's store; nothing is handed over by it. */
+        while (atomic_load_explicit(&rt->paused, memory_order_acquire) == 1)
+            rt_os_wait32(&rt->paused, 1);
+        atomic_fetch_sub_explicit(&rt->npaused, 1, memory_order_seq_cst);   /* seq_cst: the pair */
+        if (atomic_load_explicit(&rt->paused, memory_order_seq_cst) == 0)   /* seq_cst: the pair */
+            break;
+    }
+    rt_io_park(c, false);
+}
+
+static void pause_end(dagrt *rt)
+{
+    /* seq_cst: PAUSE's pair (above). */
+    atomic_store_explicit(&rt->paused, 0, memory_order_seq_cst);
+    rt_os_wake32_all(&rt->paused);
+}
+
 static void worker_main(void *arg)
 {
     rt_ctx *c = arg;
@@ -56,6 +93,13 @@ static void worker_main(void *arg)
     bool reaper = c->hot || rt->cfg.hot_workers == 0;   /* hot workers serve completions first */
     rt_io_park(c, false);   /* awake: counted for the reactor thread's gate */
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
+        /* relaxed: PAUSE above; pause_park re-reads it seq_cst. A worker
+         * that misses the store runs one more task, before pause sees it
+         * counted. */
+        if (RT_UNLIKELY(atomic_load_explicit(&rt->paused, memory_order_relaxed))) {
+            pause_park(c);
+            continue;
+        }
         if (reaper)
             rt_io_reap(c);   /* between tasks: completions resume here, no hand-off */
         if (rt_help_one(c))
@@ -168,6 +212,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     atomic_init(&rt->nwaits, 0);
     atomic_init(&rt->closing, RT_OPEN);
     atomic_init(&rt->calls, 0);
+    atomic_init(&rt->paused, 0);
+    atomic_init(&rt->npaused, 0);
     if (rt_timers_init(&rt->timers) != 0) {
         rt_os_mutex_fini(&rt->shared_mu);
         rt_os_mutex_fini(&rt->steer_mu);
@@ -452,6 +498,7 @@ void dagrt_destroy(dagrt *rt)
                 "first); ignored\n", guests, guests == 1 ? "" : "s");
         return;
     }
+    pause_end(rt);   /* a paused pool drains like a running one */
     /* seq_cst: destroy's half of the Dekker pair (DESTROY AND THREADS
      * OUTSIDE); from here on new waits on the world are refused. */
     atomic_store_explicit(&rt->closing, RT_DRAINING, memory_order_seq_cst);
@@ -485,6 +532,42 @@ void dagrt_destroy(dagrt *rt)
     if (c && c->guest)
         rt_guest_exit_rearm();   /* the thread's exit hook must not name c */
     rt_free_all(rt);
+}
+
+int dagrt_pause(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || c->index != 0)
+        return DAGRT_EPERM;
+    if (c->depth > 0 || dagrt_in_fiber(rt) || rt_exec_in_node())
+        return DAGRT_ENESTED;
+    /* seq_cst: PAUSE's pair (above). */
+    atomic_store_explicit(&rt->paused, 1, memory_order_seq_cst);
+    for (int i = 1; i <= rt->nworkers; i++)
+        rt_unpark(&rt->ctx[i].parker);   /* out of an idle park, to the loop's look */
+    /* Until every worker is parked, help: a worker's task may wait for
+     * work only this thread runs (main-thread tasks). */
+    for (;;) {
+        uint32_t n = atomic_load_explicit(&rt->npaused, memory_order_seq_cst);   /* seq_cst: the pair */
+        if (n >= (uint32_t)rt->nworkers)
+            break;
+        if (!rt_help_one(c))
+            rt_os_wait32_until(&rt->npaused, n, rt_now_ns() + 1000000);
+    }
+    return 0;
+}
+
+int dagrt_resume(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || c->index != 0)
+        return DAGRT_EPERM;
+    pause_end(rt);
+    return 0;
 }
 
 int dagrt_worker_count(const dagrt *rt)

@@ -255,6 +255,21 @@ dagrt *dagrt_create(const dagrt_config *cfg);
  * still attached, it prints an error and does nothing. */
 void dagrt_destroy(dagrt *rt);
 
+/* Pausing the pool (an app sent to the background, an editor's play
+ * stopped; docs/runtime.md, "Living inside an engine"). dagrt_pause
+ * returns once every worker is parked and runs no task: a task running
+ * when it is called finishes first (the caller helps meanwhile); tasks
+ * spawned, frames started, timers and I/O calls pending stay as they are,
+ * and the workers use no CPU until dagrt_resume, which lets them go on
+ * with nothing lost. While paused, the main thread's own waits (and
+ * attached guests') still run tasks. Both on the main thread only,
+ * outside any task; a second pause or a resume of a running pool does
+ * nothing; dagrt_destroy of a paused runtime resumes it to drain. 0;
+ * DAGRT_EINVAL (NULL rt), DAGRT_EPERM (not the main thread), DAGRT_ENESTED
+ * (pause from inside a task, a fiber or a graph's node: inside a frame). */
+int dagrt_pause(dagrt *rt);
+int dagrt_resume(dagrt *rt);
+
 /* Number of worker threads (not counting the main thread). */
 int dagrt_worker_count(const dagrt *rt);
 

@@ -636,3 +636,154 @@ int scn_placement_class(void)
         FAIL("placement 7 accepted");
     return v;
 }
+
+/* ---------------------------------------------------------------- pause */
+
+#include <sys/resource.h>
+#include <time.h>
+
+static uint64_t cpu_ns(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (uint64_t)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000000u +
+           (uint64_t)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1000u;
+}
+
+typedef struct paused_io {
+    dagrt *rt;
+    int fd;
+    long got;
+    int slept;
+    atomic_int started;
+} paused_io;
+
+static void read_fiber(void *arg)
+{
+    paused_io *p = arg;
+    char buf[16];
+    atomic_fetch_add(&p->started, 1);
+    p->got = (long)dagrt_read(p->rt, p->fd, buf, sizeof buf, -1, NULL);
+}
+
+static void sleep_fiber(void *arg)
+{
+    paused_io *p = arg;
+    atomic_fetch_add(&p->started, 1);
+    p->slept = dagrt_sleep(p->rt, 200 * 1000000u, NULL) == 0 ? 1 : -1;
+}
+
+static atomic_long pause_ran;
+static void count_task(void *arg)
+{
+    (void)arg;
+    for (volatile int i = 0; i < 2000; i++)
+        ;
+    atomic_fetch_add(&pause_ran, 1);
+}
+
+static atomic_int nested_pause;
+static void pause_inside(void *arg)
+{
+    atomic_store(&nested_pause, dagrt_pause((dagrt *)arg));
+}
+
+static void *pause_elsewhere(void *arg)
+{
+    return (void *)(intptr_t)dagrt_pause((dagrt *)arg);
+}
+
+/* dagrt_pause with tasks queued, a fiber in an I/O call and one in a
+ * sleep that falls due while paused: no task runs while paused, the
+ * process uses (nearly) no CPU over a second, the hot worker (which
+ * never sleeps otherwise) included; after dagrt_resume everything
+ * finishes. Pause refuses inside a task and off the main thread. */
+int scn_pause_resume(void)
+{
+    int v = 0;
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 3;
+    cfg.hot_workers = 1;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt)
+        return 1;
+    int fds[2];
+    if (pipe(fds) != 0)
+        return 1;
+    paused_io p = {rt, fds[0], -100, 0, 0};
+    dagrt_group io;
+    dagrt_group_init(&io);
+    dagrt_spawn_ex(rt, &io, read_fiber, &p, DAGRT_SPAWN_FIBER);
+    dagrt_spawn_ex(rt, &io, sleep_fiber, &p, DAGRT_SPAWN_FIBER);
+    while (atomic_load(&p.started) < 2)
+        sched_yield();
+    for (int round = 0; round < 3; round++) {
+        atomic_store(&pause_ran, 0);
+        dagrt_group g;
+        dagrt_group_init(&g);
+        long n = scaled(20000, 2000);
+        for (long i = 0; i < n; i++)
+            dagrt_spawn(rt, &g, count_task, NULL);
+        if (dagrt_pause(rt) != 0)
+            FAIL("pause failed");
+        long at = atomic_load(&pause_ran);
+        uint64_t c0 = cpu_ns();
+        struct timespec second = {round == 0 ? 1 : 0, round == 0 ? 0 : 100000000};
+        nanosleep(&second, NULL);
+        uint64_t used = cpu_ns() - c0;
+        if (atomic_load(&pause_ran) != at)
+            FAIL("round %d: %ld tasks ran while paused", round, atomic_load(&pause_ran) - at);
+        /* Sanitizers' own threads (TSan's background thread) use a little;
+         * a spinning hot worker would use the whole second. */
+        if (round == 0 && used > 100000000u)
+            FAIL("paused for a second, the process used %.1f ms of CPU", used / 1e6);
+        if (round == 0)
+            fprintf(stderr, "pause: %.2f ms of CPU over a paused second (%ld of %ld tasks ran before)\n",
+                    used / 1e6, at, n);
+        /* The sleep falls due during the first pause: it ends after. */
+        if ((round == 0 && p.slept != 0) || p.got != -100)
+            FAIL("round %d: a pending wait ended while paused (slept %d, read %ld)", round, p.slept, p.got);
+        if (dagrt_pause(rt) != 0)
+            FAIL("a second pause is not 0");
+        if (dagrt_resume(rt) != 0)
+            FAIL("resume failed");
+        dagrt_group_wait(rt, &g);
+        if (atomic_load(&pause_ran) != n)
+            FAIL("round %d: %ld of %ld tasks ran after resume", round, atomic_load(&pause_ran), n);
+    }
+    /* The sleep fell due while paused: it ends after resume. The read ends
+     * once there is something to read. */
+    if (write(fds[1], "x", 1) != 1)
+        FAIL("write");
+    dagrt_group_wait(rt, &io);
+    if (p.slept != 1 || p.got != 1)
+        FAIL("after resume: slept %d, read %ld", p.slept, p.got);
+    /* Refusals. */
+    dagrt_group g;
+    dagrt_group_init(&g);
+    atomic_store(&nested_pause, 1);
+    dagrt_spawn(rt, &g, pause_inside, rt);
+    dagrt_group_wait(rt, &g);
+    if (atomic_load(&nested_pause) != DAGRT_ENESTED)
+        FAIL("pause inside a task: %d, want ENESTED", atomic_load(&nested_pause));
+    pthread_t th;
+    void *res = NULL;
+    pthread_create(&th, NULL, pause_elsewhere, rt);
+    pthread_join(th, &res);
+    if ((intptr_t)res != DAGRT_EPERM)
+        FAIL("pause off the main thread: %d, want EPERM", (int)(intptr_t)res);
+    if (dagrt_pause(NULL) != DAGRT_EINVAL || dagrt_resume(NULL) != DAGRT_EINVAL)
+        FAIL("NULL not refused");
+    /* Destroy of a paused runtime drains it. */
+    atomic_store(&pause_ran, 0);
+    for (int i = 0; i < 100; i++)
+        dagrt_spawn(rt, NULL, count_task, NULL);
+    dagrt_pause(rt);
+    dagrt_destroy(rt);
+    if (atomic_load(&pause_ran) != 100)
+        FAIL("destroy of a paused runtime ran %ld of 100", atomic_load(&pause_ran));
+    close(fds[0]);
+    close(fds[1]);
+    return v;
+}
