@@ -204,6 +204,10 @@ struct rt_ctx {
      * suggested, and the set the worker moves itself onto (empty: none). */
     int place_cpu, place_class;
     rt_os_cpuset place_set;
+    /* Set by dagrt_set_hot_workers while the worker is parked for a
+     * pause (hot and place_set may have changed): it places itself again
+     * as it leaves the park; its own field after that. */
+    bool replace;
     /* Guest slots only (core/guest.c): 1 while a thread holds the slot, taken by
      * CAS 0->1 (then 2 when dagrt_thread_attach holds it, not a wait),
      * given back by a release store of 0. The rest is the

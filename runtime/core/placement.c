@@ -124,6 +124,7 @@ int rt_place_plan(dagrt *rt)
     for (int i = 1; i <= rt->nworkers; i++) {
         rt->ctx[i].place_cpu = -1;
         rt->ctx[i].place_class = DAGRT_CORE_PERFORMANCE;
+        memset(&rt->ctx[i].place_set, 0, sizeof rt->ctx[i].place_set);
     }
     bool want = rt->cfg.placement == DAGRT_PLACEMENT_PIN || rt->cfg.placement == DAGRT_PLACEMENT_CLASS;
     if (rt->nworkers == 0 || (!want && !rt->cfg.thread_create))

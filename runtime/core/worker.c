@@ -64,6 +64,14 @@ static void pause_park(rt_ctx *c)
             break;
     }
     rt_io_park(c, false);
+    if (c->replace) {
+        /* dagrt_set_hot_workers wrote hot and place_set before resume's
+         * store of paused, which our load above acquired. */
+        c->replace = false;
+        rt_place_self(c);
+        if (c->hot)
+            rt_io_thread_priority(rt);
+    }
 }
 
 static void pause_end(dagrt *rt)
@@ -98,6 +106,7 @@ static void worker_main(void *arg)
          * counted. */
         if (RT_UNLIKELY(atomic_load_explicit(&rt->paused, memory_order_relaxed))) {
             pause_park(c);
+            reaper = c->hot || rt->cfg.hot_workers == 0;   /* dagrt_set_hot_workers */
             continue;
         }
         if (reaper)
@@ -557,6 +566,33 @@ int dagrt_pause(dagrt *rt)
             rt_os_wait32_until(&rt->npaused, n, rt_now_ns() + 1000000);
     }
     return 0;
+}
+
+int dagrt_set_hot_workers(dagrt *rt, int n)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || c->index != 0)
+        return DAGRT_EPERM;
+    /* Whether a runtime has hot workers at all shapes its plans and its
+     * reactor's roles (made at create): only which workers are hot moves. */
+    if (rt->cfg.hot_workers == 0 || n < 1 || n > rt->nworkers)
+        return DAGRT_EINVAL;
+    /* relaxed: the main thread's own store; the workers are parked (their
+     * count, seq_cst above, says so once pause has returned). */
+    if (atomic_load_explicit(&rt->paused, memory_order_relaxed) == 0)
+        return DAGRT_EBUSY;
+    for (int i = 1; i <= rt->nworkers; i++) {
+        rt_ctx *w = &rt->ctx[i];
+        bool hot = i <= n;
+        if (w->hot != hot) {
+            w->hot = hot;
+            w->replace = true;
+        }
+    }
+    int e = rt_place_plan(rt);   /* CLASS keeps hot workers on performance cores */
+    return e;
 }
 
 int dagrt_resume(dagrt *rt)

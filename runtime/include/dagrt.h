@@ -270,6 +270,17 @@ void dagrt_destroy(dagrt *rt);
 int dagrt_pause(dagrt *rt);
 int dagrt_resume(dagrt *rt);
 
+/* Makes workers 1 .. n the hot ones (dagrt_config.hot_workers) from
+ * dagrt_resume on: between frames, while paused. A runtime created with
+ * hot workers keeps at least one (whether there are any shapes its plans
+ * and its I/O roles). A worker made hot gets the hot priority; one that
+ * stops being hot keeps the priority it had. Under
+ * DAGRT_PLACEMENT_CLASS each changed worker places itself again. 0;
+ * DAGRT_EINVAL (NULL rt, n outside 1 .. workers, a runtime created
+ * without hot workers), DAGRT_EPERM (not the main thread), DAGRT_EBUSY
+ * (not paused), DAGRT_ENOMEM. */
+int dagrt_set_hot_workers(dagrt *rt, int n);
+
 /* Number of worker threads (not counting the main thread). */
 int dagrt_worker_count(const dagrt *rt);
 

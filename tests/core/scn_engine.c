@@ -775,6 +775,37 @@ int scn_pause_resume(void)
         FAIL("pause off the main thread: %d, want EPERM", (int)(intptr_t)res);
     if (dagrt_pause(NULL) != DAGRT_EINVAL || dagrt_resume(NULL) != DAGRT_EINVAL)
         FAIL("NULL not refused");
+    /* The hot workers change between frames: while paused only. A hot
+     * worker never parks in its idle loop: over a burst and an idle spell
+     * afterwards, the parks of the workers made hot stay as they were. */
+    if (dagrt_set_hot_workers(rt, 3) != DAGRT_EBUSY)
+        FAIL("set_hot_workers while running: not EBUSY");
+    dagrt_pause(rt);
+    if (dagrt_set_hot_workers(rt, 0) != DAGRT_EINVAL || dagrt_set_hot_workers(rt, 4) != DAGRT_EINVAL)
+        FAIL("set_hot_workers out of range accepted");
+    if (dagrt_set_hot_workers(rt, 3) != 0)
+        FAIL("set_hot_workers(3) refused");
+    dagrt_resume(rt);
+    struct timespec settle = {0, 20000000};
+    nanosleep(&settle, NULL);   /* back into their loops */
+    dagrt_thread_stats st0[8], st1[8];
+    dagrt_get_stats(rt, st0, 8);
+    for (int round = 0; round < 5; round++) {
+        dagrt_group_init(&g);
+        for (int i = 0; i < 2000; i++)
+            dagrt_spawn(rt, &g, count_task, NULL);
+        dagrt_group_wait(rt, &g);
+        nanosleep(&settle, NULL);
+    }
+    dagrt_get_stats(rt, st1, 8);
+    for (int k = 1; k <= 3; k++)
+        if (st1[k].parks != st0[k].parks)
+            FAIL("worker %d made hot parked %llu times", k,
+                 (unsigned long long)(st1[k].parks - st0[k].parks));
+    dagrt_pause(rt);
+    if (dagrt_set_hot_workers(rt, 1) != 0)
+        FAIL("set_hot_workers(1) refused");
+    dagrt_resume(rt);
     /* Destroy of a paused runtime drains it. */
     atomic_store(&pause_ran, 0);
     for (int i = 0; i < 100; i++)
