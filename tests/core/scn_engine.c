@@ -7,6 +7,9 @@
 #define _GNU_SOURCE
 #include "scenarios.h"
 
+/* POSIX only (core_list.h's SCN_POSIX entries): sysfs trees, sched masks. */
+#if !defined(_WIN32)
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -818,3 +821,4 @@ int scn_pause_resume(void)
     close(fds[1]);
     return v;
 }
+#endif
