@@ -199,12 +199,30 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
                  : cfg->workers == DAGRT_WORKERS_AUTO ? online_cpus() - 1 : cfg->workers;
     if (cfg->hot_workers > nworkers)
         goto fail;
+    /* The serial switch: no worker at all, whatever was asked, so every
+     * task runs on a thread that waits (the caller's own, in a valid
+     * order: the one its waits take them in). Said once per process on
+     * standard error, so that a run under it is never taken for a
+     * parallel one. */
+    const char *env_serial = rt_os_getenv("DAGRT_SERIAL");
+    bool serial = cfg->serial || (env_serial && env_serial[0] && strcmp(env_serial, "0") != 0);
+    if (serial) {
+        static _Atomic int said;
+        /* relaxed: only whether the line was printed. */
+        if (!atomic_exchange_explicit(&said, 1, memory_order_relaxed))
+            fprintf(stderr, "dagrt: serial (%s): no worker threads, every task runs on the "
+                    "thread that waits\n", cfg->serial ? "dagrt_config.serial" : "DAGRT_SERIAL");
+        nworkers = 0;
+    }
+    int nhot = serial ? 0 : cfg->hot_workers;
     e = DAGRT_ENOMEM;
     dagrt *rt = rt_os_alloc_aligned(RT_APART, (sizeof(dagrt) + RT_APART - 1) & ~(size_t)(RT_APART - 1));
     if (!rt)
         goto fail;
     memset(rt, 0, sizeof *rt);
     rt->cfg = *cfg;
+    rt->cfg.hot_workers = nhot;   /* the serial switch has none */
+    rt->cfg.serial = serial;
     rt->nworkers = nworkers;
     rt->nguests = cfg->guest_threads;
     rt->nctx = nworkers + 1 + cfg->guest_threads;
@@ -252,7 +270,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         c->worker = i > 0 && i <= nworkers;
         c->guest = i > nworkers;
         atomic_init(&c->taken, 0);
-        c->hot = i > 0 && i <= cfg->hot_workers;
+        c->hot = i > 0 && i <= nhot;
         c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
         c->waiter.fn = rt_ctx_wake;
         c->fj_nidle = &rt->nidle;

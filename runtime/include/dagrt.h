@@ -228,6 +228,14 @@ typedef struct dagrt_config {
     int (*thread_create)(void *user, const dagrt_thread_spec *spec, void **handle);
     void (*thread_join)(void *user, void *handle);
     void *thread_user;
+    /* The serial switch ("is parallelism helping here?", "does the bug go
+     * away?"), also DAGRT_SERIAL=1 in the environment, without a rebuild:
+     * no worker thread is started whatever workers and hot_workers say,
+     * so every task, graph node, pipeline frame and parallel-for piece
+     * runs on a thread that waits for it (the main thread's waits, a
+     * guest's own), in an order its dependencies allow. Printed once per
+     * process on standard error. */
+    bool serial;
 } dagrt_config;
 
 typedef enum dagrt_thread_priority {
