@@ -31,7 +31,7 @@ if [ "${1:-}" = --smoke ]; then
   # Every runtime C file (the core and its Linux system layer, the I/O calls on
   # the epoll reactor: no liburing for the cross target) plus the AArch64
   # switch; compiled one by one so a failure names its file.
-  for src in runtime/core/*.c runtime/fiber/*.c runtime/wait/*.c runtime/exec/*.c runtime/pfor/*.c runtime/trace/*.c runtime/os/os_once.c runtime/os/reactor.c runtime/os/os_linux.c runtime/os/cpu_linux.c runtime/os/file_linux.c runtime/os/io_linux.c runtime/os/reactor_epoll.c runtime/arch/ctx_make.c runtime/arch/switch_aarch64_aapcs.S \
+  for src in runtime/core/*.c runtime/fiber/*.c runtime/wait/*.c runtime/exec/*.c runtime/pfor/*.c runtime/trace/*.c runtime/os/os_once.c runtime/os/topo.c runtime/os/reactor.c runtime/os/os_linux.c runtime/os/cpu_linux.c runtime/os/file_linux.c runtime/os/io_linux.c runtime/os/reactor_epoll.c runtime/arch/ctx_make.c runtime/arch/switch_aarch64_aapcs.S \
              tests/fiber/fiber_scenarios.c tests/fiber/regs_aarch64.S \
              tests/fiber/sync_scenarios.c tests/fiber/fiber_table.c \
              tests/scenario/scenario.c tests/scenario/driver.c; do

@@ -12,7 +12,7 @@
  * (bench_peers.h), side by side in one run.
  *
  *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]]
- *               [--load [N]] [--quick] [--placement auto|none] [--observer] [--tracy] [--trace]
+ *               [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace]
  *               [--dump FILE]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
@@ -482,8 +482,13 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--quick") == 0)
             runs = 1, min_ms = 5, min_frames = 200, quick = 1;
         else if (strcmp(argv[i], "--placement") == 0 && i + 1 < argc &&
-                 (strcmp(argv[i + 1], "auto") == 0 || strcmp(argv[i + 1], "none") == 0))
-            placement = strcmp(argv[++i], "none") == 0 ? DAGRT_PLACEMENT_NONE : DAGRT_PLACEMENT_AUTO;
+                 (strcmp(argv[i + 1], "auto") == 0 || strcmp(argv[i + 1], "none") == 0 ||
+                  strcmp(argv[i + 1], "pin") == 0)) {
+            i++;
+            placement = strcmp(argv[i], "none") == 0  ? DAGRT_PLACEMENT_NONE
+                      : strcmp(argv[i], "pin") == 0   ? DAGRT_PLACEMENT_PIN
+                                                       : DAGRT_PLACEMENT_AUTO;
+        }
         else if (strcmp(argv[i], "--observer") == 0)
             want_observer = 1;
         else if (strcmp(argv[i], "--tracy") == 0)
@@ -496,7 +501,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none] [--observer] [--tracy] [--trace] [--dump FILE]\n",
+            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace] [--dump FILE]\n",
                     argv[0]);
             return 2;
         }
@@ -513,7 +518,8 @@ int main(int argc, char **argv)
     cfg.workers = workers;      /* 1 + the calling thread: 2 task threads */
     cfg.no_workers = workers == 0;
     cfg.placement = placement;  /* A/B of the placement default (docs/benchmarks-log.md) */
-    printf("placement: %s\n", placement == DAGRT_PLACEMENT_NONE ? "none" : "auto");
+    printf("placement: %s\n", placement == DAGRT_PLACEMENT_NONE ? "none"
+                             : placement == DAGRT_PLACEMENT_PIN  ? "pin" : "auto");
     int err = 0;
     the_rt = dagrt_create_ex(&cfg, &err);
     if (!the_rt) {

@@ -320,6 +320,81 @@ static double wake_floor_us(int trips, int place)
 }
 #endif
 
+/* Handing a frame's jobs over: a loop of dagrt_spawn against one
+ * dagrt_spawn_batch of the same tasks (spawn to the end of the wait, 2
+ * threads), and the asynchronous range's submission cost per item (the
+ * call alone). Side by side, alternating, in one run. */
+static void noop_task(void *p)
+{
+    (void)p;
+}
+
+static void noop_range(void *arg, size_t b, size_t e)
+{
+    (void)arg;
+    (void)b;
+    (void)e;
+}
+
+static void batch_rows(int reps)
+{
+    dagrt *rt = make(1, false, DAGRT_IDLE_PARK);
+    static dagrt_task_desc desc[100000];
+    for (size_t i = 0; i < 100000; i++)
+        desc[i] = (dagrt_task_desc){noop_task, NULL};
+    size_t sizes[2] = {1000, 100000};
+    for (int k = 0; k < 2; k++) {
+        size_t n = sizes[k];
+        int inner = (int)(200000 / n);   /* about 200k tasks a sample */
+        uint64_t loop[16], batch[16];
+        for (int r = 0; r < reps + 1; r++) {   /* the first round warms up */
+            dagrt_group g;
+            dagrt_group_init(&g);
+            uint64_t t0 = bw_now_ns();
+            for (int i = 0; i < inner; i++) {
+                for (size_t j = 0; j < n; j++)
+                    dagrt_spawn(rt, &g, noop_task, NULL);
+                dagrt_group_wait(rt, &g);
+            }
+            uint64_t t1 = bw_now_ns();
+            for (int i = 0; i < inner; i++) {
+                dagrt_spawn_batch(rt, &g, desc, n, 0);
+                dagrt_group_wait(rt, &g);
+            }
+            uint64_t t2 = bw_now_ns();
+            if (r > 0) {
+                loop[r - 1] = t1 - t0;
+                batch[r - 1] = t2 - t1;
+            }
+        }
+        double ns_loop = (double)bw_median(loop, reps) / ((double)n * inner);
+        double ns_batch = (double)bw_median(batch, reps) / ((double)n * inner);
+        printf("RESULT spawn_loop_%zu %.1f ns/task\n", n, ns_loop);
+        printf("RESULT spawn_batch_%zu %.1f ns/task\n", n, ns_batch);
+        printf("RESULT spawn_batch_%zu_vs_loop %.2f x\n", n, ns_loop / ns_batch);
+    }
+    /* The asynchronous range: the call alone, then to the end of its wait. */
+    size_t items = 1000000;
+    uint64_t call[16], whole[16];
+    for (int r = 0; r < reps; r++) {
+        dagrt_group g;
+        dagrt_group_init(&g);
+        dagrt_range_job j;
+        uint64_t t0 = bw_now_ns();
+        dagrt_parallel_for_async(rt, &g, &j, 0, items, 0, noop_range, NULL);
+        uint64_t t1 = bw_now_ns();
+        dagrt_group_wait(rt, &g);
+        uint64_t t2 = bw_now_ns();
+        call[r] = t1 - t0;
+        whole[r] = t2 - t0;
+    }
+    double c_ns = (double)bw_median(call, reps), w_ns = (double)bw_median(whole, reps);
+    printf("RESULT pfor_async_submit %.0f ns/call = %.6f ns/item (%zu items)\n", c_ns,
+           c_ns / (double)items, items);
+    printf("RESULT pfor_async_whole %.1f us (to the end of the wait, empty body)\n", w_ns / 1e3);
+    dagrt_destroy(rt);
+}
+
 int main(int argc, char **argv)
 {
     int quick = bw_arg_quick(argc, argv);
@@ -337,6 +412,11 @@ int main(int argc, char **argv)
     printf("placement: %s\n", g_placement == DAGRT_PLACEMENT_NONE ? "none" : "auto");
     printf("workers: %d (+ the main thread)\n", g_workers);
     int reps = quick ? 3 : 7;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--batch") == 0) {   /* only the batch rows */
+            batch_rows(reps);
+            return 0;
+        }
     uint64_t s[16];
     bw_print_info();
     int fn = 30;
@@ -422,6 +502,8 @@ int main(int argc, char **argv)
     double fl = pfor_floor(quick, reps, &split);
     printf("RESULT pfor_6ns_1000_floor %.2f x_plain (no runtime: a spinning pthread, split at %zu)\n",
            fl, split);
+
+    batch_rows(reps);
 
     int trips = quick ? 400 : 10000;
     printf("RESULT wake_park %.2f us\n", wake_us(DAGRT_IDLE_PARK, trips));

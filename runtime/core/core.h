@@ -199,6 +199,15 @@ struct rt_ctx {
     _Atomic uint64_t nfinished;
     rt_os_thread thread;
     bool started;
+    void *ext_thread;          /* the engine's handle (dagrt_config.thread_create) */
+    /* Placement (core/placement.c, rt_place_plan): the CPU and class
+     * suggested, and the set the worker moves itself onto (empty: none). */
+    int place_cpu, place_class;
+    rt_os_cpuset place_set;
+    /* Set by dagrt_set_hot_workers while the worker is parked for a
+     * pause (hot and place_set may have changed): it places itself again
+     * as it leaves the park; its own field after that. */
+    bool replace;
     /* Guest slots only (core/guest.c): 1 while a thread holds the slot, taken by
      * CAS 0->1 (then 2 when dagrt_thread_attach holds it, not a wait),
      * given back by a release store of 0. The rest is the
@@ -227,6 +236,10 @@ struct dagrt {
     _Alignas(RT_APART) _Atomic int nidle;    /* ctxs announced idle (spinning or parked) */
     _Atomic int nspinning;             /* idle ctxs still polling (not asleep) */
     _Atomic int stop;                  /* destroy: workers exit */
+    /* dagrt_pause (core/worker.c, PAUSE): 1 while paused; the workers
+     * parked for it. Futex words both. */
+    _Atomic uint32_t paused;
+    _Atomic uint32_t npaused;
     _Atomic uint64_t ext_spawned;      /* spawns/finishes by threads without a ctx */
     _Atomic uint64_t ext_finished;
     _Atomic uint64_t main_pushed;      /* main-queue pushes, for dagrt_pump_main's bound */
@@ -547,6 +560,12 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g);
 
 /* Decides the policy for a runtime being created (on its creator). */
 void rt_place_init(dagrt *rt);
+/* Where each worker goes (PIN / CLASS, and the thread hook's suggestion),
+ * into its ctx, once the ctxs exist. 0 or DAGRT_ENOMEM. */
+int rt_place_plan(dagrt *rt);
+/* A worker, as it starts: moves itself onto c->place_set, counting a
+ * refusal. */
+void rt_place_self(rt_ctx *c);
 /* The CPU the calling thread runs on, or -1 where that is unknown. */
 int rt_cpu_now(void);
 /* If the calling thread is a worker the policy may move, runs on `cpu` and

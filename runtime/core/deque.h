@@ -113,6 +113,39 @@ static inline rt_deque_buf *rt_deque_grow(rt_deque *d, rt_deque_buf *a, int64_t 
     return n;
 }
 
+/* Owner only: grows the buffer until n more items fit without growing
+ * (a batch that must not fail half-way). false: out of memory, nothing
+ * changed but the capacity. Thieves only ever free slots meanwhile. */
+static inline bool rt_deque_reserve(rt_deque *d, int64_t n)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed); /* owner's own */
+    /* acquire: as in push_private. */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed); /* owner wrote it */
+    while (b - t + n > a->mask + 1) {
+        a = rt_deque_grow(d, a, t, b);
+        if (!a)
+            return false;
+    }
+    return true;
+}
+
+/* Owner only: the private tail's items from index `from` on (pushed since
+ * the owner read bottom as `from`, none exposed since), handed back in
+ * out-of-date order through fn, and dropped: nobody else reads slots at
+ * or past split, so moving bottom back takes them back. */
+static inline void rt_deque_unpush_private(rt_deque *d, int64_t from, void (*fn)(void *x, void *u),
+                                           void *u)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed); /* owner's own */
+    rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed); /* owner wrote it */
+    for (int64_t i = from; i < b; i++)
+        /* relaxed: our own slots (see above). */
+        fn(atomic_load_explicit(&a->slot[i & a->mask], memory_order_relaxed), u);
+    /* relaxed: as push_private's store of bottom. */
+    atomic_store_explicit(&d->bottom, from, memory_order_relaxed);
+}
+
 /* Owner only: appends x to the private tail. Returns false only when
  * growing failed (out of memory). */
 static inline bool rt_deque_push_private(rt_deque *d, void *x)

@@ -239,6 +239,10 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             (g && rt_group_is_done(g, c)) ||
             /* acquire: a claimer's CAS or destroy's stop publishes what we act on. */
             atomic_load_explicit(&rt->stop, memory_order_acquire) ||
+            /* relaxed: a worker's own loop parks for dagrt_pause (core/worker.c,
+             * PAUSE), where the order is argued; a late look costs nothing,
+             * pause's unpark leaves a token. */
+            (!g && c->worker && atomic_load_explicit(&rt->paused, memory_order_relaxed)) ||
             atomic_load_explicit(&c->idle, memory_order_acquire) == 0) {
             leave = true;
             break;

@@ -16,14 +16,159 @@
  * dagrt_create (what its workers inherit): a thread whose mask the user set
  * differs from it and is left alone; so is the main thread, always. Moves
  * only ever narrow a mask for a moment and give the same mask back.
+ * DAGRT_PLACEMENT_PIN and _CLASS move each worker once, as it starts, onto
+ * the CPUs rt_place_plan chose from the topology (dagrt_get_topology,
+ * here too); a refusal is counted, and the worker stays where it was.
  */
 #include "core.h"
 #include "../pfor/pfor.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 void rt_place_init(dagrt *rt)
 {
-    rt->place_on = rt->cfg.placement == DAGRT_PLACEMENT_AUTO &&
+    /* Steering moves a worker from another thread through its handle: not
+     * for threads the engine made (the runtime holds no handle of them). */
+    rt->place_on = rt->cfg.placement == DAGRT_PLACEMENT_AUTO && !rt->cfg.thread_create &&
                    rt_os_affinity_get(NULL, &rt->place_mask) == 0;
+}
+
+/* ------------------------------------------------ the CPUs granted */
+
+int dagrt_get_topology(dagrt_topology *out, dagrt_cpu *cpus, int n)
+{
+    if (n < 0 || (n > 0 && !cpus))
+        return DAGRT_EINVAL;
+    rt_os_cpu_info *recs = malloc(sizeof *recs * RT_OS_CPUSET_BITS);
+    if (!recs)
+        return DAGRT_ENOMEM;
+    int quota = 0;
+    int k = rt_os_topology(recs, RT_OS_CPUSET_BITS, &quota);
+    if (k <= 0) {
+        free(recs);
+        return DAGRT_EIO;
+    }
+    dagrt_topology t = {.cpus = k, .quota = quota, .usable = quota > 0 && quota < k ? quota : k};
+    int last_group = -1;
+    for (int i = 0; i < k; i++) {
+        const rt_os_cpu_info *r = &recs[i];
+        if (i < n)
+            cpus[i] = (dagrt_cpu){.id = r->cpu, .core = r->core, .group = r->group,
+                                  .core_class = r->klass == RT_OS_CLASS_EFF ? DAGRT_CORE_EFFICIENCY
+                                                                            : DAGRT_CORE_PERFORMANCE};
+        if (r->klass == RT_OS_CLASS_EFF)
+            t.efficiency++;
+        else
+            t.performance++;
+        bool first = true, shared = false;
+        for (int j = 0; j < k; j++)
+            if (j != i && recs[j].core == r->core) {
+                shared = true;
+                if (recs[j].cpu < r->cpu)
+                    first = false;
+            }
+        t.cores += first;
+        t.smt += shared;
+        if (r->group != last_group) {   /* sorted by id: a group's CPUs are together */
+            t.groups++;
+            last_group = r->group;
+        }
+    }
+    free(recs);
+    if (out)
+        *out = t;
+    return k;
+}
+
+/* The place of cpus[i] in the order: class, then its rank among its
+ * core's CPUs (every core's first CPU before any second), then id. */
+static void order_key(const dagrt_cpu *cpus, int n, int i, int key[3])
+{
+    int sib = 0;
+    for (int j = 0; j < n; j++)
+        if (cpus[j].core == cpus[i].core && cpus[j].id < cpus[i].id)
+            sib++;
+    key[0] = cpus[i].core_class;
+    key[1] = sib;
+    key[2] = cpus[i].id;
+}
+
+int dagrt_topology_order(const dagrt_cpu *cpus, int n, int *order)
+{
+    if (n < 0 || (n > 0 && (!cpus || !order)))
+        return DAGRT_EINVAL;
+    /* Insertion sort of indices on the key: at most a few hundred CPUs,
+     * once per dagrt_create. */
+    for (int i = 0; i < n; i++) {
+        int ki[3];
+        order_key(cpus, n, i, ki);
+        int j = i;
+        for (; j > 0; j--) {
+            int kj[3];
+            order_key(cpus, n, order[j - 1], kj);
+            if (kj[0] < ki[0] || (kj[0] == ki[0] && (kj[1] < ki[1] || (kj[1] == ki[1] && kj[2] < ki[2]))))
+                break;
+            order[j] = order[j - 1];
+        }
+        order[j] = i;
+    }
+    return 0;
+}
+
+/* Where each worker goes (dagrt_config.placement, and the suggestion the
+ * thread hook gets): c->place_cpu, c->place_class and, for the policies
+ * that move workers, c->place_set (empty: leave it). Made once at create. */
+int rt_place_plan(dagrt *rt)
+{
+    for (int i = 1; i <= rt->nworkers; i++) {
+        rt->ctx[i].place_cpu = -1;
+        rt->ctx[i].place_class = DAGRT_CORE_PERFORMANCE;
+        memset(&rt->ctx[i].place_set, 0, sizeof rt->ctx[i].place_set);
+    }
+    bool want = rt->cfg.placement == DAGRT_PLACEMENT_PIN || rt->cfg.placement == DAGRT_PLACEMENT_CLASS;
+    if (rt->nworkers == 0 || (!want && !rt->cfg.thread_create))
+        return 0;
+    dagrt_cpu *cpus = malloc(sizeof *cpus * RT_OS_CPUSET_BITS);
+    int *order = malloc(sizeof *order * RT_OS_CPUSET_BITS);
+    int n = cpus && order ? dagrt_get_topology(NULL, cpus, RT_OS_CPUSET_BITS) : DAGRT_ENOMEM;
+    if (n == DAGRT_ENOMEM) {
+        free(cpus);
+        free(order);
+        return DAGRT_ENOMEM;
+    }
+    if (n > 0) {
+        dagrt_topology_order(cpus, n, order);
+        rt_os_cpuset perf, eff;
+        memset(&perf, 0, sizeof perf);
+        memset(&eff, 0, sizeof eff);
+        for (int j = 0; j < n; j++)
+            rt_os_cpuset_add(cpus[j].core_class == DAGRT_CORE_EFFICIENCY ? &eff : &perf, cpus[j].id);
+        bool hybrid = rt_os_cpuset_count(&eff) > 0;
+        for (int i = 1; i <= rt->nworkers; i++) {
+            rt_ctx *c = &rt->ctx[i];
+            /* Worker k takes the (k % n)-th: the first is the main thread's. */
+            c->place_cpu = cpus[order[i % n]].id;
+            c->place_class = !c->hot && hybrid ? DAGRT_CORE_EFFICIENCY : DAGRT_CORE_PERFORMANCE;
+            memset(&c->place_set, 0, sizeof c->place_set);
+            if (rt->cfg.placement == DAGRT_PLACEMENT_PIN)
+                rt_os_cpuset_add(&c->place_set, c->place_cpu);
+            else if (rt->cfg.placement == DAGRT_PLACEMENT_CLASS && (c->hot || hybrid))
+                c->place_set = c->hot ? perf : eff;
+        }
+    }
+    free(cpus);
+    free(order);
+    return 0;   /* a system that tells nothing: nobody moves, suggestions -1 */
+}
+
+void rt_place_self(rt_ctx *c)
+{
+    if (rt_os_cpuset_count(&c->place_set) == 0)
+        return;
+    if (rt_os_affinity_set(NULL, &c->place_set) != 0)
+        /* relaxed: a count (trace/trace.h); the owner writes it once. */
+        atomic_store_explicit(&c->stats.pin_refused, 1, memory_order_relaxed);
 }
 
 int rt_cpu_now(void)

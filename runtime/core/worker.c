@@ -36,12 +36,59 @@ static void stack_bounds(rt_ctx *c)
         c->stack_lo = c->stack_hi = NULL;
 }
 
+/* PAUSE. dagrt_pause stores paused = 1, unparks every worker (a token:
+ * one that parks later returns at once) and waits until npaused counts
+ * every worker. A worker looks at paused at the top of its loop, before
+ * it takes anything, and parks here: counted, asleep on the paused word
+ * until dagrt_resume stores 0 and wakes them all, then uncounted. The
+ * count and the flag make a Dekker pair (all four seq_cst): pause
+ * stores paused, then loads npaused; a leaving worker decrements
+ * npaused, then loads paused. In their single total order either pause
+ * sees the decrement (it waits for the worker to park again) or the
+ * worker sees paused = 1 again and parks again before taking anything:
+ * no task starts on a worker once pause has returned. While parked the
+ * worker is no reaper (rt_io_park) and no timers' keeper, so the
+ * reactor's thread sleeps in the kernel: the process uses no CPU. */
+static void pause_park(rt_ctx *c)
+{
+    dagrt *rt = c->rt;
+    rt_io_park(c, true);
+    for (;;) {
+        atomic_fetch_add_explicit(&rt->npaused, 1, memory_order_seq_cst);   /* seq_cst: the pair */
+        rt_os_wake32_all(&rt->npaused);
+        /* acquire: resume's store; nothing is handed over by it. */
+        while (atomic_load_explicit(&rt->paused, memory_order_acquire) == 1)
+            rt_os_wait32(&rt->paused, 1);
+        atomic_fetch_sub_explicit(&rt->npaused, 1, memory_order_seq_cst);   /* seq_cst: the pair */
+        if (atomic_load_explicit(&rt->paused, memory_order_seq_cst) == 0)   /* seq_cst: the pair */
+            break;
+    }
+    rt_io_park(c, false);
+    if (c->replace) {
+        /* dagrt_set_hot_workers wrote hot and place_set before resume's
+         * store of paused, which our load above acquired. */
+        c->replace = false;
+        rt_place_self(c);
+        if (c->hot)
+            rt_io_thread_priority(rt);
+    }
+}
+
+static void pause_end(dagrt *rt)
+{
+    /* seq_cst: PAUSE's pair (above). */
+    atomic_store_explicit(&rt->paused, 0, memory_order_seq_cst);
+    rt_os_wake32_all(&rt->paused);
+}
+
 static void worker_main(void *arg)
 {
     rt_ctx *c = arg;
     dagrt *rt = c->rt;
     rt_tls_ctx = c;
-    rt_os_thread_name("dagrt-worker");
+    if (!rt->cfg.thread_create)
+        rt_os_thread_name("dagrt-worker");   /* the engine names its own threads */
+    rt_place_self(c);
     stack_bounds(c);
     if (!rt->cfg.no_overflow_report)
         rt_overflow_thread_enter();
@@ -54,6 +101,14 @@ static void worker_main(void *arg)
     bool reaper = c->hot || rt->cfg.hot_workers == 0;   /* hot workers serve completions first */
     rt_io_park(c, false);   /* awake: counted for the reactor thread's gate */
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
+        /* relaxed: PAUSE above; pause_park re-reads it seq_cst. A worker
+         * that misses the store runs one more task, before pause sees it
+         * counted. */
+        if (RT_UNLIKELY(atomic_load_explicit(&rt->paused, memory_order_relaxed))) {
+            pause_park(c);
+            reaper = c->hot || rt->cfg.hot_workers == 0;   /* dagrt_set_hot_workers */
+            continue;
+        }
         if (reaper)
             rt_io_reap(c);   /* between tasks: completions resume here, no hand-off */
         if (rt_help_one(c))
@@ -113,9 +168,14 @@ static void stop_and_join(dagrt *rt)
      * the stop flag. */
     for (int i = 1; i < rt->nctx; i++)
         rt_unpark(&rt->ctx[i].parker);
-    for (int i = 1; i < rt->nctx; i++)
-        if (rt->ctx[i].started)
+    for (int i = 1; i < rt->nctx; i++) {
+        if (!rt->ctx[i].started)
+            continue;
+        if (rt->cfg.thread_create)
+            rt->cfg.thread_join(rt->cfg.thread_user, rt->ctx[i].ext_thread);
+        else
             rt_os_thread_join(&rt->ctx[i].thread);
+    }
 }
 
 dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
@@ -128,10 +188,10 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     }
     if (cfg->workers < DAGRT_WORKERS_AUTO || cfg->workers > RT_MAX_WORKERS || cfg->hot_workers < 0 ||
         (cfg->idle != DAGRT_IDLE_PARK && cfg->idle != DAGRT_IDLE_SPIN) ||
-        (cfg->placement != DAGRT_PLACEMENT_AUTO && cfg->placement != DAGRT_PLACEMENT_NONE) ||
         cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0) ||
         cfg->guest_threads < 0 || cfg->guest_threads > RT_MAX_WORKERS ||
-        cfg->io_ring_entries < 0 ||
+        cfg->io_ring_entries < 0 || !cfg->thread_create != !cfg->thread_join ||
+        cfg->placement < DAGRT_PLACEMENT_AUTO || cfg->placement > DAGRT_PLACEMENT_CLASS ||
         (cfg->hot_priority != DAGRT_PRIORITY_NORMAL && cfg->hot_priority != DAGRT_PRIORITY_ELEVATED))
         goto fail;
     /* 0 is none: no_workers only says the same thing the old way. */
@@ -139,12 +199,30 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
                  : cfg->workers == DAGRT_WORKERS_AUTO ? online_cpus() - 1 : cfg->workers;
     if (cfg->hot_workers > nworkers)
         goto fail;
+    /* The serial switch: no worker at all, whatever was asked, so every
+     * task runs on a thread that waits (the caller's own, in a valid
+     * order: the one its waits take them in). Said once per process on
+     * standard error, so that a run under it is never taken for a
+     * parallel one. */
+    const char *env_serial = rt_os_getenv("DAGRT_SERIAL");
+    bool serial = cfg->serial || (env_serial && env_serial[0] && strcmp(env_serial, "0") != 0);
+    if (serial) {
+        static _Atomic int said;
+        /* relaxed: only whether the line was printed. */
+        if (!atomic_exchange_explicit(&said, 1, memory_order_relaxed))
+            fprintf(stderr, "dagrt: serial (%s): no worker threads, every task runs on the "
+                    "thread that waits\n", cfg->serial ? "dagrt_config.serial" : "DAGRT_SERIAL");
+        nworkers = 0;
+    }
+    int nhot = serial ? 0 : cfg->hot_workers;
     e = DAGRT_ENOMEM;
     dagrt *rt = rt_os_alloc_aligned(RT_APART, (sizeof(dagrt) + RT_APART - 1) & ~(size_t)(RT_APART - 1));
     if (!rt)
         goto fail;
     memset(rt, 0, sizeof *rt);
     rt->cfg = *cfg;
+    rt->cfg.hot_workers = nhot;   /* the serial switch has none */
+    rt->cfg.serial = serial;
     rt->nworkers = nworkers;
     rt->nguests = cfg->guest_threads;
     rt->nctx = nworkers + 1 + cfg->guest_threads;
@@ -161,6 +239,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     atomic_init(&rt->nwaits, 0);
     atomic_init(&rt->closing, RT_OPEN);
     atomic_init(&rt->calls, 0);
+    atomic_init(&rt->paused, 0);
+    atomic_init(&rt->npaused, 0);
     if (rt_timers_init(&rt->timers) != 0) {
         rt_os_mutex_fini(&rt->shared_mu);
         rt_os_mutex_fini(&rt->steer_mu);
@@ -190,7 +270,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         c->worker = i > 0 && i <= nworkers;
         c->guest = i > nworkers;
         atomic_init(&c->taken, 0);
-        c->hot = i > 0 && i <= cfg->hot_workers;
+        c->hot = i > 0 && i <= nhot;
         c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
         c->waiter.fn = rt_ctx_wake;
         c->fj_nidle = &rt->nidle;
@@ -202,7 +282,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
             ok = 0;
         c->stats.start_ns = rt_now_ns();
     }
-    if (!ok) {
+    if (!ok || rt_place_plan(rt) != 0) {
         rt_free_all(rt);
         goto fail;
     }
@@ -225,7 +305,18 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         rt_obs_thread(ob, true, 0);
     for (int i = 1; i <= rt->nworkers; i++) {
         rt_ctx *c = &rt->ctx[i];
-        if (rt_os_thread_start(&c->thread, worker_main, c) != 0) {
+        int started;
+        if (cfg->thread_create) {
+            char name[32];
+            snprintf(name, sizeof name, "dagrt-worker-%d", i);
+            dagrt_thread_spec spec = {.entry = worker_main, .arg = c, .index = i, .hot = c->hot,
+                                      .cpu = c->place_cpu, .core_class = c->place_class,
+                                      .name = name};
+            started = cfg->thread_create(cfg->thread_user, &spec, &c->ext_thread);
+        } else {
+            started = rt_os_thread_start(&c->thread, worker_main, c);
+        }
+        if (started != 0) {
             stop_and_join(rt);
             rt_tls_ctx = rt->prev_tls;
             rt_fiber_rt_fini(rt);
@@ -434,6 +525,7 @@ void dagrt_destroy(dagrt *rt)
                 "first); ignored\n", guests, guests == 1 ? "" : "s");
         return;
     }
+    pause_end(rt);   /* a paused pool drains like a running one */
     /* seq_cst: destroy's half of the Dekker pair (DESTROY AND THREADS
      * OUTSIDE); from here on new waits on the world are refused. */
     atomic_store_explicit(&rt->closing, RT_DRAINING, memory_order_seq_cst);
@@ -467,6 +559,69 @@ void dagrt_destroy(dagrt *rt)
     if (c && c->guest)
         rt_guest_exit_rearm();   /* the thread's exit hook must not name c */
     rt_free_all(rt);
+}
+
+int dagrt_pause(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || c->index != 0)
+        return DAGRT_EPERM;
+    if (c->depth > 0 || dagrt_in_fiber(rt) || rt_exec_in_node())
+        return DAGRT_ENESTED;
+    /* seq_cst: PAUSE's pair (above). */
+    atomic_store_explicit(&rt->paused, 1, memory_order_seq_cst);
+    for (int i = 1; i <= rt->nworkers; i++)
+        rt_unpark(&rt->ctx[i].parker);   /* out of an idle park, to the loop's look */
+    /* Until every worker is parked, help: a worker's task may wait for
+     * work only this thread runs (main-thread tasks). */
+    for (;;) {
+        uint32_t n = atomic_load_explicit(&rt->npaused, memory_order_seq_cst);   /* seq_cst: the pair */
+        if (n >= (uint32_t)rt->nworkers)
+            break;
+        if (!rt_help_one(c))
+            rt_os_wait32_until(&rt->npaused, n, rt_now_ns() + 1000000);
+    }
+    return 0;
+}
+
+int dagrt_set_hot_workers(dagrt *rt, int n)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || c->index != 0)
+        return DAGRT_EPERM;
+    /* Whether a runtime has hot workers at all shapes its plans and its
+     * reactor's roles (made at create): only which workers are hot moves. */
+    if (rt->cfg.hot_workers == 0 || n < 1 || n > rt->nworkers)
+        return DAGRT_EINVAL;
+    /* relaxed: the main thread's own store; the workers are parked (their
+     * count, seq_cst above, says so once pause has returned). */
+    if (atomic_load_explicit(&rt->paused, memory_order_relaxed) == 0)
+        return DAGRT_EBUSY;
+    for (int i = 1; i <= rt->nworkers; i++) {
+        rt_ctx *w = &rt->ctx[i];
+        bool hot = i <= n;
+        if (w->hot != hot) {
+            w->hot = hot;
+            w->replace = true;
+        }
+    }
+    int e = rt_place_plan(rt);   /* CLASS keeps hot workers on performance cores */
+    return e;
+}
+
+int dagrt_resume(dagrt *rt)
+{
+    if (!rt)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_ctx_current(rt);
+    if (!c || c->index != 0)
+        return DAGRT_EPERM;
+    pause_end(rt);
+    return 0;
 }
 
 int dagrt_worker_count(const dagrt *rt)

@@ -136,7 +136,37 @@ typedef enum dagrt_placement {
     DAGRT_PLACEMENT_AUTO = 0,
     /* Never touch any thread's CPU affinity. */
     DAGRT_PLACEMENT_NONE = 1,
+    /* Pin each worker to one CPU the process may use, as it starts: worker
+     * k to the k-th CPU of dagrt_get_topology's placement order
+     * (performance cores first, one CPU per core before any SMT sibling,
+     * then the efficiency cores; wrapping when there are more workers
+     * than CPUs), leaving the first for the main thread. A refusal is
+     * counted (dagrt_thread_stats.pin_refused), not fatal. */
+    DAGRT_PLACEMENT_PIN = 2,
+    /* Keep each worker on a class of cores: the hot workers on the
+     * performance cores, the others on the efficiency cores where the
+     * machine has both (elsewhere they are left as they are). Refusals
+     * counted as above. */
+    DAGRT_PLACEMENT_CLASS = 3,
 } dagrt_placement;
+
+/* A worker thread that the engine starts itself (dagrt_config's
+ * thread_create): what the runtime asks for. */
+typedef struct dagrt_thread_spec {
+    /* The new thread must call entry(arg) once; the worker's life is that
+     * call, and the thread may end (or go back to the engine's pool) when
+     * it returns. */
+    void (*entry)(void *arg);
+    void *arg;
+    int index;               /* its dagrt_thread_index: 1 .. workers */
+    bool hot;                /* one of the hot workers */
+    /* Where the runtime's placement would put it: the CPU
+     * DAGRT_PLACEMENT_PIN pins it to (a dagrt_cpu.id; -1 when unknown) and
+     * the class DAGRT_PLACEMENT_CLASS keeps it on (dagrt_core_class). */
+    int cpu;
+    int core_class;
+    const char *name;        /* "dagrt-worker-K"; valid during the call only */
+} dagrt_thread_spec;
 
 typedef struct dagrt_config {
     /* Worker threads to start. DAGRT_WORKERS_AUTO (what dagrt_config_init
@@ -184,6 +214,28 @@ typedef struct dagrt_config {
     /* The hot workers' thread priority: raised per thread, never the
      * process; a refusal is counted (dagrt_get_io_stats), never fatal. */
     int hot_priority;              /* dagrt_thread_priority */
+    /* Engine-owned threads (docs/runtime.md, "Living inside an engine").
+     * With thread_create set, every worker is started by
+     * thread_create(thread_user, spec, &handle) (0: started; anything
+     * else fails dagrt_create with DAGRT_ETHREAD after the workers made so
+     * far have been stopped and joined), and ended by
+     * thread_join(thread_user, handle) in dagrt_destroy, after its entry
+     * has returned: the runtime then never calls the system's thread API
+     * for a worker. thread_create and thread_join come together (one
+     * alone: DAGRT_EINVAL). The placement above still applies, from inside
+     * each worker as it starts (DAGRT_PLACEMENT_NONE leaves the engine's
+     * own choice alone). */
+    int (*thread_create)(void *user, const dagrt_thread_spec *spec, void **handle);
+    void (*thread_join)(void *user, void *handle);
+    void *thread_user;
+    /* The serial switch ("is parallelism helping here?", "does the bug go
+     * away?"), also DAGRT_SERIAL=1 in the environment, without a rebuild:
+     * no worker thread is started whatever workers and hot_workers say,
+     * so every task, graph node, pipeline frame and parallel-for piece
+     * runs on a thread that waits for it (the main thread's waits, a
+     * guest's own), in an order its dependencies allow. Printed once per
+     * process on standard error. */
+    bool serial;
 } dagrt_config;
 
 typedef enum dagrt_thread_priority {
@@ -211,11 +263,81 @@ dagrt *dagrt_create(const dagrt_config *cfg);
  * still attached, it prints an error and does nothing. */
 void dagrt_destroy(dagrt *rt);
 
+/* Pausing the pool (an app sent to the background, an editor's play
+ * stopped; docs/runtime.md, "Living inside an engine"). dagrt_pause
+ * returns once every worker is parked and runs no task: a task running
+ * when it is called finishes first (the caller helps meanwhile); tasks
+ * spawned, frames started, timers and I/O calls pending stay as they are,
+ * and the workers use no CPU until dagrt_resume, which lets them go on
+ * with nothing lost. While paused, the main thread's own waits (and
+ * attached guests') still run tasks. Both on the main thread only,
+ * outside any task; a second pause or a resume of a running pool does
+ * nothing; dagrt_destroy of a paused runtime resumes it to drain. 0;
+ * DAGRT_EINVAL (NULL rt), DAGRT_EPERM (not the main thread), DAGRT_ENESTED
+ * (pause from inside a task, a fiber or a graph's node: inside a frame). */
+int dagrt_pause(dagrt *rt);
+int dagrt_resume(dagrt *rt);
+
+/* Makes workers 1 .. n the hot ones (dagrt_config.hot_workers) from
+ * dagrt_resume on: between frames, while paused. A runtime created with
+ * hot workers keeps at least one (whether there are any shapes its plans
+ * and its I/O roles). A worker made hot gets the hot priority; one that
+ * stops being hot keeps the priority it had. Under
+ * DAGRT_PLACEMENT_CLASS each changed worker places itself again. 0;
+ * DAGRT_EINVAL (NULL rt, n outside 1 .. workers, a runtime created
+ * without hot workers), DAGRT_EPERM (not the main thread), DAGRT_EBUSY
+ * (not paused), DAGRT_ENOMEM. */
+int dagrt_set_hot_workers(dagrt *rt, int n);
+
 /* Number of worker threads (not counting the main thread). */
 int dagrt_worker_count(const dagrt *rt);
 
 /* True on the runtime's main thread. */
 bool dagrt_on_main_thread(const dagrt *rt);
+
+/* ------------------------------------------------------- the CPUs granted */
+/* (docs/runtime.md, "Living inside an engine") */
+
+typedef enum dagrt_core_class {
+    DAGRT_CORE_PERFORMANCE = 0,   /* the fastest class (every CPU where all are alike) */
+    DAGRT_CORE_EFFICIENCY = 1,    /* any slower class of a hybrid CPU */
+} dagrt_core_class;
+
+/* One CPU the process may use. */
+typedef struct dagrt_cpu {
+    int id;          /* the system's number (Windows: group * 64 + number in the group) */
+    int core;        /* the lowest id among the CPUs sharing its core: SMT siblings share it */
+    int core_class;  /* dagrt_core_class: Linux's hybrid PMU lists (cpu_core / cpu_atom) or
+                      * cpu_capacity, Windows' EfficiencyClass */
+    int group;       /* Windows' processor group; 0 elsewhere */
+} dagrt_cpu;
+
+typedef struct dagrt_topology {
+    int cpus;          /* CPUs the process may use: its affinity mask (every processor
+                        * group on Windows, unless narrowed) */
+    int cores;         /* the cores they sit on */
+    int performance;   /* CPUs of each class */
+    int efficiency;
+    int smt;           /* CPUs sharing their core with another of these CPUs */
+    int groups;        /* processor groups they span (1 off Windows) */
+    int quota;         /* Linux's cgroup v2 CPU quota (cpu.max), whole CPUs rounded down,
+                        * at least 1; 0: none */
+    int usable;        /* what DAGRT_WORKERS_AUTO counts: cpus, bounded by quota */
+} dagrt_topology;
+
+/* The CPUs the process may use now, as the system grants them (no runtime
+ * needed): a summary into *out (may be NULL) and, sorted by id, up to n of
+ * them into cpus[0, n). Returns how many there are (out->cpus: call with
+ * n 0 to size cpus); DAGRT_EINVAL for n < 0 or a NULL cpus with n > 0,
+ * DAGRT_ENOMEM, DAGRT_EIO where the system tells nothing. Linux reads
+ * /sys and /proc; DAGRT_SYSFS_ROOT names a directory that stands in for
+ * "/" (a fake tree, for tests). Not for a frame's path: it reads files. */
+int dagrt_get_topology(dagrt_topology *out, dagrt_cpu *cpus, int n);
+
+/* The order DAGRT_PLACEMENT_PIN hands CPUs out in (see there), as
+ * indices into what dagrt_get_topology returned: order[0, n) from cpus[0,
+ * n). 0; DAGRT_EINVAL for a NULL argument or n < 0. */
+int dagrt_topology_order(const dagrt_cpu *cpus, int n, int *order);
 
 /* ------------------------------------------------------------------ tasks */
 
@@ -312,6 +434,44 @@ int dagrt_publish(dagrt *rt);
 typedef void (*dagrt_range_fn)(void *arg, size_t begin, size_t end);
 int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
                        dagrt_range_fn fn, void *arg);
+
+/* Batches and asynchronous ranges (docs/runtime.md, "Living inside an
+ * engine"): a frame's jobs handed over at once. */
+
+/* One task of a batch: fn(arg). */
+typedef struct dagrt_task_desc {
+    dagrt_fn fn;
+    void *arg;
+} dagrt_task_desc;
+
+/* Spawns tasks[0, n), each as dagrt_spawn_ex(rt, g, fn, arg, flags) would
+ * (counted by g, where flags say), with one publication for the whole
+ * batch: idle threads are woken once, not once per task. From the main
+ * thread, a worker, a task, a guest or a thread outside the runtime. 0
+ * (n 0: nothing); nothing is spawned on an error: DAGRT_EINVAL as
+ * dagrt_spawn_ex's (a NULL rt, an uninitialised g, bad flags, a NULL fn
+ * in any entry, tasks NULL with n > 0), DAGRT_ENOMEM. */
+int dagrt_spawn_batch(dagrt *rt, dagrt_group *g, const dagrt_task_desc *tasks, size_t n,
+                      unsigned flags);
+
+/* An asynchronous parallel-for's record: caller-owned storage, from
+ * dagrt_parallel_for_async until the wait on its group has returned. */
+typedef struct dagrt_range_job {
+    uint64_t opaque_[6];
+} dagrt_range_job;
+
+/* Starts fn(arg, b, e) over disjoint sub-ranges covering [begin, end) and
+ * returns at once; g (required) counts it, so dagrt_group_wait (or
+ * dagrt_group_done) tells when every sub-range has run and its effects
+ * are visible. The range is split by the threads that run it (halves,
+ * down to grain; 0: the runtime chooses), so the call costs one spawn
+ * whatever the range. j holds the loop meanwhile. 0 (begin == end: nothing
+ * started, g not counted); DAGRT_EINVAL for a NULL rt, g, j or fn, an
+ * uninitialised g, begin > end; DAGRT_ENOMEM (nothing started). From a
+ * thread outside the runtime the range runs on the workers (the main
+ * thread's waits with none). */
+int dagrt_parallel_for_async(dagrt *rt, dagrt_group *g, dagrt_range_job *j, size_t begin,
+                             size_t end, size_t grain, dagrt_range_fn fn, void *arg);
 
 /* ------------------------------------------------------- inline fork-join */
 /* The fast path for recursive fork-join (divide and conquer, tree walks):
@@ -894,6 +1054,9 @@ typedef struct dagrt_thread_stats {
     uint64_t io_bytes[DAGRT_IO_KINDS];
     uint64_t io_timeouts[DAGRT_IO_KINDS];
     uint64_t io_cancels[DAGRT_IO_KINDS];
+    /* A worker whose placement (DAGRT_PLACEMENT_PIN / CLASS) the system
+     * refused: 1, and it runs where it was. */
+    uint64_t pin_refused;
 } dagrt_thread_stats;
 
 /* Fills out[0, n) with each thread of rt by dagrt_thread_index (0 main,

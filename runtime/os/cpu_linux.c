@@ -1,12 +1,14 @@
 /*
  * cpu_linux.c - the CPUs on Linux (os.h, "CPUs"): how many the process may
- * use (its affinity mask, capped by the cgroup v2 CPU quota), the current
- * one, and affinity masks. Out of os_linux.c, a room of its own.
+ * use (its affinity mask, capped by the cgroup v2 CPU quota), their
+ * topology from sysfs (SMT siblings, hybrid classes), the current one, and
+ * affinity masks. Out of os_linux.c, a room of its own.
  */
 #define _GNU_SOURCE
 #include "os.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -17,6 +19,96 @@
 /* --------------------------------------------------------------- CPUs */
 
 #if defined(__linux__)
+/* DAGRT_SYSFS_ROOT, for tests: a directory that stands in for "/". */
+static const char *sys_root(void)
+{
+    const char *root = getenv("DAGRT_SYSFS_ROOT");
+    return root ? root : "";
+}
+
+/* The first line of ROOT/rel (formatted), without its newline; false when
+ * there is no such file. */
+static bool read_line(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool read_line(char *buf, size_t n, const char *fmt, ...)
+{
+    char path[4096];
+    int k = snprintf(path, sizeof path, "%s", sys_root());
+    if (k < 0 || (size_t)k >= sizeof path)
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path + k, sizeof path - (size_t)k, fmt, ap);
+    va_end(ap);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)n, f) != NULL;
+    fclose(f);
+    if (ok)
+        buf[strcspn(buf, "\n")] = 0;
+    return ok;
+}
+
+/* A kernel CPU list ("0-3,8,10-11") into s; the CPUs in it (those beyond
+ * RT_OS_CPUSET_BITS are not kept), or -1 for text that is not one. */
+static int parse_list(const char *p, rt_os_cpuset *s)
+{
+    memset(s, 0, sizeof *s);
+    int n = 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p)
+        return 0;
+    for (;;) {
+        char *end;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || a < 0)
+            return -1;
+        p = end;
+        b = a;
+        if (*p == '-') {
+            b = strtol(p + 1, &end, 10);
+            if (end == p + 1 || b < a)
+                return -1;
+            p = end;
+        }
+        for (long i = a; i <= b && i < RT_OS_CPUSET_BITS; i++)
+            if (!rt_os_cpuset_has(s, (int)i)) {
+                rt_os_cpuset_add(s, (int)i);
+                n++;
+            }
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        while (*p == ' ' || *p == '\t')
+            p++;
+        return *p ? -1 : n;
+    }
+}
+
+/* A fake tree's allowed CPUs (its proc/self/status "Cpus_allowed_list:"
+ * line): their count, or -1 where there is no fake tree or no such line. */
+static int fake_allowed(rt_os_cpuset *s)
+{
+    if (!*sys_root())
+        return -1;
+    char path[4096], line[4096];
+    snprintf(path, sizeof path, "%s/proc/self/status", sys_root());
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    int n = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+            line[strcspn(line, "\n")] = 0;
+            n = parse_list(line + 18, s);
+            break;
+        }
+    fclose(f);
+    return n;
+}
+
 /* CPUs in the calling thread's affinity mask (what taskset, a cpuset
  * cgroup or the creator's own pinning leave it), or 0 where unknown. The
  * kernel refuses a mask smaller than its own (EINVAL): grow until it fits. */
@@ -75,9 +167,7 @@ static int cpu_max_file(const char *path)
  * directory that stands in for "/" in both paths. */
 static int cgroup_cpus(void)
 {
-    const char *root = getenv("DAGRT_SYSFS_ROOT");
-    if (!root)
-        root = "";
+    const char *root = sys_root();
     char path[8192], line[2048], cg[2048] = "";
     snprintf(path, sizeof path, "%s/proc/self/cgroup", root);
     FILE *f = fopen(path, "re");
@@ -118,7 +208,10 @@ int rt_os_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
 #if defined(__linux__)
-    int mask = affinity_count();
+    rt_os_cpuset fake;
+    int mask = fake_allowed(&fake);
+    if (mask <= 0)
+        mask = affinity_count();
     if (mask > 0)
         n = mask;
     int quota = cgroup_cpus();
@@ -126,6 +219,58 @@ int rt_os_cpu_count(void)
         n = quota;
 #endif
     return n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
+int rt_os_topology(rt_os_cpu_info *out, int n, int *quota)
+{
+#if defined(__linux__)
+    rt_os_cpuset allowed, atom, sib;
+    *quota = 0;
+    if (fake_allowed(&allowed) <= 0) {
+        cpu_set_t m;
+        if (sched_getaffinity(0, sizeof m, &m) != 0)
+            return -1;
+        memset(&allowed, 0, sizeof allowed);
+        for (int i = 0; i < RT_OS_CPUSET_BITS && i < CPU_SETSIZE; i++)
+            if (CPU_ISSET(i, &m))
+                rt_os_cpuset_add(&allowed, i);
+    }
+    *quota = cgroup_cpus();
+    char line[4096];
+    /* Intel's hybrid parts list their cores under two PMUs. */
+    bool hybrid = read_line(line, sizeof line, "/sys/devices/cpu_atom/cpus") &&
+                  parse_list(line, &atom) > 0;
+    int k = 0;
+    for (int cpu = 0; cpu < RT_OS_CPUSET_BITS && k < n; cpu++) {
+        if (!rt_os_cpuset_has(&allowed, cpu))
+            continue;
+        rt_os_cpu_info *r = &out[k++];
+        r->cpu = cpu;
+        r->core = cpu;
+        r->group = 0;
+        r->rank = 0;
+        if (read_line(line, sizeof line, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu) &&
+            parse_list(line, &sib) > 0)
+            for (int j = 0; j < RT_OS_CPUSET_BITS; j++)
+                if (rt_os_cpuset_has(&sib, j)) {
+                    r->core = j < cpu ? j : cpu;
+                    break;
+                }
+        if (hybrid)
+            r->rank = rt_os_cpuset_has(&atom, cpu) ? 0 : 1;
+        else if (read_line(line, sizeof line, "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu))
+            r->rank = atoi(line);   /* ARM's big.LITTLE: 1024 the biggest */
+    }
+    if (k == 0)
+        return -1;
+    rt_os_topology_finish(out, k);
+    return k;
+#else
+    (void)out;
+    (void)n;
+    *quota = 0;
+    return -1;
+#endif
 }
 
 int rt_os_cpu_current(void)

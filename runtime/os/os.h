@@ -46,6 +46,9 @@ typedef void (*rt_os_thread_fn)(void *arg);
 
 /* Starts fn(arg) on a new thread. Returns 0, or -1 (no thread started). */
 int rt_os_thread_start(rt_os_thread *t, rt_os_thread_fn fn, void *arg);
+/* How many threads rt_os_thread_start was asked for in this process
+ * (tests: the engine's thread hook leaves the runtime none to start). */
+uint64_t rt_os_thread_starts(void);
 /* Waits for the thread to return and releases its handle. */
 void rt_os_thread_join(rt_os_thread *t);
 /* The calling thread's handle, valid for the affinity calls below while
@@ -158,8 +161,10 @@ void rt_os_free_aligned(void *p);
  * in its affinity mask (taskset, a cpuset cgroup), bounded by the cgroup
  * v2 CPU quota of the process's cgroup and its ancestors (cpu.max: quota /
  * period rounded down, at least 1; DAGRT_SYSFS_ROOT, for tests, stands in
- * for "/" when reading /proc/self/cgroup and /sys/fs/cgroup); on Windows
- * the CPUs of the process's affinity mask. DAGRT_WORKERS_AUTO's count. */
+ * for "/" when reading /proc/self/cgroup and /sys/fs/cgroup, and its
+ * proc/self/status "Cpus_allowed_list:" line, where there is one, for
+ * the mask); on Windows the CPUs of the process's affinity mask, in every
+ * processor group when nobody narrowed it. DAGRT_WORKERS_AUTO's count. */
 int rt_os_cpu_count(void);
 /* The CPU the calling thread runs on now, or -1 where that is unknown. */
 int rt_os_cpu_current(void);
@@ -199,6 +204,31 @@ static inline bool rt_os_cpuset_equal(const rt_os_cpuset *a, const rt_os_cpuset 
             return false;
     return true;
 }
+
+/* The topology of the CPUs the process may use (dagrt_get_topology). One
+ * record per CPU, sorted by number: its number (Windows: group * 64 +
+ * number in the group), its core (the lowest number of the CPUs that
+ * share that core: SMT siblings have the same), its class and group.
+ * rank orders the classes as the system does (Linux: the hybrid PMU's
+ * list, cpu_core 1 and cpu_atom 0, else cpu_capacity; Windows:
+ * EfficiencyClass): the highest rank is the performance class, every
+ * lower one efficiency; one rank everywhere: all performance. */
+enum { RT_OS_CLASS_PERF = 0, RT_OS_CLASS_EFF = 1 };
+typedef struct rt_os_cpu_info {
+    int cpu, core, klass, group, rank;
+} rt_os_cpu_info;
+/* Fills out[0, n) (n of RT_OS_CPUSET_BITS holds any machine's) and
+ * returns how many CPUs the process may use (at least 1), or -1 when
+ * the system says nothing (then out holds nothing). *quota: the cgroup
+ * v2 CPU quota in whole CPUs, 0 when none (Linux; 0 on Windows). Linux
+ * reads sysfs (DAGRT_SYSFS_ROOT, for tests, stands in for "/": a fake
+ * tree's proc/self/status "Cpus_allowed_list:" line then replaces the
+ * affinity mask). Not for a frame's path (Windows allocates the
+ * system's answer). */
+int rt_os_topology(rt_os_cpu_info *out, int n, int *quota);
+/* The portable end of both systems' rt_os_topology (os/topo.c): sorts
+ * recs[0, n) by number and sets each class from the ranks. */
+void rt_os_topology_finish(rt_os_cpu_info *recs, int n);
 
 /* A thread's allowed CPUs (t NULL: the calling thread). 0 or -1. */
 int rt_os_affinity_get(const rt_os_thread *t, rt_os_cpuset *s);

@@ -48,8 +48,18 @@ static void *thread_entry(void *p)
     return NULL;
 }
 
+static _Atomic uint64_t thread_starts;
+
+uint64_t rt_os_thread_starts(void)
+{
+    /* relaxed: a count for tests, no order. */
+    return atomic_load_explicit(&thread_starts, memory_order_relaxed);
+}
+
 int rt_os_thread_start(rt_os_thread *t, rt_os_thread_fn fn, void *arg)
 {
+    /* relaxed: a count (above). */
+    atomic_fetch_add_explicit(&thread_starts, 1, memory_order_relaxed);
     start_arg *a = malloc(sizeof *a);
     if (!a)
         return -1;

@@ -46,8 +46,18 @@ static unsigned __stdcall thread_entry(void *p)
     return 0;
 }
 
+static _Atomic uint64_t thread_starts;
+
+uint64_t rt_os_thread_starts(void)
+{
+    /* relaxed: a count for tests, no order. */
+    return atomic_load_explicit(&thread_starts, memory_order_relaxed);
+}
+
 int rt_os_thread_start(rt_os_thread *t, rt_os_thread_fn fn, void *arg)
 {
+    /* relaxed: a count (above). */
+    atomic_fetch_add_explicit(&thread_starts, 1, memory_order_relaxed);
     start_arg *a = malloc(sizeof *a);
     if (!a)
         return -1;
@@ -316,24 +326,148 @@ void rt_os_free_aligned(void *p)
 
 /* --------------------------------------------------------------- CPUs */
 
-/* CPU numbers are processor numbers within the process's processor group
- * (a process runs in one group of up to 64 unless it asks for more). */
+/* CPU numbers are group * 64 + the processor's number in its group, so a
+ * machine with more than 64 CPUs (several processor groups) fits
+ * rt_os_cpuset's bits. */
+
+static int popcount64(uint64_t m)
+{
+    int n = 0;
+    for (; m; m &= m - 1)
+        n++;
+    return n;
+}
+
+/* The system's cores, one record each (RelationProcessorCore), in a
+ * block to free; NULL where the call fails. */
+static SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *cores_info(DWORD *len)
+{
+    *len = 0;
+    GetLogicalProcessorInformationEx(RelationProcessorCore, NULL, len);
+    if (*len == 0)
+        return NULL;
+    SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *info = malloc(*len);
+    if (info && !GetLogicalProcessorInformationEx(RelationProcessorCore, info, len)) {
+        free(info);
+        info = NULL;
+    }
+    return info;
+}
+
+/* The CPUs the process may use: its affinity mask in its own group, and
+ * every other group's processors too when nobody narrowed that mask
+ * (Windows 11 spreads a process's threads over every group; older
+ * systems run a thread in another group once it asks to, which
+ * rt_os_affinity_set does). A process already in several groups has no
+ * single mask (GetProcessAffinityMask gives 0): every group then. */
+static void allowed_mask(const SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *info, DWORD len,
+                         rt_os_cpuset *allowed)
+{
+    DWORD_PTR proc = 0, sys = 0;
+    USHORT groups[4] = {0};
+    USHORT ng = 4;
+    USHORT primary = 0;
+    if (GetProcessGroupAffinity(GetCurrentProcess(), &ng, groups) && ng >= 1)
+        primary = groups[0];
+    GetProcessAffinityMask(GetCurrentProcess(), &proc, &sys);
+    uint64_t in_primary = 0;
+    for (DWORD off = 0; off < len;) {
+        const SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *e =
+            (const void *)((const char *)info + off);
+        for (WORD g = 0; g < e->Processor.GroupCount; g++)
+            if (e->Processor.GroupMask[g].Group == primary)
+                in_primary |= (uint64_t)e->Processor.GroupMask[g].Mask;
+        off += e->Size;
+    }
+    bool whole = proc == 0 || ((uint64_t)proc & in_primary) == in_primary;
+    memset(allowed, 0, sizeof *allowed);
+    for (DWORD off = 0; off < len;) {
+        const SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *e =
+            (const void *)((const char *)info + off);
+        for (WORD g = 0; g < e->Processor.GroupCount; g++) {
+            const GROUP_AFFINITY *ga = &e->Processor.GroupMask[g];
+            uint64_t m = (uint64_t)ga->Mask;
+            if (ga->Group == primary && !whole)
+                m &= (uint64_t)proc;
+            else if (ga->Group != primary && !whole)
+                m = 0;
+            if ((int)ga->Group < RT_OS_CPUSET_BITS / 64)
+                allowed->bits[ga->Group] |= m;
+        }
+        off += e->Size;
+    }
+}
+
+int rt_os_topology(rt_os_cpu_info *out, int n, int *quota)
+{
+    *quota = 0;   /* job objects' CPU rate limits are not read */
+    DWORD len;
+    SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *info = cores_info(&len);
+    if (!info)
+        return -1;
+    rt_os_cpuset allowed;
+    allowed_mask(info, len, &allowed);
+    int k = 0;
+    for (DWORD off = 0; off < len;) {
+        const SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *e =
+            (const void *)((const char *)info + off);
+        /* EfficiencyClass, the byte after Flags (older headers call it
+         * Reserved[0]; 0 on systems that do not set it): higher is faster. */
+        int rank = e->Processor.Reserved[0];
+        int core = -1;
+        for (WORD g = 0; g < e->Processor.GroupCount; g++) {
+            const GROUP_AFFINITY *ga = &e->Processor.GroupMask[g];
+            for (int b = 0; b < 64; b++) {
+                int cpu = (int)ga->Group * 64 + b;
+                if (!((uint64_t)ga->Mask >> b & 1) || !rt_os_cpuset_has(&allowed, cpu))
+                    continue;
+                if (core < 0 || cpu < core)
+                    core = cpu;
+            }
+        }
+        for (WORD g = 0; g < e->Processor.GroupCount; g++) {
+            const GROUP_AFFINITY *ga = &e->Processor.GroupMask[g];
+            for (int b = 0; b < 64 && k < n; b++) {
+                int cpu = (int)ga->Group * 64 + b;
+                if (!((uint64_t)ga->Mask >> b & 1) || !rt_os_cpuset_has(&allowed, cpu))
+                    continue;
+                out[k++] = (rt_os_cpu_info){.cpu = cpu, .core = core, .group = ga->Group, .rank = rank};
+            }
+        }
+        off += e->Size;
+    }
+    free(info);
+    if (k == 0)
+        return -1;
+    rt_os_topology_finish(out, k);
+    return k;
+}
 
 int rt_os_cpu_count(void)
 {
-    DWORD_PTR proc = 0, sys = 0;
+    DWORD len;
+    SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *info = cores_info(&len);
     int n = 0;
-    /* The process's mask, not the system's: what it may run on (a
-     * START /AFFINITY, a job object's affinity). */
-    if (GetProcessAffinityMask(GetCurrentProcess(), &proc, &sys))
-        for (DWORD_PTR b = proc; b; b &= b - 1)
-            n++;
+    if (info) {
+        rt_os_cpuset allowed;
+        allowed_mask(info, len, &allowed);
+        n = rt_os_cpuset_count(&allowed);
+        free(info);
+    } else {
+        DWORD_PTR proc = 0, sys = 0;
+        /* The process's mask, not the system's: what it may run on (a
+         * START /AFFINITY, a job object's affinity). */
+        if (GetProcessAffinityMask(GetCurrentProcess(), &proc, &sys))
+            n = popcount64((uint64_t)proc);
+    }
     return n < 1 ? 1 : n;
 }
 
 int rt_os_cpu_current(void)
 {
-    return (int)GetCurrentProcessorNumber();
+    PROCESSOR_NUMBER pn;
+    GetCurrentProcessorNumberEx(&pn);
+    return (int)pn.Group * 64 + (int)pn.Number;   /* numbered as rt_os_topology numbers */
 }
 
 static HANDLE thread_of(const rt_os_thread *t)
@@ -352,7 +486,9 @@ int rt_os_affinity_get(const rt_os_thread *t, rt_os_cpuset *s)
     GROUP_AFFINITY ga;
     if (!GetThreadGroupAffinity(thread_of(t), &ga))
         return -1;
-    from_mask((uint64_t)ga.Mask, s);
+    memset(s, 0, sizeof *s);
+    if ((int)ga.Group < RT_OS_CPUSET_BITS / 64)
+        s->bits[ga.Group] = (uint64_t)ga.Mask;
     return 0;
 }
 
@@ -360,12 +496,18 @@ int rt_os_affinity_set(const rt_os_thread *t, const rt_os_cpuset *s)
 {
     GROUP_AFFINITY ga;
     HANDLE h = thread_of(t);
-    for (int i = 1; i < RT_OS_CPUSET_BITS / 64; i++)
-        if (s->bits[i])
-            return -1;   /* beyond one processor group */
-    if (!s->bits[0] || !GetThreadGroupAffinity(h, &ga))
+    int group = -1;
+    /* A thread runs in one processor group: a set spanning two is refused. */
+    for (int i = 0; i < RT_OS_CPUSET_BITS / 64; i++)
+        if (s->bits[i]) {
+            if (group >= 0)
+                return -1;
+            group = i;
+        }
+    if (group < 0 || !GetThreadGroupAffinity(h, &ga))
         return -1;
-    ga.Mask = (KAFFINITY)s->bits[0];
+    ga.Group = (WORD)group;
+    ga.Mask = (KAFFINITY)s->bits[group];
     return SetThreadGroupAffinity(h, &ga, NULL) ? 0 : -1;
 }
 

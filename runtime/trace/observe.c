@@ -385,6 +385,7 @@ int dagrt_get_stats(const dagrt *rt, dagrt_thread_stats *out, int n)
             o->io_timeouts[k] = atomic_load_explicit(&t->io_timeouts[k], memory_order_relaxed);
             o->io_cancels[k] = atomic_load_explicit(&t->io_cancels[k], memory_order_relaxed);
         }
+        o->pin_refused = atomic_load_explicit(&t->pin_refused, memory_order_relaxed);
         uint64_t up = now > t->start_ns ? now - t->start_ns : 0;
         o->busy_ns = up > o->idle_ns ? up - o->idle_ns : 0;
     }

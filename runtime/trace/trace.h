@@ -59,6 +59,9 @@ typedef struct rt_tstats {
      * runtime, takes relaxed RMWs too; dagrt_get_io_stats sums them). */
     _Atomic uint64_t io_ops[DAGRT_IO_KINDS], io_bytes[DAGRT_IO_KINDS];
     _Atomic uint64_t io_timeouts[DAGRT_IO_KINDS], io_cancels[DAGRT_IO_KINDS];
+    /* 1 when the placement of this worker was refused (core/placement.c,
+     * written once by the worker as it starts). */
+    _Atomic uint64_t pin_refused;
     uint64_t start_ns;       /* set before the thread starts */
 } rt_tstats;
 

@@ -50,10 +50,22 @@ SCENARIO(runtime, publish_foreign_spin, 120, SCN_TSAN | SCN_FENCED)
 SCENARIO(runtime, destroy_outside_late, 60, SCN_TSAN)
 SCENARIO(runtime, destroy_nested_wait, 60, SCN_TSAN)
 SCENARIO(runtime, destroy_fiber_pool_full, 60, SCN_TSAN)
+SCENARIO(runtime, batch_spawn, 120, SCN_TSAN | SCN_FENCED)
+SCENARIO(runtime, pfor_async, 120, SCN_TSAN)
+SCENARIO(runtime, topology_any, 30, SCN_TSAN)
+SCENARIO(runtime, serial_switch, 30, SCN_TSAN)
 /* scn_life.c's POSIX ones (a pipe; CPU masks and cgroups; the guest exit
- * hook, whose Windows half, an FLS callback, is not yet run under Wine). */
+ * hook, whose Windows half, an FLS callback, is not yet run under Wine),
+ * and scn_engine.c's (fake sysfs trees, pthreads as an engine's threads,
+ * masks read with sched_getaffinity). */
 #if !defined(_WIN32)
 SCENARIO(runtime, destroy_outside_call, 120, SCN_TSAN|SCN_POSIX)
 SCENARIO(runtime, guest_exit_attached, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(runtime, workers_auto, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(runtime, topology_real, 30, SCN_TSAN|SCN_POSIX)
+SCENARIO(runtime, topology_fake, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(runtime, engine_threads, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(runtime, placement_pin, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(runtime, placement_class, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(runtime, pause_resume, 60, SCN_TSAN|SCN_POSIX)
 #endif
