@@ -12,6 +12,8 @@
  */
 #include "core.h"
 
+#include <string.h>
+
 static inline uint64_t xorshift(uint64_t *s)
 {
     uint64_t x = *s;
@@ -313,15 +315,21 @@ static RT_INLINE rt_task *task_make(dagrt *rt, rt_ctx *c, dagrt_fn fn, void *arg
     return t;
 }
 
+/* Spawn flags that dagrt_spawn_ex refuses. */
+static inline bool flags_bad(unsigned flags)
+{
+    return (flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
+           ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER))) ||
+           ((flags & DAGRT_SPAWN_LARGE_STACK) && !(flags & DAGRT_SPAWN_FIBER));
+}
+
 /* The body of both spawn entry points; with flags a constant 0 (plain
  * dagrt_spawn) the flag checks fold away. */
 static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
 {
     if (RT_UNLIKELY(!rt || !fn))
         return DAGRT_EINVAL;
-    if (flags && RT_UNLIKELY((flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
-                    ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER))) ||
-                    ((flags & DAGRT_SPAWN_LARGE_STACK) && !(flags & DAGRT_SPAWN_FIBER))))
+    if (flags && RT_UNLIKELY(flags_bad(flags)))
         return DAGRT_EINVAL;
     rt_group *gi = NULL;
     if (g) {
@@ -338,6 +346,45 @@ static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, un
     int r = submit_on(rt, c, t);
     if (RT_UNLIKELY(r != 0)) {
         uint32_t fl = t->flags;
+        rt_task_free(rt, t);
+        if (gi)
+            rt_group_count_done(gi, c, fl);
+    }
+    return r;
+}
+
+int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn place, void *src,
+                       size_t n, unsigned flags)
+{
+    if (RT_UNLIKELY(!rt || !fn || n > DAGRT_SPAWN_INLINE_SIZE || (n && !src && !place)))
+        return DAGRT_EINVAL;
+    if (flags && RT_UNLIKELY(flags_bad(flags)))
+        return DAGRT_EINVAL;
+    rt_group *gi = NULL;
+    if (g) {
+        gi = rt_group_of(g);
+        if (RT_UNLIKELY(gi->magic != RT_GROUP_MAGIC))
+            return DAGRT_EINVAL;
+    }
+    rt_ctx *c = rt_ctx_here(rt);
+    rt_task *t = task_make(rt, c, fn, NULL, gi, flags);
+    if (RT_UNLIKELY(!t))
+        return DAGRT_ENOMEM;
+    /* Every descriptor task_make returns is pooled, so it has the room.
+     * Filled before the submit below publishes the task. */
+    void *p = rt_task_inline(t);
+    t->arg = p;
+    if (place)
+        place(p, src);
+    else if (n)
+        memcpy(p, src, n);
+    if (gi)
+        rt_group_count_spawn(gi, c, t);
+    int r = submit_on(rt, c, t);
+    if (RT_UNLIKELY(r != 0)) {
+        uint32_t fl = t->flags;
+        if (place)
+            place(p, NULL);
         rt_task_free(rt, t);
         if (gi)
             rt_group_count_done(gi, c, fl);
