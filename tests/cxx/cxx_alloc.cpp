@@ -90,7 +90,7 @@ extern "C" int hpp_spawn_alloc(void)
     /* Every worker started (a thread's start allocates, and a loaded
      * machine may start one late): until each has run a task. */
     std::atomic<int> seen{0};
-    for (int k = 0; k < 10000 && seen.load() != 6; k++) {
+    for (int k = 0; k < 10000 && (seen.load() & 6) != 6; k++) {
         dagrtpp::group g;
         for (int t = 0; t < 8; t++)
             (void)dagrtpp::spawn(rt, g, [&seen, r = rt.get()] {

@@ -346,8 +346,8 @@ extern "C" int cxx_hpp_runtime_owner(void)
     return bad;
 }
 
-/* The sync wrappers under the standard locks, between fiber tasks, plain
- * tasks and the main thread: a counter under dagrtpp::mutex, a queue
+/* The sync wrappers under the standard locks, between fiber tasks and
+ * the main thread: a counter under dagrtpp::mutex, a queue
  * under a condition_variable, a semaphore's units, event timeouts. */
 extern "C" int cxx_hpp_sync(void)
 {
@@ -365,7 +365,8 @@ extern "C" int cxx_hpp_sync(void)
                     std::lock_guard<dagrtpp::mutex> lk(mu);
                     counter++;
                 }
-            }, t % 2 ? DAGRT_SPAWN_FIBER : 0));
+            }, DAGRT_SPAWN_FIBER));   /* a plain task blocking on a lock that a parked fiber was handed
+                                      * could block every thread (the runtime warns): fibers only */
         for (int i = 0; i < per; i++) {
             std::unique_lock<dagrtpp::mutex> lk(mu);
             counter++;
