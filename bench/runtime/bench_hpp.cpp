@@ -8,10 +8,14 @@
  *   hpp_lambda80  an 80-byte lambda (the inline storage's full size)
  *   hpp_heap      an 88-byte lambda: over the storage, one operator new
  *                 per spawn (for scale; not a target)
+ *   c_inline      dagrt_spawn_inline from C with the same 16 bytes: the
+ *                 runtime's part of hpp_lambda without the header's
  * Each run: a task spawns N tasks into a group and waits, on a runtime of
- * one worker beside the main thread; ns per task (spawn, run, finish).
+ * one worker beside the main thread (workers = 0: the main thread alone,
+ * which runs them all in its wait: the spawn's and the run's own cost,
+ * no other thread's noise); ns per task (spawn, run, finish).
  * Target (issue 41): hpp_lambda within 5% of c_trampoline.
- * usage: bench_hpp [tasks_per_run] [runs]
+ * usage: bench_hpp [tasks_per_run] [runs] [workers]
  */
 #include "dagrt.hpp"
 
@@ -75,6 +79,12 @@ void spawner(job *j)
             (void)dagrtpp::spawn(rt, g, [slot, pad, i] { *slot += i + pad[0] - pad[7]; });
         }
         break;
+    case 4:
+        for (long i = 0; i < N; i++) {
+            c_arg a{&slots[static_cast<size_t>(i)], i};
+            (void)dagrt_spawn_inline(rt, g, c_tramp, nullptr, &a, sizeof a, 0);
+        }
+        break;
     default:
         for (long i = 0; i < N; i++) {
             long *slot = &slots[static_cast<size_t>(i)];
@@ -101,8 +111,9 @@ int main(int argc, char **argv)
     if (argc > 1)
         N = std::atol(argv[1]);
     int runs = argc > 2 ? std::atoi(argv[2]) : 21;
-    if (N <= 0 || runs <= 0) {
-        std::fprintf(stderr, "usage: bench_hpp [tasks_per_run] [runs]\n");
+    int workers = argc > 3 ? std::atoi(argv[3]) : 1;
+    if (N <= 0 || runs <= 0 || workers < 0) {
+        std::fprintf(stderr, "usage: bench_hpp [tasks_per_run] [runs] [workers]\n");
         return 2;
     }
     slots.assign(static_cast<size_t>(N), 0);
@@ -111,17 +122,17 @@ int main(int argc, char **argv)
         args[static_cast<size_t>(i)] = c_arg{&slots[static_cast<size_t>(i)], i};
     dagrt_config cfg;
     dagrt_config_init(&cfg);
-    cfg.workers = 1;
+    cfg.workers = workers;
     dagrtpp::runtime rt(cfg);
     if (!rt) {
         std::fprintf(stderr, "bench_hpp: %s\n", rt.error().message().c_str());
         return 1;
     }
-    const char *names[] = {"c_trampoline", "hpp_lambda", "hpp_lambda80", "hpp_heap"};
-    std::vector<double> t[4];
+    const char *names[] = {"c_trampoline", "hpp_lambda", "hpp_lambda80", "hpp_heap", "c_inline"};
+    std::vector<double> t[5];
     for (int r = -2; r < runs; r++) {   /* two warm-up rounds */
-        for (int k = 0; k < 4; k++) {
-            int kind = (r & 1) ? 3 - k : k;   /* alternate the order */
+        for (int k = 0; k < 5; k++) {
+            int kind = (r & 1) ? 4 - k : k;   /* alternate the order */
             job j{rt, kind, 0};
             dagrtpp::group g;
             (void)dagrtpp::spawn(rt, g, [&j] { spawner(&j); });
@@ -130,10 +141,10 @@ int main(int argc, char **argv)
                 t[kind].push_back(j.ns);
         }
     }
-    std::printf("bench_hpp: %ld tasks per run, %d runs, 1 worker + main; %s\n", N, runs, BENCH_BUILD);
+    std::printf("bench_hpp: %ld tasks per run, %d runs, %d worker(s) + main; %s\n", N, runs, workers, BENCH_BUILD);
     std::printf("%-14s %10s %10s %8s\n", "contender", "ns/task", "best", "ratio");
     double base = median(t[0]);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         std::printf("%-14s %10.1f %10.1f %8.3f\n", names[k], median(t[k]),
                     *std::min_element(t[k].begin(), t[k].end()), median(t[k]) / base);
     std::printf("target: hpp_lambda / c_trampoline <= 1.05: %s\n", median(t[1]) / base <= 1.05 ? "met" : "NOT met");

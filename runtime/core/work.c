@@ -376,6 +376,10 @@ int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn pl
     t->arg = p;
     if (place)
         place(p, src);
+    else if (n == 16)
+        memcpy(p, src, 16);   /* the common sizes as constant copies, not a call */
+    else if (n == 8)
+        memcpy(p, src, 8);
     else if (n)
         memcpy(p, src, n);
     if (gi)

@@ -113,7 +113,10 @@ inline const std::error_category &dagrt_category() noexcept
  * positive value (a count, a byte count) is success. */
 inline std::error_code make_error(long long r) noexcept
 {
-    return r < 0 ? std::error_code(static_cast<int>(r), dagrt_category()) : std::error_code();
+    /* A success is a copy of one made once: std::error_code() calls
+     * std::system_category() out of line, a cost on every spawn. */
+    static const std::error_code ok;
+    return r < 0 ? std::error_code(static_cast<int>(r), dagrt_category()) : ok;
 }
 
 /* Throws std::system_error for an error (exceptions on); with
