@@ -353,12 +353,25 @@ static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, un
     return r;
 }
 
+/* dagrt_spawn_inline's failed submit, out of the fast path: undo place,
+ * return the descriptor, uncount the group. */
+static RT_NOINLINE int spawn_inline_undo(dagrt *rt, rt_ctx *c, rt_task *t, rt_group *gi,
+                                         dagrt_place_fn place, int r)
+{
+    uint32_t fl = t->flags;
+    if (place)
+        place(t->arg, NULL);
+    rt_task_free(rt, t);
+    if (gi)
+        rt_group_count_done(gi, c, fl);
+    return r;
+}
+
 int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn place, void *src,
                        size_t n, unsigned flags)
 {
-    if (RT_UNLIKELY(!rt || !fn || n > DAGRT_SPAWN_INLINE_SIZE || (n && !src && !place)))
-        return DAGRT_EINVAL;
-    if (flags && RT_UNLIKELY(flags_bad(flags)))
+    if (RT_UNLIKELY(!rt || !fn || n > DAGRT_SPAWN_INLINE_SIZE || (!src && !place && n) ||
+                    (flags && flags_bad(flags))))
         return DAGRT_EINVAL;
     rt_group *gi = NULL;
     if (g) {
@@ -385,15 +398,9 @@ int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn pl
     if (gi)
         rt_group_count_spawn(gi, c, t);
     int r = submit_on(rt, c, t);
-    if (RT_UNLIKELY(r != 0)) {
-        uint32_t fl = t->flags;
-        if (place)
-            place(p, NULL);
-        rt_task_free(rt, t);
-        if (gi)
-            rt_group_count_done(gi, c, fl);
-    }
-    return r;
+    if (RT_UNLIKELY(r != 0))
+        return spawn_inline_undo(rt, c, t, gi, place, r);
+    return 0;
 }
 
 int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg)
