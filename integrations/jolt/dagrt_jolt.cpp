@@ -27,7 +27,7 @@ class JobSystem::Gate : public JPH::JobSystem::Barrier {
 public:
     JPH_OVERRIDE_NEW_DELETE
 
-    Gate() { dagrt_event_init(&done, false); }
+    Gate() = default;
     ~Gate() override = default;
 
     void AddJob(const JobHandle &inJob) override { add(inJob.GetPtr()); }
@@ -46,10 +46,10 @@ public:
              * writes are visible once the count reads zero. */
             if (pending.load(std::memory_order_acquire) == 0)
                 return;
-            dagrt_event_reset(&done);
+            done.reset();
             if (pending.load(std::memory_order_acquire) == 0)   /* acquire: as above */
                 return;
-            (void)dagrt_event_wait(rt, &done);   /* helps; an initialised event: cannot fail */
+            (void)done.wait(rt);   /* helps; an initialised event: cannot fail */
         }
     }
 
@@ -83,23 +83,22 @@ private:
         /* acq_rel: release publishes the job's effects to the waiter's
          * acquire load; acquire orders the set after every other drop. */
         if (pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
-            dagrt_event_set(&done);
+            done.set();
     }
 
     std::atomic<int> pending{0};
-    dagrt_event done;
+    dagrtpp::event done;
 };
 
 JobSystem::JobSystem(dagrt *rt, JPH::uint maxJobs, JPH::uint maxBarriers)
-    : rt_(rt), tasks_(new dagrt_group), gates_(new Gate[maxBarriers]), ngates_(maxBarriers)
+    : rt_(rt), tasks_(new dagrtpp::group), gates_(new Gate[maxBarriers]), ngates_(maxBarriers)
 {
-    dagrt_group_init(tasks_);
     jobs_.Init(maxJobs, maxJobs);   /* one page: the whole pool up front */
 }
 
 JobSystem::~JobSystem()
 {
-    (void)dagrt_group_wait(rt_, tasks_);   /* heap group: cannot fail */
+    (void)tasks_->wait(rt_);   /* heap group: cannot fail */
     delete tasks_;
     delete[] gates_;
 }
@@ -166,22 +165,19 @@ void JobSystem::WaitForJobs(Barrier *inBarrier)
         (void)dagrt_thread_detach(rt_);   /* outside any task: cannot be refused */
 }
 
-void JobSystem::run(void *p)
-{
-    Job *job = static_cast<Job *>(p);
-    job->Execute();
-    job->Release();   /* QueueJob's reference */
-}
-
 void JobSystem::QueueJob(Job *inJob)
 {
     inJob->AddRef();   /* kept until the task has run it */
-    if (dagrt_spawn(rt_, tasks_, run, inJob) == 0) {
+    auto run = [inJob] {
+        inJob->Execute();
+        inJob->Release();   /* QueueJob's reference */
+    };
+    if (!dagrtpp::spawn(rt_, *tasks_, run)) {   /* a pointer's lambda: no allocation */
         spawned_.fetch_add(1, std::memory_order_relaxed);
         return;
     }
     inline_.fetch_add(1, std::memory_order_relaxed);
-    run(inJob);   /* no descriptor: run it here rather than lose it */
+    run();   /* no descriptor: run it here rather than lose it */
 }
 
 void JobSystem::QueueJobs(Job **inJobs, JPH::uint inNumJobs)

@@ -34,7 +34,7 @@
 
 #include <atomic>
 
-#include "dagrt.h"
+#include "dagrt.hpp"
 
 namespace dagrt_jolt {
 
@@ -78,10 +78,9 @@ protected:
 
 private:
     class Gate;   /* the barrier (dagrt_jolt.cpp) */
-    static void run(void *job);
 
     dagrt *rt_;
-    dagrt_group *tasks_;   /* counts the spawned tasks; off any stack (heap, once) */
+    dagrtpp::group *tasks_;   /* counts the spawned tasks; off any stack (heap, once) */
     JPH::FixedSizeFreeList<Job> jobs_;
     Gate *gates_;          /* maxBarriers of them, made once */
     JPH::uint ngates_;

@@ -87,6 +87,26 @@ typedef struct rt_task {
     DAGRT__TASK_FIELDS_(rt_node, struct rt_group)
 } rt_task;
 
+/* A pooled descriptor (core/task.c's slabs): the task and, right after it,
+ * room for dagrt_spawn_inline's storage, which starts at u (free in a user
+ * task: only the parallel-for's own tasks use it) so that a small argument
+ * stays in the descriptor's first cache line. Tasks that are not pooled
+ * (forks, the parallel-for's caller-side ones) have no such room and are
+ * never inline. */
+#define RT_TASK_INLINE_AT offsetof(rt_task, u)
+typedef struct rt_task_slot {
+    rt_task task;
+    unsigned char more[RT_TASK_INLINE_AT + DAGRT_SPAWN_INLINE_SIZE - sizeof(rt_task)];
+} rt_task_slot;
+_Static_assert(sizeof(rt_task) == 64 && RT_TASK_INLINE_AT == 48, "rt_task's layout moved: see rt_task_slot");
+_Static_assert(sizeof(rt_task_slot) == 128, "a pooled descriptor is two cache lines");
+_Static_assert(RT_TASK_INLINE_AT % DAGRT_SPAWN_INLINE_ALIGN == 0, "inline storage misaligned");
+/* The inline storage of pooled descriptor t. */
+static inline void *rt_task_inline(rt_task *t)
+{
+    return (unsigned char *)(void *)t + RT_TASK_INLINE_AT;
+}
+
 /* --------------------------------------------------------------- groups */
 
 /* Who to wake when a group completes: embedded in something that outlives

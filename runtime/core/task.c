@@ -11,18 +11,19 @@
 rt_task *rt_slab_new(rt_slab **slabs, uint32_t home)
 {
     size_t hdr = 64;   /* keeps the tasks 64-byte aligned */
-    unsigned char *m = rt_os_alloc_aligned(64, hdr + RT_SLAB_TASKS * sizeof(rt_task));
+    unsigned char *m = rt_os_alloc_aligned(64, hdr + RT_SLAB_TASKS * sizeof(rt_task_slot));
     if (!m)
         return NULL;
     rt_slab *s = (rt_slab *)(void *)m;
     s->next = *slabs;
     *slabs = s;
-    rt_task *t = (rt_task *)(void *)(m + hdr);
+    /* Slots, not bare tasks: each has dagrt_spawn_inline's room after it. */
+    rt_task_slot *t = (rt_task_slot *)(void *)(m + hdr);
     for (int i = 0; i < RT_SLAB_TASKS; i++) {
-        t[i].home = home;
-        atomic_init(&t[i].node.next, i + 1 < RT_SLAB_TASKS ? &t[i + 1].node : NULL);
+        t[i].task.home = home;
+        atomic_init(&t[i].task.node.next, i + 1 < RT_SLAB_TASKS ? &t[i + 1].task.node : NULL);
     }
-    return t;
+    return &t[0].task;
 }
 
 void rt_slabs_free(rt_slab *s)

@@ -12,6 +12,8 @@
  */
 #include "core.h"
 
+#include <string.h>
+
 static inline uint64_t xorshift(uint64_t *s)
 {
     uint64_t x = *s;
@@ -313,15 +315,21 @@ static RT_INLINE rt_task *task_make(dagrt *rt, rt_ctx *c, dagrt_fn fn, void *arg
     return t;
 }
 
+/* Spawn flags that dagrt_spawn_ex refuses. */
+static inline bool flags_bad(unsigned flags)
+{
+    return (flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
+           ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER))) ||
+           ((flags & DAGRT_SPAWN_LARGE_STACK) && !(flags & DAGRT_SPAWN_FIBER));
+}
+
 /* The body of both spawn entry points; with flags a constant 0 (plain
  * dagrt_spawn) the flag checks fold away. */
 static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
 {
     if (RT_UNLIKELY(!rt || !fn))
         return DAGRT_EINVAL;
-    if (flags && RT_UNLIKELY((flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
-                    ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER))) ||
-                    ((flags & DAGRT_SPAWN_LARGE_STACK) && !(flags & DAGRT_SPAWN_FIBER))))
+    if (flags && RT_UNLIKELY(flags_bad(flags)))
         return DAGRT_EINVAL;
     rt_group *gi = NULL;
     if (g) {
@@ -343,6 +351,56 @@ static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, un
             rt_group_count_done(gi, c, fl);
     }
     return r;
+}
+
+/* dagrt_spawn_inline's failed submit, out of the fast path: undo place,
+ * return the descriptor, uncount the group. */
+static RT_NOINLINE int spawn_inline_undo(dagrt *rt, rt_ctx *c, rt_task *t, rt_group *gi,
+                                         dagrt_place_fn place, int r)
+{
+    uint32_t fl = t->flags;
+    if (place)
+        place(t->arg, NULL);
+    rt_task_free(rt, t);
+    if (gi)
+        rt_group_count_done(gi, c, fl);
+    return r;
+}
+
+int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn place, void *src,
+                       size_t n, unsigned flags)
+{
+    if (RT_UNLIKELY(!rt || !fn || n > DAGRT_SPAWN_INLINE_SIZE || (!src && !place && n) ||
+                    (flags && flags_bad(flags))))
+        return DAGRT_EINVAL;
+    rt_group *gi = NULL;
+    if (g) {
+        gi = rt_group_of(g);
+        if (RT_UNLIKELY(gi->magic != RT_GROUP_MAGIC))
+            return DAGRT_EINVAL;
+    }
+    rt_ctx *c = rt_ctx_here(rt);
+    rt_task *t = task_make(rt, c, fn, NULL, gi, flags);
+    if (RT_UNLIKELY(!t))
+        return DAGRT_ENOMEM;
+    /* Every descriptor task_make returns is pooled, so it has the room.
+     * Filled before the submit below publishes the task. */
+    void *p = rt_task_inline(t);
+    t->arg = p;
+    if (place)
+        place(p, src);
+    else if (n == 16)
+        memcpy(p, src, 16);   /* the common sizes as constant copies, not a call */
+    else if (n == 8)
+        memcpy(p, src, 8);
+    else if (n)
+        memcpy(p, src, n);
+    if (gi)
+        rt_group_count_spawn(gi, c, t);
+    int r = submit_on(rt, c, t);
+    if (RT_UNLIKELY(r != 0))
+        return spawn_inline_undo(rt, c, t, gi, place, r);
+    return 0;
 }
 
 int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg)

@@ -367,6 +367,27 @@ enum dagrt_spawn_flags {
 int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg);
 int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags);
 
+/* A task that carries its argument inside itself, so that a spawn needs no
+ * storage of the caller's (C++ callables: dagrt.hpp's dagrt::spawn). The
+ * task's own storage: DAGRT_SPAWN_INLINE_SIZE bytes aligned to
+ * DAGRT_SPAWN_INLINE_ALIGN, in the runtime's pooled task descriptor. */
+#define DAGRT_SPAWN_INLINE_SIZE 80
+#define DAGRT_SPAWN_INLINE_ALIGN 16
+/* Fills dst (the task's storage) from src; called again as place(dst,
+ * NULL) to undo that when the spawn fails after it. */
+typedef void (*dagrt_place_fn)(void *dst, void *src);
+/* As dagrt_spawn_ex, but fn runs as fn(p), p the task's own storage: n
+ * bytes (at most DAGRT_SPAWN_INLINE_SIZE) that place(p, src) fills before
+ * any thread can run the task (place NULL: the n bytes at src are copied).
+ * fn runs once and owns what p holds (it ends its life); the storage is
+ * gone once fn returns. If the spawn fails after place ran (DAGRT_ENOMEM),
+ * place(p, NULL) is called, on the calling thread before this returns,
+ * and fn never runs. 0; DAGRT_EINVAL (the cases of dagrt_spawn_ex, n over
+ * DAGRT_SPAWN_INLINE_SIZE, or src NULL with n > 0 and no place; nothing
+ * called), DAGRT_ENOMEM. */
+int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn place, void *src,
+                       size_t n, unsigned flags);
+
 /* Waits until every task counted by g has finished; their effects are
  * then visible. Waiting is helping: the waiting thread runs other ready
  * tasks meanwhile (a fiber task suspends; a thread outside the runtime

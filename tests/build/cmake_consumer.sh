@@ -77,6 +77,15 @@ g=$b/dagc/engine
 grep -q "engine_generated=$g/render.c;$g/render.h;$g/audio.c;$g/audio.h\$" "$scratch/configure.log" ||
     { grep engine_generated "$scratch/configure.log"; fail "OUT_VAR is not the generated files"; }
 
+# dagrt.hpp through pkg-config: the installed dagrt.pc's flags find it.
+if command -v pkg-config >/dev/null && command -v c++ >/dev/null; then
+    printf '#include <dagrt.hpp>\nint main() { dagrtpp::runtime rt; return rt ? 0 : 1; }\n' >"$scratch/pc.cpp"
+    PKG_CONFIG_SYSROOT_DIR="$scratch/root" PKG_CONFIG_PATH=$(dirname "$pc") \
+        c++ -std=c++17 "$scratch/pc.cpp" -o "$scratch/pc" \
+        $(PKG_CONFIG_SYSROOT_DIR="$scratch/root" PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs dagrt) \
+        -pthread >"$scratch/pc.log" 2>&1 || { cat "$scratch/pc.log"; fail "dagrt.hpp through pkg-config"; }
+fi
+
 n=0
 build() { # build LOG_NAME: builds, output in $scratch/LOG_NAME.log
     n=$((n + 1))

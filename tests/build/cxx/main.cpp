@@ -1,7 +1,11 @@
 // A C++ program running frame.dag's graphs through dagc --cxx output, with
-// C++ context types; exits non-zero when a graph did not do its work.
+// C++ context types, on a runtime owned by dagrt.hpp's dagrtpp::runtime
+// (passed where the generated code takes a dagrt *); exits non-zero when
+// a graph did not do its work. The CMake consumer builds it against the
+// installed headers, so dagrt.hpp is found through the package.
 #include <cstdio>
 
+#include "dagrt.hpp"
 #include "frame.h"
 
 void frame_load(engine::World *w)
@@ -70,11 +74,19 @@ void bump_second(long v[4]) { v[3] = v[0] + 1; }
 
 int main()
 {
-    dagrt *rt = dagrt_create(nullptr);
+    dagrtpp::runtime rt;
     if (!rt)
         return 1;
     engine::World w;
     int rc = frame_run(rt, &w);
+    // Beside the graphs: a lambda and a loop through dagrt.hpp.
+    std::atomic<long> hpp_sum{0};
+    {
+        dagrtpp::group g;
+        (void)dagrtpp::spawn(rt, g, [&hpp_sum] { hpp_sum += 1000; });
+        (void)dagrtpp::parallel_for(rt, 0, 100, [&hpp_sum](std::size_t i) { hpp_sum += static_cast<long>(i); });
+        (void)g.wait(rt);
+    }
     w.want_check = false;
     w.total = 0;
     int rc2 = frame_run(rt, &w);     // `when` false: check skipped
@@ -137,17 +149,18 @@ int main()
     rc10 |= big_pipeline_drain(rt, &bp);
     std::printf("cxx: big %d, %d ticks (expected 8), pipeline %zu bytes, world %zu\n", rc10,
                 big.ticks.load(), sizeof bp, sizeof big);
+    std::printf("cxx: dagrt.hpp spawn and parallel_for sum %ld (expected 5950)\n", hpp_sum.load());
     std::printf("cxx: words %d, %d task calls (expected 50)\n", rc9, wc.runs.load());
     std::printf("cxx: pipelines %d %d, runs %d, uses %ld in flight, %ld drained, pool %d, depth %d\n",
                 rc7, rc8, counter->runs.load(), in_flight_uses, uses, pool3.sum, bad_depth);
-    dagrt_destroy(rt);
+    rt.reset();
     long want = 999L * 1000 / 2;
     bool ok = rc == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && rc5 == 0 && w.reported == want &&
               w.checked == 1 && pool.sum == 10 && got == 42 && arr[0] == 1 && arr[3] == 2 &&
               rc6 == 0 && busy == DAGRT_EBUSY && never == DAGRT_EINVAL && w2.reported == want &&
               pool2.sum == 10 && arr2[0] == 1 && arr2[3] == 2 && rc7 == 0 && rc8 == 0 &&
               counter->runs == 100 && uses == 1 && pool3.sum == 30 && bad_depth == DAGRT_EINVAL &&
-              rc9 == 0 && wc.runs == 50 && rc10 == 0 && big.ticks == 8;
+              rc9 == 0 && wc.runs == 50 && rc10 == 0 && big.ticks == 8 && hpp_sum == 1000 + 4950;
     std::printf("cxx: started runs %d (busy %d, never %d), total %ld, pool %d, array %ld %ld\n", rc6,
                 busy, never, w2.reported, pool2.sum, arr2[0], arr2[3]);
     std::printf("cxx: runs %d %d %d %d %d, total %ld (expected %ld), checked %d, pool %d, ping %d,"
