@@ -100,6 +100,7 @@ static void rt_free_all(dagrt *rt)
     rt_os_mutex_fini(&rt->shared_mu);
     rt_os_mutex_fini(&rt->steer_mu);
     rt_os_mutex_fini(&rt->io_make_mu);
+    rt_frame_pool_fini(rt);   /* every frame chunk: nothing runs any more */
     /* The plan slot (exec/plan_helper.c): its helpers finished before the join. */
     rt_os_free_aligned(rt->exec);
     rt_os_free_aligned(rt);
@@ -156,12 +157,14 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt_os_mutex_init(&rt->shared_mu);
     rt_os_mutex_init(&rt->steer_mu);
     rt_os_mutex_init(&rt->io_make_mu);
+    rt_frame_pool_init(rt);
     rt_mpsc_init(&rt->hot);
     dagrt_cancel_init(&rt->waits, NULL);
     atomic_init(&rt->nwaits, 0);
     atomic_init(&rt->closing, RT_OPEN);
     atomic_init(&rt->calls, 0);
     if (rt_timers_init(&rt->timers) != 0) {
+        rt_frame_pool_fini(rt);
         rt_os_mutex_fini(&rt->shared_mu);
         rt_os_mutex_fini(&rt->steer_mu);
         rt_os_mutex_fini(&rt->io_make_mu);

@@ -139,7 +139,8 @@ static uint64_t frame_number(dagrt *rt, const dagrt_graph *g, uint64_t fallback)
 
 /* Reset: plain stores are enough; spawning a task publishes them to the
  * thread that runs it (the runtime's queues are release/acquire). */
-static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
+static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                  const rt_frame_id *fid)
 {
     node_rt *nodes = (node_rt *)(void *)st->nodes;
     if (r->plan_g != g || r->nodes != nodes || r->plan_workers != rt->nworkers)
@@ -156,6 +157,7 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
     atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
     r->frame = frame_number(rt, g, r->runs);
+    rt_frame_begin(r, rt, fid);
 }
 
 static uint16_t drainers_for(int workers)
@@ -170,7 +172,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     if (rc != 0)
         return rc;
     graph_rt *r = state_rt(st);
-    reset(r, rt, g, st, ctx);
+    reset(r, rt, g, st, ctx, NULL);
     /* One drainer per worker, plus one: the caller, once it waits on the
      * group, takes a drainer task like any other, so a drainer that keeps
      * publishing work can still hand some to the caller. None for a frame
@@ -201,6 +203,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         rt_policy_dyn_after(r, timed, ns);
     else
         rt_policy_after(r, timed, ns, c.judge == RT_JUDGE_PLAN);
+    rt_frame_end(r);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -210,7 +213,8 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
 /* claim, then (only once the state is taken, so that a refused call
  * changes nothing) the context's copy and the reset. */
 static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                dagrt_ctx_store_fn store, const void *src, uint32_t to, graph_rt **out)
+                dagrt_ctx_store_fn store, const void *src, uint32_t to, graph_rt **out,
+                const rt_frame_id *fid)
 {
     rt_ctx *self;
     int rc = claim(rt, g, st, &self, to);
@@ -219,7 +223,7 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
     if (store)
         store(ctx, src);
     *out = state_rt(st);
-    reset(*out, rt, g, st, ctx);
+    reset(*out, rt, g, st, ctx, fid);
     return 0;
 }
 
@@ -231,10 +235,10 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
  * includes whatever the caller does between start and wait. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
-                  graph_rt *prev, bool plan)
+                  graph_rt *prev, bool plan, const rt_frame_id *fid)
 {
     graph_rt *r;
-    int rc = take(rt, g, st, ctx, store, src, RUN_STARTING, &r);
+    int rc = take(rt, g, st, ctx, store, src, RUN_STARTING, &r, fid);
     if (rc != 0)
         return rc;
     r->async = 1;
@@ -260,13 +264,14 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
 }
 
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src)
+                       dagrt_ctx_store_fn store, const void *src, const rt_frame_id *fid)
 {
     graph_rt *r;
-    int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r);
+    int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r, fid);
     if (rc != 0)
         return rc;
     rc = rt_exec_serial_run(r);
+    rt_frame_end(r);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -276,7 +281,8 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, rt_exec_env_plan());
+    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, rt_exec_env_plan(),
+                         NULL);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)
@@ -312,6 +318,7 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
     int rc = r->pplan ? rt_pplan_wait(r) : rt_exec_dyn_wait(r, self);
     if (!r->pplan && dagrt_worker_count(rt) > 0)
         rt_policy_dyn_after(r, false, 0);   /* the starvation rule (exec/policy.c) */
+    rt_frame_end(r);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);

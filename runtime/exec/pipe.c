@@ -195,6 +195,9 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
      * frames on the caller alone; either way after the frames in flight,
      * on the caller in table order, without a counter or an atomic
      * (exec/serial.c). The rule's probes start frames in flight again. */
+    /* The frame's number and the slots of per-frame data (dagrt_get_frame):
+     * the frames in flight and the one before the oldest. */
+    rt_frame_id fid = {q->submitted, q->depth + 1};
     rt_choice c = rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, q->plan_ok,
                                  rule_of(p, rk, g), q->frame_ns);
     if (c.mode == RT_MODE_SERIAL) {
@@ -203,7 +206,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
                 goto out;
         bool timed = rt_policy_sampled(q->submitted);
         uint64_t t0 = timed ? rt_now_ns() : 0;
-        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src);
+        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src, &fid);
         if (rc == 0) {
             uint64_t ns = timed ? rt_now_ns() - t0 : 0;
             if (timed)
@@ -229,7 +232,8 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
      * its completions need no hand-off. */
-    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan_ok);
+    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan_ok,
+                       &fid);
     if (rc == 0) {
         q->t_start[k] = t0;
         q->rt = rt;

@@ -59,6 +59,11 @@ typedef struct rt_tstats {
      * runtime, takes relaxed RMWs too; dagrt_get_io_stats sums them). */
     _Atomic uint64_t io_ops[DAGRT_IO_KINDS], io_bytes[DAGRT_IO_KINDS];
     _Atomic uint64_t io_timeouts[DAGRT_IO_KINDS], io_cancels[DAGRT_IO_KINDS];
+    /* Frame memory (exec/frame.c): chunks taken, new ones, refusals, by
+     * the taking thread; frames retired and their high-water mark, by the
+     * retiring one. */
+    _Atomic uint64_t frame_chunks, frame_chunks_new, frame_refused;
+    _Atomic uint64_t frames_retired, frame_bytes_max;
     uint64_t start_ns;       /* set before the thread starts */
 } rt_tstats;
 
