@@ -637,9 +637,9 @@ void rt_io_park(rt_ctx *c, bool enter);
 /* True while the calling thread runs the body of a graph node (destroy and
  * a guest's detach refuse to run there). */
 bool rt_exec_in_node(void);
-/* Frame memory's pool (exec/frame.c): made at create, every chunk freed
- * at destroy. */
-void rt_frame_pool_init(dagrt *rt);
+/* Frame memory's pool (exec/frame.c): made at create (with the
+ * configured reserve: 0, or DAGRT_ENOMEM), every chunk freed at destroy. */
+int rt_frame_pool_init(dagrt *rt);
 void rt_frame_pool_fini(dagrt *rt);
 
 /* ---------------------------------------- fiber/overflow.c: the overflow report */

@@ -132,7 +132,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         (cfg->placement != DAGRT_PLACEMENT_AUTO && cfg->placement != DAGRT_PLACEMENT_NONE) ||
         cfg->fiber_pool_size < 0 || (cfg->no_workers && cfg->workers > 0) ||
         cfg->guest_threads < 0 || cfg->guest_threads > RT_MAX_WORKERS ||
-        cfg->io_ring_entries < 0 ||
+        cfg->io_ring_entries < 0 || (uint64_t)cfg->frame_reserve > ((uint64_t)1 << 40) ||
         (cfg->hot_priority != DAGRT_PRIORITY_NORMAL && cfg->hot_priority != DAGRT_PRIORITY_ELEVATED))
         goto fail;
     /* 0 is none: no_workers only says the same thing the old way. */
@@ -157,13 +157,13 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt_os_mutex_init(&rt->shared_mu);
     rt_os_mutex_init(&rt->steer_mu);
     rt_os_mutex_init(&rt->io_make_mu);
-    rt_frame_pool_init(rt);
+    int frame_rc = rt_frame_pool_init(rt);
     rt_mpsc_init(&rt->hot);
     dagrt_cancel_init(&rt->waits, NULL);
     atomic_init(&rt->nwaits, 0);
     atomic_init(&rt->closing, RT_OPEN);
     atomic_init(&rt->calls, 0);
-    if (rt_timers_init(&rt->timers) != 0) {
+    if (frame_rc != 0 || rt_timers_init(&rt->timers) != 0) {
         rt_frame_pool_fini(rt);
         rt_os_mutex_fini(&rt->shared_mu);
         rt_os_mutex_fini(&rt->steer_mu);

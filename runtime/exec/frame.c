@@ -72,15 +72,28 @@ _Static_assert(sizeof(fchunk) <= FRAME_HEAD, "frame chunk header");
 static char *bytes_of(fchunk *k) { return (char *)k + FRAME_HEAD; }
 
 static _Thread_local int frame_err;
-static _Atomic uint64_t runtimes;
+static _Atomic uint64_t runtimes;   /* runtimes made: each one's frame_id */
 
-void rt_frame_pool_init(dagrt *rt)
+int rt_frame_pool_init(dagrt *rt)
 {
     rt_os_mutex_init(&rt->frame_mu);
     rt->frame_free = rt->frame_big = rt->frame_all = NULL;
     rt->frame_gen = 0;
     /* relaxed: only a unique number is wanted, no order. */
     rt->frame_id = atomic_fetch_add_explicit(&runtimes, 1, memory_order_relaxed) + 1;
+    size_t want = rt->cfg.frame_reserve;
+    for (size_t made = 0; made < want; made += FRAME_CHUNK) {
+        fchunk *k = rt_os_alloc_aligned(FRAME_HEAD, FRAME_CHUNK);
+        if (!k)
+            return DAGRT_ENOMEM;   /* the caller's fini frees what was made */
+        k->size = FRAME_CHUNK;
+        k->all = rt->frame_all;
+        rt->frame_all = k;
+        k->next = rt->frame_free;
+        rt->frame_free = k;
+        POISON(bytes_of(k), FRAME_CHUNK - FRAME_HEAD);
+    }
+    return 0;
 }
 
 void rt_frame_pool_fini(dagrt *rt)

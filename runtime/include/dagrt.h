@@ -189,6 +189,13 @@ typedef struct dagrt_config {
      * allocation); an allocation past it returns NULL (DAGRT_ENOMEM),
      * counted in frame_refused. 0 (the default): no limit. */
     size_t frame_budget;
+    /* Frame memory made at create (rounded up to 64 KiB chunks), so that
+     * the first frames take nothing from the system either: each thread
+     * that allocates in a frame holds a chunk of its own, so a program
+     * needs about (threads that allocate) x (frames alive: a state's last
+     * two runs) chunks, more for bigger frames. 0: none, chunks are made
+     * as frames first need them and reused from then on. */
+    size_t frame_reserve;
 } dagrt_config;
 
 typedef enum dagrt_thread_priority {

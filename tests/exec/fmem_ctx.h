@@ -27,6 +27,7 @@ struct fmem_ctx {
     uint32_t per_task;                 /* allocations per task (per item: 1) */
     uint32_t items;                    /* the parallel task's count */
     uint32_t big_every;
+    uint32_t max_size;                 /* largest allocation (0: 4096) */
     uint64_t first;                    /* the first frame's number in this run of frames */                /* one allocation in this many is over a chunk (0: none) */
     struct fmem_slot slot[DAGRT_FRAME_SLOTS];
     _Atomic int bad;                   /* violations seen by tasks */

@@ -70,7 +70,7 @@ static unsigned char pattern(uint32_t tag, uint32_t k) { return (unsigned char)(
 static void alloc_one(struct fmem_ctx *c, const dagrt_frame_info *fi, uint32_t node, uint32_t i)
 {
     uint32_t tag = mix(fi->number, node, i);
-    uint32_t size = tag % 4097u;
+    uint32_t size = tag % ((c->max_size ? c->max_size : 4096u) + 1u);
     if (c->big_every && tag % c->big_every == 0)
         size = 70000u + tag % 5000u;   /* over a chunk: a big chunk of its own */
     size_t align = (size_t)1 << (tag >> 13 & 7);
@@ -237,7 +237,7 @@ void fmem_check(struct fmem_ctx *c)
     atomic_fetch_add(&c->checked, 1);
 }
 
-static void ctx_init(struct fmem_ctx *c, dagrt *rt, uint32_t per_task, uint32_t items)
+void fmem_ctx_init(struct fmem_ctx *c, dagrt *rt, uint32_t per_task, uint32_t items)
 {
     memset(c, 0, sizeof *c);
     c->rt = rt;
@@ -285,7 +285,7 @@ static void run_cases(int workers, int frames)
     /* An instance: run (G_instance_run) and start/wait in turn. */
     static fmem_instance_t inst;
     EXPECT(fmem_instance_init(&inst) == 0, "instance init");
-    ctx_init(&c, rt, 24, 64);
+    fmem_ctx_init(&c, rt, 24, 64);
     for (int i = 0; i < frames; i++) {
         int rc;
         if (i & 1) {
@@ -308,7 +308,7 @@ static void run_cases(int workers, int frames)
     for (unsigned depth = 1; depth <= DAGRT_MAX_IN_FLIGHT; depth++) {
         static fmem_pipeline_t pipe;
         EXPECT(fmem_pipeline_init(&pipe, depth) == 0, "pipeline init %u", depth);
-        ctx_init(&c, rt, 24, 64);
+        fmem_ctx_init(&c, rt, 24, 64);
         for (int i = 0; i < frames; i++) {
             int rc = fmem_pipeline_submit(rt, &pipe, &c);
             EXPECT(rc == 0, "depth %u frame %d: %d", depth, i, rc);
@@ -320,11 +320,11 @@ static void run_cases(int workers, int frames)
     /* Warm: the instance's further frames take no chunk from the system
      * (the pipelines' states keep their last frames' memory until they
      * run again, so only a state that runs on is warm). */
-    ctx_init(&c, rt, 24, 64);
+    fmem_ctx_init(&c, rt, 24, 64);
     c.first = (uint64_t)frames;
     for (int i = 0; i < 2; i++)
         EXPECT(fmem_instance_run(rt, &inst, &c) == 0, "warm-up frame %d", i);
-    ctx_init(&c, rt, 24, 64);
+    fmem_ctx_init(&c, rt, 24, 64);
     c.first = (uint64_t)frames + 2;
     uint64_t before = sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks_new));
     for (int i = 0; i < frames; i++)
