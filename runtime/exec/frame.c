@@ -244,11 +244,24 @@ static char *bump(fchunk *k, size_t size, size_t align)
 }
 
 /* A new chunk for the calling thread in frame r (its cache entry e), or a
- * chunk of its own for a big allocation. */
-static void *alloc_slow(rt_ctx *c, graph_rt *r, rt_fcache *e, size_t size, size_t align)
+ * chunk of its own for a big allocation; also every error. Out of line,
+ * so that the common path saves no registers. */
+static RT_NOINLINE void *alloc_slow(rt_ctx *c, graph_rt *r, rt_fcache *e, size_t size,
+                                    size_t align)
 {
+    if (!r)
+        return fail(DAGRT_EPERM);
+    if (align == 0)
+        align = 16;
+    if ((align & (align - 1)) != 0 || align > FRAME_MAX_ALIGN)
+        return fail(DAGRT_EINVAL);
     if (size > FRAME_MAX_SIZE)
         return fail(DAGRT_EINVAL);
+    if (e->arena == r->fa && e->gen == r->fa->gen) {
+        char *p = bump(e->chunk, size, align);   /* align was 0: the common path now */
+        if (p)
+            return p;
+    }
     dagrt *rt = r->rt;
     rt_farena *a = r->fa;
     bool big = size + align > FRAME_CHUNK - FRAME_HEAD;
@@ -281,20 +294,19 @@ void *dagrt_frame_alloc(size_t size, size_t align)
 {
     rt_ctx *c = rt_tls_ctx;
     graph_rt *r = c ? c->frame : NULL;
-    if (RT_UNLIKELY(!r))
-        return fail(DAGRT_EPERM);
-    if (align == 0)
-        align = 16;
-    if (RT_UNLIKELY((align & (align - 1)) != 0 || align > FRAME_MAX_ALIGN))
-        return fail(DAGRT_EINVAL);
-    rt_farena *a = r->fa;
-    rt_fcache *e = &c->fcache[cache_slot(a)];
-    if (RT_LIKELY(e->arena == a && e->gen == a->gen)) {
-        char *p = bump(e->chunk, size, align);
-        if (RT_LIKELY(p != NULL))
-            return p;
+    /* The common path: a good align (0 and bad ones go the slow way), the
+     * thread's chunk for this frame, room in it. */
+    if (RT_LIKELY(r != NULL && align - 1 < FRAME_MAX_ALIGN && (align & (align - 1)) == 0)) {
+        rt_farena *a = r->fa;
+        rt_fcache *e = &c->fcache[cache_slot(a)];
+        if (RT_LIKELY(e->arena == a && e->gen == a->gen)) {
+            char *p = bump(e->chunk, size, align);
+            if (RT_LIKELY(p != NULL))
+                return p;
+        }
+        return alloc_slow(c, r, e, size, align);
     }
-    return alloc_slow(c, r, e, size, align);
+    return alloc_slow(c, r, r ? &c->fcache[cache_slot(r->fa)] : NULL, size, align);
 }
 
 int dagrt_frame_last_error(void) { return frame_err; }
