@@ -347,11 +347,20 @@ int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint3
                                                           memory_order_relaxed))
         return DAGRT_EBUSY;
     /* All but the ownership word, which another thread's claim may read
-     * meanwhile (and fail on); plain stores. */
+     * meanwhile (and fail on); plain stores. A re-init keeps the frame
+     * memory arenas (exec/frame.c): the state's next run gives their chunks
+     * back to their runtime, or drops them if that runtime is gone (its
+     * number never comes back), instead of leaving them unused until the
+     * runtime's destroy. */
     unsigned char *o = (unsigned char *)(void *)st->opaque_;
     const size_t at = offsetof(graph_rt, running), after = at + sizeof r->running;
+    rt_farena keep[2];
+    if (again)
+        memcpy(keep, r->arena, sizeof keep);
     memset(o, 0, at);
     memset(o + after, 0, sizeof st->opaque_ - after);
+    if (again)
+        memcpy(r->arena, keep, sizeof keep);
     memset(nodes, 0, (size_t)nnodes * sizeof *nodes);
     if (!again) {
         st->nodes = nodes;

@@ -316,6 +316,21 @@ static void run_cases(int workers, int frames)
         EXPECT(fmem_pipeline_drain(rt, &pipe) == 0, "drain");
         snprintf(what, sizeof what, "%d workers, depth %u", workers, depth);
         expect_frames(&c, (uint64_t)frames, what);
+        if (depth == DAGRT_MAX_IN_FLIGHT) {
+            /* A re-init keeps the states' last frames, which the next
+             * frames retire: `frames` frames now retire `frames` frames
+             * (the first run of the pipeline retired frames - depth). */
+            uint64_t r0 = sum_stat(rt, offsetof(dagrt_thread_stats, frames_retired));
+            EXPECT(fmem_pipeline_init(&pipe, depth) == 0, "pipeline re-init");
+            fmem_ctx_init(&c, rt, 24, 64);
+            for (int i = 0; i < frames; i++)
+                EXPECT(fmem_pipeline_submit(rt, &pipe, &c) == 0, "re-init frame %d", i);
+            EXPECT(fmem_pipeline_drain(rt, &pipe) == 0, "drain");
+            expect_frames(&c, (uint64_t)frames, "re-init");
+            uint64_t r1 = sum_stat(rt, offsetof(dagrt_thread_stats, frames_retired));
+            EXPECT(r1 - r0 == (uint64_t)frames, "%d workers: %llu frames retired after a re-init, "
+                   "want %d", workers, (unsigned long long)(r1 - r0), frames);
+        }
     }
     /* Warm: the instance's further frames take no chunk from the system
      * (the pipelines' states keep their last frames' memory until they
