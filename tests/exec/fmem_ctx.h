@@ -36,4 +36,15 @@ struct fmem_ctx {
     _Atomic uint64_t numbers;          /* sum of the frame numbers seen by check */
     void *keep;                        /* frame 0's first allocation (the ASan checks) */
 };
+
+
+/* The context of fcopy.dag's graph: a copy per slot, each filled with its
+ * frame's number. */
+#define FCOPY_WORDS 1024
+struct fcopy_ctx {
+    uint64_t copy[DAGRT_FRAME_SLOTS][FCOPY_WORDS];
+    uint64_t first;                    /* the first frame's number in this run */
+    _Atomic int bad;
+    _Atomic uint64_t reads;            /* copies checked whole */
+};
 #endif

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fcopy.h"
 #include "fmem.h"
 #include "fmem_scenario.h"
 
@@ -447,6 +448,105 @@ static void outside_and_retire(void)
     EXPECT(kept && __asan_address_is_poisoned(kept), "frame 0's memory not poisoned after frame 1");
 #endif
     dagrt_destroy(rt);
+}
+
+/* ------------------------------------------------------ per-frame copies */
+
+static uint64_t word_of(uint64_t number, uint32_t k) { return number * 0x9E3779B97F4A7C15ull + k; }
+
+static void fcopy_read(struct fcopy_ctx *c, uint64_t number, uint32_t slot)
+{
+    if (number < c->first)
+        return;   /* no frame before the first */
+    /* Read a few times over: a writer of the wrong frame at work on the
+     * same copy shows in one pass or another (and the frame is long
+     * enough that the run policy shares it rather than run it serial). */
+    const volatile uint64_t *w = c->copy[slot];
+    uint32_t k = FCOPY_WORDS;
+    for (int pass = 0; pass < 4 && k == FCOPY_WORDS; pass++)
+        for (k = 0; k < FCOPY_WORDS && w[k] == word_of(number, k);)
+            k++;
+    if (k != FCOPY_WORDS) {
+        if (atomic_fetch_add(&c->bad, 1) < 5)
+            fprintf(stderr, "fcopy: frame %llu's copy (slot %u) torn or stale at word %u\n",
+                    (unsigned long long)number, slot, k);
+    } else {
+        atomic_fetch_add(&c->reads, 1);
+    }
+}
+
+static bool fcopy_frame(struct fcopy_ctx *c, dagrt_frame_info *fi)
+{
+    if (dagrt_get_frame(fi) == 0)
+        return true;
+    atomic_fetch_add(&c->bad, 1);
+    return false;
+}
+
+void fcopy_w(struct fcopy_ctx *c)
+{
+    dagrt_frame_info fi;
+    if (!fcopy_frame(c, &fi))
+        return;
+    for (uint32_t k = 0; k < FCOPY_WORDS; k++)
+        c->copy[fi.slot][k] = word_of(fi.number, k);
+}
+
+static uint32_t prev_slot(const dagrt_frame_info *fi) { return (fi->slot + fi->slots - 1) % fi->slots; }
+
+void fcopy_r1(struct fcopy_ctx *c)
+{
+    dagrt_frame_info fi;
+    if (fcopy_frame(c, &fi) && fi.number > 0)
+        fcopy_read(c, fi.number - 1, prev_slot(&fi));
+}
+
+void fcopy_r2(struct fcopy_ctx *c)
+{
+    dagrt_frame_info fi;
+    if (!fcopy_frame(c, &fi))
+        return;
+    fcopy_read(c, fi.number, fi.slot);
+    if (fi.number > 0)
+        fcopy_read(c, fi.number - 1, prev_slot(&fi));
+}
+
+void fcopy_late(struct fcopy_ctx *c) { fcopy_r1(c); }
+
+/* Pipelines of depth 1-4, `frames` frames each: every read whole. */
+int fcopy_scenario(int frames)
+{
+    bad = 0;
+    static const int workers[] = {0, 1, 3};
+    for (size_t k = 0; k < sizeof workers / sizeof workers[0]; k++) {
+        dagrt_config cfg;
+        dagrt_config_init(&cfg);
+        cfg.workers = workers[k];
+        dagrt *rt = dagrt_create(&cfg);
+        EXPECT(rt != NULL, "dagrt_create");
+        if (!rt)
+            continue;
+        for (unsigned depth = 1; depth <= DAGRT_MAX_IN_FLIGHT; depth++) {
+            static struct fcopy_ctx c;
+            static fcopy_pipeline_t p;
+            memset(&c, 0, sizeof c);
+            EXPECT(fcopy_pipeline_init(&p, depth) == 0, "init");
+            for (int f = 0; f < frames; f++)
+                if (fcopy_pipeline_submit(rt, &p, &c) != 0) {
+                    EXPECT(0, "depth %u frame %d refused", depth, f);
+                    break;
+                }
+            EXPECT(fcopy_pipeline_drain(rt, &p) == 0, "drain");
+            /* r1, late: the previous copy; r2: both (none before frame 0). */
+            uint64_t want = 4 * (uint64_t)frames - 3;
+            EXPECT(atomic_load(&c.bad) == 0 && atomic_load(&c.reads) == want,
+                   "%d workers, depth %u: %d bad copies, %llu whole reads of %llu", workers[k],
+                   depth, atomic_load(&c.bad), (unsigned long long)atomic_load(&c.reads),
+                   (unsigned long long)want);
+        }
+        dagrt_destroy(rt);
+    }
+    return bad;
 }
 
 int fmem_scenario(int frames)

@@ -7,6 +7,9 @@ int fmem_scenario(int frames);
 /* Under ASan with FMEM_UAF=1: uses a retired frame's memory, which ASan
  * must report (the process ends); else returns 0. */
 int fmem_uaf(void);
+/* Per-frame copies (fcopy.dag): pipelines of depth 1-4, `frames` frames
+ * each, every copy read whole (neither torn nor stale). */
+int fcopy_scenario(int frames);
 /* fmem.dag's context for a run of frames (big allocations one in 61). */
 struct fmem_ctx;
 struct dagrt;
