@@ -477,6 +477,10 @@ void rt_exec_piece(void *arg, size_t begin, size_t end);
  * retirement of the state's previous frame. */
 void rt_frame_begin(graph_rt *r, dagrt *rt, const rt_frame_id *fid);
 void rt_frame_end(graph_rt *r);
+/* A pipeline's frame retires once the frame after it has ended too
+ * (exec/pipe.c): a, the arena that frame used, if it still holds that
+ * frame (gen) and its chunks. */
+void rt_frame_retire(dagrt *rt, rt_farena *a, uint64_t gen);
 /* A node body on a fiber enters / leaves frame r: real calls, the fiber
  * may have moved to another thread in between (fiber/fiber.h). */
 void *rt_frame_enter_fiber(graph_rt *r);

@@ -18,11 +18,13 @@
  * arena under the runtime's frame lock; so does retiring an arena, which
  * gives all its chunks back at once (poisoned under AddressSanitizer).
  *
- * Lifetimes. A frame's arena retires at the end of the next run of the
- * same state (rt_frame_end: G_run's end, or the wait of a started run or
- * pipeline frame), so the frame after it may still read it: in a pipeline
- * of depth D the next run of a state is D frames later, and frames are
- * waited for oldest first, so frame N's successor N+1 has ended by then.
+ * Lifetimes. A frame's arena retires once the frame after it has ended
+ * too, so that frame may still read it: for G_run and instances at the
+ * end of the state's next run (rt_frame_end), for a pipeline's frame N at
+ * the wait of frame N+1 (exec/pipe.c: frames are waited for oldest first;
+ * N's arena is not N+1's, which runs on another state or, at depth 1, on
+ * the other arena of the same one). rt_frame_end's rule covers a
+ * pipeline's too, D frames later, should the eager one not have run.
  * A state's run also retires its own arena first if it still holds a
  * frame's (a state used by G_run and pipelines in turn).
  *
@@ -163,6 +165,12 @@ void rt_frame_begin(graph_rt *r, dagrt *rt, const rt_frame_id *fid)
     a->gen = ++rt->frame_gen;   /* main thread only: every frame starts there */
     a->rt_id = rt->frame_id;
     r->fa = a;
+}
+
+void rt_frame_retire(dagrt *rt, rt_farena *a, uint64_t gen)
+{
+    if (a && a->gen == gen && a->chunks)
+        retire(rt, a);
 }
 
 void rt_frame_end(graph_rt *r)

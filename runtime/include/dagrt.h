@@ -769,10 +769,11 @@ int dagrt_pipeline_drain(dagrt *rt, dagrt_pipeline *p);
  * it runs, on any thread; not a task a node spawns or forks (allocate
  * before, pass the pointer). Each thread bumps a chunk of its own: no lock
  * unless a chunk runs out. Nothing is freed one by one: a frame's memory
- * is released in one step when the frame retires, which is at the end of
- * the next frame on the same graph state (the same state's next
- * dagrt_graph_run or wait; in a pipeline of depth D, D frames later), so
- * the frame after it may still read it (a `prev` reader). Chunks go back
+ * is released in one step when the frame retires, once the frame after
+ * it has ended too (a pipeline's next frame; for dagrt_graph_run and
+ * instances, the same state's next run), so the frame after it may still
+ * read it (a `prev` reader); a drained pipeline's last frame and a state's
+ * last run stay until the state runs again. Chunks go back
  * to the runtime and are reused: once warm, frames allocate nothing from
  * the system. Under AddressSanitizer a retired frame's memory is
  * poisoned: a pointer kept past its frame is reported.

@@ -310,6 +310,7 @@ static void run_cases(int workers, int frames)
         static fmem_pipeline_t pipe;
         EXPECT(fmem_pipeline_init(&pipe, depth) == 0, "pipeline init %u", depth);
         fmem_ctx_init(&c, rt, 24, 64);
+        uint64_t ret0 = sum_stat(rt, offsetof(dagrt_thread_stats, frames_retired));
         for (int i = 0; i < frames; i++) {
             int rc = fmem_pipeline_submit(rt, &pipe, &c);
             EXPECT(rc == 0, "depth %u frame %d: %d", depth, i, rc);
@@ -317,6 +318,13 @@ static void run_cases(int workers, int frames)
         EXPECT(fmem_pipeline_drain(rt, &pipe) == 0, "drain");
         snprintf(what, sizeof what, "%d workers, depth %u", workers, depth);
         expect_frames(&c, (uint64_t)frames, what);
+        /* Each frame but the last retired as the frame after it ended
+         * (not depth frames later), and the last run's last frame, kept
+         * by its state, when that state ran again. */
+        uint64_t ret1 = sum_stat(rt, offsetof(dagrt_thread_stats, frames_retired));
+        uint64_t want = (uint64_t)frames - 1 + (depth > 1);
+        EXPECT(ret1 - ret0 == want, "%s: %llu frames retired, want %llu", what,
+               (unsigned long long)(ret1 - ret0), (unsigned long long)want);
         if (depth == DAGRT_MAX_IN_FLIGHT) {
             /* A re-init keeps the states' last frames, which the next
              * frames retire: `frames` frames now retire `frames` frames
