@@ -456,6 +456,29 @@ static void outside_and_retire(void)
     EXPECT(kept && __asan_address_is_poisoned(kept), "frame 0's memory not poisoned after frame 1");
 #endif
     dagrt_destroy(rt);
+    /* The reserve: made at create, so the first frame takes nothing new;
+     * an absurd one is refused. */
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 0;
+    cfg.frame_reserve = 4 * 65536;
+    rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL, "dagrt_create with a reserve");
+    if (rt) {
+        static dagrt_node_state ns2[1];
+        static dagrt_graph_state st2 = DAGRT_GRAPH_STATE_INIT(ns2);
+        EXPECT(dagrt_graph_run(rt, &keep_g, &st2, NULL) == 0, "a frame on the reserve");
+        EXPECT(sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks)) == 1 &&
+                   sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks_new)) == 0,
+               "the reserve's chunk: %llu taken, %llu new",
+               (unsigned long long)sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks)),
+               (unsigned long long)sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks_new)));
+        dagrt_destroy(rt);
+    }
+    int err = 0;
+    cfg.frame_reserve = (size_t)1 << 41;
+    EXPECT(dagrt_create_ex(&cfg, &err) == NULL && err == DAGRT_EINVAL,
+           "a 2 TiB reserve: error %d", err);
 }
 
 /* ------------------------------------------------------ per-frame copies */
