@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fcopy.h"
 #include "fmem.h"
@@ -413,6 +414,14 @@ static void *kept;
 static void keep_run(void *c)
 {
     (void)c;
+    /* 50 us: far from "too small to share", so the run policy never runs
+     * these frames serial (a serial pipeline frame waits for the frames
+     * in flight first, which would retire frame 0 early). */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 50000);
     dagrt_frame_info fi;
     if (dagrt_get_frame(&fi) == 0 && fi.number == 0) {
         kept = dagrt_frame_alloc(64, 16);
@@ -454,6 +463,29 @@ static void outside_and_retire(void)
 #ifdef FMEM_ASAN
     /* ...and poisoned once the frame after it has ended. */
     EXPECT(kept && __asan_address_is_poisoned(kept), "frame 0's memory not poisoned after frame 1");
+#endif
+    /* A pipeline of depth 2: frame 0's memory lives through the wait of
+     * frame 0 (at the third submit) and goes at frame 1's (the drain). */
+    static dagrt_node_state pns[2][1];
+    static dagrt_graph_state pst[2] = {DAGRT_GRAPH_STATE_INIT(pns[0]), DAGRT_GRAPH_STATE_INIT(pns[1])};
+    static int pctx[2];
+    dagrt_graph_state *const states[2] = {&pst[0], &pst[1]};
+    void *const ctxs[2] = {&pctx[0], &pctx[1]};
+    static dagrt_pipeline pipe;
+    kept = NULL;
+    EXPECT(dagrt_pipeline_init(&pipe, 2, states, ctxs, NULL) == 0, "pipeline init");
+    for (int f = 0; f < 3; f++)
+        EXPECT(dagrt_pipeline_submit(rt, &keep_g, &pipe, NULL, NULL) == 0, "pipeline frame %d", f);
+    EXPECT(kept != NULL, "pipeline frame 0 allocated nothing");
+#ifdef FMEM_ASAN
+    /* (With no worker the run policy runs frames serial, each after the
+     * frames in flight: frame 1 has ended by now.) */
+    EXPECT(dagrt_worker_count(rt) == 0 || (kept && !__asan_address_is_poisoned(kept)),
+           "pipeline frame 0 poisoned before frame 1 ended");
+#endif
+    EXPECT(dagrt_pipeline_drain(rt, &pipe) == 0, "drain");
+#ifdef FMEM_ASAN
+    EXPECT(kept && __asan_address_is_poisoned(kept), "pipeline frame 0 not poisoned after frame 1");
 #endif
     dagrt_destroy(rt);
     /* The reserve: made at create, so the first frame takes nothing new;
