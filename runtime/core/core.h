@@ -186,6 +186,14 @@ typedef struct rt_slab {
     struct rt_slab *next;
 } rt_slab;
 
+/* One entry of a thread's frame-memory cache (exec/frame.c). */
+#define RT_FCACHE 8
+typedef struct rt_fcache {
+    const void *arena;
+    uint64_t gen;
+    void *chunk;
+} rt_fcache;
+
 struct rt_ctx {
     /* The head the inline dagrt_fork reads (dagrt.h, one definition): the
      * deque, and fj_nidle = &rt->nidle, constant after creation. */
@@ -238,6 +246,14 @@ struct rt_ctx {
     rt_ctx *guest_prev;
     /* dagrt_get_stats' counts (trace/trace.h): this thread's own lines. */
     rt_tstats stats;
+    /* Frame memory (exec/frame.c), owner only. frame: the graph run
+     * (exec's graph_rt) whose node body or loop piece runs on this thread
+     * now, or NULL: set around each node body, cleared around every other
+     * task, swapped with the fiber's own as a fiber task switches in and
+     * out (fiber/sched.c). fcache: the chunk this thread bumps for each of
+     * a few frames, tagged with the frame's arena and number. */
+    void *frame;
+    rt_fcache fcache[RT_FCACHE];
 };
 
 /* --------------------------------------------------------------- runtime */
@@ -290,6 +306,16 @@ struct dagrt {
      * starts every run): observers number a graph's frames across all of
      * its states and pipelines, so a profile never mixes two runs. */
     struct { const void *g; uint64_t n; } frame_no[RT_FRAME_GRAPHS];
+    /* Frame memory (exec/frame.c): its lock (taking a chunk, retiring a
+     * frame), the free chunks, every chunk (freed by destroy), the frames
+     * numbered so far (main thread only: frames start there) and this
+     * runtime's number among all runtimes of the process. */
+    rt_os_mutex frame_mu;
+    void *frame_free;
+    void *frame_big;
+    void *frame_all;
+    uint64_t frame_gen;
+    uint64_t frame_id;
     /* The parallel-for's offer (pfor/share.c): a task on its caller's stack that
      * any thread looking for work may take with an exchange (find_task),
      * or NULL. RT_APART bytes of its own: pollers read it, posters and
@@ -650,6 +676,10 @@ void rt_io_park(rt_ctx *c, bool enter);
 /* True while the calling thread runs the body of a graph node (destroy and
  * a guest's detach refuse to run there). */
 bool rt_exec_in_node(void);
+/* Frame memory's pool (exec/frame.c): made at create (with the
+ * configured reserve: 0, or DAGRT_ENOMEM), every chunk freed at destroy. */
+int rt_frame_pool_init(dagrt *rt);
+void rt_frame_pool_fini(dagrt *rt);
 
 /* ---------------------------------------- fiber/overflow.c: the overflow report */
 

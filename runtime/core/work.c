@@ -133,7 +133,13 @@ static RT_INLINE void task_run(rt_ctx *c, rt_task *t)
         return;
     }
     c->depth++;
+    /* A task is in no frame (exec/frame.c) unless it runs a node body,
+     * which sets its own: not the frame of a node that helps while it
+     * waits. On the thread's own stack, so c stays this thread's. */
+    void *frame = c->frame;
+    c->frame = NULL;
     t->fn((t->flags & RT_TASK_SELF) ? (void *)t : t->arg);
+    c->frame = frame;
     c->depth--;
     task_finish_on(c->rt, c, t);
 }

@@ -155,6 +155,7 @@ static void rt_free_all(dagrt *rt)
     rt_os_mutex_fini(&rt->shared_mu);
     rt_os_mutex_fini(&rt->steer_mu);
     rt_os_mutex_fini(&rt->io_make_mu);
+    rt_frame_pool_fini(rt);   /* every frame chunk: nothing runs any more */
     /* The plan slot (exec/plan_helper.c): its helpers finished before the join. */
     rt_os_free_aligned(rt->exec);
     rt_os_free_aligned(rt);
@@ -192,6 +193,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         cfg->guest_threads < 0 || cfg->guest_threads > RT_MAX_WORKERS ||
         cfg->io_ring_entries < 0 || !cfg->thread_create != !cfg->thread_join ||
         cfg->placement < DAGRT_PLACEMENT_AUTO || cfg->placement > DAGRT_PLACEMENT_CLASS ||
+        (uint64_t)cfg->frame_reserve > ((uint64_t)1 << 40) ||
         (cfg->hot_priority != DAGRT_PRIORITY_NORMAL && cfg->hot_priority != DAGRT_PRIORITY_ELEVATED))
         goto fail;
     /* 0 is none: no_workers only says the same thing the old way. */
@@ -234,6 +236,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt_os_mutex_init(&rt->shared_mu);
     rt_os_mutex_init(&rt->steer_mu);
     rt_os_mutex_init(&rt->io_make_mu);
+    int frame_rc = rt_frame_pool_init(rt);
     rt_mpsc_init(&rt->hot);
     dagrt_cancel_init(&rt->waits, NULL);
     atomic_init(&rt->nwaits, 0);
@@ -241,7 +244,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     atomic_init(&rt->calls, 0);
     atomic_init(&rt->paused, 0);
     atomic_init(&rt->npaused, 0);
-    if (rt_timers_init(&rt->timers) != 0) {
+    if (frame_rc != 0 || rt_timers_init(&rt->timers) != 0) {
+        rt_frame_pool_fini(rt);
         rt_os_mutex_fini(&rt->shared_mu);
         rt_os_mutex_fini(&rt->steer_mu);
         rt_os_mutex_fini(&rt->io_make_mu);

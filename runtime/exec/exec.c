@@ -139,7 +139,8 @@ static uint64_t frame_number(dagrt *rt, const dagrt_graph *g, uint64_t fallback)
 
 /* Reset: plain stores are enough; spawning a task publishes them to the
  * thread that runs it (the runtime's queues are release/acquire). */
-static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx)
+static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                  const rt_frame_id *fid)
 {
     node_rt *nodes = (node_rt *)(void *)st->nodes;
     if (r->plan_g != g || r->nodes != nodes || r->plan_workers != rt->nworkers)
@@ -161,6 +162,7 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     rt_obs *ob = rt_obs_now(&rt->obs);
     if (RT_UNLIKELY(ob != NULL) && ob->trace)
         rt_trace_graph(ob->trace, g);
+    rt_frame_begin(r, rt, fid);
 }
 
 /* The observer's frame events (dagrt.h, frame_begin / frame_end): one
@@ -191,7 +193,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     if (rc != 0)
         return rc;
     graph_rt *r = state_rt(st);
-    reset(r, rt, g, st, ctx);
+    reset(r, rt, g, st, ctx, NULL);
     /* One drainer per worker, plus one: the caller, once it waits on the
      * group, takes a drainer task like any other, so a drainer that keeps
      * publishing work can still hand some to the caller. None for a frame
@@ -224,6 +226,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     else
         rt_policy_after(r, timed, ns, c.judge == RT_JUDGE_PLAN);
     obs_frame(r, true, c.mode);
+    rt_frame_end(r);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -233,7 +236,8 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
 /* claim, then (only once the state is taken, so that a refused call
  * changes nothing) the context's copy and the reset. */
 static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                dagrt_ctx_store_fn store, const void *src, uint32_t to, graph_rt **out)
+                dagrt_ctx_store_fn store, const void *src, uint32_t to, graph_rt **out,
+                const rt_frame_id *fid)
 {
     rt_ctx *self;
     int rc = claim(rt, g, st, &self, to);
@@ -242,7 +246,7 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
     if (store)
         store(ctx, src);
     *out = state_rt(st);
-    reset(*out, rt, g, st, ctx);
+    reset(*out, rt, g, st, ctx, fid);
     return 0;
 }
 
@@ -254,10 +258,10 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
  * includes whatever the caller does between start and wait. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
-                  graph_rt *prev, bool plan)
+                  graph_rt *prev, bool plan, const rt_frame_id *fid)
 {
     graph_rt *r;
-    int rc = take(rt, g, st, ctx, store, src, RUN_STARTING, &r);
+    int rc = take(rt, g, st, ctx, store, src, RUN_STARTING, &r, fid);
     if (rc != 0)
         return rc;
     r->async = 1;
@@ -285,15 +289,16 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
 }
 
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src)
+                       dagrt_ctx_store_fn store, const void *src, const rt_frame_id *fid)
 {
     graph_rt *r;
-    int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r);
+    int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r, fid);
     if (rc != 0)
         return rc;
     obs_frame(r, false, RT_MODE_SERIAL);
     rc = rt_exec_serial_run(r);
     obs_frame(r, true, RT_MODE_SERIAL);
+    rt_frame_end(r);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -303,7 +308,8 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, rt_exec_env_plan());
+    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, rt_exec_env_plan(),
+                         NULL);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)
@@ -340,6 +346,7 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
     if (!r->pplan && dagrt_worker_count(rt) > 0)
         rt_policy_dyn_after(r, false, 0);   /* the starvation rule (exec/policy.c) */
     obs_frame(r, true, RT_MODE_DYNAMIC);
+    rt_frame_end(r);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
@@ -368,11 +375,20 @@ int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint3
                                                           memory_order_relaxed))
         return DAGRT_EBUSY;
     /* All but the ownership word, which another thread's claim may read
-     * meanwhile (and fail on); plain stores. */
+     * meanwhile (and fail on); plain stores. A re-init keeps the frame
+     * memory arenas (exec/frame.c): the state's next run gives their chunks
+     * back to their runtime, or drops them if that runtime is gone (its
+     * number never comes back), instead of leaving them unused until the
+     * runtime's destroy. */
     unsigned char *o = (unsigned char *)(void *)st->opaque_;
     const size_t at = offsetof(graph_rt, running), after = at + sizeof r->running;
+    rt_farena keep[2];
+    if (again)
+        memcpy(keep, r->arena, sizeof keep);
     memset(o, 0, at);
     memset(o + after, 0, sizeof st->opaque_ - after);
+    if (again)
+        memcpy(r->arena, keep, sizeof keep);
     memset(nodes, 0, (size_t)nnodes * sizeof *nodes);
     if (!again) {
         st->nodes = nodes;

@@ -175,8 +175,25 @@ typedef struct node_rt {
     node_plan plan;
 } node_rt;
 
+/* Frame memory's arena (exec/frame.c): the chunks of one frame. A graph
+ * state holds two, its runs use them in turn. gen and rt_id are set by
+ * the caller at the frame's start, read-only during it; chunks and held
+ * change under the runtime's frame lock. */
+typedef struct rt_farena {
+    uint64_t gen;        /* the frame's number on its runtime (rt->frame_gen), never 0 */
+    uint64_t rt_id;      /* the runtime the chunks came from (rt->frame_id) */
+    void *chunks;        /* the frame's chunks, NULL once retired */
+    size_t held;         /* their bytes, against the budget */
+} rt_farena;
+
+/* A pipeline frame's number and the slots of its per-frame data (exec/pipe.c). */
+typedef struct rt_frame_id {
+    uint64_t seq;
+    uint32_t slots;
+} rt_frame_id;
+
 /* Per-graph run state, overlaid on dagrt_graph_state's opaque words. It is
- * in four blocks of RT_APART bytes, one per writer and rate: block 0 is set
+ * in five blocks of RT_APART bytes, one per writer and rate: block 0 is set
  * by the caller between runs and only read during one, block 1 is the
  * caller's during a run, block 2 the plan worker's, block 3 holds what any
  * thread may touch once a run. A block is RT_APART (128) bytes rather than a
@@ -333,6 +350,13 @@ typedef struct graph_rt {
     struct {
         _Alignas(RT_APART) _Atomic uint32_t c;
     } xcursor[PLAN_LISTS - 2];
+    /* block 4: the frame (exec/frame.c), set by the caller at a run's
+     * start; read-only during it but for the arenas' chunk lists: this
+     * run's arena (one of arena[]), its number and slots (dagrt_get_frame). */
+    _Alignas(RT_APART) rt_farena *fa;
+    uint64_t fseq;
+    uint32_t fslots;
+    rt_farena arena[2];
 } graph_rt;
 
 _Static_assert(sizeof(node_rt) <= sizeof(dagrt_node_state), "node state too small");
@@ -394,14 +418,14 @@ typedef struct plan_slot {
  * is linked after. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
-                  graph_rt *prev, bool plan);
+                  graph_rt *prev, bool plan, const rt_frame_id *fid);
 /* dagrt_graph_wait (pipe false), or a pipeline's wait for its own frame
  * (pipe true): each refuses the other's states (DAGRT_EBUSY). */
 int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
 /* A whole serial run now, on the caller (a pipeline frame too small to
  * share): the same checks as dagrt_graph_run. */
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src);
+                       dagrt_ctx_store_fn store, const void *src, const rt_frame_id *fid);
 /* Whether the calling thread may not run or wait for a graph here (inside
  * a task, a node or a fiber). */
 bool rt_exec_nested(dagrt *rt);
@@ -446,6 +470,23 @@ typedef struct piece_arg {
 } piece_arg;
 void rt_exec_piece(void *arg, size_t begin, size_t end);
 
+/* ------------------------------------------------------ exec/frame.c */
+
+/* A run of r starts (the caller, at its reset; fid: a pipeline frame's
+ * number and slots, else NULL) / ends (the caller, once every node is
+ * done, before the state is handed back): the arena's turn, and the
+ * retirement of the state's previous frame. */
+void rt_frame_begin(graph_rt *r, dagrt *rt, const rt_frame_id *fid);
+void rt_frame_end(graph_rt *r);
+/* A pipeline's frame retires once the frame after it has ended too
+ * (exec/pipe.c): a, the arena that frame used, if it still holds that
+ * frame (gen) and its chunks. */
+void rt_frame_retire(dagrt *rt, rt_farena *a, uint64_t gen);
+/* A node body on a fiber enters / leaves frame r: real calls, the fiber
+ * may have moved to another thread in between (fiber/fiber.h). */
+void *rt_frame_enter_fiber(graph_rt *r);
+void rt_frame_leave_fiber(dagrt *rt, void *prev);
+
 /* Runs node i's body (or skips it): gates and skipped tasks run nothing.
  * ob: the observer to report to, or NULL. Returns the node's status (0
  * gate, 1 ran, 2 skipped); the caller stores it, so that plan mode can
@@ -463,6 +504,16 @@ static RT_INLINE uint8_t rt_exec_dispatch(graph_rt *r, uint32_t i, node_where wh
      * Without an observer the event is never read and is not built. */
     dagrt_node_event ev = {r->g->name, n->name, i, ob ? rt_exec_thread_of(r->rt) : -1,
                            r->frame, r, false, 0, 0, n->flags};
+    /* The body's frame (exec/frame.c): on the thread's own stack the
+     * thread cannot change under us; on a fiber, real calls. */
+    rt_ctx *fc = NULL;
+    void *fprev = NULL;
+    if (where == NODE_ON_FIBER) {
+        fprev = rt_frame_enter_fiber(r);
+    } else if ((fc = rt_ctx_here(r->rt)) != NULL) {
+        fprev = fc->frame;
+        fc->frame = r;
+    }
     if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
         status = 2;
     } else if (n->flags & DAGRT_NODE_PARALLEL) {
@@ -490,6 +541,10 @@ static RT_INLINE uint8_t rt_exec_dispatch(graph_rt *r, uint32_t i, node_where wh
                 rt_fiber_obs_swap(r->rt, prev);
         }
     }
+    if (where == NODE_ON_FIBER)
+        rt_frame_leave_fiber(r->rt, fprev);
+    else if (fc)
+        fc->frame = fprev;
     if (where == NODE_ON_THREAD)
         rt_exec_depth--;   /* same thread as the ++: nothing here migrates */
     return status;

@@ -42,6 +42,10 @@ typedef struct pipe_rt {
      * environment (rt_exec_env_plan: read once per process; tests run
      * both executors; docs/runtime.md). */
     bool plan_ok;
+    /* Frame memory (exec/frame.c): the arena of the last frame waited for
+     * and that frame's number on it, retired at the next frame's wait. */
+    rt_farena *last_fa;
+    uint64_t last_gen;
 } pipe_rt;
 
 _Static_assert(sizeof(pipe_rt) <= sizeof(((dagrt_pipeline *)0)->opaque_), "pipeline too small");
@@ -96,6 +100,8 @@ int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *co
     q->frame_ns = 0;
     memset(q->t_start, 0, sizeof q->t_start);
     q->plan_ok = rt_exec_env_plan();
+    q->last_fa = NULL;
+    q->last_gen = 0;
     if (q->magic != PIPE_MAGIC || q->self != p) {
         q->magic = PIPE_MAGIC;
         q->self = p;
@@ -145,6 +151,16 @@ static graph_rt *rule_of(dagrt_pipeline *p, graph_rt *r, const dagrt_graph *g)
     return rt_exec_planned(o, g) ? o : r;
 }
 
+/* Frame r (state r) has ended, and so every frame before it: the one
+ * before it retires its frame memory (exec/frame.c), r's waits for the
+ * next one. */
+static void retire_before(dagrt *rt, pipe_rt *q, graph_rt *r)
+{
+    rt_frame_retire(rt, q->last_fa, q->last_gen);
+    q->last_fa = r->fa;
+    q->last_gen = r->fa->gen;
+}
+
 /* Waits (helping) for the oldest frame in flight and lets its context go. */
 static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
 {
@@ -154,6 +170,7 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
     if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL)
         return rc;   /* refused (the state is used outside the pipeline): still in flight */
     graph_rt *r = state_rt(p->states[k]);
+    retire_before(rt, q, r);
     if (r->pplan && rt_policy_serial_ok(&r->policy, r->g))
         rt_policy_pipe_after(rule_of(p, r, r->g), r, 0);   /* the starvation rule judges it */
     if (q->t_start[k]) {
@@ -195,6 +212,9 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
      * frames on the caller alone; either way after the frames in flight,
      * on the caller in table order, without a counter or an atomic
      * (exec/serial.c). The rule's probes start frames in flight again. */
+    /* The frame's number and the slots of per-frame data (dagrt_get_frame):
+     * the frames in flight and the one before the oldest. */
+    rt_frame_id fid = {q->submitted, q->depth + 1};
     rt_choice c = rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, q->plan_ok,
                                  rule_of(p, rk, g), q->frame_ns);
     if (c.mode == RT_MODE_SERIAL) {
@@ -203,7 +223,10 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
                 goto out;
         bool timed = rt_policy_sampled(q->submitted);
         uint64_t t0 = timed ? rt_now_ns() : 0;
-        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src);
+        uint64_t gen0 = rt->frame_gen;   /* main thread only */
+        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src, &fid);
+        if (rt->frame_gen != gen0)
+            retire_before(rt, q, rk);   /* it started (a frame was numbered), and has ended */
         if (rc == 0) {
             uint64_t ns = timed ? rt_now_ns() - t0 : 0;
             if (timed)
@@ -229,7 +252,8 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
      * its completions need no hand-off. */
-    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan_ok);
+    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan_ok,
+                       &fid);
     if (rc == 0) {
         q->t_start[k] = t0;
         q->rt = rt;

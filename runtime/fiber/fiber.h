@@ -77,6 +77,9 @@ struct rt_fiber {
     _Atomic unsigned park;       /* see wait/sync.c: 2 parties meet here */
     void *task;                  /* the task this fiber runs (scheduler's type) */
     void *owner;                 /* the runtime */
+    /* The frame (exec/frame.c) of the node body running on this fiber
+     * while it is switched out, NULL otherwise (fiber/sched.c). */
+    void *frame;
     /* The node event (on this fiber's stack) that its suspends and resumes
      * report to an observer, or NULL (fiber/sched.c, rt_fiber_obs_swap). */
     struct dagrt_node_event *obs_ev;

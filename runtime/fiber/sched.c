@@ -259,7 +259,14 @@ static void run_on_fiber(rt_ctx *c, rt_fiber *f)
         pc->after = AFTER_NONE;
         if (f->obs_ev)
             obs_fiber(rt, f, RT_OBS_RESUME, c->index);
+        /* The frame of the node the fiber runs (exec/frame.c) goes with
+         * it from thread to thread: the thread's own comes back after. We
+         * are on the thread's stack, so c is this thread's throughout. */
+        void *thread_frame = c->frame;
+        c->frame = f->frame;
         rt_fiber_switch(&pc->thread, f);
+        f->frame = c->frame;
+        c->frame = thread_frame;
         pc->cur = NULL;
         /* Before the handshake below: once it is done, f may run (and its
          * stack, where obs_ev lives, change) on another thread. */
@@ -268,6 +275,7 @@ static void run_on_fiber(rt_ctx *c, rt_fiber *f)
         /* Off f's stack now: act on what it asked for. */
         switch (pc->after) {
         case AFTER_FINISHED: {
+            f->frame = NULL;   /* (a node's dispatch has put it back already) */
             rt_task *t = f->task;
             f->task = NULL;
             rt_task *next = fiber_release(fs, f);

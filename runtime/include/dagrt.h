@@ -236,6 +236,18 @@ typedef struct dagrt_config {
      * guest's own), in an order its dependencies allow. Printed once per
      * process on standard error. */
     bool serial;
+    /* Frame memory (dagrt_frame_alloc): the most bytes of chunks one frame
+     * may hold (counted in whole chunks of 64 KiB, or the size of a larger
+     * allocation); an allocation past it returns NULL (DAGRT_ENOMEM),
+     * counted in frame_refused. 0 (the default): no limit. */
+    size_t frame_budget;
+    /* Frame memory made at create (rounded up to 64 KiB chunks), so that
+     * the first frames take nothing from the system either: each thread
+     * that allocates in a frame holds a chunk of its own, so a program
+     * needs about (threads that allocate) x (frames alive: a state's last
+     * two runs) chunks, more for bigger frames. 0: none, chunks are made
+     * as frames first need them and reused from then on. */
+    size_t frame_reserve;
 } dagrt_config;
 
 typedef enum dagrt_thread_priority {
@@ -848,7 +860,7 @@ typedef struct dagrt_node_state {
 } dagrt_node_state;
 
 typedef struct dagrt_graph_state {
-    DAGRT_ALIGN_PAIR_ uint64_t opaque_[320];
+    DAGRT_ALIGN_PAIR_ uint64_t opaque_[336];
     dagrt_node_state *nodes;     /* nnodes entries */
     uint32_t nnodes;
 } dagrt_graph_state;
@@ -927,6 +939,56 @@ int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *co
 int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
                           dagrt_ctx_store_fn store, const void *src);
 int dagrt_pipeline_drain(dagrt *rt, dagrt_pipeline *p);
+
+/* ------------------------------------------------------------ frame memory */
+/* (docs/runtime.md, "Data across frames")
+ *
+ * Memory that lives as long as a frame: a bump allocator per frame in
+ * flight, for a frame's temporary data (lists, command buffers, strings).
+ * The frame is the one whose task calls it: a node's body (of dagrt_graph_run,
+ * a started instance or a pipeline's frame) or a piece of a parallel-for
+ * it runs, on any thread; not a task a node spawns or forks (allocate
+ * before, pass the pointer). Each thread bumps a chunk of its own: no lock
+ * unless a chunk runs out. Nothing is freed one by one: a frame's memory
+ * is released in one step when the frame retires, once the frame after
+ * it has ended too (a pipeline's next frame; for dagrt_graph_run and
+ * instances, the same state's next run), so the frame after it may still
+ * read it (a `prev` reader); a drained pipeline's last frame and a state's
+ * last run stay until the state runs again. Chunks go back
+ * to the runtime and are reused: once warm, frames allocate nothing from
+ * the system. Under AddressSanitizer a retired frame's memory is
+ * poisoned: a pointer kept past its frame is reported.
+ *
+ * dagrt_frame_alloc: size bytes aligned to align (a power of two up to
+ * 4096; 0 means 16), or NULL with the calling thread's
+ * dagrt_frame_last_error set: DAGRT_EPERM outside a frame's task,
+ * DAGRT_EINVAL for a bad align or a size over 1 GiB, DAGRT_ENOMEM when the
+ * frame's budget (dagrt_config.frame_budget) is spent or the system has
+ * no memory (both counted in dagrt_thread_stats.frame_refused). Size 0
+ * gives a valid pointer to no bytes. */
+void *dagrt_frame_alloc(size_t size, size_t align);
+/* The code of the calling thread's last dagrt_frame_alloc that returned
+ * NULL (0 if none did); read it before anything that may move a fiber
+ * task to another thread. */
+int dagrt_frame_last_error(void);
+
+/* The frame the calling task belongs to (the same tasks as
+ * dagrt_frame_alloc's): number, the frames run before it on this graph
+ * state (dagrt_graph_run, an instance) or this pipeline since its init;
+ * slot, number % slots, where slots is the pipeline's depth + 1 (2 for a
+ * state run on its own): the index of the frame's own copy of per-frame
+ * data among `slots` copies, enough for every frame in flight and the one
+ * before the oldest (slot (number + slots - 1) % slots is the previous
+ * frame's); state, its dagrt_graph_state. 0, or DAGRT_EINVAL (NULL out),
+ * DAGRT_EPERM outside a frame's task. */
+#define DAGRT_FRAME_SLOTS (DAGRT_MAX_IN_FLIGHT + 1)
+typedef struct dagrt_frame_info {
+    uint64_t number;
+    uint32_t slot;
+    uint32_t slots;
+    const void *state;
+} dagrt_frame_info;
+int dagrt_get_frame(dagrt_frame_info *out);
 
 /* What the last completed run of a state did, for tests and tools (all 0
  * before the first run). Call it between runs, not during one. */
@@ -1078,6 +1140,17 @@ typedef struct dagrt_thread_stats {
     /* A worker whose placement (DAGRT_PLACEMENT_PIN / CLASS) the system
      * refused: 1, and it runs where it was. */
     uint64_t pin_refused;
+    /* Frame memory (dagrt_frame_alloc): chunks this thread took for a
+     * frame, of which new from the system (0 once warm); allocations it was
+     * refused (DAGRT_ENOMEM: budget or system); and, on the thread that
+     * retired them (the one that waits for frames: the main thread), the
+     * frames retired and the high-water mark, the most bytes one frame
+     * allocated (alignment padding included). */
+    uint64_t frame_chunks;
+    uint64_t frame_chunks_new;
+    uint64_t frame_refused;
+    uint64_t frames_retired;
+    uint64_t frame_bytes_max;
 } dagrt_thread_stats;
 
 /* Fills out[0, n) with each thread of rt by dagrt_thread_index (0 main,

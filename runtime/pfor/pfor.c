@@ -306,6 +306,10 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
     dagrt_group dg;
     dagrt_group_init(&dg);
     j.rt = rt;
+    /* The caller's frame (exec/frame.c), which its takers' pieces are in
+     * too (fresh: fn may have moved us). */
+    rt_ctx *fc = rt_ctx_current(rt);
+    j.frame = fc ? fc->frame : NULL;
     j.grain = grain;
     j.ns_per = per;
     j.g = rt_group_of(&dg);

@@ -51,6 +51,7 @@ typedef struct pfor_job {
     /* Written before the first invitation, read-only after: the submit
      * (release) and the steal (acquire) publish them to takers. */
     dagrt *rt;
+    void *frame;       /* the caller's frame (rt_ctx.frame): its takers' too */
     dagrt_range_fn fn;
     void *arg;
     size_t base;

@@ -263,7 +263,16 @@ static void take_part(pfor_job *j, int mine)
         j->h_items = hi(w) > lo(w) ? hi(w) - lo(w) : 0;
         j->t_join = ticks();
     }
+    /* The pieces are in the caller's frame (exec/frame.c). A taker runs
+     * on its thread's own stack (the offer and the invitation are plain
+     * tasks), so c stays this thread's. */
+    rt_ctx *c = rt_ctx_current(j->rt);
+    void *frame = c ? c->frame : NULL;
+    if (c)
+        c->frame = j->frame;
     rt_pfor_run_part(j, mine, mine == 1 ? &j->t_hend : NULL);
+    if (c)
+        c->frame = frame;
 }
 
 /* The offer, run by the thread that took it (find_task in core/work.c). It is

@@ -386,6 +386,11 @@ int dagrt_get_stats(const dagrt *rt, dagrt_thread_stats *out, int n)
             o->io_cancels[k] = atomic_load_explicit(&t->io_cancels[k], memory_order_relaxed);
         }
         o->pin_refused = atomic_load_explicit(&t->pin_refused, memory_order_relaxed);
+        o->frame_chunks = atomic_load_explicit(&t->frame_chunks, memory_order_relaxed);
+        o->frame_chunks_new = atomic_load_explicit(&t->frame_chunks_new, memory_order_relaxed);
+        o->frame_refused = atomic_load_explicit(&t->frame_refused, memory_order_relaxed);
+        o->frames_retired = atomic_load_explicit(&t->frames_retired, memory_order_relaxed);
+        o->frame_bytes_max = atomic_load_explicit(&t->frame_bytes_max, memory_order_relaxed);
         uint64_t up = now > t->start_ns ? now - t->start_ns : 0;
         o->busy_ns = up > o->idle_ns ? up - o->idle_ns : 0;
     }

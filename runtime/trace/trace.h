@@ -62,6 +62,11 @@ typedef struct rt_tstats {
     /* 1 when the placement of this worker was refused (core/placement.c,
      * written once by the worker as it starts). */
     _Atomic uint64_t pin_refused;
+    /* Frame memory (exec/frame.c): chunks taken, new ones, refusals, by
+     * the taking thread; frames retired and their high-water mark, by the
+     * retiring one. */
+    _Atomic uint64_t frame_chunks, frame_chunks_new, frame_refused;
+    _Atomic uint64_t frames_retired, frame_bytes_max;
     uint64_t start_ns;       /* set before the thread starts */
 } rt_tstats;
 

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "alloc_count.h"
+#include "fmem.h"
+#include "fmem_scenario.h"
 #include "frame.h"
 #include "scenario.h"
 
@@ -164,7 +166,15 @@ static int alloc_frame(void)
         printf("alloc_frame: the malloc counter does not work\n");
         return 1;
     }
-    dagrt *rt = dagrt_create(NULL);
+    /* Frame memory's chunks made at create: one per thread for each frame
+     * alive at once (the frame memory phase below: an instance and a
+     * pipeline of depth 3, two frames alive per state, 8 in all), and as
+     * many again for a thread that needs a second chunk in a frame. */
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg.frame_reserve = (size_t)(cpus > 0 ? cpus : 1) * 8 * 2 * 65536;
+    dagrt *rt = dagrt_create(&cfg);
     if (!rt)
         return 1;
     /* The asset files beside this program (written on its first run). */
@@ -262,6 +272,36 @@ static int alloc_frame(void)
         return 1;
     count_from_here(false);
     unsigned long p1 = alloc_count();
+    /* Frame memory in use (fmem.dag: every task allocates in its frame,
+     * small sizes, no allocation over a chunk): an instance and a pipeline
+     * of depth 3; after their warm-up, chunks come back for reuse. */
+    static struct fmem_ctx fc, fc2;
+    static fmem_instance_t fi;
+    static fmem_pipeline_t fp;
+    fmem_ctx_init(&fc, rt, 8, 32);
+    fmem_ctx_init(&fc2, rt, 8, 32);
+    fc.max_size = fc2.max_size = 256;
+    fc.big_every = fc2.big_every = 0;
+    if (fmem_instance_init(&fi) != 0 || fmem_pipeline_init(&fp, 3) != 0)
+        return 1;
+    unsigned long m0 = 0;
+    for (int f = 0; f < 1100; f++) {
+        if (f == 100) {
+            m0 = alloc_count();   /* after the chunks' warm-up */
+            count_from_here(true);
+        }
+        if (fmem_instance_run(rt, &fi, &fc) != 0 || fmem_pipeline_submit(rt, &fp, &fc2) != 0)
+            return 1;
+    }
+    if (fmem_pipeline_drain(rt, &fp) != 0)
+        return 1;
+    count_from_here(false);
+    unsigned long m1 = alloc_count();
+    if (atomic_load(&fc.bad) != 0 || atomic_load(&fc2.bad) != 0 ||
+        atomic_load(&fc.checked) != 1100 || atomic_load(&fc2.checked) != 1100) {
+        printf("alloc_frame: the frame memory graph failed its checks\n");
+        return 1;
+    }
     uint64_t streamed = g.streamed + g2.streamed, bad = g.stream_bad + g2.stream_bad;
     game_assets_close(&assets, rt);
     dagrt_destroy(rt);
@@ -272,8 +312,9 @@ static int alloc_frame(void)
     }
     printf("alloc_frame: %lu allocations in 1000 frames after warm-up, %lu in 1000 of two "
            "started instances and one instance_run, %lu in 1000 frames of two pipelines "
-           "(depth 2 and 3)\n", a1 - a0, b1 - b0, p1 - p0);
-    if (a1 != a0 || b1 != b0 || p1 != p0) {
+           "(depth 2 and 3), %lu in 1000 frames of an instance and a pipeline using frame "
+           "memory\n", a1 - a0, b1 - b0, p1 - p0, m1 - m0);
+    if (a1 != a0 || b1 != b0 || p1 != p0 || m1 != m0) {
         print_strays();
         return 1;
     }

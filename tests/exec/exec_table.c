@@ -1,7 +1,9 @@
 /* exec_table.c - the scenarios of exec_list.h as scenario_table
  * (tests/scenario/scenario.h). */
 #include <stddef.h>
+#include <stdlib.h>
 
+#include "fmem_scenario.h"
 #include "inst_scenario.h"
 #include "misuse_scenario.h"
 #include "policy_scenario.h"
@@ -13,10 +15,20 @@ static int run_policy(void) { return policy_scenario(); }   /* policy_scenario.c
 static int run_policy_dyn(void) { return policy_dyn_scenario(); }   /* policy_dyn.c */
 static int run_policy_pipe(void) { return policy_pipe_scenario(); }   /* policy_pipe.c */
 static int run_plan_frames(void) { return plan_frames_scenario(); }   /* plan_frames.c */
+static int run_fmem(void) { return fmem_scenario(60); }   /* fmem_scenario.c */
+/* FCOPY_FRAMES sets the frames per depth (the slow suite's soak). */
+static int run_fcopy(void)
+{
+    const char *e = getenv("FCOPY_FRAMES");
+    return fcopy_scenario(e ? atoi(e) : 3000);
+}
 
 const scenario scenario_table[] = {
 #define SCENARIO(group, name, secs, flags) {#name, run_##name, NULL},
 #include "exec_list.h"
 #undef SCENARIO
+    /* Not in the list: the ASan build's death test runs it by name
+     * (tests/exec/meson.build). */
+    {"fmem_uaf", fmem_uaf, NULL},
     {NULL, NULL, NULL},
 };

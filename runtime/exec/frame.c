@@ -1,0 +1,335 @@
+/*
+ * exec/frame.c - frame memory (dagrt_frame_alloc) and the frame a task
+ * belongs to (dagrt_get_frame).
+ *
+ * The frame of the calling thread is rt_ctx.frame: the graph run whose
+ * node body (or parallel-for piece) runs there now, set around each body
+ * by rt_exec_dispatch, cleared around every other task (core/work.c),
+ * carried by a fiber as it moves (fiber/sched.c) and by a parallel-for's
+ * takers (pfor/share.c).
+ *
+ * A graph state holds two arenas, which its runs use in turn (run k takes
+ * arena k % 2). An arena is a list of chunks. Each thread that allocates
+ * in a frame bumps a chunk of its own, found in its ctx's small cache
+ * (rt_ctx.fcache, keyed by the arena's address and the frame's number
+ * gen, which is unique on the runtime), so the common path is a few plain
+ * loads and one store: no lock, no atomic. Taking a chunk (from the
+ * runtime's free list, or the system the first times) links it to the
+ * arena under the runtime's frame lock; so does retiring an arena, which
+ * gives all its chunks back at once (poisoned under AddressSanitizer).
+ *
+ * Lifetimes. A frame's arena retires once the frame after it has ended
+ * too, so that frame may still read it: for G_run and instances at the
+ * end of the state's next run (rt_frame_end), for a pipeline's frame N at
+ * the wait of frame N+1 (exec/pipe.c: frames are waited for oldest first;
+ * N's arena is not N+1's, which runs on another state or, at depth 1, on
+ * the other arena of the same one). rt_frame_end's rule covers a
+ * pipeline's too, D frames later, should the eager one not have run.
+ * A state's run also retires its own arena first if it still holds a
+ * frame's (a state used by G_run and pipelines in turn).
+ *
+ * Ordering. A chunk's bump pointer (cur) is written only by the thread
+ * that took it, during the frame; the retirer reads it once the frame has
+ * ended, which the executor's own waits order after every node body. gen
+ * and the arena's fields are written by the caller at the frame's start,
+ * before the frame's nodes are published (the same release/acquire that
+ * publishes the reset).
+ */
+#include "exec.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FRAME_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FRAME_ASAN 1
+#endif
+#endif
+#ifdef FRAME_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+/* A chunk: this header, then its bytes. 64 KiB in all, or more for an
+ * allocation that would not fit one (a "big" chunk, kept on a list of its
+ * own and reused by size). */
+#define FRAME_CHUNK ((size_t)64 * 1024)
+#define FRAME_HEAD ((size_t)64)
+#define FRAME_MAX_ALIGN ((size_t)4096)
+#define FRAME_MAX_SIZE ((size_t)1 << 30)
+
+typedef struct fchunk {
+    struct fchunk *next;   /* the arena's list, or a free list (frame lock) */
+    struct fchunk *all;    /* every chunk of the runtime (frame lock) */
+    char *cur;             /* next free byte: the taker's, read by the retirer */
+    char *end;
+    size_t size;           /* the whole chunk, header included */
+} fchunk;
+
+_Static_assert(sizeof(fchunk) <= FRAME_HEAD, "frame chunk header");
+
+static char *bytes_of(fchunk *k) { return (char *)k + FRAME_HEAD; }
+
+static _Thread_local int frame_err;
+static _Atomic uint64_t runtimes;   /* runtimes made: each one's frame_id */
+
+int rt_frame_pool_init(dagrt *rt)
+{
+    rt_os_mutex_init(&rt->frame_mu);
+    rt->frame_free = rt->frame_big = rt->frame_all = NULL;
+    rt->frame_gen = 0;
+    /* relaxed: only a unique number is wanted, no order. */
+    rt->frame_id = atomic_fetch_add_explicit(&runtimes, 1, memory_order_relaxed) + 1;
+    size_t want = rt->cfg.frame_reserve;
+    for (size_t made = 0; made < want; made += FRAME_CHUNK) {
+        fchunk *k = rt_os_alloc_aligned(FRAME_HEAD, FRAME_CHUNK);
+        if (!k)
+            return DAGRT_ENOMEM;   /* the caller's fini frees what was made */
+        k->size = FRAME_CHUNK;
+        k->all = rt->frame_all;
+        rt->frame_all = k;
+        k->next = rt->frame_free;
+        rt->frame_free = k;
+        POISON(bytes_of(k), FRAME_CHUNK - FRAME_HEAD);
+    }
+    return 0;
+}
+
+void rt_frame_pool_fini(dagrt *rt)
+{
+    fchunk *k = rt->frame_all;
+    while (k) {
+        fchunk *n = k->all;
+        UNPOISON(k, k->size);
+        rt_os_free_aligned(k);
+        k = n;
+    }
+    rt->frame_all = rt->frame_free = rt->frame_big = NULL;
+    rt_os_mutex_fini(&rt->frame_mu);
+}
+
+/* Gives arena a's chunks back to rt's free lists (frame lock held by the
+ * caller); returns the bytes the frame allocated. */
+static uint64_t give_back(dagrt *rt, rt_farena *a)
+{
+    uint64_t used = 0;
+    fchunk *k = a->chunks;
+    while (k) {
+        fchunk *n = k->next;
+        used += (uint64_t)(k->cur - bytes_of(k));
+        POISON(bytes_of(k), k->size - FRAME_HEAD);
+        if (k->size == FRAME_CHUNK) {
+            k->next = rt->frame_free;
+            rt->frame_free = k;
+        } else {
+            k->next = rt->frame_big;
+            rt->frame_big = k;
+        }
+        k = n;
+    }
+    return used;
+}
+
+/* Retires arena a on rt (the caller's thread: the one that ended the
+ * frame, or starts its state's next one). Chunks of another runtime (the
+ * state ran on one before) are left to that runtime, which frees them at
+ * its destroy. */
+static void retire(dagrt *rt, rt_farena *a)
+{
+    if (a->chunks && a->rt_id == rt->frame_id) {
+        rt_os_mutex_lock(&rt->frame_mu);
+        uint64_t used = give_back(rt, a);
+        rt_os_mutex_unlock(&rt->frame_mu);
+        rt_ctx *c = rt_ctx_here(rt);
+        if (c) {
+            rt_tstat_add(&c->stats.frames_retired, 1);
+            /* relaxed load + store: this thread alone writes its line. */
+            if (used > atomic_load_explicit(&c->stats.frame_bytes_max, memory_order_relaxed))
+                atomic_store_explicit(&c->stats.frame_bytes_max, used, memory_order_relaxed);
+        }
+    }
+    a->chunks = NULL;
+    a->held = 0;
+}
+
+void rt_frame_begin(graph_rt *r, dagrt *rt, const rt_frame_id *fid)
+{
+    r->fseq = fid ? fid->seq : r->runs;
+    r->fslots = fid ? fid->slots : 2;
+    rt_farena *a = &r->arena[r->runs & 1];
+    if (a->chunks)
+        retire(rt, a);
+    a->gen = ++rt->frame_gen;   /* main thread only: every frame starts there */
+    a->rt_id = rt->frame_id;
+    r->fa = a;
+}
+
+void rt_frame_retire(dagrt *rt, rt_farena *a, uint64_t gen)
+{
+    if (a && a->gen == gen && a->chunks)
+        retire(rt, a);
+}
+
+void rt_frame_end(graph_rt *r)
+{
+    rt_farena *o = &r->arena[(r->runs & 1) ^ 1];
+    if (o->chunks)
+        retire(r->rt, o);
+}
+
+void *rt_frame_enter_fiber(graph_rt *r)
+{
+    rt_ctx *c = rt_ctx_current(r->rt);
+    if (!c)
+        return NULL;
+    void *prev = c->frame;
+    c->frame = r;
+    return prev;
+}
+
+void rt_frame_leave_fiber(dagrt *rt, void *prev)
+{
+    rt_ctx *c = rt_ctx_current(rt);
+    if (c)
+        c->frame = prev;
+}
+
+static void *fail(int err)
+{
+    frame_err = err;
+    return NULL;
+}
+
+static size_t cache_slot(const void *a)
+{
+    /* Arenas are 32 bytes apart within a state and states far apart. */
+    return (size_t)(((uintptr_t)a >> 5) * 0x9E3779B1u >> 7) % RT_FCACHE;
+}
+
+/* A free chunk of at least `need` bytes in all (frame lock held), or a
+ * new one; NULL when the system has no memory. */
+static fchunk *take_chunk(dagrt *rt, rt_ctx *c, size_t need)
+{
+    fchunk *k = NULL;
+    if (need == FRAME_CHUNK) {
+        k = rt->frame_free;
+        if (k)
+            rt->frame_free = k->next;
+    } else {
+        for (fchunk **at = (fchunk **)&rt->frame_big; *at; at = &(*at)->next)
+            if ((*at)->size >= need) {
+                k = *at;
+                *at = k->next;
+                break;
+            }
+    }
+    if (!k) {
+        k = rt_os_alloc_aligned(FRAME_HEAD, need);
+        if (!k)
+            return NULL;
+        k->size = need;
+        k->all = rt->frame_all;
+        rt->frame_all = k;
+        rt_tstat_add(&c->stats.frame_chunks_new, 1);
+    }
+    UNPOISON(bytes_of(k), k->size - FRAME_HEAD);
+    k->cur = bytes_of(k);
+    k->end = (char *)k + k->size;
+    rt_tstat_add(&c->stats.frame_chunks, 1);
+    return k;
+}
+
+static char *bump(fchunk *k, size_t size, size_t align)
+{
+    uintptr_t p = ((uintptr_t)k->cur + align - 1) & ~(uintptr_t)(align - 1);
+    if (p > (uintptr_t)k->end || size > (uintptr_t)k->end - p)
+        return NULL;
+    k->cur = (char *)p + size;
+    return (char *)p;
+}
+
+/* A new chunk for the calling thread in frame r (its cache entry e), or a
+ * chunk of its own for a big allocation; also every error. Out of line,
+ * so that the common path saves no registers. */
+static RT_NOINLINE void *alloc_slow(rt_ctx *c, graph_rt *r, rt_fcache *e, size_t size,
+                                    size_t align)
+{
+    if (!r)
+        return fail(DAGRT_EPERM);
+    if (align == 0)
+        align = 16;
+    if ((align & (align - 1)) != 0 || align > FRAME_MAX_ALIGN)
+        return fail(DAGRT_EINVAL);
+    if (size > FRAME_MAX_SIZE)
+        return fail(DAGRT_EINVAL);
+    if (e->arena == r->fa && e->gen == r->fa->gen) {
+        char *p = bump(e->chunk, size, align);   /* align was 0: the common path now */
+        if (p)
+            return p;
+    }
+    dagrt *rt = r->rt;
+    rt_farena *a = r->fa;
+    bool big = size + align > FRAME_CHUNK - FRAME_HEAD;
+    size_t need = big ? (size + align + FRAME_HEAD + FRAME_CHUNK - 1) & ~(FRAME_CHUNK - 1)
+                      : FRAME_CHUNK;
+    rt_os_mutex_lock(&rt->frame_mu);
+    fchunk *k = NULL;
+    size_t budget = rt->cfg.frame_budget;
+    if (!budget || (a->held <= budget && need <= budget - a->held))
+        k = take_chunk(rt, c, need);
+    if (k) {
+        k->next = a->chunks;
+        a->chunks = k;
+        a->held += need;
+    }
+    rt_os_mutex_unlock(&rt->frame_mu);
+    if (!k) {
+        rt_tstat_add(&c->stats.frame_refused, 1);
+        return fail(DAGRT_ENOMEM);
+    }
+    if (!big) {
+        e->arena = a;
+        e->gen = a->gen;
+        e->chunk = k;
+    }
+    return bump(k, size, align);
+}
+
+void *dagrt_frame_alloc(size_t size, size_t align)
+{
+    rt_ctx *c = rt_tls_ctx;
+    graph_rt *r = c ? c->frame : NULL;
+    /* The common path: a good align (0 and bad ones go the slow way), the
+     * thread's chunk for this frame, room in it. */
+    if (RT_LIKELY(r != NULL && align - 1 < FRAME_MAX_ALIGN && (align & (align - 1)) == 0)) {
+        rt_farena *a = r->fa;
+        rt_fcache *e = &c->fcache[cache_slot(a)];
+        if (RT_LIKELY(e->arena == a && e->gen == a->gen)) {
+            char *p = bump(e->chunk, size, align);
+            if (RT_LIKELY(p != NULL))
+                return p;
+        }
+        return alloc_slow(c, r, e, size, align);
+    }
+    return alloc_slow(c, r, r ? &c->fcache[cache_slot(r->fa)] : NULL, size, align);
+}
+
+int dagrt_frame_last_error(void) { return frame_err; }
+
+int dagrt_get_frame(dagrt_frame_info *out)
+{
+    if (!out)
+        return DAGRT_EINVAL;
+    rt_ctx *c = rt_tls_ctx;
+    const graph_rt *r = c ? c->frame : NULL;
+    if (!r)
+        return DAGRT_EPERM;
+    out->number = r->fseq;
+    out->slots = r->fslots;
+    out->slot = (uint32_t)(r->fseq % r->fslots);
+    out->state = r;
+    return 0;
+}

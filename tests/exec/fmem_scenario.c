@@ -1,0 +1,654 @@
+/*
+ * fmem_scenario.c - frame memory (dagrt_frame_alloc) and the frame a task
+ * is in (dagrt_get_frame), on fmem.dag's graph: every kind of task (plain,
+ * hot, fiber across a yield, parallel pieces on every thread, on main)
+ * allocates in its frame, fills each allocation with its own pattern and
+ * lists it (the list is frame memory too); the last task checks every
+ * byte of its frame's allocations and again of the frame before's, which
+ * must still be live. Run as an instance (dagrt_graph_run's path and a
+ * started run's) and as pipelines of depth 1-4, under 0, 1 and 3 workers.
+ * Also: the errors (outside a frame, a task spawned by a node, bad
+ * alignments), the budget, chunk reuse (no new chunk once warm), the
+ * high-water mark, and under AddressSanitizer the poisoning of a retired
+ * frame's memory (fmem_uaf: ASan must report the use).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fcopy.h"
+#include "fmem.h"
+#include "fmem_scenario.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FMEM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FMEM_ASAN 1
+#endif
+#endif
+#ifdef FMEM_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+static int bad;
+
+#define EXPECT(cond, ...)                                                          \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "fmem_scenario:%d: ", __LINE__);                       \
+            fprintf(stderr, __VA_ARGS__);                                          \
+            fprintf(stderr, "\n");                                                 \
+            bad++;                                                                 \
+        }                                                                          \
+    } while (0)
+
+/* Inside tasks: counted in the context (seq_cst: test bookkeeping). */
+#define TASK_EXPECT(c, cond, ...)                                                  \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "fmem_scenario:%d: ", __LINE__);                       \
+            fprintf(stderr, __VA_ARGS__);                                          \
+            fprintf(stderr, "\n");                                                 \
+            atomic_fetch_add(&(c)->bad, 1);                                        \
+        }                                                                          \
+    } while (0)
+
+enum { N_A, N_B, N_H, N_F, N_P, N_M, N_TASKS };
+
+static uint32_t mix(uint64_t number, uint32_t node, uint32_t i)
+{
+    uint64_t x = number * 0x9E3779B97F4A7C15ull ^ ((uint64_t)node << 40) ^ i;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return (uint32_t)x;
+}
+
+static unsigned char pattern(uint32_t tag, uint32_t k) { return (unsigned char)(tag * 31u + k); }
+
+/* One allocation of the frame, filled and listed in its slot. */
+static void alloc_one(struct fmem_ctx *c, const dagrt_frame_info *fi, uint32_t node, uint32_t i)
+{
+    uint32_t tag = mix(fi->number, node, i);
+    uint32_t size = tag % ((c->max_size ? c->max_size : 4096u) + 1u);
+    if (c->big_every && tag % c->big_every == 0)
+        size = 70000u + tag % 5000u;   /* over a chunk: a big chunk of its own */
+    size_t align = (size_t)1 << (tag >> 13 & 7);
+    unsigned char *p = dagrt_frame_alloc(size, align);
+    TASK_EXPECT(c, p != NULL, "alloc %u/%zu: NULL (%d)", size, align, dagrt_frame_last_error());
+    if (!p)
+        return;
+    TASK_EXPECT(c, ((uintptr_t)p & (align - 1)) == 0, "misaligned %p for %zu", (void *)p, align);
+    for (uint32_t k = 0; k < size; k++)
+        p[k] = pattern(tag, k);
+    struct fmem_rec *r = dagrt_frame_alloc(sizeof *r, _Alignof(struct fmem_rec));
+    TASK_EXPECT(c, r != NULL, "record: NULL");
+    if (!r)
+        return;
+    r->p = p;
+    r->size = size;
+    r->tag = tag;
+    struct fmem_slot *s = &c->slot[fi->slot];
+    r->next = atomic_load(&s->head);
+    while (!atomic_compare_exchange_weak(&s->head, &r->next, r))
+        ;
+    atomic_fetch_add(&s->count, 1);
+    if (fi->number == 0 && node == N_A && i == 0)
+        c->keep = p;
+}
+
+static bool frame_of(struct fmem_ctx *c, dagrt_frame_info *fi)
+{
+    int rc = dagrt_get_frame(fi);
+    TASK_EXPECT(c, rc == 0, "dagrt_get_frame in a task: %d", rc);
+    if (rc != 0)
+        return false;
+    TASK_EXPECT(c, fi->slots >= 2 && fi->slots <= DAGRT_FRAME_SLOTS && fi->slot < fi->slots &&
+                       fi->slot == fi->number % fi->slots,
+                "frame %llu: slot %u of %u", (unsigned long long)fi->number, fi->slot, fi->slots);
+    return true;
+}
+
+static void alloc_task(struct fmem_ctx *c, uint32_t node)
+{
+    dagrt_frame_info fi;
+    if (!frame_of(c, &fi))
+        return;
+    TASK_EXPECT(c, atomic_load(&c->slot[fi.slot].number) == fi.number,
+                "task %u of frame %llu: slot %u holds frame %llu", node,
+                (unsigned long long)fi.number, fi.slot,
+                (unsigned long long)atomic_load(&c->slot[fi.slot].number));
+    for (uint32_t i = 0; i < c->per_task; i++)
+        alloc_one(c, &fi, node, i);
+}
+
+/* The first task takes the frame's slot (the frame that used it last,
+ * slots back, has ended: so has its `prev` reader). */
+void fmem_a(struct fmem_ctx *c)
+{
+    dagrt_frame_info fi;
+    if (!frame_of(c, &fi))
+        return;
+    struct fmem_slot *s = &c->slot[fi.slot];
+    atomic_store(&s->head, NULL);
+    atomic_store(&s->count, 0);
+    atomic_store(&s->number, fi.number);
+    alloc_task(c, N_A);
+}
+
+static void spawned(void *arg)
+{
+    int *out = arg;
+    void *p = dagrt_frame_alloc(16, 16);
+    out[0] = p == NULL;
+    out[1] = dagrt_frame_last_error();
+    dagrt_frame_info fi;
+    out[2] = dagrt_get_frame(&fi);
+}
+
+void fmem_b(struct fmem_ctx *c)
+{
+    alloc_task(c, N_B);
+    /* A task a node spawns is in no frame. */
+    int out[3] = {0, 0, 0};
+    dagrt_group g;
+    dagrt_group_init(&g);
+    if (dagrt_spawn(c->rt, &g, spawned, out) == 0) {
+        dagrt_group_wait(c->rt, &g);
+        TASK_EXPECT(c, out[0] && out[1] == DAGRT_EPERM && out[2] == DAGRT_EPERM,
+                    "a spawned task: NULL %d, error %d, get_frame %d", out[0], out[1], out[2]);
+    }
+    /* Bad arguments. */
+    TASK_EXPECT(c, dagrt_frame_alloc(8, 3) == NULL && dagrt_frame_last_error() == DAGRT_EINVAL,
+                "align 3 accepted");
+    TASK_EXPECT(c, dagrt_frame_alloc(8, 8192) == NULL && dagrt_frame_last_error() == DAGRT_EINVAL,
+                "align 8192 accepted");
+    TASK_EXPECT(c, dagrt_frame_alloc((size_t)1 << 31, 8) == NULL &&
+                       dagrt_frame_last_error() == DAGRT_EINVAL,
+                "2 GiB accepted");
+    TASK_EXPECT(c, dagrt_frame_alloc(0, 0) != NULL, "size 0: NULL");
+}
+
+void fmem_h(struct fmem_ctx *c) { alloc_task(c, N_H); }
+void fmem_m(struct fmem_ctx *c) { alloc_task(c, N_M); }
+
+/* Half before a yield, half after: the fiber may come back on another
+ * thread, still in its frame. */
+void fmem_f(struct fmem_ctx *c)
+{
+    dagrt_frame_info fi, fj;
+    if (!frame_of(c, &fi))
+        return;
+    uint32_t half = c->per_task / 2;
+    for (uint32_t i = 0; i < half; i++)
+        alloc_one(c, &fi, N_F, i);
+    dagrt_fiber_yield(c->rt);
+    if (!frame_of(c, &fj))
+        return;
+    TASK_EXPECT(c, fj.number == fi.number && fj.slot == fi.slot, "a fiber changed frames");
+    for (uint32_t i = half; i < c->per_task; i++)
+        alloc_one(c, &fj, N_F, i);
+}
+
+size_t fmem_p_count(struct fmem_ctx *c) { return c->items; }
+
+void fmem_p(struct fmem_ctx *c, size_t begin, size_t end)
+{
+    dagrt_frame_info fi;
+    if (!frame_of(c, &fi))
+        return;
+    for (size_t i = begin; i < end; i++)
+        alloc_one(c, &fi, N_P, (uint32_t)i);
+}
+
+static uint32_t check_slot(struct fmem_ctx *c, struct fmem_slot *s, uint64_t number)
+{
+    uint32_t n = 0;
+    for (struct fmem_rec *r = atomic_load(&s->head); r; r = r->next, n++) {
+        uint32_t k = 0;
+        while (k < r->size && r->p[k] == pattern(r->tag, k))
+            k++;
+        TASK_EXPECT(c, k == r->size, "frame %llu: allocation of %u bytes changed at %u",
+                    (unsigned long long)number, r->size, k);
+    }
+    return n;
+}
+
+void fmem_check(struct fmem_ctx *c)
+{
+    dagrt_frame_info fi;
+    if (!frame_of(c, &fi))
+        return;
+    struct fmem_slot *s = &c->slot[fi.slot];
+    uint32_t want = c->per_task * 5 + c->items;
+    uint32_t n = check_slot(c, s, fi.number);
+    TASK_EXPECT(c, n == want && atomic_load(&s->count) == want,
+                "frame %llu: %u allocations listed (%u counted), want %u",
+                (unsigned long long)fi.number, n, atomic_load(&s->count), want);
+    /* The frame before: its memory lives until this frame ends. */
+    if (fi.number > c->first) {
+        struct fmem_slot *q = &c->slot[(fi.slot + fi.slots - 1) % fi.slots];
+        TASK_EXPECT(c, atomic_load(&q->number) == fi.number - 1, "frame %llu: no previous slot",
+                    (unsigned long long)fi.number);
+        if (atomic_load(&q->number) == fi.number - 1 && check_slot(c, q, fi.number - 1) == want)
+            atomic_fetch_add(&c->prev_checked, 1);
+    }
+    atomic_fetch_add(&c->numbers, fi.number);
+    atomic_fetch_add(&c->checked, 1);
+}
+
+void fmem_ctx_init(struct fmem_ctx *c, dagrt *rt, uint32_t per_task, uint32_t items)
+{
+    memset(c, 0, sizeof *c);
+    c->rt = rt;
+    c->per_task = per_task;
+    c->items = items;
+    c->big_every = 61;
+    for (int k = 0; k < DAGRT_FRAME_SLOTS; k++)
+        atomic_store(&c->slot[k].number, UINT64_MAX);
+}
+
+static void expect_frames(struct fmem_ctx *c, uint64_t frames, const char *what)
+{
+    uint64_t f0 = c->first;
+    EXPECT(atomic_load(&c->bad) == 0, "%s: %d violations in tasks", what, atomic_load(&c->bad));
+    EXPECT(atomic_load(&c->checked) == frames, "%s: %llu frames checked, want %llu", what,
+           (unsigned long long)atomic_load(&c->checked), (unsigned long long)frames);
+    EXPECT(atomic_load(&c->prev_checked) == frames - 1, "%s: %llu previous frames re-checked",
+           what, (unsigned long long)atomic_load(&c->prev_checked));
+    EXPECT(atomic_load(&c->numbers) == frames * f0 + frames * (frames - 1) / 2,
+           "%s: frame numbers sum to %llu", what, (unsigned long long)atomic_load(&c->numbers));
+}
+
+static uint64_t sum_stat(dagrt *rt, size_t field)
+{
+    dagrt_thread_stats st[64];
+    int n = dagrt_get_stats(rt, st, 64);
+    uint64_t s = 0;
+    for (int i = 0; i < n && i < 64; i++)
+        s += *(const uint64_t *)(const void *)((const char *)&st[i] + field);
+    return s;
+}
+
+static void run_cases(int workers, int frames)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = workers;
+    cfg.hot_workers = workers > 1 ? 1 : 0;
+    dagrt *rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL, "dagrt_create(%d workers)", workers);
+    if (!rt)
+        return;
+    char what[64];
+    static struct fmem_ctx c;
+    /* An instance: run (G_instance_run) and start/wait in turn. */
+    static fmem_instance_t inst;
+    EXPECT(fmem_instance_init(&inst) == 0, "instance init");
+    fmem_ctx_init(&c, rt, 24, 64);
+    for (int i = 0; i < frames; i++) {
+        int rc;
+        if (i & 1) {
+            rc = fmem_instance_start(rt, &inst, &c);
+            if (rc == 0)
+                rc = fmem_instance_wait(rt, &inst);
+        } else {
+            rc = fmem_instance_run(rt, &inst, &c);
+        }
+        EXPECT(rc == 0, "instance frame %d: %d", i, rc);
+    }
+    snprintf(what, sizeof what, "%d workers, instance", workers);
+    expect_frames(&c, (uint64_t)frames, what);
+    uint64_t retired = sum_stat(rt, offsetof(dagrt_thread_stats, frames_retired));
+    EXPECT(retired == (uint64_t)frames - 1, "%s: %llu frames retired, want %d", what,
+           (unsigned long long)retired, frames - 1);
+    EXPECT(sum_stat(rt, offsetof(dagrt_thread_stats, frame_bytes_max)) > 24u * 5 * 1000,
+           "%s: no high-water mark", what);
+    /* Pipelines of every depth. */
+    for (unsigned depth = 1; depth <= DAGRT_MAX_IN_FLIGHT; depth++) {
+        static fmem_pipeline_t pipe;
+        EXPECT(fmem_pipeline_init(&pipe, depth) == 0, "pipeline init %u", depth);
+        fmem_ctx_init(&c, rt, 24, 64);
+        uint64_t ret0 = sum_stat(rt, offsetof(dagrt_thread_stats, frames_retired));
+        for (int i = 0; i < frames; i++) {
+            int rc = fmem_pipeline_submit(rt, &pipe, &c);
+            EXPECT(rc == 0, "depth %u frame %d: %d", depth, i, rc);
+        }
+        EXPECT(fmem_pipeline_drain(rt, &pipe) == 0, "drain");
+        snprintf(what, sizeof what, "%d workers, depth %u", workers, depth);
+        expect_frames(&c, (uint64_t)frames, what);
+        /* Each frame but the last retired as the frame after it ended
+         * (not depth frames later), and the last run's last frame, kept
+         * by its state, when that state ran again. */
+        uint64_t ret1 = sum_stat(rt, offsetof(dagrt_thread_stats, frames_retired));
+        uint64_t want = (uint64_t)frames - 1 + (depth > 1);
+        EXPECT(ret1 - ret0 == want, "%s: %llu frames retired, want %llu", what,
+               (unsigned long long)(ret1 - ret0), (unsigned long long)want);
+        if (depth == DAGRT_MAX_IN_FLIGHT) {
+            /* A re-init keeps the states' last frames, which the next
+             * frames retire: `frames` frames now retire `frames` frames
+             * (the first run of the pipeline retired frames - depth). */
+            uint64_t r0 = sum_stat(rt, offsetof(dagrt_thread_stats, frames_retired));
+            EXPECT(fmem_pipeline_init(&pipe, depth) == 0, "pipeline re-init");
+            fmem_ctx_init(&c, rt, 24, 64);
+            for (int i = 0; i < frames; i++)
+                EXPECT(fmem_pipeline_submit(rt, &pipe, &c) == 0, "re-init frame %d", i);
+            EXPECT(fmem_pipeline_drain(rt, &pipe) == 0, "drain");
+            expect_frames(&c, (uint64_t)frames, "re-init");
+            uint64_t r1 = sum_stat(rt, offsetof(dagrt_thread_stats, frames_retired));
+            EXPECT(r1 - r0 == (uint64_t)frames, "%d workers: %llu frames retired after a re-init, "
+                   "want %d", workers, (unsigned long long)(r1 - r0), frames);
+        }
+    }
+    /* Warm: the instance's further frames take no chunk from the system
+     * (the pipelines' states keep their last frames' memory until they
+     * run again, so only a state that runs on is warm). */
+    fmem_ctx_init(&c, rt, 24, 64);
+    c.first = (uint64_t)frames;
+    for (int i = 0; i < 2; i++)
+        EXPECT(fmem_instance_run(rt, &inst, &c) == 0, "warm-up frame %d", i);
+    fmem_ctx_init(&c, rt, 24, 64);
+    c.first = (uint64_t)frames + 2;
+    uint64_t before = sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks_new));
+    for (int i = 0; i < frames; i++)
+        EXPECT(fmem_instance_run(rt, &inst, &c) == 0, "warm frame %d", i);
+    expect_frames(&c, (uint64_t)frames, "warm");
+    uint64_t after = sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks_new));
+    EXPECT(after == before, "%d workers: %llu new chunks once warm", workers,
+           (unsigned long long)(after - before));
+    EXPECT(sum_stat(rt, offsetof(dagrt_thread_stats, frame_refused)) == 0, "refusals");
+    dagrt_destroy(rt);
+}
+
+/* ------------------------------------------------------------ the budget */
+
+static _Atomic int budget_got, budget_err;
+
+static void budget_run(void *c)
+{
+    (void)c;
+    int got = 0;
+    while (got < 1000 && dagrt_frame_alloc(4096, 64) != NULL)
+        got++;
+    atomic_store(&budget_got, got);
+    atomic_store(&budget_err, dagrt_frame_last_error());
+}
+
+static void budget_case(void)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 1;
+    cfg.frame_budget = 256 * 1024;
+    dagrt *rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL, "dagrt_create");
+    if (!rt)
+        return;
+    /* A one-node graph by hand: its body spends the budget. */
+    static const uint32_t succ[1] = {0};
+    static const dagrt_node node = {.name = "spend", .kind = DAGRT_NODE_TASK,
+                                    .run = budget_run};
+    static const dagrt_graph g = {.version = DAGRT_GRAPH_VERSION, .nnodes = 1, .name = "budget",
+                                  .nodes = &node, .succ = succ};
+    static dagrt_node_state ns[1];
+    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
+    for (int f = 0; f < 4; f++) {
+        EXPECT(dagrt_graph_run(rt, &g, &st, NULL) == 0, "budget frame %d", f);
+        /* 4 chunks of 64 KiB: 15 allocations of 4 KiB (+ alignment) fit one. */
+        int got = atomic_load(&budget_got);
+        EXPECT(got >= 48 && got <= 64, "frame %d: %d allocations of 4 KiB in 256 KiB", f, got);
+        EXPECT(atomic_load(&budget_err) == DAGRT_ENOMEM, "frame %d: error %d", f,
+               atomic_load(&budget_err));
+    }
+    uint64_t refused = sum_stat(rt, offsetof(dagrt_thread_stats, frame_refused));
+    EXPECT(refused == 4, "%llu refusals counted, want 4", (unsigned long long)refused);
+    dagrt_destroy(rt);
+}
+
+/* ------------------------------------------------ outside a frame, ASan */
+
+static void *kept;
+
+static void keep_run(void *c)
+{
+    (void)c;
+    /* 50 us: far from "too small to share", so the run policy never runs
+     * these frames serial (a serial pipeline frame waits for the frames
+     * in flight first, which would retire frame 0 early). */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 50000);
+    dagrt_frame_info fi;
+    if (dagrt_get_frame(&fi) == 0 && fi.number == 0) {
+        kept = dagrt_frame_alloc(64, 16);
+        if (kept)
+            memset(kept, 1, 64);
+    }
+}
+
+static const uint32_t keep_succ[1] = {0};
+static const dagrt_node keep_nd = {.name = "keep", .kind = DAGRT_NODE_TASK,
+                                   .run = keep_run};
+static const dagrt_graph keep_g = {.version = DAGRT_GRAPH_VERSION, .nnodes = 1, .name = "keep",
+                                   .nodes = &keep_nd, .succ = keep_succ};
+
+static void outside_and_retire(void)
+{
+    EXPECT(dagrt_frame_alloc(8, 8) == NULL && dagrt_frame_last_error() == DAGRT_EPERM,
+           "outside a runtime: not EPERM");
+    dagrt_frame_info fi;
+    EXPECT(dagrt_get_frame(&fi) == DAGRT_EPERM, "get_frame outside a runtime");
+    EXPECT(dagrt_get_frame(NULL) == DAGRT_EINVAL, "get_frame(NULL)");
+    dagrt *rt = dagrt_create(NULL);
+    EXPECT(rt != NULL, "dagrt_create");
+    if (!rt)
+        return;
+    EXPECT(dagrt_frame_alloc(8, 8) == NULL && dagrt_frame_last_error() == DAGRT_EPERM,
+           "main thread between frames: not EPERM");
+    static dagrt_node_state ns[1];
+    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
+    EXPECT(dagrt_graph_state_init(&st, ns, 1) == 0, "state init");
+    kept = NULL;
+    EXPECT(dagrt_graph_run(rt, &keep_g, &st, NULL) == 0, "frame 0");
+    EXPECT(kept != NULL, "frame 0 allocated nothing");
+#ifdef FMEM_ASAN
+    /* Live after its own frame (the next frame may read it)... */
+    EXPECT(kept && !__asan_address_is_poisoned(kept), "frame 0's memory poisoned too early");
+#endif
+    EXPECT(dagrt_graph_run(rt, &keep_g, &st, NULL) == 0, "frame 1");
+#ifdef FMEM_ASAN
+    /* ...and poisoned once the frame after it has ended. */
+    EXPECT(kept && __asan_address_is_poisoned(kept), "frame 0's memory not poisoned after frame 1");
+#endif
+    /* A pipeline of depth 2: frame 0's memory lives through the wait of
+     * frame 0 (at the third submit) and goes at frame 1's (the drain). */
+    static dagrt_node_state pns[2][1];
+    static dagrt_graph_state pst[2] = {DAGRT_GRAPH_STATE_INIT(pns[0]), DAGRT_GRAPH_STATE_INIT(pns[1])};
+    static int pctx[2];
+    dagrt_graph_state *const states[2] = {&pst[0], &pst[1]};
+    void *const ctxs[2] = {&pctx[0], &pctx[1]};
+    static dagrt_pipeline pipe;
+    kept = NULL;
+    EXPECT(dagrt_pipeline_init(&pipe, 2, states, ctxs, NULL) == 0, "pipeline init");
+    for (int f = 0; f < 3; f++)
+        EXPECT(dagrt_pipeline_submit(rt, &keep_g, &pipe, NULL, NULL) == 0, "pipeline frame %d", f);
+    EXPECT(kept != NULL, "pipeline frame 0 allocated nothing");
+#ifdef FMEM_ASAN
+    /* (With no worker the run policy runs frames serial, each after the
+     * frames in flight: frame 1 has ended by now.) */
+    EXPECT(dagrt_worker_count(rt) == 0 || (kept && !__asan_address_is_poisoned(kept)),
+           "pipeline frame 0 poisoned before frame 1 ended");
+#endif
+    EXPECT(dagrt_pipeline_drain(rt, &pipe) == 0, "drain");
+#ifdef FMEM_ASAN
+    EXPECT(kept && __asan_address_is_poisoned(kept), "pipeline frame 0 not poisoned after frame 1");
+#endif
+    dagrt_destroy(rt);
+    /* The reserve: made at create, so the first frame takes nothing new;
+     * an absurd one is refused. */
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 0;
+    cfg.frame_reserve = 4 * 65536;
+    rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL, "dagrt_create with a reserve");
+    if (rt) {
+        static dagrt_node_state ns2[1];
+        static dagrt_graph_state st2 = DAGRT_GRAPH_STATE_INIT(ns2);
+        EXPECT(dagrt_graph_run(rt, &keep_g, &st2, NULL) == 0, "a frame on the reserve");
+        EXPECT(sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks)) == 1 &&
+                   sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks_new)) == 0,
+               "the reserve's chunk: %llu taken, %llu new",
+               (unsigned long long)sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks)),
+               (unsigned long long)sum_stat(rt, offsetof(dagrt_thread_stats, frame_chunks_new)));
+        dagrt_destroy(rt);
+    }
+    int err = 0;
+    cfg.frame_reserve = (size_t)1 << 41;
+    EXPECT(dagrt_create_ex(&cfg, &err) == NULL && err == DAGRT_EINVAL,
+           "a 2 TiB reserve: error %d", err);
+}
+
+/* ------------------------------------------------------ per-frame copies */
+
+static uint64_t word_of(uint64_t number, uint32_t k) { return number * 0x9E3779B97F4A7C15ull + k; }
+
+static void fcopy_read(struct fcopy_ctx *c, uint64_t number, uint32_t slot)
+{
+    if (number < c->first)
+        return;   /* no frame before the first */
+    /* Read a few times over: a writer of the wrong frame at work on the
+     * same copy shows in one pass or another (and the frame is long
+     * enough that the run policy shares it rather than run it serial). */
+    const volatile uint64_t *w = c->copy[slot];
+    uint32_t k = FCOPY_WORDS;
+    for (int pass = 0; pass < 4 && k == FCOPY_WORDS; pass++)
+        for (k = 0; k < FCOPY_WORDS && w[k] == word_of(number, k);)
+            k++;
+    if (k != FCOPY_WORDS) {
+        if (atomic_fetch_add(&c->bad, 1) < 5)
+            fprintf(stderr, "fcopy: frame %llu's copy (slot %u) torn or stale at word %u\n",
+                    (unsigned long long)number, slot, k);
+    } else {
+        atomic_fetch_add(&c->reads, 1);
+    }
+}
+
+static bool fcopy_frame(struct fcopy_ctx *c, dagrt_frame_info *fi)
+{
+    if (dagrt_get_frame(fi) == 0)
+        return true;
+    atomic_fetch_add(&c->bad, 1);
+    return false;
+}
+
+void fcopy_w(struct fcopy_ctx *c)
+{
+    dagrt_frame_info fi;
+    if (!fcopy_frame(c, &fi))
+        return;
+    for (uint32_t k = 0; k < FCOPY_WORDS; k++)
+        c->copy[fi.slot][k] = word_of(fi.number, k);
+}
+
+static uint32_t prev_slot(const dagrt_frame_info *fi) { return (fi->slot + fi->slots - 1) % fi->slots; }
+
+void fcopy_r1(struct fcopy_ctx *c)
+{
+    dagrt_frame_info fi;
+    if (fcopy_frame(c, &fi) && fi.number > 0)
+        fcopy_read(c, fi.number - 1, prev_slot(&fi));
+}
+
+void fcopy_r2(struct fcopy_ctx *c)
+{
+    dagrt_frame_info fi;
+    if (!fcopy_frame(c, &fi))
+        return;
+    fcopy_read(c, fi.number, fi.slot);
+    if (fi.number > 0)
+        fcopy_read(c, fi.number - 1, prev_slot(&fi));
+}
+
+void fcopy_late(struct fcopy_ctx *c) { fcopy_r1(c); }
+
+/* Pipelines of depth 1-4, `frames` frames each: every read whole. */
+int fcopy_scenario(int frames)
+{
+    bad = 0;
+    static const int workers[] = {0, 1, 3};
+    for (size_t k = 0; k < sizeof workers / sizeof workers[0]; k++) {
+        dagrt_config cfg;
+        dagrt_config_init(&cfg);
+        cfg.workers = workers[k];
+        dagrt *rt = dagrt_create(&cfg);
+        EXPECT(rt != NULL, "dagrt_create");
+        if (!rt)
+            continue;
+        for (unsigned depth = 1; depth <= DAGRT_MAX_IN_FLIGHT; depth++) {
+            static struct fcopy_ctx c;
+            static fcopy_pipeline_t p;
+            memset(&c, 0, sizeof c);
+            EXPECT(fcopy_pipeline_init(&p, depth) == 0, "init");
+            for (int f = 0; f < frames; f++)
+                if (fcopy_pipeline_submit(rt, &p, &c) != 0) {
+                    EXPECT(0, "depth %u frame %d refused", depth, f);
+                    break;
+                }
+            EXPECT(fcopy_pipeline_drain(rt, &p) == 0, "drain");
+            /* r1, late: the previous copy; r2: both (none before frame 0). */
+            uint64_t want = 4 * (uint64_t)frames - 3;
+            EXPECT(atomic_load(&c.bad) == 0 && atomic_load(&c.reads) == want,
+                   "%d workers, depth %u: %d bad copies, %llu whole reads of %llu", workers[k],
+                   depth, atomic_load(&c.bad), (unsigned long long)atomic_load(&c.reads),
+                   (unsigned long long)want);
+        }
+        dagrt_destroy(rt);
+    }
+    return bad;
+}
+
+int fmem_scenario(int frames)
+{
+    bad = 0;
+    static const int workers[] = {0, 1, 3};
+    for (size_t k = 0; k < sizeof workers / sizeof workers[0]; k++)
+        run_cases(workers[k], frames);
+    budget_case();
+    outside_and_retire();
+    return bad;
+}
+
+/* A use of a retired frame's memory: ASan must report it and end the
+ * process (the test expects that failure). Elsewhere it does nothing
+ * (only ASan can see it). Only with FMEM_UAF=1 in the environment, so
+ * that a driver run of every scenario never trips it. */
+int fmem_uaf(void)
+{
+#ifdef FMEM_ASAN
+    if (!getenv("FMEM_UAF"))
+        return 0;
+    /* Exit 0 whenever ASan has not ended the process: the test expects a
+     * failure, so that counts against it. */
+    dagrt *rt = dagrt_create(NULL);
+    if (!rt)
+        return 0;
+    static dagrt_node_state ns[1];
+    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
+    kept = NULL;
+    dagrt_graph_run(rt, &keep_g, &st, NULL);
+    dagrt_graph_run(rt, &keep_g, &st, NULL);
+    volatile char *p = kept;
+    if (p)
+        p[0] = 2;   /* ASan: use-after-poison */
+    dagrt_destroy(rt);
+    fprintf(stderr, "fmem_uaf: the use of a retired frame's memory went unreported\n");
+    return 0;
+#else
+    return 0;
+#endif
+}
