@@ -39,7 +39,9 @@ status=0
 
 setup() { # dir sanitize [meson options...]
   local d=$1 s=$2; shift 2
-  if [ -d "$d" ]; then
+  # A folder is not yet a build (the asan stage unpacks the package cache
+  # into DIR/vendor before its setup): meson-private says it is.
+  if [ -d "$d/meson-private" ]; then
     meson setup --reconfigure "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled "$@" >/dev/null
   else
     meson setup "$d" -Db_sanitize="$s" -Db_lundef=false -Dbench_peers=disabled "$@" >/dev/null
