@@ -653,11 +653,20 @@ typedef struct scan {
 #define SCAN_MAX_DEPTH 12
 #define SCAN_MAX_ENTRIES 50000
 
-typedef struct walker { scan *sc; const char *dir; char **subdirs; size_t nsub, capsub; } walker;
+typedef struct walker {
+    scan *sc;
+    const char *dir;
+    char **subdirs;
+    size_t nsub, capsub;
+    int build; /* dir is a build directory (Meson's or CMake's) */
+} walker;
 
 static void walk_entry(void *user, const char *name, int is_dir)
 {
     walker *w = user;
+    /* A build directory holds copies and generated files, not the
+     * workspace's sources: meson-private/ or CMakeCache.txt marks one. */
+    if (strcmp(name, "meson-private") == 0 || strcmp(name, "CMakeCache.txt") == 0) w->build = 1;
     if (name[0] == '.' || w->sc->seen++ >= SCAN_MAX_ENTRIES) return; /* .git, .cache and the like */
     size_t n = strlen(w->dir) + strlen(name) + 2;
     char *p = dg_xmalloc(n);
@@ -684,8 +693,14 @@ static void walk_entry(void *user, const char *name, int is_dir)
 
 static void walk_dir(scan *sc, const char *dir, int depth)
 {
-    walker w = {sc, dir, NULL, 0, 0};
+    walker w = {sc, dir, NULL, 0, 0, 0};
+    size_t before = sc->npaths;
     if (depth <= SCAN_MAX_DEPTH) dg_os_list_dir(dir, walk_entry, &w);
+    if (w.build && depth > 0) { /* skipped, with what it listed (the root is the user's choice) */
+        while (sc->npaths > before) free(sc->paths[--sc->npaths]);
+        for (size_t i = 0; i < w.nsub; i++) free(w.subdirs[i]);
+        w.nsub = 0;
+    }
     for (size_t i = 0; i < w.nsub; i++) {
         walk_dir(sc, w.subdirs[i], depth + 1);
         free(w.subdirs[i]);

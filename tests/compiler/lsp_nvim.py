@@ -11,6 +11,13 @@ import subprocess
 import sys
 
 dagc, scratch = [os.path.abspath(a) for a in sys.argv[1:3]]
+# The project lives outside the source tree: the editor set-up makes a
+# file's git root the workspace, and a rename then scans the whole
+# repository (every .dag under tests/, compiled, slow under ASan).
+import atexit
+import tempfile
+scratch = tempfile.mkdtemp(prefix='dagc-lsp-nvim-')
+atexit.register(shutil.rmtree, scratch, True)
 nvim = shutil.which('nvim')
 if not nvim:
     print('SKIP: nvim not found (apt-get install neovim)')
