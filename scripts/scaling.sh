@@ -37,9 +37,9 @@ scripts/deps.sh example >/dev/null || exit 2
 
 B=build-scaling
 if [ -d "$B/meson-private" ]; then
-  meson setup --reconfigure "$B" --buildtype=release -Dtests=disabled >/dev/null || exit 1
+  meson setup --reconfigure "$B" --buildtype=release >/dev/null || exit 1
 else
-  meson setup "$B" --buildtype=release -Dtests=disabled >/dev/null || exit 1
+  meson setup "$B" --buildtype=release >/dev/null || exit 1
 fi
 meson compile -C "$B" bench/frame/bench_frame bench/runtime/bench_rt_dagrt bench/io/bench_io >/dev/null || exit 1
 
