@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "util.h"
 
 struct dg_json_diags {
@@ -38,7 +39,7 @@ static size_t utf8_len(const unsigned char *s)
 
 /* A JSON string for s. Paths and messages are bytes: a byte that is not
  * part of well-formed UTF-8 becomes U+FFFD, so the document stays valid. */
-static void json_str(dg_buf *b, const char *s)
+void dg_json_write_str(dg_buf *b, const char *s)
 {
     dg_buf_putc(b, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
@@ -76,7 +77,7 @@ static void json_str(dg_buf *b, const char *s)
 static void json_pos(dg_buf *b, src_pos pos, src_pos end)
 {
     dg_buf_puts(b, "\"file\":");
-    if (pos.file) json_str(b, pos.file);
+    if (pos.file) dg_json_write_str(b, pos.file);
     else dg_buf_puts(b, "null");
     if (pos.file && pos.line)
         dg_buf_printf(b, ",\"line\":%u,\"column\":%u,\"end_line\":%u,\"end_column\":%u", pos.line,
@@ -100,7 +101,7 @@ static void json_flag(dg_buf *b, const char *msg)
             n - 1 - k > 2) {
             dg_buf f = {0};
             dg_buf_put(&f, msg + k, n - 1 - k);
-            json_str(b, f.p);
+            dg_json_write_str(b, f.p);
             dg_buf_free(&f);
             return;
         }
@@ -118,7 +119,7 @@ static void close_open(dg_json_diags *j)
     if (j->notes.len && j->imports.len) dg_buf_putc(&j->done, ',');
     if (j->imports.len) dg_buf_put(&j->done, j->imports.p, j->imports.len);
     dg_buf_puts(&j->done, "],\"hint\":");
-    if (j->hint.len) json_str(&j->done, j->hint.p);
+    if (j->hint.len) dg_json_write_str(&j->done, j->hint.p);
     else dg_buf_puts(&j->done, "null");
     dg_buf_puts(&j->done, ",\"fixits\":[");
     if (j->fixits.len) dg_buf_put(&j->done, j->fixits.p, j->fixits.len);
@@ -132,9 +133,9 @@ void dg_json_diag(dg_diag *d, const char *severity, src_pos pos, src_pos end, co
     dg_json_diags *j = state(d);
     close_open(j);
     dg_buf_puts(&j->cur, "{\"severity\":");
-    json_str(&j->cur, severity);
+    dg_json_write_str(&j->cur, severity);
     dg_buf_puts(&j->cur, ",\"message\":");
-    json_str(&j->cur, msg);
+    dg_json_write_str(&j->cur, msg);
     json_flag(&j->cur, msg);
     dg_buf_putc(&j->cur, ',');
     json_pos(&j->cur, pos, end);
@@ -145,7 +146,7 @@ static void note_to(dg_buf *b, src_pos pos, src_pos end, const char *msg)
 {
     if (b->len) dg_buf_putc(b, ',');
     dg_buf_puts(b, "{\"message\":");
-    json_str(b, msg);
+    dg_json_write_str(b, msg);
     dg_buf_putc(b, ',');
     json_pos(b, pos, end);
     dg_buf_putc(b, '}');
@@ -179,7 +180,7 @@ void dg_json_fixit(dg_diag *d, src_pos start, src_pos end, const char *text)
     dg_buf_putc(&j->fixits, '{');
     json_pos(&j->fixits, start, end);
     dg_buf_puts(&j->fixits, ",\"text\":");
-    json_str(&j->fixits, text);
+    dg_json_write_str(&j->fixits, text);
     dg_buf_putc(&j->fixits, '}');
 }
 

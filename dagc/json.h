@@ -52,4 +52,9 @@ dg_json *dg_json_parse(dg_arena *arena, const char *name, const char *buf, size_
 /* The member `key` of an object, or NULL. */
 const dg_json *dg_json_get(const dg_json *obj, const char *key);
 
+/* Writes s as a JSON string into b (diag_json.c): quotes and backslashes
+ * escaped, control bytes as escapes, bytes that are not UTF-8 as U+FFFD. */
+struct dg_buf;
+void dg_json_write_str(struct dg_buf *b, const char *s);
+
 #endif

@@ -77,36 +77,10 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
-/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
+/* A JSON string (json.h); NULL writes "". */
 static void jstr(dg_buf *b, const char *s)
 {
-    dg_buf_putc(b, '"');
-    if (!s) s = "";
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            dg_buf_putc(b, '\\');
-            dg_buf_putc(b, (char)c);
-        } else if (c == '\n') {
-            dg_buf_puts(b, "\\n");
-        } else if (c < 0x20 || c == 0x7f) {
-            dg_buf_printf(b, "\\u%04x", c);
-        } else if (c >= 0x80) {
-            size_t n = utf8_len(p);
-            if (!n) {
-                dg_buf_puts(b, "\\ufffd");
-                p++;
-                continue;
-            }
-            dg_buf_put(b, p, n);
-            p += n;
-            continue;
-        } else {
-            dg_buf_putc(b, (char)c);
-        }
-        p++;
-    }
-    dg_buf_putc(b, '"');
+    dg_json_write_str(b, s ? s : "");
 }
 
 /* A request's id as it came (a number or a string), or null. */
