@@ -142,6 +142,9 @@ typedef struct node_plan {
     uint8_t nprv;
     uint16_t npl;                /* entries in pred (this frame's inputs) */
     uint16_t pred[PLAN_MAXPRED]; /* predecessors, then prev inputs (read-only in a run) */
+    /* The node's cost as the runtime measured it (live costs), in ns; 0:
+     * not measured, so the tables' cost counts (rt_plan_node_cost). */
+    uint32_t cost_live;
 } node_plan;
 
 /* Per-node run state, in dagrt_node_state (128 bytes each, see dagrt.h):
@@ -787,6 +790,17 @@ void rt_plan_ensure_helper(graph_rt *r);
 void rt_plan_spare_helpers(plan_slot *s, graph_rt *r, const graph_rt *prev);
 /* A started instance (dagrt_graph_start, not a pipeline's frame): its
  * caller takes part only at its wait, so nothing may leave it for then. */
+/* The cost plan mode schedules node i by, in ns: what the runtime
+ * measured, else the tables' (`cost` or a profile), else 0 (unknown: the
+ * plan builder chooses a default). Between runs only. */
+static inline uint32_t rt_plan_node_cost(const graph_rt *r, uint32_t i)
+{
+    uint32_t live = r->nodes[i].plan.cost_live;
+    if (live)
+        return live;
+    return r->g->cost ? r->g->cost[i] : 0;
+}
+
 static inline bool rt_run_caller_away(const graph_rt *r) { return r->async && !r->inpipe; }
 /* At a run's offer: whether a helper runs now, or one was asked for less
  * than PLAN_WAKE_NS ago (it is still waking up): false then means late. */

@@ -787,7 +787,7 @@ int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out);
  * parses anything. Bump DAGRT_GRAPH_VERSION whenever their layout or meaning
  * changes: dagrt_graph_run refuses tables from another version (DAGRT_EVERSION)
  * instead of misreading them. */
-#define DAGRT_GRAPH_VERSION 2u   /* 2: prev inputs (nprev, psucc) */
+#define DAGRT_GRAPH_VERSION 3u   /* 2: prev inputs (nprev, psucc); 3: costs */
 
 typedef enum dagrt_node_kind {
     DAGRT_NODE_TASK = 0,    /* runs a function */
@@ -848,6 +848,10 @@ typedef struct dagrt_graph {
     const uint32_t *succ;        /* successor indices, grouped per node */
     uint32_t npsucc;             /* (2) entries in psucc */
     const uint32_t *psucc;       /* (2) next-frame successors, grouped per node */
+    /* (3) Each node's cost in nanoseconds (a `cost` clause, or the median a
+     * profile measured: dagc --costs), 0 where unknown; NULL: no costs.
+     * Plan mode places and orders nodes by them; no result depends on them. */
+    const uint32_t *cost;
 } dagrt_graph;
 
 /* Mutable per-run state, owned by the generated code as static storage sized
