@@ -11,9 +11,10 @@
  * each one frame at a time and as a ring of frames in flight
  * (bench_peers.h), side by side in one run.
  *
- *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]]
+ *   bench_frame [--frame all|uniform|game|layered[,...]] [--runs N] [--min-ms MS]
+ *               [--workers N] [--only NAME[,NAME...]]
  *               [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace]
- *               [--dump FILE]
+ *               [--dump FILE] [--fault]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames), the ratio to serial calls, the distribution of
@@ -37,6 +38,12 @@
  * in and nothing observing (-Dnode_hooks=false builds the runtime without
  * them, for the A/B). --dump FILE writes every single frame of the libdagrt
  * and floor rows node by node (dump_frames; bench/frame/README.md).
+ *
+ * --frame picks the frames: the uniform one (everything above), and the
+ * uneven ones after it (shapes.c: the game-shaped frame and the random
+ * layered graph, each row over its lower bound); all of them by default.
+ * --fault makes the uneven frames' checked runs fail (one node's stamp
+ * left out): the smoke's negative control.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -484,6 +491,8 @@ int main(int argc, char **argv)
             only = argv[++i];
         else if (strcmp(argv[i], "--frame") == 0 && i + 1 < argc)
             frames = argv[++i];
+        else if (strcmp(argv[i], "--fault") == 0)
+            shape_fault = 1;
         else if (strcmp(argv[i], "--load") == 0) {
             load = 1;
             if (i + 1 < argc && argv[i + 1][0] >= '1' && argv[i + 1][0] <= '9')
@@ -512,7 +521,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else {
-            fprintf(stderr, "usage: %s [--frame all|uniform|game|layered[,...]] [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace] [--dump FILE]\n",
+            fprintf(stderr, "usage: %s [--frame all|uniform|game|layered[,...]] [--fault] [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace] [--dump FILE]\n",
                     argv[0]);
             return 2;
         }

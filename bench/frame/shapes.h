@@ -104,6 +104,11 @@ struct shape {
 };
 extern const struct shape shape_game_frame, shape_layered_frame;
 
+/* bench_frame --fault: checked runs leave one xnode's stamp out, as if it
+ * had not run, so that the checks must fail (the smoke's negative
+ * control). */
+extern int shape_fault;
+
 /* Items [b, e) of task i (a task that is not parallel has item 0 only). */
 void shape_items(struct shape_ctx *c, int i, size_t b, size_t e);
 
