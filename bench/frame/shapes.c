@@ -164,15 +164,21 @@ static void run_frames(const contender *k, struct shape_ctx *c, long n)
                     memory_order_relaxed);
 }
 
+/* One timed run: min_frames frames, then, if that took less than min_ns,
+ * one more batch sized to fill it. Few batches: each ends with a ring's
+ * drain, which a run of frames in flight pays once per batch. */
 static double timed_run(const contender *k, struct shape_ctx *c, double min_ns, long min_frames)
 {
-    long frames = 0;
-    double t0 = bench_now_ns(), t;
-    do {
-        run_frames(k, c, 10);
-        frames += 10;
+    long frames = min_frames > 2 ? min_frames : 2;
+    double t0 = bench_now_ns();
+    run_frames(k, c, frames);
+    double t = bench_now_ns();
+    while (t - t0 < min_ns) {
+        long more = (long)((min_ns - (t - t0)) / ((t - t0) / (double)frames)) + 1;
+        run_frames(k, c, more);
+        frames += more;
         t = bench_now_ns();
-    } while (frames < min_frames || t - t0 < min_ns);
+    }
     return (t - t0) / 1e3 / (double)frames;
 }
 
