@@ -364,12 +364,13 @@ static int run_shape(const struct shape *s, int threads, const struct shape_opts
     for (size_t k = 1; k <= 2; k++) {
         if (!setup[k])
             continue;
-        run_frames(&contenders[k], &ctx, 20);
+        long n = o->quick ? 10 : 50;
+        run_frames(&contenders[k], &ctx, n / 2);
         unsigned long a0 = alloc_count();
-        run_frames(&contenders[k], &ctx, 50);
+        run_frames(&contenders[k], &ctx, n);
         unsigned long a1 = alloc_count();
-        printf("%s allocations per frame: %.4f (%lu in 50 frames)\n", contenders[k].name,
-               (double)(a1 - a0) / 50.0, a1 - a0);
+        printf("%s allocations per frame: %.4f (%lu in %ld frames)\n", contenders[k].name,
+               (double)(a1 - a0) / (double)n, a1 - a0, n);
         failed |= a1 != a0;
     }
 
