@@ -533,7 +533,9 @@ int main(int argc, char **argv)
         size_t n = strcspn(p, ",");
         if (n == 7 && strncmp(p, "uniform", 7) == 0)
             want_uniform = 1;
-        else if (!(n == 3 && strncmp(p, "all", 3) == 0) && !(n == 4 && strncmp(p, "game", 4) == 0) &&
+        else if (n == 3 && strncmp(p, "all", 3) == 0)
+            want_uniform = 1, frames = "all";   /* all, whatever else the list names */
+        else if (!(n == 4 && strncmp(p, "game", 4) == 0) &&
                  !(n == 7 && strncmp(p, "layered", 7) == 0)) {
             fprintf(stderr, "bench_frame: --frame: not a frame: %.*s (all, uniform, game, layered)\n",
                     (int)n, p);
@@ -759,7 +761,9 @@ int main(int argc, char **argv)
 #endif
     bench_floor_teardown();
     print_pingpong("end", quick);
-uneven:;
+uneven:
+    if (!want_uniform)
+        printf("build: %s\n", BENCH_BUILD);
     /* The uneven frames, after the uniform frame's peers are gone (oneTBB's
      * global_control would cap the threads of the next one). */
     struct shape_opts so = {.runs = runs, .quick = quick, .load = load,
