@@ -299,6 +299,8 @@ static int run_shape(const struct shape *s, int threads, const struct shape_opts
         fprintf(stderr, "bench_frame: %s: pipeline_init failed\n", s->name);
         return 1;
     }
+    /* The bounds' costs first, with no peer's threads about. */
+    measure_costs(&ctx);
     int setup[NCONT] = {0};
     for (size_t k = 0; k < NCONT; k++)
         setup[k] = k == 0 || o->want(contenders[k].name);
@@ -310,7 +312,6 @@ static int run_shape(const struct shape *s, int threads, const struct shape_opts
     int tasks_main = 0, tasks_par = 0;
     for (int i = 0; i < s->n; i++)
         tasks_main += s->on_main[i], tasks_par += s->par[i];
-    measure_costs(&ctx);
     double work, cp;
     bounds(threads, &work, &cp);
     double b1 = cp > work / threads ? cp : work / threads, bp = work / threads;
