@@ -3,7 +3,11 @@
 # run when a machine with more cores is lent (the `device` tool's 16-core
 # machines). Builds a release build (build-scaling/, tests off), then for
 # each worker count W runs
-#   bench_frame --workers W      every row (the peers too, where built)
+#   bench_frame --workers W      every row (the peers too, where built) of
+#                                the uniform frame and of the uneven ones
+#                                (game-shaped, random layered: the peers
+#                                there run W + 1 threads, on the uniform
+#                                frame 2)
 #   bench_rt_dagrt --workers W   spawn tree, fib, parallel-for, wake-ups
 #   bench_io --workers W         the I/O rows
 # and prints one Markdown table per benchmark, a column per W, with the
@@ -118,9 +122,48 @@ print("# Scaling: %s, %s CPUs (%s), commit %s%s" % (stamp, cpus, model or "?", c
 print()
 print("Worker counts are the runtime's workers beside the calling thread;")
 print("columns with more threads than CPUs oversubscribe the machine.")
-for title, fn, unit in (("bench_frame, 1 us bodies: us per frame (x serial)", frame, ""),
-                        ("bench_rt_dagrt", rt, ""),
-                        ("bench_io: median (ratio to the raw system)", io, "")):
+# bench_frame's uneven frames (shapes.c): a section per frame, from its
+# "== frame NAME:" line: the bounds, then contender, us (best), x bound,
+# x serial.
+shape_row = re.compile(r"^(\S.*?)\s{2,}([\d.]+) \([\d.]+\)\s+([\d.]+)\s+([\d.]+)\s*$")
+bounds_re = re.compile(r"bounds: one frame at a time max\(cp, work/\d+\) = ([\d.]+) us, pipeline work/\d+ = ([\d.]+) us")
+def shape_names():
+    names = []
+    for w in ws:
+        for l in read("frame", w):
+            m = re.match(r"^== frame (\w+):", l)
+            if m and m.group(1) not in names:
+                names.append(m.group(1))
+    return names
+def shape(name):
+    def rows(w):
+        out, on = {}, False
+        for l in read("frame", w):
+            if l.startswith("== frame "):
+                on = l.startswith("== frame %s:" % name)
+                continue
+            if not on:
+                continue
+            m = bounds_re.search(l)
+            if m:
+                out["lower bound (one at a time; pipeline)"] = "%s us; %s us" % (m.group(1), m.group(2))
+                continue
+            m = shape_row.match(l)
+            if m:
+                out[m.group(1)] = "%s us (%sx bound)" % (m.group(2), m.group(3))
+            elif l.startswith("checked run") and "ordering ok" not in l:
+                # "checked run NAME CONTENDER  RESULT": a failed check is a row.
+                who = l[len("checked run "):].split(None, 1)[1].rsplit("  ", 1)[0].strip()
+                out["checked run: " + who] = "FAILED"
+        return out
+    return rows
+
+sections = [("bench_frame, 1 us bodies: us per frame (x serial)", frame, "")]
+for name in shape_names():
+    sections.append(("bench_frame, uneven frame %s: us per frame (x its lower bound; the peers "
+                     "on workers + 1 threads)" % name, shape(name), ""))
+sections += [("bench_rt_dagrt", rt, ""), ("bench_io: median (ratio to the raw system)", io, "")]
+for title, fn, unit in sections:
     tables = {w: fn(w) for w in ws}
     names = []
     for w in ws:

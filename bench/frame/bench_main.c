@@ -11,9 +11,10 @@
  * each one frame at a time and as a ring of frames in flight
  * (bench_peers.h), side by side in one run.
  *
- *   bench_frame [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]]
+ *   bench_frame [--frame all|uniform|game|layered[,...]] [--runs N] [--min-ms MS]
+ *               [--workers N] [--only NAME[,NAME...]]
  *               [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace]
- *               [--dump FILE]
+ *               [--dump FILE] [--fault]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames), the ratio to serial calls, the distribution of
@@ -37,6 +38,12 @@
  * in and nothing observing (-Dnode_hooks=false builds the runtime without
  * them, for the A/B). --dump FILE writes every single frame of the libdagrt
  * and floor rows node by node (dump_frames; bench/frame/README.md).
+ *
+ * --frame picks the frames: the uniform one (everything above), and the
+ * uneven ones after it (shapes.c: the game-shaped frame and the random
+ * layered graph, each row over its lower bound); all of them by default.
+ * --fault makes the uneven frames' checked runs fail (one node's stamp
+ * left out): the smoke's negative control.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -51,6 +58,7 @@
 #include "bench_load.h"
 #include "bench_peers.h"
 #include "bench_pingpong.h"
+#include "shapes.h"
 
 #ifndef BENCH_BUILD
 #define BENCH_BUILD "unknown (not built by bench/meson.build)"
@@ -432,14 +440,11 @@ static void print_pingpong(const char *when, int quick)
 }
 
 static const char *only_name;
-/* Whether contender k runs (--only NAME[,NAME...]: any NAME is part of its
- * name); the serial calls always run, every ratio is over them. */
-static int selected(size_t k)
+/* Whether a contender named name runs (--only NAME[,NAME...]: any NAME is
+ * part of its name). */
+static int name_selected(const char *name)
 {
-    if ((k == OBSERVED && !want_observer) || (k == TRACED && !want_trace) ||
-        (k == TRACY_ROW && !want_tracy))
-        return 0;
-    if (k == 0 || !only_name)
+    if (!only_name)
         return 1;
     for (const char *p = only_name; *p;) {
         size_t n = strcspn(p, ",");
@@ -447,12 +452,22 @@ static int selected(size_t k)
         if (n > 0 && n < sizeof want) {
             memcpy(want, p, n);
             want[n] = '\0';
-            if (strstr(contenders[k].name, want))
+            if (strstr(name, want))
                 return 1;
         }
         p += n + (p[n] == ',');
     }
     return 0;
+}
+
+/* Whether contender k runs; the serial calls always run, every ratio is
+ * over them. */
+static int selected(size_t k)
+{
+    if ((k == OBSERVED && !want_observer) || (k == TRACED && !want_trace) ||
+        (k == TRACY_ROW && !want_tracy))
+        return 0;
+    return k == 0 || name_selected(contenders[k].name);
 }
 
 int main(int argc, char **argv)
@@ -463,6 +478,7 @@ int main(int argc, char **argv)
     int workers = 1;
     int load = 0, quick = 0;
     const char *only = NULL;
+    const char *frames = "all";
     dagrt_placement placement = DAGRT_PLACEMENT_AUTO;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
@@ -473,6 +489,10 @@ int main(int argc, char **argv)
             workers = atoi(argv[++i]);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--frame") == 0 && i + 1 < argc)
+            frames = argv[++i];
+        else if (strcmp(argv[i], "--fault") == 0)
+            shape_fault = 1;
         else if (strcmp(argv[i], "--load") == 0) {
             load = 1;
             if (i + 1 < argc && argv[i + 1][0] >= '1' && argv[i + 1][0] <= '9')
@@ -501,10 +521,27 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else {
-            fprintf(stderr, "usage: %s [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace] [--dump FILE]\n",
+            fprintf(stderr, "usage: %s [--frame all|uniform|game|layered[,...]] [--fault] [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace] [--dump FILE]\n",
                     argv[0]);
             return 2;
         }
+    }
+    /* --frame: the uniform frame's sections and the uneven frames
+     * (shapes.c), any of them, by name; "all" (the default): every one. */
+    int want_uniform = strcmp(frames, "all") == 0;
+    for (const char *p = frames; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == 7 && strncmp(p, "uniform", 7) == 0)
+            want_uniform = 1;
+        else if (n == 3 && strncmp(p, "all", 3) == 0)
+            want_uniform = 1, frames = "all";   /* all, whatever else the list names */
+        else if (!(n == 4 && strncmp(p, "game", 4) == 0) &&
+                 !(n == 7 && strncmp(p, "layered", 7) == 0)) {
+            fprintf(stderr, "bench_frame: --frame: not a frame: %.*s (all, uniform, game, layered)\n",
+                    (int)n, p);
+            return 2;
+        }
+        p += n + (p[n] == ',');
     }
     if (runs < 1 || runs > 101)
         runs = 5;
@@ -531,6 +568,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_frame: bench_frame_pipeline_init failed\n");
             return 1;
         }
+    int failed = 0;
+    if (!want_uniform)
+        goto uneven;
 #ifdef HAVE_TBB
     bench_tbb_setup(&ctx, 2);
 #endif
@@ -562,7 +602,6 @@ int main(int argc, char **argv)
     }
     printf("\n");
 
-    int failed = 0;
     const uint64_t iters[2] = {0, iters_1us};
     const char *label[2] = {"empty bodies", "1 us bodies"};
     double serial_med[2] = {0, 0};
@@ -721,8 +760,17 @@ int main(int argc, char **argv)
     bench_enki_teardown();
 #endif
     bench_floor_teardown();
-    dagrt_destroy(the_rt);
     print_pingpong("end", quick);
+uneven:
+    if (!want_uniform)
+        printf("build: %s\n", BENCH_BUILD);
+    /* The uneven frames, after the uniform frame's peers are gone (oneTBB's
+     * global_control would cap the threads of the next one). */
+    struct shape_opts so = {.runs = runs, .quick = quick, .load = load,
+                            .min_ms = min_ms, .min_frames = quick ? 10 : 50,
+                            .want = name_selected};
+    failed |= shapes_main(the_rt, workers + 1, frames, &so);
+    dagrt_destroy(the_rt);
     if (dump_file)
         fclose(dump_file);
     return failed;
