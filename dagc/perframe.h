@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ir.h"
 
@@ -20,6 +21,10 @@ typedef struct dg_perframe {
 /* The per-frame resources that nodes of G access, in resource order, into
  * a malloc'd array (*OUT, NULL when none); returns how many. */
 size_t dg_perframe_list(const ir_program *p, const ir_graph *g, dg_perframe **out);
+
+/* --stats: the per-frame resources G uses, each with its type and who
+ * writes it, reads it and reads the previous frame's copy. */
+void dg_perframe_stats(FILE *out, const ir_program *p, const ir_graph *g);
 
 /* The accessors' C names: G_R_copy and G_R_prev_copy. */
 #define DG_PERFRAME_COPY "%s_%s_copy"
