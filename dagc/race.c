@@ -45,6 +45,10 @@
  * restricted to frame N's slots. Frame N's X and frame N+1's Y (X != Y)
  * race when X's bit is missing from D2(Y). Frame N's own sets need nothing
  * from frame N-1: nothing of frame N+1 can have waited for it.
+ *
+ * (v2.2) A per-frame resource has a copy per frame: its accesses are
+ * checked within a run only, and a `reads prev R` (the previous frame's
+ * copy) not here at all but by race_prev.c against frame N's writers.
  */
 #include "sema_int.h"
 #include "race.h"
