@@ -187,6 +187,9 @@ void dg_ast_resource(dg_parser *P, const dg_token *name, const dg_token *per,
             dg_error(P->diag, per->pos,
                      "unexpected name '%s' after resource '%s', expected 'per frame', ',' or ';'",
                      per->text, name->text ? name->text : "");
+        } else if (!frame) {
+            dg_error(P->diag, per->pos, "expected 'frame' after 'per' (a per-frame resource is "
+                     "declared 'resource %s per frame;')", name->text ? name->text : "");
         } else if (frame->text && strcmp(frame->text, "frame") != 0) {
             dg_error(P->diag, frame->pos, "unexpected name '%s', expected 'frame' (a per-frame "
                      "resource is declared 'resource %s per frame;')",

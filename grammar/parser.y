@@ -81,6 +81,7 @@ rnames ::= rnames COMMA rdecl.
  * neither word is reserved (`frame` is a common graph name); parse.c
  * checks their spelling. An optional C type follows, lexed as a graph's. */
 rdecl ::= NAME(N).                        { dg_ast_resource(P, &N, NULL, NULL, NULL); }
+rdecl ::= NAME(N) NAME(A).                { dg_ast_resource(P, &N, &A, NULL, NULL); }
 rdecl ::= NAME(N) NAME(A) NAME(B).        { dg_ast_resource(P, &N, &A, &B, NULL); }
 rdecl ::= NAME(N) NAME(A) NAME(B) CTYPE(C). { dg_ast_resource(P, &N, &A, &B, &C); }
 rdecl ::= NAME(N) CTYPE(C).               { dg_ast_resource(P, &N, NULL, NULL, &C); }
