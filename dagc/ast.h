@@ -33,6 +33,10 @@ typedef enum ast_clause_kind {
 typedef struct ast_name {
     const char *name;
     src_pos pos;
+    int prev;                 /* (v2.2) `reads prev a` */
+    int per_frame;            /* (v2.2) `resource a per frame` */
+    const char *ctype;        /* (v2.2) its `(C type)`, or NULL */
+    src_pos ctype_pos;
     struct ast_name *next;
 } ast_name;
 

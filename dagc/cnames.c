@@ -8,6 +8,7 @@
  */
 #include "sema.h"
 #include "sema_int.h"
+#include "perframe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,22 @@ void dg_check_c_names(const ir_program *p, dg_diag *d, dg_arena *a)
                        g->name, g->name};
             claim(&C, d, r);
         }
+        /* (v2.2) The accessors of the typed per-frame resources. */
+        dg_perframe *pf = NULL;
+        size_t npf = dg_perframe_list(p, g, &pf);
+        for (size_t k = 0; k < npf && !d->stop; k++) {
+            if (!pf[k].typed) continue;
+            const char *rn = p->resources[pf[k].res].name;
+            cname r = {dg_printf(a, DG_PERFRAME_COPY, g->name, rn), CN_RUN, g->ctype, 0, g->pos,
+                       g->name, g->name};
+            claim(&C, d, r);
+            if (pf[k].prev) {
+                cname q = {dg_printf(a, DG_PERFRAME_PREV, g->name, rn), CN_RUN, g->ctype, 0,
+                           g->pos, g->name, g->name};
+                claim(&C, d, q);
+            }
+        }
+        free(pf);
         for (uint32_t i = 0; i < g->nnodes; i++) {
             const ir_node *x = &g->nodes[i];
             if (x->kind != IR_TASK) continue;

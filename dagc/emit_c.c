@@ -7,6 +7,7 @@
  * spellings.
  */
 #include "emit_c.h"
+#include "perframe.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -489,6 +490,50 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
     dg_buf_free(&b);
 }
 
+/* (v2.2) The copies of the typed per-frame resources that G's tasks access
+ * and their accessors (perframe.h): `per_frame` set when there are any,
+ * one `copies` item each (the member, the accessors' declarators). */
+static void perframe_data(const ir_program *prog, const ir_graph *g, tpl_dict *gd, bool cxx)
+{
+    dg_perframe *pf = NULL;
+    size_t n = dg_perframe_list(prog, g, &pf);
+    dg_buf b = {0}, nm = {0};
+    bool any = false;
+    for (size_t k = 0; k < n; k++) {
+        if (!pf[k].typed) continue;
+        const ir_resource *r = &prog->resources[pf[k].res];
+        tpl_dict *cd = tpl_add(gd, "copies");
+        any = true;
+        tpl_set_ref(cd, "res", r->name);
+        param(&b, r->ctype, r->name, cxx);
+        set_buf(cd, "member", &b);
+        dg_buf_printf(&nm, DG_PERFRAME_COPY, g->name, r->name);
+        set_buf(cd, "copy_fn", &nm);
+        /* A pointer to the type is returned: `T *G_R_copy(void)`, or with
+         * parentheses before an array's bounds: `int (*G_R_copy(void))[4]`
+         * (a function pointer's own parentheses do: `void (**f(void))(int)`). */
+        char at = r->ctype[strcspn(r->ctype, ")[")];
+        bool paren = at == '[';
+        for (int prev = 0; prev <= pf[k].prev; prev++) {
+            /* The previous copy is const: `const T *`, but for a function
+             * pointer the pointer itself: `void (*const *f(void))(int)`. */
+            bool inner = prev && at == ')';
+            dg_buf_printf(&nm, paren ? "(*" : inner ? "const *" : "*");
+            dg_buf_printf(&nm, prev ? DG_PERFRAME_PREV : DG_PERFRAME_COPY, g->name, r->name);
+            dg_buf_printf(&nm, paren ? "(void))" : "(void)");
+            if (prev && !inner) dg_buf_puts(&b, "const ");
+            param(&b, r->ctype, nm.p, cxx);
+            set_buf(prev ? tpl_add(cd, "prev") : cd, prev ? "prev_decl" : "copy_decl", &b);
+            nm.len = 0;
+            nm.p[0] = '\0';
+        }
+    }
+    if (any) tpl_set_ref(gd, "per_frame", "1");
+    dg_buf_free(&b);
+    dg_buf_free(&nm);
+    free(pf);
+}
+
 /* DAGC_<NAME>_ from the header's name: a guard no user macro is likely to use. */
 static void guard_name(dg_buf *b, const char *header_name)
 {
@@ -548,7 +593,11 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
     }
     graph_ctx *gcs = dg_xcalloc(prog->ngraphs + 1, sizeof *gcs);
     for (size_t i = 0; i < prog->ngraphs; i++)
-        graph_data(&prog->graphs[i], tpl_add(d, "graphs"), &gcs[i], t->cxx);
+    {
+        tpl_dict *gd = tpl_add(d, "graphs");
+        graph_data(&prog->graphs[i], gd, &gcs[i], t->cxx);
+        perframe_data(prog, &prog->graphs[i], gd, t->cxx);
+    }
     dg_buf_free(&b);
 
     bool ok = tpl_render(t->header_name, t->header, d, h, err, errlen) &&

@@ -50,6 +50,7 @@ enum ir_flags {
 typedef struct ir_access {
     uint32_t res;
     uint32_t write;        /* 1 for `writes` (which includes reading) */
+    uint32_t prev;         /* (v2.2) `reads prev R`: the previous frame's copy */
     src_pos pos;
 } ir_access;
 
@@ -107,6 +108,9 @@ typedef struct ir_graph {
 typedef struct ir_resource {
     const char *name;
     src_pos pos;
+    int per_frame;         /* (v2.2) `per frame`: one copy per frame in flight */
+    const char *ctype;     /* (v2.2) its C type (dagc lays the copies out), or NULL */
+    src_pos ctype_pos;
 } ir_resource;
 
 typedef struct ir_program {

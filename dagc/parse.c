@@ -177,17 +177,45 @@ static ast_name *new_name(dg_parser *P, const dg_token *name)
     return n;
 }
 
-void dg_ast_resource(dg_parser *P, const dg_token *name)
+void dg_ast_resource(dg_parser *P, const dg_token *name, const dg_token *per,
+                     const dg_token *frame, const dg_token *ctype)
 {
     ast_name *n = new_name(P, name);
+    if (per) {
+        /* Not keywords: `per` and `frame` stay usable as names elsewhere. */
+        if (per->text && strcmp(per->text, "per") != 0) {
+            dg_error(P->diag, per->pos,
+                     "unexpected name '%s' after resource '%s', expected 'per frame', ',' or ';'",
+                     per->text, name->text ? name->text : "");
+        } else if (!frame) {
+            dg_error(P->diag, per->pos, "expected 'frame' after 'per' (a per-frame resource is "
+                     "declared 'resource %s per frame;')", name->text ? name->text : "");
+        } else if (frame->text && strcmp(frame->text, "frame") != 0) {
+            dg_error(P->diag, frame->pos, "unexpected name '%s', expected 'frame' (a per-frame "
+                     "resource is declared 'resource %s per frame;')",
+                     frame->text, name->text ? name->text : "");
+        } else {
+            n->per_frame = 1;
+        }
+        if (ctype && !ctype->bad) {
+            n->ctype = ctype->text;
+            n->ctype_pos = ctype->pos;
+        }
+    } else if (ctype) {
+        /* The copies are what the type is for: one shared object has none. */
+        dg_error(P->diag, ctype->pos, "a C type is given only to a per-frame resource: "
+                 "'resource %s per frame (%s);'", name->text ? name->text : "",
+                 ctype->text ? ctype->text : "");
+    }
     if (P->file->last_resource) P->file->last_resource->next = n;
     else P->file->resources = n;
     P->file->last_resource = n;
 }
 
-void dg_ast_access_name(dg_parser *P, const dg_token *name)
+void dg_ast_access_name(dg_parser *P, const dg_token *name, int prev)
 {
     ast_name *n = new_name(P, name);
+    n->prev = prev;
     if (P->pending_last) P->pending_last->next = n;
     else P->pending = n;
     P->pending_last = n;
@@ -345,6 +373,10 @@ static ast_file *parse(const dg_source *src, dg_diag *d, dg_arena *a, dg_expect 
         /* The context type is C, not .dag: once `graph NAME (` is seen,
          * the lexer hands over everything up to the balancing ')'. */
         if (code == TK_LPAREN && prev1 == TK_NAME && prev2 == TK_GRAPH)
+            code = dg_lex_ctype(&L, &t, t.pos);
+        /* (v2.2) So is a per-frame resource's: `resource r per frame (`. */
+        else if (code == TK_LPAREN && prev1 == TK_NAME && P.last_kw == TK_RESOURCE &&
+                 (prev2 == TK_NAME || prev2 == TK_RESOURCE || prev2 == TK_COMMA))
             code = dg_lex_ctype(&L, &t, t.pos);
         if (code == TK_LPAREN && ++depth > DG_MAX_NESTING) {
             dg_error(d, t.pos, "parentheses nested too deeply (the limit is %d)",

@@ -52,8 +52,13 @@ void dg_parse_expected(const dg_source *src, dg_arena *a, dg_expect *out);
 /* Builders used by the grammar's actions. */
 void dg_ast_include(dg_parser *P, const dg_token *kw, const dg_token *str);
 void dg_ast_import(dg_parser *P, const dg_token *kw, const dg_token *str);
-void dg_ast_resource(dg_parser *P, const dg_token *name);
-void dg_ast_access_name(dg_parser *P, const dg_token *name);
+/* `resource NAME`, or (v2.2) `resource NAME per frame [(CTYPE)]`: PER and
+ * FRAME are the words after the name (checked here; FRAME NULL when only
+ * one came), CTYPE the type. */
+void dg_ast_resource(dg_parser *P, const dg_token *name, const dg_token *per,
+                     const dg_token *frame, const dg_token *ctype);
+/* A name of a `reads`/`writes` list; prev: (v2.2) written `prev NAME`. */
+void dg_ast_access_name(dg_parser *P, const dg_token *name, int prev);
 void dg_ast_access_end(dg_parser *P, ast_clause_kind k, const dg_token *kw);
 void dg_ast_graph_begin(dg_parser *P, const dg_token *name, const dg_token *ctype);
 void dg_ast_graph_end(dg_parser *P);

@@ -31,6 +31,9 @@ static ir_resource *declare_resources(const ast_file *const *files, size_t nfile
             }
             res[k].name = r->name;
             res[k].pos = r->pos;
+            res[k].per_frame = r->per_frame;
+            res[k].ctype = r->ctype;
+            res[k].ctype_pos = r->ctype_pos;
             dg_map_put(m, r->name, (int)k);
             k++;
         }

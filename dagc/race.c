@@ -45,6 +45,10 @@
  * restricted to frame N's slots. Frame N's X and frame N+1's Y (X != Y)
  * race when X's bit is missing from D2(Y). Frame N's own sets need nothing
  * from frame N-1: nothing of frame N+1 can have waited for it.
+ *
+ * (v2.2) A per-frame resource has a copy per frame: its accesses are
+ * checked within a run only, and a `reads prev R` (the previous frame's
+ * copy) not here at all but by race_prev.c against frame N's writers.
  */
 #include "sema_int.h"
 #include "race.h"
@@ -439,8 +443,9 @@ typedef struct bitsets {
     size_t W;            /* words per node allocated */
 } bitsets;
 
-/* Resource r by the bitset pass (in batches when it exceeds the budget). */
-static void by_bitsets(rctx *R, bitsets *B, uint32_t r, int pipeline, rpairs *out)
+/* Resource r by the bitset pass (in batches when it exceeds the budget);
+ * its pairs across frames when CROSS (PIPELINE: D2 is needed at all). */
+static void by_bitsets(rctx *R, bitsets *B, uint32_t r, int pipeline, int cross, rpairs *out)
 {
     uint32_t n = R->g->nnodes, lo = R->rfirst[r], hi = R->rfirst[r + 1];
     size_t need = ((size_t)(hi - lo) + 63) / 64;
@@ -460,7 +465,7 @@ static void by_bitsets(rctx *R, bitsets *B, uint32_t r, int pipeline, rpairs *ou
     for (uint32_t s0 = lo; s0 < hi && !R->d->stop; s0 += (uint32_t)(W * 64)) {
         uint32_t s1 = s0 + (uint32_t)(W * 64);
         if (s1 > hi) s1 = hi;
-        batch(R, s0, s1, r, r + 1, B->D1, B->D2, W, pipeline, R->cap);
+        batch(R, s0, s1, r, r + 1, B->D1, B->D2, W, cross, R->cap);
     }
     out->count = R->ncross + R->crossmore - before;
     out->fx = R->fx;
@@ -475,13 +480,17 @@ static void check_graph(const ir_program *p, const ir_graph *g, int pipeline, dg
     R.g = g;
     R.d = d;
     uint32_t n = g->nnodes;
-    for (uint32_t v = 0; v < n; v++) R.nslots += g->nodes[v].nacc;
+    /* (v2.2) `reads prev R` reads another frame's copy: it takes no part
+     * here (race_prev.c checks it). */
+    for (uint32_t v = 0; v < n; v++)
+        for (uint32_t a = 0; a < g->nodes[v].nacc; a++) R.nslots += !g->nodes[v].acc[a].prev;
     if (R.nslots == 0) return;
     R.slots = dg_xmalloc(R.nslots * sizeof *R.slots);
     uint32_t k = 0;
     for (uint32_t v = 0; v < n; v++)
         for (uint32_t a = 0; a < g->nodes[v].nacc; a++) {
             const ir_access *ac = &g->nodes[v].acc[a];
+            if (ac->prev) continue;
             R.slots[k].node = v;
             R.slots[k].res = ac->res;
             R.slots[k].write = ac->write;
@@ -522,16 +531,19 @@ static void check_graph(const ir_program *p, const ir_graph *g, int pipeline, dg
 #ifdef DAGC_RACE_QUERY_STEPS
         budget = DAGC_RACE_QUERY_STEPS; /* tests: both paths, and giving up halfway */
 #endif
-        rpairs rp;
+        rpairs rp = {0, UINT32_MAX, UINT32_MAX};
         size_t ncross0 = R.ncross;
+        /* (v2.2) Frames touch their own copies of a per-frame resource:
+         * no pair across frames (but the usual ones within a frame). */
+        int cross = pipeline && !p->resources[r].per_frame;
         int clean = clean_in_frame(&R, q, lo, hi, &budget);
-        if (clean > 0 && pipeline && cross_clean(&R, q, lo, hi, &budget, &rp) < 0) {
+        if (clean > 0 && cross && cross_clean(&R, q, lo, hi, &budget, &rp) < 0) {
             R.ncross = ncross0; /* undo what the queries listed */
             clean = -1;
         }
-        if (clean <= 0) by_bitsets(&R, &B, r, pipeline, &rp);
-        else if (pipeline) R.crossmore += rp.count - (R.ncross - ncross0);
-        if (pipeline && rp.count) {
+        if (clean <= 0) by_bitsets(&R, &B, r, pipeline, cross, &rp);
+        else if (cross) R.crossmore += rp.count - (R.ncross - ncross0);
+        if (cross && rp.count) {
             sum = dg_xrealloc(sum, (nsum + 1) * sizeof *sum);
             sumres = dg_xrealloc(sumres, (nsum + 1) * sizeof *sumres);
             sum[nsum] = rp;
@@ -571,6 +583,8 @@ static void check_graph(const ir_program *p, const ir_graph *g, int pipeline, dg
 
 void dg_check_races(const ir_program *p, int pipeline_warnings, dg_diag *d)
 {
-    for (size_t i = 0; i < p->ngraphs && !d->stop; i++)
+    for (size_t i = 0; i < p->ngraphs && !d->stop; i++) {
         check_graph(p, &p->graphs[i], pipeline_warnings, d);
+        if (pipeline_warnings && !d->stop) dg_race_prev(p, &p->graphs[i], d);
+    }
 }

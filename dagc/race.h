@@ -38,4 +38,8 @@ static inline uint32_t dg_race_enclosing_entry(const ir_graph *g, uint32_t v)
 void dg_race_hint(const ir_program *p, const ir_graph *g, dg_diag *d, uint32_t x, uint32_t y,
                   int cross);
 
+/* race_prev.c (v2.2): each `reads prev R` of frame N+1 against frame N's
+ * writers of R, a -Wpipeline-race warning per writer not ordered before it. */
+void dg_race_prev(const ir_program *p, const ir_graph *g, dg_diag *d);
+
 #endif

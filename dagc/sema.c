@@ -202,8 +202,23 @@ static void accesses(sgraph *g, uint32_t n, const ast_clause *c)
             }
             continue;
         }
+        if (r->prev && c->kind == CL_WRITES) {
+            /* (v2.2) A frame writes its own copy only. */
+            dg_error(g->d, r->pos, "a task cannot write the previous frame's copy of '%s'; "
+                     "'prev' is for 'reads'", r->name);
+            continue;
+        }
+        if (r->prev && !g->res[ri].per_frame) {
+            dg_error(g->d, r->pos, "'reads prev %s', but '%s' is not a per-frame resource",
+                     r->name, r->name);
+            dg_note(g->d, g->res[ri].pos, "declared here; 'resource %s per frame;' gives it "
+                    "a copy per frame in flight", r->name);
+            continue;
+        }
+        /* One access per resource and kind: `reads prev R` (the previous
+         * frame's copy) stays apart from this frame's `reads`/`writes R`. */
         uint32_t k = 0;
-        while (k < s->nacc && s->acc[k].res != (uint32_t)ri) k++;
+        while (k < s->nacc && (s->acc[k].res != (uint32_t)ri || s->acc[k].prev != (uint32_t)r->prev)) k++;
         if (k < s->nacc) {
             if (c->kind == CL_WRITES && !s->acc[k].write) {
                 s->acc[k].write = 1;
@@ -217,6 +232,7 @@ static void accesses(sgraph *g, uint32_t n, const ast_clause *c)
         }
         s->acc[s->nacc].res = (uint32_t)ri;
         s->acc[s->nacc].write = c->kind == CL_WRITES;
+        s->acc[s->nacc].prev = (uint32_t)r->prev;
         s->acc[s->nacc].pos = r->pos;
         s->nacc++;
     }

@@ -1,5 +1,6 @@
 #include "stats.h"
 #include "util.h"
+#include "perframe.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -267,6 +268,7 @@ void dg_print_stats(FILE *out, const ir_program *p)
                 fprintf(out, "               %s: the loop through 'prev' from '%s'\n", b3,
                         g->nodes[from].name);
         }
+        dg_perframe_stats(out, p, g); /* (v2.2) */
         dg_analysis_free(&an);
     }
 }

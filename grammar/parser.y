@@ -75,8 +75,16 @@ items ::= items item.
 item ::= INCLUDE(K) STRING(S) SEMI.       { dg_ast_include(P, &K, &S); }
 item ::= IMPORT(K) STRING(S) SEMI.        { dg_ast_import(P, &K, &S); }
 item ::= RESOURCE rnames SEMI.
-rnames ::= NAME(N).                       { dg_ast_resource(P, &N); }
-rnames ::= rnames COMMA NAME(N).          { dg_ast_resource(P, &N); }
+rnames ::= rdecl.
+rnames ::= rnames COMMA rdecl.
+/* (v2.2) `per frame` after a resource's name: two plain names, since
+ * neither word is reserved (`frame` is a common graph name); parse.c
+ * checks their spelling. An optional C type follows, lexed as a graph's. */
+rdecl ::= NAME(N).                        { dg_ast_resource(P, &N, NULL, NULL, NULL); }
+rdecl ::= NAME(N) NAME(A).                { dg_ast_resource(P, &N, &A, NULL, NULL); }
+rdecl ::= NAME(N) NAME(A) NAME(B).        { dg_ast_resource(P, &N, &A, &B, NULL); }
+rdecl ::= NAME(N) NAME(A) NAME(B) CTYPE(C). { dg_ast_resource(P, &N, &A, &B, &C); }
+rdecl ::= NAME(N) CTYPE(C).               { dg_ast_resource(P, &N, NULL, NULL, &C); }
 item ::= graph.
 item ::= error SEMI.
 item ::= error RBRACE.
@@ -111,8 +119,10 @@ clause ::= COST(K) DURATION(D).             { dg_ast_clause(P, CL_COST, &K, &D, 
 clause ::= RUN(K) NAME(N).                  { dg_ast_clause(P, CL_RUN, &K, &N, NULL); }
 clause ::= READS(K) anames.                 { dg_ast_access_end(P, CL_READS, &K); }
 clause ::= WRITES(K) anames.                { dg_ast_access_end(P, CL_WRITES, &K); }
-anames ::= NAME(N).                         { dg_ast_access_name(P, &N); }
-anames ::= anames COMMA NAME(N).            { dg_ast_access_name(P, &N); }
+anames ::= aname.
+anames ::= anames COMMA aname.
+aname ::= NAME(N).                          { dg_ast_access_name(P, &N, 0); }
+aname ::= PREV NAME(N).                     { dg_ast_access_name(P, &N, 1); } /* (v2.2) */
 
 %type expr { ast_expr * }
 %type orx { ast_expr * }

@@ -30,6 +30,27 @@ bool {{when}}({{param}});
 {{/when}}
 {{/protos}}
 int {{name}}_run(dagrt *rt, {{param}});
+{{#per_frame}}
+
+/* (v2.2) Per-frame resources: one copy each per frame (the types must be
+ * complete here). A frame's task gets its frame's copy from
+ * {{name}}_R_copy(), and the previous frame's (for `reads prev R`) from
+ * {{name}}_R_prev_copy(); NULL outside a task of a frame of graph {{name}}.
+ * The copies are zeroed by {{name}}_instance_init/{{name}}_pipeline_init
+ * and never allocated: an instance holds two, a pipeline's frames share
+ * DAGRT_FRAME_SLOTS of theirs. */
+struct {{name}}_instance_copies {
+{{#copies}}
+    {{member}};
+{{/copies}}
+};
+{{#copies}}
+{{copy_decl}};
+{{#prev}}
+{{prev_decl}};
+{{/prev}}
+{{/copies}}
+{{/per_frame}}
 
 /* One run's state of graph {{name}}, for several runs in flight at once:
  * place it anywhere (nothing is allocated), {{name}}_instance_init it once
@@ -58,6 +79,11 @@ typedef struct {{name}}_instance {
     union { unsigned char bytes[sizeof({{ctype}})]; void *p; long long ll; long double ld; void (*fp)(void); } ctx;
 #endif
 {{/cxx}}
+{{#per_frame}}
+    /* (v2.2) Its copies, and which copy each frame slot uses. */
+    struct {{name}}_instance_copies dagc_copies[2];
+    struct {{name}}_instance_copies *dagc_slots[DAGRT_FRAME_SLOTS];
+{{/per_frame}}
 } {{name}}_instance_t;
 int {{name}}_instance_init({{name}}_instance_t *inst);
 int {{name}}_instance_run(dagrt *rt, {{name}}_instance_t *inst, {{param}});

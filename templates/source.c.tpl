@@ -71,6 +71,41 @@ int {{name}}_run(dagrt *rt, {{param}})
 {
     return dagrt_graph_run(rt, &{{name}}__dagc_graph, &{{name}}__dagc_state, (void *)&ctx);
 }
+{{#per_frame}}
+
+/* (v2.2) {{name}}_run's copies, and the copies of the calling task's frame:
+ * dagrt_get_frame names its state (the first member of an instance, or
+ * {{name}}_run's own) and its slot among the frames in flight, and its
+ * graph tells this graph's frames from another's. */
+static struct {{name}}_instance_copies {{name}}__dagc_run_copies[2];
+
+static struct {{name}}_instance_copies *{{name}}__dagc_copies(int prev)
+{
+    dagrt_frame_info fi;
+    if (dagrt_get_frame(&fi) != 0 || fi.graph != &{{name}}__dagc_graph)
+        return NULL;
+    uint32_t s = prev ? (fi.slot + fi.slots - 1) % fi.slots : fi.slot;
+    if (fi.state == (const void *)&{{name}}__dagc_state)
+        return &{{name}}__dagc_run_copies[s % 2];
+    return ((const {{name}}_instance_t *)fi.state)->dagc_slots[s];
+}
+{{#copies}}
+
+{{copy_decl}}
+{
+    struct {{graph}}_instance_copies *c = {{graph}}__dagc_copies(0);
+    return c ? &c->{{res}} : NULL;
+}
+{{#prev}}
+
+{{prev_decl}}
+{
+    struct {{graph}}_instance_copies *c = {{graph}}__dagc_copies(1);
+    return c ? (void *)&c->{{res}} : NULL; /* to a const array too (ISO C before C23) */
+}
+{{/prev}}
+{{/copies}}
+{{/per_frame}}
 
 int {{name}}_instance_init({{name}}_instance_t *inst)
 {
@@ -80,6 +115,13 @@ int {{name}}_instance_init({{name}}_instance_t *inst)
     int rc = dagrt_graph_state_init(&inst->state, inst->nodes, {{nnodes}});
     if (rc == 0)
         memset(&inst->ctx, 0, sizeof inst->ctx);
+{{#per_frame}}
+    if (rc == 0) {
+        memset(inst->dagc_copies, 0, sizeof inst->dagc_copies);
+        for (unsigned s = 0; s < DAGRT_FRAME_SLOTS; s++)
+            inst->dagc_slots[s] = &inst->dagc_copies[s % 2];
+    }
+{{/per_frame}}
     return rc;
 }
 
@@ -124,6 +166,13 @@ int {{name}}_pipeline_init({{name}}_pipeline_t *p, unsigned depth)
     int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, NULL);
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
         rc = {{name}}_instance_init(&p->frames[k]);
+{{#per_frame}}
+    /* (v2.2) The frames share DAGRT_FRAME_SLOTS copies (of the 2 each holds):
+     * slot s is the same copy whichever frame runs in it. */
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        for (unsigned s = 0; s < DAGRT_FRAME_SLOTS; s++)
+            p->frames[k].dagc_slots[s] = &p->frames[s / 2].dagc_copies[s % 2];
+{{/per_frame}}
     return rc;
 }
 

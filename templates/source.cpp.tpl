@@ -116,6 +116,41 @@ int {{name}}_run(dagrt *rt, {{param}})
 {
     return dagrt_graph_run(rt, &dagc_{{name}}_graph, &dagc_{{name}}_state, dagc_address(ctx));
 }
+{{#per_frame}}
+
+// (v2.2) {{name}}_run's copies, and the copies of the calling task's frame:
+// dagrt_get_frame names its state (the first member of an instance, or
+// {{name}}_run's own) and its slot among the frames in flight, and its graph
+// tells this graph's frames from another's.
+static {{name}}_instance_copies dagc_{{name}}_run_copies[2];
+
+static {{name}}_instance_copies *dagc_{{name}}_copies(bool prev)
+{
+    dagrt_frame_info fi;
+    if (dagrt_get_frame(&fi) != 0 || fi.graph != &dagc_{{name}}_graph)
+        return nullptr;
+    uint32_t s = prev ? (fi.slot + fi.slots - 1) % fi.slots : fi.slot;
+    if (fi.state == static_cast<const void *>(&dagc_{{name}}_state))
+        return &dagc_{{name}}_run_copies[s % 2];
+    return static_cast<const {{name}}_instance_t *>(fi.state)->dagc_slots[s];
+}
+{{#copies}}
+
+{{copy_decl}}
+{
+    {{graph}}_instance_copies *c = dagc_{{graph}}_copies(false);
+    return c ? &c->{{res}} : nullptr;
+}
+{{#prev}}
+
+{{prev_decl}}
+{
+    {{graph}}_instance_copies *c = dagc_{{graph}}_copies(true);
+    return c ? &c->{{res}} : nullptr;
+}
+{{/prev}}
+{{/copies}}
+{{/per_frame}}
 
 int {{name}}_instance_init({{name}}_instance_t *inst)
 {
@@ -125,6 +160,14 @@ int {{name}}_instance_init({{name}}_instance_t *inst)
     int rc = dagrt_graph_state_init(&inst->state, inst->nodes, {{nnodes}});
     if (rc == 0)
         std::memset(static_cast<void *>(&inst->ctx), 0, sizeof inst->ctx);
+{{#per_frame}}
+    if (rc == 0) {
+        for (unsigned s = 0; s < 2; s++)
+            inst->dagc_copies[s] = {{name}}_instance_copies();
+        for (unsigned s = 0; s < DAGRT_FRAME_SLOTS; s++)
+            inst->dagc_slots[s] = &inst->dagc_copies[s % 2];
+    }
+{{/per_frame}}
     return rc;
 }
 
@@ -193,6 +236,13 @@ int {{name}}_pipeline_init({{name}}_pipeline_t *p, unsigned depth)
     int rc = dagrt_pipeline_init(&p->pipe, depth, states, ctxs, ref ? nullptr : dagc_{{name}}_drop);
     for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
         rc = {{name}}_instance_init(&p->frames[k]);
+{{#per_frame}}
+    // (v2.2) The frames share DAGRT_FRAME_SLOTS copies (of the 2 each holds):
+    // slot s is the same copy whichever frame runs in it.
+    for (unsigned k = 0; k < DAGRT_MAX_IN_FLIGHT && rc == 0; k++)
+        for (unsigned s = 0; s < DAGRT_FRAME_SLOTS; s++)
+            p->frames[k].dagc_slots[s] = &p->frames[s / 2].dagc_copies[s % 2];
+{{/per_frame}}
     return rc;
 }
 

@@ -331,5 +331,6 @@ int dagrt_get_frame(dagrt_frame_info *out)
     out->slots = r->fslots;
     out->slot = (uint32_t)(r->fseq % r->fslots);
     out->state = r;
+    out->graph = r->g;
     return 0;
 }

@@ -983,14 +983,16 @@ int dagrt_frame_last_error(void);
  * state run on its own): the index of the frame's own copy of per-frame
  * data among `slots` copies, enough for every frame in flight and the one
  * before the oldest (slot (number + slots - 1) % slots is the previous
- * frame's); state, its dagrt_graph_state. 0, or DAGRT_EINVAL (NULL out),
- * DAGRT_EPERM outside a frame's task. */
+ * frame's); state, its dagrt_graph_state; graph, the tables it runs
+ * (dagc's per-frame accessors tell their own graph's frames by it). 0, or
+ * DAGRT_EINVAL (NULL out), DAGRT_EPERM outside a frame's task. */
 #define DAGRT_FRAME_SLOTS (DAGRT_MAX_IN_FLIGHT + 1)
 typedef struct dagrt_frame_info {
     uint64_t number;
     uint32_t slot;
     uint32_t slots;
     const void *state;
+    const struct dagrt_graph *graph;
 } dagrt_frame_info;
 int dagrt_get_frame(dagrt_frame_info *out);
 

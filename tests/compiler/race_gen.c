@@ -165,6 +165,7 @@ static void strip(rprog *p, int gi, rng *r, int cross)
         rnode *x = &p->g[in->graph].nodes[res->f.node[t]];
         x->reads &= ~(1u << k->res);
         x->writes &= ~(1u << k->res);
+        x->reads_prev &= ~(1u << k->res);
     }
     free(res);
 }
@@ -195,6 +196,17 @@ void gen_race_prog(rprog *p, rng *r, const rgen_opts *o)
             p->ng = 1; /* keep the sizes; drop the subgraphs */
     }
     free(f);
+    /* (v2.2) Last, so that the other options draw what they drew before. */
+    if (o->per_frame) {
+        p->per_frame = rng_below(r, 1u << p->nres);
+        for (int gi = 0; gi < p->ng; gi++)
+            for (int i = 0; i < p->g[gi].n; i++) {
+                rnode *x = &p->g[gi].nodes[i];
+                for (int k = 0; k < p->nres && x->kind == RN_TASK; k++)
+                    if ((p->per_frame >> k & 1) && rng_below(r, 10) < 3)
+                        x->reads_prev |= 1u << k;
+            }
+    }
     if (o->race_free)
         strip(p, 0, r, 0);
 }
@@ -224,15 +236,20 @@ static void print_expr(FILE *f, const rgraph *g, const rx *e, int parent, rng *r
         fputc(')', f);
 }
 
-static void print_res(FILE *f, const rprog *p, const char *kw, uint32_t m)
+static void print_res(FILE *f, const rprog *p, const char *kw, uint32_t m, uint32_t prev)
 {
-    if (!m)
+    if (!m && !prev)
         return;
     fprintf(f, " %s", kw);
     const char *sep = " ";
     for (int k = 0; k < p->nres; k++)
         if (m >> k & 1) {
             fprintf(f, "%s%s", sep, p->res[k]);
+            sep = ", ";
+        }
+    for (int k = 0; k < p->nres; k++) /* (v2.2) */
+        if (prev >> k & 1) {
+            fprintf(f, "%sprev %s", sep, p->res[k]);
             sep = ", ";
         }
 }
@@ -261,7 +278,8 @@ char *print_race_prog(rprog *p, rng *r, size_t *len)
         p->nres = 0;
     int split = p->nres > 1 && rng_below(r, 2) ? 1 + (int)rng_below(r, (uint32_t)p->nres - 1) : p->nres;
     for (int k = 0; k < p->nres; k++)
-        fprintf(f, "%s%s%s", k == 0 || k == split ? "resource " : ", ", p->res[k],
+        fprintf(f, "%s%s%s%s", k == 0 || k == split ? "resource " : ", ", p->res[k],
+                p->per_frame >> k & 1 ? " per frame" : "",
                 k + 1 == split || k + 1 == p->nres ? ";\n" : "");
     line += p->nres == 0 ? 0 : split < p->nres ? 2 : 1;
     int gorder[RM_MAX_GRAPHS];
@@ -300,9 +318,9 @@ char *print_race_prog(rprog *p, rng *r, size_t *len)
             if (x->cost_us) fprintf(f, " cost %uus", x->cost_us);
             int w_first = rng_below(r, 2);
             if (p->nres) {
-                if (w_first) print_res(f, p, "writes", x->writes);
-                print_res(f, p, "reads", x->reads);
-                if (!w_first) print_res(f, p, "writes", x->writes);
+                if (w_first) print_res(f, p, "writes", x->writes, 0);
+                print_res(f, p, "reads", x->reads, x->reads_prev);
+                if (!w_first) print_res(f, p, "writes", x->writes, 0);
             }
             if (x->when[0]) fprintf(f, " when %s", x->when);
             fputs(";\n", f);

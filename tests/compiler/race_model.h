@@ -47,6 +47,7 @@ typedef struct rnode {
     unsigned flags;      /* RF_*: printed, no effect on ordering */
     unsigned grain, cost_us;
     uint32_t reads, writes; /* resource bit masks (disjoint) */
+    uint32_t reads_prev; /* (v2.2) `reads prev R`: per-frame resources only */
     int line;            /* line of its declaration in the printed source */
 } rnode;
 
@@ -61,6 +62,7 @@ typedef struct rprog {
     rgraph g[RM_MAX_GRAPHS];
     int nres;
     char res[RM_MAX_RES][16];
+    uint32_t per_frame;  /* (v2.2) resources declared `per frame` (bit mask) */
     char include[32];    /* printed as `include "...";` when not empty */
     int hide_access;     /* print no resources or accesses (a version-1 file) */
     rx pool[RM_POOL];
@@ -87,7 +89,8 @@ typedef struct rflat {
 } rflat;
 
 typedef struct rrace {
-    int cross;     /* 0: in one frame (error); 1: x in frame N, y in N+1 (warning) */
+    int cross;     /* 0: in one frame (error); 1: x in frame N, y in N+1 (warning);
+                      2: (v2.2) y of frame N+1 reads frame N's copy that x writes */
     int x, y;      /* flat indices; in-frame: x < y */
     int res;
     int writer;    /* flat index of the only writer, or -1 when both write */
@@ -114,7 +117,8 @@ int ref_races(const rprog *p, int gi, rresult *r);
 int ref_literal(const rflat *f, uint64_t *conc, uint64_t *cross);
 /* Canonical text of one race: "race 'a' 'b' R both" (a < b by strcmp) or
  * "race 'a' 'b' R w=a"; "pipe 'x' 'y' R both" or "pipe 'x' 'y' R w=y"
- * (x in frame N). dagc's diagnostics are parsed into the same form. */
+ * (x in frame N); "prev 'x' 'y' R" (y reads the copy of the frame before,
+ * which x writes). dagc's diagnostics are parsed into the same form. */
 void ref_race_text(const rresult *r, const rrace *k, char *buf, size_t n);
 
 /* ---- generator (race_gen.c) */
@@ -132,6 +136,7 @@ typedef struct rgen_opts {
     int known_bugs;
     int sub_races;      /* subgraphs may have races of their own */
     int prev_of_runs;   /* `prev` may name a run node (dagc: all of it) */
+    int per_frame;      /* (v2.2) some resources per frame, some `reads prev` */
     int dense;          /* 5-8 resources, most tasks accessing most of them
                            (more than 64 (resource, task) pairs: bitsets of
                            several words) */

@@ -128,11 +128,17 @@ static rx *expr(rprog *p, lx *l, int level)
     return e;
 }
 
-static uint32_t res_list(rprog *p, lx *l)
+/* A `reads`/`writes` list; (v2.2) `prev R` items go to *PREV. */
+static uint32_t res_list(rprog *p, lx *l, uint32_t *prev)
 {
     uint32_t m = 0;
+    int first = 1;
     do {
-        if (m)
+        if (!first)
+            next(l);
+        first = 0;
+        int is_prev = prev && is(l, "prev");
+        if (is_prev)
             next(l);
         char r[24];
         name(l, r, sizeof r);
@@ -141,7 +147,10 @@ static uint32_t res_list(rprog *p, lx *l)
             k++;
         if (k == p->nres)
             fail(l, "a declared resource");
-        m |= 1u << k;
+        if (is_prev)
+            *prev |= 1u << k;
+        else
+            m |= 1u << k;
     } while (is(l, ",") && !l->failed);
     return m;
 }
@@ -203,8 +212,8 @@ static void graph(rprog *p, lx *l)
                 x->kind = RN_RUN;
                 name(l, l->runname[gi][g->n], sizeof l->runname[0][0]);
             }
-            else if (is(l, "reads")) { next(l); x->reads |= res_list(p, l); }
-            else if (is(l, "writes")) { next(l); x->writes |= res_list(p, l); }
+            else if (is(l, "reads")) { next(l); x->reads |= res_list(p, l, &x->reads_prev); }
+            else if (is(l, "writes")) { next(l); x->writes |= res_list(p, l, NULL); }
             else fail(l, "a clause");
         }
         expect(l, ";");
@@ -247,6 +256,11 @@ int parse_race_prog(const char *src, rprog *p, char *err, size_t errn)
                 if (p->nres >= RM_MAX_RES)
                     fail(&l, "fewer resources");
                 name(&l, p->res[p->nres++ % RM_MAX_RES], sizeof p->res[0]);
+                if (is(&l, "per")) { /* (v2.2) */
+                    next(&l);
+                    expect(&l, "frame");
+                    p->per_frame |= 1u << ((p->nres - 1) % RM_MAX_RES);
+                }
             } while (is(&l, ",") && !l.failed);
             expect(&l, ";");
         } else if (is(&l, "include")) {

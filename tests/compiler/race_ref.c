@@ -306,7 +306,11 @@ int ref_races(const rprog *p, int gi, rresult *r)
                     continue;
                 int writer = wrx && wry ? -1 : wrx ? x : y;
                 int size = (int)(sizeof r->races / sizeof r->races[0]);
-                for (int cross = 0; cross < 2; cross++) {
+                /* (v2.2) Frames touch their own copies of a per-frame
+                 * resource: no race across frames (but through `reads prev`,
+                 * below). */
+                int ncross = (p->per_frame & bit) ? 1 : 2;
+                for (int cross = 0; cross < ncross; cross++) {
                     uint64_t rel = cross ? r->cross[x] : x < y ? r->conc[x] : 0;
                     if (!((rel >> y) & 1))
                         continue;
@@ -314,6 +318,20 @@ int ref_races(const rprog *p, int gi, rresult *r)
                         return -1; /* more races than the model holds */
                     r->races[r->nraces++] = (rrace){cross, x, y, res, writer};
                 }
+            }
+        /* (v2.2) Frame N+1's y reads frame N's copy, which frame N's x
+         * writes: a race when they can overlap. */
+        for (int x = 0; x < f->n && (p->per_frame & bit); x++)
+            for (int y = 0; y < f->n; y++) {
+                uint32_t rx_, wx, ry, wy;
+                access_of(f, x, &rx_, &wx);
+                access_of(f, y, &ry, &wy);
+                const rnode *ny = &p->g[f->insts[f->inst[y]].graph].nodes[f->node[y]];
+                if (!(wx & bit) || !(ny->reads_prev & bit) || !((r->cross[x] >> y) & 1))
+                    continue;
+                if (r->nraces == (int)(sizeof r->races / sizeof r->races[0]))
+                    return -1;
+                r->races[r->nraces++] = (rrace){2, x, y, res, x};
             }
     }
     return 0;
@@ -326,6 +344,10 @@ void ref_race_text(const rresult *r, const rrace *k, char *buf, size_t n)
         const char *t = x;
         x = y;
         y = t;
+    }
+    if (k->cross == 2) {
+        snprintf(buf, n, "prev '%s' '%s' %s", x, y, r->f.p->res[k->res]);
+        return;
     }
     char kind[112];
     if (k->writer < 0)

@@ -496,6 +496,9 @@ extern "C" int cxx_hpp_cancel_deadline(void)
     return bad;
 }
 
+/* cxx_perframe.cpp (v2.2): the per-frame copies of dagc's C++ back end. */
+extern "C" int cxx_dagc_perframe(void);
+
 extern "C" const scenario scenario_table[] = {
 #define SCENARIO(group, name, secs, flags) {#name, cxx_##name, nullptr},
 #include "cxx_list.h"

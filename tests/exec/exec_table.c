@@ -6,6 +6,7 @@
 #include "fmem_scenario.h"
 #include "inst_scenario.h"
 #include "misuse_scenario.h"
+#include "pcopy_scenario.h"
 #include "policy_scenario.h"
 #include "scenario.h"
 
@@ -21,6 +22,15 @@ static int run_fcopy(void)
 {
     const char *e = getenv("FCOPY_FRAMES");
     return fcopy_scenario(e ? atoi(e) : 3000);
+}
+
+/* (v2.2) Per-frame copies laid out by dagc: PCOPY_FRAMES frames per depth
+ * (the slow suite's soak), else 1000 times DAGC_TEST_SCALE. */
+static int run_pcopy(void)
+{
+    const char *e = getenv("PCOPY_FRAMES"), *s = getenv("DAGC_TEST_SCALE");
+    int scale = s && atoi(s) > 0 ? atoi(s) : 1;
+    return pcopy_scenario(e ? atoi(e) : 1000 * scale);
 }
 
 const scenario scenario_table[] = {
