@@ -379,6 +379,26 @@ static inline uint64_t rt_now_ns(void)
     return rt_os_now_ns();
 }
 
+/* The shuffled serial switch (dagrt_config.shuffle, read at create by
+ * core/worker.c): whether this runtime shuffles (a serial runtime: no
+ * worker), and its generator. Each user keeps its own state word (a
+ * ctx's rng for spawned tasks and loop pieces, a frame's own for its
+ * nodes), so an order depends on the seed and the program alone. */
+static inline uint64_t rt_splitmix(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+/* A number in [0, n), n > 0, from the state word *s (SplitMix64). */
+static inline uint32_t rt_shuffle_draw(uint64_t *s, uint32_t n)
+{
+    *s += UINT64_C(0x9e3779b97f4a7c15);
+    uint64_t x = rt_splitmix(*s);
+    return (uint32_t)(((x >> 32) * (uint64_t)n) >> 32);
+}
+
 /* Owner-only counter bump: relaxed load + store is enough for a single
  * writer; release on nfinished so destroy's acquire read of it also sees
  * the spawns that the finished task made (core/worker.c, quiescent()). */
@@ -408,6 +428,10 @@ static inline rt_ctx *rt_ctx_here(const dagrt *rt)
 
 /* The same as a real call: re-do it after any fiber switch (top of file). */
 rt_ctx *rt_ctx_current(const dagrt *rt);
+
+/* The shuffled serial switch is on (see rt_shuffle_draw): constant after
+ * create, so a plain read. */
+static inline bool rt_shuffled(const dagrt *rt) { return rt->cfg.shuffle; }
 
 /* A public call that a thread outside the runtime may make while another
  * thread destroys rt (core/worker.c, "DESTROY AND THREADS OUTSIDE"): enter

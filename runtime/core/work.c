@@ -48,8 +48,13 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
         return (rt_task *)(void *)n;
     }
     int nctx = rt->nctx;
-    if (nctx < 2)   /* nobody can steal from us: the cheap take */
+    if (nctx < 2) {   /* nobody can steal from us: the cheap take */
+        /* The shuffled serial switch: any of the tasks held, not the
+         * newest (the caller's own thread, its own rng). */
+        if (RT_UNLIKELY(rt_shuffled(rt)))
+            return rt_deque_take_private_any(&c->deque, rt_shuffle_draw(&c->rng, UINT32_MAX));
         return rt_deque_take_private(&c->deque);
+    }
     /* relaxed: a thief's request is a hint (core/work.c's tail policy). */
     if (RT_UNLIKELY(atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed)) &&
         rt_deque_has_private(&c->deque))
