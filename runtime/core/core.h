@@ -215,6 +215,12 @@ struct rt_ctx {
      * ctx by CAS 1->0 and then unparks it. */
     _Alignas(RT_APART) _Atomic int idle;
     rt_parker parker;
+    /* Wake-up latency (dagrt_config.wake_stats, core/idle.c): when a waker
+     * claimed or unparked this ctx for new work (0: none since it went
+     * idle), beside the idle word the waker writes anyway; and, owner
+     * only, when it ran again after such a wake (0: not searching). */
+    _Atomic uint64_t wake_t0;
+    uint64_t search_from;
     rt_waiter waiter;          /* group waits on this thread: unparks it */
     char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
     bool handoff;              /* owner only: hand the search on (core/idle.c) */
@@ -573,6 +579,18 @@ void rt_notify(dagrt *rt);
 void rt_ctx_idle(rt_ctx *c, rt_group *g);
 /* A spinner that stopped with work in sight hands the search on. */
 void rt_handoff(rt_ctx *c);
+/* Wake-up latency (dagrt_config.wake_stats): a waker notes when it woke v
+ * for new work, just before the unpark; the woken thread's search ends at
+ * the task it finds, at its next idle round, or when its wait returns
+ * (rt_wake_search_end). */
+static inline void rt_wake_note(dagrt *rt, rt_ctx *v)
+{
+    /* relaxed: the unpark that follows is a release exchange, which the
+     * woken thread's park acquires before it reads this. */
+    if (RT_UNLIKELY(rt->cfg.wake_stats))
+        atomic_store_explicit(&v->wake_t0, rt_now_ns(), memory_order_relaxed);
+}
+void rt_wake_search_end(rt_ctx *c);
 /* THE POLLER'S DUTY (core/idle.c, top; wait/wait.h, "who runs due timers"): what
  * every thread that polls for another thread's progress owes the world,
  * once every RT_DUTY_POLLS polls: due timers, then the reactor's

@@ -244,6 +244,9 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt->cfg.hot_workers = nhot;   /* the serial switch has none */
     rt->cfg.serial = serial;
     rt->cfg.shuffle = shuffle;
+    /* Wake-up latency counters (core/idle.c): cfg, or DAGRT_WAKE_STATS=1. */
+    const char *env_wake = rt_os_getenv("DAGRT_WAKE_STATS");
+    rt->cfg.wake_stats = cfg->wake_stats || (env_wake && env_wake[0] && strcmp(env_wake, "0") != 0);
     rt->cfg.shuffle_seed = shuffle ? seed : 0;
     rt->nworkers = nworkers;
     rt->nguests = cfg->guest_threads;
@@ -294,6 +297,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         c->worker = i > 0 && i <= nworkers;
         c->guest = i > nworkers;
         atomic_init(&c->taken, 0);
+        atomic_init(&c->wake_t0, 0);
         c->hot = i > 0 && i <= nhot;
         /* Shuffled: the seed also orders the thread's spawned tasks and
          * loop pieces (core/work.c, pfor/pfor.c), so one seed replays all. */

@@ -1178,13 +1178,15 @@ typedef struct dagrt_thread_stats {
     uint64_t frames_retired;
     uint64_t frame_bytes_max;
     /* Wake-up latency (dagrt_config.wake_stats; all 0 when off), on the
-     * line of the thread that was woken: for each time it slept (parked)
-     * and was woken by new work, wake_ns is from the waker's unpark (a
-     * push, a spawn) to this thread running again, search_ns from then to
-     * the task it found starting (0 found: the wake counts, its search
-     * too, up to the thread going idle again). wakeups counts them; sums
-     * and the largest one of each, in nanoseconds. Their sum is the
-     * push-to-start latency of the woken thread's first task. */
+     * line of the thread that was woken. wakeups: the times it slept
+     * (parked) and was woken for new work (a spawn, a push to the main
+     * thread's queue: the publisher wakes a sleeper right after its push);
+     * wake_ns: from that wake-up call to the thread running again (the
+     * parked wake); search_ns: from then to the start of the first task it
+     * found (the search; a search that finds nothing ends when the thread
+     * goes idle again or its wait returns). Sums and the largest of each,
+     * in nanoseconds: wake + search is the push-to-start latency of a
+     * woken thread's first task. */
     uint64_t wakeups;
     uint64_t wake_ns;
     uint64_t wake_ns_max;
