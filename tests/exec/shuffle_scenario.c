@@ -7,8 +7,9 @@
  * same shape, symmetric in every draw), and the chance that it has not
  * shown after SHUFFLE_BOUND frames is 2^-20, about one in a million, for
  * any seed. Checked for G_run (serial frames), a pipeline (serial frames
- * after the ones in flight) and started runs (the dynamic executor's
- * shuffled ready list), each for SHUFFLE_SEEDS seeds; the same seed
+ * after the ones in flight), started runs (the dynamic executor's
+ * shuffled ready list) and G_run beside a guest slot, each for
+ * SHUFFLE_SEEDS seeds; the same seed
  * replays the same orders and another seed draws others; every task ran
  * once a frame, after its inputs, all on the calling thread. The control:
  * the plain serial switch (table order) never shows the bug.
@@ -117,8 +118,10 @@ static void frame_done(struct shuffle_ctx *c, const char *how)
     c->nlog = 0;
 }
 
-enum { BY_RUN, BY_PIPE, BY_START };
-static const char *const how_name[] = {"G_run", "pipeline", "started runs"};
+/* BY_GUEST: G_run on a runtime with a guest slot (only serial frames are
+ * shuffled there). */
+enum { BY_RUN, BY_PIPE, BY_START, BY_GUEST };
+static const char *const how_name[] = {"G_run", "pipeline", "started runs", "G_run, a guest slot"};
 
 /* `frames` frames of planted on a fresh runtime (shuffled with seed, or
  * the plain serial switch for seed 0), run `how`; returns the context. */
@@ -130,6 +133,7 @@ static struct shuffle_ctx run_frames(uint64_t seed, int how, int frames)
     cfg.serial = seed == 0;
     cfg.shuffle = seed != 0;
     cfg.shuffle_seed = seed;
+    cfg.guest_threads = how == BY_GUEST;
     struct shuffle_ctx c;
     memset(&c, 0, sizeof c);
     c.items = SHUFFLE_ITEMS;
@@ -150,7 +154,7 @@ static struct shuffle_ctx run_frames(uint64_t seed, int how, int frames)
     for (int f = 0; f < frames; f++) {
         c.frame = (uint64_t)f;
         int rc;
-        if (how == BY_RUN) {
+        if (how == BY_RUN || how == BY_GUEST) {
             rc = planted_run(rt, &c);
         } else if (how == BY_PIPE) {
             /* The context by pointer: frames run one after another under
@@ -174,7 +178,7 @@ static struct shuffle_ctx run_frames(uint64_t seed, int how, int frames)
 int shuffle_scenario(void)
 {
     bad = 0;
-    for (int how = BY_RUN; how <= BY_START; how++) {
+    for (int how = BY_RUN; how <= BY_GUEST; how++) {
         /* Found within the bound, for every seed. */
         for (uint64_t seed = 1; seed <= SHUFFLE_SEEDS; seed++) {
             struct shuffle_ctx c = run_frames(seed * 7777, how, SHUFFLE_BOUND);
