@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"   /* rt->spin_ns, nidle, nspinning: the worker parks at once */
+#include "core/core.h"   /* rt->spin_ns: the worker parks at once */
 
 #define FAIL(...) do { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); v++; } while (0)
 
@@ -29,14 +29,26 @@ static void wk_task(void *p)
     atomic_store(&a->done, 1);
 }
 
-/* Until the one worker has parked (announced idle, no longer polling):
- * false after 10 s. seq_cst: a test's reads of the idle counts. */
-static bool wk_parked(dagrt *rt)
+static uint64_t wk_parks(dagrt *rt)
 {
-    uint64_t t0 = dagrt_now_ns();
-    while (!(atomic_load(&rt->nidle) == 1 && atomic_load(&rt->nspinning) == 0))
+    dagrt_thread_stats s[2];
+    memset(s, 0, sizeof s);
+    return dagrt_get_stats(rt, s, 2) == 2 ? s[1].parks : 0;
+}
+
+/* Until the one worker has gone to sleep again since *last (its park
+ * count moves once it has re-checked every queue and found none: from
+ * then on a spawn's wake-up reaches it through the park, asleep already
+ * or about to be), the count then in *last; false after 10 s. (Idle and
+ * not polling is not enough: between the two the worker may still see the
+ * spawn in its re-check and never sleep.) */
+static bool wk_parked(dagrt *rt, uint64_t *last)
+{
+    uint64_t t0 = dagrt_now_ns(), p;
+    while ((p = wk_parks(rt)) <= *last)
         if (dagrt_now_ns() - t0 > 10000000000u)
             return false;
+    *last = p;
     return true;
 }
 
@@ -51,8 +63,9 @@ static int wk_rounds(dagrt_config *cfg, int rounds, bool park, dagrt_thread_stat
         return 1;
     atomic_store(&rt->spin_ns, 0);   /* relaxed in the runtime: a knob */
     int on_worker = 0;
+    uint64_t parks = 0;
     for (int i = 0; i < rounds; i++) {
-        if (park && !wk_parked(rt)) {
+        if (park && !wk_parked(rt, &parks)) {
             FAIL("wake: the worker never parked");
             break;
         }
