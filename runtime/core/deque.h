@@ -270,10 +270,10 @@ static inline void *rt_deque_take_private(rt_deque *d)
     return atomic_load_explicit(&a->slot[(b - 1) & a->mask], memory_order_relaxed);
 }
 
-/* The same where nobody else can steal, taking a random item (pick(n) in
- * [0, n) chooses among the n held) instead of the newest: the shuffled
- * serial switch (core/work.c). The chosen item swaps places with the
- * newest, which is then taken as above. */
+/* The same where nobody else can steal, taking item k mod n of the n held
+ * (k a random number) instead of the newest: the shuffled serial switch
+ * (core/work.c). The chosen item swaps places with the newest, which is
+ * then taken as above. */
 static inline void *rt_deque_take_private_any(rt_deque *d, uint32_t k)
 {
     /* relaxed: nobody else takes or steals here (rt_deque_take_private). */

@@ -15,8 +15,6 @@
 
 _Thread_local rt_ctx *rt_tls_ctx;   /* the calling thread's ctx (core/core.h) */
 
-#define splitmix rt_splitmix
-
 RT_NOINLINE rt_ctx *rt_ctx_current(const dagrt *rt)
 {
     return rt_ctx_here(rt);
@@ -301,7 +299,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         c->hot = i > 0 && i <= nhot;
         /* Shuffled: the seed also orders the thread's spawned tasks and
          * loop pieces (core/work.c, pfor/pfor.c), so one seed replays all. */
-        c->rng = splitmix((shuffle ? seed : cfg->seed) + (uint64_t)i * 7919u) | 1;
+        c->rng = rt_splitmix((shuffle ? seed : cfg->seed) + (uint64_t)i * 7919u) | 1;
         c->waiter.fn = rt_ctx_wake;
         c->fj_nidle = &rt->nidle;
         /* Each ctx's first task slab now, not at its first spawn: that may
