@@ -200,10 +200,13 @@ static dagrt_placement g_placement = DAGRT_PLACEMENT_AUTO;
  * 1, 3, 7 and 15. The row names stay, the printed `workers:` line says. */
 static int g_workers = 1;
 
+static bool g_wake_stats;   /* wake_us with dagrt_config.wake_stats */
+
 static dagrt *make(int workers, bool none, dagrt_idle_policy idle)
 {
     dagrt_config c;
     dagrt_config_init(&c);
+    c.wake_stats = g_wake_stats;
     c.placement = g_placement;
     c.workers = workers;
     c.no_workers = none;
@@ -237,6 +240,25 @@ static double wake_us(dagrt_idle_policy idle, int trips)
         fprintf(stderr, "wake: a task ran on the main thread\n");
     double r = (double)bw_median(lat, trips) / 1000.0;
     free(lat);
+    if (g_wake_stats) {
+        /* The wake-up latency counters (dagrt_thread_stats.wake_*): the
+         * trip's parts as the woken workers saw them, their lines summed. */
+        dagrt_thread_stats st[256];
+        int n = dagrt_get_stats(g_rt, st, 256);
+        uint64_t w = 0, wns = 0, wmax = 0, sns = 0, smax = 0;
+        for (int k = 1; k < n; k++) {
+            w += st[k].wakeups;
+            wns += st[k].wake_ns;
+            sns += st[k].search_ns;
+            wmax = st[k].wake_ns_max > wmax ? st[k].wake_ns_max : wmax;
+            smax = st[k].search_ns_max > smax ? st[k].search_ns_max : smax;
+        }
+        double d = w ? (double)w : 1.0;
+        printf("RESULT wake_split_wake %.2f us (parked wake, mean of %llu wake-ups; max %.1f us)\n",
+               (double)wns / d / 1000.0, (unsigned long long)w, (double)wmax / 1000.0);
+        printf("RESULT wake_split_search %.3f us (running to the task's start, mean; max %.1f us)\n",
+               (double)sns / d / 1000.0, (double)smax / 1000.0);
+    }
     dagrt_destroy(g_rt);
     return r;
 }
@@ -395,6 +417,28 @@ static void batch_rows(int reps)
     dagrt_destroy(rt);
 }
 
+/* The wake-up rows: wake_park (with and without the wake-up latency
+ * counters, and their split), wake_spin, and the bare futex floors. */
+static void wake_rows(int quick)
+{
+    int trips = quick ? 400 : 10000;
+    double park_us = wake_us(DAGRT_IDLE_PARK, trips);
+    printf("RESULT wake_park %.2f us\n", park_us);
+    /* The same trip with the wake-up latency counters on: their split,
+     * and what the clock reads cost the trip (a ratio, this run). */
+    g_wake_stats = true;
+    double stats_us = wake_us(DAGRT_IDLE_PARK, trips);
+    g_wake_stats = false;
+    printf("RESULT wake_park_stats %.2f us (counters on)\n", stats_us);
+    printf("RESULT wake_park_stats_vs_off %.2f x\n", park_us > 0 ? stats_us / park_us : 0.0);
+    printf("RESULT wake_spin %.2f us\n", wake_us(DAGRT_IDLE_SPIN, trips));
+#if defined(__linux__)
+    printf("RESULT wake_futex_floor %.2f us\n", wake_floor_us(trips, 0));
+    printf("RESULT wake_futex_same_cpu %.2f us\n", wake_floor_us(trips, 1));
+    printf("RESULT wake_futex_other_cpu %.2f us\n", wake_floor_us(trips, 2));
+#endif
+}
+
 int main(int argc, char **argv)
 {
     int quick = bw_arg_quick(argc, argv);
@@ -415,6 +459,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--batch") == 0) {   /* only the batch rows */
             batch_rows(reps);
+            return 0;
+        } else if (strcmp(argv[i], "--wake") == 0) {   /* only the wake-up rows */
+            wake_rows(quick);
             return 0;
         }
     uint64_t s[16];
@@ -505,13 +552,6 @@ int main(int argc, char **argv)
 
     batch_rows(reps);
 
-    int trips = quick ? 400 : 10000;
-    printf("RESULT wake_park %.2f us\n", wake_us(DAGRT_IDLE_PARK, trips));
-    printf("RESULT wake_spin %.2f us\n", wake_us(DAGRT_IDLE_SPIN, trips));
-#if defined(__linux__)
-    printf("RESULT wake_futex_floor %.2f us\n", wake_floor_us(trips, 0));
-    printf("RESULT wake_futex_same_cpu %.2f us\n", wake_floor_us(trips, 1));
-    printf("RESULT wake_futex_other_cpu %.2f us\n", wake_floor_us(trips, 2));
-#endif
+    wake_rows(quick);
     return 0;
 }

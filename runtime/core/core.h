@@ -215,6 +215,12 @@ struct rt_ctx {
      * ctx by CAS 1->0 and then unparks it. */
     _Alignas(RT_APART) _Atomic int idle;
     rt_parker parker;
+    /* Wake-up latency (dagrt_config.wake_stats, core/idle.c): when a waker
+     * claimed or unparked this ctx for new work (0: none since it went
+     * idle), beside the idle word the waker writes anyway; and, owner
+     * only, when it ran again after such a wake (0: not searching). */
+    _Atomic uint64_t wake_t0;
+    uint64_t search_from;
     rt_waiter waiter;          /* group waits on this thread: unparks it */
     char *stack_lo, *stack_hi; /* this thread's own stack (group ownership) */
     bool handoff;              /* owner only: hand the search on (core/idle.c) */
@@ -379,6 +385,26 @@ static inline uint64_t rt_now_ns(void)
     return rt_os_now_ns();
 }
 
+/* The shuffled serial switch (dagrt_config.shuffle, read at create by
+ * core/worker.c): whether this runtime shuffles (a serial runtime: no
+ * worker), and its generator. Each user keeps its own state word (a
+ * ctx's rng for spawned tasks and loop pieces, a frame's own for its
+ * nodes), so an order depends on the seed and the program alone. */
+static inline uint64_t rt_splitmix(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+/* A number in [0, n), n > 0, from the state word *s (SplitMix64). */
+static inline uint32_t rt_shuffle_draw(uint64_t *s, uint32_t n)
+{
+    *s += UINT64_C(0x9e3779b97f4a7c15);
+    uint64_t x = rt_splitmix(*s);
+    return (uint32_t)(((x >> 32) * (uint64_t)n) >> 32);
+}
+
 /* Owner-only counter bump: relaxed load + store is enough for a single
  * writer; release on nfinished so destroy's acquire read of it also sees
  * the spawns that the finished task made (core/worker.c, quiescent()). */
@@ -408,6 +434,10 @@ static inline rt_ctx *rt_ctx_here(const dagrt *rt)
 
 /* The same as a real call: re-do it after any fiber switch (top of file). */
 rt_ctx *rt_ctx_current(const dagrt *rt);
+
+/* The shuffled serial switch is on (see rt_shuffle_draw): constant after
+ * create, so a plain read. */
+static inline bool rt_shuffled(const dagrt *rt) { return rt->cfg.shuffle; }
 
 /* A public call that a thread outside the runtime may make while another
  * thread destroys rt (core/worker.c, "DESTROY AND THREADS OUTSIDE"): enter
@@ -549,6 +579,18 @@ void rt_notify(dagrt *rt);
 void rt_ctx_idle(rt_ctx *c, rt_group *g);
 /* A spinner that stopped with work in sight hands the search on. */
 void rt_handoff(rt_ctx *c);
+/* Wake-up latency (dagrt_config.wake_stats): a waker notes when it woke v
+ * for new work, just before the unpark; the woken thread's search ends at
+ * the task it finds, at its next idle round, or when its wait returns
+ * (rt_wake_search_end). */
+static inline void rt_wake_note(dagrt *rt, rt_ctx *v)
+{
+    /* relaxed: the unpark that follows is a release exchange, which the
+     * woken thread's park acquires before it reads this. */
+    if (RT_UNLIKELY(rt->cfg.wake_stats))
+        atomic_store_explicit(&v->wake_t0, rt_now_ns(), memory_order_relaxed);
+}
+void rt_wake_search_end(rt_ctx *c);
 /* THE POLLER'S DUTY (core/idle.c, top; wait/wait.h, "who runs due timers"): what
  * every thread that polls for another thread's progress owes the world,
  * once every RT_DUTY_POLLS polls: due timers, then the reactor's

@@ -270,6 +270,26 @@ static inline void *rt_deque_take_private(rt_deque *d)
     return atomic_load_explicit(&a->slot[(b - 1) & a->mask], memory_order_relaxed);
 }
 
+/* The same where nobody else can steal, taking item k mod n of the n held
+ * (k a random number) instead of the newest: the shuffled serial switch
+ * (core/work.c). The chosen item swaps places with the newest, which is
+ * then taken as above. */
+static inline void *rt_deque_take_private_any(rt_deque *d, uint32_t k)
+{
+    /* relaxed: nobody else takes or steals here (rt_deque_take_private). */
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    if (b - t > 1) {
+        rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
+        _Atomic(void *) *x = &a->slot[(t + (int64_t)k % (b - t)) & a->mask];
+        _Atomic(void *) *y = &a->slot[(b - 1) & a->mask];
+        void *v = atomic_load_explicit(x, memory_order_relaxed);   /* relaxed: as above */
+        atomic_store_explicit(x, atomic_load_explicit(y, memory_order_relaxed), memory_order_relaxed);
+        atomic_store_explicit(y, v, memory_order_relaxed);   /* relaxed: as above */
+    }
+    return rt_deque_take_private(d);
+}
+
 /* Owner only. LIFO end: the private tail first (no fence), then the public
  * part by the Chase-Lev take on split. */
 static inline void *rt_deque_take(rt_deque *d)

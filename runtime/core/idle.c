@@ -108,6 +108,7 @@ static void wake_one(dagrt *rt)
         if (atomic_load_explicit(&v->idle, memory_order_relaxed) == 1 &&
             atomic_compare_exchange_strong_explicit(&v->idle, &one, 0,
                 memory_order_acq_rel, memory_order_relaxed)) {
+            rt_wake_note(rt, v);
             rt_unpark(&v->parker);
             rt_ctx *me = rt_ctx_here(rt);   /* the waker's count, on its own line */
             if (me) {
@@ -210,6 +211,49 @@ void rt_poll_duty(dagrt *rt, rt_ctx *c)
         rt_io_reap(c);
 }
 
+/* WAKE-UP LATENCY (dagrt_config.wake_stats, dagrt_thread_stats.wake_*).
+ * A waker that claims or unparks an idle ctx for new work stores the time
+ * in its wake_t0 just before the unpark (rt_wake_note); the ctx, back
+ * from a park, takes it (exchange to 0): the wake is from then to now,
+ * and its search starts now (search_from) and ends at the first task it
+ * finds (rt_wake_search_end, from rt_help_one) or, finding none, at its next
+ * idle round. A stale note (the ctx was claimed while still polling, and
+ * never parked) is dropped as the ctx announces itself idle again: no
+ * waker can note it before that announcement. */
+static void max_in(_Atomic uint64_t *m, uint64_t v)
+{
+    /* relaxed: the owner's own counter (trace/trace.h, rt_tstat_add). */
+    if (v > atomic_load_explicit(m, memory_order_relaxed))
+        atomic_store_explicit(m, v, memory_order_relaxed);
+}
+
+static void search_end(rt_ctx *c, uint64_t now)
+{
+    uint64_t ns = now > c->search_from ? now - c->search_from : 0;
+    c->search_from = 0;
+    rt_tstat_add(&c->stats.search_ns, ns);
+    max_in(&c->stats.search_ns_max, ns);
+}
+
+void rt_wake_search_end(rt_ctx *c)
+{
+    search_end(c, rt_now_ns());
+}
+
+static void wake_begin(rt_ctx *c)
+{
+    /* relaxed: ordered after the waker's note by the park's acquire. */
+    uint64_t t0 = atomic_exchange_explicit(&c->wake_t0, 0, memory_order_relaxed);
+    if (!t0)
+        return;   /* a timeout, a stop, a pause: no push woke us */
+    uint64_t now = rt_now_ns();
+    uint64_t ns = now > t0 ? now - t0 : 0;
+    rt_tstat_add(&c->stats.wakeups, 1);
+    rt_tstat_add(&c->stats.wake_ns, ns);
+    max_in(&c->stats.wake_ns_max, ns);
+    c->search_from = now ? now : 1;
+}
+
 /* One round of the idle protocol for c (see the top of the file). g: the
  * group c waits for, or NULL in the worker loop. Returns when c should look
  * for work again (or its wait may be over). */
@@ -218,6 +262,13 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
     dagrt *rt = c->rt;
     bool forever = c->hot || rt->cfg.idle == DAGRT_IDLE_SPIN;
     uint64_t idle_from = rt_now_ns();   /* dagrt_get_stats' idle time */
+    if (RT_UNLIKELY(rt->cfg.wake_stats)) {
+        if (c->search_from)
+            search_end(c, idle_from);   /* woken, and found nothing */
+        /* relaxed: before our announcement below (seq_cst), which every
+         * waker's note comes after (WAKE-UP LATENCY). */
+        atomic_store_explicit(&c->wake_t0, 0, memory_order_relaxed);
+    }
     /* seq_cst: step 1, the idler's writes of the Dekker pair (top of file). */
     atomic_store_explicit(&c->idle, 1, memory_order_seq_cst);
     atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
@@ -291,6 +342,8 @@ void rt_ctx_idle(rt_ctx *c, rt_group *g)
             uint64_t until = rt_timer_keeper_enter(rt, c);
             rt_io_park(c, true);   /* the last reaper to park sends the reactor's thread to the kernel */
             c->beside_waker = rt_park_until(&c->parker, until) != 0;
+            if (RT_UNLIKELY(rt->cfg.wake_stats))
+                wake_begin(c);   /* WAKE-UP LATENCY, above */
             rt_io_park(c, false);
             keep_on = until != UINT64_MAX && rt_timer_keeper_leave(rt, c);
             if (ob) {

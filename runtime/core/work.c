@@ -48,8 +48,13 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
         return (rt_task *)(void *)n;
     }
     int nctx = rt->nctx;
-    if (nctx < 2)   /* nobody can steal from us: the cheap take */
+    if (nctx < 2) {   /* nobody can steal from us: the cheap take */
+        /* The shuffled serial switch: any of the tasks held, not the
+         * newest (the caller's own thread, its own rng). */
+        if (RT_UNLIKELY(rt_shuffled(rt)))
+            return rt_deque_take_private_any(&c->deque, rt_shuffle_draw(&c->rng, UINT32_MAX));
         return rt_deque_take_private(&c->deque);
+    }
     /* relaxed: a thief's request is a hint (core/work.c's tail policy). */
     if (RT_UNLIKELY(atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed)) &&
         rt_deque_has_private(&c->deque))
@@ -162,6 +167,18 @@ static RT_INLINE bool help_one(rt_ctx *c)
 
 bool rt_help_one(rt_ctx *c)
 {
+    /* A thread woken for new work times its search (core/idle.c,
+     * WAKE-UP LATENCY); search_from is 0 unless wake_stats is on. */
+    if (RT_UNLIKELY(c->search_from)) {
+        rt_task *t = find_task(c);
+        if (!t)
+            return false;
+        rt_wake_search_end(c);
+        if (RT_UNLIKELY(c->handoff))
+            rt_handoff(c);
+        task_run(c, t);
+        return true;
+    }
     return help_one(c);
 }
 
@@ -184,8 +201,10 @@ static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
     /* seq_cst fence: publisher's half of the Dekker pair with the main ctx's idle. */
     atomic_thread_fence(memory_order_seq_cst);
     /* relaxed: ordered after the push by the fence. */
-    if (atomic_load_explicit(&m->idle, memory_order_relaxed))
+    if (atomic_load_explicit(&m->idle, memory_order_relaxed)) {
+        rt_wake_note(rt, m);
         rt_unpark(&m->parker);
+    }
 }
 
 /* THE PRIVATE TAIL POLICY (core/deque.h). A worker's spawns go to the private
@@ -691,6 +710,8 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
         if (rt_help_one(c))
             continue;
     }
+    if (RT_UNLIKELY(c->search_from))
+        rt_wake_search_end(c);   /* woken, then the group completed: no task found */
     if (g->owner == c)
         g->armed = 0;    /* owner's own field; nothing of g is pending */
     if (c->handoff)

@@ -15,14 +15,6 @@
 
 _Thread_local rt_ctx *rt_tls_ctx;   /* the calling thread's ctx (core/core.h) */
 
-static uint64_t splitmix(uint64_t x)
-{
-    x += UINT64_C(0x9e3779b97f4a7c15);
-    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return x ^ (x >> 31);
-}
-
 RT_NOINLINE rt_ctx *rt_ctx_current(const dagrt *rt)
 {
     return rt_ctx_here(rt);
@@ -207,11 +199,35 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
      * standard error, so that a run under it is never taken for a
      * parallel one. */
     const char *env_serial = rt_os_getenv("DAGRT_SERIAL");
-    bool serial = cfg->serial || (env_serial && env_serial[0] && strcmp(env_serial, "0") != 0);
+    bool serial = cfg->serial || cfg->shuffle ||
+                  (env_serial && env_serial[0] && strcmp(env_serial, "0") != 0);
+    /* The shuffled serial switch: DAGRT_SERIAL=shuffle or shuffle:SEED
+     * (decimal), else cfg. Its line names the seed, once per runtime (each
+     * may have its own), so that a failing run can be replayed. */
+    bool env_shuffle = env_serial && strncmp(env_serial, "shuffle", 7) == 0 &&
+                       (env_serial[7] == '\0' || env_serial[7] == ':');
+    bool shuffle = cfg->shuffle || env_shuffle;
+    uint64_t seed = cfg->shuffle_seed;
+    if (env_shuffle && env_serial[7] == ':') {
+        char *end = NULL;
+        unsigned long long v = strtoull(env_serial + 8, &end, 10);
+        if (!end || *end || end == env_serial + 8 || env_serial[8] == '-') {
+            /* A seed that is no number: refused, never guessed. */
+            fprintf(stderr, "dagrt: DAGRT_SERIAL=%s: the seed is not a decimal number\n", env_serial);
+            goto fail;
+        }
+        seed = (uint64_t)v;
+    }
+    if (shuffle && seed == 0)
+        seed = rt_splitmix(rt_now_ns()) % UINT64_C(1000000000000) + 1;   /* short enough to type */
+    if (shuffle)
+        fprintf(stderr, "dagrt: shuffled serial (%s), seed %llu: replay with "
+                "DAGRT_SERIAL=shuffle:%llu\n", env_shuffle ? "DAGRT_SERIAL" : "dagrt_config.shuffle",
+                (unsigned long long)seed, (unsigned long long)seed);
     if (serial) {
         static _Atomic int said;
         /* relaxed: only whether the line was printed. */
-        if (!atomic_exchange_explicit(&said, 1, memory_order_relaxed))
+        if (!shuffle && !atomic_exchange_explicit(&said, 1, memory_order_relaxed))
             fprintf(stderr, "dagrt: serial (%s): no worker threads, every task runs on the "
                     "thread that waits\n", cfg->serial ? "dagrt_config.serial" : "DAGRT_SERIAL");
         nworkers = 0;
@@ -225,6 +241,11 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     rt->cfg = *cfg;
     rt->cfg.hot_workers = nhot;   /* the serial switch has none */
     rt->cfg.serial = serial;
+    rt->cfg.shuffle = shuffle;
+    /* Wake-up latency counters (core/idle.c): cfg, or DAGRT_WAKE_STATS=1. */
+    const char *env_wake = rt_os_getenv("DAGRT_WAKE_STATS");
+    rt->cfg.wake_stats = cfg->wake_stats || (env_wake && env_wake[0] && strcmp(env_wake, "0") != 0);
+    rt->cfg.shuffle_seed = shuffle ? seed : 0;
     rt->nworkers = nworkers;
     rt->nguests = cfg->guest_threads;
     rt->nctx = nworkers + 1 + cfg->guest_threads;
@@ -274,8 +295,11 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         c->worker = i > 0 && i <= nworkers;
         c->guest = i > nworkers;
         atomic_init(&c->taken, 0);
+        atomic_init(&c->wake_t0, 0);
         c->hot = i > 0 && i <= nhot;
-        c->rng = splitmix(cfg->seed + (uint64_t)i * 7919u) | 1;
+        /* Shuffled: the seed also orders the thread's spawned tasks and
+         * loop pieces (core/work.c, pfor/pfor.c), so one seed replays all. */
+        c->rng = rt_splitmix((shuffle ? seed : cfg->seed) + (uint64_t)i * 7919u) | 1;
         c->waiter.fn = rt_ctx_wake;
         c->fj_nidle = &rt->nidle;
         /* Each ctx's first task slab now, not at its first spawn: that may
@@ -631,6 +655,11 @@ int dagrt_resume(dagrt *rt)
 int dagrt_worker_count(const dagrt *rt)
 {
     return rt ? rt->nworkers : DAGRT_EINVAL;
+}
+
+uint64_t dagrt_shuffle_seed(const dagrt *rt)
+{
+    return rt ? rt->cfg.shuffle_seed : 0;
 }
 
 int dagrt_thread_index(const dagrt *rt)

@@ -52,10 +52,30 @@ static void list_push(graph_rt *r, uint32_t node)
     atomic_store_explicit(&r->nodes[t].slot, node + 1, memory_order_release);
 }
 
+/* The shuffled serial switch (graph_rt.shuffle, RT_SHUFFLE_POPS): a
+ * random published node trades places with the one at the head, which is
+ * popped next. Only the caller's thread runs such a frame's nodes (no
+ * worker, no guest slot; fiber tasks run on the threads that wait), so
+ * plain moves (relaxed) are enough, and every slot up to tail is
+ * published. */
+static void shuffle_head(graph_rt *r, uint32_t h)
+{
+    uint32_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);   /* relaxed: see above */
+    if (t - h < 2 || h >= t)
+        return;
+    uint32_t j = h + rt_shuffle_draw(&r->shuf, t - h);
+    uint32_t v = atomic_load_explicit(&r->nodes[j].slot, memory_order_relaxed);   /* relaxed: as above */
+    atomic_store_explicit(&r->nodes[j].slot, atomic_load_explicit(&r->nodes[h].slot, memory_order_relaxed),
+                          memory_order_relaxed);   /* relaxed: as above */
+    atomic_store_explicit(&r->nodes[h].slot, v, memory_order_relaxed);   /* relaxed: as above */
+}
+
 static uint32_t list_pop(graph_rt *r)
 {
     /* relaxed: a one-thread run has no other thread; otherwise the slot CAS below decides. */
     uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (RT_UNLIKELY(r->shuffle == RT_SHUFFLE_POPS))
+        shuffle_head(r, h);
     if (r->one_thread) {
         if (h >= atomic_load_explicit(&r->tail, memory_order_relaxed))
             return NONE;
@@ -228,7 +248,10 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
                 gates = s;
                 continue;
             }
-            uint32_t x = fire(d, s, next != NONE || d->nokeep, &published);
+            /* Shuffled: every fired node goes through the ready list, so
+             * that the next one is drawn from all that are ready. */
+            uint32_t x = fire(d, s, next != NONE || d->nokeep || r->shuffle == RT_SHUFFLE_POPS,
+                              &published);
             if (x != NONE)
                 next = x;
         }
@@ -405,7 +428,8 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
         const dagrt_node *gn = &g->nodes[i];
         bool orp = orprev && gn->join == DAGRT_JOIN_OR && gn->nprev;
         if (orp ? input_done(r, i, gn) : gn->npred == 0) {
-            uint32_t x = fire(&d, i, !keep || next != NONE, &published);
+            uint32_t x = fire(&d, i, !keep || next != NONE || r->shuffle == RT_SHUFFLE_POPS,
+                              &published);
             if (x != NONE)
                 next = x;
         }

@@ -137,6 +137,14 @@ static uint64_t frame_number(dagrt *rt, const dagrt_graph *g, uint64_t fallback)
     return fallback;   /* table full: the state's own count */
 }
 
+uint64_t rt_exec_shuffle_seed(const graph_rt *r)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);   /* FNV-1a over the graph's name */
+    for (const char *p = r->g->name ? r->g->name : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * UINT64_C(0x100000001b3);
+    return rt_splitmix(r->rt->cfg.shuffle_seed ^ rt_splitmix(h ^ rt_splitmix(r->frame)));
+}
+
 /* Reset: plain stores are enough; spawning a task publishes them to the
  * thread that runs it (the runtime's queues are release/acquire). */
 static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
@@ -157,6 +165,9 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
     atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
     r->frame = frame_number(rt, g, r->runs);
+    r->shuffle = !rt_shuffled(rt) ? 0 : rt->nguests == 0 ? RT_SHUFFLE_POPS : RT_SHUFFLE_SERIAL;
+    if (RT_UNLIKELY(r->shuffle))
+        r->shuf = rt_exec_shuffle_seed(r);
     /* The trace's flow events read this graph's edges when it is written
      * (trace/flow.c): named once, and only while recording. */
     rt_obs *ob = rt_obs_now(&rt->obs);

@@ -218,6 +218,15 @@ typedef struct graph_rt {
      * the work of an empty node. Set before the run, read-only during it. */
     uint16_t one_thread;
     uint8_t obs_mode;            /* this run's rt_mode, for the observer's frame_end */
+    /* The shuffled serial switch (core/core.h, rt_shuffled): RT_SHUFFLE_*
+     * or 0. A serial frame runs its nodes in a random topological order
+     * (exec/serial.c); where the caller is the only thread that runs
+     * tasks (no guest slots), the dynamic executor also pops a random
+     * ready node (exec/dynamic.c). Drawn from shuf, seeded at the reset
+     * from the seed, the graph's name and the frame's number (so frame N
+     * of a graph has the same order in every run with that seed). */
+    uint8_t shuffle;
+    uint64_t shuf;
     /* Who owns the state (exec/exec.c: RUN_IDLE, RUN_SYNC, a started run's
      * phases). Taken with an acquire CAS, handed back with a release
      * store: a run that starts after another ended sees all its writes. */
@@ -425,6 +434,12 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
 /* dagrt_graph_wait (pipe false), or a pipeline's wait for its own frame
  * (pipe true): each refuses the other's states (DAGRT_EBUSY). */
 int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
+/* graph_rt.shuffle: serial frames shuffled; and the dynamic executor's
+ * ready list too (nobody but the caller pops it). */
+enum { RT_SHUFFLE_SERIAL = 1, RT_SHUFFLE_POPS = 2 };
+/* A frame's order's seed under the shuffled serial switch: the seed,
+ * the graph's name and the frame's number mixed (exec/exec.c). */
+uint64_t rt_exec_shuffle_seed(const graph_rt *r);
 /* A whole serial run now, on the caller (a pipeline frame too small to
  * share): the same checks as dagrt_graph_run. */
 int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
@@ -618,6 +633,10 @@ typedef struct rt_choice {
  * make r's plan (RUN, START: rt_exec_plan). */
 rt_choice rt_exec_choose(graph_rt *r, const dagrt_graph *g, int workers, rt_frame_kind kind,
                          bool plan, graph_rt *rule, uint64_t frame_ns);
+/* The shuffled serial switch is on for rt and a frame of g on state r may
+ * run serial: then it does (rt_exec_choose for dagrt_graph_run; a
+ * pipeline's submit asks it before rt_exec_choose). */
+bool rt_exec_shuffle_serial(dagrt *rt, graph_rt *r, const dagrt_graph *g);
 /* r's plan for r->g (r reset for it): made the first time (the one place
  * plans are made); whether r->g runs in plan mode. */
 bool rt_exec_plan(graph_rt *r);

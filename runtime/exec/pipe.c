@@ -215,8 +215,10 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     /* The frame's number and the slots of per-frame data (dagrt_get_frame):
      * the frames in flight and the one before the oldest. */
     rt_frame_id fid = {q->submitted, q->depth + 1};
-    rt_choice c = rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, q->plan_ok,
-                                 rule_of(p, rk, g), q->frame_ns);
+    rt_choice c = rt_exec_shuffle_serial(rt, rk, g)
+                  ? (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME}
+                  : rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, q->plan_ok,
+                                   rule_of(p, rk, g), q->frame_ns);
     if (c.mode == RT_MODE_SERIAL) {
         while (q->inflight > 0)
             if ((rc = wait_oldest(rt, p)) != 0)

@@ -28,6 +28,8 @@
  * How a frame runs is chosen here and nowhere else: dagrt_graph_run,
  * dagrt_graph_start (and a pipeline's frame once started) and a
  * pipeline's next frame all ask rt_exec_choose, and act on its answer.
+ * - The shuffled serial switch: serial whenever nothing must run
+ *   elsewhere (exec/serial.c then shuffles the frame).
  * - Too small to share (the average frame time) and nothing that must run
  *   elsewhere: serial, on the caller (a pipeline's frame after the frames
  *   in flight).
@@ -72,6 +74,12 @@ rt_choice rt_exec_choose(graph_rt *r, const dagrt_graph *g, int workers, rt_fram
                          bool plan, graph_rt *rule, uint64_t frame_ns)
 {
     exec_policy *p = &r->policy;
+    /* The shuffled serial switch: every frame that may run serial does
+     * (exec/serial.c shuffles it); a started run stays dynamic (below).
+     * (A pipeline's frame asks rt_exec_shuffle_serial first: its idle
+     * state may not know its runtime yet.) */
+    if (kind == RT_FRAME_RUN && rt_exec_shuffle_serial(r->rt, r, g))
+        return (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME};
     if (kind == RT_FRAME_START) {
         /* (A started run is judged at its wait: exec/exec.c, exec/pipe.c.) */
         if (plan && workers >= 1 && rt_exec_plan(r))
@@ -130,6 +138,11 @@ bool rt_policy_sampled(uint64_t frame)
 bool rt_policy_small(uint64_t avg_ns, uint32_t nnodes)
 {
     return avg_ns && avg_ns < (uint64_t)nnodes * EXEC_SERIAL_NS_PER_NODE;
+}
+
+bool rt_exec_shuffle_serial(dagrt *rt, graph_rt *r, const dagrt_graph *g)
+{
+    return RT_UNLIKELY(rt_shuffled(rt)) && rt_policy_serial_ok(&r->policy, g);
 }
 
 bool rt_policy_serial_ok(exec_policy *p, const dagrt_graph *g)

@@ -9,7 +9,8 @@
  * all of its inputs rather than the first is one of its legal schedules).
  * The run policy (exec/policy.c) chooses it for frames measured too small
  * to share, and for plan mode's frames while its helper is measured not to
- * get a CPU.
+ * get a CPU; under the shuffled serial switch, for every frame that may
+ * run serial, in a random topological order instead (shuffled_run).
  */
 #include "exec.h"
 
@@ -22,10 +23,56 @@ bool rt_exec_serial_ok(const dagrt_graph *g)
     return true;
 }
 
+/* The shuffled serial switch (graph_rt.shuffle): a random topological
+ * order, a new one each frame. Kahn's algorithm with the ready nodes in a
+ * bag from which each turn draws one at random: every order the edges
+ * allow can come out. Each node's inputs are counted from the edges
+ * (pending), the bag lives in the nodes' `next` words (neither is used by
+ * a serial frame otherwise), so the frame allocates nothing. Gates, `when`
+ * and `prev` are as in table order: a node runs once all of its inputs of
+ * this frame have (an OR node too), and the frame before has ended. */
+static void shuffled_run(graph_rt *r)
+{
+    node_rt *nodes = r->nodes;
+    const dagrt_graph *g = r->g;
+    const uint32_t n = r->nnodes;
+    /* relaxed throughout: the caller alone touches this frame. */
+    for (uint32_t i = 0; i < n; i++)
+        atomic_store_explicit(&nodes[i].pending, 0, memory_order_relaxed);
+    for (uint32_t e = 0; e < g->nsucc; e++)
+        atomic_store_explicit(&nodes[g->succ[e]].pending,
+                              atomic_load_explicit(&nodes[g->succ[e]].pending, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    uint32_t nready = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (atomic_load_explicit(&nodes[i].pending, memory_order_relaxed) == 0)
+            nodes[nready++].next = i;
+    while (nready > 0) {
+        uint32_t k = rt_shuffle_draw(&r->shuf, nready);
+        uint32_t i = nodes[k].next;
+        nodes[k].next = nodes[--nready].next;
+        nodes[i].status = rt_exec_node_on(r, i, NODE_IN_SERIAL);
+        const dagrt_node *gn = &g->nodes[i];
+        for (uint32_t e = 0; e < gn->nsucc; e++) {
+            uint32_t s = g->succ[gn->succ_first + e];
+            uint32_t left = atomic_load_explicit(&nodes[s].pending, memory_order_relaxed) - 1;
+            atomic_store_explicit(&nodes[s].pending, left, memory_order_relaxed);
+            if (left == 0)
+                nodes[nready++].next = s;
+        }
+    }
+}
+
 int rt_exec_serial_run(graph_rt *r)
 {
     node_rt *nodes = r->nodes;
     const uint32_t n = r->nnodes;
+    if (RT_UNLIKELY(r->shuffle)) {
+        rt_exec_depth++;
+        shuffled_run(r);
+        rt_exec_depth--;
+        return 0;
+    }
     /* The caller is on its own stack, never on a fiber (the runs refuse
      * one with DAGRT_ENESTED), and nothing here migrates: the node depth
      * is raised once for the whole frame rather than per node (a run from

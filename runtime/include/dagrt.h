@@ -234,7 +234,8 @@ typedef struct dagrt_config {
      * so every task, graph node, pipeline frame and parallel-for piece
      * runs on a thread that waits for it (the main thread's waits, a
      * guest's own), in an order its dependencies allow. Printed once per
-     * process on standard error. */
+     * process on standard error. DAGRT_SERIAL=shuffle[:SEED] is the
+     * shuffled serial switch (shuffle, below). */
     bool serial;
     /* Frame memory (dagrt_frame_alloc): the most bytes of chunks one frame
      * may hold (counted in whole chunks of 64 KiB, or the size of a larger
@@ -248,6 +249,21 @@ typedef struct dagrt_config {
      * two runs) chunks, more for bigger frames. 0: none, chunks are made
      * as frames first need them and reused from then on. */
     size_t frame_reserve;
+    /* The shuffled serial switch (docs/runtime.md, "Living inside an
+     * engine"), also DAGRT_SERIAL=shuffle or DAGRT_SERIAL=shuffle:SEED in
+     * the environment: the serial switch (above, implied), and every
+     * frame's nodes, the calling thread's spawned tasks and each
+     * parallel-for's pieces run in a random order their dependencies
+     * allow, a different one each frame, drawn from shuffle_seed (0: one
+     * is made from the clock; SEED in the environment wins). The seed in
+     * use is printed once per runtime on standard error, so that a failing
+     * run can be replayed with DAGRT_SERIAL=shuffle:SEED. */
+    bool shuffle;
+    uint64_t shuffle_seed;
+    /* Wake-up latency counters (dagrt_thread_stats.wake_*), also
+     * DAGRT_WAKE_STATS=1 in the environment: a few clock reads per
+     * wake-up, so off by default (the counters then stay 0). */
+    bool wake_stats;
 } dagrt_config;
 
 typedef enum dagrt_thread_priority {
@@ -303,6 +319,12 @@ int dagrt_set_hot_workers(dagrt *rt, int n);
 
 /* Number of worker threads (not counting the main thread). */
 int dagrt_worker_count(const dagrt *rt);
+
+/* The seed of the shuffled serial switch (dagrt_config.shuffle,
+ * DAGRT_SERIAL=shuffle[:SEED]) this runtime draws its orders from, the
+ * one its line on standard error names; 0 when the switch is off or rt
+ * is NULL. */
+uint64_t dagrt_shuffle_seed(const dagrt *rt);
 
 /* True on the runtime's main thread. */
 bool dagrt_on_main_thread(const dagrt *rt);
@@ -1157,6 +1179,21 @@ typedef struct dagrt_thread_stats {
     uint64_t frame_refused;
     uint64_t frames_retired;
     uint64_t frame_bytes_max;
+    /* Wake-up latency (dagrt_config.wake_stats; all 0 when off), on the
+     * line of the thread that was woken. wakeups: the times it slept
+     * (parked) and was woken for new work (a spawn, a push to the main
+     * thread's queue: the publisher wakes a sleeper right after its push);
+     * wake_ns: from that wake-up call to the thread running again (the
+     * parked wake); search_ns: from then to the start of the first task it
+     * found (the search; a search that finds nothing ends when the thread
+     * goes idle again or its wait returns). Sums and the largest of each,
+     * in nanoseconds: wake + search is the push-to-start latency of a
+     * woken thread's first task. */
+    uint64_t wakeups;
+    uint64_t wake_ns;
+    uint64_t wake_ns_max;
+    uint64_t search_ns;
+    uint64_t search_ns_max;
 } dagrt_thread_stats;
 
 /* Fills out[0, n) with each thread of rt by dagrt_thread_index (0 main,

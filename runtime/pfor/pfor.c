@@ -394,6 +394,32 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
     return r;
 }
 
+/* The shuffled serial switch (core/core.h): the range in up to
+ * PFOR_SHUFFLE_PIECES pieces of at least a grain each, run by the caller
+ * in a random order from its own rng, each exactly once. A loop whose
+ * pieces secretly depend on the order of their items shows here. */
+#define PFOR_SHUFFLE_PIECES 64
+static int shuffled(rt_ctx *c, size_t begin, size_t n, size_t grain, dagrt_range_fn fn, void *arg)
+{
+    size_t np = n / grain < PFOR_SHUFFLE_PIECES ? n / grain : PFOR_SHUFFLE_PIECES;
+    size_t per = n / np, extra = n % np;   /* the first `extra` pieces one item longer */
+    uint8_t order[PFOR_SHUFFLE_PIECES];
+    for (size_t k = 0; k < np; k++)
+        order[k] = (uint8_t)k;
+    for (size_t k = np - 1; k > 0; k--) {   /* Fisher-Yates */
+        size_t j = rt_shuffle_draw(&c->rng, (uint32_t)k + 1);
+        uint8_t x = order[k];
+        order[k] = order[j];
+        order[j] = x;
+    }
+    for (size_t k = 0; k < np; k++) {
+        size_t p = order[k];
+        size_t b = begin + p * per + (p < extra ? p : extra);
+        fn(arg, b, b + per + (p < extra));
+    }
+    return 0;
+}
+
 int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
                        dagrt_range_fn fn, void *arg)
 {
@@ -408,6 +434,8 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
     /* Nobody could help (a thread outside the runtime runs it alone too),
      * or the range holds fewer than two grains (n / 2: 2 * grain may
      * overflow). */
+    if (RT_UNLIKELY(c && rt->nctx < 2 && rt_shuffled(rt)) && n / 2 >= grain)
+        return shuffled(c, begin, n, grain, fn, arg);
     if (!c || rt->nctx < 2 || n / 2 < grain) {
         fn(arg, begin, end);
         return 0;

@@ -391,6 +391,11 @@ int dagrt_get_stats(const dagrt *rt, dagrt_thread_stats *out, int n)
         o->frame_refused = atomic_load_explicit(&t->frame_refused, memory_order_relaxed);
         o->frames_retired = atomic_load_explicit(&t->frames_retired, memory_order_relaxed);
         o->frame_bytes_max = atomic_load_explicit(&t->frame_bytes_max, memory_order_relaxed);
+        o->wakeups = atomic_load_explicit(&t->wakeups, memory_order_relaxed);
+        o->wake_ns = atomic_load_explicit(&t->wake_ns, memory_order_relaxed);
+        o->wake_ns_max = atomic_load_explicit(&t->wake_ns_max, memory_order_relaxed);
+        o->search_ns = atomic_load_explicit(&t->search_ns, memory_order_relaxed);
+        o->search_ns_max = atomic_load_explicit(&t->search_ns_max, memory_order_relaxed);
         uint64_t up = now > t->start_ns ? now - t->start_ns : 0;
         o->busy_ns = up > o->idle_ns ? up - o->idle_ns : 0;
     }

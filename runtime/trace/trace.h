@@ -67,6 +67,9 @@ typedef struct rt_tstats {
      * retiring one. */
     _Atomic uint64_t frame_chunks, frame_chunks_new, frame_refused;
     _Atomic uint64_t frames_retired, frame_bytes_max;
+    /* Wake-up latency (dagrt_config.wake_stats; core/idle.c), by the woken
+     * thread itself. */
+    _Atomic uint64_t wakeups, wake_ns, wake_ns_max, search_ns, search_ns_max;
     uint64_t start_ns;       /* set before the thread starts */
 } rt_tstats;
 

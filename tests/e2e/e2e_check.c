@@ -276,6 +276,9 @@ static void check_thread(e2e_state *s, e2e_frame *fr, uint32_t i)
 {
     if ((s->g->nodes[i].flags & DAGRT_NODE_MAIN) && !pthread_equal(pthread_self(), s->main))
         e2e_violation(s, fr, "on-main task %s ran on another thread", s->g->nodes[i].name);
+    if (s->one_thread && !pthread_equal(pthread_self(), s->main))
+        e2e_violation(s, fr, "task %s ran off the main thread on a runtime without workers",
+                      s->g->nodes[i].name);
 }
 
 /* --------------------------------------------------------------- delays */
@@ -412,6 +415,9 @@ void e2e_range(const e2e_graph *g, int fid, uint32_t tag, size_t begin, size_t e
                       (unsigned long)end, (unsigned long)fr->count[fid]);
         return;
     }
+    if (s->one_thread && !pthread_equal(pthread_self(), s->main))
+        e2e_violation(s, fr, "a piece of range function %d ran off the main thread on a runtime "
+                      "without workers", fid);
     for (size_t k = begin; k < end; k++)
         atomic_fetch_add_explicit(&fr->cover[fid][k], 1, memory_order_relaxed);
     small_delay(s, "");

@@ -72,6 +72,9 @@ typedef struct e2e_state {
     int *fid_nodes;                /* per fid: nodes calling it */
     pthread_t main;
     dagrt *rt;                     /* the runtime the frames run on (waits need it) */
+    /* The runtime has no worker (0 workers, or the serial switches,
+     * DAGRT_SERIAL): every task and piece must run on the main thread. */
+    bool one_thread;
     int *wait_kind;                /* per node: the wait its name asks for (e2e_wait.c), 0 none */
     int *wait_arg;                 /* per node: its repeat count or pair number */
     bool *fid_fiber;               /* per fid: every task calling it is a fiber task */

@@ -9,6 +9,7 @@
 #include "pcopy_scenario.h"
 #include "policy_scenario.h"
 #include "scenario.h"
+#include "shuffle_scenario.h"
 
 static int run_misuse(void) { return misuse_scenario(); }   /* misuse_scenario.c, pipe_misuse.c */
 static int run_inst(void) { return inst_scenario(200); }    /* inst_scenario.c */
@@ -16,6 +17,7 @@ static int run_policy(void) { return policy_scenario(); }   /* policy_scenario.c
 static int run_policy_dyn(void) { return policy_dyn_scenario(); }   /* policy_dyn.c */
 static int run_policy_pipe(void) { return policy_pipe_scenario(); }   /* policy_pipe.c */
 static int run_plan_frames(void) { return plan_frames_scenario(); }   /* plan_frames.c */
+static int run_shuffle(void) { return shuffle_scenario(); }   /* shuffle_scenario.c */
 static int run_fmem(void) { return fmem_scenario(60); }   /* fmem_scenario.c */
 /* FCOPY_FRAMES sets the frames per depth (the slow suite's soak). */
 static int run_fcopy(void)

@@ -1,0 +1,206 @@
+/*
+ * shuffle_scenario.c - the shuffled serial switch (dagrt_config.shuffle) on
+ * shuffle.dag's planted bug: `consume` reads what `produce` writes in the
+ * same frame with no edge between them. Under the switch every frame runs
+ * its tasks on the calling thread in a random valid order, so the bug
+ * shows: consume runs first in half the frames (the two are roots of the
+ * same shape, symmetric in every draw), and the chance that it has not
+ * shown after SHUFFLE_BOUND frames is 2^-20, about one in a million, for
+ * any seed. Checked for G_run (serial frames), a pipeline (serial frames
+ * after the ones in flight), started runs (the dynamic executor's
+ * shuffled ready list) and G_run beside a guest slot, each for
+ * SHUFFLE_SEEDS seeds; the same seed
+ * replays the same orders and another seed draws others; every task ran
+ * once a frame, after its inputs, all on the calling thread. The control:
+ * the plain serial switch (table order) never shows the bug.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "shuffle.h"
+#include "shuffle_scenario.h"
+
+#define SHUFFLE_BOUND 20
+#define SHUFFLE_SEEDS 16
+#define SHUFFLE_FRAMES 60
+#define SHUFFLE_ITEMS 32
+
+static int bad;
+
+#define EXPECT(cond, ...)                                                          \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "shuffle_scenario:%d: ", __LINE__);                    \
+            fprintf(stderr, __VA_ARGS__);                                          \
+            fprintf(stderr, "\n");                                                 \
+            bad++;                                                                 \
+        }                                                                          \
+    } while (0)
+
+/* Task ids in the log; a piece of spread is 100 + its first item / 4. */
+enum { T_PRODUCE = 1, T_CONSUME, T_SIDE, T_ODD, T_EITHER, T_PRESENT, T_S1, T_S2, T_S3 };
+
+/* One thread runs every task under either switch: plain fields. */
+static void log_task(struct shuffle_ctx *c, unsigned id)
+{
+    if (dagrt_thread_index(c->rt) != 0)
+        c->off_main++;
+    if (c->nlog < SHUFFLE_LOG)
+        c->log[c->nlog] = (uint8_t)id;
+    c->nlog++;
+}
+
+static int pos(const struct shuffle_ctx *c, unsigned id)
+{
+    for (uint32_t k = 0; k < c->nlog && k < SHUFFLE_LOG; k++)
+        if (c->log[k] == id)
+            return (int)k;
+    return -1;
+}
+
+void planted_produce(struct shuffle_ctx *c)
+{
+    log_task(c, T_PRODUCE);
+    c->value = c->frame;
+}
+
+void planted_consume(struct shuffle_ctx *c)
+{
+    log_task(c, T_CONSUME);
+    if (c->value != c->frame) {   /* the planted bug: last frame's value */
+        if (!c->stale)
+            c->first_stale = c->frame + 1;
+        c->stale++;
+    }
+}
+
+void planted_side(struct shuffle_ctx *c) { log_task(c, T_SIDE); }
+void planted_odd(struct shuffle_ctx *c) { log_task(c, T_ODD); }
+void planted_either(struct shuffle_ctx *c) { log_task(c, T_EITHER); }
+void planted_present(struct shuffle_ctx *c) { log_task(c, T_PRESENT); }
+void sway_s1(struct shuffle_ctx *c) { log_task(c, T_S1); }
+void sway_s2(struct shuffle_ctx *c) { log_task(c, T_S2); }
+void sway_s3(struct shuffle_ctx *c) { log_task(c, T_S3); }
+bool odd_frame(struct shuffle_ctx *c) { return (c->frame & 1) != 0; }
+size_t planted_spread_count(struct shuffle_ctx *c) { return c->items; }
+
+void planted_spread(struct shuffle_ctx *c, size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end; i += 4)
+        log_task(c, 100 + (unsigned)(i / 4));
+}
+
+/* After a frame: every task once (odd only in odd frames), after its
+ * inputs; the log into the hash; ready for the next. */
+static void frame_done(struct shuffle_ctx *c, const char *how)
+{
+    static const unsigned once[] = {T_PRODUCE, T_CONSUME, T_SIDE, T_EITHER, T_PRESENT,
+                                    T_S1, T_S2, T_S3};
+    uint32_t want = 8 + SHUFFLE_ITEMS / 4 + (uint32_t)(c->frame & 1);
+    EXPECT(c->nlog == want, "%s, frame %llu: %u task starts, want %u", how,
+           (unsigned long long)c->frame, c->nlog, want);
+    for (size_t k = 0; k < sizeof once / sizeof once[0]; k++)
+        EXPECT(pos(c, once[k]) >= 0, "%s, frame %llu: task %u did not run", how,
+               (unsigned long long)c->frame, once[k]);
+    EXPECT((pos(c, T_ODD) >= 0) == ((c->frame & 1) != 0), "%s: odd's when", how);
+    int present = pos(c, T_PRESENT), side = pos(c, T_SIDE), s1 = pos(c, T_S1);
+    /* (Not necessarily last: `either` is an OR, which the dynamic
+     * executor fires on its first input, so spread may still run.) */
+    EXPECT(present > pos(c, T_PRODUCE) && present > pos(c, T_CONSUME) &&
+           present > pos(c, T_EITHER) && present > pos(c, T_S2) && present > pos(c, T_S3),
+           "%s, frame %llu: present ran before an input", how, (unsigned long long)c->frame);
+    EXPECT(side < pos(c, 100) && side < s1 && s1 < pos(c, T_S2) && s1 < pos(c, T_S3),
+           "%s, frame %llu: a task ran before its input", how, (unsigned long long)c->frame);
+    EXPECT(pos(c, T_EITHER) > side, "%s: either before side", how);
+    for (uint32_t k = 0; k < c->nlog && k < SHUFFLE_LOG; k++)
+        c->hash = (c->hash ^ c->log[k]) * UINT64_C(0x100000001b3);
+    c->hash = (c->hash ^ 0xff) * UINT64_C(0x100000001b3);
+    c->nlog = 0;
+}
+
+/* BY_GUEST: G_run on a runtime with a guest slot (only serial frames are
+ * shuffled there). */
+enum { BY_RUN, BY_PIPE, BY_START, BY_GUEST };
+static const char *const how_name[] = {"G_run", "pipeline", "started runs", "G_run, a guest slot"};
+
+/* `frames` frames of planted on a fresh runtime (shuffled with seed, or
+ * the plain serial switch for seed 0), run `how`; returns the context. */
+static struct shuffle_ctx run_frames(uint64_t seed, int how, int frames)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 2;
+    cfg.serial = seed == 0;
+    cfg.shuffle = seed != 0;
+    cfg.shuffle_seed = seed;
+    cfg.guest_threads = how == BY_GUEST;
+    struct shuffle_ctx c;
+    memset(&c, 0, sizeof c);
+    c.items = SHUFFLE_ITEMS;
+    c.hash = UINT64_C(0xcbf29ce484222325);
+    c.value = UINT64_MAX;
+    dagrt *rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL, "dagrt_create");
+    if (!rt)
+        return c;
+    c.rt = rt;
+    EXPECT(dagrt_shuffle_seed(rt) == seed, "seed %llu", (unsigned long long)dagrt_shuffle_seed(rt));
+    static planted_pipeline_t pipe;
+    static planted_instance_t inst;
+    if (how == BY_PIPE)
+        EXPECT(planted_pipeline_init(&pipe, 2) == 0, "pipeline init");
+    if (how == BY_START)
+        EXPECT(planted_instance_init(&inst) == 0, "instance init");
+    for (int f = 0; f < frames; f++) {
+        c.frame = (uint64_t)f;
+        int rc;
+        if (how == BY_RUN || how == BY_GUEST) {
+            rc = planted_run(rt, &c);
+        } else if (how == BY_PIPE) {
+            /* The context by pointer: frames run one after another under
+             * the switch, so each sees its own c.frame. */
+            rc = planted_pipeline_submit(rt, &pipe, &c);
+            if (rc == 0)
+                rc = planted_pipeline_drain(rt, &pipe);
+        } else {
+            rc = planted_instance_start(rt, &inst, &c);
+            if (rc == 0)
+                rc = planted_instance_wait(rt, &inst);
+        }
+        EXPECT(rc == 0, "%s, frame %d: %d", how_name[how], f, rc);
+        frame_done(&c, how_name[how]);
+    }
+    EXPECT(c.off_main == 0, "%s: %u tasks ran off the calling thread", how_name[how], c.off_main);
+    dagrt_destroy(rt);
+    return c;
+}
+
+int shuffle_scenario(void)
+{
+    bad = 0;
+    for (int how = BY_RUN; how <= BY_GUEST; how++) {
+        /* Found within the bound, for every seed. */
+        for (uint64_t seed = 1; seed <= SHUFFLE_SEEDS; seed++) {
+            struct shuffle_ctx c = run_frames(seed * 7777, how, SHUFFLE_BOUND);
+            EXPECT(c.stale > 0, "%s, seed %llu: the planted bug did not show in %d frames",
+                   how_name[how], (unsigned long long)(seed * 7777), SHUFFLE_BOUND);
+        }
+        /* Replayed by its seed: the same orders, the same first stale
+         * frame; another seed, other orders. About half the frames show
+         * it (binomial, 60 frames: 30 +- 4). */
+        struct shuffle_ctx a = run_frames(1234, how, SHUFFLE_FRAMES);
+        struct shuffle_ctx b = run_frames(1234, how, SHUFFLE_FRAMES);
+        struct shuffle_ctx o = run_frames(4321, how, SHUFFLE_FRAMES);
+        EXPECT(a.hash == b.hash && a.first_stale == b.first_stale && a.stale == b.stale,
+               "%s: seed 1234 twice, two runs (stale %llu / %llu)", how_name[how],
+               (unsigned long long)a.stale, (unsigned long long)b.stale);
+        EXPECT(a.hash != o.hash, "%s: seeds 1234 and 4321 drew the same orders", how_name[how]);
+        EXPECT(a.stale >= 12 && a.stale <= 48, "%s: stale in %llu of %d frames", how_name[how],
+               (unsigned long long)a.stale, SHUFFLE_FRAMES);
+        /* The control: table order (the plain switch) never shows it. */
+        struct shuffle_ctx t = run_frames(0, how, SHUFFLE_FRAMES);
+        EXPECT(t.stale == 0, "%s, plain serial: stale in %llu frames", how_name[how],
+               (unsigned long long)t.stale);
+    }
+    return bad;
+}

@@ -1,0 +1,6 @@
+#ifndef SHUFFLE_SCENARIO_H
+#define SHUFFLE_SCENARIO_H
+/* The shuffled serial switch on shuffle.dag (shuffle_scenario.c); returns
+ * the failed expectations (each printed to stderr). */
+int shuffle_scenario(void);
+#endif
