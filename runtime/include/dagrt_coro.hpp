@@ -83,11 +83,13 @@ struct promise_base {
         std::terminate();
 #endif
     }
+    /* The taker owns the exception from here on: the frame may be
+     * destroyed on another thread while it is being handled. */
     void rethrow_if_failed()
     {
 #if DAGRTPP_EXCEPTIONS
         if (exc)
-            std::rethrow_exception(exc);
+            std::rethrow_exception(std::exchange(exc, nullptr));
 #endif
     }
     /* The end of a coroutine that nobody will take a result from. */
@@ -403,8 +405,11 @@ struct move_to {
     {
         if constexpr (std::is_base_of_v<promise_base, P>)
             h.promise().flags = flags;
-        err = resume_as_task(rt, h, flags);
-        return err == 0;   /* not queued: go on here */
+        int r = resume_as_task(rt, h, flags);
+        if (r == 0)
+            return true;   /* it may run on already: touch nothing of this awaiter */
+        err = r;   /* not queued: go on here */
+        return false;
     }
     std::error_code await_resume() noexcept { return make_error(err); }
 };
