@@ -29,9 +29,9 @@
  * spawned ones, as it does for parked fibers.
  *
  * Exceptions: one that escapes a task<T> is rethrown where its result is
- * taken (co_await of it, started::get, sync_wait); one that escapes a
- * spawned (detached) coroutine, or a started one whose handle was
- * dropped, ends the program with a message (dagrt.hpp's rule for tasks).
+ * taken (co_await of it, started::get, sync_wait); one that nobody takes
+ * (a spawned coroutine's, or a started one's whose handle goes without a
+ * get) ends the program with a message (dagrt.hpp's rule for tasks).
  */
 #ifndef DAGRT_CORO_HPP
 #define DAGRT_CORO_HPP
@@ -327,8 +327,10 @@ private:
             return;
         auto h = std::exchange(h_, {});
         /* acq_rel: see promise_base::refs. */
-        if (h.promise().refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        if (h.promise().refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            h.promise().unobserved_end();   /* ended with an exception nobody took: the program ends */
             h.destroy();
+        }
     }
     handle h_;
 };
