@@ -620,6 +620,11 @@ void rt_ctx_publish_tail(rt_ctx *c);
  * Then wakes a sleeping thread if that is needed for the task to run.
  * Returns 0 or DAGRT_ENOMEM (deque growth failed; t is not queued). */
 int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t);
+/* rt_submit for a task whose spawn was counted already (rt_count_spawn,
+ * by the ctx that promised it: wait/async.c counts a continuation when its
+ * wait is armed, inside the task that armed it, and submits it from
+ * whichever thread ends the wait). */
+int rt_submit_counted(dagrt *rt, rt_ctx *c, rt_task *t);
 /* Spawns fn(arg), in no group, for a worker to run: never on the calling
  * thread's own queues, where a wait of the caller's could take it (plan
  * mode's helpers, which must not run on the thread they help). Counted

@@ -193,10 +193,11 @@ static inline void count_spawn(dagrt *rt, rt_ctx *c)
 
 /* Into the main thread's queue; wakes the main thread if it is idle in a
  * wait (same Dekker pair as notify, with the main ctx's announcement). */
-static void push_main(dagrt *rt, rt_ctx *c, rt_task *t)
+static void push_main(dagrt *rt, rt_ctx *c, rt_task *t, bool count)
 {
     rt_ctx *m = &rt->ctx[0];
-    count_spawn(rt, c);
+    if (count)
+        count_spawn(rt, c);
     rt_mpsc_push(&m->inbox, &t->node);
     /* seq_cst fence: publisher's half of the Dekker pair with the main ctx's idle. */
     atomic_thread_fence(memory_order_seq_cst);
@@ -236,14 +237,14 @@ static RT_INLINE bool must_expose(dagrt *rt, rt_ctx *c)
            atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed);
 }
 
-static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t);
-static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t);
+static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t, bool count);
+static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t, bool count);
 
 /* The common case inline: a plain task from a runtime thread. */
 static RT_INLINE int submit_on(dagrt *rt, rt_ctx *c, rt_task *t)
 {
     if (RT_UNLIKELY((t->flags & (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT)) || !c))
-        return submit_slow(rt, c, t);
+        return submit_slow(rt, c, t, true);
     /* Count before publishing: a thief may run and finish the task at
      * once, and destroy's quiescence test needs every counted finish to
      * have its spawn counted already (see quiescent()). */
@@ -273,36 +274,51 @@ int rt_submit(dagrt *rt, rt_ctx *c, rt_task *t)
     return submit_on(rt, c, t);
 }
 
-static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t)
+int rt_submit_counted(dagrt *rt, rt_ctx *c, rt_task *t)
+{
+    if ((t->flags & (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT)) || !c)
+        return submit_slow(rt, c, t, false);
+    /* A plain task from a runtime thread: as submit_on, less the count. */
+    bool ok = rt_deque_push_private(&c->deque, t);
+    if (!ok)
+        return DAGRT_ENOMEM;
+    if (rt->nctx >= 2 && must_expose(rt, c))
+        rt_expose(rt, c);
+    return 0;
+}
+
+/* count false: t's spawn was counted already (rt_submit_counted). */
+static RT_NOINLINE int submit_slow(dagrt *rt, rt_ctx *c, rt_task *t, bool count)
 {
     if (t->flags & DAGRT_SPAWN_MAIN) {
         /* relaxed: a bound for dagrt_pump_main only. */
         atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed); /* a bound only */
-        push_main(rt, c, t);
+        push_main(rt, c, t, count);
         return 0;
     }
     if (t->flags & DAGRT_SPAWN_HOT) {
-        count_spawn(rt, c);
+        if (count)
+            count_spawn(rt, c);
         rt_mpsc_push(&rt->hot, &t->node);
         rt_notify(rt);
         return 0;
     }
-    return submit_outside(rt, c, t);
+    return submit_outside(rt, c, t, count);
 }
 
 /* A task for the workers alone, as from a thread outside the runtime:
  * into an idle worker's inbox (woken) or, with none idle, some worker's. */
-static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t)
+static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t, bool count)
 {
     if (rt->nworkers == 0) {
         /* relaxed: a bound only */
         atomic_fetch_add_explicit(&rt->main_pushed, 1, memory_order_relaxed);
-        push_main(rt, c, t);
+        push_main(rt, c, t, count);
         return 0;
     }
     /* relaxed: counted before the push that publishes the task (release). */
-    /* relaxed: before the publishing push */
-    atomic_fetch_add_explicit(&rt->ext_spawned, 1, memory_order_relaxed);
+    if (count)
+        atomic_fetch_add_explicit(&rt->ext_spawned, 1, memory_order_relaxed);
     /* Prefer a worker that is idle: claim it, give it the task, wake it.
      * Workers only: a guest's inbox stays empty, so a guest that leaves
      * owns no queued work (core/guest.c). */
@@ -432,7 +448,7 @@ int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg)
 {
     rt_ctx *c = rt_ctx_here(rt);
     rt_task *t = task_make(rt, c, fn, arg, NULL, 0);
-    return RT_LIKELY(t != NULL) ? submit_outside(rt, c, t) : DAGRT_ENOMEM;
+    return RT_LIKELY(t != NULL) ? submit_outside(rt, c, t, true) : DAGRT_ENOMEM;
 }
 
 int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)

@@ -779,6 +779,66 @@ int dagrt_poll(dagrt *rt, dagrt_handle h, unsigned events, uint64_t deadline_ns,
  * holds). 0 or a negative error code. */
 int dagrt_close(dagrt *rt, dagrt_handle h);
 
+/* ------------------------- waiting on the world: asynchronous waits */
+/* (docs/runtime.md, "Coroutines") The waits above, for code that must not
+ * hold a thread or a fiber stack while it waits (C++20 coroutines:
+ * dagrt_coro.hpp): each call below starts its wait and either ends it at
+ * once, returning its result as the blocking call would (fn is then never
+ * called), or returns DAGRT_PENDING and later calls fn(arg, result)
+ * exactly once, from a task of its own, with the blocking call's result
+ * (bytes, a ready set, 0 or a negative code). That task is queued the way
+ * a resumed fiber task is: with DAGRT_SPAWN_MAIN (dagrt_async_init's
+ * flags) on the main thread's queue, with DAGRT_SPAWN_HOT (or, for an I/O
+ * call, whenever the runtime has hot workers) on the hot lane, else as any
+ * spawn. A pending wait is counted as a task of the runtime: dagrt_destroy
+ * ends it as it ends a parked fiber's wait (DAGRT_ECANCELED, fn called)
+ * and returns only after fn has run. The record and every buffer or
+ * address given belong to the call until fn is called (or the call
+ * returned anything but DAGRT_PENDING). Only from rt's own threads (inside
+ * a task, or the main thread, or an attached thread): DAGRT_EPERM from
+ * any other. Waiters are queued with the blocking calls' waiters, in one
+ * FIFO. */
+/* Not a result any call returns (a count of bytes stays far below it). */
+#define DAGRT_PENDING INT64_MAX
+typedef void (*dagrt_async_fn)(void *arg, int64_t result);
+typedef struct dagrt_async { uint64_t opaque_[40]; } dagrt_async;
+/* Prepares a for a wait whose end calls fn(arg, result); flags: 0,
+ * DAGRT_SPAWN_MAIN or DAGRT_SPAWN_HOT (the task that calls fn). A record
+ * may be initialised again once its last wait has ended. */
+void dagrt_async_init(dagrt_async *a, dagrt_async_fn fn, void *arg, unsigned flags);
+/* The asynchronous forms of dagrt_sleep, dagrt_event_wait_until,
+ * dagrt_mutex_lock_until, dagrt_sem_acquire_until, dagrt_cond_wait (m held
+ * again when fn is called, as there), dagrt_group_wait (0 once the group's
+ * tasks have all finished; DAGRT_EBUSY if something else waits on it,
+ * DAGRT_EPERM for a group on another thread's stack) and of the I/O calls
+ * (*fromlen and *out are written before fn is called). Results as theirs,
+ * or DAGRT_PENDING; DAGRT_EINVAL for a bad argument or a record never
+ * initialised, DAGRT_EPERM from a thread that is not rt's. */
+int64_t dagrt_sleep_async(dagrt *rt, dagrt_async *a, uint64_t ns, dagrt_cancel *cancel);
+int64_t dagrt_event_wait_async(dagrt *rt, dagrt_async *a, dagrt_event *e, uint64_t deadline_ns,
+                               dagrt_cancel *cancel);
+int64_t dagrt_mutex_lock_async(dagrt *rt, dagrt_async *a, dagrt_mutex *m, uint64_t deadline_ns,
+                               dagrt_cancel *cancel);
+int64_t dagrt_sem_acquire_async(dagrt *rt, dagrt_async *a, dagrt_sem *s, uint64_t deadline_ns,
+                                dagrt_cancel *cancel);
+int64_t dagrt_cond_wait_async(dagrt *rt, dagrt_async *a, dagrt_cond *cv, dagrt_mutex *m,
+                              uint64_t deadline_ns, dagrt_cancel *cancel);
+int64_t dagrt_group_wait_async(dagrt *rt, dagrt_async *a, dagrt_group *g);
+int64_t dagrt_read_async(dagrt *rt, dagrt_async *a, dagrt_handle h, void *buf, size_t n,
+                         int64_t offset, dagrt_cancel *c);
+int64_t dagrt_write_async(dagrt *rt, dagrt_async *a, dagrt_handle h, const void *buf, size_t n,
+                          int64_t offset, dagrt_cancel *c);
+int64_t dagrt_recvfrom_async(dagrt *rt, dagrt_async *a, dagrt_handle s, void *buf, size_t n,
+                             struct sockaddr *from, size_t *fromlen, dagrt_cancel *c);
+int64_t dagrt_sendto_async(dagrt *rt, dagrt_async *a, dagrt_handle s, const void *buf, size_t n,
+                           const struct sockaddr *to, size_t tolen, dagrt_cancel *c);
+int64_t dagrt_accept_async(dagrt *rt, dagrt_async *a, dagrt_handle s, dagrt_handle *out,
+                           dagrt_cancel *c);
+int64_t dagrt_connect_async(dagrt *rt, dagrt_async *a, dagrt_handle s, const struct sockaddr *to,
+                            size_t tolen, dagrt_cancel *c);
+int64_t dagrt_poll_async(dagrt *rt, dagrt_async *a, dagrt_handle h, unsigned events,
+                         uint64_t deadline_ns, dagrt_cancel *c);
+
 /* I/O counts, one row per kind of call (DAGRT_IO_READ ...), read while
  * calls run (each count exact, not one snapshot). */
 enum { DAGRT_IO_READ, DAGRT_IO_WRITE, DAGRT_IO_RECVFROM, DAGRT_IO_SENDTO,

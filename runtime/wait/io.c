@@ -288,13 +288,16 @@ static void count(dagrt *rt, rt_io *io, int kind, int what, uint64_t n)
 /* The end of a call whose op is done: detaches it, returns the record
  * and turns the op's outcome into the call's result (*os: the system's
  * error behind it, 0 if none). */
-static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io_op *out,
-                      int *os)
+static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, int kind, rt_io_op *out, int *os)
 {
-    int k = in->kind;
+    int k = kind;
     count(rt, io, k, IO_OPS, 1);   /* on the thread it returns on */
     rt_oneshot_disarm(rt, &q->w);   /* q may go back after it */
-    *out = q->op;
+    /* The op's out fields (what the calls read of it). */
+    out->res = q->op.res;
+    out->err = q->op.err;
+    out->canceled = q->op.canceled;
+    out->addrlen = q->op.addrlen;
     rt_io_shard *sh = q->sh;
     rt_os_mutex_lock(&sh->mu);
     bool closing = q->closing, timed_out = q->timed_out;
@@ -324,9 +327,47 @@ static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io
         *os = out->err;
         return rt_os_error_code(out->err);
     }
-    if (in->kind != RT_IO_POLL && in->kind != RT_IO_ACCEPT)
+    if (kind != RT_IO_POLL && kind != RT_IO_ACCEPT)
         count(rt, io, k, IO_BYTES, (uint64_t)out->res);
     return out->res;
+}
+
+/* An asynchronous call's record (dagrt_async): the op's record and what
+ * the continuation writes back. */
+typedef struct io_async {
+    rt_async a;           /* first */
+    rt_io *io;
+    io_req *q;
+    int kind;
+    size_t *fromlen;      /* recvfrom: the address's length */
+    dagrt_handle *outh;   /* accept: the new handle */
+} io_async;
+_Static_assert(sizeof(io_async) <= sizeof(dagrt_async), "dagrt_async too small for an I/O call");
+
+/* A finished call's result as the public call returns it (wait/io_api.c
+ * does the same for the blocking ones). */
+static int64_t io_result(io_async *ia, int64_t r, const rt_io_op *out)
+{
+    if (r >= 0 && ia->fromlen)
+        *ia->fromlen = out->addrlen;
+    if (ia->kind == RT_IO_ACCEPT && r >= 0) {
+        *ia->outh = (dagrt_handle)r;
+        r = 0;
+    }
+    if (ia->kind == RT_IO_CONNECT && r > 0)
+        r = 0;
+    return r;
+}
+
+/* The continuation (wait/async.c): io_end on a runtime thread, then fn. */
+static void io_finish(rt_async *a)
+{
+    io_async *ia = (io_async *)(void *)a;
+    rt_io_op out;
+    int os = 0;
+    int64_t r = io_end(a->rt, ia->io, ia->q, ia->kind, &out, &os);
+    rt_error_set(0, os);
+    a->fn(a->arg, io_result(ia, r, &out));   /* the last access to the record */
 }
 
 
@@ -336,7 +377,7 @@ static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, const rt_io_op *in, rt_io
  * (dagrt_cancel_init_deadline, on c or above it) that comes first
  * replaces it, so every call ends by its scope's deadline. */
 static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
-                        rt_io_op *out, int *os)
+                        rt_io_op *out, int *os, rt_async *a)
 {
     int err = 0;
     rt_io *io = io_get(rt, &err, os);
@@ -409,7 +450,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     if (io->r->ops->reap && !deferred)
         io->r->ops->reap(io->r, q->op.slot, 32);
     if (rt_oneshot_over(&q->w))
-        return io_end(rt, io, q, in, out, os);
+        return io_end(rt, io, q, in->kind, out, os);
 
     /* The deadline and the link, after the submit (outside sh->mu: the
      * callbacks take it): one that fires at once cancels an op that is
@@ -429,8 +470,17 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
      * which they serve before other work (design/io.md). Counted in the
      * record's shard for destroy's "only waits are left" (core/worker.c). */
     unsigned how = RT_ONESHOT_HELP | (rt->cfg.hot_workers > 0 ? RT_ONESHOT_HOT : 0u);
-    rt_oneshot_wait(rt, &q->w, &sh->nwaits, how);
-    return io_end(rt, io, q, in, out, os);
+    if (a) {
+        /* No one waits: the continuation ends the call (io_finish). */
+        io_async *ia = (io_async *)(void *)a;
+        ia->io = io;
+        ia->q = q;
+        if (rt_async_arm(a, &q->w.g, NULL, io_finish, &sh->nwaits, (how & RT_ONESHOT_HOT) != 0) == 0)
+            return DAGRT_PENDING;
+    } else {
+        rt_oneshot_wait(rt, &q->w, &sh->nwaits, how);
+    }
+    return io_end(rt, io, q, in->kind, out, os);
 }
 
 static const char *const op_names[RT_IO_KINDS] = {
@@ -458,7 +508,7 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
         return rt_error_set(DAGRT_ECANCELED, 0);
     rt_obs *ob = rt_obs_now(&rt->obs);
     uint64_t t0 = ob && ob->trace ? rt_now_ns() : 0;
-    int64_t r = io_call_(rt, in, deadline, c, out, &os);
+    int64_t r = io_call_(rt, in, deadline, c, out, &os, NULL);
     /* On the thread the call returns on (a fiber may have moved):
      * dagrt_last_os_error is the system's error behind this result, 0
      * when there is none (dagrt.h). */
@@ -471,6 +521,31 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
     }
     rt_oneshot_leave(rt, in_);   /* the call's last access to rt */
     return r;
+}
+
+int64_t rt_io_call_async(dagrt *rt, dagrt_async *a, const rt_io_op *in, uint64_t deadline,
+                         dagrt_cancel *c, size_t *fromlen, dagrt_handle *outh)
+{
+    int e = rt_async_check(rt, a);
+    if (e)
+        return e;
+    if (c && !rt_cancel_valid(c))
+        return DAGRT_EINVAL;
+    int os = rt_os_handle_check(in->h);
+    if (os)
+        return rt_error_set(rt_os_error_code(os), os);
+    io_async *ia = (io_async *)(void *)rt_async_of(a);
+    ia->kind = in->kind;
+    ia->fromlen = fromlen;
+    ia->outh = outh;
+    ia->io = NULL;
+    ia->q = NULL;
+    rt_io_op out;
+    int64_t r = io_call_(rt, in, deadline, c, &out, &os, &ia->a);
+    if (r == DAGRT_PENDING)
+        return r;
+    rt_error_set(0, os);
+    return io_result(ia, r, &out);
 }
 
 int64_t rt_io_waits(const dagrt *rt)

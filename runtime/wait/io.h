@@ -67,6 +67,11 @@ void rt_io_submitted(dagrt *rt, rt_io *io, bool deferred);
  * events, or a negative DAGRT_E* code), the completed op in *out. */
 int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
                    rt_io_op *out);
+/* rt_io_call's asynchronous form (dagrt.h, dagrt_*_async; wait/async.c):
+ * DAGRT_PENDING, or the result now. fromlen / outh: where recvfrom's
+ * address length and accept's handle go (NULL for the other calls). */
+int64_t rt_io_call_async(dagrt *rt, dagrt_async *a, const rt_io_op *in, uint64_t deadline,
+                         dagrt_cancel *c, size_t *fromlen, dagrt_handle *outh);
 /* An op record of `kind` on handle h, every other field zero. */
 void rt_io_op_clear(rt_io_op *op, int kind, dagrt_handle h);
 

@@ -102,6 +102,96 @@ int dagrt_poll(dagrt *rt, dagrt_handle h, unsigned events, uint64_t deadline_ns,
     return (int)r;
 }
 
+/* The asynchronous forms (dagrt.h, dagrt_*_async): the same op records,
+ * through rt_io_call_async. */
+
+int64_t dagrt_read_async(dagrt *rt, dagrt_async *a, dagrt_handle h, void *buf, size_t n,
+                         int64_t offset, dagrt_cancel *c)
+{
+    if (!buf && n)
+        return rt_error_set(DAGRT_EINVAL, 0);
+    rt_io_op op;
+    rt_io_op_clear(&op, RT_IO_READ, h);
+    op.buf = buf;
+    op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
+    op.off = offset < 0 ? -1 : offset;
+    return rt_io_call_async(rt, a, &op, DAGRT_FOREVER, c, NULL, NULL);
+}
+
+int64_t dagrt_write_async(dagrt *rt, dagrt_async *a, dagrt_handle h, const void *buf, size_t n,
+                          int64_t offset, dagrt_cancel *c)
+{
+    if (!buf && n)
+        return rt_error_set(DAGRT_EINVAL, 0);
+    rt_io_op op;
+    rt_io_op_clear(&op, RT_IO_WRITE, h);
+    op.buf = (void *)(uintptr_t)buf;
+    op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
+    op.off = offset < 0 ? -1 : offset;
+    return rt_io_call_async(rt, a, &op, DAGRT_FOREVER, c, NULL, NULL);
+}
+
+int64_t dagrt_recvfrom_async(dagrt *rt, dagrt_async *a, dagrt_handle s, void *buf, size_t n,
+                             struct sockaddr *from, size_t *fromlen, dagrt_cancel *c)
+{
+    if ((!buf && n) || (from && !fromlen))
+        return rt_error_set(DAGRT_EINVAL, 0);
+    rt_io_op op;
+    rt_io_op_clear(&op, RT_IO_RECVFROM, s);
+    op.buf = buf;
+    op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
+    op.addr = from;
+    op.addrlen = from ? *fromlen : 0;
+    return rt_io_call_async(rt, a, &op, DAGRT_FOREVER, c, from ? fromlen : NULL, NULL);
+}
+
+int64_t dagrt_sendto_async(dagrt *rt, dagrt_async *a, dagrt_handle s, const void *buf, size_t n,
+                           const struct sockaddr *to, size_t tolen, dagrt_cancel *c)
+{
+    if ((!buf && n) || (to && tolen == 0))
+        return rt_error_set(DAGRT_EINVAL, 0);
+    rt_io_op op;
+    rt_io_op_clear(&op, RT_IO_SENDTO, s);
+    op.buf = (void *)(uintptr_t)buf;
+    op.n = n > IO_MAX_BYTES ? IO_MAX_BYTES : n;
+    op.addr = (void *)(uintptr_t)to;
+    op.addrlen = to ? tolen : 0;
+    return rt_io_call_async(rt, a, &op, DAGRT_FOREVER, c, NULL, NULL);
+}
+
+int64_t dagrt_accept_async(dagrt *rt, dagrt_async *a, dagrt_handle s, dagrt_handle *outh,
+                           dagrt_cancel *c)
+{
+    if (!outh)
+        return rt_error_set(DAGRT_EINVAL, 0);
+    rt_io_op op;
+    rt_io_op_clear(&op, RT_IO_ACCEPT, s);
+    return rt_io_call_async(rt, a, &op, DAGRT_FOREVER, c, NULL, outh);
+}
+
+int64_t dagrt_connect_async(dagrt *rt, dagrt_async *a, dagrt_handle s, const struct sockaddr *to,
+                            size_t tolen, dagrt_cancel *c)
+{
+    if (!to || tolen == 0)
+        return rt_error_set(DAGRT_EINVAL, 0);
+    rt_io_op op;
+    rt_io_op_clear(&op, RT_IO_CONNECT, s);
+    op.addr = (void *)(uintptr_t)to;
+    op.addrlen = tolen;
+    return rt_io_call_async(rt, a, &op, DAGRT_FOREVER, c, NULL, NULL);
+}
+
+int64_t dagrt_poll_async(dagrt *rt, dagrt_async *a, dagrt_handle h, unsigned events,
+                         uint64_t deadline_ns, dagrt_cancel *c)
+{
+    if (events & ~(unsigned)(DAGRT_POLL_IN | DAGRT_POLL_OUT | DAGRT_POLL_ERR))
+        return rt_error_set(DAGRT_EINVAL, 0);
+    rt_io_op op;
+    rt_io_op_clear(&op, RT_IO_POLL, h);
+    op.events = events;
+    return rt_io_call_async(rt, a, &op, deadline_ns, c, NULL, NULL);
+}
+
 int dagrt_get_io_stats(const dagrt *rt, dagrt_io_stats *out)
 {
     if (!rt || !out)

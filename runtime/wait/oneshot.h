@@ -108,6 +108,50 @@ void rt_oneshot_wait(dagrt *rt, rt_oneshot *o, _Atomic int64_t *nwaits, unsigned
 /* Takes down what arm set up. */
 void rt_oneshot_disarm(dagrt *rt, rt_oneshot *o);
 
+/* ---------------------------------------------------- asynchronous waits
+ * (dagrt.h, dagrt_*_async; wait/async.c) The same waits with no one
+ * waiting: where a blocking call would call rt_oneshot_wait, the async
+ * form arms the group with a->w (rt_async_arm) and returns DAGRT_PENDING.
+ * Whoever completes the group (a hand-off, a timer, a cancel, an I/O
+ * completion: any thread) queues a task, the continuation, which runs
+ * a->finish on a runtime thread: what the blocking call does after its
+ * wait (disarm, the result), ending with a->fn(a->arg, result), its last
+ * access to the record.
+ *
+ * DESTROY. The continuation is counted as spawned when the wait is armed,
+ * by the ctx that arms it, inside the task (or the main thread's call)
+ * that arms it, before that one finishes: the same argument as a spawn
+ * (core/worker.c, quiescent), so a pending wait keeps dagrt_destroy's
+ * drain from ending; it is counted in *nwaits too (the owner's count of
+ * waits, for "only waits are left"), so the drain cancels rt->waits as
+ * it does for a parked fiber. The waker submits the continuation without
+ * counting it again (rt_submit_counted). */
+typedef struct rt_async rt_async;
+struct rt_async {
+    rt_waiter w;                    /* the group's waiter: queues the continuation */
+    dagrt *rt;
+    dagrt_async_fn fn;
+    void *arg;
+    unsigned flags;                 /* the continuation's: 0, DAGRT_SPAWN_MAIN, _HOT */
+    uint32_t magic;
+    void (*finish)(rt_async *a);    /* the continuation's body (the owner's) */
+    _Atomic int64_t *nwaits;        /* counted in while pending, or NULL */
+};
+#define RT_ASYNC_MAGIC 0x61737963u   /* "asyc" */
+
+/* The record behind a (NULL if a was never dagrt_async_init'ed). */
+rt_async *rt_async_of(dagrt_async *a);
+/* The checks every async call makes first: 0 to go on, DAGRT_EINVAL (no
+ * rt, a bad record), DAGRT_EPERM (not one of rt's threads). */
+int rt_async_check(dagrt *rt, dagrt_async *a);
+/* Arms g (the wait's group; c: the caller's ctx for a group with an
+ * owner, else NULL) to queue a's continuation, which will run finish.
+ * 0: armed (the caller returns DAGRT_PENDING); 1: g was complete
+ * already (the caller ends the wait now, as after rt_oneshot_wait); < 0:
+ * DAGRT_EBUSY / DAGRT_EPERM from the arm. hot: the continuation goes to the hot lane. */
+int rt_async_arm(rt_async *a, rt_group *g, rt_ctx *c, void (*finish)(rt_async *a),
+                 _Atomic int64_t *nwaits, bool hot);
+
 /* Adds n to a statistic of rt_tstats (field: its offset) on the line of
  * the thread the wait returns on (dagrt_get_stats; line 0 outside the
  * runtime). */

@@ -212,8 +212,32 @@ static int count_result(dagrt *rt, int r)
  * cancel links, the wait, and its result. help: the thread form helps
  * (events, sleeps) or blocks (mutex, semaphore, cond: helping while
  * queued for a lock could run tasks that need it). */
+static void sync_finish(rt_async *a);
+
+/* An asynchronous wait armed (the public calls answer DAGRT_PENDING): a
+ * value no wait of this file returns otherwise. */
+#define RT_PENDING 1
+
+/* An asynchronous wait's record (dagrt_async): the waiter lives in it,
+ * not on a waiting stack. cond: a condition wait's mutex, relocked by the
+ * continuation before fn (stage 1: the signal; 2: the relock). */
+typedef struct sync_async {
+    rt_async a;          /* first */
+    wq_waiter w;
+    rt_wq *cond_m;
+    int stage;
+    int cond_r;          /* stage 2: the condition wait's result */
+} sync_async;
+_Static_assert(sizeof(sync_async) <= sizeof(dagrt_async), "dagrt_async too small for a sync wait");
+
+/* The waiter a call uses: the record's for an asynchronous one. */
+static wq_waiter *waiter_for(rt_async *a, wq_waiter *own)
+{
+    return a ? &((sync_async *)(void *)a)->w : own;
+}
+
 static int wait_slow(dagrt *rt, wq_waiter *w, uint64_t deadline, dagrt_cancel *cs, bool help,
-                     bool rt_cancellable)
+                     bool rt_cancellable, rt_async *a)
 {
     /* A scope's deadline (on cs or above it) that comes first is the
      * wait's, and ends even a sleep with DAGRT_ETIMEDOUT (wait/cancel.c,
@@ -224,7 +248,13 @@ static int wait_slow(dagrt *rt, wq_waiter *w, uint64_t deadline, dagrt_cancel *c
     int early = rt_oneshot_arm(rt, &w->o, d, cs, rt_cancellable);
     if (early)   /* a hand-off that came first still wins */
         waiter_take(w, early == RT_ONESHOT_PAST ? w->timeout_code : early);
-    rt_oneshot_wait(rt, &w->o, &rt->nwaits, help ? RT_ONESHOT_HELP : 0);
+    if (a) {
+        /* No one waits: the continuation ends it (sync_finish). */
+        if (rt_async_arm(a, &w->o.g, NULL, sync_finish, &rt->nwaits, false) == 0)
+            return RT_PENDING;
+    } else {
+        rt_oneshot_wait(rt, &w->o, &rt->nwaits, help ? RT_ONESHOT_HELP : 0);
+    }
     rt_oneshot_disarm(rt, &w->o);
     return count_result(rt, w->result);
 }
@@ -246,7 +276,7 @@ static inline rt_wq *wq_of(const void *p) { return (rt_wq *)(uintptr_t)p; }
 
 /* ----------------------------------------------------------------- sleep */
 
-static int sleep_(dagrt *rt, uint64_t ns, dagrt_cancel *cs)
+static int sleep_(dagrt *rt, uint64_t ns, dagrt_cancel *cs, rt_async *a)
 {
     int e = wait_check(rt, cs);
     if (e)
@@ -255,9 +285,9 @@ static int sleep_(dagrt *rt, uint64_t ns, dagrt_cancel *cs)
         return 0;
     uint64_t now = rt_now_ns();
     uint64_t deadline = ns >= DAGRT_FOREVER - now ? DAGRT_FOREVER - 1 : now + ns;
-    wq_waiter w;
-    waiter_init(&w, NULL);
-    return wait_slow(rt, &w, deadline, cs, true, true);
+    wq_waiter own, *w = waiter_for(a, &own);
+    waiter_init(w, NULL);
+    return wait_slow(rt, w, deadline, cs, true, true, a);
 }
 
 /* ---------------------------------------------------------------- events */
@@ -305,7 +335,8 @@ bool dagrt_event_is_set(const dagrt_event *e)
     return atomic_load_explicit(&q->value, memory_order_acquire) != 0;
 }
 
-static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cs)
+static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cs,
+                             rt_async *a)
 {
     rt_wq *q = wq_of(e);
     int err = wait_check(rt, cs);
@@ -316,16 +347,16 @@ static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, da
     /* Sticky fast path: no lock, no suspend. acquire: as in is_set. */
     if (atomic_load_explicit(&q->value, memory_order_acquire))
         return 0;
-    wq_waiter w;
-    waiter_init(&w, q);
+    wq_waiter own, *w = waiter_for(a, &own);
+    waiter_init(w, q);
     wq_lock(q);
     if (atomic_load_explicit(&q->value, memory_order_relaxed)) {   /* relaxed: under the lock */
         wq_unlock(q);
         return 0;
     }
-    wq_push(q, &w);
+    wq_push(q, w);
     wq_unlock(q);
-    return wait_slow(rt, &w, deadline_ns, cs, true, true);
+    return wait_slow(rt, w, deadline_ns, cs, true, true, a);
 }
 
 int dagrt_event_wait(dagrt *rt, dagrt_event *e)
@@ -357,23 +388,25 @@ bool dagrt_mutex_trylock(dagrt_mutex *m)
 
 /* rt_cancellable false: the relock at the end of a condition wait, which
  * must hold the mutex when it returns, so not even destroy cancels it. */
-static int mutex_lock(dagrt *rt, rt_wq *q, uint64_t deadline_ns, dagrt_cancel *cs, bool rt_cancellable)
+static int mutex_lock(dagrt *rt, rt_wq *q, uint64_t deadline_ns, dagrt_cancel *cs, bool rt_cancellable,
+                      rt_async *a)
 {
-    wq_waiter w;
-    waiter_init(&w, q);
+    wq_waiter own, *w = waiter_for(a, &own);
+    waiter_init(w, q);
     wq_lock(q);
     if (atomic_load_explicit(&q->value, memory_order_relaxed) == 0) {   /* relaxed: under the lock */
         atomic_store_explicit(&q->value, 1, memory_order_relaxed);   /* relaxed: under the lock */
         wq_unlock(q);
         return 0;
     }
-    wq_push(q, &w);
+    wq_push(q, w);
     wq_unlock(q);
     /* 0: woken by unlock with the mutex handed over (value stays 1). */
-    return wait_slow(rt, &w, deadline_ns, cs, false, rt_cancellable);
+    return wait_slow(rt, w, deadline_ns, cs, false, rt_cancellable, a);
 }
 
-static int mutex_lock_until_(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+static int mutex_lock_until_(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs,
+                             rt_async *a)
 {
     rt_wq *q = wq_of(m);
     int err = wait_check(rt, cs);
@@ -381,7 +414,7 @@ static int mutex_lock_until_(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, da
         return err;
     if (!m || q->magic != WQ_MUTEX)
         return DAGRT_EINVAL;
-    return mutex_lock(rt, q, deadline_ns, cs, true);
+    return mutex_lock(rt, q, deadline_ns, cs, true, a);
 }
 
 int dagrt_mutex_lock(dagrt *rt, dagrt_mutex *m)
@@ -431,7 +464,8 @@ bool dagrt_sem_tryacquire(dagrt_sem *s)
     return v > 0;
 }
 
-static int sem_acquire_until_(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cs)
+static int sem_acquire_until_(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cs,
+                              rt_async *a)
 {
     rt_wq *q = wq_of(s);
     int err = wait_check(rt, cs);
@@ -439,8 +473,8 @@ static int sem_acquire_until_(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dag
         return err;
     if (!s || q->magic != WQ_SEM)
         return DAGRT_EINVAL;
-    wq_waiter w;
-    waiter_init(&w, q);
+    wq_waiter own, *w = waiter_for(a, &own);
+    waiter_init(w, q);
     wq_lock(q);
     int64_t v = atomic_load_explicit(&q->value, memory_order_relaxed);   /* relaxed: under the lock */
     if (v > 0) {
@@ -448,9 +482,9 @@ static int sem_acquire_until_(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dag
         wq_unlock(q);
         return 0;
     }
-    wq_push(q, &w);
+    wq_push(q, w);
     wq_unlock(q);
-    return wait_slow(rt, &w, deadline_ns, cs, false, true);   /* 0: one unit handed over */
+    return wait_slow(rt, w, deadline_ns, cs, false, true, a);   /* 0: one unit handed over */
 }
 
 int dagrt_sem_acquire(dagrt *rt, dagrt_sem *s)
@@ -481,7 +515,8 @@ void dagrt_cond_init(dagrt_cond *cv)
         wq_init(wq_of(cv), WQ_COND, 0);
 }
 
-static int cond_wait_(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
+static int cond_wait_(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs,
+                      rt_async *a)
 {
     rt_wq *q = wq_of(cv), *mq = wq_of(m);
     int err = wait_check(rt, cs);
@@ -496,15 +531,30 @@ static int cond_wait_(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadli
      * orders it. */
     if (atomic_load_explicit(&mq->value, memory_order_relaxed) == 0)
         return DAGRT_EPERM;
-    wq_waiter w;
-    waiter_init(&w, q);
+    wq_waiter own, *w = waiter_for(a, &own);
+    waiter_init(w, q);
+    if (a) {
+        sync_async *sa = (sync_async *)(void *)a;
+        sa->cond_m = mq;
+        sa->stage = 1;
+    }
     wq_lock(q);
-    wq_push(q, &w);
+    wq_push(q, w);
     wq_unlock(q);
     dagrt_mutex_unlock(m);
-    int r = wait_slow(rt, &w, deadline_ns, cs, false, true);
+    int r = wait_slow(rt, w, deadline_ns, cs, false, true, a);
+    if (r == RT_PENDING)
+        return r;   /* sync_finish relocks */
     /* Like pthread_cond_wait, every return holds the mutex again. */
-    mutex_lock(rt, mq, DAGRT_FOREVER, NULL, false);
+    if (a) {
+        sync_async *sa = (sync_async *)(void *)a;
+        sa->stage = 2;
+        sa->cond_r = r;
+        if (mutex_lock(rt, mq, DAGRT_FOREVER, NULL, false, a) == RT_PENDING)
+            return RT_PENDING;   /* sync_finish calls fn with cond_r */
+        return r;
+    }
+    mutex_lock(rt, mq, DAGRT_FOREVER, NULL, false, NULL);
     return r;
 }
 
@@ -532,6 +582,92 @@ void dagrt_cond_broadcast(dagrt_cond *cv)
     wake_list(all);
 }
 
+/* ----------------------------------------------------- asynchronous waits */
+
+/* The continuation of an asynchronous wait (wait/async.c): what wait_slow
+ * does after rt_oneshot_wait, on a runtime thread; a condition wait then
+ * relocks its mutex, asynchronously again when it must wait. */
+static void sync_finish(rt_async *a)
+{
+    sync_async *sa = (sync_async *)(void *)a;
+    dagrt *rt = a->rt;
+    rt_oneshot_disarm(rt, &sa->w.o);
+    int r = count_result(rt, sa->w.result);
+    if (sa->cond_m && sa->stage == 1) {
+        sa->stage = 2;
+        sa->cond_r = r;
+        if (mutex_lock(rt, sa->cond_m, DAGRT_FOREVER, NULL, false, a) == RT_PENDING)
+            return;   /* again, at stage 2 */
+    }
+    if (sa->cond_m)
+        r = sa->cond_r;
+    a->fn(a->arg, r);   /* the last access to the record */
+}
+
+/* A wait's answer as the public call gives it. */
+static int64_t pending(int r)
+{
+    return r == RT_PENDING ? DAGRT_PENDING : r;
+}
+
+/* The checks every asynchronous call makes, and its record. */
+#define ASYNC_ENTRY(rt, a, ra)                \
+    int e_ = rt_async_check((rt), (a));       \
+    if (e_)                                   \
+        return e_;                            \
+    rt_async *ra = rt_async_of(a);            \
+    ((sync_async *)(void *)ra)->cond_m = NULL
+
+int64_t dagrt_sleep_async(dagrt *rt, dagrt_async *a, uint64_t ns, dagrt_cancel *cs)
+{
+    ASYNC_ENTRY(rt, a, ra);
+    return pending(sleep_(rt, ns, cs, ra));
+}
+
+int64_t dagrt_event_wait_async(dagrt *rt, dagrt_async *a, dagrt_event *e, uint64_t deadline_ns,
+                               dagrt_cancel *cs)
+{
+    ASYNC_ENTRY(rt, a, ra);
+    return pending(event_wait_until_(rt, e, deadline_ns, cs, ra));
+}
+
+int64_t dagrt_mutex_lock_async(dagrt *rt, dagrt_async *a, dagrt_mutex *m, uint64_t deadline_ns,
+                               dagrt_cancel *cs)
+{
+    ASYNC_ENTRY(rt, a, ra);
+    return pending(mutex_lock_until_(rt, m, deadline_ns, cs, ra));
+}
+
+int64_t dagrt_sem_acquire_async(dagrt *rt, dagrt_async *a, dagrt_sem *s, uint64_t deadline_ns,
+                                dagrt_cancel *cs)
+{
+    ASYNC_ENTRY(rt, a, ra);
+    return pending(sem_acquire_until_(rt, s, deadline_ns, cs, ra));
+}
+
+int64_t dagrt_cond_wait_async(dagrt *rt, dagrt_async *a, dagrt_cond *cv, dagrt_mutex *m,
+                              uint64_t deadline_ns, dagrt_cancel *cs)
+{
+    ASYNC_ENTRY(rt, a, ra);
+    return pending(cond_wait_(rt, cv, m, deadline_ns, cs, ra));
+}
+
+/* A group: its completion queues the continuation directly (no timer, no
+ * link: a group wait is no wait on the world, as dagrt_group_wait). */
+static void group_finish(rt_async *a)
+{
+    a->fn(a->arg, 0);
+}
+
+int64_t dagrt_group_wait_async(dagrt *rt, dagrt_async *a, dagrt_group *g)
+{
+    ASYNC_ENTRY(rt, a, ra);
+    if (!g || rt_group_of(g)->magic != RT_GROUP_MAGIC)
+        return DAGRT_EINVAL;
+    int r = rt_async_arm(ra, rt_group_of(g), rt_ctx_current(rt), group_finish, NULL, false);
+    return r == 0 ? DAGRT_PENDING : r == 1 ? 0 : r;
+}
+
 /* ------------------------------- threads outside the runtime vs destroy */
 
 /* The timed calls above, as a thread with no ctx in rt makes them while
@@ -551,25 +687,25 @@ void dagrt_cond_broadcast(dagrt_cond *cv)
 
 int dagrt_sleep(dagrt *rt, uint64_t ns, dagrt_cancel *cs)
 {
-    OUTSIDE_CALL(rt, sleep_(rt, ns, cs));
+    OUTSIDE_CALL(rt, sleep_(rt, ns, cs, NULL));
 }
 
 int dagrt_event_wait_until(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cs)
 {
-    OUTSIDE_CALL(rt, event_wait_until_(rt, e, deadline_ns, cs));
+    OUTSIDE_CALL(rt, event_wait_until_(rt, e, deadline_ns, cs, NULL));
 }
 
 int dagrt_mutex_lock_until(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
 {
-    OUTSIDE_CALL(rt, mutex_lock_until_(rt, m, deadline_ns, cs));
+    OUTSIDE_CALL(rt, mutex_lock_until_(rt, m, deadline_ns, cs, NULL));
 }
 
 int dagrt_sem_acquire_until(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dagrt_cancel *cs)
 {
-    OUTSIDE_CALL(rt, sem_acquire_until_(rt, s, deadline_ns, cs));
+    OUTSIDE_CALL(rt, sem_acquire_until_(rt, s, deadline_ns, cs, NULL));
 }
 
 int dagrt_cond_wait(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs)
 {
-    OUTSIDE_CALL(rt, cond_wait_(rt, cv, m, deadline_ns, cs));
+    OUTSIDE_CALL(rt, cond_wait_(rt, cv, m, deadline_ns, cs, NULL));
 }

@@ -1,0 +1,117 @@
+/*
+ * wait/async.c - asynchronous waits (dagrt.h, dagrt_*_async; the protocol
+ * at the bottom of wait/oneshot.h): the record, arming a wait's group to
+ * queue a continuation task, and that task. The waits themselves are
+ * wait/sync.c's and wait/io.c's, which call rt_async_arm where their
+ * blocking forms call rt_oneshot_wait.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../core/core.h"   /* first: the runtime's view of dagrt.h */
+#include "oneshot.h"
+
+_Static_assert(sizeof(rt_async) <= sizeof(dagrt_async), "dagrt_async too small");
+
+void dagrt_async_init(dagrt_async *a, dagrt_async_fn fn, void *arg, unsigned flags)
+{
+    if (!a)
+        return;
+    rt_async *r = (rt_async *)(void *)a;
+    r->w.fn = NULL;
+    r->rt = NULL;
+    r->fn = fn;
+    r->arg = arg;
+    r->flags = flags;
+    r->finish = NULL;
+    r->nwaits = NULL;
+    /* A bad fn or flags: a record no call accepts (DAGRT_EINVAL). */
+    bool ok = fn && (flags & ~(unsigned)(DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT)) == 0 &&
+              flags != (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT);
+    r->magic = ok ? RT_ASYNC_MAGIC : 0;
+}
+
+rt_async *rt_async_of(dagrt_async *a)
+{
+    rt_async *r = (rt_async *)(void *)a;
+    return a && r->magic == RT_ASYNC_MAGIC ? r : NULL;
+}
+
+int rt_async_check(dagrt *rt, dagrt_async *a)
+{
+    rt_error_set(0, 0);
+    rt_async *r = rt_async_of(a);
+    if (!rt || !r)
+        return DAGRT_EINVAL;
+    /* rt's own threads only: the continuation is counted on the caller's
+     * ctx (oneshot.h, DESTROY), and a thread outside has none. */
+    if (!rt_ctx_current(rt))
+        return DAGRT_EPERM;
+    r->rt = rt;
+    return 0;
+}
+
+/* The continuation: on a runtime thread, after the wait's completion. */
+static void async_run(void *arg)
+{
+    rt_async *a = arg;
+    a->finish(a);   /* ends with a->fn: its last access to a */
+}
+
+/* The group's waiter (any thread, after the completer's last access to
+ * the group). */
+static void async_wake(rt_waiter *w)
+{
+    rt_async *a = (rt_async *)(void *)((char *)w - offsetof(rt_async, w));
+    dagrt *rt = a->rt;
+    rt_ctx *c = rt_ctx_current(rt);
+    rt_task *t = c ? rt_task_alloc(c) : rt_task_alloc_any(rt);
+    if (!t) {
+        fprintf(stderr, "dagrt: fatal: out of memory queueing an asynchronous wait's end\n");
+        abort();
+    }
+    t->fn = async_run;
+    t->arg = a;
+    t->group = NULL;
+    t->flags = a->flags;
+    /* relaxed: destroy's count of waits (core/core.h, nwaits), compared
+     * twice a sleep apart; out of it before the task is queued (after the
+     * submit a may be gone), which only makes "only waits" rarer. */
+    if (a->nwaits)
+        atomic_fetch_sub_explicit(a->nwaits, 1, memory_order_relaxed);
+    /* Counted when armed (oneshot.h, DESTROY). */
+    if (rt_submit_counted(rt, c, t) != 0) {
+        fprintf(stderr, "dagrt: fatal: could not queue an asynchronous wait's end\n");
+        abort();
+    }
+}
+
+int rt_async_arm(rt_async *a, rt_group *g, rt_ctx *c, void (*finish)(rt_async *a),
+                 _Atomic int64_t *nwaits, bool hot)
+{
+    dagrt *rt = a->rt;
+    rt_ctx *me = rt_ctx_current(rt);   /* rt_async_check made sure there is one */
+    a->finish = finish;
+    a->nwaits = nwaits;
+    a->w.fn = async_wake;
+    if (hot && !(a->flags & DAGRT_SPAWN_MAIN))
+        a->flags |= DAGRT_SPAWN_HOT;
+    /* Counted before the arm: from the arm on, the waker may queue the
+     * continuation and a worker finish it. relaxed: as every spawn count
+     * (core/work.c, submit_on): this thread's task finishes with a release
+     * of nfinished, or the main thread's destroy reads it itself. */
+    uint64_t ns = atomic_load_explicit(&me->nspawned, memory_order_relaxed);
+    atomic_store_explicit(&me->nspawned, ns + 1, memory_order_relaxed);
+    if (nwaits)   /* relaxed: see async_wake */
+        atomic_fetch_add_explicit(nwaits, 1, memory_order_relaxed);
+    int r = rt_group_arm_on(g, c, &a->w);
+    if (r != 0) {
+        /* Not armed: no continuation. relaxed: our own counter, never
+         * published in between (nothing was queued). */
+        atomic_store_explicit(&me->nspawned, ns, memory_order_relaxed);
+        if (nwaits)   /* relaxed: see async_wake */
+            atomic_fetch_sub_explicit(nwaits, 1, memory_order_relaxed);
+    }
+    return r;
+}
