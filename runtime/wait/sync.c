@@ -298,19 +298,53 @@ void dagrt_event_init(dagrt_event *e, bool set)
         wq_init(wq_of(e), WQ_EVENT, set ? 1 : 0);
 }
 
+/* An event's value: 0 clear, 1 set, and EV_SETTING while a setter that
+ * found it clear is between its critical section and its last access.
+ * Readers may return, and free the event, as soon as they see it set, so
+ * the setter's last store to the event must be the one that makes it set:
+ * it pops the waiters under the lock with the value at EV_SETTING (no
+ * waiter queues on an event not clear), unlocks, stores 1, and only then
+ * wakes the waiters it popped (their records are theirs, not the event's).
+ * Whoever sees EV_SETTING waits for the 1 (a few instructions away, or a
+ * preempted setter's time slice): wait, is_set and reset alike. Checked
+ * by tests/models/event_free.pml (a waiter frees the event at once). */
+#define EV_SETTING 2
+
+/* The value once no setter is between its lock and its last store.
+ * acquire: a set seen here publishes what the setter wrote before it. */
+static int64_t event_settled(rt_wq *q)
+{
+    int64_t v;
+    for (unsigned i = 0; (v = atomic_load_explicit(&q->value, memory_order_acquire)) == EV_SETTING; i++) {
+        if (i < 64)
+            rt_cpu_relax();
+        else
+            rt_os_yield();
+    }
+    return v;
+}
+
 void dagrt_event_set(dagrt_event *e)
 {
     rt_wq *q = wq_of(e);
     if (!e || q->magic != WQ_EVENT)
         return;
     wq_lock(q);
-    /* release: the lock-free readers (is_set, wait's sticky fast path)
-     * acquire it, and must then see what the setter wrote before setting
-     * (TSan caught the relaxed version). */
-    atomic_store_explicit(&q->value, 1, memory_order_release);
+    /* relaxed: under the queue's lock (rt_wq); a set or setting event has
+     * no waiter queued, and its own setter stores the 1. */
+    if (atomic_load_explicit(&q->value, memory_order_relaxed) != 0) {
+        wq_unlock(q);
+        return;
+    }
+    /* relaxed: under the lock; lock-free readers wait for the 1 below. */
+    atomic_store_explicit(&q->value, EV_SETTING, memory_order_relaxed);
     uint32_t n = UINT32_MAX;
     wq_waiter *all = wq_pop_list(q, &n);
     wq_unlock(q);
+    /* release: the lock-free readers (is_set, wait's sticky fast path)
+     * acquire it, and must then see what the setter wrote before setting
+     * (TSan caught the relaxed version). Our last access to the event. */
+    atomic_store_explicit(&q->value, 1, memory_order_release);
     wake_list(all);
 }
 
@@ -319,7 +353,16 @@ void dagrt_event_reset(dagrt_event *e)
     rt_wq *q = wq_of(e);
     if (!e || q->magic != WQ_EVENT)
         return;
-    wq_lock(q);
+    for (;;) {
+        wq_lock(q);
+        /* relaxed: under the queue's lock (rt_wq). */
+        if (atomic_load_explicit(&q->value, memory_order_relaxed) != EV_SETTING)
+            break;
+        /* A setter's 1 is still to come: clearing now would leave it set
+         * after this reset returned, with waiters queued meanwhile. */
+        wq_unlock(q);
+        (void)event_settled(q);
+    }
     /* relaxed: under the queue's lock (rt_wq). */
     atomic_store_explicit(&q->value, 0, memory_order_relaxed);   /* relaxed: under the lock */
     wq_unlock(q);
@@ -330,9 +373,9 @@ bool dagrt_event_is_set(const dagrt_event *e)
     rt_wq *q = wq_of(e);
     if (!e || q->magic != WQ_EVENT)
         return false;
-    /* acquire: a true answer lets the caller rely on what the setter wrote
-     * before it set the event (the setter's unlock is a release after it). */
-    return atomic_load_explicit(&q->value, memory_order_acquire) != 0;
+    /* A true answer lets the caller rely on what the setter wrote before
+     * it set the event, and free the event (event_settled's acquire). */
+    return event_settled(q) != 0;
 }
 
 static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, dagrt_cancel *cs,
@@ -344,14 +387,16 @@ static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, da
         return err;
     if (!e || q->magic != WQ_EVENT)
         return DAGRT_EINVAL;
-    /* Sticky fast path: no lock, no suspend. acquire: as in is_set. */
-    if (atomic_load_explicit(&q->value, memory_order_acquire))
+    /* Sticky fast path: no lock, no suspend (event_settled: as is_set). */
+    if (event_settled(q))
         return 0;
     wq_waiter own, *w = waiter_for(a, &own);
     waiter_init(w, q);
     wq_lock(q);
     if (atomic_load_explicit(&q->value, memory_order_relaxed)) {   /* relaxed: under the lock */
         wq_unlock(q);
+        /* Set, or being set: return only once its setter is done with it. */
+        (void)event_settled(q);
         return 0;
     }
     wq_push(q, w);

@@ -20,6 +20,7 @@ SCENARIO(wait, cancel_wakes, 60, SCN_TSAN)
 SCENARIO(wait, sync_cond_hammer, 60, SCN_TSAN)
 SCENARIO(wait, sync_cond_signals, 60, SCN_TSAN)
 SCENARIO(wait, sync_timed_handoff, 60, SCN_TSAN)
+SCENARIO(wait, sync_event_free, 60, SCN_TSAN)
 SCENARIO(wait, wait_destroy_parked, 60, SCN_TSAN)
 /* The I/O calls, each written once over the shim (io_ops.c, io_deadline.c,
  * io_trace.c; io_ops.h): each twice, on the default reactor and with the
