@@ -17,13 +17,13 @@
 #include "../../runtime/exec/plan_sched.h"
 
 #define MAXN 1200
-#define MAXE 8
+#define MAXE 16
 
 typedef struct tg {
     uint32_t n;
     uint32_t flags[MAXN], cost[MAXN];
     uint32_t npred[MAXN], pred[MAXN][MAXE];
-    uint32_t nsucc[MAXN], succ[MAXN][MAXE * 4];
+    uint32_t nsucc[MAXN], succ[MAXN][MAXE * 2];
     uint32_t scratch[MAXN][PS_SCRATCH];
     uint32_t list[MAXN];
     uint32_t seq[MAXN];      /* order of placement */
@@ -96,7 +96,7 @@ static void tg_random(tg *g, uint32_t n)
             int dup = 0;
             for (uint32_t z = 0; z < g->npred[v]; z++)
                 dup |= g->pred[v][z] == p;
-            if (!dup && g->nsucc[p] < MAXE * 4)
+            if (!dup && g->nsucc[p] < MAXE * 2)
                 tg_edge(g, p, v);
         }
         uint32_t r = rnd(20);
