@@ -115,7 +115,7 @@ static const dagrt_node dagc_{{name}}_nodes[] = {
 
 static const dagrt_graph dagc_{{name}}_graph = {
     DAGRT_GRAPH_VERSION, {{nnodes}}, {{nedges}}, 0, "{{name}}", dagc_{{name}}_nodes, dagc_{{name}}_succ,
-    {{npsucc}}, dagc_{{name}}_psucc,{{#has_costs}} dagc_{{name}}_cost,{{/has_costs}}
+    {{npsucc}}, dagc_{{name}}_psucc, {{#has_costs}}dagc_{{name}}_cost{{/has_costs}}{{^has_costs}}nullptr{{/has_costs}},
 };
 
 // Per-run counters, reset by the runtime at the start of each run.
