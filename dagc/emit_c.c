@@ -8,6 +8,7 @@
  */
 #include "emit_c.h"
 #include "perframe.h"
+#include "costs.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -195,6 +196,7 @@ typedef struct graph_ctx {
      * with any. */
     uint32_t *psucc_first, *psucc, *nprev, *prows;
     size_t nprows, npsucc;
+    uint32_t *cost;          /* per node: its cost in the tables (costs.c) */
     dg_buf b;                /* scratch */
 } graph_ctx;
 
@@ -272,6 +274,20 @@ static void fill_row(void *ctx, size_t k, tpl_dict *rd)
     set_buf(rd, "row", b);
 }
 
+/* A cost row: one node's, named (costs.c resolves them). */
+static void fill_cost(void *ctx, size_t i, tpl_dict *rd)
+{
+    graph_ctx *gc = ctx;
+    dg_buf *b = &gc->b;
+    dg_buf_put_int(b, gc->cost[i]);
+    dg_buf_puts(b, ", /* ");
+    comment_safe(b, gc->g->nodes[i].name);
+    dg_buf_puts(b, " [");
+    dg_buf_put_int(b, i);
+    dg_buf_puts(b, "] */");
+    set_buf(rd, "row", b);
+}
+
 static void fill_prow(void *ctx, size_t k, tpl_dict *rd)
 {
     graph_ctx *gc = ctx;
@@ -340,6 +356,7 @@ static void graph_ctx_free(graph_ctx *gc)
     free(gc->wfirst);
     free(gc->succ_first);
     free(gc->rows);
+    free(gc->cost);
     dg_buf_free(&gc->b);
 }
 
@@ -487,6 +504,14 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
     tpl_add_lazy(gd, "nodes", g->nnodes, fill_node, gc);
     tpl_add_lazy(gd, "succ_rows", gc->nrows, fill_row, gc);
     tpl_add_lazy(gd, "psucc_rows", gc->nprows, fill_prow, gc);
+    /* Costs: only where some task has one (declared, or measured with
+     * --costs); without any the tables say none (NULL) and plan mode
+     * weighs every task the same. */
+    gc->cost = dg_xcalloc((size_t)g->nnodes + 1, sizeof *gc->cost);
+    if (dg_costs_resolve(g, gc->cost) > 0) {
+        tpl_set_ref(gd, "has_costs", "1");
+        tpl_add_lazy(gd, "cost_rows", g->nnodes, fill_cost, gc);
+    }
     dg_buf_free(&b);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "costs.h"
 #include "driver.h"
 #include "lsp.h"
 #include "emit_c.h"
@@ -28,7 +29,7 @@
 enum opt_id {
     OPT_OUTDIR, OPT_C, OPT_H, OPT_DOT, OPT_CHECK, OPT_STATS, OPT_DEPFILE,
     OPT_WERROR, OPT_VERSION, OPT_HELP, OPT_TEMPLATES, OPT_IMPORT_DIR, OPT_NO_PIPELINE_RACE,
-    OPT_PROFILE, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX, OPT_REWRITE, OPT_LSP,
+    OPT_PROFILE, OPT_MT, OPT_DIAG_FORMAT, OPT_CXX, OPT_REWRITE, OPT_LSP, OPT_COSTS, OPT_COSTS_OUT, OPT_STATS_FORMAT,
 };
 
 static const struct option_row {
@@ -44,7 +45,10 @@ static const struct option_row {
     {"--dot", 1, OPT_DOT, "FILE", "write Graphviz DOT to FILE ('-': standard output); with only --dot, no C"},
     {"--check", 0, OPT_CHECK, NULL, "parse and check only; write nothing"},
     {"--stats", 0, OPT_STATS, NULL, "print nodes, edges, depth, width, total cost, critical path"},
+    {"--stats-format", 1, OPT_STATS_FORMAT, "F", "how --stats prints: text, or json (one document on standard output)"},
     {"--profile", 1, OPT_PROFILE, "TRACE", "with --dot/--stats: measured times from a libdagrt trace (docs/runtime.md)"},
+    {"--costs", 1, OPT_COSTS, "PROFILE", "costs for the tables, --stats and --dot from a libdagrt trace (medians) or a costs file; they override `cost` clauses"},
+    {"--costs-out", 1, OPT_COSTS_OUT, "FILE", "with --profile: write the trace's medians as a costs file for --costs ('-': standard output)"},
     {"-M", 1, OPT_DEPFILE, "FILE", "write a make-style depfile (the .dag file and the includes it finds)"},
     {"-MT", 1, OPT_MT, "TARGET", "name TARGET as the depfile's target (repeatable; default: every output, the C source first)"},
     {"--rewrite-unchanged", 0, OPT_REWRITE, NULL, "replace an output even when its bytes are unchanged (for make, which has no restat; default: left untouched)"},
@@ -66,7 +70,8 @@ typedef struct cli {
     const char *mt[MAX_MT];  /* -MT targets, in order */
     size_t nmt;
     const char *outdir, *c_path, *h_path, *dot_path, *depfile, *templates, *profile;
-    int check, stats, werror, no_pipeline_race, cxx, rewrite;
+    const char *costs, *costs_out;
+    int check, stats, stats_json, werror, no_pipeline_race, cxx, rewrite;
     int diag_format;         /* dg_diag_format */
     const char *import_dirs[64]; /* -I, in order */
     size_t nimport_dirs;
@@ -119,6 +124,13 @@ static int apply_option(cli *c, enum opt_id id, const char *arg)
     case OPT_NO_PIPELINE_RACE: c->no_pipeline_race = 1; break;
     case OPT_TEMPLATES: c->templates = arg; break;
     case OPT_PROFILE: c->profile = arg; break;
+    case OPT_COSTS: c->costs = arg; break;
+    case OPT_STATS_FORMAT:
+        if (strcmp(arg, "text") == 0) c->stats_json = 0;
+        else if (strcmp(arg, "json") == 0) c->stats_json = 1;
+        else return usage_error("unknown stats format '%s' (expected text or json)", arg);
+        break;
+    case OPT_COSTS_OUT: c->costs_out = arg; break;
     case OPT_CXX: c->cxx = 1; break;
     case OPT_MT:
         if (c->nmt == MAX_MT) return usage_error("too many -MT targets (the limit is %s)", "16");
@@ -175,8 +187,16 @@ static int parse_args(cli *c, int argc, char **argv)
         if (rc >= 0) return rc;
     }
     if (!c->input) return usage_error("%s", "no input file");
-    if (c->profile && !c->dot_path && !c->stats)
-        return usage_error("%s", "--profile needs --dot or --stats (what to show the measured times in)");
+    if (c->profile && !c->dot_path && !c->stats && !c->costs_out)
+        return usage_error("%s", "--profile needs --dot, --stats or --costs-out (what to show the measured times in)");
+    if (c->stats_json && !c->stats)
+        return usage_error("%s", "--stats-format needs --stats");
+    if (c->stats_json && c->profile)
+        return usage_error("%s", "--stats-format json does not show a profile yet: use --stats --profile as text");
+    if (c->costs_out && !c->profile)
+        return usage_error("%s", "--costs-out writes a trace's medians: it needs --profile TRACE");
+    if (c->check && (c->costs || c->costs_out))
+        return usage_error("%s", "--check writes nothing: it cannot be combined with --costs or --costs-out");
     if (c->check && (c->outdir || c->c_path || c->h_path || c->dot_path || c->depfile || c->templates || c->cxx))
         return usage_error("%s", "--check writes nothing: it cannot be combined with -o, --c, --h, --dot, --cxx, --templates or -M");
     if (c->nmt && !c->depfile) return usage_error("%s", "-MT names the depfile's targets: it needs -M FILE");
@@ -253,6 +273,11 @@ static void write_depfile(FILE *o, const cli *c, const ir_program *p, char *cons
     for (size_t i = 0; i < nincs; i++) {
         fputs(" \\\n  ", o);
         dep_path(o, incs[i]);
+    }
+    /* --costs: a new profile re-plans without touching the .dag. */
+    if (c->costs && strcmp(c->costs, "-") != 0) {
+        fputs(" \\\n  ", o);
+        dep_path(o, c->costs);
     }
     fputc('\n', o);
 }
@@ -376,7 +401,7 @@ int main(int argc, char **argv)
 
     /* C output is the default action when nothing else was asked for. */
     int want_c = c.outdir || c.c_path || c.h_path || c.templates || c.cxx ||
-                 (!c.dot_path && !c.check && !c.stats);
+                 (!c.dot_path && !c.check && !c.stats && !c.costs_out);
 
     dagc_opts o;
     memset(&o, 0, sizeof o);
@@ -411,9 +436,32 @@ int main(int argc, char **argv)
         dg_buf_free(&perr);
     }
 
+    /* Costs (--costs): read before anything is written; they override
+     * the declared ones for every output. */
+    dg_costs costs = {0};
+    if (c.costs) {
+        dg_buf cerr = {0};
+        rc = dg_costs_load(c.costs, p, &costs, &cerr);
+        if (rc != DAGC_OK) {
+            dg_buf_putc(&cerr, 0);
+            for (char *l = cerr.p, *nl; l && *l; l = nl) {
+                nl = strchr(l, '\n');
+                if (nl) *nl++ = 0;
+                dg_error_plain(dagc_program_diag(p), "%s", l);
+            }
+            dg_buf_free(&cerr);
+            dg_profile_free(&prof);
+            dagc_program_free(p);
+            return finish_stdout(rc);
+        }
+        dg_buf_free(&cerr);
+        dg_costs_apply(p, &costs);
+    }
+
     char err[1200];
     if (c.stats) {
-        dg_print_stats(stdout, p);
+        if (c.stats_json) dg_print_stats_json(stdout, p);
+        else dg_print_stats(stdout, p);
         if (c.profile) dg_profile_print_stats(stdout, p, &prof);
         /* Before any output is committed: a run that cannot say its stats
          * writes nothing. */
@@ -429,18 +477,19 @@ int main(int argc, char **argv)
     size_t nfiles, nincs;
     const char *const *files = dagc_program_files(p, &nfiles);
     char **incs = found_includes(c.input, p, &nincs);
-    const char **inputs = dg_xcalloc(nfiles + nincs + 1, sizeof *inputs);
+    const char **inputs = dg_xcalloc(nfiles + nincs + 3, sizeof *inputs);
     for (size_t i = 0; i < nfiles; i++) inputs[i] = files[i];
     for (size_t i = 0; i < nincs; i++) inputs[nfiles + i] = incs[i];
     size_t ninputs = nfiles + nincs;
     if (c.profile) inputs[ninputs++] = c.profile;   /* the trace is read too */
+    if (c.costs) inputs[ninputs++] = c.costs;       /* and the costs */
 
     /* Every output is written and flushed first; the set then replaces
      * them all, or none (output.h). */
     dg_outset outs;
     dg_outset_init(&outs, inputs, ninputs);
     outs.rewrite_unchanged = c.rewrite;
-    const char *targets[4];
+    const char *targets[5];
     size_t ntargets = 0;
     int status = DAGC_OK;
 
@@ -452,6 +501,16 @@ int main(int argc, char **argv)
         if (dg_outset_finish(&outs, err, sizeof err) != 0) goto io_error;
     }
 
+    if (c.costs_out) {
+        FILE *f = dg_outset_add(&outs, c.costs_out, err, sizeof err);
+        if (!f) goto io_error;
+        dg_costs measured;
+        dg_costs_from_profile(&prof, p, &measured);
+        dg_costs_write(f, p, &measured);
+        dg_costs_free(&measured);
+        if (dg_outset_finish(&outs, err, sizeof err) != 0) goto io_error;
+    }
+
     if (want_c) {
         /* ---- C output (the C back end, dagc/emit_c.c) ---- */
         if (emit_c_files(&c, p, &outs, targets, &ntargets, err, sizeof err) != 0)
@@ -459,6 +518,7 @@ int main(int argc, char **argv)
     }
 
     if (c.dot_path && strcmp(c.dot_path, "-") != 0) targets[ntargets++] = c.dot_path;
+    if (c.costs_out && strcmp(c.costs_out, "-") != 0) targets[ntargets++] = c.costs_out;
 
     if (c.depfile) {
         FILE *f = dg_outset_add(&outs, c.depfile, err, sizeof err);
@@ -482,6 +542,7 @@ done:
     free(owned_paths[0]);
     free(owned_paths[1]);
     dg_profile_free(&prof);
+    dg_costs_free(&costs);
     dagc_program_free(p);
     return finish_stdout(status);
 }

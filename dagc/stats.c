@@ -1,4 +1,5 @@
 #include "stats.h"
+#include "costs.h"
 #include "util.h"
 #include "perframe.h"
 
@@ -122,6 +123,7 @@ void dg_analysis_free(dg_analysis *an)
     free(an->on_crit);
     free(an->crit);
     free(an->crit_from);
+    free(an->on_pcrit);
     memset(an, 0, sizeof *an);
 }
 
@@ -209,6 +211,32 @@ static void list_names(FILE *out, const ir_graph *g, int roots)
     if (shown) fputc(')', out);
 }
 
+/* The plan's own list scheduler on 1 .. 16 threads (costs.c): what one
+ * frame at a time takes, beside its bound and the pipeline's. */
+void dg_print_prediction(FILE *out, const ir_graph *g)
+{
+    static const uint32_t threads[] = {1, 2, 4, 6, 8, 16};
+    uint32_t *cost = dg_xmalloc(((size_t)g->nnodes + 1) * sizeof *cost);
+    uint32_t known = dg_costs_resolve(g, cost);
+    free(cost);
+    char d[32];
+    dg_fmt_duration(DG_DEFAULT_COST_NS, d, sizeof d);
+    if (known == 0)
+        fprintf(out, "  plan         predicted frame time (no costs given: %s a task)\n", d);
+    else
+        fprintf(out, "  plan         predicted frame time (tasks without a cost: the median)\n");
+    fprintf(out, "               threads  predicted  bound      pipeline\n");
+    for (size_t i = 0; i < sizeof threads / sizeof *threads; i++) {
+        dg_prediction pr;
+        dg_predict(g, threads[i], &pr, NULL);
+        char b1[32], b2[32], b3[32];
+        dg_fmt_duration(pr.frame_ns, b1, sizeof b1);
+        dg_fmt_duration(pr.bound_ns, b2, sizeof b2);
+        dg_fmt_duration(pr.pipe_ns, b3, sizeof b3);
+        fprintf(out, "               %-8u %-10s %-10s %s\n", threads[i], b1, b2, b3);
+    }
+}
+
 void dg_print_stats(FILE *out, const ir_program *p)
 {
     for (size_t gi = 0; gi < p->ngraphs; gi++) {
@@ -268,6 +296,7 @@ void dg_print_stats(FILE *out, const ir_program *p)
                 fprintf(out, "               %s: the loop through 'prev' from '%s'\n", b3,
                         g->nodes[from].name);
         }
+        dg_print_prediction(out, g);
         dg_perframe_stats(out, p, g); /* (v2.2) */
         dg_analysis_free(&an);
     }

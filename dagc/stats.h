@@ -24,6 +24,7 @@ typedef struct dg_analysis {
     uint32_t crit_tasks;  /* tasks on it */
     uint8_t *on_crit;     /* per node: 1 when on the critical path */
     uint32_t *crit_from;  /* per node: its predecessor on the path, or UINT32_MAX */
+    uint8_t *on_pcrit;    /* per node: on the plan's predicted critical path (DOT; NULL: none) */
 } dg_analysis;
 
 void dg_analyze(const ir_graph *g, dg_analysis *an);
@@ -34,6 +35,13 @@ void dg_fmt_duration(uint64_t ns, char *buf, size_t n);
 
 /* Prints the critical path's named nodes (the first 32), then a newline. */
 void dg_print_path(FILE *out, const ir_graph *g, const dg_analysis *an);
+
+/* Prints the plan's predicted frame time per thread count (costs.h). */
+void dg_print_prediction(FILE *out, const ir_graph *g);
+
+/* The same numbers and the prediction as one JSON document
+ * (--stats-format json; stats_json.c). */
+void dg_print_stats_json(FILE *out, const ir_program *p);
 
 /* Prints --stats for every graph of the program. */
 void dg_print_stats(FILE *out, const ir_program *p);

@@ -43,6 +43,16 @@ static const uint32_t {{name}}__dagc_psucc[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+{{#has_costs}}
+/* Each node's cost in ns (`cost`, or measured: dagc --costs), for plan
+ * mode's schedule; no result depends on it. */
+static const uint32_t {{name}}__dagc_cost[] = {
+{{#cost_rows}}
+    {{row}}
+{{/cost_rows}}
+};
+
+{{/has_costs}}
 static const dagrt_node {{name}}__dagc_nodes[] = {
 {{#nodes}}
     [{{index}}] = { .name = "{{name}}", .kind = {{kind}}, .join = {{join}}, .flags = {{flags}},
@@ -61,6 +71,9 @@ static const dagrt_graph {{name}}__dagc_graph = {
     .succ = {{name}}__dagc_succ,
     .npsucc = {{npsucc}},
     .psucc = {{name}}__dagc_psucc,
+{{#has_costs}}
+    .cost = {{name}}__dagc_cost,
+{{/has_costs}}
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */

@@ -93,6 +93,16 @@ static const uint32_t dagc_{{name}}_psucc[] = {
     UINT32_MAX // end: keeps the array non-empty
 };
 
+{{#has_costs}}
+// Each node's cost in ns (`cost`, or measured: dagc --costs), for plan
+// mode's schedule; no result depends on it.
+static const uint32_t dagc_{{name}}_cost[] = {
+{{#cost_rows}}
+    {{row}}
+{{/cost_rows}}
+};
+
+{{/has_costs}}
 // Fields in dagrt_node's order: name, kind, join, flags, npred, succ_first,
 // nsucc, grain, run, run_range, count, when, nprev, psucc_first, npsucc.
 static const dagrt_node dagc_{{name}}_nodes[] = {
@@ -105,7 +115,7 @@ static const dagrt_node dagc_{{name}}_nodes[] = {
 
 static const dagrt_graph dagc_{{name}}_graph = {
     DAGRT_GRAPH_VERSION, {{nnodes}}, {{nedges}}, 0, "{{name}}", dagc_{{name}}_nodes, dagc_{{name}}_succ,
-    {{npsucc}}, dagc_{{name}}_psucc,
+    {{npsucc}}, dagc_{{name}}_psucc, {{#has_costs}}dagc_{{name}}_cost{{/has_costs}}{{^has_costs}}nullptr{{/has_costs}},
 };
 
 // Per-run counters, reset by the runtime at the start of each run.

@@ -130,12 +130,11 @@ typedef struct node_plan {
     _Atomic uint32_t done;
     uint32_t lnext;              /* next node on the same list */
     uint32_t xpred;              /* bit k: pred[k] is on the other list */
-    /* rt_plan_build's scratch, between runs only: the node's level (longest
-     * path from a root) and its level's bucket (head, in the node whose
-     * index is the level; link, in every node). */
-    uint32_t level;
-    uint32_t bucket;
-    uint32_t bucket_next;
+    /* rt_plan_build's scratch, between runs only: first the node's level
+     * (longest path from a root) and its level's bucket (head, in the node
+     * whose index is the level; link, in every node), then the list
+     * scheduler's words (exec/plan_sched.h, PS_SCRATCH). */
+    uint32_t scratch[3];
     uint8_t list;                /* which list the node is on */
     /* `prev` inputs, in pred[npl .. npl + nprv): pipelined plan frames
      * (exec/pplan.c) read them in the frame before. */

@@ -15,13 +15,13 @@
  * runs such graphs without any of them:
  *
  * - Once per graph, the nodes are split into lists, one for the caller
- *   (list 0) and one per worker up to PLAN_LISTS (a helper each), level by
- *   level (a node's level: the most tasks on a path from a root to it,
- *   gates not counted), each level shared out evenly, every node going to
- *   the list that holds most of its predecessors: chains stay on one
- *   thread and few edges cross between them. Each list is in (level, index) order, so all are
- *   subsequences of one topological order. `on main` nodes all go to the
- *   caller's list. A graph no level of which is wider than a few lists
+ *   (list 0) and one per worker up to PLAN_LISTS (a helper each), by a
+ *   critical-path list scheduler over the nodes' costs (exec/plan_build.c,
+ *   exec/plan_sched.c): each node on the list where it would finish
+ *   first, in order of its longest cost path to the frame's end. Each
+ *   list is in simulated start order, and all are subsequences of one
+ *   topological order (the scheduler's order of placement). `on main`
+ *   nodes all go to the caller's list. A graph no level of which is wider than a few lists
  *   gets fewer lists (no helper for a list with nothing on it).
  * - A run: each list has a cursor, the next unclaimed node; a thread waits
  *   until the node at its cursor is ready (its predecessors' `done` equals

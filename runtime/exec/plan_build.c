@@ -1,9 +1,13 @@
 /*
  * exec/plan_build.c - plan mode's lists: how a graph's nodes are shared out
  * among the caller and the helpers, once per graph and state (exec/plan.c
- * has the design, "plan mode", and runs them).
+ * has the design, "plan mode", and runs them). The sharing itself is the
+ * list scheduler's (exec/plan_sched.c, a pure module dagc compiles too);
+ * this file feeds it the tables, the costs and the flags, and turns what it
+ * places into the lists plan.c runs.
  */
 #include "exec.h"
+#include "plan_sched.h"
 
 #include <stdlib.h>
 
@@ -20,10 +24,72 @@ static uint32_t plan_lists_most(void)
     return n < 2 ? 2 : n > PLAN_LISTS ? PLAN_LISTS : (uint32_t)n;
 }
 
+/* The scratch words' roles before the scheduler takes them. */
+#define LEVEL scratch[0]
+#define BUCKET scratch[1]
+#define BUCKET_NEXT scratch[2]
+
+/* The scheduler's view of r (plan_sched.h's calls). */
+typedef struct build_view {
+    graph_rt *r;
+    uint32_t dflt;           /* a task's cost when it has none */
+    uint32_t elsewhere;      /* DAGRT_NODE_* flags that run a node on no list's thread */
+    uint32_t tail[PLAN_LISTS];
+} build_view;
+
+static uint32_t bv_flags(void *c, uint32_t i)
+{
+    const build_view *v = c;
+    const dagrt_node *n = &v->r->g->nodes[i];
+    uint32_t f = 0;
+    f |= n->kind == DAGRT_NODE_GATE ? PS_GATE : 0u;
+    f |= n->join == DAGRT_JOIN_OR ? PS_OR : 0u;
+    f |= (n->flags & DAGRT_NODE_MAIN) ? PS_MAIN : 0u;
+    f |= (n->flags & DAGRT_NODE_PARALLEL) ? PS_PARALLEL : 0u;
+    f |= (n->flags & v->elsewhere) && !(n->flags & DAGRT_NODE_MAIN) ? PS_ELSEWHERE : 0u;
+    return f;
+}
+static uint32_t bv_cost(void *c, uint32_t i)
+{
+    const build_view *v = c;
+    uint32_t x = rt_plan_node_cost(v->r, i);
+    return x ? x : v->dflt;
+}
+static uint32_t bv_npred(void *c, uint32_t i) { return ((build_view *)c)->r->nodes[i].plan.npl; }
+static uint32_t bv_pred(void *c, uint32_t i, uint32_t k) { return ((build_view *)c)->r->nodes[i].plan.pred[k]; }
+static uint32_t bv_nsucc(void *c, uint32_t i) { return ((build_view *)c)->r->g->nodes[i].nsucc; }
+static uint32_t bv_succ(void *c, uint32_t i, uint32_t k)
+{
+    const dagrt_graph *g = ((build_view *)c)->r->g;
+    return g->succ[g->nodes[i].succ_first + k];
+}
+static uint32_t *bv_scratch(void *c, uint32_t i) { return ((build_view *)c)->r->nodes[i].plan.scratch; }
+static uint32_t bv_list_of(void *c, uint32_t i) { return ((build_view *)c)->r->nodes[i].plan.list; }
+/* Node u at the end of list k (the scheduler places in a topological
+ * order, so u's inputs are on their lists already: xpred now). */
+static void bv_place(void *c, uint32_t u, uint32_t k)
+{
+    build_view *v = c;
+    graph_rt *r = v->r;
+    node_rt *x = &r->nodes[u];
+    x->plan.list = (uint8_t)k;
+    x->plan.lnext = NONE;
+    x->plan.xpred = 0;
+    for (uint32_t q = 0; q < x->plan.npl; q++)
+        if (r->nodes[x->plan.pred[q]].plan.list != k)
+            x->plan.xpred |= 1u << q;
+    if (v->tail[k] == NONE)
+        r->lhead[k] = u;
+    else
+        r->nodes[v->tail[k]].plan.lnext = u;
+    v->tail[k] = u;
+}
+
 /* Makes the lists for r->g (see the top of this section). Plain
- * stores: it runs on the caller between runs. Returns false when the graph
- * cannot run in plan mode. Its scratch (levels, buckets) is the nodes'
- * node_plan fields for it. */
+ * stores: it runs on the caller between runs, allocates nothing, and may
+ * run again between any two runs (a re-plan with new costs). Returns false
+ * when the graph cannot run in plan mode. Its scratch (levels, buckets,
+ * the scheduler's words) is the nodes' node_plan.scratch. */
 bool rt_plan_build(graph_rt *r)
 {
     const dagrt_graph *g = r->g;
@@ -50,15 +116,15 @@ bool rt_plan_build(graph_rt *r)
         x->status = 0;
         /* relaxed: between runs, on the caller; a run's start publishes it. */
         atomic_store_explicit(&x->plan.done, 0, memory_order_relaxed);
-        x->plan.level = 0;
-        x->plan.bucket = NONE;
+        x->plan.LEVEL = 0;
+        x->plan.BUCKET = NONE;
     }
     /* Predecessors and levels (a node's level: the most tasks on a path
      * from a root before it); the tables are in topological order. */
     uint32_t maxlevel = 0;
     for (uint32_t u = 0; u < n; u++) {
         const dagrt_node *un = &g->nodes[u];
-        uint32_t lu = r->nodes[u].plan.level;
+        uint32_t lu = r->nodes[u].plan.LEVEL;
         if (un->succ_first > g->nsucc || un->nsucc > g->nsucc - un->succ_first)
             return false;
         for (uint32_t k = 0; k < un->nsucc; k++) {
@@ -72,8 +138,8 @@ bool rt_plan_build(graph_rt *r)
              * may run with (the order stays topological: a gate comes
              * before its successors in the tables). */
             uint32_t ls = lu + (un->kind != DAGRT_NODE_GATE);
-            if (sx->plan.level < ls)
-                sx->plan.level = ls;
+            if (sx->plan.LEVEL < ls)
+                sx->plan.LEVEL = ls;
         }
         if (lu > maxlevel)
             maxlevel = lu;
@@ -104,16 +170,16 @@ bool rt_plan_build(graph_rt *r)
             return false;
     /* Buckets per level, each in index order (pushed in reverse). */
     for (uint32_t u = n; u-- > 0;) {
-        uint32_t l = r->nodes[u].plan.level;
-        r->nodes[u].plan.bucket_next = r->nodes[l].plan.bucket;
-        r->nodes[l].plan.bucket = u;
+        uint32_t l = r->nodes[u].plan.LEVEL;
+        r->nodes[u].plan.BUCKET_NEXT = r->nodes[l].plan.BUCKET;
+        r->nodes[l].plan.BUCKET = u;
     }
     /* A list per thread, but no more than the widest level has tasks
      * (two at least: one helper's list is what the plan is for). */
     uint32_t maxwidth = 0;
     for (uint32_t l = 0; l <= maxlevel; l++) {
         uint32_t width = 0;
-        for (uint32_t u = r->nodes[l].plan.bucket; u != NONE; u = r->nodes[u].plan.bucket_next)
+        for (uint32_t u = r->nodes[l].plan.BUCKET; u != NONE; u = r->nodes[u].plan.BUCKET_NEXT)
             width += g->nodes[u].kind != DAGRT_NODE_GATE;
         if (width > maxwidth)
             maxwidth = width;
@@ -127,57 +193,49 @@ bool rt_plan_build(graph_rt *r)
     r->nlists = (uint8_t)nl;
     r->plan_workers = rt->nworkers;
     r->plan_helpers = (uint8_t)(most - 1 < (uint32_t)rt->nworkers ? most - 1 : (uint32_t)rt->nworkers);
-    uint32_t tail[PLAN_LISTS];
-    for (uint32_t k = 0; k < PLAN_LISTS; k++)
-        r->lhead[k] = tail[k] = NONE;
-    for (uint32_t l = 0; l <= maxlevel; l++) {
-        uint32_t width = 0;
-        for (uint32_t u = r->nodes[l].plan.bucket; u != NONE; u = r->nodes[u].plan.bucket_next)
-            width += g->nodes[u].kind != DAGRT_NODE_GATE;
-        uint32_t cap = (width + nl - 1) / nl;
-        uint32_t count[PLAN_LISTS] = {0};
-        uint32_t last = 0;
-        for (uint32_t u = r->nodes[l].plan.bucket; u != NONE; u = r->nodes[u].plan.bucket_next) {
-            node_rt *x = &r->nodes[u];
-            uint32_t k;
-            if (g->nodes[u].flags & DAGRT_NODE_MAIN) {
-                k = 0;
-            } else {
-                uint32_t aff[PLAN_LISTS] = {0};
-                for (uint32_t q = 0; q < x->plan.npl; q++)
-                    aff[r->nodes[x->plan.pred[q]].plan.list]++;
-                /* Most predecessors, among lists with room; ties stay with
-                 * the previous node's list, keeping neighbours together. */
-                k = NONE;
-                for (uint32_t c = 0; c < nl; c++) {
-                    if (count[c] >= cap && g->nodes[u].kind != DAGRT_NODE_GATE)
-                        continue;
-                    if (k == NONE || aff[c] > aff[k] || (aff[c] == aff[k] && c == last))
-                        k = c;
-                }
-                if (k == NONE) {   /* (every list full: the least filled) */
-                    k = 0;
-                    for (uint32_t c = 1; c < nl; c++)
-                        if (count[c] < count[k])
-                            k = c;
-                }
-            }
-            if (g->nodes[u].kind != DAGRT_NODE_GATE)
-                count[k]++;
-            last = k;
-            x->plan.list = (uint8_t)k;
-            x->plan.lnext = NONE;
-            x->plan.xpred = 0;
-            for (uint32_t q = 0; q < x->plan.npl; q++)
-                if (r->nodes[x->plan.pred[q]].plan.list != k)
-                    x->plan.xpred |= 1u << q;
-            if (tail[k] == NONE)
-                r->lhead[k] = u;
-            else
-                r->nodes[tail[k]].plan.lnext = u;
-            tail[k] = u;
-        }
+    /* The lists: the list scheduler's (exec/plan_sched.c). A task with
+     * no cost known counts the mean of those known, or PS_DEFAULT_COST
+     * when none is: with no costs at all every task weighs the same and
+     * the schedule is by shape alone. Each list comes out in simulated
+     * start order, and all lists are subsequences of the scheduler's one
+     * order of placement, which is topological: the earliest unfinished
+     * node of that order always has its inputs done, so the lists cannot
+     * deadlock (plan.c, "progress without the worker"). */
+    build_view v = {r, PS_DEFAULT_COST, hot_workers ? DAGRT_NODE_HOT : 0u, {0}};
+    uint64_t known = 0, nknown = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c = g->nodes[i].kind == DAGRT_NODE_GATE ? 0 : rt_plan_node_cost(r, i);
+        known += c;
+        nknown += c != 0;
     }
+    if (nknown)
+        v.dflt = (uint32_t)(known / nknown);
+    for (uint32_t k = 0; k < PLAN_LISTS; k++)
+        r->lhead[k] = v.tail[k] = NONE;
+    ps_graph pg = {n, nl, PS_XFER_NS, &v, bv_flags, bv_cost, bv_npred, bv_pred,
+                   bv_nsucc, bv_succ, bv_scratch, bv_place, bv_list_of};
+    ps_result res;
+    if (!ps_schedule(&pg, &res))
+        return false;
+    /* Helper lists the schedule left empty go: the others close up (a
+     * list is only its number; xpred only says "another list"), and the
+     * plan keeps its two lists at least. */
+    uint32_t to = 1;
+    for (uint32_t k = 1; k < nl; k++) {
+        if (r->lhead[k] == NONE)
+            continue;
+        if (to != k) {
+            r->lhead[to] = r->lhead[k];
+            v.tail[to] = v.tail[k];
+            r->lhead[k] = v.tail[k] = NONE;
+            for (uint32_t u = r->lhead[to]; u != NONE; u = r->nodes[u].plan.lnext)
+                r->nodes[u].plan.list = (uint8_t)to;
+        }
+        to++;
+    }
+    nl = to < 2 ? 2 : to;
+    r->nlists = (uint8_t)nl;
+    uint32_t *tail = v.tail;
     r->nlistw = 0;
     r->nwl = 0;
     for (uint32_t k = 0; k < nl; k++) {

@@ -4,7 +4,7 @@
 # with one CMake generator, and checks what a build system must get right:
 # it builds and runs; a second build does nothing; touching the .dag, a
 # header it includes or a .dag it imports (IMPORT_DIRS) reruns dagc, and
-# touching the import or editing only a cost compiles nothing; a bad .dag
+# touching the import or editing only a comment compiles nothing; a bad .dag
 # fails the build with dagc's diagnostic in the build output. A C++ target
 # takes the graph as C++ (dagc_add_graph ... CXX, into an OUTPUT_DIR); a
 # library takes two graphs at once, returns the generated files (OUT_VAR)
@@ -65,7 +65,7 @@ cmake -P "$scratch/ver.cmake" || fail "dagrtConfigVersion.cmake"
 cp "$src/examples/consumer/hello.dag" "$src/examples/consumer/hello_ctx.h" \
    "$src/examples/consumer/main.c" "$src/tests/build/cmake/CMakeLists.txt" "$scratch/proj/"
 cp -r "$src/tests/build/cxx" "$scratch/proj/cxx"
-cp -r "$src/tests/build/cmake/lib" "$src/tests/build/cmake/engine" "$src/tests/build/cmake/tick.dag" "$src/tests/build/cmake/tick_ctx.h" \
+cp -r "$src/tests/build/cmake/lib" "$src/tests/build/cmake/engine" "$src/tests/build/cmake/tick.dag" "$src/tests/build/cmake/tick.costs" "$src/tests/build/cmake/tick_ctx.h" \
    "$src/tests/build/cmake/tick_main.c" "$scratch/proj/"
 p=$scratch/proj b=$scratch/b
 cmake -S "$p" -B "$b" -G "$gen" -DCMAKE_PREFIX_PATH="$scratch/root$prefix" \
@@ -127,19 +127,31 @@ ran_dagc touch_import tick || { cat "$scratch/touch_import.log"; fail "touching 
 ! ran_dagc touch_import hello || fail "touching tick.dag's import reran dagc on hello.dag"
 # dagc leaves an output whose bytes did not change untouched; Ninja
 # re-stats it, and make sees the rule's stamp newer than its inputs: with
-# both, touching an import or editing only a cost compiles nothing.
+# both, touching an import or editing only a comment compiles nothing (a
+# cost is in the tables: editing one recompiles).
 compiled() { grep -Eq "Building (C|CXX) object" "$scratch/$1.log"; }
 ! compiled touch_import || { cat "$scratch/touch_import.log"; fail "touching an imported .dag recompiled C"; }
 build after_import && noop after_import || { cat "$scratch/after_import.log"; fail "a build after touching the import did work"; }
 cp "$p/hello.dag" "$scratch/hello.dag.nocost"
-sed -i 's/^\(    task load_a\);/\1 cost 2ms;/' "$p/hello.dag"
-grep -q "cost 2ms" "$p/hello.dag" || fail "the cost edit did not apply"
+sed -i 's/^\(    task load_a\);/\1; \/\/ loads a/' "$p/hello.dag"
+grep -q "// loads a" "$p/hello.dag" || fail "the comment edit did not apply"
 sleep 1
-build cost_edit || fail "build after a cost-only edit"
-ran_dagc cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost edit did not rerun dagc"; }
-! compiled cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost-only edit recompiled C"; }
-build after_cost && noop after_cost || { cat "$scratch/after_cost.log"; fail "a build after the cost edit did work"; }
+build cost_edit || fail "build after a comment-only edit"
+ran_dagc cost_edit || { cat "$scratch/cost_edit.log"; fail "a comment edit did not rerun dagc"; }
+! compiled cost_edit || { cat "$scratch/cost_edit.log"; fail "a comment-only edit recompiled C"; }
+build after_cost && noop after_cost || { cat "$scratch/after_cost.log"; fail "a build after the comment edit did work"; }
 cp "$scratch/hello.dag.nocost" "$p/hello.dag"
+build restore_hello || fail "build after restoring hello.dag"
+# COSTS: the costs file is an input of tick's rule (and in its depfile): a
+# new profile reruns dagc on tick.dag alone, and the tables it changes are
+# compiled again.
+grep -q "5000, /\* begin" "$b/dagc/tick/tick.c" || fail "COSTS: the tables lack the measured costs"
+sleep 1; sed -i 's/^tick.begin 5000$/tick.begin 7000/' "$p/tick.costs"
+build costs_edit || { cat "$scratch/costs_edit.log"; fail "build after editing tick.costs"; }
+ran_dagc costs_edit tick || { cat "$scratch/costs_edit.log"; fail "editing the COSTS file did not rerun dagc"; }
+! ran_dagc costs_edit hello || fail "editing tick's COSTS file reran dagc on hello.dag"
+compiled costs_edit || { cat "$scratch/costs_edit.log"; fail "new costs did not recompile the tables"; }
+grep -q "7000, /\* begin" "$b/dagc/tick/tick.c" || fail "COSTS: the tables do not carry the new cost"
 # A real edit of one of the library's two graphs reruns dagc on it alone and
 # recompiles what includes its header.
 sleep 1; sed -i 's/^    task mix;/    task mix;\n    task fade after mix;/' "$p/engine/audio.dag"

@@ -5,7 +5,8 @@
 # subproject's, the subproject configures no tests, benchmarks or examples
 # and builds only the library that default_library asks for, and the
 # programs build and run; a second build does nothing; touching an
-# imported .dag or editing only a cost reruns dagc and compiles no C file.
+# imported .dag or editing only a comment reruns dagc and compiles no C
+# file; a cost edit (costs are in the tables) compiles the graph's again.
 # usage: meson_subproject.sh SOURCE_DIR SCRATCH_DIR
 set -eu
 src=$1 scratch=$2
@@ -46,7 +47,7 @@ grep -q "no work to do" "$scratch/again.log" || { cat "$scratch/again.log"; fail
 "$b/tick" >/dev/null || fail "the program with an imported graph failed"
 
 # dagc leaves byte-identical outputs untouched and Meson's rule re-stats
-# them: touching an import, or a cost-only edit, compiles no C file.
+# them: touching an import, or a comment-only edit, compiles no C file.
 p=$scratch/proj
 compiled() { grep -q "Compiling C object" "$scratch/$1.log"; }
 ran_dagc() { grep -q "Generating $2 with a custom command" "$scratch/$1.log"; }
@@ -55,12 +56,17 @@ meson compile -C "$b" >"$scratch/touch_import.log" 2>&1 || { cat "$scratch/touch
 ran_dagc touch_import tick_c || { cat "$scratch/touch_import.log"; fail "touching the imported lib/sub.dag did not rerun dagc"; }
 ! ran_dagc touch_import hello_c || fail "touching tick.dag's import reran dagc on hello.dag"
 ! compiled touch_import || { cat "$scratch/touch_import.log"; fail "touching an imported .dag recompiled C"; }
+sed -i 's/^\(    task load_a\);/\1; \/\/ loads a/' "$p/hello.dag"
+grep -q "// loads a" "$p/hello.dag" || fail "the comment edit did not apply"
+sleep 1
+meson compile -C "$b" >"$scratch/comment_edit.log" 2>&1 || { cat "$scratch/comment_edit.log"; fail "build after a comment-only edit"; }
+ran_dagc comment_edit hello_c || { cat "$scratch/comment_edit.log"; fail "a comment-only edit did not rerun dagc"; }
+! compiled comment_edit || { cat "$scratch/comment_edit.log"; fail "a comment-only edit recompiled C"; }
 sed -i 's/^\(    task load_a\);/\1 cost 2ms;/' "$p/hello.dag"
 grep -q "cost 2ms" "$p/hello.dag" || fail "the cost edit did not apply"
 sleep 1
-meson compile -C "$b" >"$scratch/cost_edit.log" 2>&1 || { cat "$scratch/cost_edit.log"; fail "build after a cost-only edit"; }
-ran_dagc cost_edit hello_c || { cat "$scratch/cost_edit.log"; fail "a cost-only edit did not rerun dagc"; }
-! compiled cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost-only edit recompiled C"; }
+meson compile -C "$b" >"$scratch/cost_edit.log" 2>&1 || { cat "$scratch/cost_edit.log"; fail "build after a cost edit"; }
+compiled cost_edit || { cat "$scratch/cost_edit.log"; fail "a cost edit did not recompile the tables"; }
 meson compile -C "$b" >"$scratch/after.log" 2>&1 || fail "build after the edits"
 grep -q "no work to do" "$scratch/after.log" || { cat "$scratch/after.log"; fail "a build after the edits did work"; }
 "$b/hello" >/dev/null || fail "the program failed after the cost edit"

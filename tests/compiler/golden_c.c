@@ -5,7 +5,9 @@
  * write TMP/NAME.h and TMP/NAME.c equal, byte for byte, to NAME.h and NAME.c
  * beside the input; the source must then compile warning-free with every C
  * compiler the build found (-std=c11 -Wall -Wextra -Wpedantic -Werror,
- * against runtime/include and the headers beside the input).
+ * against runtime/include and the headers beside the input). A case with
+ * NAME.costs (a costs file) or NAME.trace.json (a libdagrt trace) beside it
+ * is compiled with `--costs` that file: the tables' measured costs.
  *
  * DAGC_UPDATE_GOLDEN=1 rewrites the expected files instead (then review
  * the diff by hand: the golden files are the specification).
@@ -93,7 +95,17 @@ Test(golden_c, cases, .timeout = 240)
         cr_assert_not_null(tmp);
         char file[600];
         snprintf(file, sizeof file, "%s.dag", name);
-        char *argv[] = {(char *)dagc, "-o", tmp, file, NULL};
+        char costs[1200], cpath[1800];
+        char *argv[] = {(char *)dagc, "-o", tmp, file, NULL, NULL, NULL};
+        for (int k = 0; k < 2; k++) {
+            snprintf(costs, sizeof costs, "%s%s", name, k ? ".trace.json" : ".costs");
+            snprintf(cpath, sizeof cpath, "%s/%s", dir, costs);
+            if (access(cpath, R_OK) == 0) {
+                argv[4] = "--costs";
+                argv[5] = costs;
+                break;
+            }
+        }
         spawn_result r;
         cr_assert_eq(spawn_capture(dir, argv, &r), 0);
         int ok = 1;

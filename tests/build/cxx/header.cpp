@@ -47,7 +47,7 @@ const dagrt_node nodes[] = {
     {"a", DAGRT_NODE_TASK, DAGRT_JOIN_AND, 0, 0, 0, 1, 0, node_a, nullptr, nullptr, nullptr, 0, 0, 0},
     {"b", DAGRT_NODE_TASK, DAGRT_JOIN_AND, DAGRT_NODE_MAIN, 1, 1, 0, 0, node_a, nullptr, nullptr, nullptr, 0, 0, 0},
 };
-const dagrt_graph graph = {DAGRT_GRAPH_VERSION, 2, 1, 0, "g", nodes, succ, 0, nullptr};
+const dagrt_graph graph = {DAGRT_GRAPH_VERSION, 2, 1, 0, "g", nodes, succ, 0, nullptr, nullptr};
 dagrt_node_state node_state[2];
 dagrt_graph_state state = DAGRT_GRAPH_STATE_INIT(node_state);
 } // namespace

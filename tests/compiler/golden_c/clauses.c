@@ -56,6 +56,27 @@ static const uint32_t clauses__dagc_psucc[] = {
     UINT32_MAX /* end: keeps the array non-empty */
 };
 
+/* Each node's cost in ns (`cost`, or measured: dagc --costs), for plan
+ * mode's schedule; no result depends on it. */
+static const uint32_t clauses__dagc_cost[] = {
+    100000, /* input [0] */
+    2000000, /* physics [1] */
+    250000, /* ai [2] */
+    250000, /* audio [3] */
+    0, /* sim [4] */
+    250000, /* parts [5] */
+    250000, /* sparks [6] */
+    250000, /* stream [7] */
+    1500000, /* shadows [8] */
+    0, /* _And1 [9] */
+    0, /* _And2 [10] */
+    250000, /* mix [11] */
+    0, /* _And3 [12] */
+    0, /* a_or_b_and_c [13] */
+    250000, /* ui [14] */
+    250000, /* present [15] */
+};
+
 static const dagrt_node clauses__dagc_nodes[] = {
     [0] = { .name = "input", .kind = DAGRT_NODE_TASK, .join = DAGRT_JOIN_AND, .flags = DAGRT_NODE_MAIN,
           .npred = 0, .succ_first = 0, .nsucc = 2, .grain = 0,
@@ -132,6 +153,7 @@ static const dagrt_graph clauses__dagc_graph = {
     .succ = clauses__dagc_succ,
     .npsucc = 0,
     .psucc = clauses__dagc_psucc,
+    .cost = clauses__dagc_cost,
 };
 
 /* Per-run counters, reset by the runtime at the start of each run. */

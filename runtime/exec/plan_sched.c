@@ -1,0 +1,246 @@
+/*
+ * exec/plan_sched.c - plan mode's list scheduler (plan_sched.h): a
+ * critical-path list scheduler over a graph given through calls. Pure: no
+ * runtime, no system header, no memory but the caller's scratch words, so
+ * dagc compiles this file too (dagc/meson.build) and predicts the frame
+ * time with the schedule the runtime will make.
+ */
+#include "plan_sched.h"
+
+#include <stddef.h>
+
+static inline uint32_t sat_add(uint32_t a, uint32_t b)
+{
+    return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+static inline uint32_t node_cost(const ps_graph *g, uint32_t i, uint32_t f)
+{
+    return (f & PS_GATE) ? 0 : g->cost(g->ctx, i);
+}
+
+/* Whether a comes before b in priority order: bottom level down, then
+ * index up. A node's bottom level is at least any successor's (costs are
+ * never negative) and its index is lower, so this order is topological. */
+static inline bool prio_before(const ps_graph *g, uint32_t a, uint32_t b)
+{
+    uint32_t ba = g->scratch(g->ctx, a)[PS_BL], bb = g->scratch(g->ctx, b)[PS_BL];
+    return ba > bb || (ba == bb && a < b);
+}
+
+#define LINK(i) g->scratch(g->ctx, (i))[PS_START]   /* the sort's link, until placed */
+
+/* Sorts the list from head (linked through LINK) into priority order:
+ * a bottom-up merge sort of a linked list, O(n log n), no memory. */
+static uint32_t prio_sort(const ps_graph *g, uint32_t head)
+{
+    for (uint32_t width = 1;; width *= 2) {
+        uint32_t p = head, out = PS_NONE, tail = PS_NONE, merges = 0;
+        while (p != PS_NONE) {
+            merges++;
+            uint32_t q = p, psize = 0;
+            for (uint32_t k = 0; k < width && q != PS_NONE; k++) {
+                psize++;
+                q = LINK(q);
+            }
+            uint32_t qsize = width;
+            while (psize > 0 || (qsize > 0 && q != PS_NONE)) {
+                uint32_t e;
+                if (psize == 0) {
+                    e = q;
+                    q = LINK(q);
+                    qsize--;
+                } else if (qsize == 0 || q == PS_NONE || !prio_before(g, q, p)) {
+                    e = p;   /* ties from p: the sort is stable */
+                    p = LINK(p);
+                    psize--;
+                } else {
+                    e = q;
+                    q = LINK(q);
+                    qsize--;
+                }
+                if (tail == PS_NONE)
+                    out = e;
+                else
+                    LINK(tail) = e;
+                tail = e;
+            }
+            p = q;
+        }
+        if (tail != PS_NONE)
+            LINK(tail) = PS_NONE;
+        head = out;
+        if (merges <= 1)
+            return head;
+    }
+}
+
+/* When node v could start on each list (est[k]): after its inputs (the
+ * last of them; an OR node's first), each from another list xfer_ns
+ * later; and how many of its inputs each list holds (aff[k]). One pass
+ * over the inputs: the latest input overall (and the latest of another
+ * list than its) decides every list's start. */
+static void ready_at(const ps_graph *g, uint32_t v, uint32_t f, uint32_t nl, uint32_t *est,
+                     uint32_t *aff)
+{
+    uint32_t np = g->npred(g->ctx, v);
+    bool any = (f & PS_OR) != 0;
+    uint32_t on[PS_LISTS];
+    for (uint32_t k = 0; k < nl; k++) {
+        aff[k] = 0;
+        on[k] = any ? UINT32_MAX : 0;
+    }
+    if (np == 0) {
+        for (uint32_t k = 0; k < nl; k++)
+            est[k] = 0;
+        return;
+    }
+    /* m1: the latest (OR: earliest) input, on list l1; m2: the same among
+     * the inputs of other lists than l1 (have2: there is one). */
+    uint32_t m1 = 0, m2 = 0, l1 = PS_NONE;
+    bool have2 = false;
+    for (uint32_t q = 0; q < np; q++) {
+        uint32_t p = g->pred(g->ctx, v, q);
+        uint32_t fin = g->scratch(g->ctx, p)[PS_FINISH];
+        uint32_t k = g->list_of(g->ctx, p);
+        if (k < nl) {
+            aff[k]++;
+            if (any ? fin < on[k] : fin > on[k])
+                on[k] = fin;
+        }
+        if (l1 == PS_NONE || (any ? fin < m1 : fin > m1)) {
+            /* the old first is on another list than the new one: it is the
+             * latest of the others (every other input is at most it) */
+            if (l1 != PS_NONE && k != l1) {
+                m2 = m1;
+                have2 = true;
+            }
+            m1 = fin;
+            l1 = k;
+        } else if (k != l1 && (!have2 || (any ? fin < m2 : fin > m2))) {
+            m2 = fin;
+            have2 = true;
+        }
+    }
+    uint32_t x1 = sat_add(m1, g->xfer_ns);
+    for (uint32_t k = 0; k < nl; k++) {
+        if (any) {
+            /* the earliest of: an input on k itself, any input from elsewhere */
+            est[k] = on[k] < x1 ? on[k] : x1;
+        } else if (k == l1) {
+            uint32_t x2 = have2 ? sat_add(m2, g->xfer_ns) : 0;
+            est[k] = m1 > x2 ? m1 : x2;
+        } else {
+            est[k] = x1;
+        }
+    }
+}
+
+bool ps_schedule(const ps_graph *g, ps_result *out)
+{
+    ps_result r = {0};
+    r.last = PS_NONE;
+    uint32_t n = g->n;
+    uint32_t nl = g->nlists < 1 ? 1 : g->nlists > PS_LISTS ? PS_LISTS : g->nlists;
+    r.nlists = nl;
+    if (n > (UINT32_MAX >> 1))
+        return false;
+    /* Bottom levels, from the end (every successor has a higher index),
+     * and the nodes linked in index order for the sort. */
+    uint32_t head = PS_NONE;
+    for (uint32_t v = n; v-- > 0;) {
+        uint32_t f = g->flags(g->ctx, v);
+        uint32_t c = node_cost(g, v, f);
+        uint32_t below = 0;
+        uint32_t ns = g->nsucc(g->ctx, v);
+        for (uint32_t k = 0; k < ns; k++) {
+            uint32_t s = g->succ(g->ctx, v, k);
+            if (s <= v || s >= n)
+                return false;
+            uint32_t b = g->scratch(g->ctx, s)[PS_BL];
+            if (b > below)
+                below = b;
+        }
+        uint32_t *w = g->scratch(g->ctx, v);
+        w[PS_BL] = sat_add(c, below);
+        w[PS_START] = head;
+        w[PS_FINISH] = 0;
+        head = v;
+        r.work += c;
+        if (w[PS_BL] > r.critical)
+            r.critical = w[PS_BL];
+    }
+    head = prio_sort(g, head);
+    uint32_t free_at[PS_LISTS] = {0};
+    uint32_t st[PS_LISTS], aff[PS_LISTS];
+    for (uint32_t v = head; v != PS_NONE;) {
+        uint32_t next = LINK(v);
+        uint32_t f = g->flags(g->ctx, v);
+        uint32_t c = node_cost(g, v, f);
+        uint32_t hi = (f & PS_MAIN) ? 1 : nl;
+        ready_at(g, v, f, nl, st, aff);
+        for (uint32_t k = 0; k < nl; k++)
+            st[k] = st[k] > free_at[k] ? st[k] : free_at[k];
+        /* The list where v finishes first (all lists finish it after the
+         * same cost, so: where it starts first); ties go to the list with
+         * most of its inputs, then the lower list. */
+        uint32_t best = 0;
+        for (uint32_t k = 1; k < hi; k++)
+            if (st[k] < st[best] || (st[k] == st[best] && aff[k] > aff[best]))
+                best = k;
+        uint32_t s = st[best], fin;
+        if (f & PS_ELSEWHERE) {
+            /* Its list claims it and goes on; another thread runs it. */
+            free_at[best] = s;
+            fin = sat_add(s, c);
+        } else if ((f & PS_PARALLEL) && c > 0) {
+            /* The range is shared among the lists idle when it starts
+             * (dagrt_parallel_for's pieces go to whoever helps): each
+             * spends an equal share, the claimer's list too. */
+            uint32_t m = 0;
+            for (uint32_t k = 0; k < nl; k++)
+                m += k == best || free_at[k] <= s;
+            uint32_t share = c / m + (c % m != 0);
+            fin = sat_add(s, share);
+            for (uint32_t k = 0; k < nl; k++)
+                if (k == best || free_at[k] <= s) {
+                    free_at[k] = fin;
+                    r.busy[k] += share;
+                }
+        } else {
+            fin = sat_add(s, c);
+            free_at[best] = fin;
+            r.busy[best] += c;
+        }
+        uint32_t *w = g->scratch(g->ctx, v);
+        w[PS_START] = s;
+        w[PS_FINISH] = fin;
+        g->place(g->ctx, v, best);
+        if (r.last == PS_NONE || fin > r.makespan) {
+            r.makespan = fin;
+            r.last = v;
+        }
+        v = next;
+    }
+    *out = r;
+    return true;
+}
+
+uint32_t ps_crit_before(const ps_graph *g, uint32_t v, uint32_t prev_on_list)
+{
+    uint32_t start = g->scratch(g->ctx, v)[PS_START];
+    if (start == 0)
+        return PS_NONE;
+    uint32_t k = g->list_of(g->ctx, v);
+    /* The input whose arrival is the start, else the list's earlier node. */
+    uint32_t np = g->npred(g->ctx, v);
+    for (uint32_t q = 0; q < np; q++) {
+        uint32_t p = g->pred(g->ctx, v, q);
+        uint32_t fin = g->scratch(g->ctx, p)[PS_FINISH];
+        if (g->list_of(g->ctx, p) != k)
+            fin = sat_add(fin, g->xfer_ns);
+        if (fin == start)
+            return p;
+    }
+    return prev_on_list;
+}

@@ -1,0 +1,363 @@
+/*
+ * test_plan_sched.c - plan mode's list scheduler (runtime/exec/plan_sched.c,
+ * which the runtime's plan builder and dagc's --stats both run) on random
+ * DAGs and on hand-made uneven graphs: every node on exactly one list, the
+ * lists in a valid (deadlock-free) order, `on main` on list 0, the
+ * predicted frame time at or above its lower bound and equal to an
+ * independent simulation of the lists it made, and the long task's path
+ * not queued behind small ones. Pure: no threads, no runtime.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../runtime/exec/plan_sched.h"
+
+#define MAXN 1200
+#define MAXE 16
+
+typedef struct tg {
+    uint32_t n;
+    uint32_t flags[MAXN], cost[MAXN];
+    uint32_t npred[MAXN], pred[MAXN][MAXE];
+    uint32_t nsucc[MAXN], succ[MAXN][MAXE * 2];
+    uint32_t scratch[MAXN][PS_SCRATCH];
+    uint32_t list[MAXN];
+    uint32_t seq[MAXN];      /* order of placement */
+    uint32_t nplaced;
+    uint32_t order[PS_LISTS][MAXN];
+    uint32_t len[PS_LISTS];
+} tg;
+
+static uint32_t t_flags(void *c, uint32_t i) { return ((tg *)c)->flags[i]; }
+static uint32_t t_cost(void *c, uint32_t i) { return ((tg *)c)->cost[i]; }
+static uint32_t t_npred(void *c, uint32_t i) { return ((tg *)c)->npred[i]; }
+static uint32_t t_pred(void *c, uint32_t i, uint32_t k) { return ((tg *)c)->pred[i][k]; }
+static uint32_t t_nsucc(void *c, uint32_t i) { return ((tg *)c)->nsucc[i]; }
+static uint32_t t_succ(void *c, uint32_t i, uint32_t k) { return ((tg *)c)->succ[i][k]; }
+static uint32_t *t_scratch(void *c, uint32_t i) { return ((tg *)c)->scratch[i]; }
+static uint32_t t_list_of(void *c, uint32_t i) { return ((tg *)c)->list[i]; }
+static void t_place(void *c, uint32_t i, uint32_t k)
+{
+    tg *g = c;
+    cr_assert(g->list[i] == PS_NONE, "node %u placed twice", i);
+    cr_assert(k < PS_LISTS);
+    g->list[i] = k;
+    g->seq[i] = g->nplaced++;
+    g->order[k][g->len[k]++] = i;
+}
+
+static void tg_init(tg *g, uint32_t n)
+{
+    memset(g, 0, sizeof *g);
+    g->n = n;
+}
+
+static void tg_edge(tg *g, uint32_t a, uint32_t b)
+{
+    g->pred[b][g->npred[b]++] = a;
+    g->succ[a][g->nsucc[a]++] = b;
+}
+
+static ps_graph view(tg *g, uint32_t nlists)
+{
+    for (uint32_t i = 0; i < g->n; i++)
+        g->list[i] = PS_NONE;
+    g->nplaced = 0;
+    memset(g->len, 0, sizeof g->len);
+    ps_graph pg = {g->n, nlists, PS_XFER_NS, g, t_flags, t_cost, t_npred, t_pred,
+                   t_nsucc, t_succ, t_scratch, t_place, t_list_of};
+    return pg;
+}
+
+static uint64_t rnd_state = 88172645463325252ull;
+static uint32_t rnd(uint32_t m)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return (uint32_t)(rnd_state % m);
+}
+
+/* A random DAG: each node takes up to 4 inputs among the 40 before it; a
+ * few gates (cost 0), OR joins and `on main` tasks; costs 1 us .. 300 us,
+ * log-spread. */
+static void tg_random(tg *g, uint32_t n)
+{
+    tg_init(g, n);
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t k = v ? rnd(5) : 0;
+        for (uint32_t q = 0; q < k && v > 0; q++) {
+            uint32_t lo = v > 40 ? v - 40 : 0;
+            uint32_t p = lo + rnd(v - lo);
+            int dup = 0;
+            for (uint32_t z = 0; z < g->npred[v]; z++)
+                dup |= g->pred[v][z] == p;
+            if (!dup && g->nsucc[p] < MAXE * 2)
+                tg_edge(g, p, v);
+        }
+        uint32_t r = rnd(20);
+        g->flags[v] = r == 0 ? PS_GATE : r == 1 ? PS_MAIN : 0;
+        if (g->npred[v] > 1 && rnd(8) == 0)
+            g->flags[v] |= PS_OR;
+        uint32_t c = 1000u << rnd(9);
+        g->cost[v] = c + rnd(c);
+    }
+}
+
+static uint64_t tcost(const tg *g, uint32_t v) { return (g->flags[v] & PS_GATE) ? 0 : g->cost[v]; }
+
+/* The lists run as plan mode runs them, computed afresh from the lists
+ * alone: each list's next node starts once its list is free and its
+ * inputs are done (the last one; an OR node's first), an input from
+ * another list PS_XFER_NS later. Fails the test on a deadlock (a round
+ * in which no list can move). Returns the last finish. */
+static uint64_t simulate(const tg *g, uint32_t nl, uint64_t *fin)
+{
+    uint32_t pos[PS_LISTS] = {0};
+    uint64_t free_at[PS_LISTS] = {0};
+    uint8_t done[MAXN] = {0};
+    uint32_t left = g->n;
+    uint64_t end = 0;
+    while (left) {
+        int moved = 0;
+        for (uint32_t k = 0; k < nl; k++) {
+            while (pos[k] < g->len[k]) {
+                uint32_t v = g->order[k][pos[k]];
+                int ready = 1;
+                uint64_t t = (g->flags[v] & PS_OR) && g->npred[v] ? UINT64_MAX : 0;
+                for (uint32_t q = 0; q < g->npred[v]; q++) {
+                    uint32_t p = g->pred[v][q];
+                    if (!done[p]) {
+                        ready = 0;
+                        break;
+                    }
+                    uint64_t a = fin[p] + (g->list[p] != k ? PS_XFER_NS : 0);
+                    if ((g->flags[v] & PS_OR) ? a < t : a > t)
+                        t = a;
+                }
+                if (!ready)
+                    break;
+                uint64_t s = t > free_at[k] ? t : free_at[k];
+                fin[v] = s + tcost(g, v);
+                free_at[k] = fin[v];
+                done[v] = 1;
+                if (fin[v] > end)
+                    end = fin[v];
+                pos[k]++;
+                left--;
+                moved = 1;
+            }
+        }
+        cr_assert(moved, "the lists deadlock (%u nodes left)", left);
+    }
+    return end;
+}
+
+Test(plan_sched, random_dags)
+{
+    static tg g;
+    static uint64_t fin[MAXN];
+    for (int round = 0; round < 400; round++) {
+        uint32_t n = 1 + rnd(round < 200 ? 60 : 600);
+        uint32_t nl = 1 + rnd(PS_LISTS);
+        tg_random(&g, n);
+        ps_graph pg = view(&g, nl);
+        ps_result r;
+        cr_assert(ps_schedule(&pg, &r));
+        cr_assert_eq(g.nplaced, n, "every node placed once");
+        uint32_t total = 0;
+        for (uint32_t k = 0; k < nl; k++)
+            total += g.len[k];
+        cr_assert_eq(total, n);
+        for (uint32_t k = nl; k < PS_LISTS; k++)
+            cr_assert_eq(g.len[k], 0, "no node beyond the lists asked for");
+        uint64_t work = 0, crit = 0;
+        for (uint32_t v = 0; v < n; v++) {
+            cr_assert(g.list[v] < nl);
+            if (g.flags[v] & PS_MAIN)
+                cr_assert_eq(g.list[v], 0, "`on main` node %u on list %u", v, g.list[v]);
+            for (uint32_t q = 0; q < g.npred[v]; q++)
+                cr_assert(g.seq[g.pred[v][q]] < g.seq[v], "placement order is topological");
+            work += tcost(&g, v);
+        }
+        /* The critical path, afresh (AND and OR alike: its bound). */
+        static uint64_t bl[MAXN];
+        for (uint32_t v = n; v-- > 0;) {
+            uint64_t b = 0;
+            for (uint32_t k = 0; k < g.nsucc[v]; k++)
+                if (bl[g.succ[v][k]] > b)
+                    b = bl[g.succ[v][k]];
+            bl[v] = b + tcost(&g, v);
+            if (bl[v] > crit)
+                crit = bl[v];
+        }
+        cr_assert_eq(r.work, work);
+        cr_assert_eq(r.critical, crit);
+        /* Each list in simulated start order. */
+        for (uint32_t k = 0; k < nl; k++)
+            for (uint32_t i = 1; i < g.len[k]; i++)
+                cr_assert(g.scratch[g.order[k][i]][PS_START] >=
+                          g.scratch[g.order[k][i - 1]][PS_FINISH]);
+        uint64_t sim = simulate(&g, nl, fin);
+        cr_assert_eq(r.makespan, sim, "round %d: predicted %llu, the lists simulated %llu",
+                     round, (unsigned long long)r.makespan, (unsigned long long)sim);
+        for (uint32_t v = 0; v < n; v++)
+            cr_assert_eq(fin[v], g.scratch[v][PS_FINISH]);
+        /* The bound: no schedule beats the critical path (an OR node may
+         * start on its first input, so only for graphs without OR) or
+         * the work shared evenly. */
+        cr_assert(r.makespan >= (work + nl - 1) / nl);
+        int any_or = 0;
+        for (uint32_t v = 0; v < n; v++)
+            any_or |= (g.flags[v] & PS_OR) != 0;
+        if (!any_or)
+            cr_assert(r.makespan >= crit);
+        /* The predicted critical path walks back to a node started at 0. */
+        uint32_t steps = 0;
+        for (uint32_t v = r.last; v != PS_NONE; steps++) {
+            cr_assert(steps <= n);
+            uint32_t k = g.list[v], prev = PS_NONE;
+            for (uint32_t i = 1; i < g.len[k]; i++)
+                if (g.order[k][i] == v)
+                    prev = g.order[k][i - 1];
+            uint32_t b = ps_crit_before(&pg, v, prev);
+            if (b == PS_NONE)
+                cr_assert_eq(g.scratch[v][PS_START], 0);
+            v = b;
+        }
+    }
+}
+
+/* A frame with a game's unevenness: input, then a 220 us solve followed
+ * by a 60 us step, beside twelve 10 us tasks, all joined by present. The
+ * solve's path must start at once after input, not behind small tasks,
+ * and the frame must come out at its bound: max(critical path, work / 2)
+ * with the transfers the model charges. */
+Test(plan_sched, long_path_first)
+{
+    static tg g;
+    tg_init(&g, 16);
+    g.cost[0] = 10000;                   /* input */
+    for (uint32_t i = 1; i <= 12; i++) { /* small tasks, indices before the solve */
+        g.cost[i] = 10000;
+        tg_edge(&g, 0, i);
+    }
+    g.cost[13] = 220000;                 /* the solve */
+    tg_edge(&g, 0, 13);
+    g.cost[14] = 60000;                  /* after it */
+    tg_edge(&g, 13, 14);
+    g.cost[15] = 10000;                  /* present, on main */
+    g.flags[15] = PS_MAIN;
+    for (uint32_t i = 1; i <= 14; i++)
+        if (i != 13)
+            tg_edge(&g, i, 15);
+    ps_graph pg = view(&g, 2);
+    ps_result r;
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(g.scratch[13][PS_START], 10000, "the solve starts at once (at %u)",
+                 g.scratch[13][PS_START]);
+    cr_assert_eq(g.list[15], 0);
+    /* critical path 300 us; work 440 us: every small task on the other list */
+    cr_assert_eq(r.critical, 300000);
+    cr_assert(r.makespan <= 300000 + 2 * PS_XFER_NS, "predicted %llu",
+              (unsigned long long)r.makespan);
+}
+
+/* Without costs (all the same) a uniform layered frame is shared evenly
+ * and level by level, as before costs existed: the 32-node benchmark's
+ * shape on 2 lists comes out at 16 and 16. */
+Test(plan_sched, uniform_even)
+{
+    static tg g;
+    static const uint8_t p2[31][2] = {
+        {0, 0}, {0, 0}, {0, 0}, {0, 0}, {1, 2}, {1, 2}, {2, 3}, {2, 3}, {3, 4}, {3, 4},
+        {4, 1}, {4, 1}, {5, 6}, {6, 7}, {7, 8}, {8, 9}, {9, 10}, {10, 11}, {11, 12}, {12, 5},
+        {13, 14}, {15, 16}, {17, 18}, {19, 20}, {21, 22}, {22, 23}, {23, 24}, {24, 21},
+        {25, 26}, {27, 28}, {29, 30},
+    };
+    tg_init(&g, 32);
+    for (uint32_t v = 0; v < 32; v++)
+        g.cost[v] = PS_DEFAULT_COST;
+    for (uint32_t v = 1; v < 32; v++) {
+        tg_edge(&g, p2[v - 1][0], v);
+        if (p2[v - 1][1] != p2[v - 1][0])
+            tg_edge(&g, p2[v - 1][1], v);
+    }
+    ps_graph pg = view(&g, 2);
+    ps_result r;
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert(g.len[0] >= 15 && g.len[0] <= 17, "list 0 has %u of 32", g.len[0]);
+    /* 32 us of work on 2 lists: 16 us, plus a few transfers at most */
+    cr_assert(r.makespan <= 16 * PS_DEFAULT_COST + 8 * PS_XFER_NS, "predicted %llu",
+              (unsigned long long)r.makespan);
+}
+
+/* A parallel task's range is shared among the lists idle when it starts;
+ * a node run elsewhere (a hot worker) costs its list only the claim. */
+Test(plan_sched, parallel_and_elsewhere)
+{
+    static tg g;
+    tg_init(&g, 2);
+    g.cost[0] = 1000;
+    g.cost[1] = 400000;
+    g.flags[1] = PS_PARALLEL;
+    tg_edge(&g, 0, 1);
+    ps_graph pg = view(&g, 4);
+    ps_result r;
+    cr_assert(ps_schedule(&pg, &r));
+    /* input on one list; the range over all four once input is done */
+    cr_assert_eq(r.makespan, 1000 + 100000, "predicted %llu", (unsigned long long)r.makespan);
+    g.flags[1] = 0;
+    pg = view(&g, 4);
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(r.makespan, 401000);
+
+    tg_init(&g, 3);
+    g.cost[0] = 50000;
+    g.cost[1] = 50000;
+    g.cost[2] = 50000;
+    g.flags[0] = PS_ELSEWHERE;
+    g.flags[1] = PS_ELSEWHERE;
+    pg = view(&g, 1);
+    cr_assert(ps_schedule(&pg, &r));
+    /* one list: both claimed at 0, run elsewhere; the third runs on it */
+    cr_assert_eq(r.makespan, 50000);
+    cr_assert_eq(r.busy[0], 50000);
+}
+
+/* Bad tables: an edge back to an earlier node places nothing. */
+Test(plan_sched, bad_edge)
+{
+    static tg g;
+    tg_init(&g, 2);
+    tg_edge(&g, 0, 1);
+    g.succ[1][g.nsucc[1]++] = 0;
+    ps_graph pg = view(&g, 2);
+    ps_result r;
+    cr_assert(!ps_schedule(&pg, &r));
+    cr_assert_eq(g.nplaced, 0);
+}
+
+/* A 1,000-node graph's schedule on 16 lists, timed (printed, not
+ * asserted: the figure goes to docs/runtime.md). */
+Test(plan_sched, thousand_nodes)
+{
+    static tg g;
+    tg_random(&g, 1000);
+    struct timespec a, b;
+    ps_result r;
+    int reps = 20;
+    timespec_get(&a, TIME_UTC);
+    for (int i = 0; i < reps; i++) {
+        ps_graph pg = view(&g, 16);
+        cr_assert(ps_schedule(&pg, &r));
+    }
+    timespec_get(&b, TIME_UTC);
+    double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 / reps;
+    cr_log_info("1000 nodes, 16 lists: %.0f us per schedule", us);
+    fprintf(stderr, "plan_sched: 1000 nodes, 16 lists: %.0f us per schedule\n", us);
+}
