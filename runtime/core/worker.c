@@ -236,6 +236,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         rt->cfg.live_costs = k > 0 && k <= RT_LIVE_COSTS_MOST ? (uint32_t)k : 0;
     }
     rt->nworkers = nworkers;
+    rt->cpus = rt_os_cpu_count();
     rt->nguests = cfg->guest_threads;
     rt->nctx = nworkers + 1 + cfg->guest_threads;
     atomic_init(&rt->spin_ns, RT_SPIN_NS);
