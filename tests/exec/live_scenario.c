@@ -68,6 +68,7 @@ struct live_ctx {
     _Atomic uint32_t at[LIVE_NODES];
     _Atomic int runs[LIVE_NODES];
     _Atomic int thread[LIVE_NODES];
+    _Atomic uint64_t end_ns[LIVE_NODES];   /* when each task ended (plan_takeover's figure) */
     _Atomic int bad;
 };
 
@@ -76,6 +77,7 @@ struct live_ctx {
  * between frames; a body of a frame in flight may see either. */
 static _Atomic int live_phase;
 static _Atomic int takeover_mode, stall_armed, stalled_node = -1;
+static _Atomic uint64_t stall_ns;   /* when the stalled task stopped */
 /* The frame in which each task last ran (the same-node rule). */
 static _Atomic int last_frame[LIVE_NODES];
 
@@ -110,12 +112,14 @@ static void live_body(struct live_ctx *c, int i)
     if (i > 0 && i < LIVE_SINK && th != 0 && atomic_load(&takeover_mode) &&
         atomic_exchange(&stall_armed, 0)) {
         atomic_store(&stalled_node, i);
+        atomic_store(&stall_ns, (uint64_t)(now_s() * 1e9));
         struct timespec ts = {0, 30 * 1000 * 1000};   /* its thread "loses its CPU" */
         nanosleep(&ts, NULL);
     } else {
         spin_us(live_cost_us(i));
     }
     atomic_fetch_add_explicit(&c->runs[i], 1, memory_order_relaxed);
+    atomic_store_explicit(&c->end_ns[i], (uint64_t)(now_s() * 1e9), memory_order_relaxed);
     /* release: the tasks after it read it with acquire. */
     atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);
 }
@@ -370,12 +374,21 @@ int plan_takeover_scenario(void)
             continue;
         stalls++;
         int on_caller = 0;
+        uint64_t last = 0;
         for (int m = 1; m < LIVE_SINK; m++) {
             if (m == s)
                 continue;
             if (atomic_load(&c.thread[m]) == 0)
                 on_caller++;
+            uint64_t e = atomic_load(&c.end_ns[m]);
+            last = e > last ? e : last;
         }
+        /* A figure, not a check: how long after the worker stopped the
+         * other middle tasks were all done (7 of 50 us, on the caller). */
+        uint64_t t0s = atomic_load(&stall_ns);
+        printf("plan_takeover: frame %d: the other middle tasks done %.0f us after the worker "
+               "stopped (their work: %d us)\n", f, last > t0s ? (double)(last - t0s) / 1e3 : 0.0,
+               (LIVE_MIDS - 1) * 50);
         if (on_caller != LIVE_MIDS - 1) {
             fprintf(stderr, "plan_takeover: frame %d: task %d's thread stopped, but only %d of "
                     "the %d other middle tasks ran on the caller\n", f, s, on_caller, LIVE_MIDS - 1);
