@@ -143,12 +143,13 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
                   const rt_frame_id *fid)
 {
     node_rt *nodes = (node_rt *)(void *)st->nodes;
-    if (r->plan_g != g || r->nodes != nodes) {
+    if (r->live_g != g || r->nodes != nodes) {
         /* The state meets this graph (first, or again after another):
          * nothing measured of it yet (exec/live.c). A state may be reused
          * for several graphs, and hand-made states are not always zeroed. */
         for (uint32_t i = 0; i < g->nnodes && i < st->nnodes; i++)
             nodes[i].plan.cost_live = 0;
+        r->live_g = g;
         r->live_sample = 0;
         r->live_drift = 0;
         r->live_wait = 0;

@@ -284,6 +284,7 @@ typedef struct graph_rt {
     uint32_t live_wait;
     uint64_t live_excess0;
     uint64_t replans;
+    const dagrt_graph *live_g;   /* the graph its nodes' cost_live are for */
     /* Pipelined plan mode (exec/pplan.c): this started frame runs on the
      * plan's lists (its wait is rt_pplan_wait), linked after the frame
      * before (in flight when this one was offered): pprev, that frame's
