@@ -33,7 +33,8 @@
  *   most the node it is running and one more.
  * - A thread takes a ready node off another list when that list has no
  *   owner (its helper has not arrived, or has left), after waiting long on
- *   its own node, or (the caller, and helpers of pipelined frames) when its
+ *   its own node (a long node only once its owner is overdue: "a shared
+ *   CPU" below), or (the caller, and helpers of pipelined frames) when its
  *   own list is finished. Only the caller takes `on main` nodes.
  * - Progress without the worker: the earliest unfinished node of the
  *   common order has all its predecessors done; it is either claimed, and
