@@ -321,10 +321,24 @@ static int live_judged(dagrt *rt, bool pipe)
 int live_costs_scenario(void)
 {
     atomic_store(&takeover_mode, 0);
+    int bad = 0;
+    /* Past the bound: refused, with its error. */
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 1;
+    cfg.live_costs = 1000001;
+    int err = 0;
+    dagrt *no = dagrt_create_ex(&cfg, &err);
+    if (no || err != DAGRT_EINVAL) {
+        fprintf(stderr, "live_costs: live_costs 1000001 not refused with DAGRT_EINVAL (%d)\n", err);
+        if (no)
+            dagrt_destroy(no);
+        bad++;
+    }
     dagrt *rt = live_rt(1);
     if (!rt)
-        return 1;
-    int bad = live_judged(rt, false) + live_judged(rt, true);
+        return bad + 1;
+    bad += live_judged(rt, false) + live_judged(rt, true);
     /* Off: never a re-plan. */
     dagrt *off = live_rt(0);
     if (!off) {
