@@ -269,6 +269,9 @@ struct rt_ctx {
 struct dagrt {
     dagrt_config cfg;
     int nworkers;
+    /* The CPUs the process may use, read at create (rt_os_cpu_count reads
+     * files and allocates: a plan made again between frames may not). */
+    int cpus;
     int nctx;                          /* nworkers + 1 + nguests */
     int nguests;                       /* guest slots, ctx[nworkers + 1 ..] (core/guest.c) */
     rt_ctx *ctx;                       /* [nctx], ctx[0] = main thread */

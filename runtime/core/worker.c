@@ -10,6 +10,8 @@
 #include <string.h>
 
 #define RT_MAX_WORKERS   1024
+/* dagrt_config.live_costs: the most frames between timed ones. */
+#define RT_LIVE_COSTS_MOST 1000000
 #define RT_DEQUE_CAP     256
 #define RT_SPIN_NS       50000   /* poll this long before sleeping */
 
@@ -186,6 +188,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         cfg->io_ring_entries < 0 || !cfg->thread_create != !cfg->thread_join ||
         cfg->placement < DAGRT_PLACEMENT_AUTO || cfg->placement > DAGRT_PLACEMENT_CLASS ||
         (uint64_t)cfg->frame_reserve > ((uint64_t)1 << 40) ||
+        cfg->live_costs > RT_LIVE_COSTS_MOST ||
         (cfg->hot_priority != DAGRT_PRIORITY_NORMAL && cfg->hot_priority != DAGRT_PRIORITY_ELEVATED))
         goto fail;
     /* 0 is none: no_workers only says the same thing the old way. */
@@ -246,7 +249,15 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     const char *env_wake = rt_os_getenv("DAGRT_WAKE_STATS");
     rt->cfg.wake_stats = cfg->wake_stats || (env_wake && env_wake[0] && strcmp(env_wake, "0") != 0);
     rt->cfg.shuffle_seed = shuffle ? seed : 0;
+    /* Live costs (exec/live.c): DAGRT_LIVE_COSTS=k tries them without a
+     * rebuild where the configuration leaves them off. */
+    if (rt->cfg.live_costs == 0) {
+        const char *lc = rt_os_getenv("DAGRT_LIVE_COSTS");
+        long k = lc ? strtol(lc, NULL, 10) : 0;
+        rt->cfg.live_costs = k > 0 && k <= RT_LIVE_COSTS_MOST ? (uint32_t)k : 0;
+    }
     rt->nworkers = nworkers;
+    rt->cpus = rt_os_cpu_count();
     rt->nguests = cfg->guest_threads;
     rt->nctx = nworkers + 1 + cfg->guest_threads;
     atomic_init(&rt->spin_ns, RT_SPIN_NS);

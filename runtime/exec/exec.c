@@ -151,6 +151,17 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
                   const rt_frame_id *fid)
 {
     node_rt *nodes = (node_rt *)(void *)st->nodes;
+    if (r->live_g != g || r->nodes != nodes) {
+        /* The state meets this graph (first, or again after another):
+         * nothing measured of it yet (exec/live.c). A state may be reused
+         * for several graphs, and hand-made states are not always zeroed. */
+        for (uint32_t i = 0; i < g->nnodes && i < st->nnodes; i++)
+            nodes[i].plan.cost_live = 0;
+        r->live_g = g;
+        r->live_sample = 0;
+        r->live_drift = 0;
+        r->live_wait = 0;
+    }
     if (r->plan_g != g || r->nodes != nodes || r->plan_workers != rt->nworkers)
         r->plan_state = RT_PLAN_NONE;   /* a plan is for one graph in one node array, and a worker count */
     r->rt = rt;
@@ -214,8 +225,13 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     r->max_drainers = share ? drainers_for(workers) : 0;
     bool timed = rt_policy_timed(r, share);
     uint64_t t0 = timed ? rt_now_ns() : 0;
+    /* Live costs drifted since the plan was made: made again, now, while
+     * nothing runs on the state (exec/live.c). */
+    if (rt_exec_planned(r, g) && rt_live_drifted(r))
+        rt_live_replan(r);
     /* How it runs: the one choice (exec/policy.c). */
     rt_choice c = rt_exec_choose(r, g, workers, RT_FRAME_RUN, true, NULL, 0);
+    rt_live_frame(r, c.mode);
     obs_frame(r, false, c.mode);
     switch (c.mode) {
     case RT_MODE_SERIAL:
@@ -284,7 +300,13 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     /* Every state of a pipeline makes the same plan for its one graph
      * (rt_plan_build reads only the tables), so a frame and the one before
      * it are always in the same mode. */
+    /* Live costs (exec/live.c): a pipeline's frame was looked at before
+     * its frames in flight were waited for (exec/pipe.c); a started run
+     * here, while nothing runs on its state. */
+    if (!inpipe && rt_exec_planned(r, g) && rt_live_drifted(r))
+        rt_live_replan(r);
     rt_mode mode = rt_exec_choose(r, g, workers, RT_FRAME_START, plan, NULL, 0).mode;
+    rt_live_frame(r, mode);
     obs_frame(r, false, mode);
     if (mode == RT_MODE_PPLAN) {
         rt_pplan_start(r, prev);
@@ -306,6 +328,7 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
     int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r, fid);
     if (rc != 0)
         return rc;
+    rt_live_frame(r, RT_MODE_SERIAL);
     obs_frame(r, false, RT_MODE_SERIAL);
     rc = rt_exec_serial_run(r);
     obs_frame(r, true, RT_MODE_SERIAL);
@@ -428,6 +451,7 @@ int dagrt_graph_get_stats(const dagrt_graph_state *st, dagrt_graph_stats *out)
         return DAGRT_EBUSY;
     out->runs = r->runs;
     out->stretch_runs = r->policy.stretch_runs;
+    out->replans = r->replans;
     if (!r->runs)
         return 0;
     for (uint32_t i = 0; i < r->nnodes; i++) {

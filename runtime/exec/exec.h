@@ -73,6 +73,15 @@
  * predecessors before its claimer takes a ready node off the other
  * thread's list although that thread is there to run it. */
 #define PLAN_STEAL_SPINS 64
+/* A shared CPU (exec/plan.c): costs are kept per node in units of
+ * PLAN_Q_NS for the claimers (node_rt.qcost). A node at most PLAN_SHORT_NS
+ * long may be claimed together with the node after it, and a waiting
+ * thread takes it off a list whose thread is there; a longer one only
+ * once that thread is overdue: its list's cursor has not moved for twice
+ * the list's longest node plus PLAN_OVERDUE_NS. */
+#define PLAN_Q_NS 128u
+#define PLAN_SHORT_NS 4000u
+#define PLAN_OVERDUE_NS 20000u
 /* Polls a worker whose list is finished makes for a node to take from the
  * caller's list before it leaves the run. Short: each poll of the caller's
  * cursor costs the caller's next claim a cache-line trip. */
@@ -173,6 +182,11 @@ typedef struct node_rt {
      * last frame: each takes one off `arm` (from 2), acq_rel as `pending`. */
     _Atomic uint32_t arm;
     uint8_t status;              /* 1 ran, 2 skipped; written by the runner */
+    /* Plan mode: the node's cost when the plan was made, in units of
+     * PLAN_Q_NS (saturated; 0 unknown). Set with each plan
+     * (rt_live_planned), read-only during runs: the claimers' cost-aware
+     * choices (exec/plan.c, "a shared CPU"). In the padding before `run`. */
+    uint16_t qcost;
     struct graph_rt *run;        /* back pointer, for spawned tasks' argument */
     node_plan plan;
 } node_rt;
@@ -267,6 +281,18 @@ typedef struct graph_rt {
      * are waited for oldest first, which the hand-off relies on). */
     uint8_t inpipe;
     const dagrt_graph *plan_g;   /* the graph the plan was made for */
+    /* Live costs (exec/live.c): this run's plan-mode nodes are timed
+     * (set by the caller before the run, read by the runners). The rest
+     * is the caller's, between runs: plan frames since the last timed
+     * one, the plan's heaviest list beyond an even share in the costs it
+     * was made from (ns), and the re-plans so far
+     * (dagrt_graph_stats.replans). */
+    uint8_t live_sample;
+    uint8_t live_drift;          /* drift seen at the last look (two in a row re-plan) */
+    uint32_t live_wait;
+    uint64_t live_excess0;
+    uint64_t replans;
+    const dagrt_graph *live_g;   /* the graph its nodes' cost_live are for */
     /* Pipelined plan mode (exec/pplan.c): this started frame runs on the
      * plan's lists (its wait is rt_pplan_wait), linked after the frame
      * before (in flight when this one was offered): pprev, that frame's
@@ -368,6 +394,10 @@ typedef struct graph_rt {
     uint64_t fseq;
     uint32_t fslots;
     rt_farena arena[2];
+    /* Plan mode: each list's longest node when the plan was made, in
+     * PLAN_Q_NS units (saturated): the waiters' take-over bound (exec/plan.c,
+     * "a shared CPU"). Set with the plan, read-only during runs. */
+    uint16_t lmaxq[PLAN_LISTS];
 } graph_rt;
 
 _Static_assert(sizeof(node_rt) <= sizeof(dagrt_node_state), "node state too small");
@@ -736,6 +766,28 @@ static inline void rt_plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint
     /* release: see plan_ready (exec/plan.c). */
     atomic_store_explicit(&r->nodes[i].plan.done, epoch, memory_order_release);
 }
+
+/* ------------------------------------------------------ exec/live.c */
+
+/* A plan was just made for r (built or re-built): notes the costs it was
+ * made from (the claimers' qcost and lmaxq, the drift basis). */
+void rt_live_planned(graph_rt *r);
+/* Before a frame of r (planned for r->g, idle, no frame reading its
+ * state): whether live costs are on and the costs measured since the plan
+ * was made have drifted past the threshold. */
+bool rt_live_drifted(graph_rt *r);
+/* Re-plans r (rt_live_drifted, or a pipeline's hand-over) from its
+ * nodes' costs, keeping its run policy's state; counted in r->replans. */
+void rt_live_replan(graph_rt *r);
+/* After the choice of a frame of r (mode: its rt_mode): whether its nodes
+ * are timed (every live_costs-th plan, pipelined plan or, r planned,
+ * serial frame of r). */
+void rt_live_frame(graph_rt *r, int mode);
+/* Claimed node i, run here and timed: its status; its time folded into
+ * its cost_live (the runner alone writes it during a run). */
+uint8_t rt_live_timed(graph_rt *r, uint32_t i, node_where where);
+/* r's nodes take src's measured costs (same graph; both idle). */
+void rt_live_copy(graph_rt *r, const graph_rt *src);
 
 /* ------------------------------------------------- exec/plan_off.c */
 

@@ -215,6 +215,25 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     /* The frame's number and the slots of per-frame data (dagrt_get_frame):
      * the frames in flight and the one before the oldest. */
     rt_frame_id fid = {q->submitted, q->depth + 1};
+    /* Live costs drifted (exec/live.c): the frames in flight are waited
+     * for first (the next one reads this state's `done` words, which a new
+     * plan resets; and each frame's helpers hold tickets on its lists),
+     * then every idle state planned for g is made again from this state's
+     * costs, so the frames keep one plan; this frame starts unlinked, as
+     * after a drain (tests/models/live_replan.pml). */
+    if (rk->rt == rt && rt_exec_planned(rk, g) && rt_live_drifted(rk)) {
+        while (q->inflight > 0)
+            if ((rc = wait_oldest(rt, p)) != 0)
+                goto out;
+        for (unsigned j = 0; j < q->depth; j++) {
+            graph_rt *s = state_rt(p->states[j]);
+            if (s != rk && s->rt == rt && rt_exec_planned(s, g) && rt_exec_idle(p->states[j])) {
+                rt_live_copy(s, rk);
+                rt_live_replan(s);
+            }
+        }
+        rt_live_replan(rk);
+    }
     rt_choice c = rt_exec_shuffle_serial(rt, rk, g)
                   ? (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME}
                   : rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, q->plan_ok,

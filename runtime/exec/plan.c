@@ -33,7 +33,8 @@
  *   most the node it is running and one more.
  * - A thread takes a ready node off another list when that list has no
  *   owner (its helper has not arrived, or has left), after waiting long on
- *   its own node, or (the caller, and helpers of pipelined frames) when its
+ *   its own node (a long node only once its owner is overdue: "a shared
+ *   CPU" below), or (the caller, and helpers of pipelined frames) when its
  *   own list is finished. Only the caller takes `on main` nodes.
  * - Progress without the worker: the earliest unfinished node of the
  *   common order has all its predecessors done; it is either claimed, and
@@ -105,9 +106,58 @@ static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t 
     return !any;
 }
 
+/* ------------------------------------------------------- a shared CPU
+ *
+ * A thread that loses its CPU (a render thread, the driver, another
+ * process) holds up what it has claimed: the node it runs, and the node
+ * after it if it claimed both in one CAS. Its list's ready nodes after
+ * those are taken by the others. Both choices are made from the costs the
+ * plan was made from (node_rt.qcost; the tables' `cost`, a profile, or
+ * live costs, exec/live.c):
+ * - Only a short node (at most PLAN_SHORT_NS, or of unknown cost) is
+ *   claimed with the node after it: for a short one the saved locked
+ *   instruction matters; after a long one, the pair would be the node a
+ *   preempted thread strands for as long as it is off its CPU.
+ * - A thread waiting for its own next node takes a ready node off a list
+ *   whose thread is there (after PLAN_STEAL_SPINS polls) only if the node
+ *   is short, or if that thread is overdue: its list's cursor has not
+ *   moved, while the node at it was ready, for longer than twice the
+ *   list's longest node plus PLAN_OVERDUE_NS, longer than a running owner
+ *   could be busy with what it claimed. A long node taken from an owner
+ *   that is running would delay the taker's own next node (often the one
+ *   the frame waits for) by the node's length; taken from an owner that
+ *   lost its CPU, it runs now instead of when that thread comes back.
+ *   The wait measures this with its own clock reads, only while it has
+ *   nothing to run; the owner's path pays nothing.
+ * - A list without its thread (no helper yet, or left), and every list
+ *   once a thread's own is finished, is taken from at once, as before. */
+
+/* A waiter's view of the owned lists it may take long nodes from: the
+ * cursor it last saw at each, and since when (0: not looked at yet). */
+typedef struct plan_watch {
+    uint32_t cur[PLAN_LISTS];
+    uint64_t since[PLAN_LISTS];
+} plan_watch;
+
+/* Whether the waiter with watch w may take ready node c at list k's
+ * cursor now (list k has its thread): short, or that thread overdue. */
+static bool plan_may_take(graph_rt *r, plan_watch *w, uint32_t k, uint32_t c)
+{
+    if (w == NULL || r->nodes[c].qcost * PLAN_Q_NS <= PLAN_SHORT_NS)
+        return true;
+    uint64_t now = rt_now_ns();
+    if (w->since[k] == 0 || w->cur[k] != c) {
+        w->cur[k] = c;
+        w->since[k] = now;
+        return false;
+    }
+    return now - w->since[k] > 2ull * r->lmaxq[k] * PLAN_Q_NS + PLAN_OVERDUE_NS;
+}
+
 /* Claims the next node of list k (not the caller's own) if it is ready
- * now, or returns NONE; never an `on main` node unless the caller. */
-static uint32_t plan_claim(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch)
+ * now, or returns NONE; never an `on main` node unless the caller. w: a
+ * waiter's watch (plan_may_take), or NULL to take any ready node. */
+static uint32_t plan_claim(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch, plan_watch *w)
 {
     _Atomic uint32_t *cur = plan_cursor(r, k);
     /* relaxed loads and CAS: the cursor only decides who runs which node
@@ -117,7 +167,8 @@ static uint32_t plan_claim(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch
      * the worker by the spawn of its helper). */
     uint32_t c = atomic_load_explicit(cur, memory_order_relaxed);
     while (c != NONE) {
-        if ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) || !plan_ready(r, c, epoch, NONE))
+        if ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) || !plan_ready(r, c, epoch, NONE) ||
+            !plan_may_take(r, w, k, c))
             return NONE;
         if (atomic_compare_exchange_weak_explicit(cur, &c, r->nodes[c].plan.lnext, memory_order_relaxed,
                                                   memory_order_relaxed))
@@ -211,18 +262,22 @@ static RT_INLINE uint32_t plan_do(graph_rt *r, uint32_t i, node_where where, uin
 {
     uint32_t f = r->g->nodes[i].flags;
     if (RT_LIKELY(!(f & r->plan_offmask)) || (f & DAGRT_NODE_MAIN)) {
-        *status = rt_exec_node_on(r, i, where);
+        /* A timed frame (live costs, exec/live.c): one predictable branch
+         * on a line every claim reads anyway. */
+        *status = RT_UNLIKELY(r->live_sample) ? rt_live_timed(r, i, where)
+                                              : rt_exec_node_on(r, i, where);
         return i;
     }
     rt_plan_off_spawn(r, i, where);
     return NONE;
 }
 
-/* Takes and runs one ready node of list k (not ours: own). */
+/* Takes and runs one ready node of list k (not ours: own); w as in
+ * plan_claim. */
 static bool plan_steal(graph_rt *r, uint32_t k, uint32_t own, bool on_main, node_where where,
-                       uint32_t epoch)
+                       uint32_t epoch, plan_watch *w)
 {
-    uint32_t s = plan_claim(r, k, on_main, epoch);
+    uint32_t s = plan_claim(r, k, on_main, epoch, w);
     if (s == NONE)
         return false;
     /* A helper's theft from another helper's list, before the node's
@@ -250,15 +305,17 @@ static inline bool plan_open(graph_rt *r, uint32_t k, uint32_t own)
 }
 
 /* Takes and runs one ready node of another list than own: of the lists
- * open to it (plan_open) or, with `any`, of every list. Each thread
- * starts at the list after its own, so that thieves spread out. */
+ * open to it (plan_open) or, with `any`, of every list (those with their
+ * thread as watch w allows, or NULL: any ready node). Each thread starts
+ * at the list after its own, so that thieves spread out. */
 static bool plan_steal_some(graph_rt *r, uint32_t own, bool any, bool on_main, node_where where,
-                            uint32_t epoch)
+                            uint32_t epoch, plan_watch *w)
 {
     const uint32_t n = r->nlists;
     for (uint32_t d = 1; d < n; d++) {
         uint32_t k = own + d < n ? own + d : own + d - n;
-        if ((any || plan_open(r, k, own)) && plan_steal(r, k, own, on_main, where, epoch))
+        bool open = plan_open(r, k, own);
+        if ((any || open) && plan_steal(r, k, own, on_main, where, epoch, open ? NULL : w))
             return true;
     }
     return false;
@@ -285,7 +342,7 @@ bool rt_plan_ahead(graph_rt *r, node_where where)
 {
     graph_rt *x = r->pnext;
     for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++, x = x->pnext)
-        if (plan_steal(x, 0, 0, true, where, x->epoch))
+        if (plan_steal(x, 0, 0, true, where, x->epoch, NULL))
             return true;
     return false;
 }
@@ -325,6 +382,9 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
      * what is left). */
     const bool away_ok = own != 0 && r->pplan;
     uint64_t stuck_since = 0;
+    plan_watch watch;
+    for (uint32_t k = 0; k < PLAN_LISTS; k++)
+        watch.since[k] = 0;
     if (first != NONE) {
         plan_prefetch(r, r->nodes[first].plan.lnext);
         prev = plan_do(r, first, where, &prev_status);
@@ -375,7 +435,7 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
                 rt_plan_ensure_helper(r);
             }
             if ((spins >= PLAN_STEAL_SPINS || open) &&
-                plan_steal_some(r, own, spins >= PLAN_STEAL_SPINS, on_main, where, epoch)) {
+                plan_steal_some(r, own, spins >= PLAN_STEAL_SPINS, on_main, where, epoch, &watch)) {
                 spins = 0;
                 stuck_since = 0;
             } else if (on_main && r->pnext && rt_plan_ahead(r, where)) {
@@ -387,11 +447,13 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
          * claimed by the same CAS: a claim costs 40-80 ns (a locked
          * instruction, which waits for the body's stores to drain), on the
          * path of every node, and a level's nodes on one list are mostly
-         * ready together. Only two, so a thread that loses its CPU holds
-         * up at most the node it runs and one more. */
+         * ready together. Only two, and only after a short node (see "a
+         * shared CPU"), so a thread that loses its CPU holds up at most
+         * the node it runs and, after a short one, one more. */
         uint32_t next = r->nodes[i].plan.lnext;
         uint32_t pair = NONE;
-        if (next != NONE && plan_ready(r, next, epoch, prev)) {
+        if (next != NONE && r->nodes[i].qcost * PLAN_Q_NS <= PLAN_SHORT_NS &&
+            plan_ready(r, next, epoch, prev)) {
             pair = next;
             next = r->nodes[pair].plan.lnext;
         }
@@ -431,7 +493,7 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
         rt_plan_publish(r, prev, prev_status, epoch);
     unsigned idle = 0, polls = 0;
     while (plan_others_left(r, own)) {
-        if (plan_steal_some(r, own, true, on_main, where, epoch)) {
+        if (plan_steal_some(r, own, true, on_main, where, epoch, NULL)) {
             idle = 0;
             stuck_since = 0;
             continue;

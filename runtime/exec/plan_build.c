@@ -13,14 +13,16 @@
 
 /* The most lists a plan makes: one per CPU (a list is a thread the plan
  * waits for: more of them than CPUs only take turns, each turn a stall of
- * the others), or DAGRT_PLAN_LISTS (2 .. PLAN_LISTS; the tests use it to
- * run several helper lists on small machines). Read at each build. */
-static uint32_t plan_lists_most(void)
+ * the others; counted at the runtime's create, since counting reads files
+ * and allocates, and plans are made again between frames: exec/live.c),
+ * or DAGRT_PLAN_LISTS (2 .. PLAN_LISTS; the tests use it to run several
+ * helper lists on small machines), read at each build. */
+static uint32_t plan_lists_most(const dagrt *rt)
 {
     const char *v = rt_os_getenv("DAGRT_PLAN_LISTS");
     long n = v ? strtol(v, NULL, 10) : 0;
     if (n <= 0)
-        n = rt_os_cpu_count();
+        n = rt->cpus;
     return n < 2 ? 2 : n > PLAN_LISTS ? PLAN_LISTS : (uint32_t)n;
 }
 
@@ -185,7 +187,7 @@ bool rt_plan_build(graph_rt *r)
             maxwidth = width;
     }
     uint32_t nl = rt_plan_lists_for(rt->nworkers);
-    uint32_t most = plan_lists_most();
+    uint32_t most = plan_lists_most(rt);
     if (nl > most)
         nl = most;
     if (nl > maxwidth)

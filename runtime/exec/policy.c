@@ -66,6 +66,8 @@ bool rt_exec_plan(graph_rt *r)
     if (r->plan_state == RT_PLAN_NONE) {
         r->plan_state = rt_plan_build(r) ? RT_PLAN_MADE : RT_PLAN_REFUSED;
         r->plan_g = r->g;
+        if (r->plan_state == RT_PLAN_MADE)
+            rt_live_planned(r);   /* the costs it was made from (exec/live.c) */
     }
     return r->plan_state == RT_PLAN_MADE;
 }

@@ -79,8 +79,14 @@ int rt_exec_serial_run(graph_rt *r)
      * any body is still refused), and nobody asks dagrt_in_fiber per node
      * (that call, not the bodies, was most of an empty frame). */
     rt_exec_depth++;
-    for (uint32_t i = 0; i < n; i++)
-        nodes[i].status = rt_exec_node_on(r, i, NODE_IN_SERIAL);
+    if (RT_UNLIKELY(r->live_sample)) {
+        /* A timed frame (live costs, exec/live.c). */
+        for (uint32_t i = 0; i < n; i++)
+            nodes[i].status = rt_live_timed(r, i, NODE_IN_SERIAL);
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            nodes[i].status = rt_exec_node_on(r, i, NODE_IN_SERIAL);
+    }
     rt_exec_depth--;
     return 0;
 }

@@ -264,6 +264,13 @@ typedef struct dagrt_config {
      * DAGRT_WAKE_STATS=1 in the environment: a few clock reads per
      * wake-up, so off by default (the counters then stay 0). */
     bool wake_stats;
+    /* Live costs (docs/runtime.md, "Live costs"): every live_costs-th
+     * plan-mode frame of a graph state times each of its tasks, keeps a
+     * smoothed cost per task, and the state's plan is made again between
+     * frames when those costs have drifted from the ones it was made
+     * from. 0 (the default): off, unless DAGRT_LIVE_COSTS=k is in the
+     * environment (read at create). Above 1000000: DAGRT_EINVAL. */
+    uint32_t live_costs;
 } dagrt_config;
 
 typedef enum dagrt_thread_priority {
@@ -1090,6 +1097,10 @@ typedef struct dagrt_graph_stats {
      * them at its wait (docs/runtime.md, "The run policy"). Was
      * solo_runs before 0.2 (CHANGELOG.md). */
     uint64_t stretch_runs;
+    /* Times the state's plan was made again because its measured costs
+     * drifted (dagrt_config.live_costs; a pipeline counts each of its
+     * states re-planned). */
+    uint64_t replans;
 } dagrt_graph_stats;
 
 /* Fills *out for st. 0; DAGRT_EINVAL for a NULL argument, DAGRT_EBUSY

@@ -4,7 +4,10 @@
  * malloc/calloc/realloc of every thread is counted; then as many frames of
  * two instances started together (frame_instance_start, frame_instance_wait) and of
  * frame_instance_run; then of two pipelines at once (frame_pipeline_submit,
- * frame_pipeline_drain). The streaming task reads the example's asset
+ * frame_pipeline_drain). Live costs are on throughout (every plan frame
+ * timed), and a last phase runs live_scenario.c's graph, whose costs change
+ * mid-run, with G_run and a pipeline: its re-plans allocate nothing either.
+ * The streaming task reads the example's asset
  * files through the reactor (frame-assets beside this program), so the
  * I/O calls from a fiber are counted too; and before the frames, each
  * worker's first I/O call, after the main thread's made the reactor. */
@@ -22,6 +25,7 @@
 #include "fmem.h"
 #include "fmem_scenario.h"
 #include "frame.h"
+#include "live_scenario.h"
 #include "scenario.h"
 
 /* Workers seen running a task. A worker thread allocates once when it
@@ -174,6 +178,7 @@ static int alloc_frame(void)
     dagrt_config_init(&cfg);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cfg.frame_reserve = (size_t)(cpus > 0 ? cpus : 1) * 8 * 2 * 65536;
+    cfg.live_costs = 1;   /* every plan frame timed, re-plans where costs drift */
     dagrt *rt = dagrt_create(&cfg);
     if (!rt)
         return 1;
@@ -302,6 +307,26 @@ static int alloc_frame(void)
         printf("alloc_frame: the frame memory graph failed its checks\n");
         return 1;
     }
+    /* Costs that change mid-run (live_scenario.c): re-plans between
+     * frames, of G_run's state and of a pipeline's (after its frames in
+     * flight). A first pass of each warms up, uncounted. */
+    live_result lr[2];
+    for (int pipe = 0; pipe < 2; pipe++)
+        if (live_frames(rt, pipe, 60, 100, &lr[pipe]) != 0)
+            return 1;
+    unsigned long l0 = alloc_count();
+    count_from_here(true);
+    for (int pipe = 0; pipe < 2; pipe++)
+        if (live_frames(rt, pipe, 60, 100, &lr[pipe]) != 0)
+            return 1;
+    count_from_here(false);
+    unsigned long l1 = alloc_count();
+    if (lr[0].all <= lr[0].before || lr[1].all <= lr[1].before) {
+        printf("alloc_frame: the live costs phase did not re-plan after its cost change (G_run "
+               "%llu, pipeline %llu re-plans)\n", (unsigned long long)(lr[0].all - lr[0].before),
+               (unsigned long long)(lr[1].all - lr[1].before));
+        return 1;
+    }
     uint64_t streamed = g.streamed + g2.streamed, bad = g.stream_bad + g2.stream_bad;
     game_assets_close(&assets, rt);
     dagrt_destroy(rt);
@@ -313,8 +338,9 @@ static int alloc_frame(void)
     printf("alloc_frame: %lu allocations in 1000 frames after warm-up, %lu in 1000 of two "
            "started instances and one instance_run, %lu in 1000 frames of two pipelines "
            "(depth 2 and 3), %lu in 1000 frames of an instance and a pipeline using frame "
-           "memory\n", a1 - a0, b1 - b0, p1 - p0, m1 - m0);
-    if (a1 != a0 || b1 != b0 || p1 != p0 || m1 != m0) {
+           "memory, %lu in 320 frames whose costs change (%llu re-plans)\n", a1 - a0, b1 - b0,
+           p1 - p0, m1 - m0, l1 - l0, (unsigned long long)(lr[0].all + lr[1].all));
+    if (a1 != a0 || b1 != b0 || p1 != p0 || m1 != m0 || l1 != l0) {
         print_strays();
         return 1;
     }

@@ -138,7 +138,7 @@ static int frame(bool observed, int *off)
         }
         *off |= atomic_load_explicit(&node[i].off_caller, memory_order_relaxed);
     }
-    dagrt_graph_stats st = {0, 0, 0, 0};
+    dagrt_graph_stats st = {0, 0, 0, 0, 0};
     if (dagrt_graph_get_stats(&inst.state, &st) != 0 || st.last_ran != BENCH_NODES || st.last_skipped != 0) {
         fprintf(stderr, "policy: frame %llu: stats say %u ran\n", (unsigned long long)ctx.frame,
                 st.last_ran);

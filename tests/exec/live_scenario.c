@@ -1,0 +1,422 @@
+/* live_scenario.c - plan mode with costs that change under it (runtime/exec/live.c)
+ * and a helper that loses its CPU (runtime/exec/plan.c, "a shared CPU"),
+ * on one worker (two lists). The entries live_costs and plan_takeover of
+ * exec_list.h; live_frames is also alloc_frame.c's (no allocation per
+ * frame while it re-plans).
+ *
+ * The graph: a root, LIVE_MIDS middle tasks that need only the root, and a
+ * sink that needs them all (`on main` in plan_takeover). Every body checks,
+ * as it runs, that its inputs ran before it in its frame and that the same
+ * task of the frame before ran before it (a pipeline's rule); each frame is
+ * checked whole once it is over (every task once).
+ *
+ * live_costs: live costs on (every plan frame timed); task A runs 300 us and
+ * the others 10 us, then at frame LIVE_CHANGE A drops to 10 us and B rises
+ * to 800 us. Asserted by behaviour (dagrt_graph_stats.replans): a re-plan
+ * within LIVE_WITHIN frames after the change, whichever lists A and B are
+ * on (B's rise makes its list the heaviest by far), and none looping once
+ * the costs are steady (at most 2 in the last LIVE_QUIET frames). The same
+ * with G_run, then with a depth-2 pipeline (its re-plans, each state's,
+ * summed).
+ *
+ * plan_takeover: the middle tasks cost 50 us each (the tables' costs); now
+ * and then the first middle task the worker runs in a frame sleeps 30 ms,
+ * as if its thread lost its CPU mid-body. Every other middle task of that
+ * frame must then run on the caller (thread 0), by the time the stalled one
+ * ends: none is left stranded behind it (claimed with it), and the ready
+ * ones on its list are taken over although its thread is there (it is
+ * overdue). Not by timing: which thread ran what. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "dagrt.h"
+#include "live_scenario.h"
+
+#define LIVE_MIDS 8
+#define LIVE_NODES (LIVE_MIDS + 2)
+#define LIVE_SINK (LIVE_NODES - 1)
+#define LIVE_A 1
+#define LIVE_B 2
+#define LIVE_CHANGE 60
+#define LIVE_AFTER 140
+#define LIVE_WITHIN 30
+#define LIVE_QUIET 40
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void spin_us(unsigned us)
+{
+    double t0 = now_s();
+    while (now_s() - t0 < us * 1e-6)
+        ;
+}
+
+/* One frame's record. `at` is each task's place in its frame (0: not
+ * run); release/acquire between a task and the tasks after it. */
+struct live_ctx {
+    dagrt *rt;
+    int frame;
+    _Atomic uint32_t seq;
+    _Atomic uint32_t at[LIVE_NODES];
+    _Atomic int runs[LIVE_NODES];
+    _Atomic int thread[LIVE_NODES];
+    _Atomic uint64_t end_ns[LIVE_NODES];   /* when each task ended (plan_takeover's figure) */
+    _Atomic int bad;
+};
+
+/* What the bodies do: the phase (0 before the change, 1 after; live_costs)
+ * or the take-over's stall (plan_takeover). relaxed: set by the main thread
+ * between frames; a body of a frame in flight may see either. */
+static _Atomic int live_phase;
+static _Atomic int takeover_mode, stall_armed, stalled_node = -1;
+static _Atomic uint64_t stall_ns;   /* when the stalled task stopped */
+/* The frame in which each task last ran (the same-node rule). */
+static _Atomic int last_frame[LIVE_NODES];
+
+static unsigned live_cost_us(int i)
+{
+    if (atomic_load_explicit(&takeover_mode, memory_order_relaxed))
+        return i == 0 || i == LIVE_SINK ? 5 : 50;
+    int ph = atomic_load_explicit(&live_phase, memory_order_relaxed);
+    if (i == LIVE_A)
+        return ph ? 10 : 300;
+    if (i == LIVE_B)
+        return ph ? 800 : 10;
+    return i == 0 || i == LIVE_SINK ? 5 : 10;
+}
+
+static void live_body(struct live_ctx *c, int i)
+{
+    /* Inputs done first (acquire: pairs with their release below). */
+    if (i > 0 && i < LIVE_SINK && atomic_load_explicit(&c->at[0], memory_order_acquire) == 0)
+        atomic_fetch_add(&c->bad, 1);
+    if (i == LIVE_SINK)
+        for (int m = 1; m < LIVE_SINK; m++)
+            if (atomic_load_explicit(&c->at[m], memory_order_acquire) == 0)
+                atomic_fetch_add(&c->bad, 1);
+    /* The same task of the frame before (relaxed: the runtime orders the
+     * two frames' runs of a task; this only reads what it wrote). */
+    if (atomic_load_explicit(&last_frame[i], memory_order_relaxed) != c->frame - 1)
+        atomic_fetch_add(&c->bad, 1);
+    atomic_store_explicit(&last_frame[i], c->frame, memory_order_relaxed);
+    int th = dagrt_thread_index(c->rt);
+    atomic_store_explicit(&c->thread[i], th, memory_order_relaxed);
+    if (i > 0 && i < LIVE_SINK && th != 0 && atomic_load(&takeover_mode) &&
+        atomic_exchange(&stall_armed, 0)) {
+        atomic_store(&stalled_node, i);
+        atomic_store(&stall_ns, (uint64_t)(now_s() * 1e9));
+        struct timespec ts = {0, 30 * 1000 * 1000};   /* its thread "loses its CPU" */
+        nanosleep(&ts, NULL);
+    } else {
+        spin_us(live_cost_us(i));
+    }
+    atomic_fetch_add_explicit(&c->runs[i], 1, memory_order_relaxed);
+    atomic_store_explicit(&c->end_ns[i], (uint64_t)(now_s() * 1e9), memory_order_relaxed);
+    /* release: the tasks after it read it with acquire. */
+    atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);
+}
+
+#define TRAMP(i) static void live_t##i(void *c) { live_body(c, i); }
+TRAMP(0) TRAMP(1) TRAMP(2) TRAMP(3) TRAMP(4) TRAMP(5) TRAMP(6) TRAMP(7) TRAMP(8) TRAMP(9)
+static const dagrt_node_fn live_fns[LIVE_NODES] = {live_t0, live_t1, live_t2, live_t3, live_t4,
+                                                   live_t5, live_t6, live_t7, live_t8, live_t9};
+static const char *const live_names[LIVE_NODES] = {"root", "a", "b", "m3", "m4",
+                                                   "m5", "m6", "m7", "m8", "sink"};
+static dagrt_node live_nodes[LIVE_NODES];
+static uint32_t live_succ[2 * LIVE_MIDS];
+static uint32_t live_costs_ns[LIVE_NODES];
+static dagrt_graph live_graph;
+
+/* The table; sink_main: the sink is `on main`; costs: the tables carry
+ * each task's cost (plan_takeover's), else none. */
+static const dagrt_graph *live_table(bool sink_main, bool costs)
+{
+    memset(live_nodes, 0, sizeof live_nodes);
+    uint32_t ns = 0;
+    for (int u = 0; u < LIVE_NODES; u++) {
+        dagrt_node *n = &live_nodes[u];
+        n->name = live_names[u];
+        n->kind = DAGRT_NODE_TASK;
+        n->join = DAGRT_JOIN_AND;
+        n->run = live_fns[u];
+        n->succ_first = ns;
+        if (u == 0)
+            for (int m = 1; m < LIVE_SINK; m++)
+                live_succ[ns++] = (uint32_t)m;
+        else if (u < LIVE_SINK)
+            live_succ[ns++] = LIVE_SINK;
+        n->nsucc = ns - n->succ_first;
+        n->npred = u == 0 ? 0 : u < LIVE_SINK ? 1 : LIVE_MIDS;
+        live_costs_ns[u] = (u == 0 || u == LIVE_SINK ? 5 : 50) * 1000u;
+    }
+    if (sink_main)
+        live_nodes[LIVE_SINK].flags = DAGRT_NODE_MAIN;
+    memset(&live_graph, 0, sizeof live_graph);
+    live_graph.version = DAGRT_GRAPH_VERSION;
+    live_graph.nnodes = LIVE_NODES;
+    live_graph.nsucc = ns;
+    live_graph.name = sink_main ? "live_takeover" : "live_costs";
+    live_graph.nodes = live_nodes;
+    live_graph.succ = live_succ;
+    live_graph.cost = costs ? live_costs_ns : NULL;
+    return &live_graph;
+}
+
+static void ctx_start(struct live_ctx *c, dagrt *rt, int frame)
+{
+    c->rt = rt;
+    c->frame = frame;
+    atomic_store(&c->seq, 0);
+    atomic_store(&c->bad, 0);
+    for (int i = 0; i < LIVE_NODES; i++) {
+        atomic_store(&c->at[i], 0);
+        atomic_store(&c->runs[i], 0);
+        atomic_store(&c->thread[i], -1);
+    }
+}
+
+/* A frame over: every task once, in order. Returns the violations. */
+static int ctx_check(const char *who, const struct live_ctx *c)
+{
+    int bad = atomic_load(&c->bad);
+    for (int i = 0; i < LIVE_NODES; i++)
+        bad += atomic_load(&c->runs[i]) != 1;
+    if (bad)
+        fprintf(stderr, "%s: frame %d: %d violations (a task not run exactly once, or out of "
+                "order)\n", who, c->frame, bad);
+    return bad;
+}
+
+/* The pipeline's contexts: a frame number in, checked when dropped. */
+static _Atomic int pipe_bad;
+static void pipe_store(void *ctx, const void *src)
+{
+    const struct live_ctx *s = src;
+    ctx_start(ctx, s->rt, s->frame);
+}
+static void pipe_drop(void *ctx) { atomic_fetch_add(&pipe_bad, ctx_check("live_frames", ctx)); }
+
+static void live_reset(void)
+{
+    for (int i = 0; i < LIVE_NODES; i++)
+        atomic_store(&last_frame[i], -1);
+    atomic_store(&live_phase, 0);
+    atomic_store(&pipe_bad, 0);
+}
+
+/* The re-plans of both states now (a state whose frame is in flight
+ * keeps its last count); whether any rose above was[]. */
+static bool replans_now(dagrt_graph_state *st, uint64_t *now, const uint64_t *was)
+{
+    bool rose = false;
+    for (int k = 0; k < 2; k++) {
+        dagrt_graph_stats s;
+        if (dagrt_graph_get_stats(&st[k], &s) == 0)
+            now[k] = s.replans;
+        rose |= was && now[k] > was[k];
+    }
+    return rose;
+}
+
+int live_frames(dagrt *rt, bool pipe, int before, int after, live_result *out)
+{
+    static dagrt_graph_state st[2];
+    static dagrt_node_state ns[2][LIVE_NODES];
+    static struct live_ctx ctxs[2];
+    const dagrt_graph *g = live_table(false, false);
+    int bad = 0;
+    live_reset();
+    for (int k = 0; k < 2; k++)
+        if (dagrt_graph_state_init(&st[k], ns[k], LIVE_NODES) != 0)
+            return 1;
+    dagrt_pipeline p;
+    memset(&p, 0, sizeof p);
+    dagrt_graph_state *const sts[2] = {&st[0], &st[1]};
+    void *const cs[2] = {&ctxs[0], &ctxs[1]};
+    if (pipe && dagrt_pipeline_init(&p, 2, sts, cs, pipe_drop) != 0)
+        return 1;
+    uint64_t at_change[2] = {0, 0}, now[2] = {0, 0}, quiet[2] = {0, 0};
+    memset(out, 0, sizeof *out);
+    out->first = -1;
+    const int quiet_from = before + after - LIVE_QUIET;
+    for (int f = 0; f < before + after; f++) {
+        if (f == before || f == quiet_from) {
+            /* Every state idle, so that its count is current. */
+            if (pipe && dagrt_pipeline_drain(rt, &p) != 0)
+                return bad + 1;
+            replans_now(st, f == before ? at_change : quiet, NULL);
+            if (f == before)
+                atomic_store_explicit(&live_phase, 1, memory_order_relaxed);
+        }
+        int rc;
+        if (pipe) {
+            struct live_ctx src;
+            src.rt = rt;
+            src.frame = f;
+            rc = dagrt_pipeline_submit(rt, g, &p, pipe_store, &src);
+        } else {
+            ctx_start(&ctxs[0], rt, f);
+            rc = dagrt_graph_run(rt, g, &st[0], &ctxs[0]);
+            bad += ctx_check("live_frames", &ctxs[0]);
+        }
+        if (rc != 0) {
+            fprintf(stderr, "live_frames: frame %d: %s\n", f, dagrt_strerror(rc));
+            return bad + 1;
+        }
+        if (f >= before && out->first < 0 && replans_now(st, now, at_change))
+            out->first = f - before;
+    }
+    if (pipe && dagrt_pipeline_drain(rt, &p) != 0)
+        return bad + 1;
+    replans_now(st, now, NULL);
+    out->before = at_change[0] + at_change[1];
+    out->all = now[0] + now[1];
+    out->quiet = out->all - quiet[0] - quiet[1];
+    return bad + atomic_load(&pipe_bad);
+}
+
+static dagrt *live_rt(uint32_t live)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 1;
+    cfg.live_costs = live;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt)
+        fprintf(stderr, "live: dagrt_create failed\n");
+    return rt;
+}
+
+/* One run of live_frames, judged. */
+static int live_judged(dagrt *rt, bool pipe)
+{
+    const char *what = pipe ? "depth-2 pipeline" : "G_run";
+    live_result r;
+    int bad = live_frames(rt, pipe, LIVE_CHANGE, LIVE_AFTER, &r);
+    printf("live_costs (%s): %llu re-plans before the change; the first after it %d frames "
+           "after; %llu in all, %llu in the last %d frames\n", what, (unsigned long long)r.before,
+           r.first, (unsigned long long)r.all, (unsigned long long)r.quiet, LIVE_QUIET);
+    if (r.first < 0 || r.first > LIVE_WITHIN) {
+        fprintf(stderr, "live_costs (%s): no re-plan within %d frames of the cost change\n", what,
+                LIVE_WITHIN);
+        bad++;
+    }
+    /* A pipeline's states each count their own re-plan. */
+    if (r.quiet > (pipe ? 4u : 2u)) {
+        fprintf(stderr, "live_costs (%s): %llu re-plans in the last %d frames, costs steady\n",
+                what, (unsigned long long)r.quiet, LIVE_QUIET);
+        bad++;
+    }
+    return bad;
+}
+
+int live_costs_scenario(void)
+{
+    atomic_store(&takeover_mode, 0);
+    int bad = 0;
+    /* Past the bound: refused, with its error. */
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 1;
+    cfg.live_costs = 1000001;
+    int err = 0;
+    dagrt *no = dagrt_create_ex(&cfg, &err);
+    if (no || err != DAGRT_EINVAL) {
+        fprintf(stderr, "live_costs: live_costs 1000001 not refused with DAGRT_EINVAL (%d)\n", err);
+        if (no)
+            dagrt_destroy(no);
+        bad++;
+    }
+    dagrt *rt = live_rt(1);
+    if (!rt)
+        return bad + 1;
+    bad += live_judged(rt, false) + live_judged(rt, true);
+    /* Off: never a re-plan. */
+    dagrt *off = live_rt(0);
+    if (!off) {
+        dagrt_destroy(rt);
+        return bad + 1;
+    }
+    live_result r;
+    bad += live_frames(off, false, LIVE_CHANGE, LIVE_AFTER, &r);
+    if (r.all != 0) {
+        fprintf(stderr, "live_costs: %llu re-plans with live costs off\n", (unsigned long long)r.all);
+        bad++;
+    }
+    dagrt_destroy(off);
+    dagrt_destroy(rt);
+    return bad;
+}
+
+int plan_takeover_scenario(void)
+{
+    dagrt *rt = live_rt(0);
+    if (!rt)
+        return 1;
+    const dagrt_graph *g = live_table(true, true);
+    static dagrt_graph_state st;
+    static dagrt_node_state ns[LIVE_NODES];
+    static struct live_ctx c;
+    if (dagrt_graph_state_init(&st, ns, LIVE_NODES) != 0)
+        return 1;
+    live_reset();
+    atomic_store(&takeover_mode, 1);
+    int bad = 0, stalls = 0, frames = 0;
+    double t0 = now_s();
+    for (int f = 0; stalls < 4 && now_s() - t0 < 20.0; f++, frames++) {
+        atomic_store(&stalled_node, -1);
+        if (f % 8 == 7 && !atomic_load(&stall_armed))
+            atomic_store(&stall_armed, 1);
+        ctx_start(&c, rt, f);
+        int rc = dagrt_graph_run(rt, g, &st, &c);
+        if (rc != 0) {
+            fprintf(stderr, "plan_takeover: frame %d: %s\n", f, dagrt_strerror(rc));
+            bad++;
+            break;
+        }
+        bad += ctx_check("plan_takeover", &c);
+        int s = atomic_load(&stalled_node);
+        if (s < 0)
+            continue;
+        stalls++;
+        int on_caller = 0;
+        uint64_t last = 0;
+        for (int m = 1; m < LIVE_SINK; m++) {
+            if (m == s)
+                continue;
+            if (atomic_load(&c.thread[m]) == 0)
+                on_caller++;
+            uint64_t e = atomic_load(&c.end_ns[m]);
+            last = e > last ? e : last;
+        }
+        /* A figure, not a check: how long after the worker stopped the
+         * other middle tasks were all done (7 of 50 us, on the caller). */
+        uint64_t t0s = atomic_load(&stall_ns);
+        printf("plan_takeover: frame %d: the other middle tasks done %.0f us after the worker "
+               "stopped (their work: %d us)\n", f, last > t0s ? (double)(last - t0s) / 1e3 : 0.0,
+               (LIVE_MIDS - 1) * 50);
+        if (on_caller != LIVE_MIDS - 1) {
+            fprintf(stderr, "plan_takeover: frame %d: task %d's thread stopped, but only %d of "
+                    "the %d other middle tasks ran on the caller\n", f, s, on_caller, LIVE_MIDS - 1);
+            bad++;
+        }
+    }
+    atomic_store(&takeover_mode, 0);
+    atomic_store(&stall_armed, 0);
+    printf("plan_takeover: %d frames, %d with the worker stopped\n", frames, stalls);
+    if (stalls < 2) {
+        fprintf(stderr, "plan_takeover: the worker ran a middle task in only %d armed frames\n",
+                stalls);
+        bad++;
+    }
+    dagrt_destroy(rt);
+    return bad;
+}
