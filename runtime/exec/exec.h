@@ -231,15 +231,6 @@ typedef struct graph_rt {
      * the work of an empty node. Set before the run, read-only during it. */
     uint16_t one_thread;
     uint8_t obs_mode;            /* this run's rt_mode, for the observer's frame_end */
-    /* The shuffled serial switch (core/core.h, rt_shuffled): RT_SHUFFLE_*
-     * or 0. A serial frame runs its nodes in a random topological order
-     * (exec/serial.c); where the caller is the only thread that runs
-     * tasks (no guest slots), the dynamic executor also pops a random
-     * ready node (exec/dynamic.c). Drawn from shuf, seeded at the reset
-     * from the seed, the graph's name and the frame's number (so frame N
-     * of a graph has the same order in every run with that seed). */
-    uint8_t shuffle;
-    uint64_t shuf;
     /* Who owns the state (exec/exec.c: RUN_IDLE, RUN_SYNC, a started run's
      * phases). Taken with an acquire CAS, handed back with a release
      * store: a run that starts after another ended sees all its writes. */
@@ -393,11 +384,22 @@ typedef struct graph_rt {
     _Alignas(RT_APART) rt_farena *fa;
     uint64_t fseq;
     uint32_t fslots;
+    uint8_t shuffle;             /* the shuffled serial switch (shuf, below) */
     rt_farena arena[2];
     /* Plan mode: each list's longest node when the plan was made, in
      * PLAN_Q_NS units (saturated): the waiters' take-over bound (exec/plan.c,
      * "a shared CPU"). Set with the plan, read-only during runs. */
     uint16_t lmaxq[PLAN_LISTS];
+    /* The shuffled serial switch (core/core.h, rt_shuffled): `shuffle`
+     * (after fslots) is RT_SHUFFLE_* or 0. A serial frame runs its nodes
+     * in a random topological order (exec/serial.c); where the caller is
+     * the only thread that runs tasks (no guest slots), the dynamic
+     * executor also pops a random ready node (exec/dynamic.c). Drawn from
+     * shuf, seeded at the reset from the seed, the graph's name and the
+     * frame's number (so frame N of a graph has the same order in every
+     * run with that seed). The caller's alone (no worker runs while it is
+     * on). In this block: block 0 is full with the live costs' fields. */
+    uint64_t shuf;
 } graph_rt;
 
 _Static_assert(sizeof(node_rt) <= sizeof(dagrt_node_state), "node state too small");
