@@ -8,6 +8,7 @@
 #include "../runtime/exec/plan_sched.h"
 #include "driver.h"
 #include "profile.h"
+#include "stats.h"
 
 /* Costs files are small: a line per task. */
 #define COSTS_MAX_BYTES ((size_t)64 << 20)
@@ -342,6 +343,10 @@ void dg_predict_measured(const ir_graph *g, const uint64_t *measured, uint32_t t
         out->frame_ns = r.makespan;
         uint64_t t = threads ? threads : 1;
         out->pipe_ns = (r.work + t - 1) / t;
+        uint32_t from;
+        uint64_t loop = dg_prev_loop_bound(g, &from);
+        if (loop > out->pipe_ns)
+            out->pipe_ns = loop;   /* no pipeline beats its loop through `prev` */
         out->bound_ns = r.critical > out->pipe_ns ? r.critical : out->pipe_ns;
         for (uint32_t x = r.last; on_crit && x != PS_NONE;) {
             on_crit[x] = 1;

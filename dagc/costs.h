@@ -61,7 +61,7 @@ typedef struct dg_prediction {
     uint32_t threads;
     uint64_t frame_ns;       /* the list scheduler's makespan */
     uint64_t bound_ns;       /* max(critical path, work / threads) */
-    uint64_t pipe_ns;        /* work / threads: the pipeline's bound */
+    uint64_t pipe_ns;        /* the pipeline's bound: max(work / threads, the loop through `prev`) */
 } dg_prediction;
 /* Schedules g on `threads` lists with the costs resolved as above;
  * on_crit (nnodes bytes, or NULL) gets 1 for each node on the predicted

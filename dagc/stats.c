@@ -134,7 +134,7 @@ void dg_analysis_free(dg_analysis *an)
  * That earliest finish follows AND joins after their latest input and OR
  * joins after their earliest, from v alone (everything else taken as done),
  * so it is a lower bound. Work bounds it as well: total cost / threads. */
-static uint64_t loop_bound(const ir_graph *g, uint32_t *from)
+uint64_t dg_prev_loop_bound(const ir_graph *g, uint32_t *from)
 {
     uint64_t best = 0;
     *from = UINT32_MAX;
@@ -282,7 +282,7 @@ void dg_print_stats(FILE *out, const ir_program *p)
                     (double)an.ntasks / (double)an.crit_tasks);
         if (an.total_cost > 0) {
             uint32_t from;
-            uint64_t loop = loop_bound(g, &from);
+            uint64_t loop = dg_prev_loop_bound(g, &from);
             char b3[32];
             dg_fmt_duration(loop, b3, sizeof b3);
             fprintf(out, "  pipeline     a frame every max(total cost / threads, %s) at best: ", b3);
