@@ -30,7 +30,7 @@ for cxx in $cxxs; do
     for std in c++17 c++20; do
         for exc in -fexceptions -fno-exceptions; do
             what="$cxx -std=$std $exc"
-            $cxx -std=$std $exc -O1 $warn -I"$inc" -I"$scn" -c "$src/tests/cxx/cxx_scenarios.cpp" \
+            $cxx -std=$std $exc -O1 $warn -DCXX_HEADER_ONLY=1 -I"$inc" -I"$scn" -c "$src/tests/cxx/cxx_scenarios.cpp" \
                 -o "$scratch/scn.o" || fail "cxx_scenarios.cpp with $what"
             $cxx "$scratch/scn.o" "$scratch/driver.o" "$scratch/scenario.o" "$lib" $syslibs -pthread \
                 -o "$scratch/cxx_drv" || fail "link with $what"
