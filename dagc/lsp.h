@@ -151,6 +151,11 @@ void lsp_changed(lsp_server *S, lsp_doc *d);
 
 int lsp_position(lsp_server *S, const dg_json *params, lsp_doc **dp, uint32_t *line, uint32_t *col);
 const lsp_occ *lsp_occ_at(lsp_server *S, const dg_json *params, lsp_doc **dp, int *err);
+/* The same for a request that answers with it: NULL once answered (bad
+ * params: LSP_E_PARAMS; no name there, or with names_only an import's
+ * file name: null). */
+const lsp_occ *lsp_occ_asked(lsp_server *S, const dg_json *id, const dg_json *params, lsp_doc **dp,
+                             int names_only);
 void lsp_on_definition(lsp_server *S, const dg_json *id, const dg_json *params);
 void lsp_on_references(lsp_server *S, const dg_json *id, const dg_json *params);
 void lsp_on_prepare_rename(lsp_server *S, const dg_json *id, const dg_json *params);

@@ -37,19 +37,28 @@ const lsp_occ *lsp_occ_at(lsp_server *S, const dg_json *params, lsp_doc **dp, in
     return x ? lsp_index_at(x, lsp_doc_src(*dp), line, col) : NULL;
 }
 
+const lsp_occ *lsp_occ_asked(lsp_server *S, const dg_json *id, const dg_json *params, lsp_doc **dp,
+                             int names_only)
+{
+    int err;
+    const lsp_occ *o = lsp_occ_at(S, params, dp, &err);
+    if (err) {
+        lsp_reply_error(S, id, LSP_E_PARAMS, "expected textDocument and position");
+        return NULL;
+    }
+    if (!o || (names_only && o->kind == LSP_FILE)) {
+        lsp_reply(S, id, "null");
+        return NULL;
+    }
+    return o;
+}
+
 void lsp_on_definition(lsp_server *S, const dg_json *id, const dg_json *params)
 {
     lsp_doc *d = NULL;
-    int err;
-    const lsp_occ *o = lsp_occ_at(S, params, &d, &err);
-    if (err) {
-        lsp_reply_error(S, id, LSP_E_PARAMS, "expected textDocument and position");
+    const lsp_occ *o = lsp_occ_asked(S, id, params, &d, 0);
+    if (!o)
         return;
-    }
-    if (!o) {
-        lsp_reply(S, id, "null");
-        return;
-    }
     dg_buf b = {0};
     if (o->kind == LSP_FILE) {
         if (!o->target) {
@@ -261,16 +270,9 @@ static const lsp_occ *renamable(lsp_server *S, const dg_json *params, lsp_doc **
 void lsp_on_prepare_rename(lsp_server *S, const dg_json *id, const dg_json *params)
 {
     lsp_doc *d = NULL;
-    int err;
-    const lsp_occ *o = renamable(S, params, &d, &err);
-    if (err) {
-        lsp_reply_error(S, id, LSP_E_PARAMS, "expected textDocument and position");
+    const lsp_occ *o = lsp_occ_asked(S, id, params, &d, 1);
+    if (!o)
         return;
-    }
-    if (!o) {
-        lsp_reply(S, id, "null");
-        return;
-    }
     dg_buf b = {0};
     dg_buf_puts(&b, "{\"range\":");
     lsp_put_range(&b, S, o->src, o->pos.line, o->pos.col, o->pos.line, o->pos.col + o->len);

@@ -71,16 +71,9 @@ static void prof_line(void *user, const lsp_occ *t, dg_buf *b)
 void lsp_on_hover(lsp_server *S, const dg_json *id, const dg_json *params)
 {
     lsp_doc *d = NULL;
-    int err;
-    const lsp_occ *o = lsp_occ_at(S, params, &d, &err);
-    if (err) {
-        lsp_reply_error(S, id, LSP_E_PARAMS, "expected textDocument and position");
+    const lsp_occ *o = lsp_occ_asked(S, id, params, &d, 0);
+    if (!o)
         return;
-    }
-    if (!o) {
-        lsp_reply(S, id, "null");
-        return;
-    }
     dg_buf text = {0};
     void *user[2] = {S, d};
     lsp_index_hover(&d->index, o, &text, prof_line, user);
