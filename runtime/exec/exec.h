@@ -98,6 +98,10 @@
  * (RT_SPIN_NS), so lingering costs no more CPU than idling would. */
 #define PLAN_LINGER_NS 50000
 #define PLAN_LEFT UINT32_MAX
+/* graph_rt.owner0's values. */
+#define PLAN_CALLER_AWAY 0u
+#define PLAN_CALLER_HERE 1u
+#define PLAN_CALLER_AHEAD 2u
 /* Offers the plan slot remembers (one per worker list and frame): more
  * than a pipeline's frames in flight times the worker lists. */
 #define PLAN_RING 128
@@ -370,9 +374,12 @@ typedef struct graph_rt {
      * then waits for every ticket (rt_plan_run). Its relaxed store comes
      * before the thief's release of a `done` the caller acquires. */
     _Atomic uint32_t xsteal;
-    /* Pipelined plan mode: 1 while the caller works this frame (in its
-     * wait), else 0: the helper takes ready nodes of the caller's list at
-     * once when it is 0. Only a hint: relaxed. */
+    /* Pipelined plan mode: where the caller is (PLAN_CALLER_*): in this
+     * frame's wait (HERE), in an earlier frame's wait, whose look-ahead
+     * runs this frame's list too (AHEAD), or neither (AWAY). A helper
+     * takes ready nodes of the caller's list at once unless HERE, and
+     * leaves a frame it can do nothing in only when AWAY (exec/plan.c).
+     * Written by the caller only. Only a hint: relaxed. */
     _Atomic uint32_t owner0;
     /* Plan mode: the cursors of lists 2 .. PLAN_LISTS - 1, a block each. */
     struct {
@@ -450,6 +457,9 @@ typedef struct plan_slot {
      * being woken up is told apart from one that gets no CPU. relaxed: a
      * hint for the policy. */
     _Atomic uint32_t awake;
+    /* When a helper last started on its worker (relaxed: a hint for the
+     * policy, compared with spawn_ns: rt_plan_helper_waking). */
+    _Atomic uint64_t woke_ns;
 } plan_slot;
 
 /* ------------------------------------------------------------ exec/exec.c */
@@ -842,8 +852,9 @@ void rt_plan_spawn_helper(dagrt *rt, plan_slot *s);
  * helpers where fewer linger than tickets were offered. */
 void rt_plan_offer(plan_slot *s, graph_rt *r);
 /* The end of ticket t (r's) for the caller: closes it if no helper
- * joined, else waits until the helper that did has left it. */
-void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t);
+ * joined (returns false), else waits until the helper that did has left
+ * it (returns true). */
+bool rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t);
 /* Cursor of plan list k. */
 static inline _Atomic uint32_t *rt_plan_cursor(graph_rt *r, uint32_t k)
 {
@@ -874,8 +885,10 @@ static inline uint32_t rt_plan_node_cost(const graph_rt *r, uint32_t i)
 }
 
 static inline bool rt_run_caller_away(const graph_rt *r) { return r->async && !r->inpipe; }
-/* At a run's offer: whether a helper runs now, or one was asked for less
- * than PLAN_WAKE_NS ago (it is still waking up): false then means late. */
+/* At a run's offer: whether a helper runs now. After it: whether the
+ * helper last asked for was slow to wake rather than starved: it started
+ * within PLAN_WAKE_NS of its spawn, or has not started and was asked for
+ * less than PLAN_WAKE_NS ago. */
 bool rt_plan_helper_awake(plan_slot *s);
 bool rt_plan_helper_waking(plan_slot *s);
 /* How long after its spawn a helper that has not started yet is late: a

@@ -285,8 +285,13 @@ static bool plan_steal(graph_rt *r, uint32_t k, uint32_t own, bool on_main, node
      * checked first so that the line is written once a run. */
     if (own != 0 && k != 0 && atomic_load_explicit(&r->xsteal, memory_order_relaxed) == 0)
         atomic_store_explicit(&r->xsteal, 1, memory_order_relaxed);
-    if (on_main && k != 0)
-        r->stolen++;   /* the caller's count; helpers' thefts set xsteal */
+    /* The caller's count (helpers' thefts set xsteal): the run policy's
+     * sign of a helper without CPU. Not from a pipelined frame's list
+     * whose helper left it (its caller was away, exec/pplan.c): that
+     * helper had a CPU. relaxed: a hint (graph_rt.owner). */
+    if (on_main && k != 0 &&
+        !(r->pplan && atomic_load_explicit(&r->owner[k], memory_order_relaxed) == PLAN_LEFT))
+        r->stolen++;
     uint8_t st;
     if (plan_do(r, s, where, &st) != NONE)
         rt_plan_publish(r, s, st, epoch);
@@ -301,7 +306,27 @@ static inline bool plan_open(graph_rt *r, uint32_t k, uint32_t own)
     if (k != 0)
         return plan_unowned(r, k);
     /* relaxed: a hint (graph_rt.owner0). */
-    return own != 0 && r->pplan && atomic_load_explicit(&r->owner0, memory_order_relaxed) == 0;
+    return own != 0 && r->pplan &&
+           atomic_load_explicit(&r->owner0, memory_order_relaxed) != PLAN_CALLER_HERE;
+}
+
+/* A pipelined frame's helper with nothing to run: whether to leave the
+ * frame, after PLAN_LINGER_NS of that (counted in *since) while its caller
+ * is away (between its pipeline calls: it runs nothing of the frame until
+ * its wait), or while the caller looks ahead into it from an earlier
+ * frame's wait only if the pool has other work for this thread. Else the
+ * caller comes (or is there): the clock starts again. */
+static bool plan_leave_frame(graph_rt *r, uint64_t *since)
+{
+    /* relaxed: a hint (graph_rt.owner0). */
+    uint32_t where = atomic_load_explicit(&r->owner0, memory_order_relaxed);
+    if (where == PLAN_CALLER_AWAY)
+        return plan_away_long(since);
+    rt_ctx *c = where == PLAN_CALLER_AHEAD ? rt_ctx_current(r->rt) : NULL;
+    if (c && rt_work_visible(c))
+        return plan_away_long(since);
+    *since = 0;
+    return false;
 }
 
 /* Takes and runs one ready node of another list than own: of the lists
@@ -428,7 +453,7 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
             bool open = false;
             for (uint32_t k = 0; k < r->nlists && !open; k++)
                 open = k != own && plan_open(r, k, own);
-            if (away_ok && plan_open(r, 0, own) && (spins & 255) == 0 && plan_away_long(&stuck_since))
+            if (away_ok && (spins & 255) == 0 && plan_leave_frame(r, &stuck_since))
                 return false;
             if (open && !ensured && own == 0) {
                 ensured = true;
@@ -505,8 +530,8 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
         /* A pipelined frame's helper stays while the caller is away
          * (relaxed: a hint), until nothing was ready for PLAN_LINGER_NS. */
         if (!on_main && ++idle > PLAN_LINGER_SPINS &&
-            (!away_ok || atomic_load_explicit(&r->owner0, memory_order_relaxed) != 0 ||
-             plan_offered_after(r) || ((idle & 255) == 0 && plan_away_long(&stuck_since))))
+            (!away_ok || atomic_load_explicit(&r->owner0, memory_order_relaxed) == PLAN_CALLER_HERE ||
+             plan_offered_after(r) || ((idle & 255) == 0 && plan_leave_frame(r, &stuck_since))))
             break;
         plan_relax(r, own, idle);
         /* The caller's `idle` stays 0 (it never leaves early): count its

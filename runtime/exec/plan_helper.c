@@ -71,6 +71,7 @@ plan_slot *rt_plan_slot_of(dagrt *rt)
         atomic_init(&s->present, 0);
         atomic_init(&s->awake, 0);
         s->spawn_ns = 0;
+        atomic_init(&s->woke_ns, 0);
         rt->exec = s;
     }
     return rt->exec;
@@ -200,8 +201,9 @@ static void plan_helper_entry(void *arg)
             atomic_fetch_sub_explicit(&s->present, 1, memory_order_seq_cst);
         return;
     }
-    /* relaxed: a hint for the policy (plan_slot.awake). */
+    /* relaxed: hints for the policy (plan_slot.awake, woke_ns). */
     atomic_fetch_add_explicit(&s->awake, 1, memory_order_relaxed);
+    atomic_store_explicit(&s->woke_ns, rt_now_ns(), memory_order_relaxed);
     plan_helper_run(s);
     atomic_fetch_sub_explicit(&s->awake, 1, memory_order_relaxed);   /* relaxed: as above */
 }
@@ -363,7 +365,7 @@ void rt_plan_offer(plan_slot *s, graph_rt *r)
         rt_plan_spawn_helper(r->rt, s);
 }
 
-void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
+bool rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
 {
     plan_offer *o = &s->ring[t % PLAN_RING];
     uint64_t open = t << 2 | OFFER_OPEN;
@@ -371,7 +373,7 @@ void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
      * keeps a late one out. */
     if (atomic_compare_exchange_strong_explicit(&o->state, &open, t << 2 | OFFER_CLOSED,
                                                 memory_order_relaxed, memory_order_relaxed))
-        return;
+        return false;
     /* Until the helper left t, or the entry holds a later ticket: it was
      * offered again, which this thread does only once t was left (its own
      * acquire there ordered the helper's work). acquire: pairs with
@@ -379,7 +381,7 @@ void rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
     for (unsigned spins = 0;;) {
         uint64_t st = atomic_load_explicit(&o->state, memory_order_acquire);
         if (st == (t << 2 | OFFER_LEFT) || (st >> 2) != t)
-            return;
+            return true;
         rt_cpu_relax();
         /* relaxed: hints, as in plan_relax (exec/plan.c). */
         uint32_t w = atomic_load_explicit(&r->owner[atomic_load_explicit(&o->list, memory_order_relaxed)],
@@ -401,5 +403,11 @@ bool rt_plan_helper_awake(plan_slot *s)
 
 bool rt_plan_helper_waking(plan_slot *s)
 {
-    return s->spawn_ns && rt_now_ns() - s->spawn_ns < PLAN_WAKE_NS;
+    if (!s->spawn_ns)
+        return false;
+    /* relaxed: a hint (plan_slot.woke_ns). A start before the last spawn
+     * was an earlier helper's: this one has not started yet. */
+    uint64_t woke = atomic_load_explicit(&s->woke_ns, memory_order_relaxed);
+    uint64_t until = woke >= s->spawn_ns ? woke : rt_now_ns();
+    return until - s->spawn_ns < PLAN_WAKE_NS;
 }

@@ -30,8 +30,10 @@
  *   flight then run side by side, a chain's frames too. While the caller is away (between
  *   its pipeline calls) a helper also takes the caller's ready nodes,
  *   except `on main` ones, and those of helper lists nobody runs; with
- *   nothing to run for PLAN_LINGER_NS it leaves the frame to the caller's
- *   wait, or goes on to the next frame offered.
+ *   nothing to run for PLAN_LINGER_NS while the caller is away (not in
+ *   an earlier frame's wait, which looks ahead into this one: owner0) it
+ *   leaves the frame to the caller's wait, or goes on to the next frame
+ *   offered.
  * - The caller's part is in the frame's wait (frames are waited for oldest
  *   first): its list, then whatever is left of the helpers', exactly as in
  *   a G_run plan run; then each ticket's end (closed if no helper joined,
@@ -77,7 +79,7 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
     rt_plan_begin_lists(r);
     /* relaxed: the offer (a release store) publishes the frame's start. */
     atomic_store_explicit(&r->cursor0, r->lhead[0], memory_order_relaxed);
-    atomic_store_explicit(&r->owner0, 0, memory_order_relaxed);   /* relaxed: as above */
+    atomic_store_explicit(&r->owner0, PLAN_CALLER_AWAY, memory_order_relaxed);   /* relaxed: as above */
     r->pticket = 0;   /* rt_plan_offer sets them */
     r->noffer = 0;
     r->waking = 0;
@@ -99,16 +101,35 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
         rt_plan_ensure_helper(r);
 }
 
+/* The frames in flight after r: where the caller is for them while it
+ * waits for r (it looks ahead into them) and once it has returned. */
+static void pplan_mark_ahead(graph_rt *r, uint32_t where)
+{
+    graph_rt *x = r->pnext;
+    for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++, x = x->pnext)
+        /* relaxed: a hint for the helper (graph_rt.owner0); only the
+         * caller writes it. */
+        atomic_store_explicit(&x->owner0, where, memory_order_relaxed);
+}
+
 int rt_pplan_wait(graph_rt *r)
 {
     /* relaxed: a hint for the helper (graph_rt.owner0). */
-    atomic_store_explicit(&r->owner0, 1, memory_order_relaxed);
+    atomic_store_explicit(&r->owner0, PLAN_CALLER_HERE, memory_order_relaxed);
+    /* A helper already in a later frame, waiting there for a node of the
+     * caller's list (a game's `on main` input), must not take the caller
+     * for away and leave: the look-ahead below runs that node as soon as
+     * this frame leaves the caller nothing to do. Leaving would park the
+     * helper, and the caller would find that frame's list unowned at its
+     * own wait and run all of it (stolen, then a serial stretch). */
+    pplan_mark_ahead(r, PLAN_CALLER_AHEAD);
     /* dagrt_graph_wait refuses fibers: the caller is on its own stack. */
     rt_plan_work(r, 0, true, NODE_ON_THREAD, NONE);
     /* Every node is claimed; helpers may still run their last ones.
      * Meanwhile the caller looks ahead (see the top), while a helper that
      * joined one of this frame's tickets has not left it. */
     plan_slot *s = r->rt->exec;
+    bool joined = false;
     for (uint32_t j = 0; j < r->noffer; j++) {
         const uint64_t t = r->pticket + j;
         const plan_offer *o = &s->ring[t % PLAN_RING];
@@ -120,9 +141,16 @@ int rt_pplan_wait(graph_rt *r)
             if (st != (t << 2 | OFFER_JOINED) || !rt_plan_ahead(r, NODE_ON_THREAD))
                 break;
         }
-        rt_plan_end(s, r, t);
+        joined |= rt_plan_end(s, r, t);
     }
+    /* Slow to wake is not starved (exec/policy.c): a frame offered with no
+     * helper running is judged only if the helper asked for never came to
+     * it and was spawned long enough ago. A pipeline's frame is waited for
+     * a frame later than it was offered, so the spawn's age at the wait
+     * says little; whether a helper joined one of its tickets says it. */
     if (r->noffer != 0 && r->stolen > r->nlistw / 2 && !r->pawake)
-        r->waking = rt_plan_helper_waking(s);
+        r->waking = joined || rt_plan_helper_waking(s);
+    /* Back to the caller's own work until its next pipeline call. */
+    pplan_mark_ahead(r, PLAN_CALLER_AWAY);
     return rt_plan_off_end(r);
 }

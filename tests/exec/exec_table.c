@@ -8,6 +8,7 @@
 #include "live_scenario.h"
 #include "misuse_scenario.h"
 #include "pcopy_scenario.h"
+#include "pipe_ahead.h"
 #include "policy_scenario.h"
 #include "scenario.h"
 #include "shuffle_scenario.h"
@@ -21,6 +22,7 @@ static int run_plan_frames(void) { return plan_frames_scenario(); }   /* plan_fr
 static int run_shuffle(void) { return shuffle_scenario(); }   /* shuffle_scenario.c */
 static int run_live_costs(void) { return live_costs_scenario(); }   /* live_scenario.c */
 static int run_plan_takeover(void) { return plan_takeover_scenario(); }   /* live_scenario.c */
+static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
 static int run_fmem(void) { return fmem_scenario(60); }   /* fmem_scenario.c */
 /* FCOPY_FRAMES sets the frames per depth (the slow suite's soak). */
 static int run_fcopy(void)
