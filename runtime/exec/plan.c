@@ -286,11 +286,13 @@ static bool plan_steal(graph_rt *r, uint32_t k, uint32_t own, bool on_main, node
     if (own != 0 && k != 0 && atomic_load_explicit(&r->xsteal, memory_order_relaxed) == 0)
         atomic_store_explicit(&r->xsteal, 1, memory_order_relaxed);
     /* The caller's count (helpers' thefts set xsteal): the run policy's
-     * sign of a helper without CPU. Not from a pipelined frame's list
-     * whose helper left it (its caller was away, exec/pplan.c): that
-     * helper had a CPU. relaxed: a hint (graph_rt.owner). */
+     * sign of a helper without CPU. In a pipelined frame, only from a list
+     * no helper joined: one that joined had a CPU, and the caller taking
+     * its ready nodes is the frames' sharing out (its helper takes the
+     * caller's too, and leaves a frame while the caller is away).
+     * relaxed: a hint (graph_rt.owner). */
     if (on_main && k != 0 &&
-        !(r->pplan && atomic_load_explicit(&r->owner[k], memory_order_relaxed) == PLAN_LEFT))
+        !(r->pplan && atomic_load_explicit(&r->owner[k], memory_order_relaxed) != 0))
         r->stolen++;
     uint8_t st;
     if (plan_do(r, s, where, &st) != NONE)
@@ -459,8 +461,13 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
                 ensured = true;
                 rt_plan_ensure_helper(r);
             }
+            /* A pipelined frame's helper takes any ready node then, long
+             * ones of a running caller too: its own next node may wait
+             * for the caller's `on main` one for a whole frame's tail,
+             * and the frames in flight are the work to share out. */
             if ((spins >= PLAN_STEAL_SPINS || open) &&
-                plan_steal_some(r, own, spins >= PLAN_STEAL_SPINS, on_main, where, epoch, &watch)) {
+                plan_steal_some(r, own, spins >= PLAN_STEAL_SPINS, on_main, where, epoch,
+                                away_ok ? NULL : &watch)) {
                 spins = 0;
                 stuck_since = 0;
             } else if (on_main && r->pnext && rt_plan_ahead(r, where)) {
