@@ -290,6 +290,25 @@ static inline void *rt_deque_take_private_any(rt_deque *d, uint32_t k)
     return rt_deque_take_private(d);
 }
 
+/* Owner only, thieves or not: item k mod n of the n in the private tail
+ * trades places with the newest, which rt_deque_take then takes (the
+ * shuffled serial switch beside guest threads, core/work.c). Thieves never
+ * read at or past split, so plain moves suffice. */
+static inline void rt_deque_private_swap(rt_deque *d, uint32_t k)
+{
+    /* relaxed: the owner's own indices and private slots (see above). */
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    int64_t s = atomic_load_explicit(&d->split, memory_order_relaxed);
+    if (b - s < 2)
+        return;
+    rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    _Atomic(void *) *x = &a->slot[(s + (int64_t)k % (b - s)) & a->mask];
+    _Atomic(void *) *y = &a->slot[(b - 1) & a->mask];
+    void *v = atomic_load_explicit(x, memory_order_relaxed);   /* relaxed: as above */
+    atomic_store_explicit(x, atomic_load_explicit(y, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(y, v, memory_order_relaxed);   /* relaxed: as above */
+}
+
 /* Owner only. LIFO end: the private tail first (no fence), then the public
  * part by the Chase-Lev take on split. */
 static inline void *rt_deque_take(rt_deque *d)
