@@ -44,6 +44,7 @@
 #endif
 
 #include "../arch/apart.h"
+#include "../os/os.h"
 #include "dagrt.h"
 
 #include <stdatomic.h>
@@ -60,9 +61,12 @@ _Static_assert(RT_APART == 128, "dagrt.h's deque keeps its fields 128 bytes apar
 #define RT_DEQUE_EMPTY ((void *)0)
 #define RT_DEQUE_ABORT ((void *)1)    /* steal lost a race; worth retrying */
 
+/* Buffers come from the system layer (rt_os_alloc_aligned), as the task
+ * slabs do, so that tests can make them fail (rt_os_alloc_refuse). */
 static inline rt_deque_buf *rt_deque_buf_new(int64_t cap)
 {
-    rt_deque_buf *b = malloc(sizeof *b + (size_t)cap * sizeof(b->slot[0]));
+    rt_deque_buf *b = rt_os_alloc_aligned(_Alignof(rt_deque_buf),
+                                          sizeof *b + (size_t)cap * sizeof(b->slot[0]));
     if (!b)
         return NULL;
     b->mask = cap - 1;
@@ -91,7 +95,7 @@ static inline void rt_deque_fini(rt_deque *d)
     rt_deque_buf *b = atomic_load_explicit(&d->buf, memory_order_relaxed);
     while (b) {
         rt_deque_buf *next = b->retired;
-        free(b);
+        rt_os_free_aligned(b);
         b = next;
     }
 }

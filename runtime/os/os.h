@@ -154,6 +154,11 @@ void rt_os_stack_unmap(void *base, size_t len);
  * rt_os_free_aligned (Windows' C library keeps such blocks apart). */
 void *rt_os_alloc_aligned(size_t align, size_t size);
 void rt_os_free_aligned(void *p);
+/* Tests' seam for out of memory: while refused (rt_os_alloc_refuse(true)),
+ * rt_os_alloc_aligned returns NULL as an exhausted system would (the
+ * runtime's task slabs, deques and runtimes all come from it). */
+void rt_os_alloc_refuse(bool refuse);
+bool rt_os_alloc_refused(void);
 
 /* --------------------------------------------------------------- CPUs */
 

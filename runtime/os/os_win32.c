@@ -316,6 +316,8 @@ void rt_os_stack_unmap(void *base, size_t len)
 
 void *rt_os_alloc_aligned(size_t align, size_t size)
 {
+    if (rt_os_alloc_refused())   /* tests: out of memory */
+        return NULL;
     return _aligned_malloc(size, align);   /* no aligned_alloc in the CRT */
 }
 
