@@ -22,6 +22,9 @@ static int run_shuffle(void) { return shuffle_scenario(); }   /* shuffle_scenari
 static int run_shuffle_or(void) { return shuffle_or_scenario(); }   /* shuffle_scenario.c */
 static int run_live_costs(void) { return live_costs_scenario(); }   /* live_scenario.c */
 static int run_plan_takeover(void) { return plan_takeover_scenario(); }   /* live_scenario.c */
+#if defined(__linux__)
+static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
+#endif
 static int run_fmem(void) { return fmem_scenario(60); }   /* fmem_scenario.c */
 /* FCOPY_FRAMES sets the frames per depth (the slow suite's soak). */
 static int run_fcopy(void)
