@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     printf("INFO threads dagrt: main + 1 worker; oneTBB: arena of 2 (caller takes part); "
            "Taskflow: 2 workers (caller waits)\n");
     if (!tbb)
-        printf("INFO oneTBB not built (no libtbb-dev at setup): its rows are skipped\n");
+        printf("INFO oneTBB not built (no libtbb-dev found at setup, or -Dbench_peers=disabled): its rows are skipped\n");
     if (!tf)
         printf("INFO Taskflow not built (no snapshot, or -Dbench_peers=disabled): its rows are skipped\n");
     for (size_t i = 0; i < 100000; i++)

@@ -18,12 +18,14 @@
 #include <taskflow/taskflow.hpp>
 #endif
 
+#if defined(HAVE_TBB) || defined(HAVE_TASKFLOW)
 static uint64_t now_ns()
 {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
+#endif
 
 extern "C" {
 int bb_tbb_setup(int threads);
