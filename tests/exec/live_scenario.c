@@ -155,7 +155,9 @@ static void live_body(struct live_ctx *c, int i)
 {
 #if defined(__linux__)
     in_body = 1;
-    if (dagrt_thread_index(c->rt) != 0 && atomic_load_explicit(&worker_tid, memory_order_relaxed) == 0)
+    /* relaxed: a pre-check; the one worker stores its own id once. */
+    int known = atomic_load_explicit(&worker_tid, memory_order_relaxed);
+    if (dagrt_thread_index(c->rt) != 0 && known == 0)
         atomic_store(&worker_tid, (int)syscall(SYS_gettid));
     if (i == 0 && dagrt_thread_index(c->rt) == 0 && atomic_load(&stop_mode) &&
         atomic_load(&worker_tid) != 0 && atomic_exchange(&stop_armed, 0))
