@@ -44,6 +44,7 @@
 #endif
 
 #include "../arch/apart.h"
+#include "../os/os.h"
 #include "dagrt.h"
 
 #include <stdatomic.h>
@@ -60,9 +61,12 @@ _Static_assert(RT_APART == 128, "dagrt.h's deque keeps its fields 128 bytes apar
 #define RT_DEQUE_EMPTY ((void *)0)
 #define RT_DEQUE_ABORT ((void *)1)    /* steal lost a race; worth retrying */
 
+/* Buffers come from the system layer (rt_os_alloc_aligned), as the task
+ * slabs do, so that tests can make them fail (rt_os_alloc_refuse). */
 static inline rt_deque_buf *rt_deque_buf_new(int64_t cap)
 {
-    rt_deque_buf *b = malloc(sizeof *b + (size_t)cap * sizeof(b->slot[0]));
+    rt_deque_buf *b = rt_os_alloc_aligned(_Alignof(rt_deque_buf),
+                                          sizeof *b + (size_t)cap * sizeof(b->slot[0]));
     if (!b)
         return NULL;
     b->mask = cap - 1;
@@ -91,7 +95,7 @@ static inline void rt_deque_fini(rt_deque *d)
     rt_deque_buf *b = atomic_load_explicit(&d->buf, memory_order_relaxed);
     while (b) {
         rt_deque_buf *next = b->retired;
-        free(b);
+        rt_os_free_aligned(b);
         b = next;
     }
 }
@@ -288,6 +292,25 @@ static inline void *rt_deque_take_private_any(rt_deque *d, uint32_t k)
         atomic_store_explicit(y, v, memory_order_relaxed);   /* relaxed: as above */
     }
     return rt_deque_take_private(d);
+}
+
+/* Owner only, thieves or not: item k mod n of the n in the private tail
+ * trades places with the newest, which rt_deque_take then takes (the
+ * shuffled serial switch beside guest threads, core/work.c). Thieves never
+ * read at or past split, so plain moves suffice. */
+static inline void rt_deque_private_swap(rt_deque *d, uint32_t k)
+{
+    /* relaxed: the owner's own indices and private slots (see above). */
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    int64_t s = atomic_load_explicit(&d->split, memory_order_relaxed);
+    if (b - s < 2)
+        return;
+    rt_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    _Atomic(void *) *x = &a->slot[(s + (int64_t)k % (b - s)) & a->mask];
+    _Atomic(void *) *y = &a->slot[(b - 1) & a->mask];
+    void *v = atomic_load_explicit(x, memory_order_relaxed);   /* relaxed: as above */
+    atomic_store_explicit(x, atomic_load_explicit(y, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(y, v, memory_order_relaxed);   /* relaxed: as above */
 }
 
 /* Owner only. LIFO end: the private tail first (no fence), then the public

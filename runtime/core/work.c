@@ -32,6 +32,61 @@ static RT_INLINE void note_steal(rt_ctx *c)
         rt_obs_mark(ob, (int)c->index, RT_TRACE_STEAL);
 }
 
+/* THE SHUFFLED SERIAL SWITCH (core/core.h, rt_shuffled) on the queues a
+ * serial runtime keeps. Its orders come from the taker's rng alone, so a
+ * program that does the same things draws the same orders.
+ * - A FIFO queue (the main thread's, where DAGRT_SPAWN_MAIN and outside
+ *   threads' tasks go; the hot lane): before a pop the queue turns by a
+ *   random k below its length (at most SHUFFLE_TURN: each of the first k
+ *   popped and pushed back at its end), so the task taken is any of its
+ *   first SHUFFLE_TURN at random. A pop another thread makes meanwhile
+ *   (a guest serving the hot lane) only takes one of them sooner; each
+ *   task is still popped once to run.
+ * - A deque with guest slots beside it, whose public part guests may
+ *   steal (without them, rt_deque_take_private_any takes any item): any
+ *   item of the private tail, or else the newest (take) or the oldest
+ *   (our own steal) of the public part at random. Not every order of the
+ *   public part can come out, but any two tasks run in either order about
+ *   half the time, which is what an undeclared dependency needs to show. */
+#define SHUFFLE_TURN 64
+static RT_NOINLINE rt_node *pop_shuffled(rt_mpsc *q, uint64_t *rng)
+{
+    /* relaxed: a bound for the draw (pushes in progress count too). */
+    long n = atomic_load_explicit(&q->n, memory_order_relaxed);
+    if (n <= 0)
+        return NULL;
+    uint32_t k = rt_shuffle_draw(rng, n < SHUFFLE_TURN ? (uint32_t)n : SHUFFLE_TURN);
+    for (uint32_t i = 0; i < k; i++) {
+        rt_node *x = rt_mpsc_trypop(q);
+        if (!x)
+            break;   /* busy or mid-push: take what is at the front now */
+        rt_mpsc_push(q, x);
+    }
+    return rt_mpsc_trypop(q);
+}
+
+static RT_NOINLINE void *take_shuffled(rt_ctx *c)
+{
+    rt_deque *d = &c->deque;
+    if (rt_deque_has_private(d)) {   /* our own indices: exact for the owner */
+        rt_deque_private_swap(d, rt_shuffle_draw(&c->rng, UINT32_MAX));
+        return rt_deque_take(d);
+    }
+    if (rt_shuffle_draw(&c->rng, 2)) {
+        for (int tries = 0; tries < 4; tries++) {
+            void *x = rt_deque_steal(d);
+            if (x != RT_DEQUE_ABORT)
+                return x != RT_DEQUE_EMPTY ? x : rt_deque_take(d);
+        }
+    }
+    return rt_deque_take(d);
+}
+
+static RT_INLINE rt_node *pop_queue(dagrt *rt, rt_ctx *c, rt_mpsc *q)
+{
+    return RT_UNLIKELY(rt_shuffled(rt)) ? pop_shuffled(q, &c->rng) : rt_mpsc_trypop(q);
+}
+
 static RT_INLINE rt_task *find_task(rt_ctx *c)
 {
     dagrt *rt = c->rt;
@@ -39,10 +94,10 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
     /* Hot lane first, for everyone: hot work overtakes any backlog. The
      * relaxed count loads keep the empty case to two loads. */
     if (atomic_load_explicit(&rt->hot.n, memory_order_relaxed) > 0 &&
-        (n = rt_mpsc_trypop(&rt->hot)))
+        (n = pop_queue(rt, c, &rt->hot)))
         return (rt_task *)(void *)n;
     if (atomic_load_explicit(&c->inbox.n, memory_order_relaxed) > 0 &&
-        (n = rt_mpsc_trypop(&c->inbox))) {
+        (n = pop_queue(rt, c, &c->inbox))) {
         if (c->index == 0)
             rt->main_popped++;
         return (rt_task *)(void *)n;
@@ -59,7 +114,7 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
     if (RT_UNLIKELY(atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed)) &&
         rt_deque_has_private(&c->deque))
         rt_expose(rt, c);   /* a thief asked; we keep taking from the public end */
-    void *x = rt_deque_take(&c->deque);
+    void *x = RT_UNLIKELY(rt_shuffled(rt)) ? take_shuffled(c) : rt_deque_take(&c->deque);
     if (x != RT_DEQUE_EMPTY)
         return x;
     /* A parallel-for's offer before a steal: its caller is waiting for a
@@ -634,7 +689,7 @@ int dagrt_pump_main(dagrt *rt)
     uint64_t avail = atomic_load_explicit(&rt->main_pushed, memory_order_acquire) - rt->main_popped;
     int n = 0;
     while (avail-- > 0 && n < 0x7fffffff) {
-        rt_node *nd = rt_mpsc_trypop(&c->inbox);
+        rt_node *nd = pop_queue(rt, c, &c->inbox);
         if (!nd)
             break;
         rt->main_popped++;

@@ -154,6 +154,11 @@ void rt_os_stack_unmap(void *base, size_t len);
  * rt_os_free_aligned (Windows' C library keeps such blocks apart). */
 void *rt_os_alloc_aligned(size_t align, size_t size);
 void rt_os_free_aligned(void *p);
+/* Tests' seam for out of memory: while refused (rt_os_alloc_refuse(true)),
+ * rt_os_alloc_aligned returns NULL as an exhausted system would (the
+ * runtime's task slabs, deques and runtimes all come from it). */
+void rt_os_alloc_refuse(bool refuse);
+bool rt_os_alloc_refused(void);
 
 /* --------------------------------------------------------------- CPUs */
 
@@ -164,7 +169,9 @@ void rt_os_free_aligned(void *p);
  * for "/" when reading /proc/self/cgroup and /sys/fs/cgroup, and its
  * proc/self/status "Cpus_allowed_list:" line, where there is one, for
  * the mask); on Windows the CPUs of the process's affinity mask, in every
- * processor group when nobody narrowed it. DAGRT_WORKERS_AUTO's count. */
+ * processor group when nobody narrowed it, bounded by its job object's
+ * CPU rate cap (a hard CpuRate or a MaxRate, in whole CPUs of the
+ * machine: rt_os_rate_cpus). DAGRT_WORKERS_AUTO's count. */
 int rt_os_cpu_count(void);
 /* The CPU the calling thread runs on now, or -1 where that is unknown. */
 int rt_os_cpu_current(void);
@@ -219,13 +226,19 @@ typedef struct rt_os_cpu_info {
 } rt_os_cpu_info;
 /* Fills out[0, n) (n of RT_OS_CPUSET_BITS holds any machine's) and
  * returns how many CPUs the process may use (at least 1), or -1 when
- * the system says nothing (then out holds nothing). *quota: the cgroup
- * v2 CPU quota in whole CPUs, 0 when none (Linux; 0 on Windows). Linux
+ * the system says nothing (then out holds nothing). *quota: the CPU
+ * quota in whole CPUs, 0 when none (Linux: the cgroup v2 quota; Windows:
+ * the job object's CPU rate cap, rt_os_rate_cpus). Linux
  * reads sysfs (DAGRT_SYSFS_ROOT, for tests, stands in for "/": a fake
  * tree's proc/self/status "Cpus_allowed_list:" line then replaces the
  * affinity mask). Not for a frame's path (Windows allocates the
  * system's answer). */
 int rt_os_topology(rt_os_cpu_info *out, int n, int *quota);
+/* Whole CPUs a CPU rate allows: rate in 1/10,000 of the time of all
+ * ncpus CPUs of the machine (a Windows job object's hard cap or maximum
+ * rate), rounded down, at least 1; 0 when it caps nothing (no rate, or the
+ * whole machine). os/topo.c. */
+int rt_os_rate_cpus(uint32_t rate, int ncpus);
 /* The portable end of both systems' rt_os_topology (os/topo.c): sorts
  * recs[0, n) by number and sets each class from the ranks. */
 void rt_os_topology_finish(rt_os_cpu_info *recs, int n);

@@ -320,6 +320,8 @@ void rt_os_stack_unmap(void *base, size_t len)
 
 void *rt_os_alloc_aligned(size_t align, size_t size)
 {
+    if (rt_os_alloc_refused())   /* tests: out of memory */
+        return NULL;
     /* aligned_alloc wants a multiple of the alignment. */
     return aligned_alloc(align, (size + align - 1) & ~(align - 1));
 }

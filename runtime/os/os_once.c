@@ -4,6 +4,7 @@
  * the once-only run, the CPU's counter question, the environment.
  */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -47,4 +48,19 @@ bool rt_os_counter_invariant(void)
 const char *rt_os_getenv(const char *name)
 {
     return getenv(name);   /* the C library's, on every system */
+}
+
+/* rt_os_alloc_refuse: a test's switch. relaxed: the test sets it on the
+ * thread that allocates next, or before starting the thread that does (a
+ * thread start orders it); nothing else is published through it. */
+static _Atomic bool alloc_refuse;
+
+void rt_os_alloc_refuse(bool refuse)
+{
+    atomic_store_explicit(&alloc_refuse, refuse, memory_order_relaxed);
+}
+
+bool rt_os_alloc_refused(void)
+{
+    return atomic_load_explicit(&alloc_refuse, memory_order_relaxed);   /* relaxed: see above */
 }

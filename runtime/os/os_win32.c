@@ -316,6 +316,8 @@ void rt_os_stack_unmap(void *base, size_t len)
 
 void *rt_os_alloc_aligned(size_t align, size_t size)
 {
+    if (rt_os_alloc_refused())   /* tests: out of memory */
+        return NULL;
     return _aligned_malloc(size, align);   /* no aligned_alloc in the CRT */
 }
 
@@ -398,9 +400,37 @@ static void allowed_mask(const SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *info, DW
     }
 }
 
+/* The CPU rate cap of the job object the process is in, in whole CPUs
+ * (0: none). Only a cap counts: a hard CpuRate, or the MaxRate of a
+ * minimum and maximum rate (the SDK's union { CpuRate; Weight; struct {
+ * WORD MinRate, MaxRate; } }: MaxRate is CpuRate's high half, which
+ * MinGW's header does not name); a weight or a soft rate lets the job use
+ * idle CPUs. The rate is of all the machine's CPUs. The query fails where
+ * there is no job, and under Wine, which does not implement it (error 87):
+ * no cap. */
+#ifndef JOB_OBJECT_CPU_RATE_CONTROL_MIN_MAX_RATE
+#  define JOB_OBJECT_CPU_RATE_CONTROL_MIN_MAX_RATE 0x10
+#endif
+static int job_cpus(void)
+{
+    JOBOBJECT_CPU_RATE_CONTROL_INFORMATION info;
+    memset(&info, 0, sizeof info);
+    if (!QueryInformationJobObject(NULL, JobObjectCpuRateControlInformation, &info, sizeof info, NULL) ||
+        !(info.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_ENABLE))
+        return 0;
+    uint32_t rate;
+    if (info.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_HARD_CAP)
+        rate = info.CpuRate;
+    else if (info.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_MIN_MAX_RATE)
+        rate = info.CpuRate >> 16;   /* MaxRate */
+    else
+        return 0;
+    return rt_os_rate_cpus(rate, (int)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS));
+}
+
 int rt_os_topology(rt_os_cpu_info *out, int n, int *quota)
 {
-    *quota = 0;   /* job objects' CPU rate limits are not read */
+    *quota = job_cpus();
     DWORD len;
     SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *info = cores_info(&len);
     if (!info)
@@ -460,6 +490,9 @@ int rt_os_cpu_count(void)
         if (GetProcessAffinityMask(GetCurrentProcess(), &proc, &sys))
             n = popcount64((uint64_t)proc);
     }
+    int cap = job_cpus();
+    if (cap > 0 && cap < n)
+        n = cap;
     return n < 1 ? 1 : n;
 }
 

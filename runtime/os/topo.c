@@ -24,3 +24,11 @@ void rt_os_topology_finish(rt_os_cpu_info *recs, int n)
     for (int i = 0; i < n; i++)
         recs[i].klass = recs[i].rank == top ? RT_OS_CLASS_PERF : RT_OS_CLASS_EFF;
 }
+
+int rt_os_rate_cpus(uint32_t rate, int ncpus)
+{
+    if (rate == 0 || ncpus < 1 || rate >= 10000)
+        return 0;   /* no rate, or the whole machine: no cap */
+    int n = (int)(((uint64_t)rate * (uint64_t)ncpus) / 10000u);
+    return n < 1 ? 1 : n;
+}

@@ -434,7 +434,9 @@ int dagrt_parallel_for(dagrt *rt, size_t begin, size_t end, size_t grain,
     /* Nobody could help (a thread outside the runtime runs it alone too),
      * or the range holds fewer than two grains (n / 2: 2 * grain may
      * overflow). */
-    if (RT_UNLIKELY(c && rt->nctx < 2 && rt_shuffled(rt)) && n / 2 >= grain)
+    /* Shuffled: on the caller alone, guest slots or not (a serial
+     * runtime's loops run on the thread that waits). */
+    if (RT_UNLIKELY(c && rt_shuffled(rt)) && n / 2 >= grain)
         return shuffled(c, begin, n, grain, fn, arg);
     if (!c || rt->nctx < 2 || n / 2 < grain) {
         fn(arg, begin, end);

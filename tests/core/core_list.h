@@ -53,9 +53,11 @@ SCENARIO(runtime, destroy_nested_wait, 60, SCN_TSAN)
 SCENARIO(runtime, destroy_fiber_pool_full, 60, SCN_TSAN)
 SCENARIO(runtime, batch_spawn, 120, SCN_TSAN | SCN_FENCED)
 SCENARIO(runtime, pfor_async, 120, SCN_TSAN)
+SCENARIO(runtime, batch_oom, 60, SCN_TSAN)
 SCENARIO(runtime, topology_any, 30, SCN_TSAN)
 SCENARIO(runtime, serial_switch, 30, SCN_TSAN)
 SCENARIO(runtime, shuffle_switch, 30, SCN_TSAN)
+SCENARIO(runtime, shuffle_queues, 60, SCN_TSAN)
 SCENARIO(runtime, wake_latency, 60, SCN_TSAN)
 /* scn_life.c's POSIX ones (a pipe; CPU masks and cgroups; the guest exit
  * hook, whose Windows half, an FLS callback, is not yet run under Wine),

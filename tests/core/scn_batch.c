@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dagrt.h"
+#include "os/os.h"
 
 #define FAIL(...) do { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); v++; } while (0)
 
@@ -323,4 +324,160 @@ static int async_on(int workers)
 int scn_pfor_async(void)
 {
     return async_on(0) + async_on(1) + async_on(3);
+}
+
+/* ---------------------------------------------------------------------------
+ * Out of memory (the system layer's seam, rt_os_alloc_refuse: every
+ * allocation the runtime makes fails while it is on). A batch that cannot
+ * be handed over whole returns DAGRT_ENOMEM and none of its tasks runs,
+ * whichever allocation failed: the deque's growth (checked first, before
+ * any descriptor), a descriptor half-way through (the pushed ones taken
+ * back), an outside thread's descriptor half-way (none queued yet); the
+ * tasks spawned before it still run once, its group is as before, and the
+ * runtime works again once memory does. An asynchronous range that cannot
+ * spawn its first task returns DAGRT_ENOMEM with no item run; one whose
+ * pieces cannot be spawned runs them where it is, each item once. No
+ * workers: nothing runs or frees a descriptor until the main thread
+ * waits, so the pools' sizes are known. */
+#define OOM_WARM 3000     /* pool: 24 slabs of 128 = 3,072 descriptors; deque: 4,096 slots */
+#define OOM_BIG 3500      /* more than the pool, fewer than the deque's slots */
+#define OOM_HUGE 5000     /* more than the deque's slots */
+
+static atomic_int oom_before, oom_batch;
+static void oom_hit_before(void *arg) { (void)arg; atomic_fetch_add(&oom_before, 1); }
+static void oom_hit(void *arg) { (void)arg; atomic_fetch_add(&oom_batch, 1); }
+
+static dagrt_task_desc oom_desc[OOM_HUGE];
+
+typedef struct oom_outside {
+    dagrt *rt;
+    dagrt_group *g;
+    size_t n;
+    int rc;
+} oom_outside;
+
+static void *oom_batch_outside(void *arg)
+{
+    oom_outside *o = arg;
+    o->rc = dagrt_spawn_batch(o->rt, o->g, oom_desc, o->n, 0);
+    return NULL;
+}
+
+static atomic_int oom_items[20000];
+static void oom_range(void *arg, size_t b, size_t e)
+{
+    (void)arg;
+    for (size_t i = b; i < e; i++)
+        atomic_fetch_add(&oom_items[i], 1);
+}
+
+int scn_batch_oom(void)
+{
+    int v = 0;
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.no_workers = true;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt)
+        return 1;
+    for (size_t i = 0; i < OOM_HUGE; i++)
+        oom_desc[i] = (dagrt_task_desc){oom_hit, NULL};
+    dagrt_group before, g;
+    dagrt_group_init(&before);
+    dagrt_group_init(&g);
+    /* Warm: the main thread's pool and deque grown, then all free. */
+    for (int i = 0; i < OOM_WARM; i++)
+        dagrt_spawn(rt, &before, oom_hit_before, NULL);
+    dagrt_group_wait(rt, &before);
+    atomic_store(&oom_before, 0);
+
+    const size_t sizes[2] = {OOM_HUGE, OOM_BIG};
+    const char *what[2] = {"the deque's growth", "a descriptor half-way"};
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 10; i++)   /* queued before the batch */
+            dagrt_spawn(rt, &before, oom_hit_before, NULL);
+        rt_os_alloc_refuse(true);
+        int rc = dagrt_spawn_batch(rt, &g, oom_desc, sizes[k], 0);
+        rt_os_alloc_refuse(false);
+        if (rc != DAGRT_ENOMEM)
+            FAIL("batch oom, %s: %d, want DAGRT_ENOMEM", what[k], rc);
+        if (!dagrt_group_done(&g))
+            FAIL("batch oom, %s: the group counts tasks", what[k]);
+        dagrt_group_wait(rt, &before);
+        dagrt_group_wait(rt, &g);
+        if (atomic_load(&oom_batch) != 0 || atomic_load(&oom_before) != 10)
+            FAIL("batch oom, %s: %d of the batch ran (want 0), %d of the 10 before", what[k],
+                 atomic_load(&oom_batch), atomic_load(&oom_before));
+        atomic_store(&oom_before, 0);
+    }
+    /* Memory again: the same batch, whole. */
+    if (dagrt_spawn_batch(rt, &g, oom_desc, OOM_HUGE, 0) != 0)
+        FAIL("batch after oom: refused");
+    dagrt_group_wait(rt, &g);
+    if (atomic_load(&oom_batch) != OOM_HUGE)
+        FAIL("batch after oom: %d of %d ran", atomic_load(&oom_batch), OOM_HUGE);
+    atomic_store(&oom_batch, 0);
+
+    /* From a thread outside the runtime: the shared pool warmed with 200
+     * (two slabs), then a batch of 300 runs out half-way. */
+    oom_outside o = {rt, &g, 200, 0};
+    pthread_t th;
+    if (pthread_create(&th, NULL, oom_batch_outside, &o) != 0)
+        return v + 1;
+    pthread_join(th, NULL);
+    dagrt_group_wait(rt, &g);
+    if (o.rc != 0 || atomic_load(&oom_batch) != 200)
+        FAIL("outside batch: %d, %d of 200 ran", o.rc, atomic_load(&oom_batch));
+    atomic_store(&oom_batch, 0);
+    o.n = 300;
+    rt_os_alloc_refuse(true);   /* before the thread starts: its start orders it */
+    if (pthread_create(&th, NULL, oom_batch_outside, &o) != 0) {
+        rt_os_alloc_refuse(false);
+        return v + 1;
+    }
+    pthread_join(th, NULL);
+    rt_os_alloc_refuse(false);
+    if (o.rc != DAGRT_ENOMEM || !dagrt_group_done(&g))
+        FAIL("outside batch oom: %d (want DAGRT_ENOMEM), group %s", o.rc,
+             dagrt_group_done(&g) ? "done" : "counting");
+    dagrt_pump_main(rt);   /* a task queued for the main thread would run here */
+    dagrt_group_wait(rt, &g);
+    if (atomic_load(&oom_batch) != 0)
+        FAIL("outside batch oom: %d of the batch ran", atomic_load(&oom_batch));
+
+    /* The asynchronous range: no descriptor at all (the pool spent on
+     * tasks held in the deque), then one whose pieces run out. */
+    int held = 0;
+    rt_os_alloc_refuse(true);
+    while (held < 100000 && dagrt_spawn(rt, &before, oom_hit_before, NULL) == 0)
+        held++;
+    dagrt_range_job job;
+    int rc = dagrt_parallel_for_async(rt, &g, &job, 0, 20000, 1, oom_range, NULL);
+    rt_os_alloc_refuse(false);
+    if (rc != DAGRT_ENOMEM || !dagrt_group_done(&g))
+        FAIL("range oom: %d (want DAGRT_ENOMEM)", rc);
+    dagrt_group_wait(rt, &before);
+    dagrt_group_wait(rt, &g);
+    for (int i = 0; i < 20000; i++)
+        if (atomic_load(&oom_items[i]) != 0) {
+            FAIL("range oom: item %d ran", i);
+            break;
+        }
+    if (atomic_load(&oom_before) != held)
+        FAIL("range oom: %d of the %d held ran", atomic_load(&oom_before), held);
+    /* All held descriptors free again: the range's pieces take them and
+     * run out; the rest runs inline. */
+    rt_os_alloc_refuse(true);
+    rc = dagrt_parallel_for_async(rt, &g, &job, 0, 20000, 1, oom_range, NULL);
+    dagrt_group_wait(rt, &g);
+    rt_os_alloc_refuse(false);
+    if (rc != 0)
+        FAIL("range, pieces out of memory: %d", rc);
+    for (int i = 0; i < 20000; i++)
+        if (atomic_load(&oom_items[i]) != 1) {
+            FAIL("range, pieces out of memory: item %d ran %d times", i, atomic_load(&oom_items[i]));
+            break;
+        }
+    dagrt_destroy(rt);
+    return v;
 }

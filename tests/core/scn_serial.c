@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "scenarios.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -321,5 +322,189 @@ int scn_shuffle_switch(void)
             }
         dagrt_destroy(rt);
     }
+    return v;
+}
+
+/* ---------------------------------------------------------------------------
+ * The shuffled serial switch on the queues beside the deque (core/work.c,
+ * "THE SHUFFLED SERIAL SWITCH"): the main thread's queue (DAGRT_SPAWN_MAIN,
+ * one by one and as a batch), the hot lane, and a deque beside guest slots
+ * (whose public part a guest may steal). A planted bug in each: `consume`
+ * reads what `produce`, spawned just before it, writes, with nothing
+ * saying so; in FIFO order (the main queue's, the hot lane's) or newest
+ * first it never or always shows, shuffled it shows in half the frames:
+ * within Q_BOUND frames for every seed (a seed it misses: 2^-20). Declared
+ * (produce spawns consume), never; the same seed replays the same orders.
+ * Then a guest that really helps: every task once. */
+
+#define Q_BOUND 20
+#define Q_SEEDS 16
+enum { Q_MAIN, Q_MAIN_BATCH, Q_HOT, Q_GUESTSLOT, Q_NMODES };
+static const char *const q_name[] = {"DAGRT_SPAWN_MAIN", "a DAGRT_SPAWN_MAIN batch",
+                                     "DAGRT_SPAWN_HOT", "beside a guest slot"};
+
+typedef struct q_ctx {
+    dagrt *rt;
+    dagrt_group *g;
+    unsigned flags;
+    bool declared;
+    uint64_t frame, value, stale, first, hash;
+    int off_main;
+} q_ctx;
+
+static void q_note(q_ctx *q, unsigned id)
+{
+    if (dagrt_thread_index(q->rt) != 0)
+        q->off_main++;
+    q->hash = (q->hash ^ id) * UINT64_C(0x100000001b3);
+}
+
+static void q_consume(void *arg)
+{
+    q_ctx *q = arg;
+    q_note(q, 2);
+    if (q->value != q->frame) {   /* the planted bug: produce has not run */
+        if (!q->stale)
+            q->first = q->frame + 1;
+        q->stale++;
+    }
+}
+
+static void q_produce(void *arg)
+{
+    q_ctx *q = arg;
+    q_note(q, 1);
+    q->value = q->frame;
+    if (q->declared)   /* the dependency said: consume follows produce */
+        dagrt_spawn_ex(q->rt, q->g, q_consume, q, q->flags);
+}
+
+/* `frames` frames of the pair spawned `mode` on a shuffled runtime (seed;
+ * the plain serial switch for 0). */
+static q_ctx q_frames(uint64_t seed, int mode, bool declared, int frames)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 2;
+    cfg.serial = seed == 0;
+    cfg.shuffle = seed != 0;
+    cfg.shuffle_seed = seed;
+    cfg.guest_threads = mode == Q_HOT || mode == Q_GUESTSLOT ? 2 : 0;
+    q_ctx q;
+    memset(&q, 0, sizeof q);
+    q.value = UINT64_MAX;
+    q.hash = UINT64_C(0xcbf29ce484222325);
+    q.declared = declared;
+    q.flags = mode == Q_HOT ? DAGRT_SPAWN_HOT : mode == Q_GUESTSLOT ? 0 : DAGRT_SPAWN_MAIN;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt) {
+        q.off_main = -1;
+        return q;
+    }
+    q.rt = rt;
+    dagrt_group g;
+    dagrt_group_init(&g);
+    q.g = &g;
+    for (int f = 0; f < frames; f++) {
+        q.frame = (uint64_t)f;
+        if (mode == Q_MAIN_BATCH && !declared) {
+            dagrt_task_desc d[2] = {{q_produce, &q}, {q_consume, &q}};
+            dagrt_spawn_batch(rt, &g, d, 2, DAGRT_SPAWN_MAIN);
+        } else {
+            dagrt_spawn_ex(rt, &g, q_produce, &q, q.flags);
+            if (!declared)
+                dagrt_spawn_ex(rt, &g, q_consume, &q, q.flags);
+        }
+        dagrt_group_wait(rt, &g);
+        q.hash = (q.hash ^ 0xff) * UINT64_C(0x100000001b3);
+    }
+    dagrt_destroy(rt);
+    return q;
+}
+
+/* A guest that really helps beside the shuffle: it spawns and waits for
+ * its own tasks while the main thread does the same (suite tsan: the
+ * shuffled takes race the guest's steals). */
+#define Q_HELP 2000
+static atomic_int q_runs[2 * Q_HELP];
+static void q_count(void *arg) { atomic_fetch_add(&q_runs[(intptr_t)arg], 1); }
+static void *q_guest(void *arg)
+{
+    dagrt *rt = arg;
+    if (dagrt_thread_attach(rt) < 0)
+        return NULL;
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (intptr_t i = Q_HELP; i < 2 * Q_HELP; i++)
+        dagrt_spawn(rt, &g, q_count, (void *)i);
+    dagrt_group_wait(rt, &g);
+    dagrt_thread_detach(rt);
+    return NULL;
+}
+
+int scn_shuffle_queues(void)
+{
+    int v = 0;
+    for (int mode = 0; mode < Q_NMODES; mode++) {
+        for (uint64_t seed = 1; seed <= Q_SEEDS; seed++) {
+            q_ctx q = q_frames(seed * 7777, mode, false, Q_BOUND);
+            if (q.stale == 0 || q.off_main != 0)
+                FAIL("shuffle, %s, seed %llu: the planted bug did not show in %d frames (%d off main)",
+                     q_name[mode], (unsigned long long)(seed * 7777), Q_BOUND, q.off_main);
+            q = q_frames(seed * 7777, mode, true, Q_BOUND);
+            if (q.stale != 0 || q.off_main != 0)
+                FAIL("shuffle, %s, seed %llu: declared, yet stale in %llu frames (%d off main)",
+                     q_name[mode], (unsigned long long)(seed * 7777), (unsigned long long)q.stale,
+                     q.off_main);
+        }
+        q_ctx a = q_frames(1234, mode, false, 60), b = q_frames(1234, mode, false, 60);
+        q_ctx o = q_frames(4321, mode, false, 60);
+        if (a.hash != b.hash || a.first != b.first || a.stale != b.stale)
+            FAIL("shuffle, %s: seed 1234 twice, two runs", q_name[mode]);
+        if (a.hash == o.hash)
+            FAIL("shuffle, %s: seeds 1234 and 4321 drew the same orders", q_name[mode]);
+        if (a.stale < 12 || a.stale > 48)   /* binomial(60, 1/2): 30 +- 4 */
+            FAIL("shuffle, %s: stale in %llu of 60 frames", q_name[mode], (unsigned long long)a.stale);
+        /* The control: the plain switch's FIFO queues never show it (the
+         * deque's newest first always does: not a control). */
+        q_ctx t = q_frames(0, mode, false, 60);
+        if (mode != Q_GUESTSLOT && t.stale != 0)
+            FAIL("plain serial, %s: stale in %llu frames", q_name[mode], (unsigned long long)t.stale);
+    }
+
+    /* A loop beside guest slots: its pieces shuffled on the caller. */
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.shuffle = true;
+    cfg.shuffle_seed = 99;
+    cfg.guest_threads = 1;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt)
+        return v + 1;
+    static int t1[SH_TASKS];
+    static size_t p1[SH_ITEMS];
+    size_t n1 = 0;
+    v += sh_round(rt, t1, p1, &n1);
+
+    /* A guest that helps: every task once, main's and its own. */
+    for (int i = 0; i < 2 * Q_HELP; i++)
+        atomic_store(&q_runs[i], 0);
+    pthread_t th;
+    if (pthread_create(&th, NULL, q_guest, rt) != 0) {
+        dagrt_destroy(rt);
+        return v + 1;
+    }
+    dagrt_group g;
+    dagrt_group_init(&g);
+    for (intptr_t i = 0; i < Q_HELP; i++)
+        dagrt_spawn(rt, &g, q_count, (void *)i);
+    dagrt_group_wait(rt, &g);
+    pthread_join(th, NULL);
+    for (int i = 0; i < 2 * Q_HELP; i++)
+        if (atomic_load(&q_runs[i]) != 1) {
+            FAIL("shuffle beside a guest: task %d ran %d times", i, atomic_load(&q_runs[i]));
+            break;
+        }
+    dagrt_destroy(rt);
     return v;
 }

@@ -20,9 +20,13 @@ static int run_policy_dyn(void) { return policy_dyn_scenario(); }   /* policy_dy
 static int run_policy_pipe(void) { return policy_pipe_scenario(); }   /* policy_pipe.c */
 static int run_plan_frames(void) { return plan_frames_scenario(); }   /* plan_frames.c */
 static int run_shuffle(void) { return shuffle_scenario(); }   /* shuffle_scenario.c */
+static int run_shuffle_or(void) { return shuffle_or_scenario(); }   /* shuffle_scenario.c */
 static int run_live_costs(void) { return live_costs_scenario(); }   /* live_scenario.c */
 static int run_plan_takeover(void) { return plan_takeover_scenario(); }   /* live_scenario.c */
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
+#if defined(__linux__)
+static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
+#endif
 static int run_fmem(void) { return fmem_scenario(60); }   /* fmem_scenario.c */
 /* FCOPY_FRAMES sets the frames per depth (the slow suite's soak). */
 static int run_fcopy(void)

@@ -25,8 +25,24 @@
  * frame must then run on the caller (thread 0), by the time the stalled one
  * ends: none is left stranded behind it (claimed with it), and the ready
  * ones on its list are taken over although its thread is there (it is
- * overdue). Not by timing: which thread ran what. */
+ * overdue). Not by timing: which thread ran what.
+ *
+ * plan_stopped (Linux): the worker's thread stopped outside any body, in
+ * the scheduler between nodes, for PLAN_STOP_MS: the root's body (on the
+ * caller) sends the worker a real-time signal whose handler sleeps, and
+ * waits until it has begun, so the worker is stopped while it waits for
+ * its first node of the frame (nothing claimed) or on its way to it. The
+ * caller must then run every middle task (the worker's ready list taken
+ * over although its thread is there), and the frame's work must be done
+ * (the sink's end) in about its own time, under a quarter of the stop, in
+ * plan frames (the observer says which). The handler checks that it
+ * interrupted no body. (dagrt_graph_run returns only once the stopped
+ * helper, which joined the run, has left it: printed, not checked.) */
+#if defined(__linux__)
+#define _GNU_SOURCE   /* syscall: gettid, tgkill */
+#else
 #define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +50,12 @@
 
 #include "dagrt.h"
 #include "live_scenario.h"
+
+#if defined(__linux__)
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #define LIVE_MIDS 8
 #define LIVE_NODES (LIVE_MIDS + 2)
@@ -93,8 +115,54 @@ static unsigned live_cost_us(int i)
     return i == 0 || i == LIVE_SINK ? 5 : 10;
 }
 
+#if defined(__linux__)
+/* plan_stopped's stop (see the top): the body flag the handler reads, the
+ * worker's thread id, and the stop's progress. */
+#define PLAN_STOP_MS 200
+static _Thread_local volatile sig_atomic_t in_body;
+static _Atomic int worker_tid, stop_mode, stop_armed, stop_began, stop_over, stop_in_body;
+static _Atomic uint64_t stop_sent_ns, stop_began_ns;
+
+static void stop_handler(int sig)
+{
+    (void)sig;
+    /* Lock-free atomics and nanosleep: async-signal-safe. */
+    atomic_store(&stop_in_body, (int)in_body);
+    atomic_store(&stop_began_ns, (uint64_t)(now_s() * 1e9));   /* clock_gettime: signal-safe */
+    atomic_store(&stop_began, 1);
+    struct timespec ts = {0, PLAN_STOP_MS * 1000L * 1000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    atomic_store(&stop_over, 1);
+}
+
+/* The root's body on the caller, in an armed frame: 300 us in, stop the
+ * worker and wait (up to 2 s) until its handler runs. */
+static void stop_worker(void)
+{
+    spin_us(300);
+    int tid = atomic_load(&worker_tid);
+    atomic_store(&stop_sent_ns, (uint64_t)(now_s() * 1e9));
+    if (syscall(SYS_tgkill, (int)getpid(), tid, SIGRTMIN + 3) != 0)
+        return;
+    double t0 = now_s();
+    while (!atomic_load(&stop_began) && now_s() - t0 < 2.0)
+        ;
+}
+#endif
+
 static void live_body(struct live_ctx *c, int i)
 {
+#if defined(__linux__)
+    in_body = 1;
+    /* relaxed: a pre-check; the one worker stores its own id once. */
+    int known = atomic_load_explicit(&worker_tid, memory_order_relaxed);
+    if (dagrt_thread_index(c->rt) != 0 && known == 0)
+        atomic_store(&worker_tid, (int)syscall(SYS_gettid));
+    if (i == 0 && dagrt_thread_index(c->rt) == 0 && atomic_load(&stop_mode) &&
+        atomic_load(&worker_tid) != 0 && atomic_exchange(&stop_armed, 0))
+        stop_worker();
+#endif
     /* Inputs done first (acquire: pairs with their release below). */
     if (i > 0 && i < LIVE_SINK && atomic_load_explicit(&c->at[0], memory_order_acquire) == 0)
         atomic_fetch_add(&c->bad, 1);
@@ -122,6 +190,9 @@ static void live_body(struct live_ctx *c, int i)
     atomic_store_explicit(&c->end_ns[i], (uint64_t)(now_s() * 1e9), memory_order_relaxed);
     /* release: the tasks after it read it with acquire. */
     atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);
+#if defined(__linux__)
+    in_body = 0;
+#endif
 }
 
 #define TRAMP(i) static void live_t##i(void *c) { live_body(c, i); }
@@ -420,3 +491,107 @@ int plan_takeover_scenario(void)
     dagrt_destroy(rt);
     return bad;
 }
+
+#if defined(__linux__)
+/* The observer's frame_begin: the mode of the frame being run (plan_stopped
+ * counts plan frames only). Main thread. */
+static const char *stop_frame_mode;
+static void stop_frame_begin(void *user, const dagrt_frame_event *e)
+{
+    (void)user;
+    stop_frame_mode = e->mode;
+}
+
+int plan_stopped_scenario(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = stop_handler;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGRTMIN + 3, &sa, NULL) != 0)
+        return 1;
+    dagrt *rt = live_rt(0);
+    if (!rt)
+        return 1;
+    static const dagrt_observer obs = {.frame_begin = stop_frame_begin};
+    dagrt_set_observer(rt, &obs, NULL);
+    const dagrt_graph *g = live_table(true, true);
+    static dagrt_graph_state st;
+    static dagrt_node_state ns[LIVE_NODES];
+    static struct live_ctx c;
+    if (dagrt_graph_state_init(&st, ns, LIVE_NODES) != 0)
+        return 1;
+    live_reset();
+    atomic_store(&takeover_mode, 1);   /* the middle tasks' 50 us, no stall of theirs */
+    atomic_store(&stop_mode, 1);
+    int bad = 0, stops = 0, frames = 0, last_stop = 0;
+    double t0 = now_s();
+    for (int f = 0; stops < 3 && now_s() - t0 < 30.0; f++, frames++) {
+        /* Armed after a plan frame (the policy keeps a mode for a while;
+         * after a stop it may run serial frames for a stretch, see
+         * exec/policy.c's starvation rule), 8 frames after the last stop. */
+        bool armed = f - last_stop >= 8 && stop_frame_mode && strcmp(stop_frame_mode, "plan") == 0;
+        atomic_store(&stop_began, 0);
+        atomic_store(&stop_over, 0);
+        atomic_store(&stop_armed, armed);
+        ctx_start(&c, rt, f);
+        int rc = dagrt_graph_run(rt, g, &st, &c);
+        uint64_t end = (uint64_t)(now_s() * 1e9);
+        atomic_store(&stop_armed, 0);
+        if (rc != 0) {
+            fprintf(stderr, "plan_stopped: frame %d: %s\n", f, dagrt_strerror(rc));
+            bad++;
+            break;
+        }
+        bad += ctx_check("plan_stopped", &c);
+        if (!armed || !atomic_load(&stop_began))
+            continue;
+        last_stop = f;
+        bool plan = stop_frame_mode && strcmp(stop_frame_mode, "plan") == 0;
+        /* From the handler's start: a parked worker's signal waits for a
+         * CPU first (milliseconds on a loaded machine), which is no part
+         * of the take-over. */
+        uint64_t began = atomic_load(&stop_began_ns);
+        double ms = (double)(atomic_load(&c.end_ns[LIVE_SINK]) - began) / 1e6;
+        double ret_ms = (double)(end - began) / 1e6;
+        double late_ms = (double)(began - atomic_load(&stop_sent_ns)) / 1e6;
+        int on_caller = 0;
+        for (int m = 1; m < LIVE_SINK; m++)
+            on_caller += atomic_load(&c.thread[m]) == 0;
+        /* The next frame starts once the worker is back. */
+        while (!atomic_load(&stop_over))
+            ;
+        if (atomic_load(&stop_in_body)) {
+            fprintf(stderr, "plan_stopped: frame %d: the stop interrupted a body\n", f);
+            bad++;
+        }
+        if (!plan)
+            continue;   /* the policy ran it another way: not this test's case */
+        stops++;
+        /* The work (the sink, last, after every middle task) must be done
+         * in about its own time; dagrt_graph_run itself returns only once
+         * the stopped helper has left the run, after the stop (a figure:
+         * the caller waits for a helper that joined, exec/plan.c's
+         * rt_plan_end_all, since it may still read the run's state). */
+        printf("plan_stopped: frame %d: the work done %.2f ms after the worker's stop of %d ms "
+               "began (%.2f ms after the signal; %d of %d middle tasks on the caller), "
+               "dagrt_graph_run returned after %.2f ms\n",
+               f, ms, PLAN_STOP_MS, late_ms, on_caller, LIVE_MIDS, ret_ms);
+        if (ms > PLAN_STOP_MS / 4.0 || on_caller != LIVE_MIDS) {
+            fprintf(stderr, "plan_stopped: frame %d: the work done %.2f ms after the stop of %d ms, "
+                    "%d of %d middle tasks on the caller\n", f, ms, PLAN_STOP_MS, on_caller, LIVE_MIDS);
+            bad++;
+        }
+    }
+    atomic_store(&stop_mode, 0);
+    atomic_store(&takeover_mode, 0);
+    printf("plan_stopped: %d frames, %d plan frames with the worker stopped\n", frames, stops);
+    if (stops < 3) {
+        fprintf(stderr, "plan_stopped: only %d plan frames with the worker stopped\n", stops);
+        bad++;
+    }
+    dagrt_destroy(rt);
+    signal(SIGRTMIN + 3, SIG_DFL);
+    return bad;
+}
+#endif

@@ -22,5 +22,10 @@ struct shuffle_ctx {
     uint32_t nlog;
     uint8_t log[SHUFFLE_LOG];    /* this frame's task starts (an id per task, pieces 100 + k) */
     uint64_t hash;               /* every frame's log, hashed */
+    /* orjoin / orfixed: what slow wrote, and the frames whose join read an
+     * old value (the first, + 1). */
+    uint64_t slow_value;
+    uint64_t or_stale;
+    uint64_t or_first;
 };
 #endif

@@ -204,3 +204,133 @@ int shuffle_scenario(void)
     }
     return bad;
 }
+
+/* ---------------------------------------------------------------------------
+ * An OR node run at its first input (shuffle.dag's orjoin): `join` reads
+ * what `slow` writes, but is an OR of `fast` and `slow`. The shuffle puts
+ * join in the bag once either input is done; it runs before slow when fast
+ * is drawn first and then join before slow: a quarter of the frames (1/2 *
+ * 1/2). Not seen in OR_BOUND frames: (3/4)^50, 6e-7, for any seed. The
+ * declared version (orfixed: join after fast, slow) never shows it, nor
+ * does table order. Through G_run, started runs (the dynamic executor's
+ * shuffled ready list, which fired OR nodes at the first input already)
+ * and a pipeline. */
+
+#define OR_BOUND 50
+#define OR_SEEDS 16
+
+void orjoin_fast(struct shuffle_ctx *c) { log_task(c, T_PRODUCE); }
+void orjoin_slow(struct shuffle_ctx *c)
+{
+    log_task(c, T_CONSUME);
+    c->slow_value = c->frame;
+}
+void orjoin_join(struct shuffle_ctx *c)
+{
+    log_task(c, T_PRESENT);
+    if (c->slow_value != c->frame) {   /* the planted bug: slow has not run yet */
+        if (!c->or_stale)
+            c->or_first = c->frame + 1;
+        c->or_stale++;
+    }
+}
+void orfixed_fast(struct shuffle_ctx *c) { orjoin_fast(c); }
+void orfixed_slow(struct shuffle_ctx *c) { orjoin_slow(c); }
+void orfixed_join(struct shuffle_ctx *c) { orjoin_join(c); }
+
+/* `frames` frames of orjoin (or orfixed when fixed) on a fresh runtime,
+ * shuffled with seed (plain serial for 0), run `how` (BY_RUN, BY_PIPE,
+ * BY_START, BY_GUEST). */
+static struct shuffle_ctx or_frames(uint64_t seed, int how, bool fixed, int frames)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 2;
+    cfg.serial = seed == 0;
+    cfg.shuffle = seed != 0;
+    cfg.shuffle_seed = seed;
+    cfg.guest_threads = how == BY_GUEST;
+    struct shuffle_ctx c;
+    memset(&c, 0, sizeof c);
+    c.hash = UINT64_C(0xcbf29ce484222325);
+    c.slow_value = UINT64_MAX;
+    dagrt *rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL, "dagrt_create");
+    if (!rt)
+        return c;
+    c.rt = rt;
+    static orjoin_pipeline_t pj;
+    static orfixed_pipeline_t pf;
+    static orjoin_instance_t ij;
+    static orfixed_instance_t jf;
+    if (how == BY_PIPE)
+        EXPECT((fixed ? orfixed_pipeline_init(&pf, 2) : orjoin_pipeline_init(&pj, 2)) == 0,
+               "pipeline init");
+    if (how == BY_START)
+        EXPECT((fixed ? orfixed_instance_init(&jf) : orjoin_instance_init(&ij)) == 0,
+               "instance init");
+    for (int f = 0; f < frames; f++) {
+        c.frame = (uint64_t)f;
+        int rc;
+        if (how == BY_RUN || how == BY_GUEST) {
+            rc = fixed ? orfixed_run(rt, &c) : orjoin_run(rt, &c);
+        } else if (how == BY_PIPE) {
+            rc = fixed ? orfixed_pipeline_submit(rt, &pf, &c) : orjoin_pipeline_submit(rt, &pj, &c);
+            if (rc == 0)
+                rc = fixed ? orfixed_pipeline_drain(rt, &pf) : orjoin_pipeline_drain(rt, &pj);
+        } else {
+            rc = fixed ? orfixed_instance_start(rt, &jf, &c) : orjoin_instance_start(rt, &ij, &c);
+            if (rc == 0)
+                rc = fixed ? orfixed_instance_wait(rt, &jf) : orjoin_instance_wait(rt, &ij);
+        }
+        EXPECT(rc == 0, "or, %s, frame %d: %d", how_name[how], f, rc);
+        /* Each task once, join after one input at least. */
+        int join = pos(&c, T_PRESENT), fast = pos(&c, T_PRODUCE), slow = pos(&c, T_CONSUME);
+        EXPECT(c.nlog == 3 && join >= 0 && fast >= 0 && slow >= 0,
+               "or, %s, frame %d: %u task starts", how_name[how], f, c.nlog);
+        EXPECT(join > fast || join > slow, "or, %s, frame %d: join before both inputs",
+               how_name[how], f);
+        EXPECT(!fixed || (join > fast && join > slow),
+               "or, %s, frame %d: join before an input of an AND", how_name[how], f);
+        for (uint32_t k = 0; k < c.nlog && k < SHUFFLE_LOG; k++)
+            c.hash = (c.hash ^ c.log[k]) * UINT64_C(0x100000001b3);
+        c.hash = (c.hash ^ 0xff) * UINT64_C(0x100000001b3);
+        c.nlog = 0;
+    }
+    EXPECT(c.off_main == 0, "or, %s: %u tasks ran off the calling thread", how_name[how],
+           c.off_main);
+    dagrt_destroy(rt);
+    return c;
+}
+
+int shuffle_or_scenario(void)
+{
+    bad = 0;
+    for (int how = BY_RUN; how <= BY_GUEST; how++) {
+        for (uint64_t seed = 1; seed <= OR_SEEDS; seed++) {
+            struct shuffle_ctx c = or_frames(seed * 7777, how, false, OR_BOUND);
+            EXPECT(c.or_stale > 0, "or, %s, seed %llu: the planted bug did not show in %d frames",
+                   how_name[how], (unsigned long long)(seed * 7777), OR_BOUND);
+            struct shuffle_ctx d = or_frames(seed * 7777, how, true, OR_BOUND);
+            EXPECT(d.or_stale == 0, "or, %s, seed %llu: declared, yet join read an old value",
+                   how_name[how], (unsigned long long)(seed * 7777));
+        }
+        /* Replayed by its seed: the same orders, the same first frame. */
+        struct shuffle_ctx a = or_frames(1234, how, false, OR_BOUND);
+        struct shuffle_ctx b = or_frames(1234, how, false, OR_BOUND);
+        struct shuffle_ctx o = or_frames(4321, how, false, OR_BOUND);
+        EXPECT(a.hash == b.hash && a.or_first == b.or_first && a.or_stale == b.or_stale,
+               "or, %s: seed 1234 twice, two runs", how_name[how]);
+        EXPECT(a.hash != o.hash, "or, %s: seeds 1234 and 4321 drew the same orders", how_name[how]);
+        /* The control: table order (G_run under the plain switch) never
+         * shows it. (Pipelines and started runs under the plain switch
+         * take the dynamic executor, whose ready list fires join at fast's
+         * completion, before slow: every frame shows it there.) */
+        if (how == BY_RUN || how == BY_GUEST) {
+            struct shuffle_ctx t = or_frames(0, how, false, OR_BOUND);
+            EXPECT(t.or_stale == 0, "or, %s, plain serial: stale in %llu frames", how_name[how],
+                   (unsigned long long)t.or_stale);
+        }
+    }
+    return bad;
+}

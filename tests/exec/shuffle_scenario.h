@@ -3,4 +3,6 @@
 /* The shuffled serial switch on shuffle.dag (shuffle_scenario.c); returns
  * the failed expectations (each printed to stderr). */
 int shuffle_scenario(void);
+/* An OR node run at its first input (shuffle.dag's orjoin, orfixed). */
+int shuffle_or_scenario(void);
 #endif

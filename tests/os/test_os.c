@@ -164,3 +164,20 @@ Test(runtime_os, getenv_reads_the_environment)
     cr_expect_str_eq(rt_os_getenv("DAGRT_OS_TEST"), "yes");
     cr_expect_null(rt_os_getenv("DAGRT_OS_TEST_UNSET_12345"));
 }
+
+/* A CPU rate (a Windows job object's cap, in 1/10,000 of the machine's
+ * CPUs' time) in whole CPUs: rounded down, at least 1; none (0) for no
+ * rate or the whole machine. os_win32.c's job_cpus reads the rate; Wine
+ * refuses the query, so only this conversion is checked here and the
+ * Windows smoke's topology_any checks that a refused query caps nothing. */
+Test(runtime_os, cpu_rate_in_whole_cpus)
+{
+    cr_assert_eq(rt_os_rate_cpus(2500, 8), 2);
+    cr_assert_eq(rt_os_rate_cpus(5000, 96), 48);
+    cr_assert_eq(rt_os_rate_cpus(3333, 3), 1);   /* 0.9999 CPUs: at least one */
+    cr_assert_eq(rt_os_rate_cpus(1, 64), 1);
+    cr_assert_eq(rt_os_rate_cpus(9999, 2), 1);
+    cr_assert_eq(rt_os_rate_cpus(0, 8), 0);
+    cr_assert_eq(rt_os_rate_cpus(10000, 8), 0);
+    cr_assert_eq(rt_os_rate_cpus(2500, 0), 0);
+}
