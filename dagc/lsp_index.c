@@ -312,7 +312,8 @@ static void hover_task(const lsp_index *x, const lsp_occ *d, dg_buf *b)
         case CL_WRITES:
             dg_buf_puts(&clauses, c->kind == CL_READS ? "`reads " : "`writes ");
             for (const ast_name *n = c->names; n; n = n->next)
-                dg_buf_printf(&clauses, "%s%s", n->name ? n->name : "?", n->next ? ", " : "");
+                dg_buf_printf(&clauses, "%s%s%s", n->prev ? "prev " : "", n->name ? n->name : "?",
+                              n->next ? ", " : "");
             dg_buf_putc(&clauses, '`');
             break;
         default: break;
@@ -330,6 +331,42 @@ static void hover_task(const lsp_index *x, const lsp_occ *d, dg_buf *b)
     }
 }
 
+/* The `reads`/`writes` name a resource's use u is, or NULL. */
+static const ast_name *use_name(const lsp_occ *u)
+{
+    for (const ast_stmt *st = u->graph ? u->graph->stmts : NULL; st; st = st->next)
+        for (const ast_clause *c = st->clauses; c; c = c->next)
+            for (const ast_name *n = c->names; n; n = n->next)
+                if (n->pos.line == u->pos.line && n->pos.col == u->pos.col &&
+                    n->pos.file == u->pos.file)
+                    return n;
+    return NULL;
+}
+
+/* Whether the use u is in a `writes` clause. */
+static int use_writes(const lsp_occ *u)
+{
+    for (const ast_stmt *st = u->graph ? u->graph->stmts : NULL; st; st = st->next)
+        for (const ast_clause *c = st->clauses; c; c = c->next)
+            for (const ast_name *n = c->names; n; n = n->next)
+                if (n->pos.line == u->pos.line && n->pos.col == u->pos.col &&
+                    n->pos.file == u->pos.file)
+                    return c->kind == CL_WRITES;
+    return 0;
+}
+
+/* The declaration a resource's definition d is (its `per frame` and C
+ * type), from its file's syntax tree, or NULL. */
+static const ast_name *def_name(const lsp_index *x, const lsp_occ *d)
+{
+    for (size_t fi = 0; fi < x->files->n; fi++) {
+        if (x->files->src[fi] != d->src || !x->files->ast[fi]) continue;
+        for (const ast_name *r = x->files->ast[fi]->resources; r; r = r->next)
+            if (r->pos.line == d->pos.line && r->pos.col == d->pos.col) return r;
+    }
+    return NULL;
+}
+
 void lsp_index_hover(const lsp_index *x, const lsp_occ *o, dg_buf *b,
                      void (*prof_line)(void *user, const lsp_occ *task, dg_buf *b), void *user)
 {
@@ -340,25 +377,40 @@ void lsp_index_hover(const lsp_index *x, const lsp_occ *o, dg_buf *b,
         else dg_buf_printf(b, "**import** `%s` (not loaded)", o->name);
         return;
     case LSP_RESOURCE: {
-        size_t readers = 0, writers = 0;
+        size_t readers = 0, writers = 0, prevs = 0;
         for (size_t i = 0; i < x->n; i++) {
             const lsp_occ *u = &x->occ[i];
             if (u->def || strcmp(u->key, o->key) != 0) continue;
             /* a use is a `reads` or `writes` name: which one, from its clause */
-            int w = 0;
-            for (const ast_stmt *st = u->graph ? u->graph->stmts : NULL; st; st = st->next)
-                for (const ast_clause *c = st->clauses; c; c = c->next)
-                    for (const ast_name *n = c->names; n; n = n->next)
-                        if (n->pos.line == u->pos.line && n->pos.col == u->pos.col &&
-                            n->pos.file == u->pos.file)
-                            w = c->kind == CL_WRITES;
-            if (w) writers++;
+            const ast_name *n = use_name(u);
+            if (n && n->prev) prevs++;
+            else if (n && use_writes(u)) writers++;
             else readers++;
         }
+        const ast_name *dn = d ? def_name(x, d) : NULL;
         dg_buf_printf(b, "**resource** `%s`", o->name);
+        if (dn && dn->per_frame) {
+            dg_buf_puts(b, " per frame");
+            if (dn->ctype) dg_buf_printf(b, " (`%s`)", dn->ctype);
+        }
         if (d) dg_buf_printf(b, " (%s:%u)", base_name(d->src->path), d->pos.line);
-        dg_buf_printf(b, "\n\nread by %zu task%s, written by %zu in the loaded files\n", readers,
-                      readers == 1 ? "" : "s", writers);
+        const ast_name *un = o->def ? NULL : use_name(o);
+        if (un && un->prev)
+            dg_buf_puts(b, "\n\n`reads prev`: the previous frame's copy, written by that frame's "
+                           "writers; this task must wait for them through `prev`");
+        if (dn && dn->per_frame) {
+            dg_buf_puts(b, "\n\none copy per frame in flight, ");
+            if (dn->ctype)
+                dg_buf_printf(b, "laid out by dagc (`G_%s_copy()` in graph G)", o->name);
+            else
+                dg_buf_puts(b, "untyped (the copies are yours)");
+            dg_buf_puts(b, ": no race across frames but through `reads prev`");
+        }
+        dg_buf_printf(b, "\n\nread by %zu task%s, written by %zu", readers, readers == 1 ? "" : "s",
+                      writers);
+        if (prevs || (dn && dn->per_frame))
+            dg_buf_printf(b, ", previous copy read by %zu", prevs);
+        dg_buf_puts(b, " in the loaded files\n");
         return;
     }
     case LSP_GRAPH:

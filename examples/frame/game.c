@@ -68,8 +68,9 @@ void game_init(struct game *g, dagrt *rt, const struct game_assets *assets)
     g->rt = rt;
     g->assets = assets;
     g->dt = 1.0f / 60.0f;
-    /* Slot 0 stands for frame 0, the state before the first frame: no
-     * cell is loaded yet (the first frame streams in the camera's). */
+    /* Slot 0 stands for frame 0, the state before the first frame (the
+     * typed copies of frame 0 are zeros: no cell is loaded yet, so the
+     * first frame streams in the camera's). */
     struct game_slot *s0 = &g->slot[0];
     for (uint32_t i = 0; i < GAME_BODIES; i++) {
         s0->pos[i] = (vec3){unit(i * 3) * 100 - 50, unit(i * 3 + 1) * 20, unit(i * 3 + 2) * 100 - 50};
@@ -107,10 +108,11 @@ void frame_input(struct game *g)
     g->cam_z += 0.5f * sinf(g->cam_yaw);
     if (g->cam_x > 150) g->cam_x = -150;
     if (g->cam_z > 150) g->cam_z = -150;
-    struct game_slot *s = slot_of(g, n);
-    s->cam_yaw = g->cam_yaw;
-    s->cam_x = g->cam_x;
-    s->cam_z = g->cam_z;
+    /* This frame's copy of the camera (typed: dagc's accessor). */
+    struct game_camera *cam = frame_camera_copy();
+    cam->yaw = g->cam_yaw;
+    cam->x = g->cam_x;
+    cam->z = g->cam_z;
 }
 
 /* physics: integrate every body under gravity, bounce off the floor; reads
@@ -246,19 +248,27 @@ static void load_cell(struct game *g, int x, int z)
 
 /* streaming (a fiber): after physics or ai, whichever is first: load the
  * world cells near this frame's camera that the last frame had not loaded;
- * cull draws them from the next frame on. */
+ * cull draws them from the next frame on. The copies are typed: this
+ * frame's cells, the last frame's (`reads prev cells`) and the camera,
+ * each taken once, before the first read parks the fiber (the accessors
+ * ask the runtime for the frame, which stays the same wherever the fiber
+ * resumes). */
 void frame_streaming(struct game *g)
 {
     uint64_t n = ++g->streaming_n;
-    struct game_slot *s = slot_of(g, n), *last = slot_of(g, n - 1);
-    resident_cells(s->cam_x, s->cam_z, s->resident);
+    const struct game_camera *cam = frame_camera_copy();
+    struct game_cells *s = frame_cells_copy();
+    const struct game_cells *last = frame_cells_prev_copy();
+    resident_cells(cam->x, cam->z, s->resident);
     for (int x = 0; x < GAME_CELLS; x++)
         for (int z = 0; z < GAME_CELLS; z++)
             if (s->resident[x][z] && !last->resident[x][z]) {
                 load_cell(g, x, z);
                 g->streamed++;
             }
-    mark_done(s, GAME_DONE_STREAMING, n);
+    /* release: cull, which loads n (acquire) as the previous copy's
+     * frame, sees the cells above. */
+    atomic_store_explicit(&s->done, n, memory_order_release);
 }
 
 /* shadows: when shadows_enabled: count casters among this frame's bodies. */
@@ -286,9 +296,13 @@ void frame_shadows(struct game *g)
 void frame_cull(struct game *g)
 {
     uint64_t n = ++g->cull_n;
-    struct game_slot *s = slot_of(g, n), *last = slot_of(g, n - 1);
-    g->cull_prev_missed += !is_done(last, GAME_DONE_STREAMING, n - 1);
-    float fx = cosf(s->cam_yaw), fz = sinf(s->cam_yaw);
+    struct game_slot *s = slot_of(g, n);
+    const struct game_camera *cam = frame_camera_copy();
+    const struct game_cells *last = frame_cells_prev_copy();
+    /* acquire: pairs with streaming's release; the last frame's copy must
+     * be the one its streaming finished (not this frame's, nor older). */
+    g->cull_prev_missed += atomic_load_explicit(&last->done, memory_order_acquire) != n - 1;
+    float fx = cosf(cam->yaw), fz = sinf(cam->yaw);
     /* Four side planes of a 90-degree frustum and a far plane, as normals
      * pointing inwards, through the camera (far plane at 150). */
     const float k = 0.70710678f;
@@ -308,7 +322,7 @@ void frame_cull(struct game *g)
             vec3 v = {nrm[p].x >= 0 ? g->box_max[i].x : g->box_min[i].x,
                       nrm[p].y >= 0 ? g->box_max[i].y : g->box_min[i].y,
                       nrm[p].z >= 0 ? g->box_max[i].z : g->box_min[i].z};
-            float dist = nrm[p].x * (v.x - s->cam_x) + nrm[p].y * v.y + nrm[p].z * (v.z - s->cam_z);
+            float dist = nrm[p].x * (v.x - cam->x) + nrm[p].y * v.y + nrm[p].z * (v.z - cam->z);
             in = dist + d[p] >= 0;
         }
         s->visible[i] = in;

@@ -7,12 +7,17 @@
  *   agents, ...). A node runs once per frame and, in a pipeline, frame N+1's
  *   node waits for frame N's, so a task's own state is never touched by two
  *   frames at once, and each task counts its own runs to know its frame.
- * - What a task hands to other tasks goes into the frame's slot, one of
- *   GAME_SLOTS: frame n uses slot n % GAME_SLOTS. With D frames in flight
- *   frame n is submitted only after frame n-D finished, so with D + 1 slots
- *   a slot is reused only after the frame after it finished too, and a
- *   task may read the previous frame's slot when it waits for the writer
- *   (`prev` in frame.dag).
+ * - What a task hands to other tasks is a per-frame resource of frame.dag:
+ *   one copy per frame in flight. The camera and the streamed cells are
+ *   typed (struct game_camera, struct game_cells): dagc keeps their copies
+ *   in the instance or pipeline that runs the frame, and a task reaches
+ *   its frame's copy with frame_camera_copy() or frame_cells_copy(), the
+ *   previous frame's with frame_cells_prev_copy(). The others go into the
+ *   frame's slot here, one of GAME_SLOTS: frame n uses slot n % GAME_SLOTS.
+ *   With D frames in flight frame n is submitted only after frame n-D
+ *   finished, so with D + 1 slots a slot is reused only after the frame
+ *   after it finished too, and a task may read the previous frame's slot
+ *   when it waits for the writer (`prev` in frame.dag).
  * The context is the same `struct game *` for every frame.
  */
 #ifndef GAME_H
@@ -39,14 +44,26 @@
 
 typedef struct vec3 { float x, y, z; } vec3;
 
-/* The nodes whose completion a `prev` reader checks (game_slot.done). */
-enum { GAME_DONE_PHYSICS, GAME_DONE_STREAMING, GAME_DONE_RENDER, GAME_NDONE };
+/* The typed per-frame resources (frame.dag): dagc lays out their copies,
+ * zeroed when the instance or pipeline is initialised (so the frame before
+ * the first is all zeros: no cell loaded). */
+struct game_camera {                             /* input */
+    float yaw, x, z;
+};
+struct game_cells {                              /* streaming */
+    uint8_t resident[GAME_CELLS][GAME_CELLS];    /* cells loaded in this frame */
+    /* The frame (streaming's count) that finished this copy, stored at its
+     * end: cull, reading it as the previous copy, checks it is the frame
+     * before its own, finished. */
+    _Atomic uint64_t done;
+};
 
-/* One frame's hand-offs, each field written by one task (named). */
+/* The nodes whose completion a `prev` reader checks (game_slot.done). */
+enum { GAME_DONE_PHYSICS, GAME_DONE_RENDER, GAME_NDONE };
+
+/* One frame's untyped hand-offs, each field written by one task (named). */
 struct game_slot {
-    float cam_yaw, cam_x, cam_z;                 /* input */
     vec3 pos[GAME_BODIES];                       /* physics: the bodies after this frame */
-    uint8_t resident[GAME_CELLS][GAME_CELLS];    /* streaming: cells loaded this frame */
     uint8_t visible[GAME_BOXES];                 /* cull */
     uint32_t nvisible;                           /* cull */
     uint32_t shadow_casters;                     /* shadows (0 when skipped) */

@@ -256,9 +256,13 @@ struct rt_ctx {
      * (exec's graph_rt) whose node body or loop piece runs on this thread
      * now, or NULL: set around each node body, cleared around every other
      * task, swapped with the fiber's own as a fiber task switches in and
-     * out (fiber/sched.c). fcache: the chunk this thread bumps for each of
-     * a few frames, tagged with the frame's arena and number. */
+     * out (fiber/sched.c); always written with rt_ctx_set_frame. fbump:
+     * the chunk this thread bumps in `frame` (dagrt_frame_alloc's common
+     * path: one load), or NULL until the slow path finds it; emptied with
+     * every change of `frame`. fcache: the chunk this thread bumps for
+     * each of a few frames, tagged with the frame's arena and number. */
     void *frame;
+    void *fbump;
     rt_fcache fcache[RT_FCACHE];
 };
 
@@ -437,6 +441,15 @@ static inline rt_ctx *rt_ctx_here(const dagrt *rt)
 
 /* The same as a real call: re-do it after any fiber switch (top of file). */
 rt_ctx *rt_ctx_current(const dagrt *rt);
+
+/* The frame c now runs in (exec/frame.c), or NULL; the one way to set it,
+ * so that the chunk c bumped for the frame before (fbump) is never used
+ * for this one: the next dagrt_frame_alloc finds this frame's again. */
+static inline void rt_ctx_set_frame(rt_ctx *c, void *frame)
+{
+    c->frame = frame;
+    c->fbump = NULL;
+}
 
 /* The shuffled serial switch is on (see rt_shuffle_draw): constant after
  * create, so a plain read. */

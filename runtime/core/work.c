@@ -197,9 +197,9 @@ static RT_INLINE void task_run(rt_ctx *c, rt_task *t)
      * which sets its own: not the frame of a node that helps while it
      * waits. On the thread's own stack, so c stays this thread's. */
     void *frame = c->frame;
-    c->frame = NULL;
+    rt_ctx_set_frame(c, NULL);
     t->fn((t->flags & RT_TASK_SELF) ? (void *)t : t->arg);
-    c->frame = frame;
+    rt_ctx_set_frame(c, frame);
     c->depth--;
     task_finish_on(c->rt, c, t);
 }

@@ -571,7 +571,7 @@ static RT_INLINE uint8_t rt_exec_dispatch(graph_rt *r, uint32_t i, node_where wh
         fprev = rt_frame_enter_fiber(r);
     } else if ((fc = rt_ctx_here(r->rt)) != NULL) {
         fprev = fc->frame;
-        fc->frame = r;
+        rt_ctx_set_frame(fc, r);
     }
     if ((n->flags & DAGRT_NODE_WHEN) && n->when && !n->when(r->ctx)) {
         status = 2;
@@ -603,7 +603,7 @@ static RT_INLINE uint8_t rt_exec_dispatch(graph_rt *r, uint32_t i, node_where wh
     if (where == NODE_ON_FIBER)
         rt_frame_leave_fiber(r->rt, fprev);
     else if (fc)
-        fc->frame = fprev;
+        rt_ctx_set_frame(fc, fprev);
     if (where == NODE_ON_THREAD)
         rt_exec_depth--;   /* same thread as the ++: nothing here migrates */
     return status;

@@ -10,10 +10,13 @@
  *
  * A graph state holds two arenas, which its runs use in turn (run k takes
  * arena k % 2). An arena is a list of chunks. Each thread that allocates
- * in a frame bumps a chunk of its own, found in its ctx's small cache
- * (rt_ctx.fcache, keyed by the arena's address and the frame's number
- * gen, which is unique on the runtime), so the common path is a few plain
- * loads and one store: no lock, no atomic. Taking a chunk (from the
+ * in a frame bumps a chunk of its own: rt_ctx.fbump, the chunk of the
+ * frame it runs in now, emptied by every change of rt_ctx.frame
+ * (rt_ctx_set_frame), so the common path is a TLS load, a few plain loads
+ * and one store: no lock, no atomic, no check of the frame. The slow path
+ * finds the chunk again in the ctx's small cache (rt_ctx.fcache, keyed by
+ * the arena's address and the frame's number gen, which is unique on the
+ * runtime) or takes a new one. Taking a chunk (from the
  * runtime's free list, or the system the first times) links it to the
  * arena under the runtime's frame lock; so does retiring an arena, which
  * gives all its chunks back at once (poisoned under AddressSanitizer).
@@ -186,7 +189,7 @@ void *rt_frame_enter_fiber(graph_rt *r)
     if (!c)
         return NULL;
     void *prev = c->frame;
-    c->frame = r;
+    rt_ctx_set_frame(c, r);
     return prev;
 }
 
@@ -194,7 +197,7 @@ void rt_frame_leave_fiber(dagrt *rt, void *prev)
 {
     rt_ctx *c = rt_ctx_current(rt);
     if (c)
-        c->frame = prev;
+        rt_ctx_set_frame(c, prev);
 }
 
 static void *fail(int err)
@@ -251,12 +254,15 @@ static char *bump(fchunk *k, size_t size, size_t align)
     return (char *)p;
 }
 
-/* A new chunk for the calling thread in frame r (its cache entry e), or a
- * chunk of its own for a big allocation; also every error. Out of line,
- * so that the common path saves no registers. */
-static RT_NOINLINE void *alloc_slow(rt_ctx *c, graph_rt *r, rt_fcache *e, size_t size,
-                                    size_t align)
+/* Everything but the common path: finding the calling thread's chunk for
+ * its frame (its cache entry e) and making it the one the common path
+ * bumps (c->fbump), a new chunk, a chunk of its own for a big allocation,
+ * and every error. Out of line, so that the common path stays a few
+ * instructions and tail-calls it. */
+static RT_NOINLINE void *alloc_slow(size_t size, size_t align)
 {
+    rt_ctx *c = rt_tls_ctx;
+    graph_rt *r = c ? c->frame : NULL;
     if (!r)
         return fail(DAGRT_EPERM);
     if (align == 0)
@@ -265,13 +271,15 @@ static RT_NOINLINE void *alloc_slow(rt_ctx *c, graph_rt *r, rt_fcache *e, size_t
         return fail(DAGRT_EINVAL);
     if (size > FRAME_MAX_SIZE)
         return fail(DAGRT_EINVAL);
-    if (e->arena == r->fa && e->gen == r->fa->gen) {
-        char *p = bump(e->chunk, size, align);   /* align was 0: the common path now */
+    dagrt *rt = r->rt;
+    rt_farena *a = r->fa;
+    rt_fcache *e = &c->fcache[cache_slot(a)];
+    if (e->arena == a && e->gen == a->gen) {
+        c->fbump = e->chunk;   /* this frame's chunk again (the frame changed since) */
+        char *p = bump(e->chunk, size, align);
         if (p)
             return p;
     }
-    dagrt *rt = r->rt;
-    rt_farena *a = r->fa;
     bool big = size + align > FRAME_CHUNK - FRAME_HEAD;
     size_t need = big ? (size + align + FRAME_HEAD + FRAME_CHUNK - 1) & ~(FRAME_CHUNK - 1)
                       : FRAME_CHUNK;
@@ -294,27 +302,32 @@ static RT_NOINLINE void *alloc_slow(rt_ctx *c, graph_rt *r, rt_fcache *e, size_t
         e->arena = a;
         e->gen = a->gen;
         e->chunk = k;
+        c->fbump = k;
     }
     return bump(k, size, align);
 }
 
+/* The common path: the chunk the thread bumps in its frame (c->fbump,
+ * emptied whenever c->frame changes: rt_ctx_set_frame), a good align (0
+ * and bad ones go the slow way), room in it: one TLS load, four plain
+ * loads, one store, no lock, no atomic. A real call (never inlined into
+ * the caller), so a fiber task that moved to another thread reads its new
+ * thread's ctx. */
 void *dagrt_frame_alloc(size_t size, size_t align)
 {
     rt_ctx *c = rt_tls_ctx;
-    graph_rt *r = c ? c->frame : NULL;
-    /* The common path: a good align (0 and bad ones go the slow way), the
-     * thread's chunk for this frame, room in it. */
-    if (RT_LIKELY(r != NULL && align - 1 < FRAME_MAX_ALIGN && (align & (align - 1)) == 0)) {
-        rt_farena *a = r->fa;
-        rt_fcache *e = &c->fcache[cache_slot(a)];
-        if (RT_LIKELY(e->arena == a && e->gen == a->gen)) {
-            char *p = bump(e->chunk, size, align);
-            if (RT_LIKELY(p != NULL))
-                return p;
+    if (RT_LIKELY(c != NULL)) {
+        fchunk *k = c->fbump;
+        if (RT_LIKELY(k != NULL && align - 1 < FRAME_MAX_ALIGN && (align & (align - 1)) == 0)) {
+            uintptr_t p = ((uintptr_t)k->cur + align - 1) & ~(uintptr_t)(align - 1);
+            uintptr_t end = (uintptr_t)k->end;
+            if (RT_LIKELY(p <= end && size <= end - p)) {
+                k->cur = (char *)p + size;
+                return (void *)p;
+            }
         }
-        return alloc_slow(c, r, e, size, align);
     }
-    return alloc_slow(c, r, r ? &c->fcache[cache_slot(r->fa)] : NULL, size, align);
+    return alloc_slow(size, align);
 }
 
 int dagrt_frame_last_error(void) { return frame_err; }

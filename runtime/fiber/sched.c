@@ -263,10 +263,10 @@ static void run_on_fiber(rt_ctx *c, rt_fiber *f)
          * it from thread to thread: the thread's own comes back after. We
          * are on the thread's stack, so c is this thread's throughout. */
         void *thread_frame = c->frame;
-        c->frame = f->frame;
+        rt_ctx_set_frame(c, f->frame);
         rt_fiber_switch(&pc->thread, f);
         f->frame = c->frame;
-        c->frame = thread_frame;
+        rt_ctx_set_frame(c, thread_frame);
         pc->cur = NULL;
         /* Before the handshake below: once it is done, f may run (and its
          * stack, where obs_ev lives, change) on another thread. */

@@ -269,10 +269,10 @@ static void take_part(pfor_job *j, int mine)
     rt_ctx *c = rt_ctx_current(j->rt);
     void *frame = c ? c->frame : NULL;
     if (c)
-        c->frame = j->frame;
+        rt_ctx_set_frame(c, j->frame);
     rt_pfor_run_part(j, mine, mine == 1 ? &j->t_hend : NULL);
     if (c)
-        c->frame = frame;
+        rt_ctx_set_frame(c, frame);
 }
 
 /* The offer, run by the thread that took it (find_task in core/work.c). It is

@@ -136,6 +136,43 @@ check('declared cost: 2ms' in h and '`writes bodies`' in h and 'waits for: `prev
 h = c.request('textDocument/hover', wp(6, 'bodies'))['result']['contents']['value']
 check('read by 2 tasks, written by 1' in h, 'hover of a resource counts its readers and writers: %r' % h)
 
+# (v2.2) hover of a per-frame resource says so, with its C type, at its
+# declaration, at a use and at a `reads prev R`, and a task's clauses keep
+# the `prev`
+PF = os.path.join(scratch, 'pf.dag')
+PFT = ('resource world, snapshot per frame (struct snapshot), hud per frame;\n'
+       'graph pf(struct game *) {\n'
+       '    task extract after prev extract reads world writes snapshot;\n'
+       '    task blur after extract reads snapshot, prev snapshot writes hud;\n'
+       '    task show after blur reads hud, prev hud;\n'
+       '}\n')
+with open(PF, 'w') as f:
+    f.write(PFT)
+upf = uri(PF)
+c.notify('textDocument/didOpen', {'textDocument': {'uri': upf, 'languageId': 'dag', 'version': 1, 'text': PFT}})
+d = c.diagnostics(upf)
+check(d == [], 'pf.dag is clean: %r' % d)
+for line, word, nth, wants in [
+        (0, 'snapshot', 0, ['**resource** `snapshot` per frame (`struct snapshot`)', 'one copy per frame in flight',
+                            '`G_snapshot_copy()`', 'read by 1 task, written by 1, previous copy read by 1']),
+        (3, 'snapshot', 0, ['per frame (`struct snapshot`)', 'read by 1 task']),
+        (3, 'snapshot', 1, ['per frame (`struct snapshot`)', "`reads prev`: the previous frame's copy"]),
+        (4, 'hud', 1, ['**resource** `hud` per frame (pf.dag:1)', 'untyped', "`reads prev`: the previous frame's copy"]),
+        (0, 'world', 0, ['**resource** `world` (pf.dag:1)', 'read by 1 task, written by 0 in'])]:
+    t = PFT.split('\n')[line]
+    col = t.index(word, t.index(word) + 1 if nth else 0) + 1
+    h = c.request('textDocument/hover', pos(upf, line, col))['result']['contents']['value']
+    for want in wants:
+        check(want in h, 'hover of %r (line %d) says %r: %r' % (word, line, want, h))
+    if word == 'world':
+        check('per frame' not in h and 'previous' not in h, 'a shared resource is not per frame: %r' % h)
+    if (line, nth) == (3, 0):
+        check("`reads prev`: the previous" not in h, 'a plain read of a per-frame resource is not `reads prev`: %r' % h)
+h = c.request('textDocument/hover', wp(3, 'blur', PFT, upf))['result']['contents']['value']
+check('`reads snapshot, prev snapshot`' in h, 'hover of a task keeps `prev` in its reads: %r' % h)
+c.notify('textDocument/didClose', {'textDocument': {'uri': upf}})
+c.settle(upf)
+
 # symbols
 s = c.request('textDocument/documentSymbol', {'textDocument': {'uri': um}})['result']
 check([x['name'] for x in s] == ['frame'] and [x['name'] for x in s[0]['children']] ==

@@ -9,8 +9,10 @@
  * started run's) and as pipelines of depth 1-4, under 0, 1 and 3 workers.
  * Also: the errors (outside a frame, a task spawned by a node, bad
  * alignments), the budget, chunk reuse (no new chunk once warm), the
- * high-water mark, and under AddressSanitizer the poisoning of a retired
- * frame's memory (fmem_uaf: ASan must report the use).
+ * high-water mark, a thread that changes frames inside a body (a fiber of
+ * one frame resumed in a node body of another: each body's allocations
+ * must stay its own frame's), and under AddressSanitizer the poisoning of
+ * a retired frame's memory (fmem_uaf: ASan must report the use).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -612,6 +614,165 @@ int fcopy_scenario(int frames)
     return bad;
 }
 
+/* A thread that changes frames between two allocations of one body: a
+ * fiber node of frame A, parked on an event, is resumed by the main
+ * thread while that thread is inside a node body of frame B (helping in a
+ * wait, after B's body allocated: the thread bumps B's chunk). The
+ * fiber's allocation after its wait must come from A's memory, not from
+ * the chunk the thread bumped for B (the runtime empties that with every
+ * change of frame: exec/frame.c). Shown by lifetimes: A's frame stays
+ * alive (its state does not run again) while B's state runs twice more,
+ * so that B's first frame retires (its chunks go back, poisoned under
+ * ASan) and B's third frame takes those chunks and overwrites them: A's
+ * bytes must survive. No worker: the main thread runs every node, in
+ * this order (checked, so that the case cannot pass without happening).
+ * The same the other way (a second runtime): B's allocation, made after
+ * A's fiber had run and parked on the thread, must survive A's state
+ * running twice more. */
+static dagrt_event sw_ev, sw_done;
+static _Atomic int sw_parked, sw_in_b, sw_resumed_in_b, sw_runs, sw_aruns;
+static unsigned char *_Atomic sw_a2, *_Atomic sw_b1;
+
+/* A state's later frames: take chunks and overwrite them all. */
+static void sw_overwrite(void)
+{
+    for (int k = 0; k < 4; k++) {
+        unsigned char *q = dagrt_frame_alloc(60000, 16);
+        if (q)
+            memset(q, 0xEE, 60000);
+    }
+}
+
+/* Whether p's 64 bytes all hold v. */
+static int sw_holds(const unsigned char *p, unsigned char v)
+{
+    int same = 1;
+    for (int k = 0; k < 64; k++)
+        same &= p[k] == v;
+    return same;
+}
+
+static void sw_noop(void *arg) { (void)arg; }
+
+/* Helps the caller's runtime until *flag is set or many tries have passed. */
+static void sw_help_until(dagrt *rt, _Atomic int *flag)
+{
+    for (int i = 0; i < 10000 && !atomic_load(flag); i++) {
+        dagrt_group g;
+        dagrt_group_init(&g);
+        if (dagrt_spawn(rt, &g, sw_noop, NULL) == 0)
+            dagrt_group_wait(rt, &g);
+    }
+}
+
+static void sw_fiber(void *c)
+{
+    dagrt *rt = c;
+    if (atomic_fetch_add(&sw_aruns, 1) > 0) {
+        sw_overwrite();
+        return;
+    }
+    unsigned char *p1 = dagrt_frame_alloc(64, 16);
+    if (p1)
+        memset(p1, 0xA1, 64);
+    atomic_store(&sw_parked, 1);
+    dagrt_event_wait(rt, &sw_ev);
+    atomic_store(&sw_resumed_in_b, atomic_load(&sw_in_b));
+    unsigned char *p2 = dagrt_frame_alloc(64, 16);
+    if (p2)
+        memset(p2, 0xA2, 64);
+    atomic_store(&sw_a2, p2);
+    dagrt_event_set(&sw_done);
+}
+
+static void sw_b(void *c)
+{
+    dagrt *rt = c;
+    if (atomic_fetch_add(&sw_runs, 1) > 0) {
+        sw_overwrite();
+        return;
+    }
+    sw_help_until(rt, &sw_parked);          /* A's fiber runs and parks */
+    unsigned char *q = dagrt_frame_alloc(64, 16);   /* this thread now bumps B's chunk */
+    if (q)
+        memset(q, 0xB0, 64);
+    atomic_store(&sw_b1, q);
+    atomic_store(&sw_in_b, 1);
+    dagrt_event_set(&sw_ev);
+    /* ... and resumes it, still in B's body: the wait helps (bounded, so a
+     * runtime that never resumes it there fails the check below instead of
+     * hanging). */
+    dagrt_event_wait_until(rt, &sw_done, dagrt_now_ns() + 2000000000ull, NULL);
+    atomic_store(&sw_in_b, 0);
+}
+
+static const uint32_t sw_succ[1] = {0};
+static const dagrt_node sw_fiber_nd = {.name = "f", .kind = DAGRT_NODE_TASK,
+                                       .flags = DAGRT_NODE_FIBER, .run = sw_fiber};
+static const dagrt_node sw_b_nd = {.name = "b", .kind = DAGRT_NODE_TASK, .run = sw_b};
+static const dagrt_graph sw_ga = {.version = DAGRT_GRAPH_VERSION, .nnodes = 1, .name = "sw_a",
+                                  .nodes = &sw_fiber_nd, .succ = sw_succ};
+static const dagrt_graph sw_gb = {.version = DAGRT_GRAPH_VERSION, .nnodes = 1, .name = "sw_b",
+                                  .nodes = &sw_b_nd, .succ = sw_succ};
+
+static void switch_case(int b_side)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 0;
+    dagrt *rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL, "switch: no runtime");
+    if (!rt)
+        return;
+    static dagrt_node_state nsa[1], nsb[1];
+    static dagrt_graph_state sta, stb;
+    dagrt_graph_state_init(&sta, nsa, 1);
+    dagrt_graph_state_init(&stb, nsb, 1);
+    dagrt_event_init(&sw_ev, false);
+    dagrt_event_init(&sw_done, false);
+    atomic_store(&sw_parked, 0);
+    atomic_store(&sw_in_b, 0);
+    atomic_store(&sw_resumed_in_b, 0);
+    atomic_store(&sw_runs, 0);
+    atomic_store(&sw_aruns, 0);
+    atomic_store(&sw_a2, NULL);
+    atomic_store(&sw_b1, NULL);
+    int rc = dagrt_graph_start(rt, &sw_ga, &sta, rt, NULL, NULL);
+    EXPECT(rc == 0, "switch: start A: %d", rc);
+    if (rc == 0) {
+        rc = dagrt_graph_run(rt, &sw_gb, &stb, rt);
+        EXPECT(rc == 0, "switch: run B: %d", rc);
+        int rw = dagrt_graph_wait(rt, &sta);
+        EXPECT(rw == 0, "switch: wait A: %d", rw);
+    }
+    unsigned char *a2 = atomic_load(&sw_a2), *b1 = atomic_load(&sw_b1);
+    EXPECT(atomic_load(&sw_resumed_in_b) && a2 && b1,
+           "switch: A's fiber was not resumed inside B's body (resumed there %d, allocated %d %d): "
+           "the case did not happen", atomic_load(&sw_resumed_in_b), a2 != NULL, b1 != NULL);
+    if (b_side) {
+        /* A's state twice more: A's first frame retires and its chunks
+         * are overwritten, while B's first frame is alive: B's allocation
+         * (made after the fiber of A had run on the thread) must keep its
+         * bytes. */
+        for (int k = 0; k < 2 && rc == 0; k++)
+            rc = dagrt_graph_run(rt, &sw_ga, &sta, rt);
+        EXPECT(rc == 0, "switch: A again: %d", rc);
+        if (b1)
+            EXPECT(sw_holds(b1, 0xB0), "switch: B's allocation after A's fiber ran on the thread "
+                                       "was not B's memory (overwritten once frame A retired)");
+    } else {
+        /* B's twice more: the fiber's allocation must survive. */
+        for (int k = 0; k < 2 && rc == 0; k++)
+            rc = dagrt_graph_run(rt, &sw_gb, &stb, rt);
+        EXPECT(rc == 0, "switch: B again: %d", rc);
+        if (a2)
+            EXPECT(sw_holds(a2, 0xA2), "switch: the fiber's allocation after its frame changed on "
+                                       "the thread was not its frame's memory (overwritten once "
+                                       "frame B retired)");
+    }
+    dagrt_destroy(rt);
+}
+
 int fmem_scenario(int frames)
 {
     bad = 0;
@@ -620,6 +781,8 @@ int fmem_scenario(int frames)
         run_cases(workers[k], frames);
     budget_case();
     outside_and_retire();
+    switch_case(0);
+    switch_case(1);
     return bad;
 }
 
