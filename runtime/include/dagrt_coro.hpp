@@ -512,6 +512,31 @@ inline auto cancelled(dagrt *rt, cancel_scope &c) noexcept
     return co::sleep_for(rt, std::chrono::nanoseconds(INT64_MAX), &c);
 }
 
+/* A started graph run has ended (dagrt_graph_start; dagc's
+ * G_instance_start: co_await co::wait(rt, inst.state)): its result as
+ * the wait's code (0, or the run's error; DAGRT_EBUSY if another wait
+ * holds it, DAGRT_EINVAL never started). The run's own part on the main
+ * thread (`on main` nodes, its share of the rest) runs inside the main
+ * thread's next wait or pump (dagrt_graph_wait_async): the coroutine
+ * holds no thread meanwhile. */
+inline auto wait(dagrt *rt, dagrt_graph_state &st) noexcept
+{
+    dagrt_graph_state *sp = &st;
+    return detail::code_awaitable([rt, sp](dagrt_async *a) noexcept { return dagrt_graph_wait_async(rt, a, sp); });
+}
+/* A pipeline (dagc's G_pipeline_t: co_await co::wait(rt, p.pipe)) has at
+ * most keep frames in flight, the older ones waited for (0: drained;
+ * depth - 1: the next submit will not wait): the first frame error, as
+ * dagrt_pipeline_drain's. The pipeline is held until then (its calls
+ * answer DAGRT_EBUSY); dagrt_pipeline_wait_async. */
+inline auto wait(dagrt *rt, dagrt_pipeline &p, unsigned keep = 0) noexcept
+{
+    dagrt_pipeline *pp = &p;
+    return detail::code_awaitable([rt, pp, keep](dagrt_async *a) noexcept {
+        return dagrt_pipeline_wait_async(rt, a, pp, keep);
+    });
+}
+
 /* -------------------------------------------------------- the I/O calls */
 
 /* Each returns int64_t: the blocking call's result (bytes, a ready set,

@@ -909,6 +909,8 @@ static int coro_park_10k_cxx() { return park_scenario(false); }
 static int coro_park_10k_fallback_cxx() { return park_scenario(true); }
 #endif
 
+int coro_graph_wait_cxx();   /* coro_graph.cpp */
+
 /* The entries, with C linkage (g++ 12 mangles coroutine lambdas inside
  * an extern "C" function to clashing names: the bodies are C++ functions). */
 #define SCENARIO(group, name, secs, flags) extern "C" int name(void) { return name##_cxx(); }
