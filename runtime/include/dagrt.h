@@ -1098,7 +1098,8 @@ int dagrt_frame_last_error(void);
  * data among `slots` copies, enough for every frame in flight and the one
  * before the oldest (slot (number + slots - 1) % slots is the previous
  * frame's); state, its dagrt_graph_state; graph, the tables it runs
- * (dagc's per-frame accessors tell their own graph's frames by it). 0, or
+ * (dagc's per-frame accessors tell their own graph's frames by it); rt,
+ * the runtime that runs it (dagc's coroutine tasks wait on it). 0, or
  * DAGRT_EINVAL (NULL out), DAGRT_EPERM outside a frame's task. */
 #define DAGRT_FRAME_SLOTS (DAGRT_MAX_IN_FLIGHT + 1)
 typedef struct dagrt_frame_info {
@@ -1107,6 +1108,7 @@ typedef struct dagrt_frame_info {
     uint32_t slots;
     const void *state;
     const struct dagrt_graph *graph;
+    dagrt *rt;
 } dagrt_frame_info;
 int dagrt_get_frame(dagrt_frame_info *out);
 

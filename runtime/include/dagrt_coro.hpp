@@ -319,6 +319,7 @@ public:
 private:
     template <class U>
     friend started<U> start(dagrt *rt, task<U> &&t, unsigned flags, std::error_code *ec);
+    friend void run_node(task<void> &&t) noexcept;
     using handle = typename task<T>::handle;
     explicit started(handle h) noexcept : h_(h) {}
     void drop() noexcept
@@ -373,6 +374,46 @@ inline std::error_code spawn(dagrt *rt, task<void> &&t, unsigned flags = 0)
     if (r != 0)
         h.destroy();
     return make_error(r);
+}
+
+/* dagc's coroutine tasks (`coro`, docs/language.md): the body of such a
+ * node, on the fiber of its own the node runs on. t runs here until it
+ * first suspends, then the fiber parks until t's end (the thread runs
+ * other nodes meanwhile; t's waits end as any coroutine's, on the workers)
+ * and the node completes when this returns. An exception escaping t ends
+ * the program with a message, as one escaping a node's function would.
+ * Outside a graph's node (no frame, so no runtime to wait on) it ends the
+ * program too. */
+inline void run_node(task<void> &&t) noexcept
+{
+    auto h = t.release();
+    if (!h)
+        return;
+    dagrt_frame_info fi;
+    if (dagrt_get_frame(&fi) != 0 || !fi.rt) {
+        h.destroy();
+        std::fprintf(stderr, "dagrt_coro.hpp: run_node outside a graph's node: std::terminate\n");
+        std::fflush(stderr);
+        std::terminate();
+    }
+    h.promise().flags = 0;
+    h.promise().refs.store(2, std::memory_order_relaxed);   /* relaxed: this thread runs it first */
+    h.resume();   /* until it first suspends, or ends */
+    started<void> s(h);
+    (void)s.wait(fi.rt);   /* a fiber parks; DAGRT_ECANCELED only from dagrt_destroy, which waits for it */
+    while (!s.done())
+        (void)s.wait(fi.rt);
+#if DAGRTPP_EXCEPTIONS
+    try {
+        s.get();
+    } catch (const std::exception &e) {
+        detail::task_threw(e.what());
+    } catch (...) {
+        detail::task_threw(nullptr);
+    }
+#else
+    s.get();
+#endif
 }
 
 /* start, wait, get: T from a thread (the main thread, a plain task, a

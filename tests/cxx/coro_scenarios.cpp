@@ -1002,6 +1002,7 @@ static int coro_park_10k_fallback_cxx() { return park_scenario(true); }
 #endif
 
 int coro_graph_wait_cxx();   /* coro_graph.cpp */
+int coro_graph_node_cxx();   /* coro_node.cpp */
 
 /* The entries, with C linkage (g++ 12 mangles coroutine lambdas inside
  * an extern "C" function to clashing names: the bodies are C++ functions). */
