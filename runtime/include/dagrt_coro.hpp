@@ -130,13 +130,20 @@ struct final_awaiter {
             return p.continuation;   /* co_awaited: its awaiter goes on here */
         /* 1: spawned, or its started handle was dropped; nobody takes its
          * result. acquire: the handle's drop is over. */
-        if (p.refs.load(std::memory_order_acquire) == 1)
+        bool alone = p.refs.load(std::memory_order_acquire) == 1;
+        if (alone)
             p.unobserved_end();   /* an exception: the program ends */
         else
             dagrt_event_set(&p.done);   /* its handle may be waiting */
-        /* acq_rel: see promise_base::refs. */
-        if (p.refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        /* acq_rel: see promise_base::refs. The handle may have been
+         * dropped after the set without a get (its drop was not the last):
+         * then this end is the last, and an exception nobody took is
+         * reported here (one taken by get is no longer in the promise). */
+        if (p.refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            if (!alone)
+                p.unobserved_end();
             h.destroy();
+        }
         return std::noop_coroutine();
     }
     void await_resume() noexcept {}

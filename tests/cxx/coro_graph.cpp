@@ -108,7 +108,10 @@ int coro_graph_wait_cxx()
 {
     int bad = 0;
     const char *pipe = std::getenv("DAGRT_PIPE");
-    bool dynamic_only = pipe && std::strcmp(pipe, "dynamic") == 0;
+    const char *serial = std::getenv("DAGRT_SERIAL");
+    /* DAGRT_PIPE=dynamic: no plan mode; DAGRT_SERIAL=1: no worker. */
+    bool dynamic_only = (pipe && std::strcmp(pipe, "dynamic") == 0) ||
+                        (serial && std::strcmp(serial, "1") == 0);
     for (int workers : {0, 2}) {
         dagrt_config cfg;
         dagrt_config_init(&cfg);
