@@ -183,6 +183,25 @@ int coro_graph_wait_cxx()
         }
         EXPECT(cg_pipeline_drain(r, &p) == 0);
         EXPECT(dagrt_set_observer(r, nullptr, nullptr) == 0);
+        /* dagrt_destroy with the wait pending: its drain runs the wait's
+         * task, so the run ends with its own result and fn is called
+         * before destroy returns. */
+        {
+            end_rec er2;
+            dagrt_async a3;
+            cg_ctx c2;   /* outlives the runtime: its run ends in destroy */
+            static cg_instance_t inst2;
+            {
+                dagrtpp::runtime rt2(cfg);
+                dagrt *r2 = rt2;
+                fresh(&c2, r2);
+                EXPECT(cg_instance_init(&inst2) == 0);
+                EXPECT(cg_instance_start(r2, &inst2, &c2) == 0);
+                dagrt_async_init(&a3, &on_end, &er2, 0);
+                EXPECT(dagrt_graph_wait_async(r2, &a3, &inst2.state) == DAGRT_PENDING);
+            }
+            EXPECT(er2.calls.load() == 1 && er2.result.load() == 0 && complete(&c2));
+        }
         /* The modes: pipelined plan where it may run (workers, and
          * DAGRT_PIPE not dynamic), else dynamic. */
         EXPECT(m.other == 0);
