@@ -138,6 +138,18 @@ static void async_call(void *arg)
 static void async_main_run(void *arg)
 {
     rt_async *a = arg;
+    /* The main thread's own stack only: a fiber task on the main thread
+     * that pumps its queue would carry the wait (and the frame's part that
+     * is the main thread's) wherever the fiber resumes. Queued again for
+     * the main thread's next wait or pump (each pump runs only what was
+     * queued when it began). */
+    if (dagrt_in_fiber(a->rt)) {
+        if (dagrt_spawn_ex(a->rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN) != 0) {
+            fprintf(stderr, "dagrt: fatal: could not queue an asynchronous wait again\n");
+            abort();
+        }
+        return;
+    }
     a->result = a->body(a->data, a->n);
     if (a->flags & DAGRT_SPAWN_MAIN) {
         a->fn(a->arg, a->result);

@@ -57,6 +57,8 @@ bool complete(const cg_ctx *c)
 // The modes cg's frames ran in (frame_begin, on the main thread).
 struct modes {
     int pplan = 0, dynamic = 0, other = 0;
+    dagrt *rt = nullptr;
+    int ends = 0, bad_ends = 0;   /* frame ends; ones off the main thread's own stack */
 };
 void on_frame(void *user, const dagrt_frame_event *e)
 {
@@ -69,6 +71,17 @@ void on_frame(void *user, const dagrt_frame_event *e)
         m->dynamic++;
     else
         m->other++;
+}
+/* A started run's end is reported by its wait: the main thread's, on its
+ * own stack, even when a fiber on the main thread pumped the wait's task. */
+void on_frame_end(void *user, const dagrt_frame_event *e)
+{
+    auto *m = static_cast<modes *>(user);
+    if (std::strcmp(e->graph, "cg") != 0)
+        return;
+    m->ends++;
+    if (dagrt_thread_index(m->rt) != 0 || dagrt_in_fiber(m->rt))
+        m->bad_ends++;
 }
 
 struct end_rec {
@@ -119,8 +132,10 @@ int coro_graph_wait_cxx()
         dagrtpp::runtime rt(cfg);
         dagrt *r = rt;
         modes m;
+        m.rt = r;
         dagrt_observer obs{};
         obs.frame_begin = on_frame;
+        obs.frame_end = on_frame_end;
         EXPECT(dagrt_set_observer(r, &obs, &m) == 0);
         static cg_instance_t inst;
         EXPECT(cg_instance_init(&inst) == 0);
@@ -154,6 +169,31 @@ int coro_graph_wait_cxx()
         }
         EXPECT(er.calls.load() == 1 && er.result.load() == 0 && complete(&ctx));
         EXPECT(cg_instance_wait(r, &inst) == DAGRT_EINVAL);   /* waited for: idle */
+        /* Without a worker a fiber task runs on the main thread: one that
+         * pumps the main queue while the wait's task is in it must not
+         * run the wait there (it is queued again for the main thread's own
+         * stack). */
+        if (workers == 0) {
+            fresh(&ctx, r);
+            EXPECT(cg_instance_start(r, &inst, &ctx) == 0);
+            end_rec ef;
+            dagrt_async_init(&a, &on_end, &ef, 0);
+            std::atomic<long long> asked{0};
+            std::atomic<int> pumped{-1};
+            dagrtpp::group fg;
+            EXPECT(!dagrtpp::spawn(r, fg, [&] {
+                asked = dagrt_graph_wait_async(r, &a, &inst.state);
+                pumped = dagrt_pump_main(r);
+            }, DAGRT_SPAWN_FIBER));
+            EXPECT(!fg.wait(r));
+            EXPECT(asked.load() == DAGRT_PENDING);
+            EXPECT(pumped.load() >= 1);   /* it ran the wait's task (which queued itself again) */
+            while (ef.calls.load() == 0) {
+                (void)dagrt_pump_main(r);
+                (void)dagrt_sleep(r, 20000, nullptr);
+            }
+            EXPECT(ef.result.load() == 0 && complete(&ctx));
+        }
         /* Errors at once: never started, a bad record, an outside thread. */
         EXPECT(dagrt_graph_wait_async(r, &a, &inst.state) == DAGRT_EINVAL);
         EXPECT(dagrt_graph_wait_async(r, &a, nullptr) == DAGRT_EINVAL);
@@ -205,6 +245,7 @@ int coro_graph_wait_cxx()
         /* The modes: pipelined plan where it may run (workers, and
          * DAGRT_PIPE not dynamic), else dynamic. */
         EXPECT(m.other == 0);
+        EXPECT(m.ends > 0 && m.bad_ends == 0);
         if (workers > 0 && !dynamic_only)
             EXPECT(m.pplan > 0);
         else
