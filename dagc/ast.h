@@ -25,7 +25,7 @@ typedef struct ast_expr {
 
 typedef enum ast_clause_kind {
     CL_AFTER, CL_MAIN, CL_HOT, CL_FIBER, CL_PARALLEL, CL_CALL, CL_WHEN, CL_COST,
-    CL_RUN, CL_READS, CL_WRITES,
+    CL_RUN, CL_READS, CL_WRITES, CL_CORO,
     CL_COUNT_
 } ast_clause_kind;
 

@@ -79,7 +79,7 @@ static int run(unit *u, const dagc_opts *o, ir_program **out)
     }
     if (!u->diag.stop) dg_load_imports(&u->files, &io, &u->diag, &u->arena);
     ir_program *p = NULL;
-    dg_sema_opts so = {o ? !o->no_pipeline_race : 1};
+    dg_sema_opts so = {o ? !o->no_pipeline_race : 1, o ? o->c_output : 0};
     if (!u->diag.stop)
         p = dg_sema((const ast_file *const *)u->files.ast, u->files.n, &so, &u->diag, &u->arena);
     if (u->diag.nerrors > 0 || u->diag.stop || !p) {

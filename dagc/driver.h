@@ -21,6 +21,7 @@ typedef struct dagc_opts {
     const char *const *import_dirs; /* -I DIR, searched in order after the importer's directory */
     size_t nimport_dirs;
     int no_pipeline_race;           /* -Wno-pipeline-race */
+    int c_output;                   /* C output (not --cxx) will be written: `coro` tasks are errors */
     const struct dagc_memfile *mem; /* non-NULL: imports are read from these, never the disk */
     size_t nmem;
     int mem_then_disk;              /* with mem: a file not among them is read from the disk */

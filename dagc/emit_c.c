@@ -241,6 +241,10 @@ static void fill_node(void *ctx, size_t i, tpl_dict *nd)
     if (task) {
         tpl_set_ref(nd, "func", n->func);
         tpl_set_ref(nd, par ? "parallel" : "plain", "1");
+        /* (v2.2) A coroutine task's trampoline runs its coroutine on the
+         * node's fiber (C++ output only: sema refuses it for C). */
+        if (n->flags & IR_F_CORO)
+            tpl_set_ref(nd, "coro", "1");
     }
     if (when) {
         tpl_set_ref(nd, "has_when", "1");
@@ -418,9 +422,13 @@ static void graph_data(const ir_graph *g, tpl_dict *gd, graph_ctx *gc, bool cxx)
             continue;
         if (dg_map_get(&declared, n->func) < 0) {
             dg_map_put(&declared, n->func, 1);
-            tpl_dict *pd = tpl_add(gd, "protos");
+            /* A coroutine's is C++ (dagrtpp::task<>): the header declares
+             * it apart, outside its extern "C" block. */
+            tpl_dict *pd = tpl_add(gd, (n->flags & IR_F_CORO) ? "coro_protos" : "protos");
             tpl_set_ref(pd, "func", n->func);
             tpl_set_ref(pd, (n->flags & IR_F_PARALLEL) ? "parallel" : "plain", "1");
+            if (n->flags & IR_F_CORO)
+                tpl_set_ref(gd, "has_coro", "1");
         }
         for (uint32_t k = 0; (n->flags & IR_F_WHEN) && n->when && k <= n->nand_when; k++) {
             const char *w = k ? n->and_when[k - 1] : n->when;
@@ -622,6 +630,9 @@ bool emit_c(const ir_program *prog, const char *header_name, const char *source_
         tpl_dict *gd = tpl_add(d, "graphs");
         graph_data(&prog->graphs[i], gd, &gcs[i], t->cxx);
         perframe_data(prog, &prog->graphs[i], gd, t->cxx);
+        for (uint32_t k = 0; k < prog->graphs[i].nnodes; k++)
+            if (prog->graphs[i].nodes[k].flags & IR_F_CORO)
+                tpl_set_ref(d, "any_coro", "1");
     }
     dg_buf_free(&b);
 

@@ -89,7 +89,7 @@ static void task_node(FILE *o, const ir_node *x, int crit, int pcrit, const char
 #define TAG(str) (t += (size_t)snprintf(tags + t, sizeof tags - t, "%s%s", t ? " " : "", str))
     if (x->flags & IR_F_MAIN) TAG("main");
     if (x->flags & IR_F_HOT) TAG("hot");
-    if (x->flags & IR_F_FIBER) TAG("fiber");
+    if (x->flags & IR_F_FIBER) TAG((x->flags & IR_F_CORO) ? "coro" : "fiber");
     if (x->flags & IR_F_PARALLEL) {
         TAG("parallel");
         if (x->flags & IR_F_GRAIN)

@@ -202,7 +202,7 @@ int lsp_valid_name(const char *s)
     static const char *const kw[] = {
         "graph", "task", "gate", "include", "after", "on", "main", "hot", "fiber", "parallel",
         "grain", "call", "cost", "when", "and", "or", "import", "run", "resource", "reads",
-        "writes", "prev",
+        "writes", "prev", "coro",
     };
     if (!s || !*s || strlen(s) > 255) return 0;
     for (const char *p = s; *p; p++) {
@@ -293,6 +293,7 @@ static void hover_task(const lsp_index *x, const lsp_occ *d, dg_buf *b)
         case CL_MAIN: dg_buf_puts(&clauses, "`on main`"); break;
         case CL_HOT: dg_buf_puts(&clauses, "`hot`"); break;
         case CL_FIBER: dg_buf_puts(&clauses, "`fiber`"); break;
+        case CL_CORO: dg_buf_puts(&clauses, "`coro`"); break;
         case CL_PARALLEL:
             if (c->has_grain) dg_buf_printf(&clauses, "`parallel grain %llu`", (unsigned long long)c->value);
             else dg_buf_puts(&clauses, "`parallel`");

@@ -190,6 +190,7 @@ static const char *tok_word(int t)
     case TK_READS: return "reads";
     case TK_WRITES: return "writes";
     case TK_PREV: return "prev";
+    case TK_CORO: return "coro";
     default: return NULL;
     }
 }
@@ -204,6 +205,7 @@ static int clause_ok(int tok, unsigned have)
     case TK_ON: k = CL_MAIN; break;
     case TK_HOT: k = CL_HOT; break;
     case TK_FIBER: k = CL_FIBER; break;
+    case TK_CORO: k = CL_CORO; break;
     case TK_PARALLEL: k = CL_PARALLEL; break;
     case TK_CALL: k = CL_CALL; break;
     case TK_WHEN: k = CL_WHEN; break;

@@ -410,6 +410,7 @@ int main(int argc, char **argv)
     o.import_dirs = c.import_dirs;
     o.nimport_dirs = c.nimport_dirs;
     o.no_pipeline_race = c.no_pipeline_race;
+    o.c_output = want_c && !c.cxx;
     o.color = dg_os_is_terminal(stderr) && !getenv("NO_COLOR");
     o.diag_format = c.diag_format;
     ir_program *p = NULL;

@@ -36,6 +36,7 @@ static const char *tok_name(int code)
     case TK_READS: return "'reads'";
     case TK_WRITES: return "'writes'";
     case TK_PREV: return "'prev'";
+    case TK_CORO: return "'coro'";
     case TK_NAME: return "a name";
     case TK_INT: return "an integer";
     case TK_DURATION: return "a duration";
@@ -83,7 +84,7 @@ void dg_syntax_error(dg_parser *P, const dg_token *tok, const int *expected, int
         snprintf(what, sizeof what, "string");
     else if (tok->code == TK_CTYPE)
         snprintf(what, sizeof what, "'('");
-    else if (tok->code >= TK_GRAPH && tok->code <= TK_PREV)
+    else if (tok->code >= TK_GRAPH && tok->code <= TK_CORO)
         snprintf(what, sizeof what, "keyword %s", tok_name(tok->code));
     else
         snprintf(what, sizeof what, "%s", tok_name(tok->code));
@@ -112,11 +113,11 @@ void dg_syntax_error(dg_parser *P, const dg_token *tok, const int *expected, int
     } else if (shown) {
         /* A near-miss keyword (`readz`, `grpah`): the closest keyword that
          * would be accepted here, as names and resources get. */
-        const char *kw[TK_PREV - TK_GRAPH + 1];
+        const char *kw[TK_CORO - TK_GRAPH + 1];
         size_t nkw = 0;
-        char words[TK_PREV - TK_GRAPH + 1][16];
+        char words[TK_CORO - TK_GRAPH + 1][16];
         for (int i = 0; i < n && tok->code == TK_NAME && tok->text; i++) {
-            if (expected[i] < TK_GRAPH || expected[i] > TK_PREV) continue;
+            if (expected[i] < TK_GRAPH || expected[i] > TK_CORO) continue;
             const char *q = tok_name(expected[i]); /* "'after'" */
             size_t l = strlen(q);
             if (l < 3 || l - 2 >= sizeof words[0] || nkw >= sizeof words / sizeof words[0]) continue;
@@ -392,7 +393,7 @@ static ast_file *parse(const dg_source *src, dg_diag *d, dg_arena *a, dg_expect 
             break;
         }
         if (code == 0) break;
-        if ((code >= TK_GRAPH && code <= TK_PREV) || code == TK_EQ) P.last_kw = code;
+        if ((code >= TK_GRAPH && code <= TK_CORO) || code == TK_EQ) P.last_kw = code;
         /* A statement's end: what the next one is made of starts afresh. */
         if (code == TK_SEMI || code == TK_LBRACE || code == TK_RBRACE) P.last_kw = P.in_task = 0;
         if (code == TK_TASK) P.in_task = 1;

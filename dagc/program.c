@@ -100,6 +100,37 @@ static void after_refs(ir_program *p, const lgraph *L, size_t nl, dg_arena *a)
     }
 }
 
+/* (v2.2) A `coro` task is a C++20 coroutine: only C++ output (--cxx) can
+ * call it, so C output of a graph that holds one is refused, at the task
+ * (once, however many `run` copies of its graph there are). */
+static void check_coro_output(const ir_program *p, dg_diag *d)
+{
+    size_t cap = 0, nseen = 0;
+    for (size_t gi = 0; gi < p->ngraphs; gi++)
+        cap += p->graphs[gi].nnodes;
+    src_pos *seen = dg_xcalloc(cap + 1, sizeof *seen);
+    for (size_t gi = 0; gi < p->ngraphs && !d->stop; gi++) {
+        const ir_graph *g = &p->graphs[gi];
+        for (uint32_t i = 0; i < g->nnodes && !d->stop; i++) {
+            const ir_node *n = &g->nodes[i];
+            if (!(n->flags & IR_F_CORO))
+                continue;
+            int dup = 0;
+            for (size_t k = 0; k < nseen && !dup; k++)
+                dup = seen[k].file == n->pos.file && seen[k].line == n->pos.line &&
+                      seen[k].col == n->pos.col;
+            if (dup)
+                continue;
+            seen[nseen++] = n->pos;
+            dg_error(d, n->pos, "task '%s' is a coroutine ('coro'), which only C++ output runs",
+                     n->name);
+            dg_hint(d, "compile with --cxx (the coroutine returns dagrtpp::task<>, from "
+                    "dagrt_coro.hpp, C++20), or drop 'coro' for a plain task");
+        }
+    }
+    free(seen);
+}
+
 ir_program *dg_sema(const ast_file *const *files, size_t nfiles, const dg_sema_opts *o,
                     dg_diag *d, dg_arena *a)
 {
@@ -185,6 +216,7 @@ ir_program *dg_sema(const ast_file *const *files, size_t nfiles, const dg_sema_o
     if (!d->stop && ok) warn_unused_resources(L, nl, res, nres, d);
     /* Both need every graph lowered and flattened, nothing more: a warning
      * made an error by -Werror, or a C name collision, hides no race. */
+    if (ok && !d->stop && o && o->c_output) check_coro_output(p, d);
     if (ok && !d->stop) dg_check_c_names(p, d, a);
     if (ok && !d->stop) dg_check_races(p, o ? o->pipeline_warnings : 1, d);
     dg_map_free(&gnames);

@@ -157,6 +157,7 @@ static const char *clause_word(ast_clause_kind k)
     case CL_RUN: return "run";
     case CL_READS: return "reads";
     case CL_WRITES: return "writes";
+    case CL_CORO: return "coro";
     default: return "?";
     }
 }
@@ -254,6 +255,9 @@ static void task_clauses(sgraph *g, uint32_t n, const ast_stmt *st)
         case CL_MAIN: s->flags |= IR_F_MAIN; break;
         case CL_HOT: s->flags |= IR_F_HOT; break;
         case CL_FIBER: s->flags |= IR_F_FIBER; break;
+        /* A coroutine's node runs on a fiber that waits for the coroutine:
+         * every executor mode and the race check treat it as a fiber task. */
+        case CL_CORO: s->flags |= IR_F_CORO | IR_F_FIBER; break;
         case CL_PARALLEL:
             s->flags |= IR_F_PARALLEL;
             if (c->has_grain && !c->bad) {
@@ -315,6 +319,10 @@ static void task_clauses(sgraph *g, uint32_t n, const ast_stmt *st)
     conflict(g, seen, CL_FIBER, CL_MAIN, ": main-thread tasks run on the caller's own stack");
     conflict(g, seen, CL_PARALLEL, CL_FIBER, "");
     conflict(g, seen, CL_PARALLEL, CL_MAIN, "");
+    conflict(g, seen, CL_CORO, CL_MAIN, ": a coroutine task's node runs on a fiber, and main-thread "
+             "tasks run on the caller's own stack");
+    conflict(g, seen, CL_PARALLEL, CL_CORO, "");
+    conflict(g, seen, CL_FIBER, CL_CORO, ": a coroutine task runs on a fiber already");
 }
 
 typedef struct pred_pair {

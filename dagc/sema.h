@@ -18,6 +18,7 @@
 
 typedef struct dg_sema_opts {
     int pipeline_warnings;   /* -Wpipeline-race (on unless -Wno-pipeline-race) */
+    int c_output;            /* C output is asked for (not --cxx): `coro` tasks are errors */
 } dg_sema_opts;
 
 /* files[0] is the input, then every imported file in load order. Only the

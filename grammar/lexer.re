@@ -248,6 +248,7 @@ int dg_lex(dg_lexer *L, dg_token *t)
         "reads"    { return t->code = TK_READS; }
         "writes"   { return t->code = TK_WRITES; }
         "prev"     { return t->code = TK_PREV; }
+        "coro"     { return t->code = TK_CORO; }
 
         id {
             size_t n = (size_t)(L->cur - tok);

@@ -26,7 +26,7 @@
 /* Listing every terminal fixes the numbering the lexer (which includes the
  * generated parser.h) returns. */
 %token GRAPH TASK GATE INCLUDE AFTER ON MAIN HOT FIBER PARALLEL GRAIN CALL COST
-       WHEN AND OR IMPORT RUN RESOURCE READS WRITES PREV NAME INT DURATION STRING CTYPE LBRACE RBRACE LPAREN RPAREN
+       WHEN AND OR IMPORT RUN RESOURCE READS WRITES PREV CORO NAME INT DURATION STRING CTYPE LBRACE RBRACE LPAREN RPAREN
        SEMI COMMA EQ.
 
 %syntax_error {
@@ -111,6 +111,7 @@ clause ::= AFTER(K) expr(E).                { dg_ast_clause(P, CL_AFTER, &K, NUL
 clause ::= ON(K) MAIN.                      { dg_ast_clause(P, CL_MAIN, &K, NULL, NULL); }
 clause ::= HOT(K).                          { dg_ast_clause(P, CL_HOT, &K, NULL, NULL); }
 clause ::= FIBER(K).                        { dg_ast_clause(P, CL_FIBER, &K, NULL, NULL); }
+clause ::= CORO(K).                         { dg_ast_clause(P, CL_CORO, &K, NULL, NULL); } /* (v2.2) */
 clause ::= PARALLEL(K).                     { dg_ast_clause(P, CL_PARALLEL, &K, NULL, NULL); }
 clause ::= PARALLEL(K) GRAIN INT(V).        { dg_ast_clause(P, CL_PARALLEL, &K, &V, NULL); }
 clause ::= CALL(K) NAME(N).                 { dg_ast_clause(P, CL_CALL, &K, &N, NULL); }

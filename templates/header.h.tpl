@@ -106,4 +106,18 @@ int {{name}}_pipeline_drain(dagrt *rt, {{name}}_pipeline_t *p);
 #ifdef __cplusplus
 }
 #endif
+{{#any_coro}}
+
+#ifdef __cplusplus
+/* (v2.2) Coroutine tasks (`coro`; C++20, dagrt_coro.hpp): implement these.
+ * The node runs its coroutine on a fiber of its own and ends when the
+ * coroutine does; its thread runs other nodes while it is suspended. */
+#include "dagrt_coro.hpp"
+{{#graphs}}
+{{#coro_protos}}
+dagrtpp::task<> {{func}}({{param}});
+{{/coro_protos}}
+{{/graphs}}
+#endif
+{{/any_coro}}
 #endif /* {{guard}} */

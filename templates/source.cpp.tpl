@@ -52,7 +52,12 @@ extern "C" {
 {{#plain}}
 static void dagc_{{graph}}_run_{{index}}(void *ctx)
 {
+{{#coro}}
+    dagrtpp::run_node({{func}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_param *>(ctx))));
+{{/coro}}
+{{^coro}}
     {{func}}(static_cast<dagc_{{graph}}::ctx_pass>(*static_cast<dagc_{{graph}}::ctx_param *>(ctx)));
+{{/coro}}
 }
 {{/plain}}
 {{#parallel}}

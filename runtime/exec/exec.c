@@ -351,14 +351,8 @@ int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)
     return rt_exec_wait(rt, st, false);
 }
 
-int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
+int rt_exec_wait_take(dagrt *rt, dagrt_graph_state *st, bool pipe)
 {
-    if (!rt || !st)
-        return DAGRT_EINVAL;
-    rt_ctx *self;
-    bool main;
-    if (nested_here(rt, &self, &main))
-        return DAGRT_ENESTED;
     graph_rt *r = state_rt(st);
     uint32_t s = RUN_STARTED;
     /* acquire: pairs with the start's release (the reset and the roots).
@@ -366,16 +360,24 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
     if (!atomic_compare_exchange_strong_explicit(&r->running, &s, RUN_WAITING,
                                                  memory_order_acquire, memory_order_relaxed))
         return s == RUN_IDLE ? DAGRT_EINVAL : DAGRT_EBUSY;
-    /* Only the thread that started the run (the main thread of its
-     * runtime) may wait for it: its `on main` tasks run there. */
     int bad = r->rt != rt ? DAGRT_EINVAL
-              : !main || r->inpipe != pipe ? DAGRT_EBUSY   /* a pipeline's frame */
+              : r->inpipe != pipe ? DAGRT_EBUSY   /* a pipeline's frame, or not one */
               : 0;
-    if (bad) {
-        /* release: hands the started run back untouched. */
-        atomic_store_explicit(&r->running, RUN_STARTED, memory_order_release);
-        return bad;
-    }
+    if (bad)
+        rt_exec_wait_give(st);
+    return bad;
+}
+
+void rt_exec_wait_give(dagrt_graph_state *st)
+{
+    /* release: hands the started run back untouched. */
+    atomic_store_explicit(&state_rt(st)->running, RUN_STARTED, memory_order_release);
+}
+
+int rt_exec_wait_run(dagrt *rt, dagrt_graph_state *st)
+{
+    graph_rt *r = state_rt(st);
+    rt_ctx *self = rt_ctx_current(rt);
     int rc = r->pplan ? rt_pplan_wait(r) : rt_exec_dyn_wait(r, self);
     if (!r->pplan && dagrt_worker_count(rt) > 0)
         rt_policy_dyn_after(r, false, 0);   /* the starvation rule (exec/policy.c) */
@@ -385,6 +387,26 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
     /* release: the next run (or get_stats) acquires everything this run wrote. */
     atomic_store_explicit(&r->running, RUN_IDLE, memory_order_release);
     return rc;
+}
+
+int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe)
+{
+    if (!rt || !st)
+        return DAGRT_EINVAL;
+    rt_ctx *self;
+    bool main;
+    if (nested_here(rt, &self, &main))
+        return DAGRT_ENESTED;
+    int rc = rt_exec_wait_take(rt, st, pipe);
+    if (rc != 0)
+        return rc;
+    /* Only the thread that started the run (the main thread of its
+     * runtime) may wait for it: its `on main` tasks run there. */
+    if (!main) {
+        rt_exec_wait_give(st);
+        return DAGRT_EBUSY;
+    }
+    return rt_exec_wait_run(rt, st);
 }
 
 /* Re-initialising a state in use would clear it under its run: refused.

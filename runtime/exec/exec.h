@@ -475,6 +475,17 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
 /* dagrt_graph_wait (pipe false), or a pipeline's wait for its own frame
  * (pipe true): each refuses the other's states (DAGRT_EBUSY). */
 int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
+/* rt_exec_wait in its halves, for a wait that another thread or a later
+ * task carries out (exec/await.c) and for a pipeline's own waits (its
+ * calls checked the thread already): take, from any thread, makes the
+ * started run st this wait's (0; DAGRT_EINVAL never started or another
+ * runtime's, DAGRT_EBUSY in use or the wrong kind: nothing changed);
+ * give hands a taken run back untouched; run, on the main thread (on its
+ * own stack, in a task too), does the taken wait: the caller's part of the
+ * frame, then its end, and returns the run's result. */
+int rt_exec_wait_take(dagrt *rt, dagrt_graph_state *st, bool pipe);
+void rt_exec_wait_give(dagrt_graph_state *st);
+int rt_exec_wait_run(dagrt *rt, dagrt_graph_state *st);
 /* graph_rt.shuffle: serial frames shuffled; and the dynamic executor's
  * ready list too (nobody but the caller pops it). */
 enum { RT_SHUFFLE_SERIAL = 1, RT_SHUFFLE_POPS = 2 };
@@ -491,6 +502,15 @@ bool rt_exec_nested(dagrt *rt);
 /* Whether nothing runs on st (no run, no started run): a pipeline's
  * re-init asks it of its states. */
 bool rt_exec_idle(dagrt_graph_state *st);
+
+/* exec/pipe.c, for exec/await.c (dagrt_pipeline_wait_async): take p as
+ * a call does, from any of rt's threads (0, DAGRT_EINVAL, DAGRT_EBUSY),
+ * and hold it; its frames in flight (p taken); on the main thread, wait
+ * oldest first until at most keep frames are in flight, then hand p back
+ * (the first error, as dagrt_pipeline_drain's; rt NULL: the frames'). */
+int rt_pipe_take(dagrt *rt, dagrt_pipeline *p);
+uint32_t rt_pipe_inflight(dagrt_pipeline *p);
+int rt_pipe_settle(dagrt *rt, dagrt_pipeline *p, unsigned keep);
 
 /* ---------------------------------------------- node dispatch (exec/exec.c)
  *

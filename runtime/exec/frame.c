@@ -345,5 +345,6 @@ int dagrt_get_frame(dagrt_frame_info *out)
     out->slot = (uint32_t)(r->fseq % r->fslots);
     out->state = r;
     out->graph = r->g;
+    out->rt = r->rt;
     return 0;
 }

@@ -166,9 +166,13 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
 {
     pipe_rt *q = pipe_of(p);
     unsigned k = (unsigned)((q->submitted - q->inflight) % q->depth);
-    int rc = rt_exec_wait(rt, p->states[k], true);
-    if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL)
+    /* The pipeline's calls checked the thread (enter), an asynchronous
+     * wait's task runs on the main thread (exec/await.c): the wait's
+     * halves, without rt_exec_wait's check for a task. */
+    int rc = rt_exec_wait_take(rt, p->states[k], true);
+    if (rc != 0)
         return rc;   /* refused (the state is used outside the pipeline): still in flight */
+    rc = rt_exec_wait_run(rt, p->states[k]);
     graph_rt *r = state_rt(p->states[k]);
     retire_before(rt, q, r);
     if (r->pplan && rt_policy_serial_ok(&r->policy, r->g))
@@ -301,6 +305,48 @@ int dagrt_pipeline_drain(dagrt *rt, dagrt_pipeline *p)
         }
         if (rc != 0 && first == 0)
             first = rc;   /* a frame's own error: the first one, after all are done */
+    }
+    leave(q);
+    return first;
+}
+
+/* An asynchronous wait (exec/await.c): the pipeline taken as a call takes
+ * it, from any of rt's threads (frames in flight are rt's), and held
+ * until rt_pipe_settle, run on the main thread, has waited for the
+ * frames beyond `keep`. */
+int rt_pipe_take(dagrt *rt, dagrt_pipeline *p)
+{
+    if (!rt || !p || pipe_of(p)->magic != PIPE_MAGIC)
+        return DAGRT_EINVAL;
+    pipe_rt *q = pipe_of(p);
+    uint32_t idle = 0;
+    /* acquire: as enter's. Failure: relaxed, nothing is touched. */
+    if (!atomic_compare_exchange_strong_explicit(&q->owner, &idle, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return DAGRT_EBUSY;
+    if (q->inflight > 0 && q->rt != rt) {
+        leave(q);   /* release: handed back untouched */
+        return DAGRT_EBUSY;
+    }
+    return 0;
+}
+
+uint32_t rt_pipe_inflight(dagrt_pipeline *p) { return pipe_of(p)->inflight; }
+
+int rt_pipe_settle(dagrt *rt, dagrt_pipeline *p, unsigned keep)
+{
+    pipe_rt *q = pipe_of(p);
+    if (!rt)
+        rt = q->rt;
+    int first = 0;
+    while (q->inflight > keep) {
+        int rc = wait_oldest(rt, p);
+        if (rc == DAGRT_EBUSY || rc == DAGRT_EINVAL) {
+            first = rc;
+            break;
+        }
+        if (rc != 0 && first == 0)
+            first = rc;   /* a frame's own error: the first one, as drain's */
     }
     leave(q);
     return first;

@@ -1033,6 +1033,31 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
                           dagrt_ctx_store_fn store, const void *src);
 int dagrt_pipeline_drain(dagrt *rt, dagrt_pipeline *p);
 
+/* The asynchronous forms of dagrt_graph_wait and of a pipeline's waits
+ * (the rules of the asynchronous waits below: dagrt_async, DAGRT_PENDING,
+ * fn(arg, result); docs/runtime.md, "Coroutines"), callable from any of
+ * rt's threads (a coroutine on a worker too), where the blocking forms
+ * need the main thread outside any task. A started run's wait is where
+ * the main thread runs its part of the frame (its `on main` nodes, its
+ * share of the others): the call takes the wait as dagrt_graph_wait
+ * would (no other wait may take it then) and queues it as a task of the
+ * main thread's queue, which the main thread runs inside its next wait
+ * or pump (dagrt_pump_main, a run, a group wait...), helping until the run
+ * is complete; fn then gets the run's result. So the run ends only once
+ * the main thread waits or pumps, as its `on main` nodes always needed.
+ * dagrt_graph_wait_async: DAGRT_PENDING, or at once DAGRT_EINVAL (bad
+ * arguments or record, a state never started or started on another
+ * runtime), DAGRT_EBUSY (another wait holds it, a pipeline's frame),
+ * DAGRT_EPERM (not one of rt's threads). dagrt_pipeline_wait_async: waits,
+ * oldest first, until at most keep frames are in flight (0: as
+ * dagrt_pipeline_drain; depth - 1: room for a submit that will not wait),
+ * fn getting the first frame error as drain's; at once 0 when no more
+ * than keep are in flight; the pipeline is held meanwhile (its calls
+ * answer DAGRT_EBUSY until fn is called); errors at once as drain's, and
+ * DAGRT_EPERM as above. */
+int64_t dagrt_graph_wait_async(dagrt *rt, dagrt_async *a, dagrt_graph_state *st);
+int64_t dagrt_pipeline_wait_async(dagrt *rt, dagrt_async *a, dagrt_pipeline *p, unsigned keep);
+
 /* ------------------------------------------------------------ frame memory */
 /* (docs/runtime.md, "Data across frames")
  *
@@ -1073,7 +1098,8 @@ int dagrt_frame_last_error(void);
  * data among `slots` copies, enough for every frame in flight and the one
  * before the oldest (slot (number + slots - 1) % slots is the previous
  * frame's); state, its dagrt_graph_state; graph, the tables it runs
- * (dagc's per-frame accessors tell their own graph's frames by it). 0, or
+ * (dagc's per-frame accessors tell their own graph's frames by it); rt,
+ * the runtime that runs it (dagc's coroutine tasks wait on it). 0, or
  * DAGRT_EINVAL (NULL out), DAGRT_EPERM outside a frame's task. */
 #define DAGRT_FRAME_SLOTS (DAGRT_MAX_IN_FLIGHT + 1)
 typedef struct dagrt_frame_info {
@@ -1082,6 +1108,7 @@ typedef struct dagrt_frame_info {
     uint32_t slots;
     const void *state;
     const struct dagrt_graph *graph;
+    dagrt *rt;
 } dagrt_frame_info;
 int dagrt_get_frame(dagrt_frame_info *out);
 

@@ -130,13 +130,20 @@ struct final_awaiter {
             return p.continuation;   /* co_awaited: its awaiter goes on here */
         /* 1: spawned, or its started handle was dropped; nobody takes its
          * result. acquire: the handle's drop is over. */
-        if (p.refs.load(std::memory_order_acquire) == 1)
+        bool alone = p.refs.load(std::memory_order_acquire) == 1;
+        if (alone)
             p.unobserved_end();   /* an exception: the program ends */
         else
             dagrt_event_set(&p.done);   /* its handle may be waiting */
-        /* acq_rel: see promise_base::refs. */
-        if (p.refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        /* acq_rel: see promise_base::refs. The handle may have been
+         * dropped after the set without a get (its drop was not the last):
+         * then this end is the last, and an exception nobody took is
+         * reported here (one taken by get is no longer in the promise). */
+        if (p.refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            if (!alone)
+                p.unobserved_end();
             h.destroy();
+        }
         return std::noop_coroutine();
     }
     void await_resume() noexcept {}
@@ -319,6 +326,7 @@ public:
 private:
     template <class U>
     friend started<U> start(dagrt *rt, task<U> &&t, unsigned flags, std::error_code *ec);
+    friend void run_node(task<void> &&t) noexcept;
     using handle = typename task<T>::handle;
     explicit started(handle h) noexcept : h_(h) {}
     void drop() noexcept
@@ -373,6 +381,46 @@ inline std::error_code spawn(dagrt *rt, task<void> &&t, unsigned flags = 0)
     if (r != 0)
         h.destroy();
     return make_error(r);
+}
+
+/* dagc's coroutine tasks (`coro`, docs/language.md): the body of such a
+ * node, on the fiber of its own the node runs on. t runs here until it
+ * first suspends, then the fiber parks until t's end (the thread runs
+ * other nodes meanwhile; t's waits end as any coroutine's, on the workers)
+ * and the node completes when this returns. An exception escaping t ends
+ * the program with a message, as one escaping a node's function would.
+ * Outside a graph's node (no frame, so no runtime to wait on) it ends the
+ * program too. */
+inline void run_node(task<void> &&t) noexcept
+{
+    auto h = t.release();
+    if (!h)
+        return;
+    dagrt_frame_info fi;
+    if (dagrt_get_frame(&fi) != 0 || !fi.rt) {
+        h.destroy();
+        std::fprintf(stderr, "dagrt_coro.hpp: run_node outside a graph's node: std::terminate\n");
+        std::fflush(stderr);
+        std::terminate();
+    }
+    h.promise().flags = 0;
+    h.promise().refs.store(2, std::memory_order_relaxed);   /* relaxed: this thread runs it first */
+    h.resume();   /* until it first suspends, or ends */
+    started<void> s(h);
+    (void)s.wait(fi.rt);   /* a fiber parks; DAGRT_ECANCELED only from dagrt_destroy, which waits for it */
+    while (!s.done())
+        (void)s.wait(fi.rt);
+#if DAGRTPP_EXCEPTIONS
+    try {
+        s.get();
+    } catch (const std::exception &e) {
+        detail::task_threw(e.what());
+    } catch (...) {
+        detail::task_threw(nullptr);
+    }
+#else
+    s.get();
+#endif
 }
 
 /* start, wait, get: T from a thread (the main thread, a plain task, a
@@ -510,6 +558,31 @@ inline auto wait(condition_variable &cv, mutex &m, clock::time_point deadline = 
 inline auto cancelled(dagrt *rt, cancel_scope &c) noexcept
 {
     return co::sleep_for(rt, std::chrono::nanoseconds(INT64_MAX), &c);
+}
+
+/* A started graph run has ended (dagrt_graph_start; dagc's
+ * G_instance_start: co_await co::wait(rt, inst.state)): its result as
+ * the wait's code (0, or the run's error; DAGRT_EBUSY if another wait
+ * holds it, DAGRT_EINVAL never started). The run's own part on the main
+ * thread (`on main` nodes, its share of the rest) runs inside the main
+ * thread's next wait or pump (dagrt_graph_wait_async): the coroutine
+ * holds no thread meanwhile. */
+inline auto wait(dagrt *rt, dagrt_graph_state &st) noexcept
+{
+    dagrt_graph_state *sp = &st;
+    return detail::code_awaitable([rt, sp](dagrt_async *a) noexcept { return dagrt_graph_wait_async(rt, a, sp); });
+}
+/* A pipeline (dagc's G_pipeline_t: co_await co::wait(rt, p.pipe)) has at
+ * most keep frames in flight, the older ones waited for (0: drained;
+ * depth - 1: the next submit will not wait): the first frame error, as
+ * dagrt_pipeline_drain's. The pipeline is held until then (its calls
+ * answer DAGRT_EBUSY); dagrt_pipeline_wait_async. */
+inline auto wait(dagrt *rt, dagrt_pipeline &p, unsigned keep = 0) noexcept
+{
+    dagrt_pipeline *pp = &p;
+    return detail::code_awaitable([rt, pp, keep](dagrt_async *a) noexcept {
+        return dagrt_pipeline_wait_async(rt, a, pp, keep);
+    });
 }
 
 /* -------------------------------------------------------- the I/O calls */

@@ -3,7 +3,8 @@
  * at the bottom of wait/oneshot.h): the record, arming a wait's group to
  * queue a continuation task, and that task. The waits themselves are
  * wait/sync.c's and wait/io.c's, which call rt_async_arm where their
- * blocking forms call rt_oneshot_wait.
+ * blocking forms call rt_oneshot_wait; and the waits the main thread
+ * carries out for another wing (rt_async_on_main: exec/await.c).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -114,4 +115,61 @@ int rt_async_arm(rt_async *a, rt_group *g, rt_ctx *c, void (*finish)(rt_async *a
             atomic_fetch_sub_explicit(nwaits, 1, memory_order_relaxed);
     }
     return r;
+}
+
+/* ------------------------------------------- waits the main thread does */
+
+int rt_async_ready(dagrt *rt, dagrt_async *a)
+{
+    return rt_async_check(rt, a);
+}
+
+/* fn, in a task of its own with the record's flags. */
+static void async_call(void *arg)
+{
+    rt_async *a = arg;
+    a->fn(a->arg, a->result);   /* the last access to a */
+}
+
+/* The wait, on the main thread's queue; then fn, here (DAGRT_SPAWN_MAIN:
+ * this is a task of the main queue already) or in a task of its own. A
+ * spawn from inside a task succeeds while dagrt_destroy drains (only
+ * outside threads are refused then), so ENOMEM is the one failure. */
+static void async_main_run(void *arg)
+{
+    rt_async *a = arg;
+    /* The main thread's own stack only: a fiber task on the main thread
+     * that pumps its queue would carry the wait (and the frame's part that
+     * is the main thread's) wherever the fiber resumes. Queued again for
+     * the main thread's next wait or pump (each pump runs only what was
+     * queued when it began). */
+    if (dagrt_in_fiber(a->rt)) {
+        if (dagrt_spawn_ex(a->rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN) != 0) {
+            fprintf(stderr, "dagrt: fatal: could not queue an asynchronous wait again\n");
+            abort();
+        }
+        return;
+    }
+    a->result = a->body(a->data, a->n);
+    if (a->flags & DAGRT_SPAWN_MAIN) {
+        a->fn(a->arg, a->result);
+        return;
+    }
+    if (dagrt_spawn_ex(a->rt, NULL, async_call, a, a->flags) != 0) {
+        fprintf(stderr, "dagrt: fatal: could not queue an asynchronous wait's end\n");
+        abort();
+    }
+}
+
+int rt_async_on_main(dagrt *rt, dagrt_async *ap, int64_t (*body)(void *data, uint64_t n),
+                     void *data, uint64_t n)
+{
+    rt_async *a = rt_async_of(ap);   /* rt_async_ready checked it */
+    a->rt = rt;
+    a->body = body;
+    a->data = data;
+    a->n = n;
+    a->result = 0;
+    /* The spawn publishes the fields to the thread that runs the task. */
+    return dagrt_spawn_ex(rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN);
 }

@@ -341,6 +341,8 @@ typedef struct io_async {
     int kind;
     size_t *fromlen;      /* recvfrom: the address's length */
     dagrt_handle *outh;   /* accept: the new handle */
+    dagrt_handle h;       /* the call's handle, for the trace */
+    uint64_t t0;          /* the call's start while the trace records, else 0 */
 } io_async;
 _Static_assert(sizeof(io_async) <= sizeof(dagrt_async), "dagrt_async too small for an I/O call");
 
@@ -359,6 +361,24 @@ static int64_t io_result(io_async *ia, int64_t r, const rt_io_op *out)
     return r;
 }
 
+static const char *const op_names[RT_IO_KINDS] = {
+    "io read", "io write", "io recvfrom", "io sendto", "io accept", "io connect", "io poll",
+};
+
+/* What the trace records of a call (trace/record.h, rt_trace_io), on the
+ * thread the call returns on: a fiber's, which may have moved, or an
+ * asynchronous call's continuation's (or its caller's, when it ended at
+ * once). t0: the call's start, 0 when the trace did not record then. */
+static void io_traced(dagrt *rt, int kind, dagrt_handle h, int64_t r, uint64_t t0)
+{
+    if (!t0)
+        return;
+    rt_obs *ob = rt_obs_now(&rt->obs);   /* again: it may have changed meanwhile */
+    rt_ctx *cx = rt_ctx_current(rt);
+    if (ob && ob->trace && cx)
+        rt_trace_io(ob->trace, cx->index, op_names[kind], (int64_t)h, r, rt_now_ns() - t0);
+}
+
 /* The continuation (wait/async.c): io_end on a runtime thread, then fn. */
 static void io_finish(rt_async *a)
 {
@@ -367,6 +387,7 @@ static void io_finish(rt_async *a)
     int os = 0;
     int64_t r = io_end(a->rt, ia->io, ia->q, ia->kind, &out, &os);
     rt_error_set(0, os);
+    io_traced(a->rt, ia->kind, ia->h, r, ia->t0);
     a->fn(a->arg, io_result(ia, r, &out));   /* the last access to the record */
 }
 
@@ -483,12 +504,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     return io_end(rt, io, q, in->kind, out, os);
 }
 
-static const char *const op_names[RT_IO_KINDS] = {
-    "io read", "io write", "io recvfrom", "io sendto", "io accept", "io connect", "io poll",
-};
-
-/* io_call_, and what the trace records of it (trace/record.h, rt_trace_io: on
- * the thread the call returns on, which a fiber may have moved to). */
+/* io_call_, and what the trace records of it (io_traced). */
 int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cancel *c,
                    rt_io_op *out)
 {
@@ -513,12 +529,7 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
      * dagrt_last_os_error is the system's error behind this result, 0
      * when there is none (dagrt.h). */
     rt_error_set(0, os);
-    if (ob && ob->trace) {
-        ob = rt_obs_now(&rt->obs);   /* again: it may have changed meanwhile */
-        rt_ctx *cx = rt_ctx_current(rt);
-        if (ob && ob->trace && cx)
-            rt_trace_io(ob->trace, cx->index, op_names[in->kind], (int64_t)in->h, r, rt_now_ns() - t0);
-    }
+    io_traced(rt, in->kind, in->h, r, t0);
     rt_oneshot_leave(rt, in_);   /* the call's last access to rt */
     return r;
 }
@@ -540,11 +551,18 @@ int64_t rt_io_call_async(dagrt *rt, dagrt_async *a, const rt_io_op *in, uint64_t
     ia->outh = outh;
     ia->io = NULL;
     ia->q = NULL;
+    ia->h = in->h;
+    /* The trace's io span, as the blocking call's: from here to the end,
+     * recorded where the continuation runs (io_finish) or now. */
+    rt_obs *ob = rt_obs_now(&rt->obs);
+    ia->t0 = ob && ob->trace ? rt_now_ns() : 0;
+    uint64_t t0 = ia->t0;   /* past a PENDING, the record is the continuation's */
     rt_io_op out;
     int64_t r = io_call_(rt, in, deadline, c, &out, &os, &ia->a);
     if (r == DAGRT_PENDING)
         return r;
     rt_error_set(0, os);
+    io_traced(rt, in->kind, in->h, r, t0);
     return io_result(ia, r, &out);
 }
 

@@ -136,6 +136,12 @@ struct rt_async {
     uint32_t magic;
     void (*finish)(rt_async *a);    /* the continuation's body (the owner's) */
     _Atomic int64_t *nwaits;        /* counted in while pending, or NULL */
+    /* rt_async_on_main's wait (wait/wait.h): its body and data, and the
+     * result for the task that calls fn. */
+    int64_t (*body)(void *data, uint64_t n);
+    void *data;
+    uint64_t n;
+    int64_t result;
 };
 #define RT_ASYNC_MAGIC 0x61737963u   /* "asyc" */
 

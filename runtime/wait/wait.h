@@ -105,4 +105,18 @@ void rt_timer_set_kick(struct dagrt *rt, void (*kick)(void *), void *arg);
 uint64_t rt_timer_keeper_enter(struct dagrt *rt, struct rt_ctx *c);
 bool rt_timer_keeper_leave(struct dagrt *rt, struct rt_ctx *c);
 
+/* An asynchronous wait (dagrt.h, dagrt_*_async) that the main thread
+ * carries out (wait/async.c; exec/await.c's started runs and pipelines,
+ * whose waits run their caller's part there): rt_async_ready checks a
+ * as every async call does (0, DAGRT_EINVAL, DAGRT_EPERM); then
+ * rt_async_on_main queues body(data, n) as a task of the main thread's
+ * queue, which does the wait and returns its result; fn is then called
+ * with it as for every async wait (by that task when a's flags say
+ * DAGRT_SPAWN_MAIN, else by a task queued with a's flags). 0: queued (the
+ * call returns DAGRT_PENDING), or dagrt_spawn_ex's error (nothing queued). */
+struct dagrt_async;
+int rt_async_ready(struct dagrt *rt, struct dagrt_async *a);
+int rt_async_on_main(struct dagrt *rt, struct dagrt_async *a, int64_t (*body)(void *data, uint64_t n),
+                     void *data, uint64_t n);
+
 #endif

@@ -9,7 +9,7 @@
 # handle goes without a get, must end the program with dagrt.hpp's message.
 # usage: coro_check.sh SOURCE_DIR LIBDAGRT_A SCRATCH_DIR
 set -eu
-src=$1 lib=$2 scratch=$3
+src=$1 lib=$2 scratch=$3 dagc=$4
 syslibs=${DAGRT_STATIC_LINK:-}
 fail() { echo "FAIL: $*"; exit 1; }
 cxxs=
@@ -35,6 +35,10 @@ done
 
 $cc -std=c11 -O1 -I"$scn" -c "$scn/driver.c" -o "$scratch/driver.o" || fail "driver.c"
 $cc -std=c11 -O1 -I"$scn" -c "$scn/scenario.c" -o "$scratch/scenario.o" || fail "scenario.c"
+# The scenarios' graphs (coro_graph.dag, coro_node.dag) through dagc --cxx.
+"$dagc" --cxx "$src/tests/cxx/coro_graph.dag" --c "$scratch/cg_gen.cpp" --h "$scratch/cg_gen.h" || fail "dagc coro_graph.dag"
+"$dagc" --cxx "$src/tests/cxx/coro_node.dag" --c "$scratch/cn_gen.cpp" --h "$scratch/cn_gen.h" || fail "dagc coro_node.dag"
+scn_src="$src/tests/cxx/coro_scenarios.cpp $src/tests/cxx/coro_graph.cpp $src/tests/cxx/coro_node.cpp $scratch/cg_gen.cpp $scratch/cn_gen.cpp"
 # The scenarios: the default build runs them as g++ compiles them (the
 # test `coro`); here the other compiler's build runs them, and the builds
 # without exceptions are compiled (-fsyntax-only: their warnings and
@@ -44,15 +48,22 @@ for cxx in $cxxs; do
     for exc in -fexceptions -fno-exceptions; do
         what="$cxx -std=c++20 $exc"
         if [ "$cxx" = clang++ ] && [ "$exc" = -fexceptions ] || [ "$cxxs" = " g++" ] && [ "$exc" = -fexceptions ]; then
-            $cxx -std=c++20 $exc -O1 $warn -I"$inc" -I"$scn" -I"$src/tests/cxx" \
-                -c "$src/tests/cxx/coro_scenarios.cpp" -o "$scratch/scn.o" || fail "coro_scenarios.cpp with $what"
-            $cxx "$scratch/scn.o" "$scratch/driver.o" "$scratch/scenario.o" "$lib" $syslibs -pthread \
+            objs=
+            for f in $scn_src; do
+                o="$scratch/$(basename "$f" .cpp).o"
+                $cxx -std=c++20 $exc -O1 $warn -I"$inc" -I"$scn" -I"$src/tests/cxx" -I"$scratch" \
+                    -c "$f" -o "$o" || fail "$(basename "$f") with $what"
+                objs="$objs $o"
+            done
+            $cxx $objs "$scratch/driver.o" "$scratch/scenario.o" "$lib" $syslibs -pthread \
                 -o "$scratch/coro_drv" || fail "link with $what"
             DAGC_TEST_SCALE=0.1 "$scratch/coro_drv" >"$scratch/out" 2>&1 ||
                 { cat "$scratch/out"; fail "the scenarios built with $what"; }
         else
-            $cxx -std=c++20 $exc -fsyntax-only $warn -I"$inc" -I"$scn" -I"$src/tests/cxx" \
-                "$src/tests/cxx/coro_scenarios.cpp" || fail "coro_scenarios.cpp with $what"
+            for f in $scn_src; do
+                $cxx -std=c++20 $exc -fsyntax-only $warn -I"$inc" -I"$scn" -I"$src/tests/cxx" -I"$scratch" \
+                    "$f" || fail "$(basename "$f") with $what"
+            done
         fi
         n=$((n + 1))
     done

@@ -617,6 +617,98 @@ static int coro_fifo_cxx()
 }
 
 namespace {
+/* One queue shared by asynchronous waiters (a coroutine's co::lock and
+ * co::acquire are these very calls) and fiber tasks: who got the mutex or
+ * a unit, in turn. */
+struct mixed_rec {
+    std::atomic<int> arrived{0};
+    std::atomic<int> ngot{0};
+    int got[4] = {-1, -1, -1, -1};
+    dagrt_mutex *m = nullptr;   /* the mutex round: each holder hands it on */
+};
+struct mixed_arg {
+    mixed_rec *rec;
+    int who;
+};
+void mixed_end(void *p, int64_t r)
+{
+    auto *a = static_cast<mixed_arg *>(p);
+    if (r != 0)
+        return;
+    mixed_rec *rec = a->rec;
+    rec->got[rec->ngot.load()] = a->who;
+    rec->ngot.fetch_add(1);   /* seq_cst: got[] is the next holder's, then the reader's */
+    if (rec->m)
+        (void)dagrt_mutex_unlock(rec->m);
+}
+} // namespace
+
+/* Asynchronous waiters and fiber tasks on one queue are served in
+ * arrival order: fibers 0 and 2 and asynchronous waits 1 and 3 queue in
+ * that order on a held mutex, then on an empty semaphore; the mutex goes
+ * 0, 1, 2, 3 (each holder hands it on), and the semaphore's units,
+ * released one at a time, too. With no worker a fiber runs on the main
+ * thread (in its sleep's help) until it parks, and an asynchronous call
+ * queues before it returns: the order is the test's, not the scheduler's. */
+static int coro_fifo_mixed_cxx()
+{
+    int bad = 0;
+    auto rt = make_rt(0);
+    dagrt *r = rt;
+    for (int round = 0; round < 2; round++) {
+        for (int rep = 0; rep < 10; rep++) {
+            bool mutex_round = round == 0;
+            dagrt_mutex m;
+            dagrt_mutex_init(&m);
+            dagrt_sem sem;
+            dagrt_sem_init(&sem, 0);
+            if (mutex_round)
+                EXPECT(dagrt_mutex_trylock(&m));
+            mixed_rec rec;
+            rec.m = mutex_round ? &m : nullptr;
+            mixed_arg args[4];
+            dagrt_async recs[4];
+            dagrtpp::group g;
+            for (int who = 0; who < 4; who++) {
+                args[who] = {&rec, who};
+                if (who % 2 == 0) {
+                    EXPECT(!dagrtpp::spawn(r, g, [&rec, &m, &sem, r, who, mutex_round] {
+                        rec.arrived.fetch_add(1);
+                        int e = mutex_round ? dagrt_mutex_lock(r, &m) : dagrt_sem_acquire(r, &sem);
+                        mixed_arg self{&rec, who};
+                        mixed_end(&self, e);
+                    }, DAGRT_SPAWN_FIBER));
+                    while (rec.arrived.load() <= who)
+                        (void)dagrt_sleep(r, 10000, nullptr);   /* helps: it runs until it parks */
+                } else {
+                    dagrt_async_init(&recs[who], &mixed_end, &args[who], 0);
+                    int64_t q = mutex_round ? dagrt_mutex_lock_async(r, &recs[who], &m, DAGRT_FOREVER, nullptr)
+                                            : dagrt_sem_acquire_async(r, &recs[who], &sem, DAGRT_FOREVER, nullptr);
+                    EXPECT(q == DAGRT_PENDING);
+                    rec.arrived.fetch_add(1);
+                }
+            }
+            EXPECT(rec.ngot.load() == 0);
+            for (int k = 0; k < 4; k++) {
+                if (mutex_round) {
+                    if (k == 0)
+                        EXPECT(dagrt_mutex_unlock(&m) == 0);   /* then each holder hands it on */
+                } else {
+                    dagrt_sem_release(&sem, 1);
+                }
+                while (rec.ngot.load() <= k)
+                    (void)dagrt_sleep(r, 10000, nullptr);
+                EXPECT(rec.got[k] == k);
+                if (!mutex_round)
+                    EXPECT(rec.ngot.load() == k + 1);   /* one unit, one waiter */
+            }
+            EXPECT(!g.wait(r));
+        }
+    }
+    return bad;
+}
+
+namespace {
 std::atomic<int> misuse_calls{0};
 void misuse_end(void *, int64_t) { misuse_calls.fetch_add(1); }
 } // namespace
@@ -908,6 +1000,9 @@ static int coro_io_fallback_cxx() { return io_scenario(true); }
 static int coro_park_10k_cxx() { return park_scenario(false); }
 static int coro_park_10k_fallback_cxx() { return park_scenario(true); }
 #endif
+
+int coro_graph_wait_cxx();   /* coro_graph.cpp */
+int coro_graph_node_cxx();   /* coro_node.cpp */
 
 /* The entries, with C linkage (g++ 12 mangles coroutine lambdas inside
  * an extern "C" function to clashing names: the bodies are C++ functions). */

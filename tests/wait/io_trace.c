@@ -1,12 +1,28 @@
 /* io_trace.c - the I/O waits in the trace and in dagrt_get_stats, the same
  * on every system (wait_list.h: io_trace, and io_trace_fb on the fallback):
  * a write, a read, a poll that times out on a quiet datagram socket and a
- * read cancelled before it starts, from a fiber. */
+ * read cancelled before it starts, from a fiber; then an asynchronous poll
+ * (dagrt_poll_async, as a coroutine's co::poll) and write, whose spans the
+ * trace records too. */
 #define _GNU_SOURCE
 #include "io_ops.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* An asynchronous call's end. */
+typedef struct trace_async {
+    _Atomic int done;
+    int64_t result;
+} trace_async;
+
+static void trace_async_end(void *arg, int64_t r)
+{
+    trace_async *t = arg;
+    t->result = r;
+    atomic_store(&t->done, 1);   /* seq_cst: result is the waiter's after it */
+}
 
 /* ------------------------------------------------------------- the trace */
 
@@ -106,6 +122,27 @@ static int trace(bool fallback)
     EXPECT(dagrt_get_io_stats(rt, &is) == 0);
     EXPECT(is.kind[DAGRT_IO_READ].ops == 1 && is.kind[DAGRT_IO_READ].cancels == 1);
     EXPECT(is.kind[DAGRT_IO_POLL].timeouts == 1);
+    /* The asynchronous forms, from the main thread: a poll that waits
+     * (pending, 3 ms) and a write; each a span as the blocking calls'. */
+    trace_async ta = {0, 0};
+    dagrt_async rec;
+    dagrt_async_init(&rec, trace_async_end, &ta, 0);
+    EXPECT(dagrt_poll_async(rt, &rec, H(j.quiet), DAGRT_POLL_IN, dagrt_now_ns() + 3000000, NULL) ==
+           DAGRT_PENDING);
+    while (!atomic_load(&ta.done))
+        (void)dagrt_sleep(rt, 200000, NULL);   /* helps: the end may be queued here */
+    EXPECT(ta.result == DAGRT_ETIMEDOUT);
+    static char wbuf[512];
+    memset(wbuf, 'w', sizeof wbuf);
+    atomic_store(&ta.done, 0);
+    dagrt_async_init(&rec, trace_async_end, &ta, 0);
+    int64_t wr = dagrt_write_async(rt, &rec, H(j.fd), wbuf, sizeof wbuf, 0, NULL);
+    if (wr == DAGRT_PENDING) {
+        while (!atomic_load(&ta.done))
+            (void)dagrt_sleep(rt, 200000, NULL);
+        wr = ta.result;
+    }
+    EXPECT(wr == 512);
     EXPECT(dagrt_trace_stop(rt) == 0);
     char path[600];
     snprintf(path, sizeof path, "%s", tmp_path("trace.json"));
@@ -132,6 +169,19 @@ static int trace(bool fallback)
     double e = *id ? slice_ts(text, "{\"ph\":\"e\",\"name\":\"io poll\"", id, sizeof id) : -1;
     EXPECT(b >= 0 && e >= 0);
     EXPECT(e - b >= 1500.0);
+    /* The asynchronous poll's slice: a second one, as long as its wait. */
+    int npoll = 0, nlong = 0;
+    for (const char *at = strstr(text, "{\"ph\":\"b\",\"name\":\"io poll\""); at;
+         at = strstr(at + 1, "{\"ph\":\"b\",\"name\":\"io poll\"")) {
+        id[0] = 0;
+        b = slice_ts(at, "{\"ph\":\"b\",\"name\":\"io poll\"", id, sizeof id);
+        e = *id ? slice_ts(text, "{\"ph\":\"e\",\"name\":\"io poll\"", id, sizeof id) : -1;
+        npoll++;
+        nlong += b >= 0 && e - b >= 1500.0;
+    }
+    EXPECT(npoll == 2 && nlong == 2);
+    snprintf(want, sizeof want, "\"handle\":%lld,\"bytes\":512,\"result\":512", (long long)H(j.fd));
+    EXPECT(strstr(text, want) != NULL);   /* the asynchronous write */
     id[0] = 0;
     b = slice_ts(text, "{\"ph\":\"b\",\"name\":\"io read\"", id, sizeof id);
     e = *id ? slice_ts(text, "{\"ph\":\"e\",\"name\":\"io read\"", id, sizeof id) : -1;

@@ -8,7 +8,7 @@ endif
 
 syn keyword dagStructure graph task gate resource
 syn keyword dagInclude include import
-syn keyword dagKeyword after on main hot fiber parallel grain call cost when run reads writes prev
+syn keyword dagKeyword after on main hot fiber parallel grain call cost when run reads writes prev coro
 syn keyword dagOperator and or
 syn keyword dagTodo TODO FIXME XXX NOTE contained
 
