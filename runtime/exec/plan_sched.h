@@ -88,14 +88,18 @@ typedef struct ps_result {
 } ps_result;
 
 /* Schedules g (see docs/runtime.md): each node's priority is its bottom
- * level; nodes are taken in priority order (bottom level down, index up:
- * a topological order) and each goes on the list where it would finish
- * first (list 0 for PS_MAIN), after the list's last node and its inputs
- * (plus xfer_ns for an input from another list). Each list is in its
- * simulated start order, and all lists are subsequences of the one order
- * of placement, which is topological: running the lists cannot deadlock.
- * Returns false (nothing placed) for a bad graph: an edge that does not
- * go to a higher index, or n over 2^31. */
+ * level; nodes are taken in priority order (bottom level down), and each
+ * goes on the list where it would start first (list 0 for PS_MAIN), after
+ * the list's last node and its inputs (plus xfer_ns for an input from
+ * another list), each hand-over it commits to there counted xfer_ns more
+ * (its inputs from other lists, and its successors whose placed inputs
+ * all lie on one other list). Among equal priorities the node placed
+ * earliest that way goes first (of the first PS_WINDOW whose inputs are
+ * placed; ties in index order). Each node takes node_ns, then its cost.
+ * Each list is in its simulated start order, and all lists are
+ * subsequences of the one order of placement, which is topological:
+ * running the lists cannot deadlock. Returns false (nothing placed) for a
+ * bad graph: an edge that does not go to a higher index, or n over 2^31. */
 bool ps_schedule(const ps_graph *g, ps_result *out);
 
 /* The node on the predicted critical path before node v (after
