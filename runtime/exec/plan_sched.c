@@ -152,7 +152,8 @@ static bool inputs_placed(const ps_graph *g, uint32_t v, uint32_t nl)
 }
 
 /* The hand-overs that placing v on each list commits the schedule to
- * (xc[k]): its inputs from other lists, and each successor of v whose
+ * (xc[k]): its inputs from other lists, each `on main` successor when k
+ * is not list 0, and each other successor of v whose
  * other inputs placed so far all lie on one other list (wherever that
  * successor goes, one of its inputs will come from another list; a
  * successor whose placed inputs already span two lists has one anyway,
@@ -168,6 +169,12 @@ static void handovers(const ps_graph *g, uint32_t v, uint32_t nl, const uint32_t
     uint32_t ns = g->nsucc(g->ctx, v);
     for (uint32_t q = 0; q < ns; q++) {
         uint32_t s = g->succ(g->ctx, v, q);
+        if (g->flags(g->ctx, s) & PS_MAIN) {
+            /* it runs on list 0 whatever its other inputs */
+            for (uint32_t k = 1; k < nl; k++)
+                xc[k]++;
+            continue;
+        }
         uint32_t one = PS_NONE;   /* the one list of s's placed inputs */
         bool two = false;
         uint32_t nsp = g->npred(g->ctx, s);
