@@ -153,7 +153,8 @@ static bool inputs_placed(const ps_graph *g, uint32_t v, uint32_t nl)
 
 /* The hand-overs that placing v on each list commits the schedule to
  * (xc[k]): its inputs from other lists, each `on main` successor when k
- * is not list 0, and each other successor of v whose
+ * is not list 0 (and v itself there when it has no successor: the frame
+ * ends on list 0), and each other successor of v whose
  * other inputs placed so far all lie on one other list (wherever that
  * successor goes, one of its inputs will come from another list; a
  * successor whose placed inputs already span two lists has one anyway,
@@ -167,6 +168,11 @@ static void handovers(const ps_graph *g, uint32_t v, uint32_t nl, const uint32_t
     for (uint32_t k = 0; k < nl; k++)
         xc[k] = np - aff[k];
     uint32_t ns = g->nsucc(g->ctx, v);
+    if (ns == 0) {
+        /* a last node: the frame ends on list 0 (the caller returns) */
+        for (uint32_t k = 1; k < nl; k++)
+            xc[k]++;
+    }
     for (uint32_t q = 0; q < ns; q++) {
         uint32_t s = g->succ(g->ctx, v, q);
         if (g->flags(g->ctx, s) & PS_MAIN) {
@@ -311,8 +317,11 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
         w[PS_START] = s;
         w[PS_FINISH] = fin;
         g->place(g->ctx, v, best);
-        if (r.last == PS_NONE || fin > r.makespan) {
-            r.makespan = fin;
+        /* The frame ends when the caller (list 0) knows every last node
+         * done: one elsewhere reaches it xfer_ns later. */
+        uint32_t end = best != 0 && g->nsucc(g->ctx, v) == 0 ? sat_add(fin, g->xfer_ns) : fin;
+        if (r.last == PS_NONE || end > r.makespan) {
+            r.makespan = end;
             r.last = v;
         }
     }

@@ -79,7 +79,9 @@ typedef struct ps_graph {
 enum { PS_BL = 0, PS_START = 1, PS_FINISH = 2 };
 
 typedef struct ps_result {
-    uint64_t makespan;     /* the predicted frame time: the last finish, ns */
+    uint64_t makespan;     /* the predicted frame time: the last finish, ns (a
+                              last node off list 0 xfer_ns later: the caller
+                              learns of it) */
     uint64_t work;         /* every node's cost together */
     uint64_t critical;     /* the longest cost path (no transfers) */
     uint32_t last;         /* the node that finishes last (PS_NONE: no node) */

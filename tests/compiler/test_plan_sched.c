@@ -113,9 +113,11 @@ static uint64_t tcost(const tg *g, uint32_t v) { return (g->flags[v] & PS_GATE) 
 /* The lists run as plan mode runs them, computed afresh from the lists
  * alone: each list's next node starts once its list is free and its
  * inputs are done (the last one; an OR node's first), an input from
- * another list PS_XFER_NS later, each node PS_NODE_NS before its body.
+ * another list PS_XFER_NS later, each node PS_NODE_NS before its body; the
+ * frame ends once list 0 knows every last node done (PS_XFER_NS more for
+ * one on another list).
  * Fails the test on a deadlock (a round
- * in which no list can move). Returns the last finish. */
+ * in which no list can move). Returns the frame's end. */
 static uint64_t simulate(const tg *g, uint32_t nl, uint64_t *fin)
 {
     uint32_t pos[PS_LISTS] = {0};
@@ -146,8 +148,10 @@ static uint64_t simulate(const tg *g, uint32_t nl, uint64_t *fin)
                 fin[v] = s + PS_NODE_NS + tcost(g, v);
                 free_at[k] = fin[v];
                 done[v] = 1;
-                if (fin[v] > end)
-                    end = fin[v];
+                /* the frame ends on list 0: a last node elsewhere reaches it later */
+                uint64_t e = fin[v] + (g->nsucc[v] == 0 && k != 0 ? PS_XFER_NS : 0);
+                if (e > end)
+                    end = e;
                 pos[k]++;
                 left--;
                 moved = 1;
