@@ -120,6 +120,7 @@ bool rt_plan_build(graph_rt *r)
         atomic_store_explicit(&x->plan.done, 0, memory_order_relaxed);
         x->plan.LEVEL = 0;
         x->plan.BUCKET = NONE;
+        x->plan.list = UINT8_MAX;   /* not placed yet (plan_sched.h, list_of) */
     }
     /* Predecessors and levels (a node's level: the most tasks on a path
      * from a root before it); the tables are in topological order. */
@@ -214,7 +215,7 @@ bool rt_plan_build(graph_rt *r)
         v.dflt = (uint32_t)(known / nknown);
     for (uint32_t k = 0; k < PLAN_LISTS; k++)
         r->lhead[k] = v.tail[k] = NONE;
-    ps_graph pg = {n, nl, PS_XFER_NS, &v, bv_flags, bv_cost, bv_npred, bv_pred,
+    ps_graph pg = {n, nl, PS_XFER_NS, PS_NODE_NS, &v, bv_flags, bv_cost, bv_npred, bv_pred,
                    bv_nsucc, bv_succ, bv_scratch, bv_place, bv_list_of};
     ps_result res;
     if (!ps_schedule(&pg, &res))

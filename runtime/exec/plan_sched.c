@@ -136,6 +136,71 @@ static void ready_at(const ps_graph *g, uint32_t v, uint32_t f, uint32_t nl, uin
     }
 }
 
+/* Whether node p has its list (list_of answers nlists or more before). */
+static inline bool placed(const ps_graph *g, uint32_t p, uint32_t nl)
+{
+    return g->list_of(g->ctx, p) < nl;
+}
+
+static bool inputs_placed(const ps_graph *g, uint32_t v, uint32_t nl)
+{
+    uint32_t np = g->npred(g->ctx, v);
+    for (uint32_t q = 0; q < np; q++)
+        if (!placed(g, g->pred(g->ctx, v, q), nl))
+            return false;
+    return true;
+}
+
+/* The hand-overs that placing v on each list commits the schedule to
+ * (xc[k]): its inputs from other lists, each `on main` successor when k
+ * is not list 0 (and v itself there when it has no successor: the frame
+ * ends on list 0), and each other successor of v whose
+ * other inputs placed so far all lie on one other list (wherever that
+ * successor goes, one of its inputs will come from another list; a
+ * successor whose placed inputs already span two lists has one anyway,
+ * and costs nothing more). The second part is what keeps nodes whose
+ * successors join them on one list: placed one at a time, the earliest
+ * finish alone alternates the lists among equal tasks, and every later
+ * join then takes an input from the other thread. */
+static void handovers(const ps_graph *g, uint32_t v, uint32_t nl, const uint32_t *aff, uint32_t *xc)
+{
+    uint32_t np = g->npred(g->ctx, v);
+    for (uint32_t k = 0; k < nl; k++)
+        xc[k] = np - aff[k];
+    uint32_t ns = g->nsucc(g->ctx, v);
+    if (ns == 0) {
+        /* a last node: the frame ends on list 0 (the caller returns) */
+        for (uint32_t k = 1; k < nl; k++)
+            xc[k]++;
+    }
+    for (uint32_t q = 0; q < ns; q++) {
+        uint32_t s = g->succ(g->ctx, v, q);
+        if (g->flags(g->ctx, s) & PS_MAIN) {
+            /* it runs on list 0 whatever its other inputs */
+            for (uint32_t k = 1; k < nl; k++)
+                xc[k]++;
+            continue;
+        }
+        uint32_t one = PS_NONE;   /* the one list of s's placed inputs */
+        bool two = false;
+        uint32_t nsp = g->npred(g->ctx, s);
+        for (uint32_t z = 0; z < nsp && !two; z++) {
+            uint32_t p = g->pred(g->ctx, s, z);
+            if (p == v || !placed(g, p, nl))
+                continue;
+            uint32_t k = g->list_of(g->ctx, p);
+            if (one == PS_NONE)
+                one = k;
+            else if (k != one)
+                two = true;
+        }
+        if (one == PS_NONE || two)
+            continue;
+        for (uint32_t k = 0; k < nl; k++)
+            xc[k] += k != one;
+    }
+}
+
 bool ps_schedule(const ps_graph *g, ps_result *out)
 {
     ps_result r = {0};
@@ -172,27 +237,63 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
     }
     head = prio_sort(g, head);
     uint32_t free_at[PS_LISTS] = {0};
-    uint32_t st[PS_LISTS], aff[PS_LISTS];
-    for (uint32_t v = head; v != PS_NONE;) {
-        uint32_t next = LINK(v);
+    uint32_t st[PS_LISTS], aff[PS_LISTS], xc[PS_LISTS];
+    while (head != PS_NONE) {
+        /* The next node: among the first PS_WINDOW unplaced nodes of the
+         * head's priority (a tie: equal bottom levels), the one whose
+         * placement is earliest (below), the first of them on a tie. The
+         * head itself always has its inputs placed (they come before it in
+         * priority order); another node qualifies once its inputs are. */
+        uint32_t bl = g->scratch(g->ctx, head)[PS_BL];
+        uint32_t v = PS_NONE, vprev = PS_NONE, best = 0;
+        uint64_t best_at = UINT64_MAX;
+        uint32_t seen = 0;
+        for (uint32_t u = head, uprev = PS_NONE; u != PS_NONE && seen < PS_WINDOW;
+             uprev = u, u = LINK(u), seen++) {
+            if (g->scratch(g->ctx, u)[PS_BL] != bl)
+                break;
+            if (u != head && !inputs_placed(g, u, nl))
+                continue;
+            uint32_t f = g->flags(g->ctx, u);
+            uint32_t hi = (f & PS_MAIN) ? 1 : nl;
+            ready_at(g, u, f, nl, st, aff);
+            handovers(g, u, nl, aff, xc);
+            /* The list where u would start first (all lists run it for
+             * the same cost), each hand-over it commits to counted at
+             * xfer_ns more; ties go to the list with most of its inputs,
+             * then the lower list. */
+            uint32_t ku = 0;
+            uint64_t at_u = UINT64_MAX;
+            for (uint32_t k = 0; k < hi; k++) {
+                uint32_t s0 = st[k] > free_at[k] ? st[k] : free_at[k];
+                uint64_t at = (uint64_t)s0 + (uint64_t)xc[k] * g->xfer_ns;
+                if (at < at_u || (at == at_u && aff[k] > aff[ku])) {
+                    ku = k;
+                    at_u = at;
+                }
+            }
+            if (at_u < best_at) {
+                v = u;
+                vprev = uprev;
+                best = ku;
+                best_at = at_u;
+            }
+        }
+        /* Out of the priority list (LINK is v's start from here on). */
+        if (vprev == PS_NONE)
+            head = LINK(v);
+        else
+            LINK(vprev) = LINK(v);
         uint32_t f = g->flags(g->ctx, v);
         uint32_t c = node_cost(g, v, f);
-        uint32_t hi = (f & PS_MAIN) ? 1 : nl;
         ready_at(g, v, f, nl, st, aff);
-        for (uint32_t k = 0; k < nl; k++)
-            st[k] = st[k] > free_at[k] ? st[k] : free_at[k];
-        /* The list where v finishes first (all lists finish it after the
-         * same cost, so: where it starts first); ties go to the list with
-         * most of its inputs, then the lower list. */
-        uint32_t best = 0;
-        for (uint32_t k = 1; k < hi; k++)
-            if (st[k] < st[best] || (st[k] == st[best] && aff[k] > aff[best]))
-                best = k;
-        uint32_t s = st[best], fin;
+        uint32_t s = st[best] > free_at[best] ? st[best] : free_at[best], fin;
+        /* The runtime's own part first (PS_NODE_NS), then the body. */
+        uint32_t b = sat_add(s, g->node_ns);
         if (f & PS_ELSEWHERE) {
             /* Its list claims it and goes on; another thread runs it. */
-            free_at[best] = s;
-            fin = sat_add(s, c);
+            free_at[best] = b;
+            fin = sat_add(b, c);
         } else if ((f & PS_PARALLEL) && c > 0) {
             /* The range is shared among the lists idle when it starts
              * (dagrt_parallel_for's pieces go to whoever helps): each
@@ -201,14 +302,14 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
             for (uint32_t k = 0; k < nl; k++)
                 m += k == best || free_at[k] <= s;
             uint32_t share = c / m + (c % m != 0);
-            fin = sat_add(s, share);
+            fin = sat_add(b, share);
             for (uint32_t k = 0; k < nl; k++)
                 if (k == best || free_at[k] <= s) {
                     free_at[k] = fin;
                     r.busy[k] += share;
                 }
         } else {
-            fin = sat_add(s, c);
+            fin = sat_add(b, c);
             free_at[best] = fin;
             r.busy[best] += c;
         }
@@ -216,11 +317,13 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
         w[PS_START] = s;
         w[PS_FINISH] = fin;
         g->place(g->ctx, v, best);
-        if (r.last == PS_NONE || fin > r.makespan) {
-            r.makespan = fin;
+        /* The frame ends when the caller (list 0) knows every last node
+         * done: one elsewhere reaches it xfer_ns later. */
+        uint32_t end = best != 0 && g->nsucc(g->ctx, v) == 0 ? sat_add(fin, g->xfer_ns) : fin;
+        if (r.last == PS_NONE || end > r.makespan) {
+            r.makespan = end;
             r.last = v;
         }
-        v = next;
     }
     *out = r;
     return true;

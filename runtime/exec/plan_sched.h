@@ -25,6 +25,16 @@
  * on the machines measured, docs/benchmarks-log.md). It is what keeps a
  * chain on one list when another list would not finish it sooner. */
 #define PS_XFER_NS 200u
+/* How many unplaced nodes of equal priority the scheduler weighs at each
+ * step (a bound on its work per node: O(n * PS_WINDOW) in all). */
+#define PS_WINDOW 32u
+/* What the runtime spends on each node of a list beside its body, in ns:
+ * the readiness check, the claim, the `done` store, and the cache lines
+ * they and the body's data cost when two threads share a frame. Measured
+ * on the uniform 32-node frame (docs/runtime.md, "The model's constants");
+ * it is in every node's time (a gate's too: it is claimed and marked done
+ * like a task), never in the priority (the bottom level: costs alone). */
+#define PS_NODE_NS 100u
 /* Scratch words per node the caller lends (ps_graph.scratch). */
 #define PS_SCRATCH 3
 
@@ -43,6 +53,7 @@ typedef struct ps_graph {
     uint32_t n;
     uint32_t nlists;       /* 1 .. PS_LISTS (more: PS_LISTS) */
     uint32_t xfer_ns;      /* PS_XFER_NS, or another figure for the model */
+    uint32_t node_ns;      /* PS_NODE_NS, or another figure (0: bodies alone) */
     void *ctx;
     uint32_t (*flags)(void *ctx, uint32_t i);   /* PS_* */
     uint32_t (*cost)(void *ctx, uint32_t i);    /* ns, the default already applied */
@@ -53,9 +64,10 @@ typedef struct ps_graph {
     /* PS_SCRATCH words of node i's, the scheduler's during the call; after
      * it: PS_BL, PS_START and PS_FINISH below. */
     uint32_t *(*scratch)(void *ctx, uint32_t i);
-    /* Node i goes at the end of list k. Called once per node, in the
-     * order of simulated start (a topological order); list_of(i) must
-     * answer k from then on. */
+    /* Node i goes at the end of list k. Called once per node, in a
+     * topological order; list_of(i) must answer k from then on, and
+     * nlists or more (PS_NONE, say) before: the scheduler asks it of
+     * nodes not placed yet. */
     void (*place)(void *ctx, uint32_t i, uint32_t k);
     uint32_t (*list_of)(void *ctx, uint32_t i);
 } ps_graph;
@@ -67,7 +79,9 @@ typedef struct ps_graph {
 enum { PS_BL = 0, PS_START = 1, PS_FINISH = 2 };
 
 typedef struct ps_result {
-    uint64_t makespan;     /* the predicted frame time: the last finish, ns */
+    uint64_t makespan;     /* the predicted frame time: the last finish, ns (a
+                              last node off list 0 xfer_ns later: the caller
+                              learns of it) */
     uint64_t work;         /* every node's cost together */
     uint64_t critical;     /* the longest cost path (no transfers) */
     uint32_t last;         /* the node that finishes last (PS_NONE: no node) */
@@ -76,14 +90,18 @@ typedef struct ps_result {
 } ps_result;
 
 /* Schedules g (see docs/runtime.md): each node's priority is its bottom
- * level; nodes are taken in priority order (bottom level down, index up:
- * a topological order) and each goes on the list where it would finish
- * first (list 0 for PS_MAIN), after the list's last node and its inputs
- * (plus xfer_ns for an input from another list). Each list is in its
- * simulated start order, and all lists are subsequences of the one order
- * of placement, which is topological: running the lists cannot deadlock.
- * Returns false (nothing placed) for a bad graph: an edge that does not
- * go to a higher index, or n over 2^31. */
+ * level; nodes are taken in priority order (bottom level down), and each
+ * goes on the list where it would start first (list 0 for PS_MAIN), after
+ * the list's last node and its inputs (plus xfer_ns for an input from
+ * another list), each hand-over it commits to there counted xfer_ns more
+ * (its inputs from other lists, and its successors whose placed inputs
+ * all lie on one other list). Among equal priorities the node placed
+ * earliest that way goes first (of the first PS_WINDOW whose inputs are
+ * placed; ties in index order). Each node takes node_ns, then its cost.
+ * Each list is in its simulated start order, and all lists are
+ * subsequences of the one order of placement, which is topological:
+ * running the lists cannot deadlock. Returns false (nothing placed) for a
+ * bad graph: an edge that does not go to a higher index, or n over 2^31. */
 bool ps_schedule(const ps_graph *g, ps_result *out);
 
 /* The node on the predicted critical path before node v (after

@@ -68,7 +68,7 @@ static ps_graph view(tg *g, uint32_t nlists)
         g->list[i] = PS_NONE;
     g->nplaced = 0;
     memset(g->len, 0, sizeof g->len);
-    ps_graph pg = {g->n, nlists, PS_XFER_NS, g, t_flags, t_cost, t_npred, t_pred,
+    ps_graph pg = {g->n, nlists, PS_XFER_NS, PS_NODE_NS, g, t_flags, t_cost, t_npred, t_pred,
                    t_nsucc, t_succ, t_scratch, t_place, t_list_of};
     return pg;
 }
@@ -113,8 +113,11 @@ static uint64_t tcost(const tg *g, uint32_t v) { return (g->flags[v] & PS_GATE) 
 /* The lists run as plan mode runs them, computed afresh from the lists
  * alone: each list's next node starts once its list is free and its
  * inputs are done (the last one; an OR node's first), an input from
- * another list PS_XFER_NS later. Fails the test on a deadlock (a round
- * in which no list can move). Returns the last finish. */
+ * another list PS_XFER_NS later, each node PS_NODE_NS before its body; the
+ * frame ends once list 0 knows every last node done (PS_XFER_NS more for
+ * one on another list).
+ * Fails the test on a deadlock (a round
+ * in which no list can move). Returns the frame's end. */
 static uint64_t simulate(const tg *g, uint32_t nl, uint64_t *fin)
 {
     uint32_t pos[PS_LISTS] = {0};
@@ -142,11 +145,13 @@ static uint64_t simulate(const tg *g, uint32_t nl, uint64_t *fin)
                 if (!ready)
                     break;
                 uint64_t s = t > free_at[k] ? t : free_at[k];
-                fin[v] = s + tcost(g, v);
+                fin[v] = s + PS_NODE_NS + tcost(g, v);
                 free_at[k] = fin[v];
                 done[v] = 1;
-                if (fin[v] > end)
-                    end = fin[v];
+                /* the frame ends on list 0: a last node elsewhere reaches it later */
+                uint64_t e = fin[v] + (g->nsucc[v] == 0 && k != 0 ? PS_XFER_NS : 0);
+                if (e > end)
+                    end = e;
                 pos[k]++;
                 left--;
                 moved = 1;
@@ -258,13 +263,87 @@ Test(plan_sched, long_path_first)
     ps_graph pg = view(&g, 2);
     ps_result r;
     cr_assert(ps_schedule(&pg, &r));
-    cr_assert_eq(g.scratch[13][PS_START], 10000, "the solve starts at once (at %u)",
+    cr_assert_eq(g.scratch[13][PS_START], 10000 + PS_NODE_NS, "the solve starts at once (at %u)",
                  g.scratch[13][PS_START]);
     cr_assert_eq(g.list[15], 0);
     /* critical path 300 us; work 440 us: every small task on the other list */
     cr_assert_eq(r.critical, 300000);
-    cr_assert(r.makespan <= 300000 + 2 * PS_XFER_NS, "predicted %llu",
+    cr_assert(r.makespan <= 300000 + 2 * PS_XFER_NS + 4 * PS_NODE_NS, "predicted %llu",
               (unsigned long long)r.makespan);
+}
+
+/* The 32-node benchmark frame (bench/frame/bench_frame.dag): input, then
+ * levels of 4, 8, 8, 4, 4, 2 and present, each task after two of the level
+ * before; no costs (each PS_DEFAULT_COST). */
+static void tg_bench_frame(tg *g)
+{
+    static const uint8_t p2[31][2] = {
+        {0, 0}, {0, 0}, {0, 0}, {0, 0}, {1, 2}, {1, 2}, {2, 3}, {2, 3}, {3, 4}, {3, 4},
+        {4, 1}, {4, 1}, {5, 6}, {6, 7}, {7, 8}, {8, 9}, {9, 10}, {10, 11}, {11, 12}, {12, 5},
+        {13, 14}, {15, 16}, {17, 18}, {19, 20}, {21, 22}, {22, 23}, {23, 24}, {24, 21},
+        {25, 26}, {27, 28}, {29, 30},
+    };
+    tg_init(g, 32);
+    for (uint32_t v = 0; v < 32; v++)
+        g->cost[v] = PS_DEFAULT_COST;
+    for (uint32_t v = 1; v < 32; v++) {
+        tg_edge(g, p2[v - 1][0], v);
+        if (p2[v - 1][1] != p2[v - 1][0])
+            tg_edge(g, p2[v - 1][1], v);
+    }
+}
+
+/* The split plan mode made before the list scheduler (main 230a842,
+ * exec_plan_build.c), the reference for graphs without costs: each level
+ * (most tasks on a path before it) shared out by count, ceil(width /
+ * lists) a list, each task on the list with room that holds most of its
+ * inputs, ties to the list of the task before it. Fills g's lists as
+ * view() and ps_schedule would (no gates or `on main` in its graphs). */
+static void level_split(tg *g, uint32_t nl)
+{
+    static uint32_t lev[MAXN];
+    uint32_t maxl = 0;
+    for (uint32_t v = 0; v < g->n; v++) {
+        lev[v] = 0;
+        g->list[v] = PS_NONE;
+    }
+    for (uint32_t u = 0; u < g->n; u++) {
+        for (uint32_t k = 0; k < g->nsucc[u]; k++)
+            if (lev[g->succ[u][k]] < lev[u] + 1)
+                lev[g->succ[u][k]] = lev[u] + 1;
+        maxl = lev[u] > maxl ? lev[u] : maxl;
+    }
+    memset(g->len, 0, sizeof g->len);
+    for (uint32_t l = 0; l <= maxl; l++) {
+        uint32_t width = 0, count[PS_LISTS] = {0}, last = 0;
+        for (uint32_t u = 0; u < g->n; u++)
+            width += lev[u] == l;
+        uint32_t cap = (width + nl - 1) / nl;
+        for (uint32_t u = 0; u < g->n; u++) {
+            if (lev[u] != l)
+                continue;
+            uint32_t aff[PS_LISTS] = {0}, k = PS_NONE;
+            for (uint32_t q = 0; q < g->npred[u]; q++)
+                aff[g->list[g->pred[u][q]]]++;
+            for (uint32_t c = 0; c < nl; c++)
+                if (count[c] < cap && (k == PS_NONE || aff[c] > aff[k] || (aff[c] == aff[k] && c == last)))
+                    k = c;
+            count[k]++;
+            last = k;
+            g->list[u] = k;
+            g->order[k][g->len[k]++] = u;
+        }
+    }
+}
+
+/* Edges between two lists: each a hand-over between threads at run time. */
+static uint32_t cross_edges(const tg *g)
+{
+    uint32_t x = 0;
+    for (uint32_t v = 0; v < g->n; v++)
+        for (uint32_t q = 0; q < g->npred[v]; q++)
+            x += g->list[g->pred[v][q]] != g->list[v];
+    return x;
 }
 
 /* Without costs (all the same) a uniform layered frame is shared evenly
@@ -273,26 +352,13 @@ Test(plan_sched, long_path_first)
 Test(plan_sched, uniform_even)
 {
     static tg g;
-    static const uint8_t p2[31][2] = {
-        {0, 0}, {0, 0}, {0, 0}, {0, 0}, {1, 2}, {1, 2}, {2, 3}, {2, 3}, {3, 4}, {3, 4},
-        {4, 1}, {4, 1}, {5, 6}, {6, 7}, {7, 8}, {8, 9}, {9, 10}, {10, 11}, {11, 12}, {12, 5},
-        {13, 14}, {15, 16}, {17, 18}, {19, 20}, {21, 22}, {22, 23}, {23, 24}, {24, 21},
-        {25, 26}, {27, 28}, {29, 30},
-    };
-    tg_init(&g, 32);
-    for (uint32_t v = 0; v < 32; v++)
-        g.cost[v] = PS_DEFAULT_COST;
-    for (uint32_t v = 1; v < 32; v++) {
-        tg_edge(&g, p2[v - 1][0], v);
-        if (p2[v - 1][1] != p2[v - 1][0])
-            tg_edge(&g, p2[v - 1][1], v);
-    }
+    tg_bench_frame(&g);
     ps_graph pg = view(&g, 2);
     ps_result r;
     cr_assert(ps_schedule(&pg, &r));
     cr_assert(g.len[0] >= 15 && g.len[0] <= 17, "list 0 has %u of 32", g.len[0]);
     /* 32 us of work on 2 lists: 16 us, plus a few transfers at most */
-    cr_assert(r.makespan <= 16 * PS_DEFAULT_COST + 8 * PS_XFER_NS, "predicted %llu",
+    cr_assert(r.makespan <= 16 * (PS_DEFAULT_COST + PS_NODE_NS) + 8 * PS_XFER_NS, "predicted %llu",
               (unsigned long long)r.makespan);
 }
 
@@ -310,11 +376,12 @@ Test(plan_sched, parallel_and_elsewhere)
     ps_result r;
     cr_assert(ps_schedule(&pg, &r));
     /* input on one list; the range over all four once input is done */
-    cr_assert_eq(r.makespan, 1000 + 100000, "predicted %llu", (unsigned long long)r.makespan);
+    cr_assert_eq(r.makespan, 1000 + 100000 + 2 * PS_NODE_NS, "predicted %llu",
+                 (unsigned long long)r.makespan);
     g.flags[1] = 0;
     pg = view(&g, 4);
     cr_assert(ps_schedule(&pg, &r));
-    cr_assert_eq(r.makespan, 401000);
+    cr_assert_eq(r.makespan, 401000 + 2 * PS_NODE_NS);
 
     tg_init(&g, 3);
     g.cost[0] = 50000;
@@ -324,9 +391,86 @@ Test(plan_sched, parallel_and_elsewhere)
     g.flags[1] = PS_ELSEWHERE;
     pg = view(&g, 1);
     cr_assert(ps_schedule(&pg, &r));
-    /* one list: both claimed at 0, run elsewhere; the third runs on it */
-    cr_assert_eq(r.makespan, 50000);
+    /* one list: both claimed at once, run elsewhere; the third runs on it */
+    cr_assert_eq(r.makespan, 50000 + 3 * PS_NODE_NS);
     cr_assert_eq(r.busy[0], 50000);
+}
+
+/* The benchmark frame without costs: no more hand-overs between the
+ * lists than the level split made (11; a list scheduler that places each
+ * task where it starts first alternates the lists among a level's equal
+ * tasks, and made 29), and a frame no longer in the model. */
+Test(plan_sched, uniform_handovers)
+{
+    static tg g;
+    static uint64_t fin[MAXN];
+    tg_bench_frame(&g);
+    level_split(&g, 2);
+    uint32_t split_x = cross_edges(&g);
+    uint64_t split_t = simulate(&g, 2, fin);
+    ps_graph pg = view(&g, 2);
+    ps_result r;
+    cr_assert(ps_schedule(&pg, &r));
+    uint32_t x = cross_edges(&g);
+    cr_assert(x <= split_x, "%u edges between the lists, the level split's %u", x, split_x);
+    cr_assert(r.makespan <= split_t, "predicted %llu, the level split %llu",
+              (unsigned long long)r.makespan, (unsigned long long)split_t);
+    cr_assert(g.len[0] >= 15 && g.len[0] <= 17, "list 0 has %u of 32", g.len[0]);
+}
+
+/* A uniform layered graph (each level's tasks after 1 to 3 nearby tasks
+ * of the level before, every task the same cost) on 2 to 4 lists, over
+ * many such graphs: frames no longer than the level split's in the model,
+ * and hand-overs at most a fifth more than it (the scheduler moves a task
+ * to another list where it starts sooner, which the split, by count within
+ * a level, never does; placing each task where it starts first alone made
+ * 1.85 times the split's). */
+Test(plan_sched, uniform_layered_handovers)
+{
+    static tg g;
+    static uint64_t fin[MAXN];
+    uint64_t sx = 0, nx = 0, st = 0, nt = 0;
+    for (int round = 0; round < 300; round++) {
+        uint32_t levels = 3 + rnd(8), n = 0, prev_lo = 0, prev_n = 0;
+        tg_init(&g, 0);
+        for (uint32_t l = 0; l < levels; l++) {
+            uint32_t w = l == 0 ? 1 + rnd(2) : 1 + rnd(12);
+            for (uint32_t i = 0; i < w && n < MAXN; i++, n++) {
+                g.cost[n] = PS_DEFAULT_COST;
+                if (l == 0)
+                    continue;
+                uint32_t k = 1 + rnd(3);
+                uint32_t centre = prev_n * i / w;
+                for (uint32_t q = 0; q < k; q++) {
+                    uint32_t p = prev_lo + (centre + q) % prev_n;
+                    int dup = 0;
+                    for (uint32_t z = 0; z < g.npred[n]; z++)
+                        dup |= g.pred[n][z] == p;
+                    if (!dup)
+                        tg_edge(&g, p, n);
+                }
+            }
+            prev_lo = n - w;
+            prev_n = w;
+        }
+        g.n = n;
+        uint32_t nl = 2 + rnd(3);
+        level_split(&g, nl);
+        sx += cross_edges(&g);
+        st += simulate(&g, nl, fin);
+        ps_graph pg = view(&g, nl);
+        ps_result r;
+        cr_assert(ps_schedule(&pg, &r));
+        nx += cross_edges(&g);
+        nt += r.makespan;
+    }
+    fprintf(stderr, "plan_sched: uniform layered graphs: %llu hand-overs (level split %llu), "
+            "frames %llu us (level split %llu)\n", (unsigned long long)nx, (unsigned long long)sx,
+            (unsigned long long)nt / 1000, (unsigned long long)st / 1000);
+    cr_assert(nx * 5 <= sx * 6, "%llu hand-overs, the level split's %llu", (unsigned long long)nx,
+              (unsigned long long)sx);
+    cr_assert(nt <= st, "frames %llu ns in all, the level split's %llu", (unsigned long long)nt,
+              (unsigned long long)st);
 }
 
 /* Bad tables: an edge back to an earlier node places nothing. */
