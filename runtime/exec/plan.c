@@ -18,7 +18,9 @@
  *   (list 0) and one per worker up to PLAN_LISTS (a helper each), by a
  *   critical-path list scheduler over the nodes' costs (exec/plan_build.c,
  *   exec/plan_sched.c): each node on the list where it would finish
- *   first, in order of its longest cost path to the frame's end. Each
+ *   first, a hand-over between lists counted at a price, in order of its
+ *   longest cost path to the frame's end (equal ones: the one that can be
+ *   placed earliest first). Each
  *   list is in simulated start order, and all are subsequences of one
  *   topological order (the scheduler's order of placement). `on main`
  *   nodes all go to the caller's list. A graph no level of which is wider than a few lists
