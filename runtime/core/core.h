@@ -739,6 +739,26 @@ void rt_io_park(rt_ctx *c, bool enter);
 /* True while the calling thread runs the body of a graph node (destroy and
  * a guest's detach refuse to run there). */
 bool rt_exec_in_node(void);
+
+/* ------------------------------------ core/defer.c: main-queue tasks held
+ * back while this thread runs a node's body
+ *
+ * A main-queue task that must not run inside a node (a graph's
+ * asynchronous wait, wait/async.c: it may wait for the very run whose
+ * node this thread holds further down its stack) is held on the thread's
+ * list instead, and goes back to the main thread's queue when the
+ * thread's outermost node ends (exec/exec.h, rt_exec_dispatch). Queued
+ * again at once instead, it would be taken again by the same helping
+ * wait, which takes the main queue before its own deque: no progress with
+ * no worker to take that deque's tasks. Thread-local: no ordering. */
+#define RT_DEFERRED_MAX 64
+extern _Thread_local unsigned rt_deferred_n;
+/* Holds fn(arg); false when RT_DEFERRED_MAX are held already (the caller
+ * then queues it again itself). */
+bool rt_defer_main(dagrt_fn fn, void *arg);
+/* Queues every held task on rt's main queue again (out of task memory:
+ * fatal, as the asynchronous waits' own requeue). */
+void rt_deferred_flush(dagrt *rt);
 /* Frame memory's pool (exec/frame.c): made at create (with the
  * configured reserve: 0, or DAGRT_ENOMEM), every chunk freed at destroy. */
 int rt_frame_pool_init(dagrt *rt);

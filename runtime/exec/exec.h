@@ -624,8 +624,12 @@ static RT_INLINE uint8_t rt_exec_dispatch(graph_rt *r, uint32_t i, node_where wh
         rt_frame_leave_fiber(r->rt, fprev);
     else if (fc)
         rt_ctx_set_frame(fc, fprev);
-    if (where == NODE_ON_THREAD)
+    if (where == NODE_ON_THREAD) {
         rt_exec_depth--;   /* same thread as the ++: nothing here migrates */
+        /* Main-queue tasks held while we were in a node (core/defer.c). */
+        if (RT_UNLIKELY(rt_deferred_n != 0) && rt_exec_depth == 0)
+            rt_deferred_flush(r->rt);
+    }
     return status;
 }
 

@@ -150,6 +150,20 @@ static void async_main_run(void *arg)
         }
         return;
     }
+    /* Nor inside a node's body (a helping wait there took it): the wait
+     * may be for the run whose node this thread holds below us. Held
+     * until the thread's outermost node ends (core/defer.c). */
+    if (rt_exec_in_node()) {
+        if (rt_defer_main(async_main_run, a))
+            return;
+        /* RT_DEFERRED_MAX held already: queued again (progress then
+         * needs a worker to take this thread's other tasks). */
+        if (dagrt_spawn_ex(a->rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN) != 0) {
+            fprintf(stderr, "dagrt: fatal: could not queue an asynchronous wait again\n");
+            abort();
+        }
+        return;
+    }
     a->result = a->body(a->data, a->n);
     if (a->flags & DAGRT_SPAWN_MAIN) {
         a->fn(a->arg, a->result);

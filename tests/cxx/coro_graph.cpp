@@ -17,11 +17,21 @@
 #include "cg_gen.h"
 #include "scenario.h"
 
+// Set by the test for one run: task a calls it in its body (then clears it).
+static void (*a_hook)(cg_ctx *) = nullptr;
+
 // The tasks (coro_graph_ctx.h): 1 ran after its inputs (and on the main
 // thread if `on main`), 2 not. C linkage, as dagc's header declares them.
 extern "C" {
 void cg_input(cg_ctx *c) { c->input = dagrt_thread_index(c->rt) == 0 ? 1 : 2; }
-void cg_a(cg_ctx *c) { c->a = c->input == 1 ? 1 : 2; }
+void cg_a(cg_ctx *c)
+{
+    c->a = c->input == 1 ? 1 : 2;
+    if (void (*h)(cg_ctx *) = a_hook) {
+        a_hook = nullptr;
+        h(c);
+    }
+}
 void cg_b(cg_ctx *c) { c->b = c->input == 1 ? 1 : 2; }
 void cg_c(cg_ctx *c) { c->c = c->input == 1 ? 1 : 2; }
 size_t cg_wide_count(cg_ctx *) { return CG_WIDE; }
@@ -193,6 +203,34 @@ int coro_graph_wait_cxx()
                 (void)dagrt_sleep(r, 20000, nullptr);
             }
             EXPECT(ef.result.load() == 0 && complete(&ctx));
+        }
+        /* Asked for from inside one of the run's own nodes, whose body then
+         * waits (helping, on the main thread: no worker): that wait takes
+         * the main queue first, and must not run the graph's wait there (it
+         * would wait for the node that holds it). Held until the node ends
+         * (core/defer.c). Before that, this hung (and coro_graph_wait hung
+         * now and then under TSan with DAGRT_PIPE=dynamic, a parallel
+         * node's helping wait taking a worker's coroutine's wait). */
+        if (workers == 0) {
+            fresh(&ctx, r);
+            EXPECT(cg_instance_start(r, &inst, &ctx) == 0);
+            static end_rec eh;
+            static dagrt_async ah;
+            static std::atomic<long long> asked_in{1};
+            static cg_instance_t *hinst;
+            eh.calls = 0;
+            hinst = &inst;
+            dagrt_async_init(&ah, &on_end, &eh, 0);
+            a_hook = [](cg_ctx *c) {
+                asked_in = dagrt_graph_wait_async(c->rt, &ah, &hinst->state);
+                (void)dagrt_sleep(c->rt, 2000, nullptr);   /* a helping wait in the node */
+            };
+            while (eh.calls.load() == 0) {
+                (void)dagrt_pump_main(r);
+                (void)dagrt_sleep(r, 20000, nullptr);
+            }
+            EXPECT(asked_in.load() == DAGRT_PENDING);
+            EXPECT(eh.result.load() == 0 && complete(&ctx));
         }
         /* Errors at once: never started, a bad record, an outside thread. */
         EXPECT(dagrt_graph_wait_async(r, &a, &inst.state) == DAGRT_EINVAL);
