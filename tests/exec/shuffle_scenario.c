@@ -322,14 +322,16 @@ int shuffle_or_scenario(void)
         EXPECT(a.hash == b.hash && a.or_first == b.or_first && a.or_stale == b.or_stale,
                "or, %s: seed 1234 twice, two runs", how_name[how]);
         EXPECT(a.hash != o.hash, "or, %s: seeds 1234 and 4321 drew the same orders", how_name[how]);
-        /* The control: table order (G_run under the plain switch) never
-         * shows it. (Pipelines and started runs under the plain switch
-         * take the dynamic executor, whose ready list fires join at fast's
-         * completion, before slow: every frame shows it there.) */
+        /* The plain switch, for comparison, printed only: a G_run there
+         * runs in table order (exec/serial.c) while its frames are small,
+         * never showing the bug, but takes the dynamic executor, whose
+         * ready list fires join at fast's completion, once they are not
+         * (under TSan: the policy's timing, exec/policy.c), showing it in
+         * every frame; pipelines and started runs always take it. */
         if (how == BY_RUN || how == BY_GUEST) {
             struct shuffle_ctx t = or_frames(0, how, false, OR_BOUND);
-            EXPECT(t.or_stale == 0, "or, %s, plain serial: stale in %llu frames", how_name[how],
-                   (unsigned long long)t.or_stale);
+            printf("or, %s, plain serial: stale in %llu of %d frames\n", how_name[how],
+                   (unsigned long long)t.or_stale, OR_BOUND);
         }
     }
     return bad;
