@@ -536,8 +536,7 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
             idle = 0;
             continue;
         }
-        /* A pipelined frame's helper stays while the caller is away
-         * (relaxed: a hint), until nothing was ready for PLAN_LINGER_NS. */
+        /* A pipelined frame's helper stays unless the caller is HERE (relaxed: a hint). */
         if (!on_main && ++idle > PLAN_LINGER_SPINS &&
             (!away_ok || atomic_load_explicit(&r->owner0, memory_order_relaxed) == PLAN_CALLER_HERE ||
              plan_offered_after(r) || ((idle & 255) == 0 && plan_leave_frame(r, &stuck_since))))
