@@ -529,6 +529,21 @@ static RT_INLINE rt_task *rt_task_alloc_on(rt_ctx *c)
     return t;
 }
 
+/* A task descriptor for fn(arg), from c's pool (or any, off the runtime's
+ * threads), or NULL when out of task memory. */
+static RT_INLINE rt_task *rt_task_make(dagrt *rt, rt_ctx *c, dagrt_fn fn, void *arg, rt_group *g,
+                                       unsigned flags)
+{
+    rt_task *t = RT_LIKELY(c != NULL) ? rt_task_alloc_on(c) : rt_task_alloc_any(rt);
+    if (RT_LIKELY(t != NULL)) {
+        t->fn = fn;
+        t->arg = arg;
+        t->group = g;
+        t->flags = flags;
+    }
+    return t;
+}
+
 /* Frees t from the thread whose ctx is c (NULL: none). */
 static RT_INLINE void rt_task_free_on(dagrt *rt, rt_ctx *c, rt_task *t)
 {
@@ -659,6 +674,16 @@ bool rt_help_one(rt_ctx *c);
 /* Helps until *g completes, sleeping when there is nothing to do. Thread
  * stacks only (a fiber suspends instead; see rt_group_arm). */
 int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g);
+
+/* ------------------------------- core/shuffle.c: the shuffled serial switch */
+
+/* A task from q, any of its first few at random (rng: the taker's). */
+rt_node *rt_pop_shuffled(rt_mpsc *q, uint64_t *rng);
+/* A task from c's own deque, in a random order (the caller is c's owner). */
+void *rt_take_shuffled(rt_ctx *c);
+
+/* ---------------------------------- core/batch.c: many tasks at one publication */
+/* dagrt_spawn_batch only: nothing of it is called from the other rooms. */
 
 /* ------------------------------------------------ core/placement.c: CPUs */
 

@@ -2,7 +2,8 @@
  * core/work.c - finding and running work: submission (spawn, the main-thread
  * queue, the hot lane, outside threads), the private tail policy,
  * find_task (the order every thread looks for work in), running and
- * finishing a task, and the helping waits built on them. find_task, the
+ * finishing a task, and the helping waits built on them (batches:
+ * core/batch.c; the shuffled switch's takes: core/shuffle.c). find_task, the
  * run and the help step are inlined into the waits here: the fork-join
  * fast path (a parent waiting for the children it just pushed).
  *
@@ -32,59 +33,9 @@ static RT_INLINE void note_steal(rt_ctx *c)
         rt_obs_mark(ob, (int)c->index, RT_TRACE_STEAL);
 }
 
-/* THE SHUFFLED SERIAL SWITCH (core/core.h, rt_shuffled) on the queues a
- * serial runtime keeps. Its orders come from the taker's rng alone, so a
- * program that does the same things draws the same orders.
- * - A FIFO queue (the main thread's, where DAGRT_SPAWN_MAIN and outside
- *   threads' tasks go; the hot lane): before a pop the queue turns by a
- *   random k below its length (at most SHUFFLE_TURN: each of the first k
- *   popped and pushed back at its end), so the task taken is any of its
- *   first SHUFFLE_TURN at random. A pop another thread makes meanwhile
- *   (a guest serving the hot lane) only takes one of them sooner; each
- *   task is still popped once to run.
- * - A deque with guest slots beside it, whose public part guests may
- *   steal (without them, rt_deque_take_private_any takes any item): any
- *   item of the private tail, or else the newest (take) or the oldest
- *   (our own steal) of the public part at random. Not every order of the
- *   public part can come out, but any two tasks run in either order about
- *   half the time, which is what an undeclared dependency needs to show. */
-#define SHUFFLE_TURN 64
-static RT_NOINLINE rt_node *pop_shuffled(rt_mpsc *q, uint64_t *rng)
-{
-    /* relaxed: a bound for the draw (pushes in progress count too). */
-    long n = atomic_load_explicit(&q->n, memory_order_relaxed);
-    if (n <= 0)
-        return NULL;
-    uint32_t k = rt_shuffle_draw(rng, n < SHUFFLE_TURN ? (uint32_t)n : SHUFFLE_TURN);
-    for (uint32_t i = 0; i < k; i++) {
-        rt_node *x = rt_mpsc_trypop(q);
-        if (!x)
-            break;   /* busy or mid-push: take what is at the front now */
-        rt_mpsc_push(q, x);
-    }
-    return rt_mpsc_trypop(q);
-}
-
-static RT_NOINLINE void *take_shuffled(rt_ctx *c)
-{
-    rt_deque *d = &c->deque;
-    if (rt_deque_has_private(d)) {   /* our own indices: exact for the owner */
-        rt_deque_private_swap(d, rt_shuffle_draw(&c->rng, UINT32_MAX));
-        return rt_deque_take(d);
-    }
-    if (rt_shuffle_draw(&c->rng, 2)) {
-        for (int tries = 0; tries < 4; tries++) {
-            void *x = rt_deque_steal(d);
-            if (x != RT_DEQUE_ABORT)
-                return x != RT_DEQUE_EMPTY ? x : rt_deque_take(d);
-        }
-    }
-    return rt_deque_take(d);
-}
-
 static RT_INLINE rt_node *pop_queue(dagrt *rt, rt_ctx *c, rt_mpsc *q)
 {
-    return RT_UNLIKELY(rt_shuffled(rt)) ? pop_shuffled(q, &c->rng) : rt_mpsc_trypop(q);
+    return RT_UNLIKELY(rt_shuffled(rt)) ? rt_pop_shuffled(q, &c->rng) : rt_mpsc_trypop(q);
 }
 
 static RT_INLINE rt_task *find_task(rt_ctx *c)
@@ -114,7 +65,7 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
     if (RT_UNLIKELY(atomic_load_explicit(&c->deque.splitreq, memory_order_relaxed)) &&
         rt_deque_has_private(&c->deque))
         rt_expose(rt, c);   /* a thief asked; we keep taking from the public end */
-    void *x = RT_UNLIKELY(rt_shuffled(rt)) ? take_shuffled(c) : rt_deque_take(&c->deque);
+    void *x = RT_UNLIKELY(rt_shuffled(rt)) ? rt_take_shuffled(c) : rt_deque_take(&c->deque);
     if (x != RT_DEQUE_EMPTY)
         return x;
     /* A parallel-for's offer before a steal: its caller is waiting for a
@@ -396,21 +347,6 @@ static int submit_outside(dagrt *rt, rt_ctx *c, rt_task *t, bool count)
     return 0;
 }
 
-/* A task descriptor for fn(arg), from c's pool (or any, off the runtime's
- * threads), or NULL when out of task memory. */
-static RT_INLINE rt_task *task_make(dagrt *rt, rt_ctx *c, dagrt_fn fn, void *arg, rt_group *g,
-                                    unsigned flags)
-{
-    rt_task *t = RT_LIKELY(c != NULL) ? rt_task_alloc_on(c) : rt_task_alloc_any(rt);
-    if (RT_LIKELY(t != NULL)) {
-        t->fn = fn;
-        t->arg = arg;
-        t->group = g;
-        t->flags = flags;
-    }
-    return t;
-}
-
 /* Spawn flags that dagrt_spawn_ex refuses. */
 static inline bool flags_bad(unsigned flags)
 {
@@ -434,7 +370,7 @@ static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, un
             return DAGRT_EINVAL;
     }
     rt_ctx *c = rt_ctx_here(rt);
-    rt_task *t = task_make(rt, c, fn, arg, gi, flags);
+    rt_task *t = rt_task_make(rt, c, fn, arg, gi, flags);
     if (RT_UNLIKELY(!t))
         return DAGRT_ENOMEM;
     if (gi)
@@ -476,7 +412,7 @@ int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn pl
             return DAGRT_EINVAL;
     }
     rt_ctx *c = rt_ctx_here(rt);
-    rt_task *t = task_make(rt, c, fn, NULL, gi, flags);
+    rt_task *t = rt_task_make(rt, c, fn, NULL, gi, flags);
     if (RT_UNLIKELY(!t))
         return DAGRT_ENOMEM;
     /* Every descriptor task_make returns is pooled, so it has the room.
@@ -502,7 +438,7 @@ int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn pl
 int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg)
 {
     rt_ctx *c = rt_ctx_here(rt);
-    rt_task *t = task_make(rt, c, fn, arg, NULL, 0);
+    rt_task *t = rt_task_make(rt, c, fn, arg, NULL, 0);
     return RT_LIKELY(t != NULL) ? submit_outside(rt, c, t, true) : DAGRT_ENOMEM;
 }
 
@@ -514,154 +450,6 @@ int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned f
 int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg)
 {
     return spawn(rt, g, fn, arg, 0);
-}
-
-/* BATCHES. dagrt_spawn_batch hands many tasks over with one publication,
- * all or nothing (out of memory spawns none). From a runtime thread, in
- * one pass: room in the deque reserved first, each descriptor made and
- * pushed into the private tail (where nobody else looks), then one
- * exposure, the idle protocol's one notify; a descriptor that cannot be
- * made takes the pushed ones back (rt_deque_unpush_private). From a
- * thread outside the runtime, the descriptors first, then pushes spread
- * over the workers' inboxes and one notify; main-thread and hot batches,
- * their queue and one wake. The idle protocol's hand-on (a woken thread
- * that finds more wakes the next: core/idle.c) ramps the other workers up,
- * as it does for any burst. */
-static void batch_free(dagrt *rt, rt_task *head)
-{
-    while (head) {
-        rt_task *next = (rt_task *)head->u[0];
-        rt_task_free(rt, head);
-        head = next;
-    }
-}
-
-typedef struct unpush_ctx {
-    dagrt *rt;
-    rt_ctx *c;
-    rt_group *g;
-} unpush_ctx;
-
-static void unpush_one(void *x, void *u)
-{
-    unpush_ctx *k = u;
-    rt_task *t = x;
-    uint32_t fl = t->flags;
-    rt_task_free(k->rt, t);
-    if (k->g)
-        rt_group_count_done(k->g, k->c, fl);
-}
-
-static int batch_to_deque(dagrt *rt, rt_ctx *c, rt_group *gi, const dagrt_task_desc *tasks,
-                          size_t n, unsigned flags)
-{
-    if (!rt_deque_reserve(&c->deque, (int64_t)n))
-        return DAGRT_ENOMEM;
-    /* relaxed: the owner's own index. */
-    int64_t from = atomic_load_explicit(&c->deque.bottom, memory_order_relaxed);
-    /* Counted before anything is published (see submit_on); relaxed: our
-     * own counter (single writer); destroy reads it with acquire. */
-    uint64_t ns = atomic_load_explicit(&c->nspawned, memory_order_relaxed);
-    atomic_store_explicit(&c->nspawned, ns + n, memory_order_relaxed);
-    for (size_t i = 0; i < n; i++) {
-        rt_task *t = task_make(rt, c, tasks[i].fn, tasks[i].arg, gi, flags);
-        if (RT_UNLIKELY(!t)) {
-            unpush_ctx k = {rt, c, gi};
-            rt_deque_unpush_private(&c->deque, from, unpush_one, &k);
-            /* relaxed: undoing our own count; nothing was published. */
-            atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);
-            return DAGRT_ENOMEM;
-        }
-        if (gi)
-            rt_group_count_spawn(gi, c, t);
-        (void)rt_deque_push_private(&c->deque, t);   /* room reserved: cannot fail */
-    }
-    if (rt->nctx >= 2)
-        rt_expose(rt, c);   /* the one publication */
-    return 0;
-}
-
-int dagrt_spawn_batch(dagrt *rt, dagrt_group *g, const dagrt_task_desc *tasks, size_t n,
-                      unsigned flags)
-{
-    if (!rt || (n > 0 && !tasks))
-        return DAGRT_EINVAL;
-    if ((flags & ~(unsigned)RT_TASK_PUBLIC_FLAGS) ||
-        ((flags & DAGRT_SPAWN_MAIN) && (flags & (DAGRT_SPAWN_HOT | DAGRT_SPAWN_FIBER))) ||
-        ((flags & DAGRT_SPAWN_LARGE_STACK) && !(flags & DAGRT_SPAWN_FIBER)))
-        return DAGRT_EINVAL;
-    rt_group *gi = NULL;
-    if (g) {
-        gi = rt_group_of(g);
-        if (gi->magic != RT_GROUP_MAGIC)
-            return DAGRT_EINVAL;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!tasks[i].fn)
-            return DAGRT_EINVAL;
-    if (n == 0)
-        return 0;
-    rt_ctx *c = rt_ctx_here(rt);
-    if (c && !(flags & (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT)))
-        return batch_to_deque(rt, c, gi, tasks, n, flags);
-    /* Every descriptor first, chained in order through u[0] (free for
-     * internal users; a plain or fiber task does not use it). */
-    rt_task *head = NULL, *tail = NULL;
-    for (size_t i = 0; i < n; i++) {
-        rt_task *t = task_make(rt, c, tasks[i].fn, tasks[i].arg, gi, flags);
-        if (!t) {
-            batch_free(rt, head);
-            return DAGRT_ENOMEM;
-        }
-        t->u[0] = 0;
-        if (tail)
-            tail->u[0] = (uintptr_t)t;
-        else
-            head = t;
-        tail = t;
-    }
-    bool to_main = (flags & DAGRT_SPAWN_MAIN) || (!(flags & DAGRT_SPAWN_HOT) && rt->nworkers == 0);
-    /* Counted before anything is published (see submit_on). */
-    if (c) {
-        /* relaxed: our own counter (single writer); destroy reads it with acquire. */
-        uint64_t ns = atomic_load_explicit(&c->nspawned, memory_order_relaxed);
-        atomic_store_explicit(&c->nspawned, ns + n, memory_order_relaxed);
-    } else {
-        /* relaxed: before the publishing pushes, as count_spawn. */
-        atomic_fetch_add_explicit(&rt->ext_spawned, n, memory_order_relaxed);
-    }
-    if (to_main)
-        /* relaxed: a bound for dagrt_pump_main only. */
-        atomic_fetch_add_explicit(&rt->main_pushed, n, memory_order_relaxed);
-    /* relaxed: round robin for outside batches, any value will do. */
-    uint32_t rr = !to_main && !(flags & DAGRT_SPAWN_HOT)
-                ? atomic_fetch_add_explicit(&rt->rr, 1, memory_order_relaxed) : 0;
-    size_t i = 0;
-    for (rt_task *t = head, *next; t; t = next, i++) {
-        next = (rt_task *)t->u[0];
-        t->u[0] = 0;
-        if (gi)
-            rt_group_count_spawn(gi, c, t);
-        if (flags & DAGRT_SPAWN_HOT)
-            rt_mpsc_push(&rt->hot, &t->node);
-        else if (to_main)
-            rt_mpsc_push(&rt->ctx[0].inbox, &t->node);
-        else
-            rt_mpsc_push(&rt->ctx[1 + (rr + i) % (uint32_t)rt->nworkers].inbox, &t->node);
-    }
-    /* The one publication. */
-    if (to_main) {
-        rt_ctx *m = &rt->ctx[0];
-        /* seq_cst fence: publisher's half of the Dekker pair with the main
-         * ctx's idle (as push_main). */
-        atomic_thread_fence(memory_order_seq_cst);
-        /* relaxed: ordered after the pushes by the fence. */
-        if (atomic_load_explicit(&m->idle, memory_order_relaxed))
-            rt_unpark(&m->parker);
-    } else {
-        rt_notify(rt);
-    }
-    return 0;
 }
 
 int dagrt_publish(dagrt *rt)
