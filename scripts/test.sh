@@ -17,8 +17,11 @@ B=build-test
 # (scripts/middleware.sh: ${XDG_CACHE_HOME:-~/.cache}/dagrt/middleware/KEY);
 # our adapters and the tests are compiled and run every time.
 mw_opts=$(scripts/middleware.sh "$B/vendor") || status=1
-if [ -d "$B/meson-private" ]; then meson setup --reconfigure "$B" $mw_opts >/dev/null || status=1
-else meson setup "$B" $mw_opts >/dev/null || status=1; fi
+# The C++ benchmarks that no test here runs are not built (bench/meson.build,
+# bench_untested: the slow suite builds and runs them).
+opts="$mw_opts -Dbench_untested=false"
+if [ -d "$B/meson-private" ]; then meson setup --reconfigure "$B" $opts >/dev/null || status=1
+else meson setup "$B" $opts >/dev/null || status=1; fi
 # The default run: every suite but slow and tsan (the plain hosts of the
 # scenarios Criterion runs here; the TSan stage below runs them).
 sanitize=0
