@@ -5,6 +5,7 @@
  * is the one timed wait (wait/oneshot.h: a one-shot group that the waker
  * completes, its deadline and cancel links, the fiber's suspend or a
  * thread's helping or blocking wait), which this file's queues decide.
+ * The queue and its waiter are in wait/wq.h and wait/wq.c.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -13,272 +14,13 @@
 
 #include "../core/core.h"
 #include "cancel.h"
-#include "oneshot.h"
-#include "spin.h"
-#include "wait.h"
-
-/* ------------------------------------------------------ wait queues */
-
-/* Storage behind dagrt_event / dagrt_mutex / dagrt_sem / dagrt_cond: a
- * tiny spinlock guarding a FIFO of waiters and a value (event: set; mutex:
- * locked; sem: count; cond: unused). Waiters live on the waiting stack
- * (fiber or thread).
- *
- * WHO WAKES A WAITER (timed and cancelled waits, no lost hand-off): a
- * queued waiter is woken exactly once, by whoever takes it out of the
- * queue under the queue's lock: a setter / unlocker / releaser / signaller
- * (result 0, with the unit, the lock or the signal handed over), or its
- * own timer or cancel link (result ETIMEDOUT / ECANCELED). A hand-off only
- * ever picks a waiter still queued, so one that timed out is passed over
- * for the next; a timer or cancel that finds its waiter already taken does
- * nothing (the hand-off won, the call returns 0). A sleep has no queue:
- * an exchange on `taken` decides between its timer and its cancel.
- * Model: tests/models/timed_wait.pml. */
-typedef struct rt_wq rt_wq;
-
-typedef struct wq_waiter {
-    struct wq_waiter *next, *prev;
-    rt_oneshot o;        /* the one timed wait: completed by whoever takes it out */
-    rt_wq *q;            /* the queue it waits in; NULL for a sleep */
-    int result;          /* written by whoever takes it out, before the wake */
-    /* What its timer ends it with: DAGRT_ETIMEDOUT, or 0 for a sleep
-     * (its deadline is its success) unless its scope's deadline
-     * (wait/cancel.c, DEADLINES) came first. */
-    int timeout_code;
-    bool queued;         /* under q's lock */
-    _Atomic int taken;   /* a sleep: 1 once its timer or cancel has it */
-} wq_waiter;
-
-struct rt_wq {
-    _Atomic uint32_t lock;   /* wait/spin.h */
-    uint32_t magic;
-    /* Written only under `lock`, so relaxed accesses inside it are ordered
-     * by the lock; atomic because events also read it without the lock
-     * (is_set, the sticky fast path), which is why event_set stores it
-     * with release. */
-    _Atomic int64_t value;
-    wq_waiter *head, *tail;
-};
-
-_Static_assert(sizeof(rt_wq) <= sizeof(dagrt_event), "dagrt_event too small");
-_Static_assert(sizeof(rt_wq) <= sizeof(dagrt_mutex), "dagrt_mutex too small");
-_Static_assert(sizeof(rt_wq) <= sizeof(dagrt_sem), "dagrt_sem too small");
-_Static_assert(sizeof(rt_wq) <= sizeof(dagrt_cond), "dagrt_cond too small");
-
-#define WQ_EVENT 0x65766e74u   /* "evnt" */
-#define WQ_MUTEX 0x6d757478u   /* "mutx" */
-#define WQ_SEM   0x73656d61u   /* "sema" */
-#define WQ_COND  0x636f6e64u   /* "cond" */
-
-/* A holder never waits or switches while holding it (a few list ops). */
-static void wq_lock(rt_wq *q) { rt_spin_lock(&q->lock); }
-static void wq_unlock(rt_wq *q) { rt_spin_unlock(&q->lock); }
-
-static void wq_init(rt_wq *q, uint32_t magic, int64_t value)
-{
-    atomic_init(&q->lock, 0);
-    q->magic = magic;
-    atomic_init(&q->value, value);
-    q->head = q->tail = NULL;
-}
-
-/* The list, under q's lock. */
-static void wq_push(rt_wq *q, wq_waiter *w)
-{
-    w->next = NULL;
-    w->prev = q->tail;
-    if (q->tail)
-        q->tail->next = w;
-    else
-        q->head = w;
-    q->tail = w;
-    w->queued = true;
-}
-
-static void wq_unlink(rt_wq *q, wq_waiter *w)
-{
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        q->head = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    else
-        q->tail = w->prev;
-    w->next = w->prev = NULL;
-    w->queued = false;
-}
-
-/* Takes the oldest waiter out for a hand-off (result 0). */
-static wq_waiter *wq_pop(rt_wq *q)
-{
-    wq_waiter *w = q->head;
-    if (w) {
-        wq_unlink(q, w);
-        w->result = 0;
-    }
-    return w;
-}
-
-static void waiter_end(rt_oneshot *o, int why);
-
-static void waiter_init(wq_waiter *w, rt_wq *q)
-{
-    rt_oneshot_init(&w->o, waiter_end);
-    w->next = w->prev = NULL;
-    w->q = q;
-    w->result = 0;
-    w->timeout_code = q ? DAGRT_ETIMEDOUT : 0;
-    w->queued = false;
-    atomic_init(&w->taken, 0);
-}
-
-/* The waker's side, outside the queue lock. After this the waiter may
- * return and its stack frame vanish (rt_oneshot_done). */
-static void waiter_wake(wq_waiter *w)
-{
-    rt_oneshot_done(&w->o);
-}
-
-/* Takes up to *n of the oldest waiters out for a hand-off (q's lock
- * held), *n less what it took: a list through next, for wake_list once
- * the lock is released. */
-static wq_waiter *wq_pop_list(rt_wq *q, uint32_t *n)
-{
-    wq_waiter *list = NULL, **tail = &list;
-    for (wq_waiter *w; *n > 0 && (w = wq_pop(q)); tail = &w->next, (*n)--)
-        *tail = w;
-    *tail = NULL;
-    return list;
-}
-
-static void wake_list(wq_waiter *w)
-{
-    while (w) {
-        wq_waiter *n = w->next;   /* read before the wake frees it */
-        waiter_wake(w);
-        w = n;
-    }
-}
-
-/* A timer or cancel link takes w out with `code` if nobody has (top of
- * this section), and wakes it. */
-static void waiter_take(wq_waiter *w, int code)
-{
-    rt_wq *q = w->q;
-    if (q) {
-        wq_lock(q);
-        bool mine = w->queued;
-        if (mine) {
-            wq_unlink(q, w);
-            w->result = code;
-        }
-        wq_unlock(q);
-        if (!mine)
-            return;
-    } else {
-        /* acq_rel: one of the timer and the cancel wins; the winner's
-         * result store is published to the waiter by the group completion. */
-        if (atomic_exchange_explicit(&w->taken, 1, memory_order_acq_rel))
-            return;
-        w->result = code;
-    }
-    waiter_wake(w);
-}
-
-/* The one timed wait's end (wait/oneshot.h): its deadline (a sleep's own
- * deadline is its success) or a scope's cancel. */
-static void waiter_end(rt_oneshot *o, int why)
-{
-    wq_waiter *w = (wq_waiter *)(void *)((char *)o - offsetof(wq_waiter, o));
-    waiter_take(w, why == DAGRT_ETIMEDOUT ? w->timeout_code : why);
-}
-
-/* Counts a wait's timeout or cancellation in dagrt_get_stats; returns r,
- * with dagrt_last_os_error 0 on the thread it returns on (no wait's
- * result is a system error; dagrt.h). */
-static int count_result(dagrt *rt, int r)
-{
-    rt_error_set(r, 0);
-    if (r == DAGRT_ETIMEDOUT)
-        rt_oneshot_count(rt, offsetof(rt_tstats, wait_timeouts), 1);
-    else if (r == DAGRT_ECANCELED)
-        rt_oneshot_count(rt, offsetof(rt_tstats, wait_cancels), 1);
-    return r;
-}
-
-/* The slow path of every wait: w is queued (or, for a sleep, has no
- * queue), the queue's lock released. The one timed wait: its deadline and
- * cancel links, the wait, and its result. help: the thread form helps
- * (events, sleeps) or blocks (mutex, semaphore, cond: helping while
- * queued for a lock could run tasks that need it). */
-static void sync_finish(rt_async *a);
-
-/* An asynchronous wait armed (the public calls answer DAGRT_PENDING): a
- * value no wait of this file returns otherwise. */
-#define RT_PENDING 1
-
-/* An asynchronous wait's record (dagrt_async): the waiter lives in it,
- * not on a waiting stack. cond: a condition wait's mutex, relocked by the
- * continuation before fn (stage 1: the signal; 2: the relock). */
-typedef struct sync_async {
-    rt_async a;          /* first */
-    wq_waiter w;
-    rt_wq *cond_m;
-    int stage;
-    int cond_r;          /* stage 2: the condition wait's result */
-} sync_async;
-_Static_assert(sizeof(sync_async) <= sizeof(dagrt_async), "dagrt_async too small for a sync wait");
-
-/* The waiter a call uses: the record's for an asynchronous one. */
-static wq_waiter *waiter_for(rt_async *a, wq_waiter *own)
-{
-    return a ? &((sync_async *)(void *)a)->w : own;
-}
-
-static int wait_slow(dagrt *rt, wq_waiter *w, uint64_t deadline, dagrt_cancel *cs, bool help,
-                     bool rt_cancellable, rt_async *a)
-{
-    /* A scope's deadline (on cs or above it) that comes first is the
-     * wait's, and ends even a sleep with DAGRT_ETIMEDOUT (wait/cancel.c,
-     * DEADLINES): read once, here, before its timer may fire. */
-    uint64_t d = rt_oneshot_deadline(deadline, cs);
-    if (d < deadline)
-        w->timeout_code = DAGRT_ETIMEDOUT;
-    int early = rt_oneshot_arm(rt, &w->o, d, cs, rt_cancellable);
-    if (early)   /* a hand-off that came first still wins */
-        waiter_take(w, early == RT_ONESHOT_PAST ? w->timeout_code : early);
-    if (a) {
-        /* No one waits: the continuation ends it (sync_finish). */
-        if (rt_async_arm(a, &w->o.g, NULL, sync_finish, &rt->nwaits, false) == 0)
-            return RT_PENDING;
-    } else {
-        rt_oneshot_wait(rt, &w->o, &rt->nwaits, help ? RT_ONESHOT_HELP : 0);
-    }
-    rt_oneshot_disarm(rt, &w->o);
-    return count_result(rt, w->result);
-}
-
-/* Checks shared by the timed calls: the runtime, the scope. 0 to go on.
- * Clears dagrt_last_os_error for a call that returns without suspending
- * (one that suspends clears it again where it returns: count_result). */
-static int wait_check(dagrt *rt, const dagrt_cancel *cs)
-{
-    rt_error_set(0, 0);
-    if (!rt || (cs && !rt_cancel_valid(cs)))
-        return DAGRT_EINVAL;
-    if (cs && dagrt_cancel_requested(cs))
-        return count_result(rt, DAGRT_ECANCELED);
-    return 0;
-}
-
-static inline rt_wq *wq_of(const void *p) { return (rt_wq *)(uintptr_t)p; }
+#include "wq.h"
 
 /* ----------------------------------------------------------------- sleep */
 
 static int sleep_(dagrt *rt, uint64_t ns, dagrt_cancel *cs, rt_async *a)
 {
-    int e = wait_check(rt, cs);
+    int e = rt_wq_check(rt, cs);
     if (e)
         return e;
     if (ns == 0)
@@ -286,8 +28,8 @@ static int sleep_(dagrt *rt, uint64_t ns, dagrt_cancel *cs, rt_async *a)
     uint64_t now = rt_now_ns();
     uint64_t deadline = ns >= DAGRT_FOREVER - now ? DAGRT_FOREVER - 1 : now + ns;
     wq_waiter own, *w = waiter_for(a, &own);
-    waiter_init(w, NULL);
-    return wait_slow(rt, w, deadline, cs, true, true, a);
+    rt_wq_waiter_init(w, NULL);
+    return rt_wq_wait(rt, w, deadline, cs, true, true, a);
 }
 
 /* ---------------------------------------------------------------- events */
@@ -345,7 +87,7 @@ void dagrt_event_set(dagrt_event *e)
      * acquire it, and must then see what the setter wrote before setting
      * (TSan caught the relaxed version). Our last access to the event. */
     atomic_store_explicit(&q->value, 1, memory_order_release);
-    wake_list(all);
+    rt_wq_wake_list(all);
 }
 
 void dagrt_event_reset(dagrt_event *e)
@@ -382,7 +124,7 @@ static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, da
                              rt_async *a)
 {
     rt_wq *q = wq_of(e);
-    int err = wait_check(rt, cs);
+    int err = rt_wq_check(rt, cs);
     if (err)
         return err;
     if (!e || q->magic != WQ_EVENT)
@@ -391,7 +133,7 @@ static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, da
     if (event_settled(q))
         return 0;
     wq_waiter own, *w = waiter_for(a, &own);
-    waiter_init(w, q);
+    rt_wq_waiter_init(w, q);
     wq_lock(q);
     if (atomic_load_explicit(&q->value, memory_order_relaxed)) {   /* relaxed: under the lock */
         wq_unlock(q);
@@ -401,7 +143,7 @@ static int event_wait_until_(dagrt *rt, dagrt_event *e, uint64_t deadline_ns, da
     }
     wq_push(q, w);
     wq_unlock(q);
-    return wait_slow(rt, w, deadline_ns, cs, true, true, a);
+    return rt_wq_wait(rt, w, deadline_ns, cs, true, true, a);
 }
 
 int dagrt_event_wait(dagrt *rt, dagrt_event *e)
@@ -437,7 +179,7 @@ static int mutex_lock(dagrt *rt, rt_wq *q, uint64_t deadline_ns, dagrt_cancel *c
                       rt_async *a)
 {
     wq_waiter own, *w = waiter_for(a, &own);
-    waiter_init(w, q);
+    rt_wq_waiter_init(w, q);
     wq_lock(q);
     if (atomic_load_explicit(&q->value, memory_order_relaxed) == 0) {   /* relaxed: under the lock */
         atomic_store_explicit(&q->value, 1, memory_order_relaxed);   /* relaxed: under the lock */
@@ -447,14 +189,14 @@ static int mutex_lock(dagrt *rt, rt_wq *q, uint64_t deadline_ns, dagrt_cancel *c
     wq_push(q, w);
     wq_unlock(q);
     /* 0: woken by unlock with the mutex handed over (value stays 1). */
-    return wait_slow(rt, w, deadline_ns, cs, false, rt_cancellable, a);
+    return rt_wq_wait(rt, w, deadline_ns, cs, false, rt_cancellable, a);
 }
 
 static int mutex_lock_until_(dagrt *rt, dagrt_mutex *m, uint64_t deadline_ns, dagrt_cancel *cs,
                              rt_async *a)
 {
     rt_wq *q = wq_of(m);
-    int err = wait_check(rt, cs);
+    int err = rt_wq_check(rt, cs);
     if (err)
         return err;
     if (!m || q->magic != WQ_MUTEX)
@@ -483,7 +225,7 @@ int dagrt_mutex_unlock(dagrt_mutex *m)
         atomic_store_explicit(&q->value, 0, memory_order_relaxed);   /* relaxed: under the lock */
     wq_unlock(q);
     if (w)
-        waiter_wake(w);   /* direct hand-off: no barging past a waiter */
+        rt_wq_wake(w);   /* direct hand-off: no barging past a waiter */
     return 0;
 }
 
@@ -513,13 +255,13 @@ static int sem_acquire_until_(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dag
                               rt_async *a)
 {
     rt_wq *q = wq_of(s);
-    int err = wait_check(rt, cs);
+    int err = rt_wq_check(rt, cs);
     if (err)
         return err;
     if (!s || q->magic != WQ_SEM)
         return DAGRT_EINVAL;
     wq_waiter own, *w = waiter_for(a, &own);
-    waiter_init(w, q);
+    rt_wq_waiter_init(w, q);
     wq_lock(q);
     int64_t v = atomic_load_explicit(&q->value, memory_order_relaxed);   /* relaxed: under the lock */
     if (v > 0) {
@@ -529,7 +271,7 @@ static int sem_acquire_until_(dagrt *rt, dagrt_sem *s, uint64_t deadline_ns, dag
     }
     wq_push(q, w);
     wq_unlock(q);
-    return wait_slow(rt, w, deadline_ns, cs, false, true, a);   /* 0: one unit handed over */
+    return rt_wq_wait(rt, w, deadline_ns, cs, false, true, a);   /* 0: one unit handed over */
 }
 
 int dagrt_sem_acquire(dagrt *rt, dagrt_sem *s)
@@ -549,7 +291,7 @@ void dagrt_sem_release(dagrt_sem *s, uint32_t n)
                               atomic_load_explicit(&q->value, memory_order_relaxed) + n,
                               memory_order_relaxed);
     wq_unlock(q);
-    wake_list(woken);
+    rt_wq_wake_list(woken);
 }
 
 /* ---------------------------------------------------- condition variables */
@@ -564,7 +306,7 @@ static int cond_wait_(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadli
                       rt_async *a)
 {
     rt_wq *q = wq_of(cv), *mq = wq_of(m);
-    int err = wait_check(rt, cs);
+    int err = rt_wq_check(rt, cs);
     if (err)
         return err;
     if (!cv || q->magic != WQ_COND || !m || mq->magic != WQ_MUTEX)
@@ -577,7 +319,7 @@ static int cond_wait_(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadli
     if (atomic_load_explicit(&mq->value, memory_order_relaxed) == 0)
         return DAGRT_EPERM;
     wq_waiter own, *w = waiter_for(a, &own);
-    waiter_init(w, q);
+    rt_wq_waiter_init(w, q);
     if (a) {
         sync_async *sa = (sync_async *)(void *)a;
         sa->cond_m = mq;
@@ -587,16 +329,16 @@ static int cond_wait_(dagrt *rt, dagrt_cond *cv, dagrt_mutex *m, uint64_t deadli
     wq_push(q, w);
     wq_unlock(q);
     dagrt_mutex_unlock(m);
-    int r = wait_slow(rt, w, deadline_ns, cs, false, true, a);
+    int r = rt_wq_wait(rt, w, deadline_ns, cs, false, true, a);
     if (r == RT_PENDING)
-        return r;   /* sync_finish relocks */
+        return r;   /* rt_wq_finish relocks */
     /* Like pthread_cond_wait, every return holds the mutex again. */
     if (a) {
         sync_async *sa = (sync_async *)(void *)a;
         sa->stage = 2;
         sa->cond_r = r;
         if (mutex_lock(rt, mq, DAGRT_FOREVER, NULL, false, a) == RT_PENDING)
-            return RT_PENDING;   /* sync_finish calls fn with cond_r */
+            return RT_PENDING;   /* rt_wq_finish calls fn with cond_r */
         return r;
     }
     mutex_lock(rt, mq, DAGRT_FOREVER, NULL, false, NULL);
@@ -612,7 +354,7 @@ void dagrt_cond_signal(dagrt_cond *cv)
     wq_waiter *w = wq_pop(q);   /* the oldest still waiting: timed-out ones are gone */
     wq_unlock(q);
     if (w)
-        waiter_wake(w);
+        rt_wq_wake(w);
 }
 
 void dagrt_cond_broadcast(dagrt_cond *cv)
@@ -624,7 +366,7 @@ void dagrt_cond_broadcast(dagrt_cond *cv)
     wq_lock(q);
     wq_waiter *all = wq_pop_list(q, &n);
     wq_unlock(q);
-    wake_list(all);
+    rt_wq_wake_list(all);
 }
 
 /* ----------------------------------------------------- asynchronous waits */
@@ -632,12 +374,12 @@ void dagrt_cond_broadcast(dagrt_cond *cv)
 /* The continuation of an asynchronous wait (wait/async.c): what wait_slow
  * does after rt_oneshot_wait, on a runtime thread; a condition wait then
  * relocks its mutex, asynchronously again when it must wait. */
-static void sync_finish(rt_async *a)
+void rt_wq_finish(rt_async *a)
 {
     sync_async *sa = (sync_async *)(void *)a;
     dagrt *rt = a->rt;
     rt_oneshot_disarm(rt, &sa->w.o);
-    int r = count_result(rt, sa->w.result);
+    int r = rt_wq_result(rt, sa->w.result);
     if (sa->cond_m && sa->stage == 1) {
         sa->stage = 2;
         sa->cond_r = r;

@@ -1,6 +1,6 @@
 /*
  * timed_wait.pml - a timed, cancellable wait racing a hand-off
- * (runtime/wait/sync.c, "who wakes a waiter", on the one timed wait of
+ * (runtime/wait/wq.h, "who wakes a waiter", on the one timed wait of
  * wait/oneshot.c; timer.c; wait/cancel.c).
  *
  * Two waiters are queued (FIFO) on a semaphore with no units. Each has a
