@@ -414,7 +414,7 @@ static inline uint32_t rt_shuffle_draw(uint64_t *s, uint32_t n)
 
 /* Owner-only counter bump: relaxed load + store is enough for a single
  * writer; release on nfinished so destroy's acquire read of it also sees
- * the spawns that the finished task made (core/worker.c, quiescent()). */
+ * the spawns that the finished task made (core/destroy.c, quiescent()). */
 static inline void rt_bump(_Atomic uint64_t *x, memory_order mo)
 {
     atomic_store_explicit(x, atomic_load_explicit(x, memory_order_relaxed) + 1, mo);
@@ -441,6 +441,12 @@ static inline rt_ctx *rt_ctx_here(const dagrt *rt)
 
 /* The same as a real call: re-do it after any fiber switch (top of file). */
 rt_ctx *rt_ctx_current(const dagrt *rt);
+/* Stops the workers (the stop flag, a token each) and joins them. */
+void rt_stop_and_join(dagrt *rt);
+/* Frees everything of rt, rt included; every thread has stopped. */
+void rt_free_all(dagrt *rt);
+/* dagrt_destroy of a paused runtime: the pause ends first. */
+void rt_pause_end(dagrt *rt);
 
 /* The frame c now runs in (exec/frame.c), or NULL; the one way to set it,
  * so that the chunk c bumped for the frame before (fbump) is never used
@@ -456,7 +462,7 @@ static inline void rt_ctx_set_frame(rt_ctx *c, void *frame)
 static inline bool rt_shuffled(const dagrt *rt) { return rt->cfg.shuffle; }
 
 /* A public call that a thread outside the runtime may make while another
- * thread destroys rt (core/worker.c, "DESTROY AND THREADS OUTSIDE"): enter
+ * thread destroys rt (core/destroy.c, "DESTROY AND THREADS OUTSIDE"): enter
  * before the call's first access to rt, leave after its last one.
  * rt_call_enter returns 0 on one of rt's own threads (nothing counted:
  * leave is not called), 1 when the calling thread is counted in

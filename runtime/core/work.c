@@ -124,7 +124,7 @@ static RT_INLINE void task_finish_on(dagrt *rt, rt_ctx *c, rt_task *t)
     if (c)
         rt_bump(&c->nfinished, memory_order_release);
     else
-        /* release: as nfinished (core/worker.c, quiescent). */
+        /* release: as nfinished (core/destroy.c, quiescent). */
         atomic_fetch_add_explicit(&rt->ext_finished, 1, memory_order_release);
     rt_task_free_on(rt, c, t);
     if (g)
@@ -580,7 +580,7 @@ int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g)
 
 /* dagrt_group_wait from a thread with no ctx in rt (it is not on one of
  * rt's fibers either): counted as a call while it waits, so dagrt_destroy
- * frees nothing under it (core/worker.c, "DESTROY AND THREADS OUTSIDE"). It
+ * frees nothing under it (core/destroy.c, "DESTROY AND THREADS OUTSIDE"). It
  * still runs while destroy drains (destroy runs the group's tasks); once
  * every task has finished it is refused, and looks at the group alone:
  * done, or DAGRT_ECANCELED. */

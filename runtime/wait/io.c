@@ -517,7 +517,7 @@ int64_t rt_io_call(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_cance
     if (os)
         return rt_error_set(rt_os_error_code(os), os);
     /* A thread outside the runtime: counted while in the call, refused
-     * once dagrt_destroy has begun (core/worker.c, "DESTROY AND THREADS
+     * once dagrt_destroy has begun (core/destroy.c, "DESTROY AND THREADS
      * OUTSIDE"). On rt's own threads, one TLS read. */
     int in_ = rt_oneshot_enter(rt, RT_DRAINING);
     if (in_ < 0)
@@ -591,7 +591,7 @@ int dagrt_close(dagrt *rt, dagrt_handle h)
     int bad = rt_os_handle_check(h);   /* as rt_io_call: never another descriptor */
     if (bad)
         return rt_error_set(rt_os_error_code(bad), bad);
-    /* A thread outside the runtime (core/worker.c, "DESTROY AND THREADS
+    /* A thread outside the runtime (core/destroy.c, "DESTROY AND THREADS
      * OUTSIDE"): refused only once every task has finished, and then it
      * just closes h: destroy is ending every call left. */
     int in_ = rt_oneshot_enter(rt, RT_SEALED);

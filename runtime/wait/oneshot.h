@@ -121,7 +121,7 @@ void rt_oneshot_disarm(dagrt *rt, rt_oneshot *o);
  * DESTROY. The continuation is counted as spawned when the wait is armed,
  * by the ctx that arms it, inside the task (or the main thread's call)
  * that arms it, before that one finishes: the same argument as a spawn
- * (core/worker.c, quiescent), so a pending wait keeps dagrt_destroy's
+ * (core/destroy.c, quiescent), so a pending wait keeps dagrt_destroy's
  * drain from ending; it is counted in *nwaits too (the owner's count of
  * waits, for "only waits are left"), so the drain cancels rt->waits as
  * it does for a parked fiber. The waker submits the continuation without
@@ -164,7 +164,7 @@ int rt_async_arm(rt_async *a, rt_group *g, rt_ctx *c, void (*finish)(rt_async *a
 void rt_oneshot_count(dagrt *rt, size_t field, uint64_t n);
 
 /* A timed call made by a thread with no ctx in rt while another thread
- * may destroy rt (core/worker.c, "DESTROY AND THREADS OUTSIDE";
+ * may destroy rt (core/destroy.c, "DESTROY AND THREADS OUTSIDE";
  * rt_call_enter, whose answers these are): counted for the call's length
  * and refused (< 0) once destroy has reached refuse_at. On rt's own
  * threads, one TLS read. */

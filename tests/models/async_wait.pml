@@ -1,7 +1,7 @@
 /*
  * async_wait.pml - an asynchronous wait's continuation against
  * dagrt_destroy's drain (runtime/wait/async.c; wait/oneshot.h, "DESTROY";
- * core/worker.c, quiescent).
+ * core/destroy.c, quiescent).
  *
  * A task T (counted: spawned 1) arms a wait asynchronously: it counts the
  * continuation as spawned, then arms the wait's one-shot group; if the

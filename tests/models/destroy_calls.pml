@@ -1,6 +1,6 @@
 /*
  * destroy_calls.pml - dagrt_destroy against threads outside the runtime
- * inside its calls (runtime/core/worker.c, "DESTROY AND THREADS OUTSIDE";
+ * inside its calls (runtime/core/destroy.c, "DESTROY AND THREADS OUTSIDE";
  * rt_call_enter / rt_call_leave, dagrt_destroy).
  *
  * Two threads outside the runtime make calls in a loop: one makes waits
