@@ -41,7 +41,8 @@
  * all of them, which walks the in-flight list (a link per call would cost
  * every call two lock round trips on that scope's one tree lock); each
  * ends the op in the kernel through the reactor's cancel. rt_io_fini
- * (after every task has finished) frees the rest.
+ * (after every task has finished) frees the rest; it and dagrt_close,
+ * which end calls from outside them, are in wait/io_close.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,19 +62,6 @@ _Static_assert((int)DAGRT_IO_KINDS == (int)RT_IO_KINDS && (int)DAGRT_IO_POLL == 
 _Static_assert((int)DAGRT_POLL_IN == (int)RT_IO_POLL_IN && (int)DAGRT_POLL_OUT == (int)RT_IO_POLL_OUT &&
                (int)DAGRT_POLL_ERR == (int)RT_IO_POLL_ERR, "poll bits disagree");
 
-struct io_req {
-    rt_io_op op;                 /* first: done() gets &op */
-    /* The one timed wait (wait/oneshot.h): completed by done(); its
-     * deadline (dagrt_poll) and its link on the caller's scope end the op
-     * through req_end. */
-    rt_oneshot w;
-    struct io_req *prev, *next;  /* the in-flight list; next: the free list */
-    bool closing;                /* dagrt_close ended it: EBADF */
-    bool canceling;              /* a cancel was handed to the reactor */
-    bool timed_out;              /* its deadline's timer fired: ETIMEDOUT */
-    struct rt_io *io;
-    rt_io_shard *sh;             /* whose lists it is on, whose lock orders it */
-};
 
 struct io_chunk {
     struct io_chunk *next;
@@ -96,7 +84,7 @@ static bool pool_grow(const rt_io *io, rt_io_shard *sh)
     return true;
 }
 
-static void io_free(rt_io *io)
+void rt_io_free(rt_io *io)
 {
     for (unsigned i = 0; i < io->nshards; i++) {
         rt_io_shard *sh = &io->shards[i];
@@ -153,12 +141,12 @@ static rt_io *io_make(dagrt *rt, int *err, int *os)
     io->entries = n > IO_ENTRIES_MAX ? IO_ENTRIES_MAX : n;
     io->r = rt_io_reactor_make(rt, io->entries, err, os);
     if (!io->r) {
-        io_free(io);
+        rt_io_free(io);
         return NULL;
     }
     if (!shards_make(rt, io)) {
         io->r->ops->destroy(io->r);
-        io_free(io);
+        rt_io_free(io);
         *err = DAGRT_ENOMEM;
         return NULL;
     }
@@ -221,14 +209,6 @@ static void req_done(rt_io_op *op)
     rt_oneshot_done(&q->w);   /* may resume the waiter: q is its from here on */
 }
 
-/* mu held: hands q's cancel to the reactor once. */
-static void req_cancel(rt_io *io, io_req *q)
-{
-    if (q->canceling)
-        return;
-    q->canceling = true;
-    io->r->ops->cancel(io->r, &q->op);
-}
 
 /* The one timed wait's end (wait/oneshot.h): the deadline and the scope
  * end the op in the kernel; runs outside every lock but this one, briefly
@@ -239,7 +219,7 @@ static void req_end(rt_oneshot *w, int why)
     rt_os_mutex_lock(&q->sh->mu);
     if (why == DAGRT_ETIMEDOUT && !q->canceling)
         q->timed_out = true;
-    req_cancel(q->io, q);
+    rt_io_req_cancel(q->io, q);
     rt_os_mutex_unlock(&q->sh->mu);
 }
 
@@ -255,7 +235,7 @@ static void io_rt_cancelled(rt_cancel_link *l)
         sh->rt_cancelled = true;
         for (io_req *q = sh->inflight; q; q = q->next)
             if (!rt_oneshot_over(&q->w))   /* a record whose group reached 0 is done */
-                req_cancel(io, q);
+                rt_io_req_cancel(io, q);
         rt_os_mutex_unlock(&sh->mu);
     }
 }
@@ -451,7 +431,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     bool deferred = q->op.defer = rt_io_may_defer(rt, io);
     io->r->ops->submit(io->r, &q->op);
     if (sh->rt_cancelled)   /* the runtime's scope (io_rt_cancelled) */
-        req_cancel(io, q);
+        rt_io_req_cancel(io, q);
     rt_os_mutex_unlock(&sh->mu);
     /* A reactor with flush leaves the system call of a submit that was
      * not deferred to us, after the lock (reactor.h): the kernel may run
@@ -484,7 +464,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         rt_os_mutex_lock(&sh->mu);
         if (early != DAGRT_ECANCELED)
             q->timed_out = true;
-        req_cancel(io, q);
+        rt_io_req_cancel(io, q);
         rt_os_mutex_unlock(&sh->mu);
     }
     /* With hot workers, a completion resumes its fiber on the hot lane,
@@ -580,84 +560,4 @@ void rt_io_op_clear(rt_io_op *op, int kind, dagrt_handle h)
     memset(op, 0, sizeof *op);
     op->kind = kind;
     op->h = h;
-}
-
-/* ------------------------------------------------------------- close */
-
-int dagrt_close(dagrt *rt, dagrt_handle h)
-{
-    if (!rt)
-        return rt_error_set(DAGRT_EINVAL, 0);
-    int bad = rt_os_handle_check(h);   /* as rt_io_call: never another descriptor */
-    if (bad)
-        return rt_error_set(rt_os_error_code(bad), bad);
-    /* A thread outside the runtime (core/destroy.c, "DESTROY AND THREADS
-     * OUTSIDE"): refused only once every task has finished, and then it
-     * just closes h: destroy is ending every call left. */
-    int in_ = rt_oneshot_enter(rt, RT_SEALED);
-    rt_io *io = in_ < 0 ? NULL : io_of(rt);
-    if (io) {
-        /* End the calls parked on h, then wait until the reactor has let
-         * go of every one of them (a cancel is answered at once; a lane
-         * read of a regular file finishes by itself). */
-        for (unsigned spins = 0;; spins++) {
-            bool any = false;
-            for (unsigned i = 0; i < io->nshards; i++) {
-                rt_io_shard *sh = &io->shards[i];
-                rt_os_mutex_lock(&sh->mu);
-                for (io_req *q = sh->inflight; q; q = q->next) {
-                    /* A record whose group reached 0 is done. */
-                    if (q->op.h != h || rt_oneshot_over(&q->w))
-                        continue;
-                    any = true;
-                    if (!q->canceling) {
-                        q->closing = true;
-                        req_cancel(io, q);
-                    }
-                }
-                rt_os_mutex_unlock(&sh->mu);
-            }
-            if (!any)
-                break;
-            if (spins < 64)
-                rt_os_yield();
-            else
-                rt_os_sleep_ns(50000);
-        }
-    }
-    rt_oneshot_leave(rt, in_);
-    int e = rt_os_handle_close(h);
-    return rt_error_set(e ? rt_os_error_code(e) : 0, e);
-}
-
-/* ------------------------------------------- create / destroy hooks */
-
-void rt_io_fini(dagrt *rt)
-{
-    rt_io *io = io_of(rt);
-    if (!io)
-        return;
-    /* Every task has finished; a thread outside the runtime may still be
-     * in a call (cancelled by destroy's cancel of rt->waits): wait until the reactor has
-     * let go of every buffer. */
-    for (;;) {
-        size_t n = 0;
-        for (unsigned i = 0; i < io->nshards; i++) {
-            rt_io_shard *sh = &io->shards[i];
-            rt_os_mutex_lock(&sh->mu);
-            sh->stopping = true;   /* a straggler's new call: DAGRT_ECANCELED */
-            n += sh->ninflight;
-            for (io_req *q = sh->inflight; q; q = q->next)
-                req_cancel(io, q);
-            rt_os_mutex_unlock(&sh->mu);
-        }
-        if (n == 0)
-            break;
-        rt_os_sleep_ns(100000);
-    }
-    if (io->rtlinked)
-        rt_cancel_detach(&io->rtlink);
-    io->r->ops->destroy(io->r);
-    io_free(io);
-    atomic_store_explicit(&rt->io, NULL, memory_order_relaxed);   /* relaxed: no thread is left */
 }

@@ -1,13 +1,15 @@
 /*
- * wait/io.h - what wait/io.c (the I/O calls) and wait/io_reap.c (batching and
- * reaping: who defers a submit, who flushes and reaps) share: the
- * runtime's I/O state and the calls wait/io.c makes into wait/io_reap.c.
+ * wait/io.h - what wait/io.c (the I/O calls), wait/io_close.c (closing and
+ * the runtime's end) and wait/io_reap.c (batching and reaping: who defers
+ * a submit, who flushes and reaps) share: the runtime's I/O state, a
+ * call's record, and the calls wait/io.c makes into wait/io_reap.c.
  * Not installed; include after core/core.h.
  */
 #ifndef DAGRT_IO_INTERNAL_H
 #define DAGRT_IO_INTERNAL_H
 
 #include "cancel.h"
+#include "oneshot.h"
 #include "../os/reactor.h"
 
 typedef struct io_req io_req;    /* wait/io.c: one call's op record */
@@ -49,6 +51,33 @@ static inline rt_io *io_of(const dagrt *rt)
     /* acquire: pairs with io_get's release store, so the state is whole. */
     return atomic_load_explicit(&((dagrt *)(uintptr_t)rt)->io, memory_order_acquire);
 }
+
+/* One call's op record (wait/io.c). */
+struct io_req {
+    rt_io_op op;                 /* first: done() gets &op */
+    /* The one timed wait (wait/oneshot.h): completed by done(); its
+     * deadline (dagrt_poll) and its link on the caller's scope end the op
+     * through req_end. */
+    rt_oneshot w;
+    struct io_req *prev, *next;  /* the in-flight list; next: the free list */
+    bool closing;                /* dagrt_close ended it: EBADF */
+    bool canceling;              /* a cancel was handed to the reactor */
+    bool timed_out;              /* its deadline's timer fired: ETIMEDOUT */
+    struct rt_io *io;
+    rt_io_shard *sh;             /* whose lists it is on, whose lock orders it */
+};
+
+/* mu held: hands q's cancel to the reactor once. */
+static inline void rt_io_req_cancel(rt_io *io, io_req *q)
+{
+    if (q->canceling)
+        return;
+    q->canceling = true;
+    io->r->ops->cancel(io->r, &q->op);
+}
+
+/* wait/io.c. Frees the I/O state (every call has ended). */
+void rt_io_free(rt_io *io);
 
 /* wait/io_reap.c. The reactor the first call starts (NULL: *err, and in
  * *os_err the system's reason, 0 if none). */
