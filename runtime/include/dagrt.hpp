@@ -104,10 +104,16 @@ public:
     }
 };
 
+namespace detail {
+/* The category's one object, at namespace scope and constant-initialised
+ * (std::error_category's constructor is constexpr): reaching it tests no
+ * guard variable, so a spawn whose error_code is dropped costs no branch. */
+inline const error_category_impl category_object{};
+} // namespace detail
+
 inline const std::error_category &dagrt_category() noexcept
 {
-    static const error_category_impl cat;
-    return cat;
+    return detail::category_object;
 }
 
 /* A dagrt return value (0 or a negative code) as an error_code; a
