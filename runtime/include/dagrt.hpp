@@ -409,8 +409,10 @@ inline constexpr bool spawn_allocates =
  * dropped), counted by g, where flags say (DAGRT_SPAWN_FIBER, _MAIN,
  * _HOT, _LARGE_STACK: dagrt_spawn_ex's). The copy lives inside the task
  * when it fits DAGRT_SPAWN_INLINE_SIZE (80) bytes at 16-byte alignment and
- * moves without throwing: no allocation, then. Otherwise one operator new
- * (nothrow) per spawn. Errors: dagrt_spawn_ex's (DAGRT_EINVAL,
+ * moves without throwing: no allocation, then; one that is trivially
+ * copyable and at most two words (16 bytes on a 64-bit target), spawned
+ * with no flags, costs what dagrt_spawn does (dagrt_spawn_words).
+ * Otherwise one operator new (nothrow) per spawn. Errors: dagrt_spawn_ex's (DAGRT_EINVAL,
  * DAGRT_ENOMEM); on one, f never runs and its copy is gone. */
 template <class F, class = std::enable_if_t<std::is_invocable_v<std::decay_t<F> &>>>
 std::error_code spawn(dagrt *rt, group &g, F &&f, unsigned flags = 0)
