@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dagrt.h"
+#include "os/os.h"
 
 #define FAIL(...) do { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); v++; } while (0)
 
@@ -213,6 +214,45 @@ static int words_cases(dagrt *rt)
     return v;
 }
 
+/* Out of task memory (the system layer's seam, rt_os_alloc_refuse):
+ * dagrt_spawn_words answers DAGRT_ENOMEM, the refused task neither runs
+ * nor stays counted, the ones spawned before it run once each, and the
+ * spawn works again once memory does. No workers: nothing frees a
+ * descriptor until the main thread waits. */
+static int words_oom(void)
+{
+    int v = 0;
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.no_workers = true;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt)
+        return 1;
+    atomic_store(&words_ran, 0);
+    atomic_store(&words_bad, 0);
+    dagrt_group g;
+    dagrt_group_init(&g);
+    long held = 0;
+    int rc = 0;
+    rt_os_alloc_refuse(true);
+    while (held < 100000 && (rc = dagrt_spawn_words(rt, &g, words_run, (uintptr_t)held, ~(uintptr_t)held)) == 0)
+        held++;
+    rt_os_alloc_refuse(false);
+    if (rc != DAGRT_ENOMEM)
+        FAIL("words oom: %d after %ld spawns (want DAGRT_ENOMEM)", rc, held);
+    if (dagrt_group_wait(rt, &g) != 0 || dagrt_group_done(&g) != 1)
+        FAIL("words oom: group wait failed");
+    if (atomic_load(&words_ran) != held || atomic_load(&words_bad))
+        FAIL("words oom: %ld of %ld ran, %ld bad", atomic_load(&words_ran), held, atomic_load(&words_bad));
+    if (dagrt_spawn_words(rt, &g, words_run, 7, ~(uintptr_t)7) != 0)
+        FAIL("words oom: refused once memory came back");
+    dagrt_group_wait(rt, &g);
+    if (atomic_load(&words_ran) != held + 1)
+        FAIL("words oom: the spawn after it did not run");
+    dagrt_destroy(rt);
+    return v;
+}
+
 int scn_spawn_inline(void)
 {
     int v = 0;
@@ -307,5 +347,6 @@ int scn_spawn_inline(void)
         FAIL("group not done");
     v += words_cases(rt);
     dagrt_destroy(rt);
+    v += words_oom();
     return v;
 }
