@@ -355,9 +355,12 @@ static inline bool flags_bad(unsigned flags)
            ((flags & DAGRT_SPAWN_LARGE_STACK) && !(flags & DAGRT_SPAWN_FIBER));
 }
 
-/* The body of both spawn entry points; with flags a constant 0 (plain
- * dagrt_spawn) the flag checks fold away. */
-static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
+/* The body of the spawn entry points; with flags a constant 0 (plain
+ * dagrt_spawn) the flag checks fold away. words (a constant): fn gets the
+ * task's inline storage, holding w0 and w1 (dagrt_spawn_words), instead of
+ * arg. */
+static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags,
+                           bool words, uintptr_t w0, uintptr_t w1)
 {
     if (RT_UNLIKELY(!rt || !fn))
         return DAGRT_EINVAL;
@@ -373,6 +376,14 @@ static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, un
     rt_task *t = rt_task_make(rt, c, fn, arg, gi, flags);
     if (RT_UNLIKELY(!t))
         return DAGRT_ENOMEM;
+    if (words) {
+        /* The inline storage starts at u (core.h, rt_task_slot): two
+         * plain stores, which replace rt_task_reset's zeroes, before the
+         * submit publishes the task. */
+        t->u[0] = w0;
+        t->u[1] = w1;
+        t->arg = t->u;
+    }
     if (gi)
         rt_group_count_spawn(gi, c, t);
     int r = submit_on(rt, c, t);
@@ -444,12 +455,19 @@ int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg)
 
 int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)
 {
-    return spawn(rt, g, fn, arg, flags);
+    return spawn(rt, g, fn, arg, flags, false, 0, 0);
 }
 
 int dagrt_spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg)
 {
-    return spawn(rt, g, fn, arg, 0);
+    return spawn(rt, g, fn, arg, 0, false, 0, 0);
+}
+
+/* dagrt_spawn's path, the two words stored where dagrt_spawn_inline's
+ * storage is: no size, source or place to check, nothing to undo. */
+int dagrt_spawn_words(dagrt *rt, dagrt_group *g, dagrt_fn fn, uintptr_t w0, uintptr_t w1)
+{
+    return spawn(rt, g, fn, NULL, 0, true, w0, w1);
 }
 
 int dagrt_publish(dagrt *rt)

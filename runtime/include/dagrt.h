@@ -428,6 +428,13 @@ typedef void (*dagrt_place_fn)(void *dst, void *src);
  * called), DAGRT_ENOMEM. */
 int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn place, void *src,
                        size_t n, unsigned flags);
+/* As dagrt_spawn, but fn runs as fn(p), p the task's own storage (as
+ * dagrt_spawn_inline's), which holds w0 then w1 as two uintptr_t: an
+ * argument of up to two machine words carried by the task, at the cost
+ * of dagrt_spawn (dagrt.hpp spawns a small trivially copyable callable
+ * this way). The storage is gone once fn returns. 0; DAGRT_EINVAL (NULL
+ * rt or fn, an uninitialised g), DAGRT_ENOMEM (nothing spawned). */
+int dagrt_spawn_words(dagrt *rt, dagrt_group *g, dagrt_fn fn, uintptr_t w0, uintptr_t w1);
 
 /* Waits until every task counted by g has finished; their effects are
  * then visible. Waiting is helping: the waiting thread runs other ready

@@ -40,6 +40,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <new>
@@ -103,20 +104,32 @@ public:
     }
 };
 
+namespace detail {
+/* The category's one object, at namespace scope and constant-initialised
+ * (std::error_category's constructor is constexpr): reaching it tests no
+ * guard variable, so a spawn whose error_code is dropped costs no branch. */
+inline const error_category_impl category_object{};
+} // namespace detail
+
 inline const std::error_category &dagrt_category() noexcept
 {
-    static const error_category_impl cat;
-    return cat;
+    return detail::category_object;
 }
 
 /* A dagrt return value (0 or a negative code) as an error_code; a
  * positive value (a count, a byte count) is success. */
+namespace detail {
+/* A success, made once: std::error_code() calls std::system_category()
+ * out of line, a cost on every spawn. At namespace scope, not a function's
+ * static, so that using it tests no guard variable; an inline variable is
+ * initialised before anything defined after this header in a translation
+ * unit, so static initialisers that spawn see it made. */
+inline const std::error_code ok_code{};
+} // namespace detail
+
 inline std::error_code make_error(long long r) noexcept
 {
-    /* A success is a copy of one made once: std::error_code() calls
-     * std::system_category() out of line, a cost on every spawn. */
-    static const std::error_code ok;
-    return r < 0 ? std::error_code(static_cast<int>(r), dagrt_category()) : ok;
+    return r < 0 ? std::error_code(static_cast<int>(r), dagrt_category()) : detail::ok_code;
 }
 
 /* Throws std::system_error for an error (exceptions on); with
@@ -303,6 +316,12 @@ template <class Fn>
 inline constexpr bool fits_inline = sizeof(Fn) <= DAGRT_SPAWN_INLINE_SIZE &&
                                     alignof(Fn) <= DAGRT_SPAWN_INLINE_ALIGN;
 
+/* One that dagrt_spawn_words carries: two words, at most (16 bytes on a
+ * 64-bit target), and trivially copyable (checked where it is used). */
+template <class Fn>
+inline constexpr bool fits_words = sizeof(Fn) <= 2 * sizeof(std::uintptr_t) &&
+                                   alignof(Fn) <= DAGRT_SPAWN_INLINE_ALIGN;
+
 template <class Fn>
 void run_inline(void *p) noexcept
 {
@@ -338,7 +357,18 @@ int spawn_any(dagrt *rt, dagrt_group *g, F &&f, unsigned flags)
         return spawn_any(rt, g, &f, flags);   /* a function: spawn its pointer */
     } else if constexpr (fits_inline<Fn> && std::is_trivially_copyable_v<Fn> &&
                   std::is_trivially_destructible_v<Fn> && std::is_same_v<Fn &, std::remove_const_t<std::remove_reference_t<F>> &>) {
-        /* Bytes will do: copied into the task, nothing to destroy. */
+        /* Bytes will do: copied into the task, nothing to destroy. Up to
+         * two words (fits_words: a lambda holding a pointer or two) go by
+         * value to dagrt_spawn_words, dagrt_spawn's own path: no size or
+         * source to check, no copy through memory (the memcpy below is
+         * register moves once inlined). */
+        if constexpr (fits_words<Fn>) {
+            if (flags == 0) {
+                std::uintptr_t w[2] = {0, 0};
+                std::memcpy(w, std::addressof(f), sizeof(Fn));
+                return dagrt_spawn_words(rt, g, &run_inline<Fn>, w[0], w[1]);
+            }
+        }
         return dagrt_spawn_inline(rt, g, &run_inline<Fn>, nullptr,
                                   const_cast<void *>(static_cast<const void *>(std::addressof(f))),
                                   sizeof(Fn), flags);
@@ -379,8 +409,10 @@ inline constexpr bool spawn_allocates =
  * dropped), counted by g, where flags say (DAGRT_SPAWN_FIBER, _MAIN,
  * _HOT, _LARGE_STACK: dagrt_spawn_ex's). The copy lives inside the task
  * when it fits DAGRT_SPAWN_INLINE_SIZE (80) bytes at 16-byte alignment and
- * moves without throwing: no allocation, then. Otherwise one operator new
- * (nothrow) per spawn. Errors: dagrt_spawn_ex's (DAGRT_EINVAL,
+ * moves without throwing: no allocation, then; one that is trivially
+ * copyable and at most two words (16 bytes on a 64-bit target), spawned
+ * with no flags, costs what dagrt_spawn does (dagrt_spawn_words).
+ * Otherwise one operator new (nothrow) per spawn. Errors: dagrt_spawn_ex's (DAGRT_EINVAL,
  * DAGRT_ENOMEM); on one, f never runs and its copy is gone. */
 template <class F, class = std::enable_if_t<std::is_invocable_v<std::decay_t<F> &>>>
 std::error_code spawn(dagrt *rt, group &g, F &&f, unsigned flags = 0)

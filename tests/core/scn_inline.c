@@ -1,5 +1,5 @@
-/* scn_inline.c - dagrt_spawn_inline (runtime/core/work.c): a task whose
- * argument lives in its own descriptor. The bytes arrive whole and
+/* scn_inline.c - dagrt_spawn_inline and dagrt_spawn_words
+ * (runtime/core/work.c): a task whose argument lives in its own descriptor. The bytes arrive whole and
  * aligned on every path a task takes (a worker's deque, the main queue,
  * the hot lane, a fiber, a thread outside the runtime's shared pool),
  * place runs once per spawn before the task, and the misuse cases are
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dagrt.h"
+#include "os/os.h"
 
 #define FAIL(...) do { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); v++; } while (0)
 
@@ -131,6 +132,127 @@ static void *inl_outside_main(void *p)
     return NULL;
 }
 
+/* dagrt_spawn_words: the two words arrive, at the storage's alignment. */
+static atomic_long words_ran, words_bad;
+
+static void words_run(void *p)
+{
+    const uintptr_t *w = p;
+    /* relaxed: counts read after the group wait, which orders them. */
+    if (((uintptr_t)p % DAGRT_SPAWN_INLINE_ALIGN) != 0 || w[1] != ~w[0])
+        atomic_fetch_add_explicit(&words_bad, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&words_ran, 1, memory_order_relaxed);
+}
+
+typedef struct words_spawner {
+    dagrt *rt;
+    dagrt_group *g;   /* NULL: fire and forget */
+    long n;
+    long failed;
+} words_spawner;
+
+/* Spawns n words tasks (from a task, a fiber, or a thread outside). */
+static void words_spawn_n(void *p)
+{
+    words_spawner *s = p;
+    for (long i = 0; i < s->n; i++) {
+        uintptr_t w0 = (uintptr_t)i * 2654435761u + 1;
+        if (dagrt_spawn_words(s->rt, s->g, words_run, w0, ~w0) != 0)
+            s->failed++;
+    }
+}
+
+static void *words_outside_main(void *p)
+{
+    words_spawn_n(p);
+    return NULL;
+}
+
+/* From the main thread, a task, a fiber and a thread outside the runtime;
+ * the misuse cases refused. */
+static int words_cases(dagrt *rt)
+{
+    int v = 0;
+    atomic_store(&words_ran, 0);
+    atomic_store(&words_bad, 0);
+    long n = scaled(4000, 400);
+    dagrt_group g;
+    dagrt_group_init(&g);
+    words_spawner from_main = {rt, &g, n, 0}, from_task = {rt, &g, n, 0}, from_fiber = {rt, &g, n, 0};
+    words_spawn_n(&from_main);
+    if (dagrt_spawn(rt, &g, words_spawn_n, &from_task) != 0 ||
+        dagrt_spawn_ex(rt, &g, words_spawn_n, &from_fiber, DAGRT_SPAWN_FIBER) != 0)
+        FAIL("words: the spawners' spawn failed");
+    if (dagrt_group_wait(rt, &g) != 0)
+        FAIL("words: group wait failed");
+    if (from_main.failed + from_task.failed + from_fiber.failed)
+        FAIL("words: %ld spawns failed", from_main.failed + from_task.failed + from_fiber.failed);
+    words_spawner outside = {rt, NULL, n, 0};
+    pthread_t th;
+    pthread_create(&th, NULL, words_outside_main, &outside);
+    pthread_join(th, NULL);
+    long want = 4 * n - outside.failed;
+    for (int spin = 0; atomic_load(&words_ran) < want && spin < 100000; spin++)
+        dagrt_sleep(rt, 100000, NULL);
+    if (outside.failed)
+        FAIL("words: %ld spawns from outside failed", outside.failed);
+    if (atomic_load(&words_ran) != want)
+        FAIL("words: %ld of %ld tasks ran", atomic_load(&words_ran), want);
+    if (atomic_load(&words_bad))
+        FAIL("words: %ld tasks saw their words misaligned or wrong", atomic_load(&words_bad));
+    long ran0 = atomic_load(&words_ran);
+    dagrt_group bogus;
+    memset(&bogus, 0, sizeof bogus);
+    if (dagrt_spawn_words(rt, &bogus, words_run, 1, ~(uintptr_t)1) != DAGRT_EINVAL)
+        FAIL("words: an uninitialised group accepted");
+    if (dagrt_spawn_words(NULL, &g, words_run, 1, ~(uintptr_t)1) != DAGRT_EINVAL)
+        FAIL("words: NULL rt accepted");
+    if (dagrt_spawn_words(rt, &g, NULL, 1, ~(uintptr_t)1) != DAGRT_EINVAL)
+        FAIL("words: NULL fn accepted");
+    if (dagrt_group_wait(rt, &g) != 0 || dagrt_group_done(&g) != 1 || atomic_load(&words_ran) != ran0)
+        FAIL("words: a refused spawn ran or stayed counted");
+    return v;
+}
+
+/* Out of task memory (the system layer's seam, rt_os_alloc_refuse):
+ * dagrt_spawn_words answers DAGRT_ENOMEM, the refused task neither runs
+ * nor stays counted, the ones spawned before it run once each, and the
+ * spawn works again once memory does. No workers: nothing frees a
+ * descriptor until the main thread waits. */
+static int words_oom(void)
+{
+    int v = 0;
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.no_workers = true;
+    dagrt *rt = dagrt_create(&cfg);
+    if (!rt)
+        return 1;
+    atomic_store(&words_ran, 0);
+    atomic_store(&words_bad, 0);
+    dagrt_group g;
+    dagrt_group_init(&g);
+    long held = 0;
+    int rc = 0;
+    rt_os_alloc_refuse(true);
+    while (held < 100000 && (rc = dagrt_spawn_words(rt, &g, words_run, (uintptr_t)held, ~(uintptr_t)held)) == 0)
+        held++;
+    rt_os_alloc_refuse(false);
+    if (rc != DAGRT_ENOMEM)
+        FAIL("words oom: %d after %ld spawns (want DAGRT_ENOMEM)", rc, held);
+    if (dagrt_group_wait(rt, &g) != 0 || dagrt_group_done(&g) != 1)
+        FAIL("words oom: group wait failed");
+    if (atomic_load(&words_ran) != held || atomic_load(&words_bad))
+        FAIL("words oom: %ld of %ld ran, %ld bad", atomic_load(&words_ran), held, atomic_load(&words_bad));
+    if (dagrt_spawn_words(rt, &g, words_run, 7, ~(uintptr_t)7) != 0)
+        FAIL("words oom: refused once memory came back");
+    dagrt_group_wait(rt, &g);
+    if (atomic_load(&words_ran) != held + 1)
+        FAIL("words oom: the spawn after it did not run");
+    dagrt_destroy(rt);
+    return v;
+}
+
 int scn_spawn_inline(void)
 {
     int v = 0;
@@ -223,6 +345,8 @@ int scn_spawn_inline(void)
         FAIL("the n == 0 task did not run");
     if (dagrt_group_done(&g) != 1)
         FAIL("group not done");
+    v += words_cases(rt);
     dagrt_destroy(rt);
+    v += words_oom();
     return v;
 }

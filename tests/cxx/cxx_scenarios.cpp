@@ -79,6 +79,83 @@ dagrt_config two_workers()
 
 } // namespace
 
+namespace {
+
+/* A trivially copyable callable of 12 bytes, under two words: its bytes
+ * arrive whole through dagrt_spawn_words. */
+struct three_ints {
+    std::atomic<int> *hits;
+    int a;
+    void operator()() const { hits->fetch_add(a == 0x5a5a5a5a ? 1 : 1000, std::memory_order_relaxed); }
+};
+
+/* 16 bytes at 16-byte alignment: the storage's own alignment. */
+struct alignas(16) aligned16 {
+    std::atomic<int> *hits;
+    void operator()() const
+    {
+        bool ok = reinterpret_cast<std::uintptr_t>(this) % 16 == 0;
+        hits->fetch_add(ok ? 1 : 1000, std::memory_order_relaxed);   /* relaxed: read after the wait */
+    }
+};
+
+std::atomic<int> empty_hits{0};
+
+/* The callables of two words or less (dagrt_spawn_words when no flags;
+ * dagrt_spawn_inline with flags), from the main thread, a task and a
+ * fiber: each runs once with its state whole. */
+int small_callables(dagrt *rt)
+{
+    int bad = 0;
+    std::atomic<int> hits{0};
+    empty_hits.store(0);
+    auto spawn_all = [&hits](dagrt *r, dagrtpp::group &g, unsigned fl) {
+        int b = 0;
+        auto empty = [] { empty_hits.fetch_add(1, std::memory_order_relaxed); };   /* relaxed: read after the wait */
+        auto one = [&hits] { hits.fetch_add(1, std::memory_order_relaxed); };
+        three_ints ti{&hits, 0x5a5a5a5a};
+        aligned16 al{&hits};
+        static_assert(std::is_empty_v<decltype(empty)> && sizeof(one) == sizeof(void *), "sizes");
+        static_assert(dagrtpp::detail::fits_words<three_ints> && dagrtpp::detail::fits_words<aligned16>,
+                      "two words or less");
+        b += dagrtpp::spawn(r, g, empty, fl) ? 1 : 0;
+        b += dagrtpp::spawn(r, g, one, fl) ? 1 : 0;
+        b += dagrtpp::spawn(r, g, ti, fl) ? 1 : 0;
+        b += dagrtpp::spawn(r, g, std::move(ti), fl) ? 1 : 0;
+        b += dagrtpp::spawn(r, g, al, fl) ? 1 : 0;
+        const auto &cal = al;   /* a const lvalue: the same bytes */
+        b += dagrtpp::spawn(r, g, cal, fl) ? 1 : 0;
+        return b;
+    };
+    std::atomic<int> nested_bad{0};
+    {
+        dagrtpp::group g;
+        for (unsigned fl : {0u, unsigned(DAGRT_SPAWN_HOT)})
+            bad += spawn_all(rt, g, fl);
+        for (unsigned fl : {0u, unsigned(DAGRT_SPAWN_FIBER)})
+            EXPECT(!dagrtpp::spawn(rt, g, [&, rt] {
+                dagrtpp::group inner;
+                nested_bad.fetch_add(spawn_all(rt, inner, 0), std::memory_order_relaxed);
+                nested_bad.fetch_add(inner.wait(rt) ? 1 : 0, std::memory_order_relaxed);
+            }, fl));
+        EXPECT(!g.wait(rt));
+    }
+    EXPECT(nested_bad.load() == 0);
+    EXPECT(empty_hits.load() == 4);
+    EXPECT(hits.load() == 4 * 5);
+    /* Refused on the words path too: nothing runs. */
+    auto one = [&hits] { hits.fetch_add(1, std::memory_order_relaxed); };
+    {
+        dagrtpp::group g;
+        EXPECT(dagrtpp::spawn(nullptr, g, one) == DAGRT_EINVAL);
+        EXPECT(!g.wait(rt));
+    }
+    EXPECT(hits.load() == 4 * 5);
+    return bad;
+}
+
+} // namespace
+
 /* Lambdas of every size class: captured state arrives whole, each copy
  * runs once and is destroyed (live count back to 0). */
 extern "C" int cxx_hpp_spawn_inline(void)
@@ -149,6 +226,7 @@ extern "C" int cxx_hpp_spawn_inline(void)
         std::fprintf(stderr, "%d of %d tasks ran other than once, or saw torn state\n", wrong, n);
     EXPECT(wrong == 0);
     EXPECT(live_count::live.load() == 0);
+    bad += small_callables(rt);
     return bad;
 }
 
