@@ -462,7 +462,7 @@ static void budget_case(void)
 
 /* ------------------------------------------------ outside a frame, ASan */
 
-static void *kept;
+static void *kept, *kept_arena;
 
 static void keep_run(void *c)
 {
@@ -480,6 +480,14 @@ static void keep_run(void *c)
         kept = dagrt_frame_alloc(64, 16);
         if (kept)
             memset(kept, 1, 64);
+        /* And through a frame arena: the same lifetime. */
+        dagrt_frame_arena h;
+        if (dagrt_frame_arena_open(&h) == 0) {
+            kept_arena = dagrt_frame_arena_alloc(&h, 64, 16);
+            if (kept_arena)
+                memset(kept_arena, 1, 64);
+            dagrt_frame_arena_close(&h);
+        }
     }
 }
 
@@ -509,17 +517,21 @@ static void outside_and_retire(void)
     static dagrt_node_state ns[1];
     static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
     EXPECT(dagrt_graph_state_init(&st, ns, 1) == 0, "state init");
-    kept = NULL;
+    kept = kept_arena = NULL;
     EXPECT(dagrt_graph_run(rt, &keep_g, &st, NULL) == 0, "frame 0");
-    EXPECT(kept != NULL, "frame 0 allocated nothing");
+    EXPECT(kept != NULL && kept_arena != NULL, "frame 0 allocated nothing");
 #ifdef FMEM_ASAN
     /* Live after its own frame (the next frame may read it)... */
     EXPECT(kept && !__asan_address_is_poisoned(kept), "frame 0's memory poisoned too early");
+    EXPECT(kept_arena && !__asan_address_is_poisoned(kept_arena),
+           "frame 0's arena memory poisoned too early");
 #endif
     EXPECT(dagrt_graph_run(rt, &keep_g, &st, NULL) == 0, "frame 1");
 #ifdef FMEM_ASAN
     /* ...and poisoned once the frame after it has ended. */
     EXPECT(kept && __asan_address_is_poisoned(kept), "frame 0's memory not poisoned after frame 1");
+    EXPECT(kept_arena && __asan_address_is_poisoned(kept_arena),
+           "frame 0's arena memory not poisoned after frame 1");
 #endif
     /* A pipeline of depth 2: frame 0's memory lives through the wait of
      * frame 0 (at the third submit) and goes at frame 1's (the drain). */
