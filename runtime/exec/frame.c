@@ -1,6 +1,7 @@
 /*
- * exec/frame.c - frame memory (dagrt_frame_alloc) and the frame a task
- * belongs to (dagrt_get_frame).
+ * exec/frame.c - frame memory (dagrt_frame_alloc, and frame arenas: a
+ * task's handle bumping a slice of its own, inline; "frame arenas" below)
+ * and the frame a task belongs to (dagrt_get_frame).
  *
  * The frame of the calling thread is rt_ctx.frame: the graph run whose
  * node body (or parallel-for piece) runs there now, set around each body
