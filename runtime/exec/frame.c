@@ -1,6 +1,7 @@
 /*
- * exec/frame.c - frame memory (dagrt_frame_alloc) and the frame a task
- * belongs to (dagrt_get_frame).
+ * exec/frame.c - frame memory (dagrt_frame_alloc, and frame arenas: a
+ * task's handle bumping a slice of its own, inline; "frame arenas" below)
+ * and the frame a task belongs to (dagrt_get_frame).
  *
  * The frame of the calling thread is rt_ctx.frame: the graph run whose
  * node body (or parallel-for piece) runs there now, set around each body
@@ -254,35 +255,11 @@ static char *bump(fchunk *k, size_t size, size_t align)
     return (char *)p;
 }
 
-/* Everything but the common path: finding the calling thread's chunk for
- * its frame (its cache entry e) and making it the one the common path
- * bumps (c->fbump), a new chunk, a chunk of its own for a big allocation,
- * and every error. Out of line, so that the common path stays a few
- * instructions and tail-calls it. */
-static RT_NOINLINE void *alloc_slow(size_t size, size_t align)
+/* A chunk of `need` bytes for frame arena a (rt's frame lock taken
+ * here), linked to it and counted against the budget; NULL (counted,
+ * error set) when the budget is spent or the system has no memory. */
+static fchunk *arena_take(dagrt *rt, rt_ctx *c, rt_farena *a, size_t need)
 {
-    rt_ctx *c = rt_tls_ctx;
-    graph_rt *r = c ? c->frame : NULL;
-    if (!r)
-        return fail(DAGRT_EPERM);
-    if (align == 0)
-        align = 16;
-    if ((align & (align - 1)) != 0 || align > FRAME_MAX_ALIGN)
-        return fail(DAGRT_EINVAL);
-    if (size > FRAME_MAX_SIZE)
-        return fail(DAGRT_EINVAL);
-    dagrt *rt = r->rt;
-    rt_farena *a = r->fa;
-    rt_fcache *e = &c->fcache[cache_slot(a)];
-    if (e->arena == a && e->gen == a->gen) {
-        c->fbump = e->chunk;   /* this frame's chunk again (the frame changed since) */
-        char *p = bump(e->chunk, size, align);
-        if (p)
-            return p;
-    }
-    bool big = size + align > FRAME_CHUNK - FRAME_HEAD;
-    size_t need = big ? (size + align + FRAME_HEAD + FRAME_CHUNK - 1) & ~(FRAME_CHUNK - 1)
-                      : FRAME_CHUNK;
     rt_os_mutex_lock(&rt->frame_mu);
     fchunk *k = NULL;
     size_t budget = rt->cfg.frame_budget;
@@ -296,15 +273,199 @@ static RT_NOINLINE void *alloc_slow(size_t size, size_t align)
     rt_os_mutex_unlock(&rt->frame_mu);
     if (!k) {
         rt_tstat_add(&c->stats.frame_refused, 1);
-        return fail(DAGRT_ENOMEM);
+        frame_err = DAGRT_ENOMEM;
     }
-    if (!big) {
+    return k;
+}
+
+/* The checks every allocation's slow path makes: align (0 means 16) and
+ * size; 0 with *align set, or the error. */
+static int check_args(size_t size, size_t *align)
+{
+    if (*align == 0)
+        *align = 16;
+    if ((*align & (*align - 1)) != 0 || *align > FRAME_MAX_ALIGN || size > FRAME_MAX_SIZE)
+        return DAGRT_EINVAL;
+    return 0;
+}
+
+static bool is_big(size_t size, size_t align) { return size + align > FRAME_CHUNK - FRAME_HEAD; }
+
+static size_t big_need(size_t size, size_t align)
+{
+    return (size + align + FRAME_HEAD + FRAME_CHUNK - 1) & ~(FRAME_CHUNK - 1);
+}
+
+/* The calling thread's chunk for frame r (c's cache entry for its
+ * arena), made the one the common path bumps; NULL when it has none. */
+static fchunk *thread_chunk(rt_ctx *c, graph_rt *r)
+{
+    rt_farena *a = r->fa;
+    rt_fcache *e = &c->fcache[cache_slot(a)];
+    if (e->arena != a || e->gen != a->gen)
+        return NULL;
+    c->fbump = e->chunk;
+    return e->chunk;
+}
+
+/* A new chunk for the calling thread in frame r, made its chunk for it
+ * (the cache entry and c->fbump); NULL when refused. */
+static fchunk *thread_new_chunk(rt_ctx *c, graph_rt *r)
+{
+    rt_farena *a = r->fa;
+    fchunk *k = arena_take(r->rt, c, a, FRAME_CHUNK);
+    if (k) {
+        rt_fcache *e = &c->fcache[cache_slot(a)];
         e->arena = a;
         e->gen = a->gen;
         e->chunk = k;
         c->fbump = k;
     }
-    return bump(k, size, align);
+    return k;
+}
+
+/* An allocation in frame r from the calling thread's chunk, a new one,
+ * or a big chunk of its own (checked arguments). */
+static void *alloc_in(rt_ctx *c, graph_rt *r, size_t size, size_t align)
+{
+    fchunk *k = thread_chunk(c, r);
+    if (k) {
+        char *p = bump(k, size, align);
+        if (p)
+            return p;
+    }
+    if (is_big(size, align)) {
+        fchunk *b = arena_take(r->rt, c, r->fa, big_need(size, align));
+        return b ? bump(b, size, align) : NULL;
+    }
+    k = thread_new_chunk(c, r);
+    return k ? bump(k, size, align) : NULL;
+}
+
+/* Everything but the common path: the calling thread's chunk for its
+ * frame when the frame changed since (c->fbump emptied), a new chunk, a
+ * chunk of its own for a big allocation, and every error. Out of line,
+ * so that the common path stays a few instructions and tail-calls it. */
+static RT_NOINLINE void *alloc_slow(size_t size, size_t align)
+{
+    rt_ctx *c = rt_tls_ctx;
+    graph_rt *r = c ? c->frame : NULL;
+    if (!r)
+        return fail(DAGRT_EPERM);
+    int err = check_args(size, &align);
+    if (err)
+        return fail(err);
+    return alloc_in(c, r, size, align);
+}
+
+/* ------------------------------------------------------- frame arenas */
+/* A handle (dagrt_frame_arena) bumps a slice of it own, [cur_, end_),
+ * carved from the top of the chunk of the thread it refills on, which
+ * moves that chunk's bump pointer past it: from then on the slice is the
+ * handle's alone (the task's, not a thread's), so a fiber task that moves
+ * between threads keeps bumping it and no thread bumps it meanwhile; the
+ * inline path reads the handle alone. Slices start at 4 KiB and double up
+ * to 32 KiB per refill, so that a task that allocates little wastes
+ * little and one that allocates much refills seldom; a slice whose end is
+ * still its chunk's top grows in place. An allocation over 32 KiB is
+ * dagrt_frame_alloc's. A close gives the rest of the slice back when it
+ * is still the top of the closing thread's chunk (the usual case: a task
+ * that did not move or yield); otherwise the rest is unused until the
+ * frame retires. Chunks are taken as dagrt_frame_alloc takes them, so a
+ * frame needs no more chunks than before. */
+#define SLICE_MIN ((size_t)4096)
+#define SLICE_MAX ((size_t)32768)
+
+static void arena_clear(dagrt_frame_arena *h)
+{
+    h->cur_ = h->end_ = NULL;
+    h->frame_ = NULL;
+    h->gen_ = 0;
+    h->slice_ = SLICE_MIN;
+}
+
+int dagrt_frame_arena_open(dagrt_frame_arena *h)
+{
+    if (!h)
+        return DAGRT_EINVAL;
+    arena_clear(h);
+    rt_ctx *c = rt_tls_ctx;
+    graph_rt *r = c ? c->frame : NULL;
+    if (!r)
+        return DAGRT_EPERM;
+    h->frame_ = r->fa;
+    h->gen_ = r->fa->gen;
+    return 0;
+}
+
+/* The calling thread's frame when it is h's (h open, the caller a task
+ * of h's frame), else NULL. */
+static graph_rt *arena_frame(rt_ctx *c, const dagrt_frame_arena *h)
+{
+    graph_rt *r = c ? c->frame : NULL;
+    if (!r || !h->frame_ || r->fa != h->frame_ || r->fa->gen != h->gen_)
+        return NULL;
+    return r;
+}
+
+static char *slice_bump(dagrt_frame_arena *h, size_t size, size_t align)
+{
+    uintptr_t p = ((uintptr_t)h->cur_ + align - 1) & ~(uintptr_t)(align - 1);
+    if (!h->cur_ || p > (uintptr_t)h->end_ || size > (uintptr_t)h->end_ - p)
+        return NULL;
+    h->cur_ = (char *)p + size;
+    return (char *)p;
+}
+
+void *dagrt__frame_arena_refill(dagrt_frame_arena *h, size_t size, size_t align)
+{
+    rt_ctx *c = rt_tls_ctx;
+    graph_rt *r = arena_frame(c, h);
+    if (!r)
+        return fail(DAGRT_EPERM);
+    int err = check_args(size, &align);
+    if (err)
+        return fail(err);
+    char *p = slice_bump(h, size, align);   /* size 0, or an align sent here */
+    if (p)
+        return p;
+    size_t want = size + align;
+    if (want > SLICE_MAX)
+        return alloc_in(c, r, size, align);
+    size_t len = h->slice_ > want ? h->slice_ : want;
+    fchunk *k = thread_chunk(c, r);
+    if (k && (size_t)(k->end - k->cur) < len) {
+        if ((size_t)(k->end - k->cur) >= want)
+            len = (size_t)(k->end - k->cur);   /* the chunk's rest: enough for this one */
+        else
+            k = NULL;
+    }
+    if (!k && !(k = thread_new_chunk(c, r)))
+        return NULL;
+    if (h->cur_ && h->end_ == k->cur) {
+        h->end_ += len;   /* still the chunk's top: grow in place */
+    } else {
+        h->cur_ = k->cur;
+        h->end_ = k->cur + len;
+    }
+    k->cur += len;
+    if (h->slice_ < SLICE_MAX)
+        h->slice_ *= 2;
+    return slice_bump(h, size, align);
+}
+
+void dagrt_frame_arena_close(dagrt_frame_arena *h)
+{
+    if (!h)
+        return;
+    if (h->cur_) {
+        rt_ctx *c = rt_tls_ctx;
+        graph_rt *r = arena_frame(c, h);
+        fchunk *k = r ? thread_chunk(c, r) : NULL;
+        if (k && k->cur == h->end_)
+            k->cur = h->cur_;   /* the slice is the chunk's top: its rest back */
+    }
+    arena_clear(h);
 }
 
 /* The common path: the chunk the thread bumps in its frame (c->fbump,

@@ -1097,6 +1097,63 @@ void *dagrt_frame_alloc(size_t size, size_t align);
  * task to another thread. */
 int dagrt_frame_last_error(void);
 
+/* A frame arena: frame memory for one task's many small allocations at
+ * the cost of an inlined bump pointer. The handle is the caller's
+ * storage (a local of the task), opened in a frame's task (the same tasks
+ * as dagrt_frame_alloc's) and used by that task alone, on whatever thread
+ * it runs (a fiber task may move between threads: the handle moves with
+ * it). It bumps a slice of frame memory it owns (taken from the calling
+ * thread's share, a few KiB at a time), which no thread and no other
+ * handle touches meanwhile; its memory is the frame's, with
+ * dagrt_frame_alloc's lifetime (released when the frame retires,
+ * poisoned under AddressSanitizer). The handle itself is valid until its
+ * task ends; closing it gives the rest of its slice back to the calling
+ * thread when it can (without a close, or after the task moved threads
+ * or another handle took memory since, that rest is unused until the
+ * frame retires).
+ * The fields are internal: read or write none. */
+typedef struct dagrt_frame_arena {
+    char *cur_;
+    char *end_;
+    void *frame_;
+    uint64_t gen_;
+    size_t slice_;
+} dagrt_frame_arena;
+
+/* Opens *a for the calling task's frame; takes no memory yet. 0, or
+ * DAGRT_EINVAL (NULL a), DAGRT_EPERM outside a frame's task (*a is then
+ * closed, and its allocations fail with DAGRT_EPERM). */
+int dagrt_frame_arena_open(dagrt_frame_arena *a);
+/* Gives the rest of a's slice back to the calling thread where it can
+ * (above), for its next allocations in the same frame; a is closed (open
+ * it again to reuse it).
+ * The memory a gave stays the frame's. Closing a closed handle does
+ * nothing. */
+void dagrt_frame_arena_close(dagrt_frame_arena *a);
+/* Out-of-line half of dagrt_frame_arena_alloc; not for direct use. */
+void *dagrt__frame_arena_refill(dagrt_frame_arena *a, size_t size, size_t align);
+
+/* dagrt_frame_alloc from a's chunk: size bytes aligned to align (a power
+ * of two up to 4096; 0 means 16), or NULL with dagrt_frame_last_error
+ * set: dagrt_frame_alloc's errors, and DAGRT_EPERM when a is closed or
+ * the caller is not a task of a's frame. Inline: a few instructions while
+ * its slice has room; a call to take another slice (no lock unless the
+ * frame needs a new chunk). */
+static inline void *dagrt_frame_arena_alloc(dagrt_frame_arena *a, size_t size, size_t align)
+{
+    uintptr_t p = ((uintptr_t)a->cur_ + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t end = (uintptr_t)a->end_;
+    /* size - 1 < room: 1 <= size <= room (size 0 and an empty handle,
+     * cur_ == end_ == NULL, go the slow way); align - 1 < 4096 and a
+     * power of two (0 and bad ones too). With constant arguments the
+     * compiler folds all but the room check. */
+    if (align - 1 < 4096 && (align & (align - 1)) == 0 && p <= end && size - 1 < end - p) {
+        a->cur_ = (char *)p + size;
+        return (void *)p;
+    }
+    return dagrt__frame_arena_refill(a, size, align);
+}
+
 /* The frame the calling task belongs to (the same tasks as
  * dagrt_frame_alloc's): number, the frames run before it on this graph
  * state (dagrt_graph_run, an instance) or this pipeline since its init;

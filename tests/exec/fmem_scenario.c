@@ -70,16 +70,22 @@ static uint32_t mix(uint64_t number, uint32_t node, uint32_t i)
 
 static unsigned char pattern(uint32_t tag, uint32_t k) { return (unsigned char)(tag * 31u + k); }
 
-/* One allocation of the frame, filled and listed in its slot. */
-static void alloc_one(struct fmem_ctx *c, const dagrt_frame_info *fi, uint32_t node, uint32_t i)
+/* One allocation of the frame, filled and listed in its slot: every
+ * other one from the task's frame arena h (when it has one), the rest
+ * and the records from dagrt_frame_alloc, so that a handle and its
+ * thread's chunk are used in turn. */
+static void alloc_one(struct fmem_ctx *c, const dagrt_frame_info *fi, uint32_t node, uint32_t i,
+                      dagrt_frame_arena *h)
 {
     uint32_t tag = mix(fi->number, node, i);
     uint32_t size = tag % ((c->max_size ? c->max_size : 4096u) + 1u);
     if (c->big_every && tag % c->big_every == 0)
         size = 70000u + tag % 5000u;   /* over a chunk: a big chunk of its own */
     size_t align = (size_t)1 << (tag >> 13 & 7);
-    unsigned char *p = dagrt_frame_alloc(size, align);
-    TASK_EXPECT(c, p != NULL, "alloc %u/%zu: NULL (%d)", size, align, dagrt_frame_last_error());
+    unsigned char *p = h && (i & 1) ? dagrt_frame_arena_alloc(h, size, align)
+                                     : dagrt_frame_alloc(size, align);
+    TASK_EXPECT(c, p != NULL, "alloc %u/%zu (arena %d): NULL (%d)", size, align, h && (i & 1),
+                dagrt_frame_last_error());
     if (!p)
         return;
     TASK_EXPECT(c, ((uintptr_t)p & (align - 1)) == 0, "misaligned %p for %zu", (void *)p, align);
@@ -122,8 +128,11 @@ static void alloc_task(struct fmem_ctx *c, uint32_t node)
                 "task %u of frame %llu: slot %u holds frame %llu", node,
                 (unsigned long long)fi.number, fi.slot,
                 (unsigned long long)atomic_load(&c->slot[fi.slot].number));
+    dagrt_frame_arena h;
+    TASK_EXPECT(c, dagrt_frame_arena_open(&h) == 0, "arena open in a task");
     for (uint32_t i = 0; i < c->per_task; i++)
-        alloc_one(c, &fi, node, i);
+        alloc_one(c, &fi, node, i, &h);
+    dagrt_frame_arena_close(&h);
 }
 
 /* The first task takes the frame's slot (the frame that used it last,
@@ -148,19 +157,24 @@ static void spawned(void *arg)
     out[1] = dagrt_frame_last_error();
     dagrt_frame_info fi;
     out[2] = dagrt_get_frame(&fi);
+    dagrt_frame_arena h;
+    out[3] = dagrt_frame_arena_open(&h);
+    out[4] = dagrt_frame_arena_alloc(&h, 16, 16) == NULL && dagrt_frame_last_error() == DAGRT_EPERM;
 }
 
 void fmem_b(struct fmem_ctx *c)
 {
     alloc_task(c, N_B);
     /* A task a node spawns is in no frame. */
-    int out[3] = {0, 0, 0};
+    int out[5] = {0, 0, 0, 0, 0};
     dagrt_group g;
     dagrt_group_init(&g);
     if (dagrt_spawn(c->rt, &g, spawned, out) == 0) {
         dagrt_group_wait(c->rt, &g);
-        TASK_EXPECT(c, out[0] && out[1] == DAGRT_EPERM && out[2] == DAGRT_EPERM,
-                    "a spawned task: NULL %d, error %d, get_frame %d", out[0], out[1], out[2]);
+        TASK_EXPECT(c, out[0] && out[1] == DAGRT_EPERM && out[2] == DAGRT_EPERM &&
+                           out[3] == DAGRT_EPERM && out[4],
+                    "a spawned task: NULL %d, error %d, get_frame %d, arena open %d, alloc %d",
+                    out[0], out[1], out[2], out[3], out[4]);
     }
     /* Bad arguments. */
     TASK_EXPECT(c, dagrt_frame_alloc(8, 3) == NULL && dagrt_frame_last_error() == DAGRT_EINVAL,
@@ -171,27 +185,49 @@ void fmem_b(struct fmem_ctx *c)
                        dagrt_frame_last_error() == DAGRT_EINVAL,
                 "2 GiB accepted");
     TASK_EXPECT(c, dagrt_frame_alloc(0, 0) != NULL, "size 0: NULL");
+    /* The same through a frame arena, and a closed one. */
+    dagrt_frame_arena h;
+    TASK_EXPECT(c, dagrt_frame_arena_open(&h) == 0, "arena open");
+    TASK_EXPECT(c, dagrt_frame_arena_alloc(&h, 8, 3) == NULL &&
+                       dagrt_frame_last_error() == DAGRT_EINVAL, "arena: align 3 accepted");
+    TASK_EXPECT(c, dagrt_frame_arena_alloc(&h, 8, 8192) == NULL &&
+                       dagrt_frame_last_error() == DAGRT_EINVAL, "arena: align 8192 accepted");
+    TASK_EXPECT(c, dagrt_frame_arena_alloc(&h, (size_t)1 << 31, 8) == NULL &&
+                       dagrt_frame_last_error() == DAGRT_EINVAL, "arena: 2 GiB accepted");
+    TASK_EXPECT(c, dagrt_frame_arena_alloc(&h, 0, 0) != NULL, "arena: size 0 NULL");
+    TASK_EXPECT(c, dagrt_frame_arena_alloc(&h, 0, 16) != NULL, "arena: size 0 NULL");
+    dagrt_frame_arena_close(&h);
+    dagrt_frame_arena_close(&h);   /* twice: nothing */
+    TASK_EXPECT(c, dagrt_frame_arena_alloc(&h, 16, 16) == NULL &&
+                       dagrt_frame_last_error() == DAGRT_EPERM, "a closed arena allocates");
+    TASK_EXPECT(c, dagrt_frame_arena_open(NULL) == DAGRT_EINVAL, "arena open(NULL)");
 }
 
 void fmem_h(struct fmem_ctx *c) { alloc_task(c, N_H); }
 void fmem_m(struct fmem_ctx *c) { alloc_task(c, N_M); }
 
 /* Half before a yield, half after: the fiber may come back on another
- * thread, still in its frame. */
+ * thread, still in its frame, with its frame arena (opened before the
+ * yield: its chunk is the task's, whichever thread it runs on). */
 void fmem_f(struct fmem_ctx *c)
 {
     dagrt_frame_info fi, fj;
     if (!frame_of(c, &fi))
         return;
     uint32_t half = c->per_task / 2;
+    dagrt_frame_arena h;
+    TASK_EXPECT(c, dagrt_frame_arena_open(&h) == 0, "arena open in a fiber");
     for (uint32_t i = 0; i < half; i++)
-        alloc_one(c, &fi, N_F, i);
+        alloc_one(c, &fi, N_F, i, &h);
     dagrt_fiber_yield(c->rt);
-    if (!frame_of(c, &fj))
+    if (!frame_of(c, &fj)) {
+        dagrt_frame_arena_close(&h);
         return;
+    }
     TASK_EXPECT(c, fj.number == fi.number && fj.slot == fi.slot, "a fiber changed frames");
     for (uint32_t i = half; i < c->per_task; i++)
-        alloc_one(c, &fj, N_F, i);
+        alloc_one(c, &fj, N_F, i, &h);
+    dagrt_frame_arena_close(&h);
 }
 
 size_t fmem_p_count(struct fmem_ctx *c) { return c->items; }
@@ -201,8 +237,11 @@ void fmem_p(struct fmem_ctx *c, size_t begin, size_t end)
     dagrt_frame_info fi;
     if (!frame_of(c, &fi))
         return;
+    dagrt_frame_arena h;
+    TASK_EXPECT(c, dagrt_frame_arena_open(&h) == 0, "arena open in a piece");
     for (size_t i = begin; i < end; i++)
-        alloc_one(c, &fi, N_P, (uint32_t)i);
+        alloc_one(c, &fi, N_P, (uint32_t)i, &h);
+    dagrt_frame_arena_close(&h);
 }
 
 static uint32_t check_slot(struct fmem_ctx *c, struct fmem_slot *s, uint64_t number)
@@ -366,12 +405,23 @@ static void run_cases(int workers, int frames)
 
 /* ------------------------------------------------------------ the budget */
 
-static _Atomic int budget_got, budget_err;
+static _Atomic int budget_got, budget_err, budget_arena;
 
+/* Spends the budget, on odd frames through a frame arena. */
 static void budget_run(void *c)
 {
     (void)c;
     int got = 0;
+    dagrt_frame_arena h;
+    if (atomic_load(&budget_arena)) {
+        if (dagrt_frame_arena_open(&h) == 0)
+            while (got < 1000 && dagrt_frame_arena_alloc(&h, 4096, 64) != NULL)
+                got++;
+        atomic_store(&budget_err, dagrt_frame_last_error());
+        dagrt_frame_arena_close(&h);
+        atomic_store(&budget_got, got);
+        return;
+    }
     while (got < 1000 && dagrt_frame_alloc(4096, 64) != NULL)
         got++;
     atomic_store(&budget_got, got);
@@ -397,6 +447,7 @@ static void budget_case(void)
     static dagrt_node_state ns[1];
     static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
     for (int f = 0; f < 4; f++) {
+        atomic_store(&budget_arena, f & 1);
         EXPECT(dagrt_graph_run(rt, &g, &st, NULL) == 0, "budget frame %d", f);
         /* 4 chunks of 64 KiB: 15 allocations of 4 KiB (+ alignment) fit one. */
         int got = atomic_load(&budget_got);
@@ -411,7 +462,7 @@ static void budget_case(void)
 
 /* ------------------------------------------------ outside a frame, ASan */
 
-static void *kept;
+static void *kept, *kept_arena;
 
 static void keep_run(void *c)
 {
@@ -429,6 +480,14 @@ static void keep_run(void *c)
         kept = dagrt_frame_alloc(64, 16);
         if (kept)
             memset(kept, 1, 64);
+        /* And through a frame arena: the same lifetime. */
+        dagrt_frame_arena h;
+        if (dagrt_frame_arena_open(&h) == 0) {
+            kept_arena = dagrt_frame_arena_alloc(&h, 64, 16);
+            if (kept_arena)
+                memset(kept_arena, 1, 64);
+            dagrt_frame_arena_close(&h);
+        }
     }
 }
 
@@ -445,6 +504,10 @@ static void outside_and_retire(void)
     dagrt_frame_info fi;
     EXPECT(dagrt_get_frame(&fi) == DAGRT_EPERM, "get_frame outside a runtime");
     EXPECT(dagrt_get_frame(NULL) == DAGRT_EINVAL, "get_frame(NULL)");
+    dagrt_frame_arena h;
+    EXPECT(dagrt_frame_arena_open(&h) == DAGRT_EPERM, "arena open outside a runtime");
+    EXPECT(dagrt_frame_arena_alloc(&h, 8, 8) == NULL && dagrt_frame_last_error() == DAGRT_EPERM,
+           "an arena opened outside a frame allocates");
     dagrt *rt = dagrt_create(NULL);
     EXPECT(rt != NULL, "dagrt_create");
     if (!rt)
@@ -454,17 +517,21 @@ static void outside_and_retire(void)
     static dagrt_node_state ns[1];
     static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
     EXPECT(dagrt_graph_state_init(&st, ns, 1) == 0, "state init");
-    kept = NULL;
+    kept = kept_arena = NULL;
     EXPECT(dagrt_graph_run(rt, &keep_g, &st, NULL) == 0, "frame 0");
-    EXPECT(kept != NULL, "frame 0 allocated nothing");
+    EXPECT(kept != NULL && kept_arena != NULL, "frame 0 allocated nothing");
 #ifdef FMEM_ASAN
     /* Live after its own frame (the next frame may read it)... */
     EXPECT(kept && !__asan_address_is_poisoned(kept), "frame 0's memory poisoned too early");
+    EXPECT(kept_arena && !__asan_address_is_poisoned(kept_arena),
+           "frame 0's arena memory poisoned too early");
 #endif
     EXPECT(dagrt_graph_run(rt, &keep_g, &st, NULL) == 0, "frame 1");
 #ifdef FMEM_ASAN
     /* ...and poisoned once the frame after it has ended. */
     EXPECT(kept && __asan_address_is_poisoned(kept), "frame 0's memory not poisoned after frame 1");
+    EXPECT(kept_arena && __asan_address_is_poisoned(kept_arena),
+           "frame 0's arena memory not poisoned after frame 1");
 #endif
     /* A pipeline of depth 2: frame 0's memory lives through the wait of
      * frame 0 (at the third submit) and goes at frame 1's (the drain). */
@@ -630,7 +697,7 @@ int fcopy_scenario(int frames)
  * A's fiber had run and parked on the thread, must survive A's state
  * running twice more. */
 static dagrt_event sw_ev, sw_done;
-static _Atomic int sw_parked, sw_in_b, sw_resumed_in_b, sw_runs, sw_aruns;
+static _Atomic int sw_parked, sw_in_b, sw_resumed_in_b, sw_runs, sw_aruns, sw_arena;
 static unsigned char *_Atomic sw_a2, *_Atomic sw_b1;
 
 /* A state's later frames: take chunks and overwrite them all. */
@@ -672,15 +739,21 @@ static void sw_fiber(void *c)
         sw_overwrite();
         return;
     }
-    unsigned char *p1 = dagrt_frame_alloc(64, 16);
+    /* With sw_arena, through a frame arena opened before the wait: its
+     * chunk is A's whatever the thread does meanwhile. */
+    dagrt_frame_arena h;
+    int arena = atomic_load(&sw_arena) && dagrt_frame_arena_open(&h) == 0;
+    unsigned char *p1 = arena ? dagrt_frame_arena_alloc(&h, 64, 16) : dagrt_frame_alloc(64, 16);
     if (p1)
         memset(p1, 0xA1, 64);
     atomic_store(&sw_parked, 1);
     dagrt_event_wait(rt, &sw_ev);
     atomic_store(&sw_resumed_in_b, atomic_load(&sw_in_b));
-    unsigned char *p2 = dagrt_frame_alloc(64, 16);
+    unsigned char *p2 = arena ? dagrt_frame_arena_alloc(&h, 64, 16) : dagrt_frame_alloc(64, 16);
     if (p2)
         memset(p2, 0xA2, 64);
+    if (arena)
+        dagrt_frame_arena_close(&h);
     atomic_store(&sw_a2, p2);
     dagrt_event_set(&sw_done);
 }
@@ -715,7 +788,7 @@ static const dagrt_graph sw_ga = {.version = DAGRT_GRAPH_VERSION, .nnodes = 1, .
 static const dagrt_graph sw_gb = {.version = DAGRT_GRAPH_VERSION, .nnodes = 1, .name = "sw_b",
                                   .nodes = &sw_b_nd, .succ = sw_succ};
 
-static void switch_case(int b_side)
+static void switch_case(int b_side, int arena)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
@@ -735,6 +808,7 @@ static void switch_case(int b_side)
     atomic_store(&sw_resumed_in_b, 0);
     atomic_store(&sw_runs, 0);
     atomic_store(&sw_aruns, 0);
+    atomic_store(&sw_arena, arena);
     atomic_store(&sw_a2, NULL);
     atomic_store(&sw_b1, NULL);
     int rc = dagrt_graph_start(rt, &sw_ga, &sta, rt, NULL, NULL);
@@ -773,6 +847,84 @@ static void switch_case(int b_side)
     dagrt_destroy(rt);
 }
 
+/* A frame arena and its thread's chunk hand over in one plain task (no
+ * worker, one fresh frame: nothing else touches the chunk): the arena's
+ * first allocations follow the thread's last, and after its close the
+ * thread's follow the arena's; a second arena open at once takes a chunk
+ * of its own, and the two never overlap (each filled, then checked). */
+static _Atomic int ho_bad;
+
+#define HO_EXPECT(cond, ...)                                                       \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "fmem_scenario:%d: ", __LINE__);                       \
+            fprintf(stderr, __VA_ARGS__);                                          \
+            fprintf(stderr, "\n");                                                 \
+            atomic_fetch_add(&ho_bad, 1);                                          \
+        }                                                                          \
+    } while (0)
+
+static void handoff_run(void *arg)
+{
+    (void)arg;
+    char *p = dagrt_frame_alloc(16, 16);
+    dagrt_frame_arena h, g;
+    HO_EXPECT(dagrt_frame_arena_open(&h) == 0, "open");
+    char *q = dagrt_frame_arena_alloc(&h, 16, 16);
+    char *r = dagrt_frame_arena_alloc(&h, 32, 16);
+    HO_EXPECT(p && q == p + 16 && r == q + 16, "the arena did not take the thread's chunk: "
+              "%p %p %p", (void *)p, (void *)q, (void *)r);
+    /* A second arena: a chunk of its own. */
+    HO_EXPECT(dagrt_frame_arena_open(&g) == 0, "open a second");
+    unsigned char *a[64], *b[64];
+    for (int i = 0; i < 64; i++) {
+        a[i] = dagrt_frame_arena_alloc(&h, 48, 8);
+        b[i] = dagrt_frame_arena_alloc(&g, 48, 8);
+        if (a[i])
+            memset(a[i], 0x5A, 48);
+        if (b[i])
+            memset(b[i], 0xA5, 48);
+    }
+    for (int i = 0; i < 64; i++) {
+        int ok = a[i] && b[i];
+        for (int k = 0; ok && k < 48; k++)
+            ok = a[i][k] == 0x5A && b[i][k] == 0xA5;
+        HO_EXPECT(ok, "two arenas' allocations %d overlap (or NULL)", i);
+    }
+    /* After both close, the thread bumps one of their chunks (the one
+     * with more room) where its arena stopped. */
+    char *t = dagrt_frame_arena_alloc(&h, 16, 16);
+    char *v = dagrt_frame_arena_alloc(&g, 16, 16);
+    dagrt_frame_arena_close(&g);
+    dagrt_frame_arena_close(&h);
+    char *u = dagrt_frame_alloc(16, 16);
+    HO_EXPECT(t && v && (u == t + 16 || u == v + 16), "after the closes the thread bumps neither "
+              "arena's chunk: %p %p %p", (void *)t, (void *)v, (void *)u);
+}
+
+static void handoff_case(void)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 0;
+    dagrt *rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL, "handoff: dagrt_create");
+    if (!rt)
+        return;
+    static const uint32_t succ[1] = {0};
+    static const dagrt_node node = {.name = "handoff", .kind = DAGRT_NODE_TASK,
+                                    .run = handoff_run};
+    static const dagrt_graph g = {.version = DAGRT_GRAPH_VERSION, .nnodes = 1, .name = "handoff",
+                                  .nodes = &node, .succ = succ};
+    static dagrt_node_state ns[1];
+    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
+    atomic_store(&ho_bad, 0);
+    for (int f = 0; f < 3; f++)
+        EXPECT(dagrt_graph_run(rt, &g, &st, NULL) == 0, "handoff frame %d", f);
+    EXPECT(atomic_load(&ho_bad) == 0, "handoff: %d violations", atomic_load(&ho_bad));
+    dagrt_destroy(rt);
+}
+
 int fmem_scenario(int frames)
 {
     bad = 0;
@@ -781,8 +933,10 @@ int fmem_scenario(int frames)
         run_cases(workers[k], frames);
     budget_case();
     outside_and_retire();
-    switch_case(0);
-    switch_case(1);
+    switch_case(0, 0);
+    switch_case(1, 0);
+    switch_case(0, 1);
+    handoff_case();
     return bad;
 }
 
