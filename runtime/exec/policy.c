@@ -169,10 +169,12 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * thread, a build), plan mode's helper (exec/plan_helper.c) often does not
  * get to run when a frame is offered: the caller then runs the worker's
  * list itself, paying plan mode's claims and polls on every node, or waits
- * on a node that the preempted helper holds. Two measures say so:
+ * on a node that the preempted helper holds. Three measures say so:
  * - without a clock: the caller claimed more than half of list 1
  *   (stolen). Unloaded, a helper runs its whole list in almost every
  *   frame; starved, the caller takes most or all of it;
+ * - the caller's own long waits with nothing to take (G_run: "held",
+ *   plan_held below), longer than the helpers' work in the frame;
  * - with the timed frames: plan frames took longer, on average, than the
  *   serial frames did in the last serial stretch. That also catches a
  *   helper preempted while it holds a node, when the caller can only wait.
