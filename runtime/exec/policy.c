@@ -332,7 +332,11 @@ static uint64_t plan_gain_ns(const graph_rt *r)
  * of list 1, or when it was held (above). */
 static void plan_after(graph_rt *r, uint64_t ns)
 {
-    bool held = !r->policy.was_serial && !r->waking &&
+    /* Not with live costs (exec/live.c): there a frame after the work
+     * changed waits on costs the plan no longer matches until the re-plan,
+     * which the plan frames' measurements make, and a stretch would put
+     * off. */
+    bool held = !r->policy.was_serial && !r->waking && r->rt->cfg.live_costs == 0 &&
                 plan_held(&r->policy, r->held_ns, plan_gain_ns(r));
     judge(r, r->stolen > r->nlistw / 2 || held, ns);
 }
