@@ -553,15 +553,17 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
     }
     if (prev != NONE)
         rt_plan_publish(r, prev, prev_status, epoch);
-    unsigned idle = 0, polls = 0;
+    unsigned idle = 0, polls = 0, waits = 0;   /* waits: the caller's, since it last ran a node */
     while (plan_others_left(r, own)) {
         if (plan_steal_some(r, own, true, on_main, where, epoch, NULL)) {
             idle = 0;
+            waits = 0;
             stuck_since = 0;
             continue;
         }
         if (on_main && r->pnext && rt_plan_ahead(r, where)) {
             idle = 0;
+            waits = 0;
             rt_plan_unhold(r);
             continue;
         }
@@ -576,7 +578,7 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
         if (on_main && (++polls & (RT_DUTY_POLLS - 1)) == 0)
             rt_poll_duty(r->rt, rt_ctx_current(r->rt));
         if (on_main)
-            rt_plan_hold(r, polls);
+            rt_plan_hold(r, ++waits);
         if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
             rt_plan_help(r, where);
         if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
