@@ -334,6 +334,15 @@ typedef struct graph_rt {
     /* Plan mode, caller only: the nodes of the helpers' lists the caller
      * claimed in this run (see rt_plan_run's end, and the policy). */
     uint32_t stolen;
+    /* Plan mode, caller only (the run policy's "held" sign, exec/policy.c):
+     * the cost of those nodes and of all the helpers' lists (PLAN_Q_NS
+     * units; hsumq set with the plan), and the caller's long waits in this
+     * run with nothing it could take (held_ns; hold_t0: when the current
+     * one began, 0 none). */
+    uint32_t stolenq;
+    uint32_t hsumq;
+    uint64_t hold_t0;
+    uint64_t held_ns;
     /* Plan mode, caller only: no helper was running when the run was
      * offered, and none had been asked for long enough to be late (it was
      * parked and is waking up): the policy does not judge this run
@@ -794,6 +803,10 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
 /* The caller in pipelined frame r's wait: claims and runs one ready node
  * of a later frame in flight (r->pnext on); false when none is ready. */
 bool rt_plan_ahead(graph_rt *r, node_where where);
+/* The caller's long waits in a plan run (the policy's "held" sign): a wait
+ * at its spins-th poll (timed from PLAN_STEAL_SPINS on), and its end. */
+void rt_plan_hold(graph_rt *r, unsigned spins);
+void rt_plan_unhold(graph_rt *r);
 
 /* Publishes plan node i of the run at epoch: its status, then its `done`. */
 static inline void rt_plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint32_t epoch)

@@ -71,6 +71,7 @@ static void live_loads(const graph_rt *r, uint64_t *excess, uint64_t *share)
 
 void rt_live_planned(graph_rt *r)
 {
+    uint64_t hsum = 0;
     for (uint32_t k = 0; k < PLAN_LISTS; k++)
         r->lmaxq[k] = 0;
     for (uint32_t i = 0; i < r->nnodes; i++) {
@@ -81,7 +82,10 @@ void rt_live_planned(graph_rt *r)
         uint32_t k = r->nodes[i].plan.list;
         if (k < PLAN_LISTS && q16 > r->lmaxq[k])
             r->lmaxq[k] = q16;
+        if (k != 0)
+            hsum += q16;
     }
+    r->hsumq = hsum > UINT32_MAX ? UINT32_MAX : (uint32_t)hsum;
     uint64_t share;
     live_loads(r, &r->live_excess0, &share);
 }

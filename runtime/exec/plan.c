@@ -236,6 +236,25 @@ static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins)
         rt_os_yield();
 }
 
+/* The caller's long waits (the run policy's "held" sign, exec/policy.c):
+ * a wait of the caller's that lasted PLAN_STEAL_SPINS polls without
+ * anything it could take is timed from there (a clock read only then, when
+ * it has nothing to do anyway) until it runs something again or the run
+ * ends. Caller only. */
+void rt_plan_hold(graph_rt *r, unsigned spins)
+{
+    if (spins == PLAN_STEAL_SPINS && r->hold_t0 == 0)
+        r->hold_t0 = rt_now_ns();
+}
+
+void rt_plan_unhold(graph_rt *r)
+{
+    if (RT_UNLIKELY(r->hold_t0 != 0)) {
+        r->held_ns += rt_now_ns() - r->hold_t0;
+        r->hold_t0 = 0;
+    }
+}
+
 /* A pipelined frame's helper with nothing to run: whether that has lasted
  * PLAN_LINGER_NS since *since (0: from now on). */
 static bool plan_away_long(uint64_t *since)
@@ -294,8 +313,12 @@ static bool plan_steal(graph_rt *r, uint32_t k, uint32_t own, bool on_main, node
      * caller's too, and leaves a frame while the caller is away).
      * relaxed: a hint (graph_rt.owner). */
     if (on_main && k != 0 &&
-        !(r->pplan && atomic_load_explicit(&r->owner[k], memory_order_relaxed) != 0))
+        !(r->pplan && atomic_load_explicit(&r->owner[k], memory_order_relaxed) != 0)) {
         r->stolen++;
+        r->stolenq += r->nodes[s].qcost;   /* its cost: not the helper's gain (the policy) */
+    }
+    if (on_main)
+        rt_plan_unhold(r);
     uint8_t st;
     if (plan_do(r, s, where, &st) != NONE)
         rt_plan_publish(r, s, st, epoch);
@@ -442,6 +465,8 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
                 prev = NONE;
             }
             plan_relax(r, own, ++spins);
+            if (on_main)
+                rt_plan_hold(r, spins);
             if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
                 rt_plan_help(r, where);
             /* A node that runs elsewhere may wait long (a fiber blocked
@@ -474,6 +499,7 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
                 stuck_since = 0;
             } else if (on_main && r->pnext && rt_plan_ahead(r, where)) {
                 spins = 0;
+                rt_plan_unhold(r);
             }
             continue;
         }
@@ -498,6 +524,8 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
             continue;
         spins = 0;
         stuck_since = 0;
+        if (on_main)
+            rt_plan_unhold(r);
         /* Completing the previous node only now puts its store after the
          * claim's locked instruction: the store's trip to the other core
          * (which read `done` last run) overlaps the next body instead of
@@ -525,15 +553,18 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
     }
     if (prev != NONE)
         rt_plan_publish(r, prev, prev_status, epoch);
-    unsigned idle = 0, polls = 0;
+    unsigned idle = 0, polls = 0, waits = 0;   /* waits: the caller's, since it last ran a node */
     while (plan_others_left(r, own)) {
         if (plan_steal_some(r, own, true, on_main, where, epoch, NULL)) {
             idle = 0;
+            waits = 0;
             stuck_since = 0;
             continue;
         }
         if (on_main && r->pnext && rt_plan_ahead(r, where)) {
             idle = 0;
+            waits = 0;
+            rt_plan_unhold(r);
             continue;
         }
         /* A pipelined frame's helper stays unless the caller is HERE (relaxed: a hint). */
@@ -546,6 +577,8 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
          * polls for the duty (plan_relax's) here. */
         if (on_main && (++polls & (RT_DUTY_POLLS - 1)) == 0)
             rt_poll_duty(r->rt, rt_ctx_current(r->rt));
+        if (on_main)
+            rt_plan_hold(r, ++waits);
         if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
             rt_plan_help(r, where);
         if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
@@ -561,6 +594,9 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
 void rt_plan_begin_lists(graph_rt *r)
 {
     r->stolen = 0;
+    r->stolenq = 0;
+    r->hold_t0 = 0;
+    r->held_ns = 0;
     for (uint32_t k = 1; k < r->nlists; k++) {
         atomic_store_explicit(plan_cursor(r, k), r->lhead[k], memory_order_relaxed);
         atomic_store_explicit(&r->owner[k], 0, memory_order_relaxed);
@@ -614,6 +650,7 @@ int rt_plan_run(graph_rt *r)
     if (s)
         rt_plan_offer(s, r);
     rt_plan_work(r, 0, true, NODE_ON_THREAD, first);   /* dagrt_graph_run refuses fibers */
+    rt_plan_unhold(r);
     if (r->noffer == 0)
         return rt_plan_off_end(r);   /* no helper list offered: the caller ran everything */
     /* The caller ran most of the helpers' lists and no helper was running
@@ -634,9 +671,12 @@ int rt_plan_run(graph_rt *r)
             if (r->ltail[k] == NONE)
                 continue;
             _Atomic uint32_t *d = &r->nodes[r->ltail[k]].plan.done;
-            for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;)
+            for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;) {
                 plan_relax(r, 0, ++spins);
+                rt_plan_hold(r, spins);
+            }
         }
+        rt_plan_unhold(r);
         /* relaxed: ordered by the acquires above (graph_rt.xsteal). With
          * one helper list there is no other helper to take from. */
         if (r->nlists <= 2 || atomic_load_explicit(&r->xsteal, memory_order_relaxed) == 0)
@@ -646,5 +686,6 @@ int rt_plan_run(graph_rt *r)
      * perhaps no helper joined it. Close its ticket if so; else wait until
      * its helper left (exec/plan_helper.c). */
     rt_plan_end_all(r);
+    rt_plan_unhold(r);
     return rt_plan_off_end(r);
 }

@@ -388,6 +388,7 @@ bool rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
                                           memory_order_relaxed);
         if ((++spins & (RT_DUTY_POLLS - 1)) == 0)
             rt_poll_duty(r->rt, rt_ctx_current(r->rt));   /* as plan_relax (exec/plan.c) */
+        rt_plan_hold(r, spins);   /* the caller's wait: the policy's "held" (exec/plan.c) */
         if ((spins & 63) == 63 && w != 0 && w != PLAN_LEFT && rt_cpu_now() == (int)(w - 1))
             rt_os_yield();
         else if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)

@@ -169,10 +169,12 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * thread, a build), plan mode's helper (exec/plan_helper.c) often does not
  * get to run when a frame is offered: the caller then runs the worker's
  * list itself, paying plan mode's claims and polls on every node, or waits
- * on a node that the preempted helper holds. Two measures say so:
+ * on a node that the preempted helper holds. Three measures say so:
  * - without a clock: the caller claimed more than half of list 1
  *   (stolen). Unloaded, a helper runs its whole list in almost every
  *   frame; starved, the caller takes most or all of it;
+ * - the caller's own long waits with nothing to take (G_run: "held",
+ *   plan_held below), longer than the helpers' work in the frame;
  * - with the timed frames: plan frames took longer, on average, than the
  *   serial frames did in the last serial stretch. That also catches a
  *   helper preempted while it holds a node, when the caller can only wait.
@@ -292,11 +294,51 @@ static void judge(graph_rt *r, bool starved_sign, uint64_t ns)
     judge_in(&r->policy, r->policy.was_serial, r->waking, starved_sign, ns);
 }
 
+/* Held, in plan mode: the caller waited, with nothing it could take,
+ * longer than the helpers' work in the frame (their lists' costs less
+ * what it took of them: rt_plan_hold times only waits of
+ * PLAN_STEAL_SPINS polls and more), and at least PLAN_HELD_NS and
+ * HELD_SHARE times its usual such wait. The frame then ran slower than
+ * serial would have: the caller alone runs the helpers' work in less than
+ * it waited. While a helper runs, the caller's wait for it is at most the
+ * work the helper does meanwhile; a longer one is a helper that lost its
+ * CPU (preempted holding a node, or stopped), which neither of the other
+ * signs sees: the caller cannot take a claimed node (nothing stolen), and
+ * the timed frames are one in EXEC_TIME_EVERY and clamped, so a stall of
+ * milliseconds every hundred frames, which doubles a small frame's mean,
+ * passes them by. The usual wait (wait_ns, as the dynamic executor's)
+ * keeps a graph whose costs are unknown, or too low, and whose caller
+ * always waits long for its helpers, from reading as held. */
+#define PLAN_HELD_NS 250000u
+#define HELD_SHARE 2
+
+static bool plan_held(exec_policy *p, uint64_t held, uint64_t gain_ns)
+{
+    bool sign = held >= PLAN_HELD_NS && held > gain_ns && held > HELD_SHARE * p->wait_ns;
+    /* Every judged frame enters the usual wait, at most twice the average
+     * (one stall moves it an eighth); the first at most the helpers' work,
+     * so that a first frame held while the helper started up cannot hide
+     * the frames after it. */
+    p->wait_ns = p->wait_ns ? average(p->wait_ns, held, true) : (held < gain_ns ? held : gain_ns);
+    return sign;
+}
+
+static uint64_t plan_gain_ns(const graph_rt *r)
+{
+    return (uint64_t)(r->hsumq > r->stolenq ? r->hsumq - r->stolenq : 0) * PLAN_Q_NS;
+}
+
 /* A plan-mode frame's end: starved when the caller claimed more than half
- * of list 1. */
+ * of list 1, or when it was held (above). */
 static void plan_after(graph_rt *r, uint64_t ns)
 {
-    judge(r, r->stolen > r->nlistw / 2, ns);
+    /* Not with live costs (exec/live.c): there a frame after the work
+     * changed waits on costs the plan no longer matches until the re-plan,
+     * which the plan frames' measurements make, and a stretch would put
+     * off. */
+    bool held = !r->policy.was_serial && !r->waking && r->rt->cfg.live_costs == 0 &&
+                plan_held(&r->policy, r->held_ns, plan_gain_ns(r));
+    judge(r, r->stolen > r->nlistw / 2 || held, ns);
 }
 
 /* ------------------------------------- the dynamic executor's frames
@@ -325,8 +367,6 @@ static void plan_after(graph_rt *r, uint64_t ns)
  * (announced idle and no longer polling) is not judged, unless the caller
  * was held for PLAN_WAKE_NS anyway; a worker that is busy elsewhere, or
  * blocked in a system call, is not parked, so its frames are judged. */
-#define HELD_SHARE 2
-
 bool rt_policy_stretch(graph_rt *r)
 {
     r->policy.was_serial = r->policy.serial_left > 0;

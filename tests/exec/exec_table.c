@@ -23,6 +23,7 @@ static int run_shuffle(void) { return shuffle_scenario(); }   /* shuffle_scenari
 static int run_shuffle_or(void) { return shuffle_or_scenario(); }   /* shuffle_scenario.c */
 static int run_live_costs(void) { return live_costs_scenario(); }   /* live_scenario.c */
 static int run_plan_takeover(void) { return plan_takeover_scenario(); }   /* live_scenario.c */
+static int run_plan_held(void) { return plan_held_scenario(); }   /* live_scenario.c */
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
 #if defined(__linux__)
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */

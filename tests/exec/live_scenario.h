@@ -24,6 +24,8 @@ int live_frames(dagrt *rt, bool pipe, int before, int after, live_result *out);
 /* The entries live_costs and plan_takeover: violations seen. */
 int live_costs_scenario(void);
 int plan_takeover_scenario(void);
+/* The worker holding the frame's last task long: the policy's "held". */
+int plan_held_scenario(void);
 #if defined(__linux__)
 /* The worker stopped between nodes (a signal whose handler sleeps). */
 int plan_stopped_scenario(void);
