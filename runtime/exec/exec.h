@@ -399,9 +399,9 @@ typedef struct graph_rt {
     uint16_t lmaxq[PLAN_LISTS];
     /* The shuffled serial switch (core/core.h, rt_shuffled): `shuffle`
      * (after fslots) is RT_SHUFFLE_* or 0. A serial frame runs its nodes
-     * in a random topological order (exec/serial.c); where the caller is
-     * the only thread that runs tasks (no guest slots), the dynamic
-     * executor also pops a random ready node (exec/dynamic.c). Drawn from
+     * in a random topological order (exec/serial.c); the dynamic
+     * executor's caller pops a random ready node (exec/dynamic.c; beside
+     * guest slots, which may pop the list too, by a claim per slot). Drawn from
      * shuf, seeded at the reset from the seed, the graph's name and the
      * frame's number (so frame N of a graph has the same order in every
      * run with that seed). The caller's alone (no worker runs while it is
@@ -486,9 +486,11 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
 int rt_exec_wait_take(dagrt *rt, dagrt_graph_state *st, bool pipe);
 void rt_exec_wait_give(dagrt_graph_state *st);
 int rt_exec_wait_run(dagrt *rt, dagrt_graph_state *st);
-/* graph_rt.shuffle: serial frames shuffled; and the dynamic executor's
- * ready list too (nobody but the caller pops it). */
-enum { RT_SHUFFLE_SERIAL = 1, RT_SHUFFLE_POPS = 2 };
+/* graph_rt.shuffle: serial frames shuffled, and the dynamic executor's
+ * ready list: POPS, nobody but the caller pops it (a random slot swapped
+ * to the head); SHARED, guest slots may pop it too (each take claims a
+ * slot by CAS, exec/dynamic.c take_shared). */
+enum { RT_SHUFFLE_SHARED = 1, RT_SHUFFLE_POPS = 2 };
 /* A frame's order's seed under the shuffled serial switch: the seed,
  * the graph's name and the frame's number mixed (exec/exec.c). */
 uint64_t rt_exec_shuffle_seed(const graph_rt *r);
