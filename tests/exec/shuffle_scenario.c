@@ -347,7 +347,8 @@ int shuffle_or_scenario(void)
  * and nothing else is ready or spawned before it: consume first in a
  * third of the frames, so the bug shows within ENGINE_BOUND frames but
  * with probability (2/3)^36, 5e-7, for any seed, whatever the guest does.
- * Checked through G_run and started runs, 16 seeds each, a guest thread
+ * Checked through G_run, started runs and a pipeline (depth 2, drained
+ * each frame), 16 seeds each, a guest thread
  * attached and helping the whole time (its wait runs what it steals):
  * every task once a frame, after its inputs; the seed and first bad frame
  * named. With the guest slot and no guest thread the caller alone takes,
@@ -445,12 +446,17 @@ static void engine_frame_check(struct engine_ctx *c, const char *how, uint64_t s
     atomic_store(&c->seq, 0);
 }
 
+/* How engine_frames runs engined: G_run, started runs, a pipeline (depth
+ * 2, drained after each frame). */
+enum { E_BY_RUN, E_BY_START, E_BY_PIPE };
+static const char *const e_how[] = {"G_run", "started runs", "pipeline"};
+
 /* `frames` frames of engined on a fresh runtime with a guest slot,
- * shuffled with seed (plain serial for 0), through G_run (start false) or
- * started runs, with a guest thread helping when guest. */
-static void engine_frames(struct engine_ctx *c, uint64_t seed, bool start, bool guest, int frames)
+ * shuffled with seed (plain serial for 0), run `by`, with a guest thread
+ * helping when guest. */
+static void engine_frames(struct engine_ctx *c, uint64_t seed, int by, bool guest, int frames)
 {
-    const char *how = start ? "started runs, a guest" : "G_run, a guest";
+    const char *how = e_how[by];
     dagrt_config cfg;
     dagrt_config_init(&cfg);
     cfg.workers = 2;
@@ -476,15 +482,22 @@ static void engine_frames(struct engine_ctx *c, uint64_t seed, bool start, bool 
         EXPECT(atomic_load(&g_state) == 1, "the guest could not attach");
     }
     static engined_instance_t inst;
-    if (start)
+    static engined_pipeline_t pipe;
+    if (by == E_BY_START)
         EXPECT(engined_instance_init(&inst) == 0, "instance init");
+    if (by == E_BY_PIPE)
+        EXPECT(engined_pipeline_init(&pipe, 2) == 0, "pipeline init");
     for (int f = 0; f < frames; f++) {
         c->frame = (uint64_t)f;
         int rc;
-        if (start) {
+        if (by == E_BY_START) {
             rc = engined_instance_start(rt, &inst, c);
             if (rc == 0)
                 rc = engined_instance_wait(rt, &inst);
+        } else if (by == E_BY_PIPE) {
+            rc = engined_pipeline_submit(rt, &pipe, c);   /* the context by pointer */
+            if (rc == 0)
+                rc = engined_pipeline_drain(rt, &pipe);
         } else {
             rc = engined_run(rt, c);
         }
@@ -505,10 +518,10 @@ int shuffle_engine_scenario(void)
     bad = 0;
     static struct engine_ctx c, d;
     uint32_t helped = 0;
-    for (int start = 0; start <= 1; start++) {
-        const char *how = start ? "started runs" : "G_run";
+    for (int by = E_BY_RUN; by <= E_BY_PIPE; by++) {
+        const char *how = e_how[by];
         for (uint64_t seed = 1; seed <= ENGINE_SEEDS; seed++) {
-            engine_frames(&c, seed * 7777, start, true, ENGINE_BOUND);
+            engine_frames(&c, seed * 7777, by, true, ENGINE_BOUND);
             EXPECT(c.stale > 0, "engined, %s, a guest helping, seed %llu: the planted bug did not "
                    "show in %d frames", how, (unsigned long long)(seed * 7777), ENGINE_BOUND);
             if (seed == 1 && c.stale)
@@ -519,27 +532,27 @@ int shuffle_engine_scenario(void)
         }
         /* The caller alone beside the guest slot: a seed replays exactly,
          * another draws other orders. */
-        engine_frames(&c, 1234, start, false, 60);
-        engine_frames(&d, 1234, start, false, 60);
+        engine_frames(&c, 1234, by, false, 60);
+        engine_frames(&d, 1234, by, false, 60);
         EXPECT(c.hash == d.hash && c.first_stale == d.first_stale && c.stale == d.stale,
                "engined, %s: seed 1234 twice, two runs", how);
         EXPECT(c.stale >= 8, "engined, %s: stale in %llu of 60 frames", how, (unsigned long long)c.stale);
-        engine_frames(&d, 4321, start, false, 60);
+        engine_frames(&d, 4321, by, false, 60);
         EXPECT(c.hash != d.hash, "engined, %s: seeds 1234 and 4321 drew the same orders", how);
         /* The control: the plain switch's FIFO list never shows it. */
-        engine_frames(&c, 0, start, false, 60);
+        engine_frames(&c, 0, by, false, 60);
         EXPECT(c.stale == 0, "engined, %s, plain serial: stale in %llu frames", how,
                (unsigned long long)c.stale);
         /* The plain switch with the guest helping: every task once, after
          * its inputs (the list is shared: no one-thread run with a guest
          * slot; such runs lost a node in about one frame of 400 here). */
-        engine_frames(&c, 0, start, true, ENGINE_PLAIN);
+        engine_frames(&c, 0, by, true, ENGINE_PLAIN);
         helped += atomic_load(&c.off_main);
     }
     /* The guest really drained beside the caller: about three of the
      * seven tasks a frame here (a guest without a CPU for the whole run,
      * over a thousand frames, is the only way to none). */
-    int frames = 2 * (ENGINE_SEEDS * ENGINE_BOUND + ENGINE_PLAIN);
+    int frames = 3 * (ENGINE_SEEDS * ENGINE_BOUND + ENGINE_PLAIN);
     printf("engined: %u task runs on the guest over %d frames\n", helped, frames);
     EXPECT(helped > 0, "engined: the guest ran no task in %d frames", frames);
     return bad;
