@@ -230,7 +230,9 @@ typedef struct graph_rt {
     uint32_t nnodes;
     uint16_t max_drainers;
     /* A one-thread run: only the caller takes part (no drainers, no hot
-     * or fiber tasks that could complete nodes elsewhere), so counters and
+     * or fiber tasks that could complete nodes elsewhere: with no worker
+     * they run on the caller's waits, but a guest slot may take them and
+     * then drain the list), so counters and
      * the ready list need no locked instructions, which cost far more than
      * the work of an empty node. Set before the run, read-only during it. */
     uint16_t one_thread;
