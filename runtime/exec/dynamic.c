@@ -96,6 +96,7 @@ static void advance_head(graph_rt *r)
         if (h >= r->nnodes ||
             atomic_load_explicit(&r->nodes[h].slot, memory_order_seq_cst) != SLOT_TAKEN)
             return;
+        /* (Failed: another taker moved it; look again from where it is.) */
         atomic_compare_exchange_strong_explicit(&r->head, &h, h + 1, memory_order_seq_cst,
                                                 memory_order_seq_cst);
     }

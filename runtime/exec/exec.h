@@ -231,10 +231,10 @@ typedef struct graph_rt {
     uint16_t max_drainers;
     /* A one-thread run: only the caller takes part (no drainers, no hot
      * or fiber tasks that could complete nodes elsewhere: with no worker
-     * they run on the caller's waits, but a guest slot may take them and
-     * then drain the list), so counters and
-     * the ready list need no locked instructions, which cost far more than
-     * the work of an empty node. Set before the run, read-only during it. */
+     * they run in the caller's waits, but a guest slot may take one and
+     * then drain the list), so counters and the ready list need no locked
+     * instructions, which cost far more than the work of an empty node.
+     * Set before the run, read-only during it. */
     uint16_t one_thread;
     uint8_t obs_mode;            /* this run's rt_mode, for the observer's frame_end */
     /* Who owns the state (exec/exec.c: RUN_IDLE, RUN_SYNC, a started run's
@@ -403,11 +403,12 @@ typedef struct graph_rt {
      * (after fslots) is RT_SHUFFLE_* or 0. A serial frame runs its nodes
      * in a random topological order (exec/serial.c); the dynamic
      * executor's caller pops a random ready node (exec/dynamic.c; beside
-     * guest slots, which may pop the list too, by a claim per slot). Drawn from
-     * shuf, seeded at the reset from the seed, the graph's name and the
-     * frame's number (so frame N of a graph has the same order in every
-     * run with that seed). The caller's alone (no worker runs while it is
-     * on). In this block: block 0 is full with the live costs' fields. */
+     * guest slots, which may pop the list too, by a claim per slot).
+     * Drawn from shuf, seeded at the reset from the seed, the graph's
+     * name and the frame's number (so frame N of a graph has the same
+     * order in every run with that seed). The caller's alone: no worker
+     * runs while it is on, and a guest's takes draw nothing. In this
+     * block: block 0 is full with the live costs' fields. */
     uint64_t shuf;
 } graph_rt;
 
