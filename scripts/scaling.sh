@@ -10,14 +10,22 @@
 #                                frame 2)
 #   bench_rt_dagrt --workers W   spawn tree, fib, parallel-for, wake-ups
 #   bench_io --workers W         the I/O rows
+#   bench_frame pinned and not   DAGRT_PLACEMENT=pin and =none side by
+#                                side (core/placement.c), the uniform and
+#                                game frames, libdagrt's rows only, ROUNDS
+#                                rounds alternating which goes first
 # and prints one Markdown table per benchmark, a column per W, with the
 # machine named above them; also written to OUT (default
 # build-scaling/scaling-HOST-DATE.md). Keep the result in
 # docs/benchmarks.md with the machine named.
 #
 # usage: scripts/scaling.sh [--quick] [--workers "1 3 7 15"] [--out FILE]
+#                           [--pin-rounds ROUNDS] [--placement-only]
 #   --quick  bench_frame --quick, bench_rt_dagrt --quick, bench_io 1 round:
 #            a check that everything runs and parses (minutes, not tens)
+#   --pin-rounds ROUNDS  rounds of the pinned/unpinned pair (default 3;
+#            0 skips it)
+#   --placement-only  only the pinned/unpinned pair
 # On a machine with fewer CPUs than W + 1 the rows oversubscribe it: the
 # table says how many CPUs there were.
 set -u
@@ -25,18 +33,24 @@ cd "$(dirname "$0")/.."
 quick=0
 workers="1 3 7 15"
 out=
+pin_rounds=3
+only_place=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --workers) workers=${2:?--workers needs a list}; shift ;;
     --out) out=${2:?--out needs a file}; shift ;;
-    *) echo "usage: $0 [--quick] [--workers \"1 3 7 15\"] [--out FILE]" >&2; exit 2 ;;
+    --pin-rounds) pin_rounds=${2:?--pin-rounds needs a count}; shift ;;
+    --placement-only) only_place=1 ;;
+    *) echo "usage: $0 [--quick] [--workers \"1 3 7 15\"] [--out FILE] [--pin-rounds N] [--placement-only]" >&2; exit 2 ;;
   esac
   shift
 done
 for w in $workers; do
   case "$w" in ''|*[!0-9]*) echo "scaling.sh: not a worker count: $w" >&2; exit 2 ;; esac
 done
+case "$pin_rounds" in ''|*[!0-9]*) echo "scaling.sh: not a round count: $pin_rounds" >&2; exit 2 ;; esac
+[ $only_place = 1 ] && [ "$pin_rounds" = 0 ] && { echo "scaling.sh: --placement-only with 0 rounds" >&2; exit 2; }
 scripts/deps.sh example >/dev/null || exit 2
 
 B=build-scaling
@@ -45,7 +59,9 @@ if [ -d "$B/meson-private" ]; then
 else
   meson setup "$B" --buildtype=release >/dev/null || exit 1
 fi
-meson compile -C "$B" bench/frame/bench_frame bench/runtime/bench_rt_dagrt bench/io/bench_io >/dev/null || exit 1
+targets=(bench/frame/bench_frame)
+[ $only_place = 1 ] || targets+=(bench/runtime/bench_rt_dagrt bench/io/bench_io)
+meson compile -C "$B" "${targets[@]}" >/dev/null || exit 1
 
 host=$(hostname 2>/dev/null || echo host)
 stamp=$(date -u +%Y%m%dT%H%MZ)
@@ -59,6 +75,7 @@ else
   frame_args=(--runs 5); rt_args=(); io_args=(5 20000)
 fi
 for w in $workers; do
+  [ $only_place = 1 ] && break
   echo "scaling.sh: $w worker(s)" >&2
   "$B/bench/frame/bench_frame" --workers "$w" "${frame_args[@]}" >"$raw/frame.$w" 2>&1 ||
     echo "scaling.sh: bench_frame --workers $w failed (see $raw/frame.$w)" >&2
@@ -68,13 +85,28 @@ for w in $workers; do
     echo "scaling.sh: bench_io --workers $w failed (see $raw/io.$w)" >&2
 done
 
+# Pinned and not, side by side: the same bench_frame under DAGRT_PLACEMENT=pin
+# (each worker on one CPU, core/placement.c) and =none (no affinity call),
+# the order alternating round by round so that neither always runs first.
+for w in $workers; do
+  for k in $(seq 1 "$pin_rounds"); do
+    if [ $((k % 2)) = 1 ]; then order="pin none"; else order="none pin"; fi
+    for p in $order; do
+      echo "scaling.sh: $w worker(s), DAGRT_PLACEMENT=$p, round $k" >&2
+      DAGRT_PLACEMENT=$p "$B/bench/frame/bench_frame" --workers "$w" --frame uniform,game \
+        --only libdagrt "${frame_args[@]}" >"$raw/place-$p.$w.$k" 2>&1 ||
+        echo "scaling.sh: DAGRT_PLACEMENT=$p bench_frame --workers $w failed (see $raw/place-$p.$w.$k)" >&2
+    done
+  done
+done
+
 cpus=$(nproc 2>/dev/null || echo "?")
 model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 python3 - "$raw" "$cpus" "$model" "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
-  "$stamp" "$quick" $workers >"$out" <<'PY'
+  "$stamp" "$quick" "$pin_rounds" "$only_place" $workers >"$out" <<'PY'
 import os, re, sys
-raw, cpus, model, commit, stamp, quick = sys.argv[1:7]
-ws = sys.argv[7:]
+raw, cpus, model, commit, stamp, quick, pin_rounds, only_place = sys.argv[1:9]
+ws = sys.argv[9:]
 
 def read(kind, w):
     p = os.path.join(raw, "%s.%s" % (kind, w))
@@ -158,11 +190,60 @@ def shape(name):
         return out
     return rows
 
-sections = [("bench_frame, 1 us bodies: us per frame (x serial)", frame, "")]
-for name in shape_names():
-    sections.append(("bench_frame, uneven frame %s: us per frame (x its lower bound; the peers "
-                     "on workers + 1 threads)" % name, shape(name), ""))
-sections += [("bench_rt_dagrt", rt, ""), ("bench_io: median (ratio to the raw system)", io, "")]
+# Pinned over unpinned: each round's pair gives a ratio (pin / none, under 1:
+# pinning helps); the table shows the median of the rounds' times, the
+# median ratio and the rounds' ratios' range (the spread).
+def place_rows(p, w, k):
+    out, on, frame_name = {}, False, "uniform"
+    for l in read("place-" + p, "%s.%d" % (w, k)):
+        if l.startswith("contender") and "empty bodies" in l:
+            on = True
+            continue
+        if l.startswith("== frame "):
+            frame_name = l[len("== frame "):].split(":")[0]
+            continue
+        if frame_name == "uniform" and on and not l.strip():
+            on = False
+        m = frame_row.match(l) if (on and frame_name == "uniform") else None
+        if m:
+            out["uniform, 1 us: " + m.group(1)] = float(m.group(4))
+            continue
+        m = shape_row.match(l) if frame_name != "uniform" else None
+        if m:
+            out[frame_name + ": " + m.group(1)] = float(m.group(2))
+    return out
+def med(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+def place(w):
+    rows = {}
+    pairs = [(place_rows("pin", w, k), place_rows("none", w, k)) for k in range(1, int(pin_rounds) + 1)]
+    names = []
+    for a, b in pairs:
+        for n in a:
+            if n in b and n not in names and not n.endswith("serial calls"):
+                names.append(n)
+    for n in names:
+        pins = [a[n] for a, b in pairs if n in a and n in b and b[n] > 0]
+        nones = [b[n] for a, b in pairs if n in a and n in b and b[n] > 0]
+        ratios = [x / y for x, y in zip(pins, nones)]
+        if ratios:
+            rows[n] = "%.1f / %.1f us: %.2fx (%.2f-%.2f)" % (med(pins), med(nones), med(ratios),
+                                                            min(ratios), max(ratios))
+    return rows
+
+sections = []
+if only_place != "1":
+    sections = [("bench_frame, 1 us bodies: us per frame (x serial)", frame, "")]
+    for name in shape_names():
+        sections.append(("bench_frame, uneven frame %s: us per frame (x its lower bound; the peers "
+                         "on workers + 1 threads)" % name, shape(name), ""))
+    sections += [("bench_rt_dagrt", rt, ""), ("bench_io: median (ratio to the raw system)", io, "")]
+if pin_rounds != "0":
+    sections.append(("bench_frame pinned over unpinned (DAGRT_PLACEMENT=pin / =none, %s rounds "
+                     "alternating): median us per frame pin / none: median ratio (range)" % pin_rounds,
+                     place, ""))
 for title, fn, unit in sections:
     tables = {w: fn(w) for w in ws}
     names = []

@@ -698,6 +698,10 @@ void *rt_take_shuffled(rt_ctx *c);
  * only take turns; the parallel-for and the executor's plan helpers move
  * off it with rt_cpu_leave. */
 
+/* The policy a runtime being created uses: DAGRT_PLACEMENT (none, auto,
+ * pin, class) where the program left cfg's at the default (AUTO), else
+ * cfg's; DAGRT_EINVAL for a value it does not know (said on stderr). */
+int rt_place_env(dagrt_placement cfg, dagrt_placement *out);
 /* Decides the policy for a runtime being created (on its creator). */
 void rt_place_init(dagrt *rt);
 /* Where each worker goes (PIN / CLASS, and the thread hook's suggestion),

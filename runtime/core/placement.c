@@ -23,8 +23,44 @@
 #include "core.h"
 #include "../pfor/pfor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* DAGRT_PLACEMENT: try a policy without a rebuild (bench_frame pinned and
+ * not, side by side: scripts/scaling.sh). It replaces only the default: a
+ * program that chose NONE, PIN or CLASS in cfg chose it for its machine,
+ * and keeps it (said once per process, so the variable is not taken for
+ * applied). A value it does not know is refused, never guessed. */
+int rt_place_env(dagrt_placement cfg, dagrt_placement *out)
+{
+    static const char *const names[] = {[DAGRT_PLACEMENT_AUTO] = "auto",
+                                         [DAGRT_PLACEMENT_NONE] = "none",
+                                         [DAGRT_PLACEMENT_PIN] = "pin",
+                                         [DAGRT_PLACEMENT_CLASS] = "class"};
+    *out = cfg;
+    const char *v = rt_os_getenv("DAGRT_PLACEMENT");
+    if (!v || !v[0])
+        return 0;
+    int k = -1;
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (strcmp(v, names[i]) == 0)
+            k = i;
+    if (k < 0) {
+        fprintf(stderr, "dagrt: DAGRT_PLACEMENT=%s: not one of none, auto, pin, class\n", v);
+        return DAGRT_EINVAL;
+    }
+    if (cfg != DAGRT_PLACEMENT_AUTO) {
+        static _Atomic int said;
+        /* relaxed: only whether the line was printed. */
+        if ((dagrt_placement)k != cfg && !atomic_exchange_explicit(&said, 1, memory_order_relaxed))
+            fprintf(stderr, "dagrt: DAGRT_PLACEMENT=%s ignored: the program set "
+                    "dagrt_config.placement to %s\n", v, names[cfg]);
+        return 0;
+    }
+    *out = (dagrt_placement)k;
+    return 0;
+}
 
 void rt_place_init(dagrt *rt)
 {

@@ -237,6 +237,9 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         nworkers = 0;
     }
     int nhot = serial ? 0 : cfg->hot_workers;
+    dagrt_placement placement;   /* DAGRT_PLACEMENT (core/placement.c) */
+    if (rt_place_env(cfg->placement, &placement) != 0)
+        goto fail;
     e = DAGRT_ENOMEM;
     dagrt *rt = rt_os_alloc_aligned(RT_APART, (sizeof(dagrt) + RT_APART - 1) & ~(size_t)(RT_APART - 1));
     if (!rt)
@@ -244,6 +247,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     memset(rt, 0, sizeof *rt);
     rt->cfg = *cfg;
     rt->cfg.hot_workers = nhot;   /* the serial switch has none */
+    rt->cfg.placement = placement;
     rt->cfg.serial = serial;
     rt->cfg.shuffle = shuffle;
     /* Wake-up latency counters (core/idle.c): cfg, or DAGRT_WAKE_STATS=1. */

@@ -70,8 +70,79 @@ static void shuffle_head(graph_rt *r, uint32_t h)
     atomic_store_explicit(&r->nodes[h].slot, v, memory_order_relaxed);   /* relaxed: as above */
 }
 
+/* The shuffled serial switch beside guest slots (RT_SHUFFLE_SHARED): a
+ * guest that took a spawned fiber or hot node's task (or a pipeline's
+ * hand-off) drains this list beside the caller, so the head swap above
+ * would race it. Instead every take claims one slot with a CAS from the
+ * published node to SLOT_TAKEN: the caller (the main thread, which alone
+ * draws from r->shuf) starts its search at a random slot of [head, tail),
+ * any other thread at the head (the oldest). head is then only where
+ * searches start: a taker moves it over every taken slot at it
+ * (advance_head), so that head == tail once the takers are done, as the
+ * executor's polls (head < tail: work queued) expect. Pushes are
+ * unchanged. Modelled in tests/models/shuffle_shared.pml (each node once,
+ * none lost, head catches up; controls: the take as a load and a store,
+ * head moved only from the taker's own slot). */
+#define SLOT_TAKEN UINT32_MAX
+
+/* seq_cst here and on the take's CAS: a taker's claim of slot h and the
+ * move of head to h by another are a store-buffering pair (each writes
+ * one word, then reads the other's); seq_cst makes at least one of them
+ * see the other, so one of them moves head past h. */
+static void advance_head(graph_rt *r)
+{
+    for (;;) {
+        uint32_t h = atomic_load_explicit(&r->head, memory_order_seq_cst);
+        if (h >= r->nnodes ||
+            atomic_load_explicit(&r->nodes[h].slot, memory_order_seq_cst) != SLOT_TAKEN)
+            return;
+        /* (Failed: another taker moved it; look again from where it is.) */
+        atomic_compare_exchange_strong_explicit(&r->head, &h, h + 1, memory_order_seq_cst,
+                                                memory_order_seq_cst);
+    }
+}
+
+static RT_NOINLINE uint32_t take_shared(graph_rt *r)
+{
+    bool caller = dagrt_on_main_thread(r->rt);
+    for (;;) {
+        uint32_t h = atomic_load_explicit(&r->head, memory_order_seq_cst);   /* seq_cst: advance_head */
+        /* relaxed: tail only bounds the search; each slot's load below
+         * synchronises with its pusher. */
+        uint32_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        if (h >= t)
+            return NONE;
+        uint32_t n = t - h, start = caller ? rt_shuffle_draw(&r->shuf, n) : 0;
+        bool again = false;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t j = h + (start + k) % n;
+            /* acquire: pairs with list_push's release (the node's inputs'
+             * effects come with it). */
+            uint32_t v = atomic_load_explicit(&r->nodes[j].slot, memory_order_acquire);
+            if (v == SLOT_TAKEN)
+                continue;
+            if (v == 0) {   /* reserved, not yet published: its pusher is mid-push */
+                again = true;
+                continue;
+            }
+            /* seq_cst: see advance_head (and it acquires, as the load). */
+            if (atomic_compare_exchange_strong_explicit(&r->nodes[j].slot, &v, SLOT_TAKEN,
+                                                        memory_order_seq_cst, memory_order_relaxed)) {
+                advance_head(r);
+                return v - 1;
+            }
+            again = true;   /* another thread took it: look again */
+            break;
+        }
+        if (!again)
+            return NONE;   /* every slot in [head, tail) is taken */
+    }
+}
+
 static uint32_t list_pop(graph_rt *r)
 {
+    if (RT_UNLIKELY(r->shuffle == RT_SHUFFLE_SHARED))
+        return take_shared(r);
     /* relaxed: a one-thread run has no other thread; otherwise the slot CAS below decides. */
     uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     if (RT_UNLIKELY(r->shuffle == RT_SHUFFLE_POPS))
@@ -250,7 +321,7 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
             }
             /* Shuffled: every fired node goes through the ready list, so
              * that the next one is drawn from all that are ready. */
-            uint32_t x = fire(d, s, next != NONE || d->nokeep || r->shuffle == RT_SHUFFLE_POPS,
+            uint32_t x = fire(d, s, next != NONE || d->nokeep || r->shuffle,
                               &published);
             if (x != NONE)
                 next = x;
@@ -415,7 +486,10 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     /* Hot and fiber tasks are spawned, and may run on a worker even when
      * no drainer is; a pipeline frame's counters are counted down from the
      * frames beside it too. */
-    r->one_thread = r->max_drainers == 0 && (workers == 0 || !spawns) && !r->piped;
+    /* A guest slot may take a spawned hot or fiber node's task even when
+     * there is no worker (then it drains this list too). */
+    r->one_thread = r->max_drainers == 0 && (!spawns || (workers == 0 && r->rt->nguests == 0)) &&
+                    !r->piped;
     r->waking = r->max_drainers > 0 && all_parked(r->rt, workers);
 
     drain_ctx d = {r, true, false, 0, false};
@@ -428,7 +502,7 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
         const dagrt_node *gn = &g->nodes[i];
         bool orp = orprev && gn->join == DAGRT_JOIN_OR && gn->nprev;
         if (orp ? input_done(r, i, gn) : gn->npred == 0) {
-            uint32_t x = fire(&d, i, !keep || next != NONE || r->shuffle == RT_SHUFFLE_POPS,
+            uint32_t x = fire(&d, i, !keep || next != NONE || r->shuffle,
                               &published);
             if (x != NONE)
                 next = x;

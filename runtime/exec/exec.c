@@ -176,7 +176,7 @@ static void reset(graph_rt *r, dagrt *rt, const dagrt_graph *g, dagrt_graph_stat
     /* relaxed: between runs; whoever reads it later synchronised with this run's start. */
     atomic_store_explicit(&r->next, NULL, memory_order_relaxed);
     r->frame = frame_number(rt, g, r->runs);
-    r->shuffle = !rt_shuffled(rt) ? 0 : rt->nguests == 0 ? RT_SHUFFLE_POPS : RT_SHUFFLE_SERIAL;
+    r->shuffle = !rt_shuffled(rt) ? 0 : rt->nguests == 0 ? RT_SHUFFLE_POPS : RT_SHUFFLE_SHARED;
     if (RT_UNLIKELY(r->shuffle))
         r->shuf = rt_exec_shuffle_seed(r);
     /* The trace's flow events read this graph's edges when it is written

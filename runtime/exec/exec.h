@@ -230,9 +230,11 @@ typedef struct graph_rt {
     uint32_t nnodes;
     uint16_t max_drainers;
     /* A one-thread run: only the caller takes part (no drainers, no hot
-     * or fiber tasks that could complete nodes elsewhere), so counters and
-     * the ready list need no locked instructions, which cost far more than
-     * the work of an empty node. Set before the run, read-only during it. */
+     * or fiber tasks that could complete nodes elsewhere: with no worker
+     * they run in the caller's waits, but a guest slot may take one and
+     * then drain the list), so counters and the ready list need no locked
+     * instructions, which cost far more than the work of an empty node.
+     * Set before the run, read-only during it. */
     uint16_t one_thread;
     uint8_t obs_mode;            /* this run's rt_mode, for the observer's frame_end */
     /* Who owns the state (exec/exec.c: RUN_IDLE, RUN_SYNC, a started run's
@@ -408,13 +410,14 @@ typedef struct graph_rt {
     uint16_t lmaxq[PLAN_LISTS];
     /* The shuffled serial switch (core/core.h, rt_shuffled): `shuffle`
      * (after fslots) is RT_SHUFFLE_* or 0. A serial frame runs its nodes
-     * in a random topological order (exec/serial.c); where the caller is
-     * the only thread that runs tasks (no guest slots), the dynamic
-     * executor also pops a random ready node (exec/dynamic.c). Drawn from
-     * shuf, seeded at the reset from the seed, the graph's name and the
-     * frame's number (so frame N of a graph has the same order in every
-     * run with that seed). The caller's alone (no worker runs while it is
-     * on). In this block: block 0 is full with the live costs' fields. */
+     * in a random topological order (exec/serial.c); the dynamic
+     * executor's caller pops a random ready node (exec/dynamic.c; beside
+     * guest slots, which may pop the list too, by a claim per slot).
+     * Drawn from shuf, seeded at the reset from the seed, the graph's
+     * name and the frame's number (so frame N of a graph has the same
+     * order in every run with that seed). The caller's alone: no worker
+     * runs while it is on, and a guest's takes draw nothing. In this
+     * block: block 0 is full with the live costs' fields. */
     uint64_t shuf;
 } graph_rt;
 
@@ -495,9 +498,11 @@ int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
 int rt_exec_wait_take(dagrt *rt, dagrt_graph_state *st, bool pipe);
 void rt_exec_wait_give(dagrt_graph_state *st);
 int rt_exec_wait_run(dagrt *rt, dagrt_graph_state *st);
-/* graph_rt.shuffle: serial frames shuffled; and the dynamic executor's
- * ready list too (nobody but the caller pops it). */
-enum { RT_SHUFFLE_SERIAL = 1, RT_SHUFFLE_POPS = 2 };
+/* graph_rt.shuffle: serial frames shuffled, and the dynamic executor's
+ * ready list: POPS, nobody but the caller pops it (a random slot swapped
+ * to the head); SHARED, guest slots may pop it too (each take claims a
+ * slot by CAS, exec/dynamic.c take_shared). */
+enum { RT_SHUFFLE_SHARED = 1, RT_SHUFFLE_POPS = 2 };
 /* A frame's order's seed under the shuffled serial switch: the seed,
  * the graph's name and the frame's number mixed (exec/exec.c). */
 uint64_t rt_exec_shuffle_seed(const graph_rt *r);

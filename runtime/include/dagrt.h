@@ -191,6 +191,9 @@ typedef struct dagrt_config {
      * the process ends as it would have). true: no report, and no signal
      * handler or alternate stacks installed for it. */
     bool no_overflow_report;
+    /* DAGRT_PLACEMENT=none|auto|pin|class in the environment replaces the
+     * default (AUTO), never a policy set here; another value makes
+     * dagrt_create fail (DAGRT_EINVAL). */
     dagrt_placement placement;
     /* An observer installed before any thread starts, so that it sees
      * every thread_start (see dagrt_set_observer below); NULL: none. */

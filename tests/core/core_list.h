@@ -72,5 +72,6 @@ SCENARIO(runtime, topology_fake, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(runtime, engine_threads, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(runtime, placement_pin, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(runtime, placement_class, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(runtime, placement_env, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(runtime, pause_resume, 60, SCN_TSAN|SCN_POSIX)
 #endif

@@ -640,6 +640,61 @@ int scn_placement_class(void)
     return v;
 }
 
+/* DAGRT_PLACEMENT, read at dagrt_create: =pin pins a runtime left at the
+ * default (each worker, from inside, has only its CPU, as cfg's PIN
+ * does); =none moves nobody; a program's own choice (cfg PIN) wins over
+ * =none; a value it does not know fails the create with DAGRT_EINVAL. */
+int scn_placement_env(void)
+{
+    int v = 0;
+    static seen_masks s;
+    cpu_set_t before = real_mask();
+    setenv("DAGRT_PLACEMENT", "pin", 1);
+    dagrt *rt = placed_rt(3, 0, DAGRT_PLACEMENT_AUTO, &s, NULL);
+    if (!rt) {
+        FAIL("DAGRT_PLACEMENT=pin: create failed");
+    } else {
+        v += check_pinned(rt, &s, 3, &before, "DAGRT_PLACEMENT=pin");
+        if (run_some(rt))
+            FAIL("DAGRT_PLACEMENT=pin: workers lost tasks");
+        dagrt_destroy(rt);
+    }
+    setenv("DAGRT_PLACEMENT", "none", 1);
+    rt = placed_rt(2, 0, DAGRT_PLACEMENT_AUTO, &s, NULL);
+    if (rt) {
+        for (int k = 1; k <= 2; k++)
+            if (!CPU_EQUAL(&s.mask[k], &before))
+                FAIL("DAGRT_PLACEMENT=none: worker %d's mask changed", k);
+        dagrt_destroy(rt);
+    } else {
+        FAIL("DAGRT_PLACEMENT=none: create failed");
+    }
+    /* The program chose PIN: the variable does not undo it. */
+    rt = placed_rt(3, 0, DAGRT_PLACEMENT_PIN, &s, NULL);
+    if (rt) {
+        v += check_pinned(rt, &s, 3, &before, "cfg pin under DAGRT_PLACEMENT=none");
+        dagrt_destroy(rt);
+    } else {
+        FAIL("cfg pin under DAGRT_PLACEMENT=none: create failed");
+    }
+    static const char *const bad[] = {"pinned", "PIN", "2", " pin"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("DAGRT_PLACEMENT", bad[i], 1);
+        dagrt_config cfg;
+        dagrt_config_init(&cfg);
+        cfg.workers = 1;
+        int err = 0;
+        dagrt *b = dagrt_create_ex(&cfg, &err);
+        if (b || err != DAGRT_EINVAL) {
+            FAIL("DAGRT_PLACEMENT=\"%s\": created (%d), want DAGRT_EINVAL", bad[i], err);
+            if (b)
+                dagrt_destroy(b);
+        }
+    }
+    unsetenv("DAGRT_PLACEMENT");
+    return v;
+}
+
 /* ---------------------------------------------------------------- pause */
 
 #include <sys/resource.h>

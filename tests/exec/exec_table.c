@@ -21,6 +21,7 @@ static int run_policy_pipe(void) { return policy_pipe_scenario(); }   /* policy_
 static int run_plan_frames(void) { return plan_frames_scenario(); }   /* plan_frames.c */
 static int run_shuffle(void) { return shuffle_scenario(); }   /* shuffle_scenario.c */
 static int run_shuffle_or(void) { return shuffle_or_scenario(); }   /* shuffle_scenario.c */
+static int run_shuffle_guest(void) { return shuffle_engine_scenario(); }   /* shuffle_scenario.c */
 static int run_live_costs(void) { return live_costs_scenario(); }   /* live_scenario.c */
 static int run_plan_takeover(void) { return plan_takeover_scenario(); }   /* live_scenario.c */
 static int run_plan_held(void) { return plan_held_scenario(); }   /* live_scenario.c */
