@@ -291,7 +291,8 @@ void dg_race_prev(const ir_program *p, const ir_graph *g, dg_diag *d)
         free(rmask);
         free(rid);
     }
-    qsort(P.found, P.nfound, sizeof *P.found, pfind_cmp);
+    if (P.nfound > 1)   /* qsort(NULL, 0, ...) is undefined: found is NULL when empty */
+        qsort(P.found, P.nfound, sizeof *P.found, pfind_cmp);
 
     uint64_t total = 0;
     for (uint32_t k = 0; k < P.nacc; k++) total += P.count[k];
