@@ -353,7 +353,7 @@ struct dagrt {
     /* Reaping workers that are not parked (wait/io_reap.c, rt_io_park; seq_cst: the
      * reactor thread's gate, os/reactor_uring.c "REAPING"). */
     _Atomic int io_awake;
-    /* dagrt_destroy against threads outside the runtime (core/worker.c,
+    /* dagrt_destroy against threads outside the runtime (core/destroy.c,
      * "DESTROY AND THREADS OUTSIDE"): how far destroy has gone
      * (RT_OPEN, RT_DRAINING, RT_SEALED), and how many threads with no
      * ctx in rt are inside one of its calls (or attached as guests). A
@@ -426,7 +426,7 @@ static inline void rt_bump(_Atomic uint64_t *x, memory_order mo)
  * in other files keep them inlined.
  * ===================================================================== */
 
-/* ------------------------------------------ core/worker.c: threads, create/destroy */
+/* ------------------------------------------ core/worker.c, core/destroy.c: threads, create/destroy */
 
 /* The calling thread's ctx (of whichever runtime it belongs to), or NULL. */
 extern _Thread_local rt_ctx *rt_tls_ctx;

@@ -17,7 +17,7 @@
  * slot's word is 2: rt_guest_attached), since freeing the runtime under
  * it would leave its next call on freed memory; a slot a wait holds (1)
  * belongs to a thread outside the runtime inside dagrt_group_wait, a call
- * counted in rt->calls, which destroy waits for (core/worker.c, "DESTROY AND
+ * counted in rt->calls, which destroy waits for (core/destroy.c, "DESTROY AND
  * THREADS OUTSIDE"). Attach is such a call too: refused once destroy has
  * begun (DAGRT_ECANCELED), and an attach that raced destroy's check is
  * waited for until it detaches.
@@ -174,7 +174,7 @@ int dagrt_thread_attach(dagrt *rt)
 {
     if (!rt)
         return DAGRT_EINVAL;
-    /* Counted while it attaches (core/worker.c, "DESTROY AND THREADS OUTSIDE"):
+    /* Counted while it attaches (core/destroy.c, "DESTROY AND THREADS OUTSIDE"):
      * refused once destroy has begun. 0: one of rt's threads already. */
     int in = rt_call_enter(rt, RT_DRAINING);
     if (in < 0)

@@ -469,7 +469,7 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     }
     /* With hot workers, a completion resumes its fiber on the hot lane,
      * which they serve before other work (design/io.md). Counted in the
-     * record's shard for destroy's "only waits are left" (core/worker.c). */
+     * record's shard for destroy's "only waits are left" (core/destroy.c). */
     unsigned how = RT_ONESHOT_HELP | (rt->cfg.hot_workers > 0 ? RT_ONESHOT_HOT : 0u);
     if (a) {
         /* No one waits: the continuation ends the call (io_finish). */

@@ -103,7 +103,7 @@ static inline uint64_t rt_oneshot_deadline(uint64_t own, const dagrt_cancel *cs)
 int rt_oneshot_arm(dagrt *rt, rt_oneshot *o, uint64_t deadline, dagrt_cancel *cs, bool rt_link);
 /* Waits until the completion (top of file; how: RT_ONESHOT_*). Counted in
  * *nwaits meanwhile when the caller is a task (destroy's "only waits are
- * left", core/worker.c). */
+ * left", core/destroy.c). */
 void rt_oneshot_wait(dagrt *rt, rt_oneshot *o, _Atomic int64_t *nwaits, unsigned how);
 /* Takes down what arm set up. */
 void rt_oneshot_disarm(dagrt *rt, rt_oneshot *o);
