@@ -10,8 +10,10 @@
  *                       shares a frame with workers)
  *   exec/dynamic.c      the dynamic executor: join counters, the ready
  *                       list, drainers, the hand-off from frame to frame
+ *   exec/dyn_shuffle.c  its ready list under the shuffled serial switch
  *   exec/plan.c         plan mode: a list per thread (the caller's and
  *                       one per worker), cursors, epochs
+ *   exec/plan_run.c     plan mode's G_run frame, the caller's side
  *   exec/plan_build.c   plan mode's lists, made once per graph
  *   exec/plan_off.c     plan mode's nodes that run elsewhere: fiber and
  *                       hot nodes as tasks, the help while a thread waits
@@ -501,7 +503,7 @@ int rt_exec_wait_run(dagrt *rt, dagrt_graph_state *st);
 /* graph_rt.shuffle: serial frames shuffled, and the dynamic executor's
  * ready list: POPS, nobody but the caller pops it (a random slot swapped
  * to the head); SHARED, guest slots may pop it too (each take claims a
- * slot by CAS, exec/dynamic.c take_shared). */
+ * slot by CAS, exec/dyn_shuffle.c rt_dyn_take_shared). */
 enum { RT_SHUFFLE_SHARED = 1, RT_SHUFFLE_POPS = 2 };
 /* A frame's order's seed under the shuffled serial switch: the seed,
  * the graph's name and the frame's number mixed (exec/exec.c). */
@@ -776,6 +778,15 @@ void rt_exec_dyn_start(graph_rt *r, int workers);
 void rt_exec_dyn_link(graph_rt *prev, graph_rt *r);
 int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self);
 
+/* ------------------------------------------------- exec/dyn_shuffle.c */
+
+/* The ready list under the shuffled serial switch (graph_rt.shuffle).
+ * POPS: a random published node trades places with the one at head h
+ * (only the caller's thread pops). SHARED: one node taken by CAS, at a
+ * random slot for the caller and the oldest for a guest, or NONE. */
+void rt_dyn_shuffle_head(graph_rt *r, uint32_t h);
+uint32_t rt_dyn_take_shared(graph_rt *r);
+
 /* Values of node_rt.link. */
 enum { LINK_NONE = 0, LINK_DONE = 1, LINK_LINKED = 2 };
 
@@ -789,7 +800,7 @@ void rt_exec_cross(graph_rt *nx, uint32_t x);
 /* Makes the lists for r->g; false when it cannot run in plan mode. */
 bool rt_plan_build(graph_rt *r);
 
-/* ------------------------------------------------------- exec/plan.c */
+/* --------------------------------------------------- exec/plan_run.c */
 
 /* A whole run in plan mode. */
 int rt_plan_run(graph_rt *r);
@@ -798,6 +809,13 @@ int rt_plan_run(graph_rt *r);
  * left), once every node is claimed. */
 void rt_plan_begin_lists(graph_rt *r);
 void rt_plan_end_all(graph_rt *r);
+/* The caller's long waits in a plan run (the policy's "held" sign): a wait
+ * at its spins-th poll (timed from PLAN_STEAL_SPINS on), and its end. */
+void rt_plan_hold(graph_rt *r, unsigned spins);
+void rt_plan_unhold(graph_rt *r);
+
+/* ------------------------------------------------------- exec/plan.c */
+
 /* How deep the calling thread is in plan runs' parts (rt_plan_work): a
  * helper that a wait inside one would run must go elsewhere (see
  * exec/plan_helper.c, plan_helper_entry). */
@@ -808,10 +826,9 @@ bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uin
 /* The caller in pipelined frame r's wait: claims and runs one ready node
  * of a later frame in flight (r->pnext on); false when none is ready. */
 bool rt_plan_ahead(graph_rt *r, node_where where);
-/* The caller's long waits in a plan run (the policy's "held" sign): a wait
- * at its spins-th poll (timed from PLAN_STEAL_SPINS on), and its end. */
-void rt_plan_hold(graph_rt *r, unsigned spins);
-void rt_plan_unhold(graph_rt *r);
+/* One poll of a plan run's wait by the thread of list `own` (the duty,
+ * yielding where the CPU is shared: exec/plan.c, plan_relax). */
+void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins);
 
 /* Publishes plan node i of the run at epoch: its status, then its `done`. */
 static inline void rt_plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint32_t epoch)

@@ -1,6 +1,6 @@
 /*
  * shuffle_shared.pml - the shuffled serial switch's random take from a
- * ready list that guests share (runtime/exec/dynamic.c, RT_SHUFFLE_SHARED:
+ * ready list that guests share (runtime/exec/dyn_shuffle.c, RT_SHUFFLE_SHARED:
  * list_push, take_shared, advance_head).
  *
  * A frame with `fiber` or `hot` tasks, a started run or a pipeline frame
