@@ -3,10 +3,20 @@
 # built and run at a token size: each must exit 0 (its own checks of what
 # it computed included). A benchmark this build did not configure (no
 # oneTBB, no Box2D or Jolt snapshot) is named and skipped.
-# usage: untested_smoke.sh BUILD_DIR SOURCE_DIR
+# usage: untested_smoke.sh BUILD_DIR SOURCE_DIR [TARGET_PATH...]
+# (the targets are built here first: they are no test's dependency, which
+# would put them back into the default build)
 set -u
 b=$1 src=$2
+shift 2
 fail=0 ran=0
+if [ $# -gt 0 ]; then
+    rel=
+    for p in "$@"; do rel="$rel ${p#"$b"/}"; done
+    # shellcheck disable=SC2086 # one target a word
+    ninja -C "$b" $rel >"$b/untested-build.log" 2>&1 ||
+        { tail -n 40 "$b/untested-build.log"; echo "FAIL: building$rel"; exit 1; }
+fi
 run() { # name path args...
     n=$1 exe=$2; shift 2
     if [ ! -x "$exe" ]; then echo "skip: $n (not configured in this build)"; return; fi
