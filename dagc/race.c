@@ -145,6 +145,78 @@ static void add_cross(rctx *R, uint32_t x, uint32_t y)
     R->ncross++;
 }
 
+/* The sets' joins, shared with race_prev.c (race.h). Frame N's node v:
+ * its inputs' sets joined (AND: any; OR: all, and nothing with a `prev`
+ * input) and its enclosing entry's, into D1[v] (zero before); the caller
+ * adds v's own bits after. */
+void dg_race_join_frame(const ir_graph *g, uint32_t v, uint64_t *D1, size_t W)
+{
+    const ir_node *x = &g->nodes[v];
+    uint64_t *d = D1 + (size_t)v * W;
+    if (x->npred && x->join == IR_JOIN_AND) {
+        for (uint32_t k = 0; k < x->npred; k++) {
+            const uint64_t *q = D1 + (size_t)x->pred[k] * W;
+            for (size_t w = 0; w < W; w++) d[w] |= q[w];
+        }
+    } else if (x->npred && x->nprev == 0) {
+        /* OR: what every input guarantees; with a `prev` input, nothing. */
+        memcpy(d, D1 + (size_t)x->pred[0] * W, W * sizeof *d);
+        for (uint32_t k = 1; k < x->npred; k++) {
+            const uint64_t *q = D1 + (size_t)x->pred[k] * W;
+            for (size_t w = 0; w < W; w++) d[w] &= q[w];
+        }
+    }
+    uint32_t e = dg_race_enclosing_entry(g, v);
+    if (e != UINT32_MAX) {
+        const uint64_t *q = D1 + (size_t)e * W;
+        for (size_t w = 0; w < W; w++) d[w] |= q[w];
+    }
+}
+
+/* Frame N+1's sets from frame N's (D1, complete): each node joins its
+ * preds (of N+1) and its `prev` inputs (of N), its enclosing entry (of
+ * N+1), and frame N's same node with what that waited for. */
+void dg_race_join_next(const ir_graph *g, const uint64_t *D1, uint64_t *D2, size_t W)
+{
+    uint64_t *t = dg_xmalloc(W * sizeof *t);
+    for (uint32_t v = 0; v < g->nnodes; v++) {
+        const ir_node *x = &g->nodes[v];
+        uint32_t nin = x->npred + x->nprev;
+        if (nin && x->join == IR_JOIN_AND) {
+            memset(t, 0, W * sizeof *t);
+            for (uint32_t k = 0; k < x->npred; k++) {
+                const uint64_t *q = D2 + (size_t)x->pred[k] * W;
+                for (size_t w = 0; w < W; w++) t[w] |= q[w];
+            }
+            for (uint32_t k = 0; k < x->nprev; k++) {
+                const uint64_t *q = D1 + (size_t)x->prev[k] * W;
+                for (size_t w = 0; w < W; w++) t[w] |= q[w];
+            }
+        } else if (nin) {
+            memset(t, 0xff, W * sizeof *t);
+            for (uint32_t k = 0; k < x->npred; k++) {
+                const uint64_t *q = D2 + (size_t)x->pred[k] * W;
+                for (size_t w = 0; w < W; w++) t[w] &= q[w];
+            }
+            for (uint32_t k = 0; k < x->nprev; k++) {
+                const uint64_t *q = D1 + (size_t)x->prev[k] * W;
+                for (size_t w = 0; w < W; w++) t[w] &= q[w];
+            }
+        } else {
+            memset(t, 0, W * sizeof *t);
+        }
+        uint32_t e = dg_race_enclosing_entry(g, v);
+        if (e != UINT32_MAX) {
+            const uint64_t *q = D2 + (size_t)e * W;
+            for (size_t w = 0; w < W; w++) t[w] |= q[w];
+        }
+        uint64_t *d = D2 + (size_t)v * W;
+        const uint64_t *own = D1 + (size_t)v * W;
+        for (size_t w = 0; w < W; w++) d[w] = own[w] | t[w];
+    }
+    free(t);
+}
+
 /* One batch: slots [b0, b1). D1 and D2 hold W words per node. */
 static void batch(rctx *R, uint32_t b0, uint32_t b1, uint32_t r0, uint32_t r1, uint64_t *D1,
                   uint64_t *D2, size_t W, int cross, size_t crosscap)
@@ -162,66 +234,11 @@ static void batch(rctx *R, uint32_t b0, uint32_t b1, uint32_t r0, uint32_t r1, u
         if (s_ >= b0 && s_ < b1) (D)[(s_ - b0) >> 6] |= 1ull << ((s_ - b0) & 63);    \
     }
     for (uint32_t v = 0; v < n; v++) {
-        const ir_node *x = &g->nodes[v];
         uint64_t *d = D1 + (size_t)v * W;
-        if (x->npred && x->join == IR_JOIN_AND) {
-            for (uint32_t k = 0; k < x->npred; k++) {
-                const uint64_t *q = D1 + (size_t)x->pred[k] * W;
-                for (size_t w = 0; w < W; w++) d[w] |= q[w];
-            }
-        } else if (x->npred && x->nprev == 0) {
-            memcpy(d, D1 + (size_t)x->pred[0] * W, W * sizeof *d);
-            for (uint32_t k = 1; k < x->npred; k++) {
-                const uint64_t *q = D1 + (size_t)x->pred[k] * W;
-                for (size_t w = 0; w < W; w++) d[w] &= q[w];
-            }
-        }
-        uint32_t e = dg_race_enclosing_entry(g, v);
-        if (e != UINT32_MAX) {
-            const uint64_t *q = D1 + (size_t)e * W;
-            for (size_t w = 0; w < W; w++) d[w] |= q[w];
-        }
+        dg_race_join_frame(g, v, D1, W);
         OWN(v, d);
     }
-    if (cross) {
-        uint64_t *t = dg_xmalloc(W * sizeof *t);
-        for (uint32_t v = 0; v < n; v++) {
-            const ir_node *x = &g->nodes[v];
-            uint64_t *d = D2 + (size_t)v * W;
-            uint32_t nin = x->npred + x->nprev;
-            if (nin && x->join == IR_JOIN_AND) {
-                memset(t, 0, W * sizeof *t);
-                for (uint32_t k = 0; k < x->npred; k++) {
-                    const uint64_t *q = D2 + (size_t)x->pred[k] * W;
-                    for (size_t w = 0; w < W; w++) t[w] |= q[w];
-                }
-                for (uint32_t k = 0; k < x->nprev; k++) {
-                    const uint64_t *q = D1 + (size_t)x->prev[k] * W;
-                    for (size_t w = 0; w < W; w++) t[w] |= q[w];
-                }
-            } else if (nin) {
-                memset(t, 0xff, W * sizeof *t);
-                for (uint32_t k = 0; k < x->npred; k++) {
-                    const uint64_t *q = D2 + (size_t)x->pred[k] * W;
-                    for (size_t w = 0; w < W; w++) t[w] &= q[w];
-                }
-                for (uint32_t k = 0; k < x->nprev; k++) {
-                    const uint64_t *q = D1 + (size_t)x->prev[k] * W;
-                    for (size_t w = 0; w < W; w++) t[w] &= q[w];
-                }
-            } else {
-                memset(t, 0, W * sizeof *t);
-            }
-            uint32_t e = dg_race_enclosing_entry(g, v);
-            if (e != UINT32_MAX) {
-                const uint64_t *q = D2 + (size_t)e * W;
-                for (size_t w = 0; w < W; w++) t[w] |= q[w];
-            }
-            const uint64_t *own = D1 + (size_t)v * W;
-            for (size_t w = 0; w < W; w++) d[w] = own[w] | t[w];
-        }
-        free(t);
-    }
+    if (cross) dg_race_join_next(g, D1, D2, W);
 #undef OWN
     /* Within one run: every later accessor X against the earlier ones in
      * this batch; across frames: every accessor Y of frame N+1 against every

@@ -1,5 +1,5 @@
 /*
- * race.h - what race.c shares with race_reach.c and race_fix.c: single ordering queries
+ * race.h - what race.c shares with race_reach.c, race_fix.c and race_prev.c: single ordering queries
  * on one flattened graph, in one frame and across two consecutive frames of
  * a pipeline (the two-frame graph of race.c's comment). Not part of the IR.
  */
@@ -31,6 +31,14 @@ static inline uint32_t dg_race_enclosing_entry(const ir_graph *g, uint32_t v)
     if (s != UINT32_MAX && g->subs[s].entry == v) s = g->subs[s].parent;
     return s == UINT32_MAX ? UINT32_MAX : g->subs[s].entry;
 }
+
+/* race.c: the sets of nodes (as bits, W words a node) each node of frame
+ * N (D1) and of frame N+1 (D2) has waited for, joined node by node in
+ * topological order. dg_race_join_frame joins v's inputs into D1[v] (zero
+ * before; the caller then adds v's own bits); dg_race_join_next makes
+ * every D2[v] once D1 is complete. race.c's batches and race_prev.c. */
+void dg_race_join_frame(const ir_graph *g, uint32_t v, uint64_t *D1, size_t W);
+void dg_race_join_next(const ir_graph *g, const uint64_t *D1, uint64_t *D2, size_t W);
 
 /* race_fix.c: the hint (and its fix-its) for the race between nodes x and
  * y just reported: within a frame (x waits for y), or across frames (y of

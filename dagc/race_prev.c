@@ -75,7 +75,8 @@ static const ir_access *write_of(const ir_node *X, uint32_t r)
     return NULL;
 }
 
-/* D1 and D2 over slots [b0, b1) (W words a node), as race.c's batch. */
+/* D1 and D2 over slots [b0, b1) (W words a node): race.c's joins
+ * (race.h), a node's own bit its one slot. */
 static void sets(const prace *P, uint32_t b0, uint32_t b1, uint64_t *D1, uint64_t *D2, size_t W)
 {
     const ir_graph *g = P->g;
@@ -83,67 +84,11 @@ static void sets(const prace *P, uint32_t b0, uint32_t b1, uint64_t *D1, uint64_
     memset(D1, 0, (size_t)n * W * sizeof *D1);
     memset(D2, 0, (size_t)n * W * sizeof *D2);
     for (uint32_t v = 0; v < n; v++) {
-        const ir_node *x = &g->nodes[v];
-        uint64_t *d = D1 + (size_t)v * W;
-        if (x->npred && x->join == IR_JOIN_AND) {
-            for (uint32_t k = 0; k < x->npred; k++) {
-                const uint64_t *q = D1 + (size_t)x->pred[k] * W;
-                for (size_t w = 0; w < W; w++) d[w] |= q[w];
-            }
-        } else if (x->npred && x->nprev == 0) {
-            /* OR: what every input guarantees; with a `prev` input, nothing. */
-            memcpy(d, D1 + (size_t)x->pred[0] * W, W * sizeof *d);
-            for (uint32_t k = 1; k < x->npred; k++) {
-                const uint64_t *q = D1 + (size_t)x->pred[k] * W;
-                for (size_t w = 0; w < W; w++) d[w] &= q[w];
-            }
-        }
-        uint32_t e = dg_race_enclosing_entry(g, v);
-        if (e != UINT32_MAX) {
-            const uint64_t *q = D1 + (size_t)e * W;
-            for (size_t w = 0; w < W; w++) d[w] |= q[w];
-        }
+        dg_race_join_frame(g, v, D1, W);
         uint32_t s = P->node_slot[v];
-        if (s != UINT32_MAX && s >= b0 && s < b1) d[(s - b0) >> 6] |= 1ull << ((s - b0) & 63);
+        if (s != UINT32_MAX && s >= b0 && s < b1) D1[(size_t)v * W + ((s - b0) >> 6)] |= 1ull << ((s - b0) & 63);
     }
-    uint64_t *t = dg_xmalloc(W * sizeof *t);
-    for (uint32_t v = 0; v < n; v++) {
-        const ir_node *x = &g->nodes[v];
-        uint32_t nin = x->npred + x->nprev;
-        if (nin && x->join == IR_JOIN_AND) {
-            memset(t, 0, W * sizeof *t);
-            for (uint32_t k = 0; k < x->npred; k++) {
-                const uint64_t *q = D2 + (size_t)x->pred[k] * W;
-                for (size_t w = 0; w < W; w++) t[w] |= q[w];
-            }
-            for (uint32_t k = 0; k < x->nprev; k++) {
-                const uint64_t *q = D1 + (size_t)x->prev[k] * W;
-                for (size_t w = 0; w < W; w++) t[w] |= q[w];
-            }
-        } else if (nin) {
-            memset(t, 0xff, W * sizeof *t);
-            for (uint32_t k = 0; k < x->npred; k++) {
-                const uint64_t *q = D2 + (size_t)x->pred[k] * W;
-                for (size_t w = 0; w < W; w++) t[w] &= q[w];
-            }
-            for (uint32_t k = 0; k < x->nprev; k++) {
-                const uint64_t *q = D1 + (size_t)x->prev[k] * W;
-                for (size_t w = 0; w < W; w++) t[w] &= q[w];
-            }
-        } else {
-            memset(t, 0, W * sizeof *t);
-        }
-        uint32_t e = dg_race_enclosing_entry(g, v);
-        if (e != UINT32_MAX) {
-            const uint64_t *q = D2 + (size_t)e * W;
-            for (size_t w = 0; w < W; w++) t[w] |= q[w];
-        }
-        /* Frame N+1's v waits for frame N's v (and what it waited for). */
-        uint64_t *d = D2 + (size_t)v * W;
-        const uint64_t *own = D1 + (size_t)v * W;
-        for (size_t w = 0; w < W; w++) d[w] = own[w] | t[w];
-    }
-    free(t);
+    dg_race_join_next(g, D1, D2, W);
 }
 
 static void add_found(prace *P, uint32_t acc, uint32_t x)
