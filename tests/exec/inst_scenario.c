@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_body.h"
 #include "inst.h"
 #include "inst_scenario.h"
 
@@ -27,20 +28,6 @@ static int bad;
         }                                                                          \
     } while (0)
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void spin_us(double us)
-{
-    double t0 = now_s();
-    while (now_s() - t0 < us * 1e-6)
-        ;
-}
-
 /* seq_cst throughout: a test's bookkeeping, not a protocol under test. */
 static void note(struct inst_ctx *c, int i)
 {
@@ -51,7 +38,7 @@ static void note(struct inst_ctx *c, int i)
         atomic_store(&c->nested_start, inst_instance_start(c->rt, v, c));
         atomic_store(&c->nested_wait, inst_instance_wait(c->rt, v));
     }
-    spin_us(i == INST_B ? 30 : 5);
+    bench_spin_us(i == INST_B ? 30 : 5);
     atomic_fetch_add(&c->runs[i], 1);
     atomic_store(&c->ended[i], atomic_fetch_add(&c->seq, 1));
 }
@@ -91,9 +78,9 @@ static void check_frame(const struct inst_ctx *c, const char *what)
 /* Waits (outside the runtime) up to 10 s for task i of c to have run. */
 static bool ran_meanwhile(const struct inst_ctx *c, int i)
 {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     while (atomic_load(&c->runs[i]) == 0)
-        if (now_s() - t0 > 10.0)
+        if (bench_now_s() - t0 > 10.0)
             return false;
     return true;
 }

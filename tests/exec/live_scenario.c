@@ -56,6 +56,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_body.h"
 #include "dagrt.h"
 #include "live_scenario.h"
 
@@ -74,20 +75,6 @@
 #define LIVE_AFTER 140
 #define LIVE_WITHIN 30
 #define LIVE_QUIET 40
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void spin_us(unsigned us)
-{
-    double t0 = now_s();
-    while (now_s() - t0 < us * 1e-6)
-        ;
-}
 
 /* One frame's record. `at` is each task's place in its frame (0: not
  * run); release/acquire between a task and the tasks after it. */
@@ -140,7 +127,7 @@ static void stop_handler(int sig)
     (void)sig;
     /* Lock-free atomics and nanosleep: async-signal-safe. */
     atomic_store(&stop_in_body, (int)in_body);
-    atomic_store(&stop_began_ns, (uint64_t)(now_s() * 1e9));   /* clock_gettime: signal-safe */
+    atomic_store(&stop_began_ns, (uint64_t)(bench_now_s() * 1e9));   /* clock_gettime: signal-safe */
     atomic_store(&stop_began, 1);
     struct timespec ts = {0, PLAN_STOP_MS * 1000L * 1000L};
     while (nanosleep(&ts, &ts) != 0)
@@ -152,13 +139,13 @@ static void stop_handler(int sig)
  * worker and wait (up to 2 s) until its handler runs. */
 static void stop_worker(void)
 {
-    spin_us(300);
+    bench_spin_us(300);
     int tid = atomic_load(&worker_tid);
-    atomic_store(&stop_sent_ns, (uint64_t)(now_s() * 1e9));
+    atomic_store(&stop_sent_ns, (uint64_t)(bench_now_s() * 1e9));
     if (syscall(SYS_tgkill, (int)getpid(), tid, SIGRTMIN + 3) != 0)
         return;
-    double t0 = now_s();
-    while (!atomic_load(&stop_began) && now_s() - t0 < 2.0)
+    double t0 = bench_now_s();
+    while (!atomic_load(&stop_began) && bench_now_s() - t0 < 2.0)
         ;
 }
 #endif
@@ -197,14 +184,14 @@ static void live_body(struct live_ctx *c, int i)
     } else if (i > 0 && i < LIVE_SINK && th != 0 && atomic_load(&takeover_mode) &&
                atomic_exchange(&stall_armed, 0)) {
         atomic_store(&stalled_node, i);
-        atomic_store(&stall_ns, (uint64_t)(now_s() * 1e9));
+        atomic_store(&stall_ns, (uint64_t)(bench_now_s() * 1e9));
         struct timespec ts = {0, 30 * 1000 * 1000};   /* its thread "loses its CPU" */
         nanosleep(&ts, NULL);
     } else {
-        spin_us(live_cost_us(i));
+        bench_spin_us(live_cost_us(i));
     }
     atomic_fetch_add_explicit(&c->runs[i], 1, memory_order_relaxed);
-    atomic_store_explicit(&c->end_ns[i], (uint64_t)(now_s() * 1e9), memory_order_relaxed);
+    atomic_store_explicit(&c->end_ns[i], (uint64_t)(bench_now_s() * 1e9), memory_order_relaxed);
     /* release: the tasks after it read it with acquire. */
     atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);
 #if defined(__linux__)
@@ -459,8 +446,8 @@ int plan_takeover_scenario(void)
     live_reset();
     atomic_store(&takeover_mode, 1);
     int bad = 0, stalls = 0, frames = 0;
-    double t0 = now_s();
-    for (int f = 0; stalls < 4 && now_s() - t0 < 20.0; f++, frames++) {
+    double t0 = bench_now_s();
+    for (int f = 0; stalls < 4 && bench_now_s() - t0 < 20.0; f++, frames++) {
         atomic_store(&stalled_node, -1);
         if (f % 8 == 7 && !atomic_load(&stall_armed))
             atomic_store(&stall_armed, 1);
@@ -539,8 +526,8 @@ int plan_held_scenario(void)
     stop_frame_mode = NULL;
     int bad = 0, held = 0, back = 0, frames = 0, plans = 0;
     bool pending = false;   /* the frame before was a plan frame with the stall */
-    double t0 = now_s();
-    for (int f = 0; held < 4 && now_s() - t0 < 60.0; f++, frames++) {
+    double t0 = bench_now_s();
+    for (int f = 0; held < 4 && bench_now_s() - t0 < 60.0; f++, frames++) {
         /* Armed in a plan frame after 3 plan frames in a row: the policy
          * judges a frame only where a helper was running at its offer. */
         bool plan_before = mode_is("plan");
@@ -606,8 +593,8 @@ int plan_stopped_scenario(void)
     atomic_store(&takeover_mode, 1);   /* the middle tasks' 50 us, no stall of theirs */
     atomic_store(&stop_mode, 1);
     int bad = 0, stops = 0, frames = 0, last_stop = 0;
-    double t0 = now_s();
-    for (int f = 0; stops < 3 && now_s() - t0 < 30.0; f++, frames++) {
+    double t0 = bench_now_s();
+    for (int f = 0; stops < 3 && bench_now_s() - t0 < 30.0; f++, frames++) {
         /* Armed after a plan frame (the policy keeps a mode for a while;
          * after a stop it may run serial frames for a stretch, see
          * exec/policy.c's starvation rule), 8 frames after the last stop. */
@@ -617,7 +604,7 @@ int plan_stopped_scenario(void)
         atomic_store(&stop_armed, armed);
         ctx_start(&c, rt, f);
         int rc = dagrt_graph_run(rt, g, &st, &c);
-        uint64_t end = (uint64_t)(now_s() * 1e9);
+        uint64_t end = (uint64_t)(bench_now_s() * 1e9);
         atomic_store(&stop_armed, 0);
         if (rc != 0) {
             fprintf(stderr, "plan_stopped: frame %d: %s\n", f, dagrt_strerror(rc));

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_body.h"
 #include "dagrt.h"
 #include "pipe_ahead.h"
 
@@ -40,20 +41,6 @@
 #define AHEAD_PRESENT_US 600
 #define AHEAD_FRAMES 60
 #define AHEAD_TRIES 8
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void spin_us(unsigned us)
-{
-    double t0 = now_s();
-    while (now_s() - t0 < us * 1e-6)
-        ;
-}
 
 /* A frame's context: its number, each task's completion order and runs,
  * and the middle tasks that ran off the caller. seq_cst unless said. */
@@ -86,7 +73,7 @@ static void ahead_body(struct ahead_ctx *c, int i)
     atomic_store_explicit(&last_frame[i], c->frame, memory_order_relaxed);
     if (i > 0 && i < AHEAD_SINK && dagrt_thread_index(the_rt) != 0)
         atomic_fetch_add(&mids_off, 1);
-    spin_us(i == 0 ? 5 : i == AHEAD_SINK ? AHEAD_PRESENT_US : AHEAD_MID_US);
+    bench_spin_us(i == 0 ? 5 : i == AHEAD_SINK ? AHEAD_PRESENT_US : AHEAD_MID_US);
     atomic_fetch_add_explicit(&c->runs[i], 1, memory_order_relaxed);
     /* release: the tasks after it read it with acquire. */
     atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_body.h"
 #include "misuse.h"
 #include "misuse_scenario.h"
 
@@ -37,17 +38,10 @@ void pipe_misuse_nested(struct misuse_ctx *c, int *submit_rc, int *drain_rc)
     *drain_rc = misuse_pipeline_drain(c->rt, c->pipe);
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 void pipe_misuse_spin_us(int us)
 {
-    double t0 = now_s();
-    while (now_s() - t0 < us * 1e-6)
+    double t0 = bench_now_s();
+    while (bench_now_s() - t0 < us * 1e-6)
         ;
 }
 
@@ -58,8 +52,8 @@ static _Atomic int watchdog_fired;
 static void *watchdog(void *arg)
 {
     struct misuse_ctx *c = arg;
-    double t0 = now_s();
-    while (!atomic_load(&c->release) && now_s() - t0 < 10.0)
+    double t0 = bench_now_s();
+    while (!atomic_load(&c->release) && bench_now_s() - t0 < 10.0)
         sched_yield();
     if (!atomic_load(&c->release)) {
         atomic_store(&watchdog_fired, 1);
