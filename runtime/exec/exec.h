@@ -809,10 +809,6 @@ int rt_plan_run(graph_rt *r);
  * left), once every node is claimed. */
 void rt_plan_begin_lists(graph_rt *r);
 void rt_plan_end_all(graph_rt *r);
-/* The caller's long waits in a plan run (the policy's "held" sign): a wait
- * at its spins-th poll (timed from PLAN_STEAL_SPINS on), and its end. */
-void rt_plan_hold(graph_rt *r, unsigned spins);
-void rt_plan_unhold(graph_rt *r);
 
 /* ------------------------------------------------------- exec/plan.c */
 
@@ -829,6 +825,26 @@ bool rt_plan_ahead(graph_rt *r, node_where where);
 /* One poll of a plan run's wait by the thread of list `own` (the duty,
  * yielding where the CPU is shared: exec/plan.c, plan_relax). */
 void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins);
+
+/* The caller's long waits in a plan run (the run policy's "held" sign,
+ * exec/policy.c): a wait of the caller's that lasted PLAN_STEAL_SPINS
+ * polls without anything it could take is timed from there (a clock read
+ * only then, when it has nothing to do anyway) until it runs something
+ * again or the run ends. Caller only; inline, as the end is asked at
+ * every node the caller claims. */
+static inline void rt_plan_hold(graph_rt *r, unsigned spins)
+{
+    if (spins == PLAN_STEAL_SPINS && r->hold_t0 == 0)
+        r->hold_t0 = rt_now_ns();
+}
+
+static inline void rt_plan_unhold(graph_rt *r)
+{
+    if (RT_UNLIKELY(r->hold_t0 != 0)) {
+        r->held_ns += rt_now_ns() - r->hold_t0;
+        r->hold_t0 = 0;
+    }
+}
 
 /* Publishes plan node i of the run at epoch: its status, then its `done`. */
 static inline void rt_plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint32_t epoch)

@@ -2,29 +2,9 @@
  * exec/plan_run.c - a whole G_run frame in plan mode, the caller's side:
  * the epoch, the offer to the helpers, the caller's own part
  * (rt_plan_work, exec/plan.c), the wait for the helpers' last nodes and
- * the end of the offers; the helpers' lists' start; and the caller's long
- * waits timed for the run policy's "held" sign.
+ * the end of the offers; the helpers' lists' start.
  */
 #include "exec.h"
-
-/* The caller's long waits (the run policy's "held" sign, exec/policy.c):
- * a wait of the caller's that lasted PLAN_STEAL_SPINS polls without
- * anything it could take is timed from there (a clock read only then, when
- * it has nothing to do anyway) until it runs something again or the run
- * ends. Caller only. */
-void rt_plan_hold(graph_rt *r, unsigned spins)
-{
-    if (spins == PLAN_STEAL_SPINS && r->hold_t0 == 0)
-        r->hold_t0 = rt_now_ns();
-}
-
-void rt_plan_unhold(graph_rt *r)
-{
-    if (RT_UNLIKELY(r->hold_t0 != 0)) {
-        r->held_ns += rt_now_ns() - r->hold_t0;
-        r->hold_t0 = 0;
-    }
-}
 
 /* A run's start for the helpers' lists (G_run's and a pipelined frame's):
  * their cursors and owners, and nothing stolen yet. Relaxed stores: the
