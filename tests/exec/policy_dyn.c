@@ -192,11 +192,11 @@ static int until_shared(double secs)
 
 /* Tasks that must run on a worker: one that runs on the main thread (a
  * wait of ours ran it) only says so, and is spawned again. */
+#if defined(__linux__)
 static _Atomic int on_workers, on_main;
 static _Atomic int phase_gen;        /* which pinning phase a worker joined */
 static _Thread_local int joined_gen;
 
-#if defined(__linux__)
 static void blocker(void *arg)
 {
     (void)arg;
