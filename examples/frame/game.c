@@ -119,11 +119,16 @@ void frame_input(struct game *g)
 /* physics: integrate every body under gravity, bounce off the floor. The
  * bodies are physics' own (no other task touches them, so they stay in
  * this core's cache); what the others need of them, the heights, goes to
- * this frame's slot, written and never read back here. */
+ * this frame's slot in one copy at the end. Not body by body: the slot's
+ * lines were last read by shadows on the other core (GAME_SLOTS frames
+ * ago), and a store into such a line waits for the other core to give it
+ * up; one store per body let only a few of those waits overlap, which made
+ * physics 2-3x slower in every frame after a frame with shadows
+ * (docs/example.md), while the copy writes whole lines back to back. */
 void frame_physics(struct game *g)
 {
     uint64_t n = ++g->physics_n;
-    float *h = slot_of(g, n)->height;
+    float *h = g->height;
     const float dt = g->dt;
     for (uint32_t i = 0; i < GAME_BODIES; i++) {
         vec3 p = g->pos[i], *v = &g->vel[i];
@@ -140,6 +145,7 @@ void frame_physics(struct game *g)
         g->pos[i] = p;
         h[i] = p.y;
     }
+    memcpy(slot_of(g, n)->height, h, sizeof g->height);
     mark_done(slot_of(g, n), GAME_DONE_PHYSICS, n);
 }
 

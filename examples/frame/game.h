@@ -113,9 +113,11 @@ struct game {
     /* input (main) */
     _Alignas(GAME_LINE) uint64_t input_n;
     float cam_yaw, cam_x, cam_z;
-    /* physics: the bodies are its own; each frame's heights go to its slot */
+    /* physics: the bodies are its own; each frame's heights are made here,
+     * then copied to the frame's slot at once (game.c says why) */
     _Alignas(GAME_LINE) uint64_t physics_n;
     vec3 pos[GAME_BODIES], vel[GAME_BODIES];
+    float height[GAME_BODIES];
     /* animation: bones lean with last frame's heights (prev physics) */
     _Alignas(GAME_LINE) uint64_t animation_n, animation_prev_missed;
     float bone[GAME_SKELETONS][GAME_BONES];
