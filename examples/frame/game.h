@@ -10,11 +10,11 @@
  * - What a task hands to other tasks is a per-frame resource of frame.dag:
  *   one copy per frame in flight, holding only what the readers need (a
  *   snapshot: physics keeps the bodies and hands over their heights). The
- *   camera and the streamed cells are typed (struct game_camera, struct game_cells): dagc keeps their copies
- *   in the instance or pipeline that runs the frame, and a task reaches
- *   its frame's copy with frame_camera_copy() or frame_cells_copy(), the
- *   previous frame's with frame_cells_prev_copy(). The others go into the
- *   frame's slot here, one of GAME_SLOTS: frame n uses slot n % GAME_SLOTS.
+ *   camera and the streamed cells are typed (struct game_camera, struct
+ *   game_cells): dagc keeps their copies in the instance or pipeline that
+ *   runs the frame, and a task reaches its frame's copy with
+ *   frame_camera_copy() or frame_cells_copy(), the previous frame's with
+ *   frame_cells_prev_copy(). The others go into the frame's slot here, one of GAME_SLOTS: frame n uses slot n % GAME_SLOTS.
  *   With D frames in flight frame n is submitted only after frame n-D
  *   finished, so with D + 1 slots a slot is reused only after the frame
  *   after it finished too, and a task may read the previous frame's slot
@@ -73,8 +73,8 @@ enum { GAME_DONE_PHYSICS, GAME_DONE_RENDER, GAME_NDONE };
 struct game_slot {
     /* physics: the bodies' heights after this frame, the snapshot of the
      * bodies that shadows and animation read (the positions themselves are
-     * physics' own, struct game: reading them back after another core
-     * read them cost physics 2x on every other frame, docs/example.md) */
+     * physics' own, in struct game; frame_physics says how it writes
+     * these) */
     _Alignas(GAME_LINE) float height[GAME_BODIES];
     _Alignas(GAME_LINE) uint8_t visible[GAME_BOXES]; /* cull */
     uint32_t nvisible;                           /* cull */
