@@ -7,17 +7,17 @@
  *   agents, ...). A node runs once per frame and, in a pipeline, frame N+1's
  *   node waits for frame N's, so a task's own state is never touched by two
  *   frames at once, and each task counts its own runs to know its frame.
- * - What a task hands to other tasks is a per-frame resource of frame.dag:
- *   one copy per frame in flight, holding only what the readers need (a
- *   snapshot: physics keeps the bodies and hands over their heights). The
- *   camera and the streamed cells are typed (struct game_camera, struct
- *   game_cells): dagc keeps their copies in the instance or pipeline that
- *   runs the frame, and a task reaches its frame's copy with
- *   frame_camera_copy() or frame_cells_copy(), the previous frame's with
- *   frame_cells_prev_copy(). The others go into the frame's slot here, one of GAME_SLOTS: frame n uses slot n % GAME_SLOTS.
- *   With D frames in flight frame n is submitted only after frame n-D
- *   finished, so with D + 1 slots a slot is reused only after the frame
- *   after it finished too, and a task may read the previous frame's slot
+ * - What a task hands to other tasks is a per-frame resource of frame.dag: one
+ *   copy per frame in flight, holding only what the readers need (a snapshot:
+ *   physics keeps the bodies and hands over their heights). The camera and the
+ *   streamed cells are typed (struct game_camera, struct game_cells): dagc
+ *   keeps their copies in the instance or pipeline that runs the frame, and a
+ *   task reaches its frame's copy with frame_camera_copy() or
+ *   frame_cells_copy(), the previous frame's with frame_cells_prev_copy(). The
+ *   others go into the frame's slot here, one of GAME_SLOTS: frame n uses slot
+ *   n % GAME_SLOTS. With D frames in flight frame n is submitted only after
+ *   frame n-D finished, so with D + 1 slots a slot is reused only after the
+ *   frame after it finished too, and a task may read the previous frame's slot
  *   when it waits for the writer (`prev` in frame.dag).
  * The context is the same `struct game *` for every frame.
  *
