@@ -73,8 +73,9 @@ void game_init(struct game *g, dagrt *rt, const struct game_assets *assets)
      * first frame streams in the camera's). */
     struct game_slot *s0 = &g->slot[0];
     for (uint32_t i = 0; i < GAME_BODIES; i++) {
-        s0->pos[i] = (vec3){unit(i * 3) * 100 - 50, unit(i * 3 + 1) * 20, unit(i * 3 + 2) * 100 - 50};
+        g->pos[i] = (vec3){unit(i * 3) * 100 - 50, unit(i * 3 + 1) * 20, unit(i * 3 + 2) * 100 - 50};
         g->vel[i] = (vec3){unit(i * 7) - 0.5f, 0, unit(i * 7 + 1) - 0.5f};
+        s0->height[i] = g->pos[i].y;
     }
     for (uint32_t i = 0; i < GAME_AGENTS; i++) {
         g->agent[i] = (vec3){unit(i * 5) * 200 - 100, 0, unit(i * 5 + 1) * 200 - 100};
@@ -115,16 +116,22 @@ void frame_input(struct game *g)
     cam->z = g->cam_z;
 }
 
-/* physics: integrate every body under gravity, bounce off the floor; reads
- * the bodies of the last frame's slot, writes this frame's. */
+/* physics: integrate every body under gravity, bounce off the floor. The
+ * bodies are physics' own (no other task touches them, so they stay in
+ * this core's cache); what the others need of them, the heights, goes to
+ * this frame's slot in one copy at the end. Not body by body: the slot's
+ * lines were last read by shadows on the other core (GAME_SLOTS frames
+ * ago), and a store into such a line waits for the other core to give it
+ * up; one store per body let only a few of those waits overlap, which made
+ * physics 2-3x slower in every frame after a frame with shadows
+ * (docs/example.md), while the copy writes whole lines back to back. */
 void frame_physics(struct game *g)
 {
     uint64_t n = ++g->physics_n;
-    const vec3 *p0 = slot_of(g, n - 1)->pos;
-    vec3 *p1 = slot_of(g, n)->pos;
+    float *h = g->height;
     const float dt = g->dt;
     for (uint32_t i = 0; i < GAME_BODIES; i++) {
-        vec3 p = p0[i], *v = &g->vel[i];
+        vec3 p = g->pos[i], *v = &g->vel[i];
         v->y -= 9.81f * dt;
         p.x += v->x * dt;
         p.y += v->y * dt;
@@ -135,14 +142,16 @@ void frame_physics(struct game *g)
             if (v->y < 0.5f)
                 v->y = 6.0f + unit((uint32_t)(n * 31 + i)) * 4;
         }
-        p1[i] = p;
+        g->pos[i] = p;
+        h[i] = p.y;
     }
+    memcpy(slot_of(g, n)->height, h, sizeof g->height);
     mark_done(slot_of(g, n), GAME_DONE_PHYSICS, n);
 }
 
 /* animation (after prev physics): blend every bone towards a pose that
  * depends on time, leaning with its body's height in the last frame: the
- * one-frame-old bodies let animation run beside this frame's physics. */
+ * one-frame-old heights let animation run beside this frame's physics. */
 void frame_animation(struct game *g)
 {
     uint64_t n = ++g->animation_n;
@@ -150,7 +159,7 @@ void frame_animation(struct game *g)
     g->animation_prev_missed += !is_done(last, GAME_DONE_PHYSICS, n - 1);
     float t = (float)n * g->dt;
     for (uint32_t s = 0; s < GAME_SKELETONS; s++) {
-        float lean = 0.01f * last->pos[s].y;
+        float lean = 0.01f * last->height[s];
         for (uint32_t b = 0; b < GAME_BONES; b++) {
             float pose = sinf(t * 2 + (float)s * 0.1f + (float)b * 0.3f) + lean;
             g->bone[s][b] += (pose - g->bone[s][b]) * 0.2f;
@@ -271,7 +280,8 @@ void frame_streaming(struct game *g)
     atomic_store_explicit(&s->done, n, memory_order_release);
 }
 
-/* shadows: when shadows_enabled: count casters among this frame's bodies. */
+/* shadows: when shadows_enabled: count casters among this frame's bodies
+ * (their heights, physics' snapshot in the slot). */
 bool shadows_enabled(struct game *g)
 {
     uint64_t n = ++g->shadows_n;
@@ -286,7 +296,7 @@ void frame_shadows(struct game *g)
     struct game_slot *s = slot_of(g, g->shadows_n);
     uint32_t n = 0;
     for (uint32_t i = 0; i < GAME_BODIES; i++)
-        n += s->pos[i].y > 1.0f;
+        n += s->height[i] > 1.0f;
     s->shadow_casters = n;
     g->shadow_frames++;
 }
@@ -385,7 +395,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 uint64_t game_digest(const struct game *g)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv(h, g->slot[g->physics_n % GAME_SLOTS].pos, sizeof g->slot[0].pos);
+    h = fnv(h, g->pos, sizeof g->pos);
     h = fnv(h, g->vel, sizeof g->vel);
     h = fnv(h, g->bone, sizeof g->bone);
     h = fnv(h, g->agent, sizeof g->agent);

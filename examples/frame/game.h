@@ -3,22 +3,28 @@
  * write, made safe for several frames in flight (frame_pipeline_submit).
  *
  * Two rules keep it free of locks:
- * - Each task owns the state it writes (physics the velocities, ai the
+ * - Each task owns the state it writes (physics the bodies, ai the
  *   agents, ...). A node runs once per frame and, in a pipeline, frame N+1's
  *   node waits for frame N's, so a task's own state is never touched by two
  *   frames at once, and each task counts its own runs to know its frame.
- * - What a task hands to other tasks is a per-frame resource of frame.dag:
- *   one copy per frame in flight. The camera and the streamed cells are
- *   typed (struct game_camera, struct game_cells): dagc keeps their copies
- *   in the instance or pipeline that runs the frame, and a task reaches
- *   its frame's copy with frame_camera_copy() or frame_cells_copy(), the
- *   previous frame's with frame_cells_prev_copy(). The others go into the
- *   frame's slot here, one of GAME_SLOTS: frame n uses slot n % GAME_SLOTS.
- *   With D frames in flight frame n is submitted only after frame n-D
- *   finished, so with D + 1 slots a slot is reused only after the frame
- *   after it finished too, and a task may read the previous frame's slot
+ * - What a task hands to other tasks is a per-frame resource of frame.dag: one
+ *   copy per frame in flight, holding only what the readers need (a snapshot:
+ *   physics keeps the bodies and hands over their heights). The camera and the
+ *   streamed cells are typed (struct game_camera, struct game_cells): dagc
+ *   keeps their copies in the instance or pipeline that runs the frame, and a
+ *   task reaches its frame's copy with frame_camera_copy() or
+ *   frame_cells_copy(), the previous frame's with frame_cells_prev_copy(). The
+ *   others go into the frame's slot here, one of GAME_SLOTS: frame n uses slot
+ *   n % GAME_SLOTS. With D frames in flight frame n is submitted only after
+ *   frame n-D finished, so with D + 1 slots a slot is reused only after the
+ *   frame after it finished too, and a task may read the previous frame's slot
  *   when it waits for the writer (`prev` in frame.dag).
  * The context is the same `struct game *` for every frame.
+ *
+ * Each task's state, and each writer's part of a slot, starts on a cache
+ * line of its own (GAME_LINE): tasks of one frame run on two threads at
+ * once, and a counter on the line another thread writes (false sharing)
+ * would move that line between the cores at every write.
  */
 #ifndef GAME_H
 #define GAME_H
@@ -41,6 +47,7 @@
 #define GAME_CELLS     16      /* streaming grid: 16 x 16 cells of 32 units */
 #define GAME_SLOTS     (DAGRT_MAX_IN_FLIGHT + 1)
 #define GAME_CELL_BYTES 4096   /* one streamed cell's data in the asset files */
+#define GAME_LINE      64      /* a cache line: see the top */
 
 typedef struct vec3 { float x, y, z; } vec3;
 
@@ -61,19 +68,24 @@ struct game_cells {                              /* streaming */
 /* The nodes whose completion a `prev` reader checks (game_slot.done). */
 enum { GAME_DONE_PHYSICS, GAME_DONE_RENDER, GAME_NDONE };
 
-/* One frame's untyped hand-offs, each field written by one task (named). */
+/* One frame's untyped hand-offs, each field written by one task (named),
+ * each writer's fields on lines of their own. */
 struct game_slot {
-    vec3 pos[GAME_BODIES];                       /* physics: the bodies after this frame */
-    uint8_t visible[GAME_BOXES];                 /* cull */
+    /* physics: the bodies' heights after this frame, the snapshot of the
+     * bodies that shadows and animation read (the positions themselves are
+     * physics' own, in struct game; frame_physics says how it writes
+     * these) */
+    _Alignas(GAME_LINE) float height[GAME_BODIES];
+    _Alignas(GAME_LINE) uint8_t visible[GAME_BOXES]; /* cull */
     uint32_t nvisible;                           /* cull */
-    uint32_t shadow_casters;                     /* shadows (0 when skipped) */
-    float psample[GAME_PARTICLES / GAME_PSAMPLE]; /* particles: the heights render draws */
-    float audio_out[GAME_AUDIO];                 /* audio: the block presented with the frame */
-    uint32_t ui_widgets, hud_draws;              /* ui */
-    uint64_t draw_calls;                         /* render */
+    _Alignas(GAME_LINE) uint32_t shadow_casters; /* shadows (0 when skipped) */
+    _Alignas(GAME_LINE) float psample[GAME_PARTICLES / GAME_PSAMPLE]; /* particles: the heights render draws */
+    _Alignas(GAME_LINE) float audio_out[GAME_AUDIO]; /* audio: the block presented with the frame */
+    _Alignas(GAME_LINE) uint32_t ui_widgets, hud_draws; /* ui */
+    _Alignas(GAME_LINE) uint64_t draw_calls;     /* render */
     /* The frame each of those nodes last finished in this slot, stored at
      * its end: a `prev` reader checks the writer really finished. */
-    _Atomic uint64_t done[GAME_NDONE];
+    _Alignas(GAME_LINE) _Atomic uint64_t done[GAME_NDONE];
 };
 
 /* The streamed world's files (assets.c): one per row x of the grid, cell z
@@ -99,42 +111,44 @@ struct game {
     float dt;
     struct game_slot slot[GAME_SLOTS];
     /* input (main) */
-    uint64_t input_n;
+    _Alignas(GAME_LINE) uint64_t input_n;
     float cam_yaw, cam_x, cam_z;
-    /* physics: positions live in the slots (double-buffered by frame) */
-    uint64_t physics_n;
-    vec3 vel[GAME_BODIES];
-    /* animation: bones lean with last frame's bodies (prev physics) */
-    uint64_t animation_n, animation_prev_missed;
+    /* physics: the bodies are its own; each frame's heights are made here,
+     * then copied to the frame's slot at once (game.c says why) */
+    _Alignas(GAME_LINE) uint64_t physics_n;
+    vec3 pos[GAME_BODIES], vel[GAME_BODIES];
+    float height[GAME_BODIES];
+    /* animation: bones lean with last frame's heights (prev physics) */
+    _Alignas(GAME_LINE) uint64_t animation_n, animation_prev_missed;
     float bone[GAME_SKELETONS][GAME_BONES];
     /* ai */
-    uint64_t ai_n;
+    _Alignas(GAME_LINE) uint64_t ai_n;
     vec3 agent[GAME_AGENTS], target[GAME_AGENTS];
     /* audio: the mixer runs as a task and sets mixer_ready; the audio task
      * (a fiber) waits for that event */
-    uint64_t audio_n;
+    _Alignas(GAME_LINE) uint64_t audio_n;
     dagrt_event mixer_ready;
     float mix[GAME_AUDIO];
     uint64_t audio_frames;
     /* particles (the count function counts the frames) */
-    uint64_t particles_n;
+    _Alignas(GAME_LINE) uint64_t particles_n;
     vec3 ppos[GAME_PARTICLES], pvel[GAME_PARTICLES];
     /* streaming (a fiber): cells loaded over all frames, each read from
      * the asset files through the reactor into cell_buf and checked */
-    uint64_t streaming_n, streamed;
+    _Alignas(GAME_LINE) uint64_t streaming_n, streamed;
     uint64_t stream_bytes, stream_bad, stream_hash;
     unsigned char cell_buf[GAME_CELL_BYTES];
     /* cull: boxes against the camera frustum, in the cells streamed in by
      * the previous frame (prev streaming); the boxes never move */
-    uint64_t cull_n, cull_prev_missed;
+    _Alignas(GAME_LINE) uint64_t cull_n, cull_prev_missed;
     vec3 box_min[GAME_BOXES], box_max[GAME_BOXES];
     uint8_t box_cell[GAME_BOXES][2];
     /* shadows: on even frames only (the predicate counts the frames) */
-    uint64_t shadows_n, shadow_frames;
+    _Alignas(GAME_LINE) uint64_t shadows_n, shadow_frames;
     /* ui: the HUD shows the previous frame's draw calls (prev render) */
-    uint64_t ui_n, ui_prev_missed;
+    _Alignas(GAME_LINE) uint64_t ui_n, ui_prev_missed;
     /* render + present (main); each sums in frame order */
-    uint64_t render_n, present_n, draw_calls, presented;
+    _Alignas(GAME_LINE) uint64_t render_n, present_n, draw_calls, presented;
     double render_sum, present_sum;
     bool main_thread_ok;   /* written by the main-thread tasks only */
     /* Optional, set by the caller: for frame n (from 1) <= stamp_cap,
