@@ -66,7 +66,11 @@
 
 /* A chunk: this header, then its bytes. 64 KiB in all, or more for an
  * allocation that would not fit one (a "big" chunk, kept on a list of its
- * own and reused by size). */
+ * own and reused by size: a multiple of 64 KiB). Chunks are aligned to
+ * FRAME_MAX_ALIGN, so a chunk's end, and the end of every window opened
+ * on it, is a multiple of every alignment allowed: rounding a cursor
+ * that is not past the end up to one never passes the end, which spares
+ * dagrt.h's inline path that check. */
 #define FRAME_CHUNK ((size_t)64 * 1024)
 #define FRAME_HEAD ((size_t)64)
 #define FRAME_MAX_ALIGN ((size_t)4096)
@@ -81,6 +85,7 @@ typedef struct fchunk {
 } fchunk;
 
 _Static_assert(sizeof(fchunk) <= FRAME_HEAD, "frame chunk header");
+_Static_assert(FRAME_CHUNK % FRAME_MAX_ALIGN == 0, "a chunk's end is aligned to every align");
 
 static char *bytes_of(fchunk *k) { return (char *)k + FRAME_HEAD; }
 
@@ -98,7 +103,7 @@ int rt_frame_pool_init(dagrt *rt)
     rt->frame_id = atomic_fetch_add_explicit(&runtimes, 1, memory_order_relaxed) + 1;
     size_t want = rt->cfg.frame_reserve;
     for (size_t made = 0; made < want; made += FRAME_CHUNK) {
-        fchunk *k = rt_os_alloc_aligned(FRAME_HEAD, FRAME_CHUNK);
+        fchunk *k = rt_os_alloc_aligned(FRAME_MAX_ALIGN, FRAME_CHUNK);
         if (!k)
             return DAGRT_ENOMEM;   /* the caller's fini frees what was made */
         k->size = FRAME_CHUNK;
@@ -240,7 +245,7 @@ static fchunk *take_chunk(dagrt *rt, rt_ctx *c, size_t need)
             }
     }
     if (!k) {
-        k = rt_os_alloc_aligned(FRAME_HEAD, need);
+        k = rt_os_alloc_aligned(FRAME_MAX_ALIGN, need);
         if (!k)
             return NULL;
         k->size = need;
@@ -306,7 +311,8 @@ static size_t big_need(size_t size, size_t align)
 }
 
 /* Opens the calling thread's window on chunk k (c, the thread's ctx,
- * has none open): from now on k's bump pointer is the window's. */
+ * has none open): from now on k's bump pointer is the window's. Its end
+ * is k's, aligned to FRAME_MAX_ALIGN (above); k->cur <= k->end. */
 static void window_open(rt_ctx *c, fchunk *k)
 {
     dagrt__fwin.cur = k->cur;
@@ -501,7 +507,8 @@ void *dagrt_frame_alloc(size_t size, size_t align)
     dagrt__frame_window *w = &dagrt__fwin;
     uintptr_t p = ((uintptr_t)w->cur + align - 1) & ~(uintptr_t)(align - 1);
     uintptr_t end = (uintptr_t)w->end;
-    if (RT_LIKELY(align - 1 < FRAME_MAX_ALIGN && (align & (align - 1)) == 0 && p <= end &&
+    /* p <= end: the window's end is aligned to FRAME_MAX_ALIGN (top of file). */
+    if (RT_LIKELY(align - 1 < FRAME_MAX_ALIGN && (align & (align - 1)) == 0 &&
                   size - 1 < end - p)) {
         w->cur = (char *)p + size;
         return (void *)p;

@@ -1128,9 +1128,12 @@ static inline void *dagrt_frame_alloc(size_t size, size_t align)
     dagrt__frame_window *w = dagrt__frame_window_here();
     uintptr_t p = ((uintptr_t)w->cur + align - 1) & ~(uintptr_t)(align - 1);
     uintptr_t end = (uintptr_t)w->end;
-    /* As dagrt_frame_arena_alloc's: size 0, align 0, a bad align and an
-     * empty window (NULL, NULL) go the slow way. */
-    if (align - 1 < 4096 && (align & (align - 1)) == 0 && p <= end && size - 1 < end - p) {
+    /* size - 1 < room: 1 <= size <= room (size 0 and an empty window,
+     * NULL and NULL, go the slow way); align - 1 < 4096 and a power of
+     * two (0 and bad ones too). The runtime keeps the window's end a
+     * multiple of 4096, so p never passes it. */
+    if (__builtin_expect(align - 1 < 4096 && (align & (align - 1)) == 0 && size - 1 < end - p,
+                         1)) {
         w->cur = (char *)p + size;
         return (void *)p;
     }
