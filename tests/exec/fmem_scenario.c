@@ -11,7 +11,9 @@
  * alignments), the budget, chunk reuse (no new chunk once warm), the
  * high-water mark, a thread that changes frames inside a body (a fiber of
  * one frame resumed in a node body of another: each body's allocations
- * must stay its own frame's), and under AddressSanitizer the poisoning of
+ * must stay its own frame's), a fiber that moves thread while the thread
+ * it left bumps the same frame for another node (dagrt_frame_alloc is
+ * inline in this file: move_case), and under AddressSanitizer the poisoning of
  * a retired frame's memory (fmem_uaf: ASan must report the use).
  */
 #include <stdio.h>
