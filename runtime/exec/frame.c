@@ -38,6 +38,19 @@
  * A state's run also retires its own arena first if it still holds a
  * frame's (a state used by G_run and pipelines in turn).
  *
+ * The inline path (dagrt.h, x86-64 Linux with GCC or Clang) finds the
+ * window afresh at every call: the thread pointer read by a volatile asm,
+ * which the compiler neither merges with another nor moves across a call
+ * (a fiber task may resume on another thread after any call into the
+ * runtime, and compilers may keep a thread-local's address across calls
+ * otherwise), plus the window's offset from it (the initial-exec TLS
+ * sequence; the linker relaxes it in an executable). Its check is
+ * size - 1 < end - p: 1 <= size <= the room (size 0 and an empty window,
+ * NULL and NULL, go the slow way), align - 1 < 4096 and a power of two (0
+ * and bad ones go the slow way too); p never passes end, because every
+ * window's end is aligned to 4096 (chunks are: below). Everything else
+ * is dagrt__frame_alloc_slow's.
+ *
  * Ordering. A chunk's bump pointer (cur) is written only by the thread
  * that took it, during the frame (the window's close, which every node
  * body's end makes, writes it back); the retirer reads it once the frame

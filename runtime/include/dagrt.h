@@ -1112,11 +1112,8 @@ void *dagrt__frame_alloc_slow(size_t size, size_t align);
 #if defined(__x86_64__) && !defined(__ILP32__) && defined(__linux__) && !defined(__ANDROID__) && \
     defined(__GNUC__) && !defined(DAGRT_INSIDE_) && !defined(DAGRT_FRAME_ALLOC_CALL)
 #define DAGRT_FRAME_ALLOC_INLINE 1
-/* The calling thread's window, found afresh at every call: the thread
- * pointer read by a volatile asm, which the compiler neither merges nor
- * moves across a call (a fiber task may resume on another thread after
- * any call into the runtime), plus the window's offset from it (the
- * initial-exec TLS sequence; the linker relaxes it in an executable). */
+/* Internal, not for direct use (libdagrt's exec/frame.c says how it
+ * works). */
 static inline dagrt__frame_window *dagrt__frame_window_here(void)
 {
     dagrt__frame_window *w;
@@ -1128,10 +1125,7 @@ static inline void *dagrt_frame_alloc(size_t size, size_t align)
     dagrt__frame_window *w = dagrt__frame_window_here();
     uintptr_t p = ((uintptr_t)w->cur + align - 1) & ~(uintptr_t)(align - 1);
     uintptr_t end = (uintptr_t)w->end;
-    /* size - 1 < room: 1 <= size <= room (size 0 and an empty window,
-     * NULL and NULL, go the slow way); align - 1 < 4096 and a power of
-     * two (0 and bad ones too). The runtime keeps the window's end a
-     * multiple of 4096, so p never passes it. */
+    /* Internal: see libdagrt's exec/frame.c. */
     if (__builtin_expect(align - 1 < 4096 && (align & (align - 1)) == 0 && size - 1 < end - p,
                          1)) {
         w->cur = (char *)p + size;
