@@ -256,13 +256,14 @@ struct rt_ctx {
      * (exec's graph_rt) whose node body or loop piece runs on this thread
      * now, or NULL: set around each node body, cleared around every other
      * task, swapped with the fiber's own as a fiber task switches in and
-     * out (fiber/sched.c); always written with rt_ctx_set_frame. fbump:
-     * the chunk this thread bumps in `frame` (dagrt_frame_alloc's common
-     * path: one load), or NULL until the slow path finds it; emptied with
-     * every change of `frame`. fcache: the chunk this thread bumps for
-     * each of a few frames, tagged with the frame's arena and number. */
+     * out (fiber/sched.c); always written with rt_ctx_set_frame. fhome:
+     * while the thread's window (dagrt__fwin) bumps a chunk of `frame`,
+     * that chunk's bump pointer, which the window's cursor is written
+     * back to when it closes (every change of `frame` or of rt_tls_ctx
+     * away from this ctx), else NULL. fcache: the chunk this thread bumps
+     * for each of a few frames, tagged with the frame's arena and number. */
     void *frame;
-    void *fbump;
+    char **fhome;
     rt_fcache fcache[RT_FCACHE];
 };
 
@@ -448,13 +449,38 @@ void rt_free_all(dagrt *rt);
 /* dagrt_destroy of a paused runtime: the pause ends first. */
 void rt_pause_end(dagrt *rt);
 
+/* The calling thread's window of frame memory (exec/frame.c): the rest
+ * of the chunk it bumps in its ctx's frame, [cur, end), or empty (NULL,
+ * NULL). dagrt.h's inline dagrt_frame_alloc bumps it by its name, so it
+ * is exported. */
+#if defined(__GNUC__) && !defined(_WIN32)
+#define RT_EXPORT __attribute__((visibility("default")))
+#else
+#define RT_EXPORT
+#endif
+extern RT_EXPORT _Thread_local dagrt__frame_window dagrt__fwin;
+
+/* Closes the window if c (the calling thread's ctx) has it open: its
+ * cursor goes back to its chunk, and it is empty. Before any change of
+ * c->frame, and before rt_tls_ctx leaves c: the window is only ever the
+ * current ctx's current frame's. */
+static inline void rt_ctx_window_close(rt_ctx *c)
+{
+    if (RT_UNLIKELY(c->fhome != NULL)) {
+        *c->fhome = dagrt__fwin.cur;
+        dagrt__fwin.cur = dagrt__fwin.end = NULL;
+        c->fhome = NULL;
+    }
+}
+
 /* The frame c now runs in (exec/frame.c), or NULL; the one way to set it,
- * so that the chunk c bumped for the frame before (fbump) is never used
- * for this one: the next dagrt_frame_alloc finds this frame's again. */
+ * so that the window c bumped for the frame before is never used for
+ * this one: the next dagrt_frame_alloc finds this frame's again. c is
+ * the calling thread's ctx. */
 static inline void rt_ctx_set_frame(rt_ctx *c, void *frame)
 {
+    rt_ctx_window_close(c);
     c->frame = frame;
-    c->fbump = NULL;
 }
 
 /* The shuffled serial switch is on (see rt_shuffle_draw): constant after

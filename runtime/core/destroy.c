@@ -220,8 +220,10 @@ void dagrt_destroy(dagrt *rt)
      * another one, the creator keeps it until it exits). */
     if (c == &rt->ctx[0] && !rt->cfg.no_overflow_report)
         rt_overflow_thread_leave();
-    if (c)
+    if (c) {
+        rt_ctx_window_close(c);   /* its chunk is freed below */
         rt_tls_ctx = c->guest ? c->guest_prev : rt->prev_tls;
+    }
     if (c && c->guest)
         rt_guest_exit_rearm();   /* the thread's exit hook must not name c */
     rt_free_all(rt);

@@ -77,6 +77,8 @@ static void enter(rt_ctx *c)
     c->depth = 0;
     c->attached = 1;
     c->guest_prev = rt_tls_ctx;
+    if (c->guest_prev)
+        rt_ctx_window_close(c->guest_prev);   /* frame memory's window is the current ctx's */
     rt_tls_ctx = c;
 }
 
@@ -87,6 +89,7 @@ static void leave(rt_ctx *c)
     if (c->handoff)
         rt_handoff(c);        /* the search we were woken to hand on goes on */
     rt_fiber_thread_leave(rt, c);
+    rt_ctx_window_close(c);
     rt_tls_ctx = c->guest_prev;
     c->attached = 0;
     c->stack_lo = c->stack_hi = NULL;

@@ -115,6 +115,7 @@ static void worker_main(void *arg)
         rt_obs_thread(ob, false, (int)c->index);
     if (!rt->cfg.no_overflow_report)
         rt_overflow_thread_leave();
+    rt_ctx_window_close(c);
     rt_tls_ctx = NULL;
 }
 
@@ -343,6 +344,8 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
     }
     stack_bounds(&rt->ctx[0]);
     rt->prev_tls = rt_tls_ctx;     /* a runtime created from inside another's thread */
+    if (rt->prev_tls)
+        rt_ctx_window_close(rt->prev_tls);   /* frame memory's window is the current ctx's */
     rt_tls_ctx = &rt->ctx[0];
     rt_obs *ob = rt_obs_now(&rt->obs);
     if (ob)

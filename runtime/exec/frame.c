@@ -11,13 +11,19 @@
  *
  * A graph state holds two arenas, which its runs use in turn (run k takes
  * arena k % 2). An arena is a list of chunks. Each thread that allocates
- * in a frame bumps a chunk of its own: rt_ctx.fbump, the chunk of the
- * frame it runs in now, emptied by every change of rt_ctx.frame
- * (rt_ctx_set_frame), so the common path is a TLS load, a few plain loads
- * and one store: no lock, no atomic, no check of the frame. The slow path
- * finds the chunk again in the ctx's small cache (rt_ctx.fcache, keyed by
- * the arena's address and the frame's number gen, which is unique on the
- * runtime) or takes a new one. Taking a chunk (from the
+ * in a frame bumps a chunk of its own, through its window (dagrt__fwin, a
+ * thread-local [cur, end)): while the window is open, the chunk's bump
+ * pointer is the window's cur, and the chunk's own cur (rt_ctx.fhome
+ * points at it) is stale until the window closes and writes it back. Every
+ * change of rt_ctx.frame closes it (rt_ctx_set_frame), and so does every
+ * change of rt_tls_ctx away from the ctx, so an open window is always the
+ * current ctx's current frame's and the common path checks nothing but
+ * room: dagrt.h inlines it (the thread pointer, two loads, one store; no
+ * lock, no atomic, no call). The slow path (dagrt__frame_alloc_slow)
+ * closes the window, finds the thread's chunk again in the ctx's small
+ * cache (rt_ctx.fcache, keyed by the arena's address and the frame's
+ * number gen, which is unique on the runtime) or takes a new one, and
+ * opens the window on it. Taking a chunk (from the
  * runtime's free list, or the system the first times) links it to the
  * arena under the runtime's frame lock; so does retiring an arena, which
  * gives all its chunks back at once (poisoned under AddressSanitizer).
@@ -32,9 +38,23 @@
  * A state's run also retires its own arena first if it still holds a
  * frame's (a state used by G_run and pipelines in turn).
  *
+ * The inline path (dagrt.h, x86-64 Linux with GCC or Clang) finds the
+ * window afresh at every call: the thread pointer read by a volatile asm,
+ * which the compiler neither merges with another nor moves across a call
+ * (a fiber task may resume on another thread after any call into the
+ * runtime, and compilers may keep a thread-local's address across calls
+ * otherwise), plus the window's offset from it (the initial-exec TLS
+ * sequence; the linker relaxes it in an executable). Its check is
+ * size - 1 < end - p: 1 <= size <= the room (size 0 and an empty window,
+ * NULL and NULL, go the slow way), align - 1 < 4096 and a power of two (0
+ * and bad ones go the slow way too); p never passes end, because every
+ * window's end is aligned to 4096 (chunks are: below). Everything else
+ * is dagrt__frame_alloc_slow's.
+ *
  * Ordering. A chunk's bump pointer (cur) is written only by the thread
- * that took it, during the frame; the retirer reads it once the frame has
- * ended, which the executor's own waits order after every node body. gen
+ * that took it, during the frame (the window's close, which every node
+ * body's end makes, writes it back); the retirer reads it once the frame
+ * has ended, which the executor's own waits order after every node body. gen
  * and the arena's fields are written by the caller at the frame's start,
  * before the frame's nodes are published (the same release/acquire that
  * publishes the reset).
@@ -59,7 +79,11 @@
 
 /* A chunk: this header, then its bytes. 64 KiB in all, or more for an
  * allocation that would not fit one (a "big" chunk, kept on a list of its
- * own and reused by size). */
+ * own and reused by size: a multiple of 64 KiB). Chunks are aligned to
+ * FRAME_MAX_ALIGN, so a chunk's end, and the end of every window opened
+ * on it, is a multiple of every alignment allowed: rounding a cursor
+ * that is not past the end up to one never passes the end, which spares
+ * dagrt.h's inline path that check. */
 #define FRAME_CHUNK ((size_t)64 * 1024)
 #define FRAME_HEAD ((size_t)64)
 #define FRAME_MAX_ALIGN ((size_t)4096)
@@ -74,10 +98,13 @@ typedef struct fchunk {
 } fchunk;
 
 _Static_assert(sizeof(fchunk) <= FRAME_HEAD, "frame chunk header");
+_Static_assert(FRAME_CHUNK % FRAME_MAX_ALIGN == 0, "a chunk's end is aligned to every align");
 
 static char *bytes_of(fchunk *k) { return (char *)k + FRAME_HEAD; }
 
 static _Thread_local int frame_err;
+/* The calling thread's window (core/core.h). */
+_Thread_local dagrt__frame_window dagrt__fwin;
 static _Atomic uint64_t runtimes;   /* runtimes made: each one's frame_id */
 
 int rt_frame_pool_init(dagrt *rt)
@@ -89,7 +116,7 @@ int rt_frame_pool_init(dagrt *rt)
     rt->frame_id = atomic_fetch_add_explicit(&runtimes, 1, memory_order_relaxed) + 1;
     size_t want = rt->cfg.frame_reserve;
     for (size_t made = 0; made < want; made += FRAME_CHUNK) {
-        fchunk *k = rt_os_alloc_aligned(FRAME_HEAD, FRAME_CHUNK);
+        fchunk *k = rt_os_alloc_aligned(FRAME_MAX_ALIGN, FRAME_CHUNK);
         if (!k)
             return DAGRT_ENOMEM;   /* the caller's fini frees what was made */
         k->size = FRAME_CHUNK;
@@ -231,7 +258,7 @@ static fchunk *take_chunk(dagrt *rt, rt_ctx *c, size_t need)
             }
     }
     if (!k) {
-        k = rt_os_alloc_aligned(FRAME_HEAD, need);
+        k = rt_os_alloc_aligned(FRAME_MAX_ALIGN, need);
         if (!k)
             return NULL;
         k->size = need;
@@ -296,20 +323,30 @@ static size_t big_need(size_t size, size_t align)
     return (size + align + FRAME_HEAD + FRAME_CHUNK - 1) & ~(FRAME_CHUNK - 1);
 }
 
+/* Opens the calling thread's window on chunk k (c, the thread's ctx,
+ * has none open): from now on k's bump pointer is the window's. Its end
+ * is k's, aligned to FRAME_MAX_ALIGN (above); k->cur <= k->end. */
+static void window_open(rt_ctx *c, fchunk *k)
+{
+    dagrt__fwin.cur = k->cur;
+    dagrt__fwin.end = k->end;
+    c->fhome = &k->cur;
+}
+
 /* The calling thread's chunk for frame r (c's cache entry for its
- * arena), made the one the common path bumps; NULL when it has none. */
+ * arena), or NULL when it has none. c's window is closed (k->cur is
+ * current). */
 static fchunk *thread_chunk(rt_ctx *c, graph_rt *r)
 {
     rt_farena *a = r->fa;
     rt_fcache *e = &c->fcache[cache_slot(a)];
     if (e->arena != a || e->gen != a->gen)
         return NULL;
-    c->fbump = e->chunk;
     return e->chunk;
 }
 
 /* A new chunk for the calling thread in frame r, made its chunk for it
- * (the cache entry and c->fbump); NULL when refused. */
+ * (the cache entry); NULL when refused. */
 static fchunk *thread_new_chunk(rt_ctx *c, graph_rt *r)
 {
     rt_farena *a = r->fa;
@@ -319,34 +356,35 @@ static fchunk *thread_new_chunk(rt_ctx *c, graph_rt *r)
         e->arena = a;
         e->gen = a->gen;
         e->chunk = k;
-        c->fbump = k;
     }
     return k;
 }
 
 /* An allocation in frame r from the calling thread's chunk, a new one,
- * or a big chunk of its own (checked arguments). */
+ * or a big chunk of its own (checked arguments); the window is left open
+ * on the thread's chunk. */
 static void *alloc_in(rt_ctx *c, graph_rt *r, size_t size, size_t align)
 {
+    rt_ctx_window_close(c);
     fchunk *k = thread_chunk(c, r);
-    if (k) {
-        char *p = bump(k, size, align);
-        if (p)
-            return p;
-    }
-    if (is_big(size, align)) {
+    char *p = k ? bump(k, size, align) : NULL;
+    if (!p && is_big(size, align)) {
         fchunk *b = arena_take(r->rt, c, r->fa, big_need(size, align));
-        return b ? bump(b, size, align) : NULL;
+        p = b ? bump(b, size, align) : NULL;
+    } else if (!p) {
+        k = thread_new_chunk(c, r);
+        p = k ? bump(k, size, align) : NULL;
     }
-    k = thread_new_chunk(c, r);
-    return k ? bump(k, size, align) : NULL;
+    if (k)
+        window_open(c, k);
+    return p;
 }
 
-/* Everything but the common path: the calling thread's chunk for its
- * frame when the frame changed since (c->fbump emptied), a new chunk, a
- * chunk of its own for a big allocation, and every error. Out of line,
- * so that the common path stays a few instructions and tail-calls it. */
-static RT_NOINLINE void *alloc_slow(size_t size, size_t align)
+/* Everything but the common path: the calling thread's window for its
+ * frame when it is empty (the frame changed since), a new chunk, a chunk
+ * of its own for a big allocation, and every error. Out of line, so
+ * that the common path stays a few instructions. */
+void *dagrt__frame_alloc_slow(size_t size, size_t align)
 {
     rt_ctx *c = rt_tls_ctx;
     graph_rt *r = c ? c->frame : NULL;
@@ -433,6 +471,7 @@ void *dagrt__frame_arena_refill(dagrt_frame_arena *h, size_t size, size_t align)
     if (want > SLICE_MAX)
         return alloc_in(c, r, size, align);
     size_t len = h->slice_ > want ? h->slice_ : want;
+    rt_ctx_window_close(c);   /* the chunk's cur current, for the carve */
     fchunk *k = thread_chunk(c, r);
     if (k && (size_t)(k->end - k->cur) < len) {
         if ((size_t)(k->end - k->cur) >= want)
@@ -449,6 +488,7 @@ void *dagrt__frame_arena_refill(dagrt_frame_arena *h, size_t size, size_t align)
         h->end_ = k->cur + len;
     }
     k->cur += len;
+    window_open(c, k);   /* the chunk's rest, for dagrt_frame_alloc */
     if (h->slice_ < SLICE_MAX)
         h->slice_ *= 2;
     return slice_bump(h, size, align);
@@ -461,6 +501,8 @@ void dagrt_frame_arena_close(dagrt_frame_arena *h)
     if (h->cur_) {
         rt_ctx *c = rt_tls_ctx;
         graph_rt *r = arena_frame(c, h);
+        if (r)
+            rt_ctx_window_close(c);   /* the chunk's cur current */
         fchunk *k = r ? thread_chunk(c, r) : NULL;
         if (k && k->cur == h->end_)
             k->cur = h->cur_;   /* the slice is the chunk's top: its rest back */
@@ -468,27 +510,23 @@ void dagrt_frame_arena_close(dagrt_frame_arena *h)
     arena_clear(h);
 }
 
-/* The common path: the chunk the thread bumps in its frame (c->fbump,
- * emptied whenever c->frame changes: rt_ctx_set_frame), a good align (0
- * and bad ones go the slow way), room in it: one TLS load, four plain
- * loads, one store, no lock, no atomic. A real call (never inlined into
- * the caller), so a fiber task that moved to another thread reads its new
- * thread's ctx. */
+/* The call form (dagrt.h inlines the same where it can): the calling
+ * thread's window (emptied whenever c->frame or rt_tls_ctx changes), a
+ * good align (0 and bad ones go the slow way), room in it. A real call,
+ * so a fiber task that moved to another thread reads its new thread's
+ * window. */
 void *dagrt_frame_alloc(size_t size, size_t align)
 {
-    rt_ctx *c = rt_tls_ctx;
-    if (RT_LIKELY(c != NULL)) {
-        fchunk *k = c->fbump;
-        if (RT_LIKELY(k != NULL && align - 1 < FRAME_MAX_ALIGN && (align & (align - 1)) == 0)) {
-            uintptr_t p = ((uintptr_t)k->cur + align - 1) & ~(uintptr_t)(align - 1);
-            uintptr_t end = (uintptr_t)k->end;
-            if (RT_LIKELY(p <= end && size <= end - p)) {
-                k->cur = (char *)p + size;
-                return (void *)p;
-            }
-        }
+    dagrt__frame_window *w = &dagrt__fwin;
+    uintptr_t p = ((uintptr_t)w->cur + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t end = (uintptr_t)w->end;
+    /* p <= end: the window's end is aligned to FRAME_MAX_ALIGN (top of file). */
+    if (RT_LIKELY(align - 1 < FRAME_MAX_ALIGN && (align & (align - 1)) == 0 &&
+                  size - 1 < end - p)) {
+        w->cur = (char *)p + size;
+        return (void *)p;
     }
-    return alloc_slow(size, align);
+    return dagrt__frame_alloc_slow(size, align);
 }
 
 int dagrt_frame_last_error(void) { return frame_err; }

@@ -1093,8 +1093,49 @@ int64_t dagrt_pipeline_wait_async(dagrt *rt, dagrt_async *a, dagrt_pipeline *p, 
  * DAGRT_EINVAL for a bad align or a size over 1 GiB, DAGRT_ENOMEM when the
  * frame's budget (dagrt_config.frame_budget) is spent or the system has
  * no memory (both counted in dagrt_thread_stats.frame_refused). Size 0
- * gives a valid pointer to no bytes. */
+ * gives a valid pointer to no bytes.
+ * Inline on x86-64 Linux with GCC or Clang: a few instructions while the
+ * calling thread's share of the frame has room, a call otherwise (and on
+ * every other platform, or where DAGRT_FRAME_ALLOC_CALL is defined before
+ * this header; the library also exports dagrt_frame_alloc as a function
+ * for every build). The inline form needs libdagrt's thread-local data in
+ * the program's static TLS: a program linked against libdagrt (shared or
+ * static) has it; code that reaches libdagrt only through dlopen should
+ * define DAGRT_FRAME_ALLOC_CALL. */
+/* Internal to dagrt_frame_alloc's inline form: read or write none. */
+typedef struct dagrt__frame_window {
+    char *cur;
+    char *end;
+} dagrt__frame_window;
+/* Out-of-line half of dagrt_frame_alloc; not for direct use. */
+void *dagrt__frame_alloc_slow(size_t size, size_t align);
+#if defined(__x86_64__) && !defined(__ILP32__) && defined(__linux__) && !defined(__ANDROID__) && \
+    defined(__GNUC__) && !defined(DAGRT_INSIDE_) && !defined(DAGRT_FRAME_ALLOC_CALL)
+#define DAGRT_FRAME_ALLOC_INLINE 1
+/* Internal, not for direct use (libdagrt's exec/frame.c says how it
+ * works). */
+static inline dagrt__frame_window *dagrt__frame_window_here(void)
+{
+    dagrt__frame_window *w;
+    __asm__ volatile("movq %%fs:0, %0\n\taddq dagrt__fwin@gottpoff(%%rip), %0" : "=r"(w));
+    return w;
+}
+static inline void *dagrt_frame_alloc(size_t size, size_t align)
+{
+    dagrt__frame_window *w = dagrt__frame_window_here();
+    uintptr_t p = ((uintptr_t)w->cur + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t end = (uintptr_t)w->end;
+    /* Internal: see libdagrt's exec/frame.c. */
+    if (__builtin_expect(align - 1 < 4096 && (align & (align - 1)) == 0 && size - 1 < end - p,
+                         1)) {
+        w->cur = (char *)p + size;
+        return (void *)p;
+    }
+    return dagrt__frame_alloc_slow(size, align);
+}
+#else
 void *dagrt_frame_alloc(size_t size, size_t align);
+#endif
 /* The code of the calling thread's last dagrt_frame_alloc that returned
  * NULL (0 if none did); read it before anything that may move a fiber
  * task to another thread. */

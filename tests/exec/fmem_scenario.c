@@ -11,7 +11,9 @@
  * alignments), the budget, chunk reuse (no new chunk once warm), the
  * high-water mark, a thread that changes frames inside a body (a fiber of
  * one frame resumed in a node body of another: each body's allocations
- * must stay its own frame's), and under AddressSanitizer the poisoning of
+ * must stay its own frame's), a fiber that moves thread while the thread
+ * it left bumps the same frame for another node (dagrt_frame_alloc is
+ * inline in this file: move_case), and under AddressSanitizer the poisoning of
  * a retired frame's memory (fmem_uaf: ASan must report the use).
  */
 #include <stdio.h>
@@ -847,6 +849,140 @@ static void switch_case(int b_side, int arena)
     dagrt_destroy(rt);
 }
 
+
+/* A fiber node that moves thread between two allocations, while the
+ * thread it left bumps the same frame for another node: dagrt_frame_alloc
+ * is inline in the caller (dagrt.h), and must find the thread it runs on
+ * afresh after every call that may move it (a cached thread-local address
+ * would bump the old thread's window, shared with that thread's node).
+ * Graph: f (fiber), g and m (on main), all roots, two workers. m holds the
+ * main thread until g has started. When a worker takes f, f allocates
+ * and parks on an event, and the same worker then runs g, g allocates
+ * (that worker's window, in the same frame), wakes f and holds the worker
+ * until f is done: f resumes on another thread and allocates there.
+ * g's allocations before and after must be adjacent (nobody else bumped
+ * its window), f's must not lie between them, and every byte must hold.
+ * Which thread takes f first is the scheduler's (two workers: about one
+ * frame in 30 does it): frames go on until 10 moved f off g's thread, and the case fails if none ever does. */
+static struct {
+    dagrt *rt;
+    dagrt_event ev;
+    _Atomic int parked, done, g_in, bad;
+    int tf0, tf1, tg;
+    unsigned char *p1, *p2, *q1, *q2;
+} mv;
+
+#define MV_EXPECT(cond, ...)                                                       \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "fmem_scenario:%d: move: ", __LINE__);                 \
+            fprintf(stderr, __VA_ARGS__);                                          \
+            fprintf(stderr, "\n");                                                 \
+            atomic_fetch_add(&mv.bad, 1);                                          \
+        }                                                                          \
+    } while (0)
+
+static unsigned char *mv_alloc(unsigned char v)
+{
+    unsigned char *p = dagrt_frame_alloc(64, 16);
+    MV_EXPECT(p != NULL, "NULL (%d)", dagrt_frame_last_error());
+    if (p)
+        memset(p, v, 64);
+    return p;
+}
+
+/* Spins until *flag is set; 0 after 5 s. */
+static int mv_until(_Atomic int *flag)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!atomic_load(flag)) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (t1.tv_sec - t0.tv_sec > 5)
+            return 0;
+    }
+    return 1;
+}
+
+static void mv_f(void *c)
+{
+    (void)c;
+    mv.tf0 = dagrt_thread_index(mv.rt);
+    mv.p1 = mv_alloc(0xF1);
+    atomic_store(&mv.parked, 1);
+    MV_EXPECT(dagrt_event_wait(mv.rt, &mv.ev) == 0, "wait");
+    mv.tf1 = dagrt_thread_index(mv.rt);
+    mv.p2 = mv_alloc(0xF2);
+    atomic_store(&mv.done, 1);
+}
+
+static void mv_g(void *c)
+{
+    (void)c;
+    mv.tg = dagrt_thread_index(mv.rt);
+    atomic_store(&mv.g_in, 1);
+    MV_EXPECT(mv_until(&mv.parked), "f never parked");
+    mv.q1 = mv_alloc(0x61);
+    dagrt_event_set(&mv.ev);
+    MV_EXPECT(mv_until(&mv.done), "f never resumed");
+    mv.q2 = mv_alloc(0x62);
+}
+
+static void mv_m(void *c)
+{
+    (void)c;
+    MV_EXPECT(mv_until(&mv.g_in), "g never started");
+}
+
+static void move_case(void)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 2;
+    dagrt *rt = dagrt_create(&cfg);
+    EXPECT(rt != NULL, "dagrt_create");
+    if (!rt)
+        return;
+    static const uint32_t succ[1] = {0};
+    static const dagrt_node nodes[3] = {
+        {.name = "f", .kind = DAGRT_NODE_TASK, .flags = DAGRT_NODE_FIBER, .run = mv_f},
+        {.name = "g", .kind = DAGRT_NODE_TASK, .run = mv_g},
+        {.name = "m", .kind = DAGRT_NODE_TASK, .flags = DAGRT_NODE_MAIN, .run = mv_m},
+    };
+    static const dagrt_graph g = {.version = DAGRT_GRAPH_VERSION, .nnodes = 3, .name = "move",
+                                  .nodes = nodes, .succ = succ};
+    static dagrt_node_state ns[3];
+    static dagrt_graph_state st = DAGRT_GRAPH_STATE_INIT(ns);
+    mv.rt = rt;
+    atomic_store(&mv.bad, 0);
+    int moved = 0, frames = 0;
+    for (; frames < 4000 && moved < 10 && atomic_load(&mv.bad) == 0; frames++) {
+        atomic_store(&mv.parked, 0);
+        atomic_store(&mv.done, 0);
+        atomic_store(&mv.g_in, 0);
+        dagrt_event_init(&mv.ev, false);
+        mv.p1 = mv.p2 = mv.q1 = mv.q2 = NULL;
+        EXPECT(dagrt_graph_run(rt, &g, &st, NULL) == 0, "frame %d", frames);
+        MV_EXPECT(mv.p1 && mv.p2 && mv.q1 && mv.q2, "frame %d: an allocation failed", frames);
+        if (!(mv.p1 && mv.p2 && mv.q1 && mv.q2))
+            break;
+        MV_EXPECT(sw_holds(mv.p1, 0xF1) && sw_holds(mv.p2, 0xF2) && sw_holds(mv.q1, 0x61) &&
+                      sw_holds(mv.q2, 0x62), "frame %d: an allocation's bytes changed", frames);
+        MV_EXPECT(mv.q2 == mv.q1 + 64, "frame %d: g's allocations %p, %p not adjacent (f on "
+                  "threads %d, %d; g on %d)", frames, (void *)mv.q1, (void *)mv.q2, mv.tf0, mv.tf1,
+                  mv.tg);
+        MV_EXPECT(!(mv.p2 > mv.q1 && mv.p2 < mv.q2 + 64), "frame %d: f's allocation after its "
+                  "move lies in g's", frames);
+        if (mv.tf0 == mv.tg && mv.tf1 != mv.tf0)
+            moved++;
+    }
+    if (getenv("DAGC_TEST_VERBOSE"))
+        fprintf(stderr, "move: %d of %d frames moved f off g's thread\n", moved, frames);
+    EXPECT(moved > 0, "in %d frames the fiber never moved off g's thread", frames);
+    bad += atomic_load(&mv.bad);
+    dagrt_destroy(rt);
+}
+
 /* A frame arena and its thread's chunk hand over in one plain task (no
  * worker, one fresh frame: nothing else touches the chunk): the arena's
  * first allocations follow the thread's last, and after its close the
@@ -937,6 +1073,7 @@ int fmem_scenario(int frames)
     switch_case(1, 0);
     switch_case(0, 1);
     handoff_case();
+    move_case();
     return bad;
 }
 
