@@ -237,10 +237,13 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * Such a pipeline ran slower than its frames one at a time, for good
  * (bench_frame --load 1, docs/benchmarks-log.md). So after REF_SAMPLES
  * timed shared frames a rule runs one stretch of PLAN_SERIAL_MIN frames
- * to measure serial frames, then its probe window judges (once per plan,
- * a fraction of a millisecond of frames on an idle machine). Not with
- * live costs (see plan_after). */
-#define REF_SAMPLES 8
+ * to measure serial frames, then its probe window judges (once per
+ * plan: 16 serial frames on an idle machine). 32: about
+ * 200 frames (the first 8 are timed, then one in 8), so that a short run
+ * pays nothing; with 8, a 60-frame pipeline (tests/exec/pipe_ahead.c)
+ * spent most of its frames in the stretch and its window under
+ * AddressSanitizer. Not with live costs (see plan_after). */
+#define REF_SAMPLES 32
 
 enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE, PROBE_WINDOW };
 

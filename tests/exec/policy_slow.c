@@ -12,16 +12,18 @@
  * same frame on the caller alone, whichever of the two runs what; the
  * policy must find that out and keep most frames on the caller alone,
  * whether or not the caller also took the worker's task (the clock-free
- * sign, which the scenario cannot rule out: the code before the reference
- * stretch and the probe window passed it too, through that sign, with
- * 560-575 of G_run's frames and 335-500 of the pipeline's on the caller
- * alone here, against 565-577 and 530-547 with them). What it adds over
- * the older scenarios: a worker that is slow every time, not held or
- * stopped, and a pipeline judged by its time.
+ * sign, which the scenario cannot rule out). Before pipelined frames were
+ * judged by their time (and before the probe window and the reference
+ * stretch), that sign alone kept 1026-1113 of the pipeline's 1500 frames
+ * on the caller alone here (and 1438-1474 of G_run's); with them,
+ * 1366-1388 (and 1464-1472). So the pipeline's bound, four in five, fails
+ * the old rule; G_run's, one in two, is a check of behaviour only. What
+ * it adds over the older scenarios: a worker that is slow every time, not
+ * held or stopped, and a pipeline judged by its time.
  *
  * Checked by what the frames do, never by a duration: every task once per
  * frame and in order, and the share of frames the policy ran on the caller
- * alone (dagrt_graph_stats.stretch_runs) over half of them. */
+ * alone (dagrt_graph_stats.stretch_runs): over the bounds above. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -39,7 +41,7 @@
 #define SLOW_US 20
 #define SLOW_B_US 40
 #define SLOW_EXTRA 4
-#define SLOW_FRAMES 600
+#define SLOW_FRAMES 1500
 
 /* A frame's context: its number, each task's completion mark and runs.
  * seq_cst unless said. */
@@ -240,8 +242,11 @@ int policy_slow_scenario(void)
         printf("policy_slow: %s: %d frames, %llu on the caller alone (stretch_runs), %u tasks "
                "on the slow worker\n", what[m], SLOW_FRAMES, (unsigned long long)stretch, off);
         /* Sharing is half as slow again as serial here: most frames must
-         * run on the caller alone (the stretches double, up to 4096). */
-        if (bad == 0 && stretch < SLOW_FRAMES / 2) {
+         * run on the caller alone (the stretches double, up to 4096); a
+         * pipeline's, which the clock-free sign alone left sharing 26-32%
+         * of the frames here, four in five. */
+        uint64_t want = m == 0 ? SLOW_FRAMES / 2 : SLOW_FRAMES * 4 / 5;
+        if (bad == 0 && stretch < want) {
             fprintf(stderr, "policy_slow: %s: only %llu of %d frames on the caller alone: "
                     "frames shared with a slow helper, slower than serial, were not judged "
                     "by their time\n", what[m], (unsigned long long)stretch, SLOW_FRAMES);
