@@ -555,14 +555,18 @@ int main(int argc, char **argv)
     cfg.workers = workers;      /* 1 + the calling thread: 2 task threads */
     cfg.no_workers = workers == 0;
     cfg.placement = placement;  /* A/B of the placement default (docs/benchmarks-log.md) */
-    printf("placement: %s\n", placement == DAGRT_PLACEMENT_NONE ? "none"
-                             : placement == DAGRT_PLACEMENT_PIN  ? "pin" : "auto");
     int err = 0;
     the_rt = dagrt_create_ex(&cfg, &err);
     if (!the_rt) {
         fprintf(stderr, "bench_frame: dagrt_create_ex: %s\n", dagrt_strerror(err));
         return 1;
     }
+    /* What the runtime uses: DAGRT_PLACEMENT replaces the default. */
+    placement = dagrt_get_placement(the_rt);
+    printf("placement: %s\n", placement == DAGRT_PLACEMENT_NONE    ? "none"
+                             : placement == DAGRT_PLACEMENT_PIN   ? "pin"
+                             : placement == DAGRT_PLACEMENT_CLASS ? "class"
+                                                                   : "auto");
     for (int k = 0; k < 2; k++)
         if (bench_frame_pipeline_init(&pipes[k], pipe_depth[k]) != 0) {
             fprintf(stderr, "bench_frame: bench_frame_pipeline_init failed\n");
@@ -608,6 +612,7 @@ int main(int argc, char **argv)
     printf("%-22s %-20s %18s %18s %10s %10s\n", "contender", "task threads", label[0], label[1],
            "x serial", "x serial");
     double res[NCONT][2][2];
+    static bench_cpu_sample cpu[NCONT];   /* the timed runs' totals, 1 us bodies */
     for (int b = 0; b < 2; b++) {
         ctx.iters = iters[b];
         ctx.checked = 0;
@@ -621,7 +626,12 @@ int main(int argc, char **argv)
                  * still be spinning, and this one's are asleep. */
                 timed_run(&contenders[k], &ctx, min_ms * 1e6 / (r ? 10 : 4),
                           min_frames / (r ? 10 : 4));
+                bench_cpu_sample c0, c1;
+                bench_load_sample(&c0);
                 t[k][r] = timed_run(&contenders[k], &ctx, min_ms * 1e6, min_frames);
+                bench_load_sample(&c1);
+                if (b == 1)
+                    bench_load_add(&cpu[k], &c0, &c1);
             }
         }
         for (size_t k = 0; k < NCONT; k++) {
@@ -641,6 +651,12 @@ int main(int argc, char **argv)
             snprintf(e[b], sizeof e[b], "%.2f (%.2f)", res[k][b][0], res[k][b][1]);
         printf("%-22s %-20s %18s %18s %10.2f %10.2f\n", contenders[k].name, contenders[k].threads,
                e[0], e[1], res[k][0][0] / serial_med[0], res[k][1][0] / serial_med[1]);
+    }
+    if (load) {
+        bench_load_cpu_header();
+        for (size_t k = 0; k < NCONT; k++)
+            if (selected(k))
+                bench_load_cpu_row(contenders[k].name, &cpu[k]);
     }
     printf("\n2-core ideal with 1 us bodies: 16 us/frame (32 us of work on 2 threads)\n");
     /* Only with 1 us bodies: the floor always runs both threads, while

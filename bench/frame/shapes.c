@@ -334,13 +334,18 @@ static int run_shape(const struct shape *s, int threads, const struct shape_opts
     double min_ns = o->min_ms * 1e6;
     long min_frames = o->min_frames;
     static double t[NCONT][101];
+    bench_cpu_sample cpu[NCONT] = {{0, 0, 0}};   /* the timed runs' totals */
     for (int r = 0; r < o->runs; r++)
         for (size_t j = 0; j < NCONT; j++) {
             size_t k = r % 2 ? NCONT - 1 - j : j;
             if (!setup[k])
                 continue;
             timed_run(&contenders[k], &ctx, min_ns / (r ? 10 : 4), min_frames / (r ? 10 : 4));
+            bench_cpu_sample c0, c1;
+            bench_load_sample(&c0);
             t[k][r] = timed_run(&contenders[k], &ctx, min_ns, min_frames);
+            bench_load_sample(&c1);
+            bench_load_add(&cpu[k], &c0, &c1);
         }
     if (o->load)
         bench_load_stop();
@@ -360,6 +365,12 @@ static int run_shape(const struct shape *s, int threads, const struct shape_opts
     }
     printf("(x bound: over max(cp, work/%d) one frame at a time, over work/%d for a ring or "
            "pipeline; serial calls over the same)\n", threads, threads);
+    if (o->load) {
+        bench_load_cpu_header();
+        for (size_t k = 0; k < NCONT; k++)
+            if (setup[k])
+                bench_load_cpu_row(contenders[k].name, &cpu[k]);
+    }
 
     /* Allocations per frame on libdagrt, once warm. */
     for (size_t k = 1; k <= 2; k++) {

@@ -462,6 +462,11 @@ uint64_t dagrt_shuffle_seed(const dagrt *rt)
     return rt ? rt->cfg.shuffle_seed : 0;
 }
 
+dagrt_placement dagrt_get_placement(const dagrt *rt)
+{
+    return rt ? rt->cfg.placement : DAGRT_PLACEMENT_AUTO;
+}
+
 int dagrt_thread_index(const dagrt *rt)
 {
     rt_ctx *c = rt ? rt_ctx_current(rt) : NULL;   /* a real call: fibers migrate */

@@ -124,14 +124,26 @@ typedef struct exec_policy {
     uint8_t probe;               /* PROBE_*: the probes after a serial stretch */
     uint8_t time_next;           /* the rule wants the next frame timed */
     uint16_t serial_span;        /* frames in the current (or last) serial stretch */
+    /* Timed frames in the probe window (PROBE_WINDOW); before a rule's
+     * first stretch, its timed frames (exec/policy.c, REF_SAMPLES). */
+    uint16_t win_n;
     uint32_t serial_left;        /* frames of that stretch still to run */
     uint32_t since_probe;        /* plan frames since the last good probe; UINT32_MAX: none yet */
-    uint64_t plan_ns;            /* average time of timed plan frames (clamped samples) */
+    /* Average time of timed plan frames (clamped samples); in the probe
+     * window after a stretch (PROBE_WINDOW), the window's frames' sum. */
+    uint64_t plan_ns;
     uint64_t serial_ns;          /* average time of the last stretch's timed serial frames */
     /* The dynamic executor's sign ("held", exec/policy.c): the caller's
      * blocked waits in this frame (written by the caller in its wait:
      * exec/dynamic.c), and their clamped average over shared frames. */
-    uint64_t held_ns;
+    union {
+        uint64_t held_ns;
+        /* A pipelined plan frame's (never the dynamic executor's, whose
+         * frames alone use held_ns): the time its submit call took, the
+         * caller's time per frame with frames in flight, 0 if not timed;
+         * judged at its wait (exec/pipe.c). */
+        uint64_t pipe_ns;
+    };
     uint64_t wait_ns;
     uint64_t stretch_runs;          /* frames of the stretches (dagrt_graph_stats.stretch_runs) */
 } exec_policy;

@@ -176,7 +176,8 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
     graph_rt *r = state_rt(p->states[k]);
     retire_before(rt, q, r);
     if (r->pplan && rt_policy_serial_ok(&r->policy, r->g))
-        rt_policy_pipe_after(rule_of(p, r, r->g), r, 0);   /* the starvation rule judges it */
+        /* The starvation rule judges it, with its submit's time if timed. */
+        rt_policy_pipe_after(rule_of(p, r, r->g), r, r->policy.pipe_ns);
     if (q->t_start[k]) {
         q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - q->t_start[k]);
         q->t_start[k] = 0;
@@ -204,6 +205,17 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     unsigned k = (unsigned)(q->submitted % q->depth);
     void *ctx = store ? p->ctxs[k] : (void *)(uintptr_t)src;
     graph_rt *rk = state_rt(p->states[k]);
+    /* The run policy's sample of a pipelined frame: this call's time, the
+     * caller's time per frame with frames in flight (exec/policy.c), only
+     * when it waits for the oldest frame (a pipeline filling up waits for
+     * none). Sampled in runs of `depth` consecutive calls, so that every
+     * slot is sampled alike (one in EXEC_TIME_EVERY frames would always
+     * be the same slot's with depth 2). */
+    uint64_t call_t0 = q->inflight == q->depth && rk->rt == rt && rt_exec_planned(rk, g) &&
+                               (rt_policy_sampled(q->submitted / q->depth) ||
+                                rule_of(p, rk, g)->policy.time_next)
+                           ? rt_now_ns()
+                           : 0;
     /* (The slot's state keeps its policy's notes; only the main thread
      * reads or writes them, even while that state's frame is in flight.)
      * Its own last frame must be over before it is asked: the choice reads
@@ -280,6 +292,8 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan_ok,
                        &fid);
     if (rc == 0) {
+        if (rk->pplan)   /* (a dynamic frame's state uses held_ns: exec_policy) */
+            rk->policy.pipe_ns = call_t0 ? rt_now_ns() - call_t0 : 0;
         q->t_start[k] = t0;
         q->rt = rt;
         q->submitted++;

@@ -214,7 +214,38 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * probe's failure (the span doubles). */
 #define PLAN_SERIAL_SOON 256
 
-enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE };
+/* The probe window: after its probe frames, a stretch's return to sharing
+ * is judged by the shared frames' mean time over at least PROBE_WIN_FRAMES
+ * timed frames and PROBE_WIN_NS of them (every frame timed meanwhile),
+ * against the stretch's serial frames: sharing again must gain at least
+ * 1/PROBE_GAIN. On a shared CPU the helper runs in bursts of the
+ * scheduler's time slices (milliseconds), so one probe frame says only
+ * whether the helper ran then: under a steady load (bench_frame --load 1,
+ * uniform frame) three probes in five passed, and G_run shared about 800
+ * frames, slower than serial, until a sign came again. The margin: each change between sharing and a
+ * stretch costs a pipeline its frames in flight, waited for while a
+ * preempted helper may hold one (milliseconds); sharing that only breaks
+ * even does not pay for it. */
+#define PROBE_WIN_FRAMES 8
+#define PROBE_WIN_NS 5000000u
+#define PROBE_GAIN 16
+/* The reference stretch. A rule without a serial time yet (it never had a
+ * stretch) has nothing to compare its shared frames with, and a helper
+ * that runs, only slowly (a thread sharing its CPU), gives neither
+ * clock-free sign: a pipeline's caller cannot take the nodes a running
+ * helper claimed (nothing stolen), and its waits (held) are not judged.
+ * Such a pipeline ran slower than its frames one at a time, for good
+ * (bench_frame --load 1, docs/benchmarks-log.md). So after REF_SAMPLES
+ * timed shared frames a rule runs one stretch of PLAN_SERIAL_MIN frames
+ * to measure serial frames, then its probe window judges (once per
+ * plan: 16 serial frames on an idle machine). 32: about
+ * 200 frames (the first 8 are timed, then one in 8), so that a short run
+ * pays nothing; with 8, a 60-frame pipeline (tests/exec/pipe_ahead.c)
+ * spent most of its frames in the stretch and its window under
+ * AddressSanitizer. Not with live costs (see plan_after). */
+#define REF_SAMPLES 32
+
+enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE, PROBE_WINDOW };
 
 void rt_policy_plan_reset(exec_policy *p)
 {
@@ -223,6 +254,7 @@ void rt_policy_plan_reset(exec_policy *p)
     p->probe = PROBE_NONE;
     p->time_next = 0;
     p->plan_ns = p->serial_ns = 0;
+    p->win_n = 0;
     p->wait_ns = p->held_ns = 0;
     p->since_probe = UINT32_MAX;   /* no probe yet */
 }
@@ -252,7 +284,31 @@ static void go_serial(exec_policy *p, bool again)
  * that a worker got no CPU (plan mode: the caller claimed most of the
  * helper's list; the dynamic executor: the caller waited long, blocked,
  * for a node a drainer held: "held", below). */
-static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign, uint64_t ns)
+/* The probe window (above): one more shared frame (ns: its time, 0 if
+ * not timed). */
+static void window(exec_policy *p, uint64_t ns)
+{
+    p->time_next = 1;   /* every frame of the window timed */
+    if (ns && p->win_n < UINT16_MAX) {
+        p->plan_ns += ns;   /* the window's sum (exec_policy.plan_ns) */
+        p->win_n++;
+    }
+    if (p->win_n < PROBE_WIN_FRAMES || p->plan_ns < PROBE_WIN_NS)
+        return;
+    if (p->serial_ns &&
+        p->plan_ns > (uint64_t)p->win_n * (p->serial_ns - p->serial_ns / PROBE_GAIN)) {
+        go_serial(p, true);   /* shared frames slower than serial: a failed probe */
+        return;
+    }
+    p->probe = PROBE_NONE;
+    p->plan_ns /= p->win_n;   /* from the sum to the average */
+    p->since_probe = 0;
+    p->time_next = 0;
+}
+
+/* ref: the rule may run its reference stretch (above). */
+static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign, uint64_t ns,
+                     bool ref)
 {
     if (!serial && waking)
         return;   /* slow to wake is not starved: judged by a later frame (below) */
@@ -271,8 +327,22 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
             p->plan_ns = average(p->plan_ns, ns, true);
         if (p->since_probe < UINT32_MAX)
             p->since_probe++;
-        if (starved_sign || (ns && p->serial_ns && p->plan_ns > p->serial_ns))
+        if (starved_sign || (ns && p->serial_ns && p->plan_ns > p->serial_ns)) {
             go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
+        } else if (ref && ns && p->serial_ns == 0 && p->since_probe == UINT32_MAX &&
+                   ++p->win_n >= REF_SAMPLES) {
+            /* (win_n counts the samples until then: no window is open.) */
+            go_serial(p, false);
+        }
+        return;
+    }
+    if (p->probe == PROBE_WINDOW) {
+        if (starved_sign) {
+            p->plan_ns = p->win_n ? p->plan_ns / p->win_n : 0;   /* (go_serial's bound) */
+            go_serial(p, true);
+        } else {
+            window(p, ns);
+        }
         return;
     }
     /* A probe: its own time against the stretch's. */
@@ -283,15 +353,17 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
     } else if (starved) {
         go_serial(p, true);
     } else {
-        p->probe = PROBE_NONE;
-        p->plan_ns = ns;
-        p->since_probe = 0;
+        /* Passed: the window decides (its first frame this one). */
+        p->probe = PROBE_WINDOW;
+        p->plan_ns = 0;
+        p->win_n = 0;
+        window(p, ns);
     }
 }
 
-static void judge(graph_rt *r, bool starved_sign, uint64_t ns)
+static void judge(graph_rt *r, bool starved_sign, uint64_t ns, bool ref)
 {
-    judge_in(&r->policy, r->policy.was_serial, r->waking, starved_sign, ns);
+    judge_in(&r->policy, r->policy.was_serial, r->waking, starved_sign, ns, ref);
 }
 
 /* Held, in plan mode: the caller waited, with nothing it could take,
@@ -338,7 +410,7 @@ static void plan_after(graph_rt *r, uint64_t ns)
      * off. */
     bool held = !r->policy.was_serial && !r->waking && r->rt->cfg.live_costs == 0 &&
                 plan_held(&r->policy, r->held_ns, plan_gain_ns(r));
-    judge(r, r->stolen > r->nlistw / 2 || held, ns);
+    judge(r, r->stolen > r->nlistw / 2 || held, ns, r->rt->cfg.live_costs == 0);
 }
 
 /* ------------------------------------- the dynamic executor's frames
@@ -387,7 +459,7 @@ void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
         r->waking = 0;   /* late, not waking: judged */
     if (!p->was_serial && !r->waking)
         p->wait_ns = average(p->wait_ns, held, true);
-    judge(r, sign, timed ? (ns ? ns : 1) : 0);
+    judge(r, sign, timed ? (ns ? ns : 1) : 0, false);
 }
 
 /* ------------------------------------------------------ after a frame */
@@ -410,10 +482,11 @@ bool rt_policy_pipe_serial(graph_rt *o, graph_rt *r)
 void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns)
 {
     bool serial = r->policy.was_serial;
-    if (!serial && o->policy.serial_left > 0)
+    if (!serial && o->policy.serial_left > 0) {
         return;
+    }
     judge_in(&o->policy, serial, !serial && r->waking, !serial && r->stolen > r->nlistw / 2,
-             ns);
+             ns, r->rt->cfg.live_costs == 0);
 }
 
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned)

@@ -335,6 +335,10 @@ int dagrt_worker_count(const dagrt *rt);
  * one its line on standard error names; 0 when the switch is off or rt
  * is NULL. */
 uint64_t dagrt_shuffle_seed(const dagrt *rt);
+/* The CPU placement this runtime uses: dagrt_config.placement, or what
+ * DAGRT_PLACEMENT in the environment put in place of the default
+ * (dagrt_config.placement above); DAGRT_PLACEMENT_AUTO when rt is NULL. */
+dagrt_placement dagrt_get_placement(const dagrt *rt);
 
 /* True on the runtime's main thread. */
 bool dagrt_on_main_thread(const dagrt *rt);

@@ -655,6 +655,8 @@ int scn_placement_env(void)
         FAIL("DAGRT_PLACEMENT=pin: create failed");
     } else {
         v += check_pinned(rt, &s, 3, &before, "DAGRT_PLACEMENT=pin");
+        if (dagrt_get_placement(rt) != DAGRT_PLACEMENT_PIN)
+            FAIL("DAGRT_PLACEMENT=pin: dagrt_get_placement says %d", (int)dagrt_get_placement(rt));
         if (run_some(rt))
             FAIL("DAGRT_PLACEMENT=pin: workers lost tasks");
         dagrt_destroy(rt);
@@ -665,6 +667,8 @@ int scn_placement_env(void)
         for (int k = 1; k <= 2; k++)
             if (!CPU_EQUAL(&s.mask[k], &before))
                 FAIL("DAGRT_PLACEMENT=none: worker %d's mask changed", k);
+        if (dagrt_get_placement(rt) != DAGRT_PLACEMENT_NONE)
+            FAIL("DAGRT_PLACEMENT=none: dagrt_get_placement says %d", (int)dagrt_get_placement(rt));
         dagrt_destroy(rt);
     } else {
         FAIL("DAGRT_PLACEMENT=none: create failed");
@@ -673,6 +677,9 @@ int scn_placement_env(void)
     rt = placed_rt(3, 0, DAGRT_PLACEMENT_PIN, &s, NULL);
     if (rt) {
         v += check_pinned(rt, &s, 3, &before, "cfg pin under DAGRT_PLACEMENT=none");
+        if (dagrt_get_placement(rt) != DAGRT_PLACEMENT_PIN)
+            FAIL("cfg pin under DAGRT_PLACEMENT=none: dagrt_get_placement says %d",
+                 (int)dagrt_get_placement(rt));
         dagrt_destroy(rt);
     } else {
         FAIL("cfg pin under DAGRT_PLACEMENT=none: create failed");
@@ -692,6 +699,8 @@ int scn_placement_env(void)
         }
     }
     unsetenv("DAGRT_PLACEMENT");
+    if (dagrt_get_placement(NULL) != DAGRT_PLACEMENT_AUTO)
+        FAIL("dagrt_get_placement(NULL): not DAGRT_PLACEMENT_AUTO");
     return v;
 }
 

@@ -10,6 +10,7 @@
 #include "pcopy_scenario.h"
 #include "pipe_ahead.h"
 #include "policy_scenario.h"
+#include "policy_slow.h"
 #include "scenario.h"
 #include "shuffle_scenario.h"
 
@@ -26,6 +27,7 @@ static int run_live_costs(void) { return live_costs_scenario(); }   /* live_scen
 static int run_plan_takeover(void) { return plan_takeover_scenario(); }   /* live_scenario.c */
 static int run_plan_held(void) { return plan_held_scenario(); }   /* live_scenario.c */
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
+static int run_policy_slow(void) { return policy_slow_scenario(); }   /* policy_slow.c */
 #if defined(__linux__)
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
 #endif

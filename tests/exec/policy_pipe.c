@@ -15,7 +15,8 @@
  *    (stretch_runs 0).
  * 3. The load leaves: the pipeline returns to overlapping frames within a
  *    bounded time (the frames it took are counted and printed), and keeps
- *    overlapping them.
+ *    overlapping them (where sharing is slower than serial, as under
+ *    ThreadSanitizer, in the run policy's probes: it never freezes).
  *
  * Each wait is bounded by wall time (it can only take longer on a loaded
  * machine, never fail by being slow). */
@@ -237,12 +238,22 @@ static void one_runtime(int w)
     /* Sharing is back; a loaded machine (more threads than CPUs here)
      * may still start stretches of its own, each ended by a probe within
      * its bound: reported, not judged (that is a timing question). */
-    uint64_t solo_back = solo_now();
+    uint64_t solo_back = solo_now(), o_back = atomic_load(&overlaps), f_back = frames;
     uint64_t took200 = until_overlaps(200, 30.0);
     printf("policy_pipe: %d workers: 200 more overlapping frames within %llu frames, %llu of "
-           "them on the caller alone\n",
-           w, (unsigned long long)took200, (unsigned long long)(solo_now() - solo_back));
-    if (!took200)
+           "them on the caller alone (%llu overlapping of %llu)\n",
+           w, (unsigned long long)took200, (unsigned long long)(solo_now() - solo_back),
+           (unsigned long long)(atomic_load(&overlaps) - o_back),
+           (unsigned long long)(frames - f_back));
+    /* Where sharing is slower than serial (a sanitizer's build: every
+     * atomic of plan mode's claims and polls instrumented), the run policy
+     * rightly keeps the frames on the caller between its probes, whose
+     * windows share a few frames each time: then the pipeline must go on
+     * overlapping frames in those, never freeze on the caller (under
+     * ThreadSanitizer here: 46 overlapping of 210 shared frames in 37,048,
+     * the rest on the caller alone). */
+    uint64_t more = atomic_load(&overlaps) - o_back;
+    if (!took200 && more < 10)
         FAIL("the pipeline stopped overlapping frames after sharing came back");
     dagrt_destroy(rt);
 }
