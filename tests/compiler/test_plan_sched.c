@@ -362,8 +362,9 @@ Test(plan_sched, uniform_even)
               (unsigned long long)r.makespan);
 }
 
-/* A parallel task's range is shared among the lists idle when it starts;
- * a node run elsewhere (a hot worker) costs its list only the claim. */
+/* A parallel task's range is shared with the lists that run out of work
+ * while it runs (each PS_XFER_NS after that: its poll and its split); a
+ * node run elsewhere (a hot worker) costs its list only the claim. */
 Test(plan_sched, parallel_and_elsewhere)
 {
     static tg g;
@@ -375,9 +376,14 @@ Test(plan_sched, parallel_and_elsewhere)
     ps_graph pg = view(&g, 4);
     ps_result r;
     cr_assert(ps_schedule(&pg, &r));
-    /* input on one list; the range over all four once input is done */
-    cr_assert_eq(r.makespan, 1000 + 100000 + 2 * PS_NODE_NS, "predicted %llu",
+    /* input on one list; the range over all four once input is done: the
+     * claimer from b = 1000 + 2 * PS_NODE_NS, the three others from
+     * b + PS_XFER_NS, ending together */
+    uint64_t b = 1000 + 2 * PS_NODE_NS;
+    cr_assert_eq(r.makespan, (400000 + b + 3 * (b + PS_XFER_NS) + 3) / 4, "predicted %llu",
                  (unsigned long long)r.makespan);
+    cr_assert_eq(r.critical, 1000 + 100000, "critical %llu", (unsigned long long)r.critical);
+    cr_assert_eq(r.work, 401000);
     g.flags[1] = 0;
     pg = view(&g, 4);
     cr_assert(ps_schedule(&pg, &r));
@@ -394,6 +400,79 @@ Test(plan_sched, parallel_and_elsewhere)
     /* one list: both claimed at once, run elsewhere; the third runs on it */
     cr_assert_eq(r.makespan, 50000 + 3 * PS_NODE_NS);
     cr_assert_eq(r.busy[0], 50000);
+}
+
+/* A list busy when a parallel task starts takes its pieces once its own
+ * work is done (the late taker of pfor/pfor.c): the range's end is where
+ * both lists' time on it adds up to its cost, not the claimer's alone. A
+ * list that would be free only after the range ends alone never joins. */
+Test(plan_sched, parallel_late_joiner)
+{
+    static tg g;
+    /* 0: a (1 us) -> 2: p (parallel, 20 us); 1: q (10 us), a root beside a */
+    tg_init(&g, 3);
+    g.cost[0] = 1000;
+    g.cost[1] = 10000;
+    g.cost[2] = 20000;
+    g.flags[2] = PS_PARALLEL;
+    tg_edge(&g, 0, 2);
+    ps_graph pg = view(&g, 2);
+    ps_result r;
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_neq(g.list[0], g.list[1], "a and q run side by side");
+    cr_assert_eq(g.list[2], g.list[0], "p stays with its input");
+    uint64_t b = g.scratch[2][PS_START] + PS_NODE_NS;          /* p's body starts */
+    uint64_t j = g.scratch[1][PS_FINISH] + PS_XFER_NS;         /* q's list joins */
+    cr_assert_lt(j, b + 20000, "q's list is free before p would end alone");
+    uint64_t end = (20000 + b + j + 1) / 2;
+    cr_assert_eq(g.scratch[2][PS_FINISH], end, "p ends at %u, want %llu", g.scratch[2][PS_FINISH],
+                 (unsigned long long)end);
+    cr_assert_eq(r.busy[g.list[1]], 10000 + (end - j));
+    cr_assert_eq(r.busy[g.list[0]], 1000 + (end - b));
+    /* its path counts half of it on two lists */
+    cr_assert_eq(r.critical, 1000 + 10000);
+
+    /* q too long: p ends on its claimer alone, q's list untouched */
+    g.cost[1] = 100000;
+    pg = view(&g, 2);
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(g.scratch[2][PS_FINISH], g.scratch[2][PS_START] + PS_NODE_NS + 20000);
+    cr_assert_eq(r.busy[g.list[1]], 100000);
+    cr_assert_eq(r.critical, 100000);
+
+    /* one list: the whole cost, on the path too */
+    g.cost[1] = 10000;
+    pg = view(&g, 1);
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(r.critical, 21000);
+    cr_assert_eq(r.makespan, 31000 + 3 * PS_NODE_NS);
+}
+
+/* A parallel task's share of its cost on n lists decides the priority too:
+ * a chain through a long parallel task no longer outranks a plain chain
+ * that is longer than the task's share. */
+Test(plan_sched, parallel_priority)
+{
+    static tg g;
+    /* 0 -> 1 (parallel, 40 us); 2 -> 3 (plain, 12 us each); 2 lists */
+    tg_init(&g, 4);
+    g.cost[0] = 1000;
+    g.cost[1] = 40000;
+    g.flags[1] = PS_PARALLEL;
+    g.cost[2] = 12000;
+    g.cost[3] = 12000;
+    tg_edge(&g, 0, 1);
+    tg_edge(&g, 2, 3);
+    ps_graph pg = view(&g, 2);
+    ps_result r;
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(g.scratch[0][PS_BL], 1000 + 20000);
+    cr_assert_eq(g.scratch[2][PS_BL], 24000);
+    cr_assert_eq(r.critical, 24000);
+    cr_assert_eq(g.seq[2], 0, "the longer plain chain is placed first");
+    pg = view(&g, 4);
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(g.scratch[0][PS_BL], 1000 + 10000);
 }
 
 /* The benchmark frame without costs: no more hand-overs between the
