@@ -8,6 +8,7 @@
 #include "live_scenario.h"
 #include "misuse_scenario.h"
 #include "pcopy_scenario.h"
+#include "pieces_scenario.h"
 #include "pipe_ahead.h"
 #include "policy_scenario.h"
 #include "scenario.h"
@@ -25,6 +26,7 @@ static int run_shuffle_guest(void) { return shuffle_engine_scenario(); }   /* sh
 static int run_live_costs(void) { return live_costs_scenario(); }   /* live_scenario.c */
 static int run_plan_takeover(void) { return plan_takeover_scenario(); }   /* live_scenario.c */
 static int run_plan_held(void) { return plan_held_scenario(); }   /* live_scenario.c */
+static int run_plan_pieces(void) { return plan_pieces_scenario(); }   /* pieces_scenario.c */
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
 #if defined(__linux__)
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
