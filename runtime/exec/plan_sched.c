@@ -19,10 +19,10 @@ static inline uint32_t node_cost(const ps_graph *g, uint32_t i, uint32_t f)
     return (f & PS_GATE) ? 0 : g->cost(g->ctx, i);
 }
 
-/* What a node adds to a path (its bottom level, the critical path): its
- * cost, or a parallel node's share of it on nl lists (its range cannot
- * end sooner than that, and in plan mode the lists that run out of work
- * while it runs take its pieces). */
+/* What a node adds to the critical path: its cost, or a parallel node's
+ * share of it on nl lists (its range cannot end sooner than that, and in
+ * plan mode the lists that run out of work while it runs take its
+ * pieces). */
 static inline uint32_t path_cost(uint32_t c, uint32_t f, uint32_t nl)
 {
     return (f & PS_PARALLEL) && nl > 1 ? c / nl + (c % nl != 0) : c;
@@ -279,14 +279,36 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
                 below = b;
         }
         uint32_t *w = g->scratch(g->ctx, v);
-        w[PS_BL] = sat_add(path_cost(c, f, nl), below);
+        /* A parallel node's whole cost here, not its share: placed
+         * early, it occupies every list that joins it only for its share
+         * (the critical path below counts the share). */
+        w[PS_BL] = sat_add(c, below);
         w[PS_START] = head;
         w[PS_FINISH] = 0;
         head = v;
         r.work += c;
-        if (w[PS_BL] > r.critical)
-            r.critical = w[PS_BL];
     }
+    /* The critical path: each node's earliest finish with lists to spare
+     * (an AND node after its last input, an OR node after its first, a
+     * parallel node taking its share), the latest of them: a lower bound
+     * of the frame time, which the bottom levels are not where an OR node
+     * follows a long input. In PS_FINISH until placement sets it. */
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t f = g->flags(g->ctx, v);
+        uint32_t np = g->npred(g->ctx, v), at = 0;
+        bool any = (f & PS_OR) != 0;
+        for (uint32_t q = 0; q < np; q++) {
+            uint32_t e = g->scratch(g->ctx, g->pred(g->ctx, v, q))[PS_FINISH];
+            if (q == 0 || (any ? e < at : e > at))
+                at = e;
+        }
+        uint32_t e = sat_add(at, path_cost(node_cost(g, v, f), f, nl));
+        g->scratch(g->ctx, v)[PS_FINISH] = e;
+        if (e > r.critical)
+            r.critical = e;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        g->scratch(g->ctx, v)[PS_FINISH] = 0;
     head = prio_sort(g, head);
     uint32_t free_at[PS_LISTS] = {0};
     uint32_t st[PS_LISTS], aff[PS_LISTS], xc[PS_LISTS];
