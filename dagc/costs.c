@@ -344,7 +344,7 @@ void dg_predict_measured(const ir_graph *g, const uint64_t *measured, uint32_t t
         uint64_t t = threads ? threads : 1;
         out->pipe_ns = (r.work + t - 1) / t;
         uint32_t from;
-        uint64_t loop = dg_prev_loop_bound(g, &from);
+        uint64_t loop = dg_prev_loop_bound(g, threads, &from);
         if (loop > out->pipe_ns)
             out->pipe_ns = loop;   /* no pipeline beats its loop through `prev` */
         out->bound_ns = r.critical > out->pipe_ns ? r.critical : out->pipe_ns;

@@ -127,19 +127,31 @@ void dg_analysis_free(dg_analysis *an)
     memset(an, 0, sizeof *an);
 }
 
-/* The shortest period between frames of a pipeline: no frame can start
- * a node before the same node of the last frame ends (so the longest task
- * bounds it), and a `prev q` input of v closes a loop v -> ... -> q -> v of
- * the next frame: the earliest q can finish after v starts bounds it too.
- * That earliest finish follows AND joins after their latest input and OR
- * joins after their earliest, from v alone (everything else taken as done),
- * so it is a lower bound. Work bounds it as well: total cost / threads. */
-uint64_t dg_prev_loop_bound(const ir_graph *g, uint32_t *from)
+/* What node x takes on `threads` threads: its cost, or a parallel task's
+ * share of it (its range is split among the threads free while it runs:
+ * it cannot end sooner than cost / threads). */
+static uint64_t span_on(const ir_node *x, uint32_t threads)
+{
+    if (!(x->flags & IR_F_PARALLEL) || threads <= 1) return x->cost_ns;
+    return (x->cost_ns + threads - 1) / threads;
+}
+
+/* The shortest period between frames of a pipeline on `threads` threads:
+ * no frame can start a node before the same node of the last frame ends
+ * (so the longest task bounds it; a parallel task is split, and its share
+ * never exceeds total cost / threads, below), and a `prev q` input of v
+ * closes a loop v -> ... -> q -> v of the next frame: the earliest q can
+ * finish after v starts bounds it too (a parallel task on it counted at
+ * its share). That earliest finish follows AND joins after their latest
+ * input and OR joins after their earliest, from v alone (everything else
+ * taken as done), so it is a lower bound. Work bounds it as well: total
+ * cost / threads. */
+uint64_t dg_prev_loop_bound(const ir_graph *g, uint32_t threads, uint32_t *from)
 {
     uint64_t best = 0;
     *from = UINT32_MAX;
     for (uint32_t i = 0; i < g->nnodes; i++)
-        if (g->nodes[i].cost_ns > best) best = g->nodes[i].cost_ns;
+        if (span_on(&g->nodes[i], threads) > best) best = span_on(&g->nodes[i], threads);
     if (g->nprev == 0) return best;
     uint64_t *fin = dg_xmalloc((g->nnodes + 1) * sizeof *fin);
     const uint64_t none = UINT64_MAX;
@@ -151,7 +163,7 @@ uint64_t dg_prev_loop_bound(const ir_graph *g, uint32_t *from)
             if (x->prev[k] >= v && x->prev[k] + 1 > hi) hi = x->prev[k] + 1;
         if (hi == 0 || budget < (size_t)(hi - v)) continue;
         budget -= hi - v;
-        fin[v] = x->cost_ns;
+        fin[v] = span_on(x, threads);
         for (uint32_t u = v + 1; u < hi; u++) {
             const ir_node *y = &g->nodes[u];
             uint64_t t = none;
@@ -168,7 +180,7 @@ uint64_t dg_prev_loop_bound(const ir_graph *g, uint32_t *from)
                     if (t == none || fin[y->pred[k]] < t) t = fin[y->pred[k]];
                 if (!all) t = none;
             }
-            fin[u] = t == none ? none : t + y->cost_ns;
+            fin[u] = t == none ? none : t + span_on(y, threads);
         }
         for (uint32_t k = 0; k < x->nprev; k++) {
             uint32_t q = x->prev[k];
@@ -281,14 +293,17 @@ void dg_print_stats(FILE *out, const ir_program *p)
             fprintf(out, "  parallelism  %.2f (tasks / tasks on the longest chain; no costs given)\n",
                     (double)an.ntasks / (double)an.crit_tasks);
         if (an.total_cost > 0) {
+            /* The loop bound as on 2 threads (more threads only shrink a
+             * parallel task's share); each column uses its own. */
             uint32_t from;
-            uint64_t loop = dg_prev_loop_bound(g, &from);
+            uint64_t loop = dg_prev_loop_bound(g, 2, &from);
             char b3[32];
             dg_fmt_duration(loop, b3, sizeof b3);
             fprintf(out, "  pipeline     a frame every max(total cost / threads, %s) at best: ", b3);
             for (unsigned t = 2; t <= 8; t *= 2) {
-                uint64_t per = (an.total_cost + t - 1) / t;
-                dg_fmt_duration(per > loop ? per : loop, b1, sizeof b1);
+                uint32_t f2;
+                uint64_t per = (an.total_cost + t - 1) / t, lt = dg_prev_loop_bound(g, t, &f2);
+                dg_fmt_duration(per > lt ? per : lt, b1, sizeof b1);
                 fprintf(out, "%s%s at %u threads", t > 2 ? ", " : "", b1, t);
             }
             fprintf(out, " (one at a time: %s)\n", b2);

@@ -41,8 +41,9 @@ void dg_print_prediction(FILE *out, const ir_graph *g);
 /* The longest loop through `prev` (a node of frame N+1 waiting, through
  * its `prev` input, for a path of frame N that starts at that node's own
  * frame-N run): no pipeline starts frames faster. *from: the node it
- * starts at, UINT32_MAX for none. Declared costs. */
-uint64_t dg_prev_loop_bound(const ir_graph *g, uint32_t *from);
+ * starts at, UINT32_MAX for none. Declared costs; a parallel task counts
+ * its share on `threads` threads. */
+uint64_t dg_prev_loop_bound(const ir_graph *g, uint32_t threads, uint32_t *from);
 
 /* The same numbers and the prediction as one JSON document
  * (--stats-format json; stats_json.c). */

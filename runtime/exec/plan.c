@@ -570,8 +570,12 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
 }
 
 /* plan_relax for exec/plan_run.c's tail wait (a spinning wait: the call
- * costs nothing it would notice). */
+ * costs nothing it would notice). The caller waits there on the thread's
+ * own stack for the helpers' last nodes; one of them may be a parallel
+ * node whose offer it can take (exec/plan_off.c), as its other waits do. */
 void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins)
 {
     plan_relax(r, own, spins);
+    if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
+        rt_plan_help(r, NODE_ON_THREAD);
 }

@@ -19,6 +19,15 @@ static inline uint32_t node_cost(const ps_graph *g, uint32_t i, uint32_t f)
     return (f & PS_GATE) ? 0 : g->cost(g->ctx, i);
 }
 
+/* What a node adds to the critical path: its cost, or a parallel node's
+ * share of it on nl lists (its range cannot end sooner than that, and in
+ * plan mode the lists that run out of work while it runs take its
+ * pieces). */
+static inline uint32_t path_cost(uint32_t c, uint32_t f, uint32_t nl)
+{
+    return (f & PS_PARALLEL) && nl > 1 ? c / nl + (c % nl != 0) : c;
+}
+
 /* Whether a comes before b in priority order: bottom level down, then
  * index up. A node's bottom level is at least any successor's (costs are
  * never negative) and its index is lower, so this order is topological. */
@@ -201,6 +210,49 @@ static void handovers(const ps_graph *g, uint32_t v, uint32_t nl, const uint32_t
     }
 }
 
+/* A parallel node of cost c claimed by list `best`, whose body starts at
+ * b: the claimer runs the range from b, and every other list joins it
+ * once it is free (its own earlier nodes done) and no later than the range
+ * would end without it, xfer_ns after that (its poll finds the offer, its
+ * split takes a line from the claimer: pfor/pfor.c). Together they end
+ * when the time they spent on it adds up to c: with the claimer and the
+ * first m joiners (join times j_1 <= ... <= j_m), at
+ * T = (c + b + j_1 + ... + j_m) / (m + 1), taking joiners in order while
+ * the next one joins before T. Each participant is busy until T. Returns
+ * T (saturated). */
+static uint32_t share_parallel(uint32_t xfer, uint32_t nl, uint32_t best, uint32_t b, uint32_t c,
+                               uint32_t *free_at, uint64_t *busy)
+{
+    uint32_t js[PS_LISTS], jk[PS_LISTS], m = 0;
+    for (uint32_t k = 0; k < nl; k++) {
+        if (k == best)
+            continue;
+        uint32_t t = sat_add(free_at[k] > b ? free_at[k] : b, xfer);
+        uint32_t q = m++;
+        for (; q > 0 && js[q - 1] > t; q--) {   /* insertion: at most 15 */
+            js[q] = js[q - 1];
+            jk[q] = jk[q - 1];
+        }
+        js[q] = t;
+        jk[q] = k;
+    }
+    uint64_t sum = (uint64_t)b + c, cnt = 1, end = sum;
+    uint32_t used = 0;
+    while (used < m && js[used] < end) {
+        sum += js[used++];
+        cnt++;
+        end = (sum + cnt - 1) / cnt;
+    }
+    uint32_t fin = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+    busy[best] += fin - b;
+    free_at[best] = fin;
+    for (uint32_t q = 0; q < used; q++) {
+        busy[jk[q]] += fin > js[q] ? fin - js[q] : 0;
+        free_at[jk[q]] = fin;
+    }
+    return fin;
+}
+
 bool ps_schedule(const ps_graph *g, ps_result *out)
 {
     ps_result r = {0};
@@ -227,14 +279,36 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
                 below = b;
         }
         uint32_t *w = g->scratch(g->ctx, v);
+        /* A parallel node's whole cost here, not its share: placed
+         * early, it occupies every list that joins it only for its share
+         * (the critical path below counts the share). */
         w[PS_BL] = sat_add(c, below);
         w[PS_START] = head;
         w[PS_FINISH] = 0;
         head = v;
         r.work += c;
-        if (w[PS_BL] > r.critical)
-            r.critical = w[PS_BL];
     }
+    /* The critical path: each node's earliest finish with lists to spare
+     * (an AND node after its last input, an OR node after its first, a
+     * parallel node taking its share), the latest of them: a lower bound
+     * of the frame time, which the bottom levels are not where an OR node
+     * follows a long input. In PS_FINISH until placement sets it. */
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t f = g->flags(g->ctx, v);
+        uint32_t np = g->npred(g->ctx, v), at = 0;
+        bool any = (f & PS_OR) != 0;
+        for (uint32_t q = 0; q < np; q++) {
+            uint32_t e = g->scratch(g->ctx, g->pred(g->ctx, v, q))[PS_FINISH];
+            if (q == 0 || (any ? e < at : e > at))
+                at = e;
+        }
+        uint32_t e = sat_add(at, path_cost(node_cost(g, v, f), f, nl));
+        g->scratch(g->ctx, v)[PS_FINISH] = e;
+        if (e > r.critical)
+            r.critical = e;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        g->scratch(g->ctx, v)[PS_FINISH] = 0;
     head = prio_sort(g, head);
     uint32_t free_at[PS_LISTS] = {0};
     uint32_t st[PS_LISTS], aff[PS_LISTS], xc[PS_LISTS];
@@ -295,19 +369,7 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
             free_at[best] = b;
             fin = sat_add(b, c);
         } else if ((f & PS_PARALLEL) && c > 0) {
-            /* The range is shared among the lists idle when it starts
-             * (dagrt_parallel_for's pieces go to whoever helps): each
-             * spends an equal share, the claimer's list too. */
-            uint32_t m = 0;
-            for (uint32_t k = 0; k < nl; k++)
-                m += k == best || free_at[k] <= s;
-            uint32_t share = c / m + (c % m != 0);
-            fin = sat_add(b, share);
-            for (uint32_t k = 0; k < nl; k++)
-                if (k == best || free_at[k] <= s) {
-                    free_at[k] = fin;
-                    r.busy[k] += share;
-                }
+            fin = share_parallel(g->xfer_ns, nl, best, b, c, free_at, r.busy);
         } else {
             fin = sat_add(b, c);
             free_at[best] = fin;

@@ -42,7 +42,9 @@ enum ps_flags {
     PS_GATE = 1u << 0,      /* runs nothing: cost 0 whatever cost() says */
     PS_OR = 1u << 1,        /* starts on its first input, not its last */
     PS_MAIN = 1u << 2,      /* on list 0 (the caller's), always */
-    PS_PARALLEL = 1u << 3,  /* its range is shared among the lists idle when it starts */
+    PS_PARALLEL = 1u << 3,  /* its range is shared with the lists that run out of work
+                               while it runs (each xfer_ns after that); on the
+                               critical path it counts cost / nlists */
     PS_ELSEWHERE = 1u << 4, /* claimed from a list, run by a thread of no list (a hot
                                worker): its list only spends the claim on it */
 };
@@ -83,7 +85,9 @@ typedef struct ps_result {
                               last node off list 0 xfer_ns later: the caller
                               learns of it) */
     uint64_t work;         /* every node's cost together */
-    uint64_t critical;     /* the longest cost path (no transfers) */
+    uint64_t critical;     /* the longest cost path (no transfers; an OR node after
+                              its first input; a parallel node counts cost /
+                              nlists, rounded up): a lower bound */
     uint32_t last;         /* the node that finishes last (PS_NONE: no node) */
     uint32_t nlists;       /* lists the schedule had */
     uint64_t busy[PS_LISTS]; /* cost run on each list */

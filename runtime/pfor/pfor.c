@@ -43,6 +43,16 @@
  * taker joined a moment ago counts that taker as polling without asking:
  * it is on its way back, and the offer is the first thing it looks at.
  *
+ * A loop that runs inside a frame's node (rt_ctx.frame: a node body, or a
+ * piece of one's loop) posts the offer even when nobody polls at its
+ * start, whatever its estimate: the frame's threads look at the offer
+ * word while they wait for their next node (plan mode's help,
+ * exec/plan_off.c; the dynamic executor's waiting caller; a lingering plan
+ * helper), so one that runs out of work while the loop runs joins it then.
+ * Such a thread is awake already: no wake-up goes with the offer, and
+ * what decides the waking of a parked worker (PFOR_WAKE_NS, the kick)
+ * stays as it was. An offer nobody took costs the caller two CASes.
+ *
  * Completion. The invitations are counted (atomically) in a group on the
  * caller's stack. After its own range and every split it could make, the
  * caller takes back an invitation nobody picked up (it is the top of its
@@ -356,10 +366,17 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
                 atomic_store_explicit(&j.slot[1].r, 0, memory_order_relaxed);
             }
         }
-    } else if (kick_due(rt, now)) {
-        rt_ctx *c = rt_ctx_current(rt);
-        if (c)
-            kick(rt, c);
+    } else {
+        /* A loop inside a frame's node (j.frame): see the top of the
+         * file. No presplit (nobody is known to come), no lag learnt: a
+         * late taker splits half of what is left. */
+        if (j.frame != NULL)
+            invited = rt_pfor_offer_post(&j);
+        if (kick_due(rt, now)) {
+            rt_ctx *c = rt_ctx_current(rt);
+            if (c)
+                kick(rt, c);
+        }
     }
     double fresh = 0.0;
     /* With one other thread, our one invitation is all there can be: then

@@ -189,16 +189,19 @@ Test(plan_sched, random_dags)
                 cr_assert(g.seq[g.pred[v][q]] < g.seq[v], "placement order is topological");
             work += tcost(&g, v);
         }
-        /* The critical path, afresh (AND and OR alike: its bound). */
-        static uint64_t bl[MAXN];
-        for (uint32_t v = n; v-- > 0;) {
-            uint64_t b = 0;
-            for (uint32_t k = 0; k < g.nsucc[v]; k++)
-                if (bl[g.succ[v][k]] > b)
-                    b = bl[g.succ[v][k]];
-            bl[v] = b + tcost(&g, v);
-            if (bl[v] > crit)
-                crit = bl[v];
+        /* The critical path, afresh: earliest finishes, an AND node after
+         * its last input, an OR node after its first. */
+        static uint64_t ef[MAXN];
+        for (uint32_t v = 0; v < n; v++) {
+            uint64_t at = 0;
+            for (uint32_t k = 0; k < g.npred[v]; k++) {
+                uint64_t e = ef[g.pred[v][k]];
+                if (k == 0 || ((g.flags[v] & PS_OR) ? e < at : e > at))
+                    at = e;
+            }
+            ef[v] = at + tcost(&g, v);
+            if (ef[v] > crit)
+                crit = ef[v];
         }
         cr_assert_eq(r.work, work);
         cr_assert_eq(r.critical, crit);
@@ -362,8 +365,9 @@ Test(plan_sched, uniform_even)
               (unsigned long long)r.makespan);
 }
 
-/* A parallel task's range is shared among the lists idle when it starts;
- * a node run elsewhere (a hot worker) costs its list only the claim. */
+/* A parallel task's range is shared with the lists that run out of work
+ * while it runs (each PS_XFER_NS after that: its poll and its split); a
+ * node run elsewhere (a hot worker) costs its list only the claim. */
 Test(plan_sched, parallel_and_elsewhere)
 {
     static tg g;
@@ -375,9 +379,14 @@ Test(plan_sched, parallel_and_elsewhere)
     ps_graph pg = view(&g, 4);
     ps_result r;
     cr_assert(ps_schedule(&pg, &r));
-    /* input on one list; the range over all four once input is done */
-    cr_assert_eq(r.makespan, 1000 + 100000 + 2 * PS_NODE_NS, "predicted %llu",
+    /* input on one list; the range over all four once input is done: the
+     * claimer from b = 1000 + 2 * PS_NODE_NS, the three others from
+     * b + PS_XFER_NS, ending together */
+    uint64_t b = 1000 + 2 * PS_NODE_NS;
+    cr_assert_eq(r.makespan, (400000 + b + 3 * (b + PS_XFER_NS) + 3) / 4, "predicted %llu",
                  (unsigned long long)r.makespan);
+    cr_assert_eq(r.critical, 1000 + 100000, "critical %llu", (unsigned long long)r.critical);
+    cr_assert_eq(r.work, 401000);
     g.flags[1] = 0;
     pg = view(&g, 4);
     cr_assert(ps_schedule(&pg, &r));
@@ -394,6 +403,100 @@ Test(plan_sched, parallel_and_elsewhere)
     /* one list: both claimed at once, run elsewhere; the third runs on it */
     cr_assert_eq(r.makespan, 50000 + 3 * PS_NODE_NS);
     cr_assert_eq(r.busy[0], 50000);
+}
+
+/* A list busy when a parallel task starts takes its pieces once its own
+ * work is done (the late taker of pfor/pfor.c): the range's end is where
+ * both lists' time on it adds up to its cost, not the claimer's alone. A
+ * list that would be free only after the range ends alone never joins. */
+Test(plan_sched, parallel_late_joiner)
+{
+    static tg g;
+    /* 0: a (1 us) -> 2: p (parallel, 20 us); 1: q (5 us) -> 3: q2 (20 us).
+     * q's chain goes first (the longer), a beside it, then p (placed
+     * before q2: it can start earlier) while q still runs. */
+    tg_init(&g, 4);
+    g.cost[0] = 1000;
+    g.cost[1] = 5000;
+    g.cost[2] = 20000;
+    g.flags[2] = PS_PARALLEL;
+    g.cost[3] = 20000;
+    tg_edge(&g, 0, 2);
+    tg_edge(&g, 1, 3);
+    ps_graph pg = view(&g, 2);
+    ps_result r;
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_neq(g.list[0], g.list[1], "a and q run side by side");
+    cr_assert_eq(g.list[2], g.list[0], "p stays with its input");
+    cr_assert_lt(g.seq[2], g.seq[3], "p placed before q2");
+    uint64_t b = g.scratch[2][PS_START] + PS_NODE_NS;   /* p's body starts */
+    uint64_t j = g.scratch[1][PS_FINISH] + PS_XFER_NS;  /* q's list joins */
+    cr_assert_gt(j, b, "q's list is busy when p starts");
+    cr_assert_lt(j, b + 20000, "and free before p would end alone");
+    uint64_t end = (20000 + b + j + 1) / 2;
+    cr_assert_eq(g.scratch[2][PS_FINISH], end, "p ends at %u, want %llu", g.scratch[2][PS_FINISH],
+                 (unsigned long long)end);
+    cr_assert_eq(r.busy[g.list[0]], 1000 + (end - b));
+    cr_assert_eq(r.busy[g.list[1]], 5000 + (end - j) + 20000);
+    cr_assert_geq(g.scratch[3][PS_START], end, "q2 after q's list left p");
+    cr_assert_eq(r.critical, 25000);
+
+    /* q too long: its list is free only after p would end: p runs on its
+     * claimer alone, q's list untouched by it */
+    g.cost[1] = 30000;
+    pg = view(&g, 2);
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_neq(g.list[0], g.list[1]);
+    cr_assert_eq(g.scratch[2][PS_FINISH], g.scratch[2][PS_START] + PS_NODE_NS + 20000);
+    cr_assert_eq(r.busy[g.list[0]], 1000 + 20000);
+    cr_assert_eq(r.busy[g.list[1]], 30000 + 20000);
+
+    /* one list: the whole cost, on the critical path too */
+    g.cost[1] = 5000;
+    pg = view(&g, 1);
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(r.critical, 25000);
+    cr_assert_eq(r.makespan, 46000 + 4 * PS_NODE_NS);
+}
+
+/* The critical path counts a parallel task's share on n lists, and an OR
+ * node after its first input: a lower bound of the frame time, which the
+ * prediction never goes under. The priority still counts the whole cost
+ * (placed early, the range holds the lists that join it only for its
+ * share). */
+Test(plan_sched, parallel_critical)
+{
+    static tg g;
+    /* 0 -> 1 (parallel, 40 us); 2 -> 3 (plain, 12 us each); 3 -> 4, an OR
+     * of 1 and 3 */
+    tg_init(&g, 5);
+    g.cost[0] = 1000;
+    g.cost[1] = 40000;
+    g.flags[1] = PS_PARALLEL;
+    g.cost[2] = 12000;
+    g.cost[3] = 12000;
+    g.cost[4] = 1000;
+    g.flags[4] = PS_OR;
+    tg_edge(&g, 0, 1);
+    tg_edge(&g, 2, 3);
+    tg_edge(&g, 1, 4);
+    tg_edge(&g, 3, 4);
+    ps_graph pg = view(&g, 2);
+    ps_result r;
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(g.scratch[0][PS_BL], 1000 + 40000 + 1000);
+    cr_assert_eq(g.seq[0], 0, "the parallel task's chain goes first");
+    /* 0 -> 1 -> 4: 1 + 20 + 1 us (4 after its first input); 2 -> 3: 24 us */
+    cr_assert_eq(r.critical, 24000, "critical %llu", (unsigned long long)r.critical);
+    cr_assert_geq(r.makespan, r.critical);
+    pg = view(&g, 4);
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(r.critical, 24000);
+    g.flags[4] = 0;   /* AND, one list: after both, the range whole */
+    pg = view(&g, 1);
+    cr_assert(ps_schedule(&pg, &r));
+    cr_assert_eq(r.critical, 1000 + 40000 + 1000);
+    cr_assert_geq(r.makespan, r.critical);
 }
 
 /* The benchmark frame without costs: no more hand-overs between the

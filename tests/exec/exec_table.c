@@ -8,6 +8,7 @@
 #include "live_scenario.h"
 #include "misuse_scenario.h"
 #include "pcopy_scenario.h"
+#include "pieces_scenario.h"
 #include "pipe_ahead.h"
 #include "policy_scenario.h"
 #include "policy_slow.h"
@@ -26,6 +27,7 @@ static int run_shuffle_guest(void) { return shuffle_engine_scenario(); }   /* sh
 static int run_live_costs(void) { return live_costs_scenario(); }   /* live_scenario.c */
 static int run_plan_takeover(void) { return plan_takeover_scenario(); }   /* live_scenario.c */
 static int run_plan_held(void) { return plan_held_scenario(); }   /* live_scenario.c */
+static int run_plan_pieces(void) { return plan_pieces_scenario(); }   /* pieces_scenario.c */
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
 static int run_policy_slow(void) { return policy_slow_scenario(); }   /* policy_slow.c */
 #if defined(__linux__)

@@ -1,0 +1,7 @@
+#ifndef PIECES_SCENARIO_H
+#define PIECES_SCENARIO_H
+/* A plan frame's parallel task shared with the thread that polls beside
+ * it (pieces_scenario.c, pieces.dag); returns the failed expectations
+ * (each printed to stderr). */
+int plan_pieces_scenario(void);
+#endif
