@@ -513,6 +513,11 @@ int rt_guest_attached(dagrt *rt, const rt_ctx *self);
  * ATTACHED") armed again from its rt_tls_ctx chain: after a destroy made
  * from a guest slot, which ends that slot without a detach. */
 void rt_guest_exit_rearm(void);
+/* dagrt_destroy of rt from a thread where rt's creator ctx is in the
+ * chain of rt_tls_ctx values but not on top (runtimes destroyed in
+ * another order than made): takes it out of the chain, so that the ctx
+ * above it leads to the one below, never to freed memory. */
+void rt_chain_unlink(const dagrt *rt);
 
 /* ------------------------------------------------- core/task.c: descriptors */
 

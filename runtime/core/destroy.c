@@ -223,6 +223,8 @@ void dagrt_destroy(dagrt *rt)
     if (c) {
         rt_ctx_window_close(c);   /* its chunk is freed below */
         rt_tls_ctx = c->guest ? c->guest_prev : rt->prev_tls;
+    } else {
+        rt_chain_unlink(rt);   /* made before a runtime still alive here */
     }
     if (c && c->guest)
         rt_guest_exit_rearm();   /* the thread's exit hook must not name c */

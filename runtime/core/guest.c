@@ -151,6 +151,22 @@ void rt_guest_exit_rearm(void)
     exit_arm();
 }
 
+void rt_chain_unlink(const dagrt *rt)
+{
+    for (rt_ctx *c = rt_tls_ctx; c;) {
+        rt_ctx *next = chain_next(c);
+        if (next && next->rt == rt) {
+            rt_ctx *below = chain_next(next);
+            if (c->guest)
+                c->guest_prev = below;
+            else
+                c->rt->prev_tls = below;   /* c is a runtime's creator ctx (index 0) */
+            return;
+        }
+        c = next;
+    }
+}
+
 static void last_detach(rt_ctx *c);
 
 /* On a thread that exits holding attached slots (value: the innermost):

@@ -518,3 +518,51 @@ int scn_workers_auto(void)
     return v;
 }
 #endif
+
+/* Runtimes made on one thread and destroyed in another order than made
+ * (A, B and C made; B destroyed first, then A, then C): the thread's
+ * chain of current contexts (each runtime made on it remembers the one
+ * before) must never lead into a destroyed runtime's memory. The
+ * latest made of those left is the thread's current runtime (it knows
+ * the main thread), and one made after all ends is too; dagrt_create reads the chain (it closes the thread's frame
+ * memory window there), so a dangling link is a use after free: the
+ * ASan+UBSan stage reports it, the default run's MALLOC_PERTURB_ makes
+ * it a crash. */
+int scn_destroy_out_of_order(void)
+{
+    int v = 0;
+    for (int round = 0; round < 4; round++) {
+        dagrt *rt[3];
+        for (int i = 0; i < 3; i++)
+            rt[i] = life_rt(1, 0, 0, NULL, NULL);
+        if (!rt[0] || !rt[1] || !rt[2]) {
+            FAIL("round %d: dagrt_create failed", round);
+            for (int i = 2; i >= 0; i--)
+                dagrt_destroy(rt[i]);
+            return v;
+        }
+        /* Round 0: B, A, C; 1: A, B, C; 2: B, C, A; 3: C, B, A (made order). */
+        static const int order[4][3] = {{1, 0, 2}, {0, 1, 2}, {1, 2, 0}, {2, 1, 0}};
+        for (int k = 0; k < 3; k++) {
+            dagrt_destroy(rt[order[round][k]]);
+            rt[order[round][k]] = NULL;
+            /* The latest made of those left is the thread's current one
+             * (it knows the main thread); the others are below it. */
+            int top = -1;
+            for (int i = 0; i < 3; i++)
+                if (rt[i])
+                    top = i;
+            for (int i = 0; i < 3; i++)
+                if (rt[i] && dagrt_on_main_thread(rt[i]) != (i == top))
+                    FAIL("round %d, after %d destroys: runtime %d %s the main thread", round,
+                         k + 1, i, i == top ? "no longer knows" : "takes itself for");
+        }
+        dagrt *after = life_rt(1, 0, 0, NULL, NULL);
+        if (!after)
+            FAIL("round %d: dagrt_create after the destroys failed", round);
+        else if (!dagrt_on_main_thread(after))
+            FAIL("round %d: a runtime made after the destroys does not know its main thread", round);
+        dagrt_destroy(after);
+    }
+    return v;
+}
