@@ -9,9 +9,9 @@
 /* ------------------------------------------------------- between runs
  *
  * A helper does not end with its run. It lingers, polling the runtime's
- * plan slot (runtime-owned, so that no helper ever touches a graph state
- * between runs: the caller may free one as soon as dagrt_graph_run
- * returns), and serves the next run offered there:
+ * plan slot (runtime-owned, so that a lingering helper touches no graph
+ * state; a late one, below, is the exception until it leaves), and serves
+ * the next run offered there:
  * - The caller offers a run under a new ticket per helper list (list k,
  *   k >= 1, that has nodes): the run's state, the list and (t, OPEN) in
  *   the ticket's entry of the slot's ring, then the last ticket in `go`
@@ -35,9 +35,13 @@
  *   helper (G_run; see graph_rt.xsteal), each helper that joined ran all
  *   of its list, the last one last, and touches the run's state no more
  *   after publishing it (rt_plan_work): the caller waits for those nodes'
- *   `done`, lines it has usually just read for the sink. Else it waits for
- *   each entry's (t, LEFT), which the helper stores after its last access
- *   to the run.
+ *   `done`, lines it has usually just read for the sink. Else a G_run's
+ *   caller waits for every node's `done` and marks each ticket a helper
+ *   joined and has not left (t, LATE), without waiting for it (exec/
+ *   plan_run.c, "the held return"): the helper's exchange to (t, LEFT)
+ *   tells it, and it then takes itself off the state's late count, its
+ *   last access. A pipelined frame's wait waits for each (t, LEFT), which
+ *   the helper stores after its last access to the run.
  * - A helper leaves after PLAN_LINGER_NS without a run, at once when other
  *   tasks are queued (its worker should run them) or when it finds itself
  *   on the caller's CPU (it would only keep the caller off it). Leaving
