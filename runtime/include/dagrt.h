@@ -977,11 +977,12 @@ typedef struct dagrt_graph_state {
  * was initialised over these very nodes and is in use (a run, or a started
  * run not yet waited for) is refused with DAGRT_EBUSY and left as it was;
  * DAGRT_EINVAL for a NULL st or nodes.
- * A state and its node states stay readable by the runtime after a run
- * returns (a worker that lost its CPU in the run may still look at them),
- * until the state's next run or start, dagrt_graph_state_init on it
- * again, dagrt_graph_state_fini, or dagrt_destroy of the runtime it last
- * ran on: free or reuse their memory only after one of those. */
+ * A state and its node states, and the graph tables it last ran, stay
+ * readable by the runtime after a run returns (a worker that lost its CPU
+ * in the run may still look at them), until the state's next run or
+ * start, dagrt_graph_state_init on it again, dagrt_graph_state_fini, or
+ * dagrt_destroy of the runtime it last ran on: free, reuse or rewrite
+ * their memory only after one of those. */
 int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint32_t nnodes);
 
 /* Releases st's memory (and its node states') to its owner: returns once

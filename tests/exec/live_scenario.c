@@ -317,12 +317,15 @@ int live_frames(dagrt *rt, bool pipe, int before, int after, live_result *out)
     static dagrt_graph_state st[2];
     static dagrt_node_state ns[2][LIVE_NODES];
     static struct live_ctx ctxs[2];
-    const dagrt_graph *g = live_table(false, false);
     int bad = 0;
     live_reset();
+    /* The states first: a re-init waits for a helper of the last G_run on
+     * them that may still read the tables rewritten below (docs/runtime.md,
+     * "The return is never held"). */
     for (int k = 0; k < 2; k++)
         if (dagrt_graph_state_init(&st[k], ns[k], LIVE_NODES) != 0)
             return 1;
+    const dagrt_graph *g = live_table(false, false);
     dagrt_pipeline p;
     memset(&p, 0, sizeof p);
     dagrt_graph_state *const sts[2] = {&st[0], &st[1]};
