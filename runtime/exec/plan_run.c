@@ -84,12 +84,13 @@ void rt_plan_end_all(graph_rt *r)
         const uint64_t t = r->pticket + j;
         plan_offer *o = &s->ring[t % PLAN_RING];
         uint64_t st = rt_offer_word(t, OFFER_OPEN);
-        /* Success relaxed: no helper joined, so none touched the run; the
-         * close only keeps a late one out. Failure acquire: a LEFT seen
-         * here pairs with the helper's release, so that its reads of the
-         * plan come before what the caller rewrites next (a re-plan). */
+        /* acquire on failure: a LEFT seen here pairs with the helper's
+         * release, so that its reads of the plan come before what the
+         * caller rewrites next (a re-plan). On success it orders nothing
+         * (no helper joined; the close only keeps a late one out), but C11
+         * wants the failure order no stronger than the success one. */
         if (atomic_compare_exchange_strong_explicit(&o->state, &st, rt_offer_word(t, OFFER_CLOSED),
-                                                    memory_order_relaxed, memory_order_acquire))
+                                                    memory_order_acquire, memory_order_acquire))
             continue;
         if (st != rt_offer_word(t, OFFER_JOINED))
             continue;   /* LEFT: the helper is out (it published what it ran; we read every `done`) */
@@ -98,12 +99,12 @@ void rt_plan_end_all(graph_rt *r)
          * relaxed: the count is the caller's to read (rt_plan_late_wait,
          * acquire); the helper's decrement is an RMW on the same word. */
         atomic_fetch_add_explicit(&r->late, 1, memory_order_relaxed);
-        /* Success relaxed: the mark orders nothing; the helper's exchange
-         * reads it (an RMW: it sees the mark or the caller's CAS sees
-         * LEFT), and its decrement releases. Failure acquire: LEFT, as
-         * above. */
+        /* acquire on failure: LEFT, as above. On success the mark orders
+         * nothing (the helper's exchange reads it, an RMW: it sees the
+         * mark or this CAS sees LEFT; its decrement releases); acquire
+         * only because the failure order may not be stronger. */
         if (!atomic_compare_exchange_strong_explicit(&o->state, &st, rt_offer_word(t, OFFER_LATE),
-                                                     memory_order_relaxed, memory_order_acquire))
+                                                     memory_order_acquire, memory_order_acquire))
             /* It left meanwhile, without a decrement: take ours back.
              * relaxed: as the add. */
             atomic_fetch_sub_explicit(&r->late, 1, memory_order_relaxed);
