@@ -999,7 +999,10 @@ int dagrt_graph_state_fini(dagrt_graph_state *st);
  * incompatible dagc), DAGRT_EINVAL (bad arguments or a state too small for
  * g), DAGRT_ENESTED (called from inside a running task), DAGRT_EBUSY (this
  * state is running already, e.g. on another thread), DAGRT_EPERM (not the
- * runtime's main thread). A failed call runs nothing. */
+ * runtime's main thread). A failed call runs nothing. It returns once every
+ * task of the frame is done, not waiting for a worker that lost its CPU
+ * meanwhile; st stays readable by the runtime after it (see
+ * dagrt_graph_state_init). */
 int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx);
 
 /* A run in two halves, so that several states (instances of one graph, or
