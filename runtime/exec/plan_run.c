@@ -112,19 +112,25 @@ void rt_plan_end_all(graph_rt *r)
 }
 
 /* Waits until every node of run r at epoch is done: those the helpers
- * claimed may still run. The nodes that run off the lists are the group's
- * (rt_plan_off_end). acquire: each node's effects before the run ends. */
+ * claimed may still run. Those that run off the lists too (a fiber or hot
+ * node's task, exec/plan_off.c): the group wait after it counts only the
+ * tasks spawned so far, and a helper that claimed such a node may not have
+ * spawned it yet (the wait for its LEFT used to cover that). Meanwhile it
+ * helps and yields as plan_work's waits do, since such a task may need
+ * this thread, or wait long (a fiber in I/O). acquire: each node's effects
+ * (and, for a spawned one, its task's spawn into the group) before the
+ * run ends. */
 static void plan_wait_done(graph_rt *r, uint32_t epoch)
 {
-    const uint32_t off = r->plan_off ? r->plan_offmask : 0;
     for (uint32_t i = 0; i < r->nnodes; i++) {
-        uint32_t f = r->g->nodes[i].flags;
-        if ((f & off) && !(f & DAGRT_NODE_MAIN))
-            continue;
         _Atomic uint32_t *d = &r->nodes[i].plan.done;
         for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;) {
             rt_plan_relax(r, 0, ++spins);
             rt_plan_hold(r, spins);
+            if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
+                rt_plan_help(r, NODE_ON_THREAD);
+            if (RT_UNLIKELY(r->plan_off) && (spins & 255) == 0)
+                rt_os_yield();
         }
     }
 }
