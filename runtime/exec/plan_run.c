@@ -33,7 +33,9 @@ void rt_plan_begin_lists(graph_rt *r)
  * caller takes its ready nodes over ("a shared CPU", exec/plan.c), and the
  * run's return must not wait for it either. So the caller ends a run once
  * every node is done, whatever its helpers are doing:
- * - rt_plan_end_all: a ticket nobody joined is closed (OPEN to CLOSED); a
+ * - plan_wait_done: every node's `done`, those that run off the lists too
+ *   (their claimer may not have spawned their task yet), then
+ *   rt_plan_end_all: a ticket nobody joined is closed (OPEN to CLOSED); a
  *   joined one the helper has not left is marked late (JOINED to LATE, a
  *   CAS, after graph_rt.late was counted up), and the caller returns.
  * - The late helper still holds a pointer to the state, which the user may
