@@ -55,7 +55,9 @@ struct {{name}}_instance_copies {
 /* One run's state of graph {{name}}, for several runs in flight at once:
  * place it anywhere (nothing is allocated), {{name}}_instance_init it once
  * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
- * before reusing it or letting it go. */
+ * before reusing it; before its memory goes, call
+ * dagrt_graph_state_fini(&inst->state) (a worker that lost its CPU in a run
+ * may still read it after the run returned). */
 typedef struct {{name}}_instance {
 {{#cxx}}
 #ifdef __cplusplus

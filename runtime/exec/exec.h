@@ -257,7 +257,10 @@ typedef struct graph_rt {
     _Atomic uint32_t running;
     uint32_t epoch;              /* plan mode: this run's number, never 0 */
     uint64_t runs;
-    int caller_cpu;              /* plan mode: the caller's CPU at the start, or -1 */
+    /* Plan mode: the caller's CPU at the start, or -1. relaxed: a hint,
+     * which a late helper (graph_rt.late) may still read while the next
+     * run stores it. */
+    _Atomic int caller_cpu;
     /* Plan mode: the lists (nlists of them; list 0 the caller's, list k
      * the k-th helper's), their first and last nodes (NONE if empty), how
      * many nodes the helpers' lists hold together (the policy compares
@@ -344,8 +347,12 @@ typedef struct graph_rt {
      * here), of the first helper's list (cursor1, block 2) and of the
      * others' (xcursor, a block each); NONE at the end. Each sits in a
      * block its owner alone writes in a normal run, so a claim is a locked
-     * instruction on a line already in the owner's cache. */
-    _Atomic uint32_t cursor0;
+     * instruction on a line already in the owner's cache. A cursor word
+     * carries its run's epoch beside the node (rt_plan_cw): a helper that
+     * comes back late from a run its caller has already ended (graph_rt.
+     * late) finds the next run's epoch there, and its claim's CAS, which
+     * expects its own, fails. */
+    _Atomic uint64_t cursor0;
     uint32_t main_head;          /* main-only list (LIFO); main thread only */
     /* Plan mode, caller only: the nodes of the helpers' lists the caller
      * claimed in this run (see rt_plan_run's end, and the policy). */
@@ -377,7 +384,7 @@ typedef struct graph_rt {
     struct graph_rt *pnext;
     /* block 2: the plan worker's during a run */
     _Alignas(RT_APART) _Atomic uint32_t tail;   /* next slot to fill */
-    _Atomic uint32_t cursor1;
+    _Atomic uint64_t cursor1;
     /* Drainers spawned and not yet finished: only a heuristic for when to
      * spawn another, so relaxed throughout (correctness never relies on a
      * drainer existing: exec/dynamic.c's drain rule, at its top). */
@@ -406,9 +413,18 @@ typedef struct graph_rt {
      * leaves a frame it can do nothing in only when AWAY (exec/plan.c).
      * Written by the caller only. Only a hint: relaxed. */
     _Atomic uint32_t owner0;
+    /* Plan mode, G_run: helpers still inside an ended run ("late": the
+     * caller returned without waiting for them, exec/plan_run.c, "the
+     * held return"). The caller adds one before it marks a joined ticket
+     * late; the helper takes it off (release) as its last access to the
+     * state. Whatever rewrites what such a helper may read (a re-plan, a
+     * reset for another graph, nodes or runtime, a started run, a re-init,
+     * dagrt_graph_state_fini) first waits until it is 0 (acquire):
+     * rt_plan_late_wait. */
+    _Atomic uint32_t late;
     /* Plan mode: the cursors of lists 2 .. PLAN_LISTS - 1, a block each. */
     struct {
-        _Alignas(RT_APART) _Atomic uint32_t c;
+        _Alignas(RT_APART) _Atomic uint64_t c;
     } xcursor[PLAN_LISTS - 2];
     /* block 4: the frame (exec/frame.c), set by the caller at a run's
      * start; read-only during it but for the arenas' chunk lists: this
@@ -447,13 +463,19 @@ extern _Thread_local unsigned rt_exec_depth;
 
 static inline graph_rt *state_rt(dagrt_graph_state *st) { return (graph_rt *)(void *)st->opaque_; }
 
-/* One offer of the plan slot: ticket t lives in ring[t % PLAN_RING]. */
-enum { OFFER_OPEN, OFFER_JOINED, OFFER_LEFT, OFFER_CLOSED };
+/* One offer of the plan slot: ticket t lives in ring[t % PLAN_RING].
+ * LATE: joined, and the caller ended the run without waiting for the
+ * helper to leave (exec/plan_run.c, "the held return"). */
+enum { OFFER_OPEN, OFFER_JOINED, OFFER_LEFT, OFFER_CLOSED, OFFER_LATE };
+#define OFFER_BITS 3u
+#define OFFER_MASK 7u
+/* An entry's state word: ticket t in OFFER_* state s. */
+static inline uint64_t rt_offer_word(uint64_t t, unsigned s) { return t << OFFER_BITS | s; }
 typedef struct plan_offer {
-    /* (ticket << 2) | OFFER_*: written by the caller (the offer, release;
-     * the close, a CAS) and the helper that serves it (join, a CAS; leave,
-     * release). Each ticket's own value, so that closing or joining one
-     * ticket never touches another's. */
+    /* rt_offer_word(ticket, OFFER_*): written by the caller (the offer,
+     * release; the close or the late mark, a CAS) and the helper that
+     * serves it (join, a CAS; leave, an exchange). Each ticket's own value,
+     * so that closing or joining one ticket never touches another's. */
     _Atomic uint64_t state;
     /* The offered run's state and the list (>= 1) the ticket serves.
      * relaxed: the acquire of `state` orders them; a helper reads them
@@ -461,6 +483,10 @@ typedef struct plan_offer {
      * offered again only once its ticket was left or closed. */
     _Atomic(graph_rt *) run;
     _Atomic uint32_t list;
+    /* The run's epoch (relaxed, as run and list): a helper runs the
+     * ticket's run at this epoch, never at the state's epoch field, which
+     * the next run rewrites while a late helper may still be inside. */
+    _Atomic uint32_t epoch;
 } plan_offer;
 
 /* The runtime's plan slot, where a plan run is offered to the lingering
@@ -816,9 +842,10 @@ bool rt_plan_build(graph_rt *r);
 
 /* A whole run in plan mode. */
 int rt_plan_run(graph_rt *r);
-/* A plan run's start for the helpers' lists (cursors, owners, thefts),
- * before its offer; and the end of its offers (every ticket closed or
- * left), once every node is claimed. */
+/* A plan run's start for the helpers' lists (cursors at r->epoch,
+ * owners, thefts), before its offer; and a G_run's end of its offers,
+ * once every node is done: each ticket closed, left, or marked late (its
+ * helper still inside, counted in graph_rt.late; never waited for). */
 void rt_plan_begin_lists(graph_rt *r);
 void rt_plan_end_all(graph_rt *r);
 
@@ -828,9 +855,18 @@ void rt_plan_end_all(graph_rt *r);
  * helper that a wait inside one would run must go elsewhere (see
  * exec/plan_helper.c, plan_helper_entry). */
 extern _Thread_local unsigned rt_plan_nest;
-/* One thread's part of a plan run (own: its list; first: a node it has
- * claimed already, or NONE). */
-bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first);
+/* One thread's part of a plan run at epoch (own: its list; first: a node
+ * it has claimed already, or NONE). Returns PLAN_WORK_LAST when a helper
+ * (own >= 1) published its list's last node, its last access to the
+ * run's state; PLAN_WORK_LATE when it found a later run's epoch in a
+ * cursor (its caller had ended the run: it touches the state no more);
+ * else PLAN_WORK_LEFT. */
+enum { PLAN_WORK_LEFT, PLAN_WORK_LAST, PLAN_WORK_LATE };
+int rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first,
+                 uint32_t epoch);
+/* Waits until no late helper (graph_rt.late) is inside state r; the caller
+ * only, between runs. */
+void rt_plan_late_wait(graph_rt *r);
 /* The caller in pipelined frame r's wait: claims and runs one ready node
  * of a later frame in flight (r->pnext on); false when none is ready. */
 bool rt_plan_ahead(graph_rt *r, node_where where);
@@ -943,10 +979,12 @@ void rt_plan_offer(plan_slot *s, graph_rt *r);
  * it (returns true). */
 bool rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t);
 /* Cursor of plan list k. */
-static inline _Atomic uint32_t *rt_plan_cursor(graph_rt *r, uint32_t k)
+static inline _Atomic uint64_t *rt_plan_cursor(graph_rt *r, uint32_t k)
 {
     return k == 0 ? &r->cursor0 : k == 1 ? &r->cursor1 : &r->xcursor[k - 2].c;
 }
+/* A cursor word: node (NONE at the list's end) in the run at epoch. */
+static inline uint64_t rt_plan_cw(uint32_t epoch, uint32_t node) { return (uint64_t)epoch << 32 | node; }
 /* How many lists a plan on rt has: the caller's and one per worker, at
  * most PLAN_LISTS. */
 static inline uint32_t rt_plan_lists_for(int nworkers)

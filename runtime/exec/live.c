@@ -94,6 +94,11 @@ bool rt_live_drifted(graph_rt *r)
 {
     if (r->rt->cfg.live_costs == 0 || !r->live_sample)
         return false;   /* off, or nothing measured since the last look */
+    /* A helper of the last run still inside (exec/plan_run.c, "the held
+     * return") reads the plan: look again at a later frame rather than
+     * wait for it. relaxed: rt_plan_build's wait acquires. */
+    if (atomic_load_explicit(&r->late, memory_order_relaxed) != 0)
+        return false;
     uint64_t excess, share;
     live_loads(r, &excess, &share);
     bool now = excess > r->live_excess0 + share / 8 && excess - r->live_excess0 > LIVE_FLOOR_NS;

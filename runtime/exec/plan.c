@@ -162,22 +162,26 @@ static bool plan_may_take(graph_rt *r, plan_watch *w, uint32_t k, uint32_t c)
  * waiter's watch (plan_may_take), or NULL to take any ready node. */
 static uint32_t plan_claim(graph_rt *r, uint32_t k, bool on_main, uint32_t epoch, plan_watch *w)
 {
-    _Atomic uint32_t *cur = plan_cursor(r, k);
+    _Atomic uint64_t *cur = plan_cursor(r, k);
     /* relaxed loads and CAS: the cursor only decides who runs which node
      * (the CAS makes that exclusive); what a node needs from the nodes
      * before it comes through the acquire loads of their `done`, and the
      * lists themselves were written before the run started (published to
-     * the worker by the spawn of its helper). */
-    uint32_t c = atomic_load_explicit(cur, memory_order_relaxed);
-    while (c != NONE) {
+     * the worker by the spawn of its helper). The word's epoch half keeps
+     * a late helper's claim out of a later run (exec/plan_run.c, "the
+     * held return"): the CAS expects this run's. */
+    uint64_t cw = atomic_load_explicit(cur, memory_order_relaxed);
+    for (;;) {
+        uint32_t c = (uint32_t)cw;
+        if (c == NONE || (uint32_t)(cw >> 32) != epoch)
+            return NONE;
         if ((!on_main && (r->g->nodes[c].flags & DAGRT_NODE_MAIN)) || !plan_ready(r, c, epoch, NONE) ||
             !plan_may_take(r, w, k, c))
             return NONE;
-        if (atomic_compare_exchange_weak_explicit(cur, &c, r->nodes[c].plan.lnext, memory_order_relaxed,
-                                                  memory_order_relaxed))
+        if (atomic_compare_exchange_weak_explicit(cur, &cw, rt_plan_cw(epoch, r->nodes[c].plan.lnext),
+                                                  memory_order_relaxed, memory_order_relaxed))
             return c;
     }
-    return NONE;
 }
 
 static inline void plan_prefetch(graph_rt *r, uint32_t i)
@@ -204,7 +208,8 @@ static bool plan_shares_cpu(graph_rt *r, uint32_t own)
     int now = rt_cpu_now();
     if (now < 0)
         return false;
-    if (own != 0 && r->caller_cpu == now)
+    /* relaxed: a hint (graph_rt.caller_cpu). */
+    if (own != 0 && atomic_load_explicit(&r->caller_cpu, memory_order_relaxed) == now)
         return true;
     for (uint32_t k = 1; k < r->nlists; k++) {
         if (k == own)
@@ -355,13 +360,20 @@ static bool plan_steal_some(graph_rt *r, uint32_t own, bool any, bool on_main, n
     return false;
 }
 
-/* Whether a list other than own still has unclaimed nodes. relaxed: the
- * claims are the CASes; this only waits for them. */
-static bool plan_others_left(graph_rt *r, uint32_t own)
+/* Whether a list other than own still has unclaimed nodes in the run at
+ * epoch (none once a later run's epoch shows: that run is over). relaxed:
+ * the claims are the CASes; this only waits for them. */
+static bool plan_others_left(graph_rt *r, uint32_t own, uint32_t epoch)
 {
-    for (uint32_t k = 0; k < r->nlists; k++)
-        if (k != own && atomic_load_explicit(plan_cursor(r, k), memory_order_relaxed) != NONE)
+    for (uint32_t k = 0; k < r->nlists; k++) {
+        if (k == own)
+            continue;
+        uint64_t cw = atomic_load_explicit(plan_cursor(r, k), memory_order_relaxed);
+        if ((uint32_t)(cw >> 32) != epoch)
+            return false;
+        if ((uint32_t)cw != NONE)
             return true;
+    }
     return false;
 }
 
@@ -386,25 +398,30 @@ bool rt_plan_ahead(graph_rt *r, node_where where)
  * claimed; a helper may leave earlier. where: where this
  * thread runs nodes (exec/exec.h), decided once (its stack cannot change meanwhile).
  * first: a node of list `own` the caller claimed before the run was
- * offered, run first, or NONE. Returns true when a helper (own >= 1) ran
- * the last node of its own list: publishing it was then its last access to
- * the run's state (see rt_plan_run's end). */
+ * offered, run first, or NONE. epoch: the run's (a helper's from its
+ * ticket: the state's field belongs to the next run once the caller
+ * ended this one). Returns PLAN_WORK_LAST when a helper (own >= 1) ran
+ * the last node of its own list: publishing it was then its last access
+ * to the run's state (see rt_plan_run's end); PLAN_WORK_LATE when a helper
+ * found its run over (a later epoch in a cursor). */
 _Thread_local unsigned rt_plan_nest;
 
-static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first);
+static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first,
+                     uint32_t epoch);
 
-bool rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first)
+int rt_plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first,
+                 uint32_t epoch)
 {
     rt_plan_nest++;
-    bool last = plan_work(r, own, on_main, where, first);
+    int how = plan_work(r, own, on_main, where, first, epoch);
     rt_plan_nest--;
-    return last;
+    return how;
 }
 
-static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first)
+static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, uint32_t first,
+                     uint32_t epoch)
 {
-    const uint32_t epoch = r->epoch;
-    _Atomic uint32_t *cur = plan_cursor(r, own);
+    _Atomic uint64_t *cur = plan_cursor(r, own);
     uint32_t prev = NONE;
     uint8_t prev_status = 0;
     unsigned spins = 0;
@@ -424,8 +441,13 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
         prev = plan_do(r, first, where, &prev_status);
     }
     for (;;) {
-        /* relaxed: see plan_claim. */
-        uint32_t i = atomic_load_explicit(cur, memory_order_relaxed);
+        /* relaxed: see plan_claim. A later epoch: a late helper, whose
+         * caller ended the run (every node done, so nothing is left to
+         * publish either: prev is NONE). */
+        uint64_t cw = atomic_load_explicit(cur, memory_order_relaxed);
+        if (RT_UNLIKELY((uint32_t)(cw >> 32) != epoch))
+            return PLAN_WORK_LATE;
+        uint32_t i = (uint32_t)cw;
         if (i == NONE)
             break;
         if (RT_UNLIKELY(r->plan_off) && rt_plan_hot_waiting(r)) {
@@ -465,7 +487,7 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
             for (uint32_t k = 0; k < r->nlists && !open; k++)
                 open = k != own && plan_open(r, k, own);
             if (away_ok && (spins & 255) == 0 && plan_leave_frame(r, &stuck_since))
-                return false;
+                return PLAN_WORK_LEFT;
             if (open && !ensured && own == 0) {
                 ensured = true;
                 rt_plan_ensure_helper(r);
@@ -500,9 +522,9 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
             next = r->nodes[pair].plan.lnext;
         }
         /* relaxed CAS: see plan_claim. It fails when the other thread took
-         * the node meanwhile: look again. */
-        if (!atomic_compare_exchange_weak_explicit(cur, &i, next, memory_order_relaxed,
-                                                   memory_order_relaxed))
+         * the node meanwhile (or the run is over: a late helper): look again. */
+        if (!atomic_compare_exchange_weak_explicit(cur, &cw, rt_plan_cw(epoch, next),
+                                                   memory_order_relaxed, memory_order_relaxed))
             continue;
         spins = 0;
         stuck_since = 0;
@@ -530,13 +552,13 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
              * run as tasks: the list's last node may be one of them.) */
             if (prev != NONE)
                 rt_plan_publish(r, prev, prev_status, epoch);
-            return true;
+            return PLAN_WORK_LAST;
         }
     }
     if (prev != NONE)
         rt_plan_publish(r, prev, prev_status, epoch);
     unsigned idle = 0, polls = 0, waits = 0;   /* waits: the caller's, since it last ran a node */
-    while (plan_others_left(r, own)) {
+    while (plan_others_left(r, own, epoch)) {
         if (plan_steal_some(r, own, true, on_main, where, epoch, NULL)) {
             idle = 0;
             waits = 0;
@@ -566,7 +588,11 @@ static bool plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where,
         if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
             rt_os_yield();   /* as above */
     }
-    return false;
+    /* relaxed: as above; a helper that saw the run end through a later
+     * epoch stores no owner hint into the next run (plan_serve). */
+    if (own != 0 && (uint32_t)(atomic_load_explicit(cur, memory_order_relaxed) >> 32) != epoch)
+        return PLAN_WORK_LATE;
+    return PLAN_WORK_LEFT;
 }
 
 /* plan_relax for exec/plan_run.c's tail wait (a spinning wait: the call

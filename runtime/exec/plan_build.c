@@ -94,6 +94,8 @@ static void bv_place(void *c, uint32_t u, uint32_t k)
  * the scheduler's words) is the nodes' node_plan.scratch. */
 bool rt_plan_build(graph_rt *r)
 {
+    /* A late helper of the last G_run reads the lists (exec/plan_run.c). */
+    rt_plan_late_wait(r);
     const dagrt_graph *g = r->g;
     uint32_t n = g->nnodes;
     if (n > UINT16_MAX)

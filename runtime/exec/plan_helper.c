@@ -9,9 +9,9 @@
 /* ------------------------------------------------------- between runs
  *
  * A helper does not end with its run. It lingers, polling the runtime's
- * plan slot (runtime-owned, so that no helper ever touches a graph state
- * between runs: the caller may free one as soon as dagrt_graph_run
- * returns), and serves the next run offered there:
+ * plan slot (runtime-owned, so that a lingering helper touches no graph
+ * state; a late one, below, is the exception until it leaves), and serves
+ * the next run offered there:
  * - The caller offers a run under a new ticket per helper list (list k,
  *   k >= 1, that has nodes): the run's state, the list and (t, OPEN) in
  *   the ticket's entry of the slot's ring, then the last ticket in `go`
@@ -35,9 +35,13 @@
  *   helper (G_run; see graph_rt.xsteal), each helper that joined ran all
  *   of its list, the last one last, and touches the run's state no more
  *   after publishing it (rt_plan_work): the caller waits for those nodes'
- *   `done`, lines it has usually just read for the sink. Else it waits for
- *   each entry's (t, LEFT), which the helper stores after its last access
- *   to the run.
+ *   `done`, lines it has usually just read for the sink. Else a G_run's
+ *   caller waits for every node's `done` and marks each ticket a helper
+ *   joined and has not left (t, LATE), without waiting for it (exec/
+ *   plan_run.c, "the held return"): the helper's exchange to (t, LEFT)
+ *   tells it, and it then takes itself off the state's late count, its
+ *   last access. A pipelined frame's wait waits for each (t, LEFT), which
+ *   the helper stores after its last access to the run.
  * - A helper leaves after PLAN_LINGER_NS without a run, at once when other
  *   tasks are queued (its worker should run them) or when it finds itself
  *   on the caller's CPU (it would only keep the caller off it). Leaving
@@ -85,12 +89,32 @@ plan_slot *rt_plan_slot_of(dagrt *rt)
 static graph_rt *plan_join(plan_slot *s, uint64_t t)
 {
     plan_offer *o = &s->ring[t % PLAN_RING];
-    uint64_t open = t << 2 | OFFER_OPEN;
-    if (!atomic_compare_exchange_strong_explicit(&o->state, &open, t << 2 | OFFER_JOINED,
+    uint64_t open = rt_offer_word(t, OFFER_OPEN);
+    if (!atomic_compare_exchange_strong_explicit(&o->state, &open, rt_offer_word(t, OFFER_JOINED),
                                                  memory_order_acquire, memory_order_relaxed))
         return NULL;
     /* relaxed: see plan_offer.run. */
     return atomic_load_explicit(&o->run, memory_order_relaxed);
+}
+
+/* The helper leaves ticket t of run r: its last access to the entry, and
+ * to r unless the caller ended the run without it (exec/plan_run.c, "the
+ * held return"): the exchange says so, and then its decrement of r->late
+ * is its last access to r. */
+static void plan_leave(plan_offer *o, graph_rt *r, uint64_t t)
+{
+    /* release: everything this helper did in the run happens before the
+     * acquire of LEFT (a pipelined frame's end, rt_plan_end; the entry's
+     * next offer). The exchange, not a store: it must not overwrite the
+     * caller's LATE unseen (an RMW on the word the caller's CAS marks). */
+    uint64_t was = atomic_exchange_explicit(&o->state, rt_offer_word(t, OFFER_LEFT),
+                                            memory_order_release);
+    if (was == rt_offer_word(t, OFFER_LATE))
+        /* release: pairs with rt_plan_late_wait's acquire; the caller
+         * counted us before it marked us, so the count is not ours to
+         * underflow for long (an RMW: it comes after the caller's add or,
+         * if first, leaves the sum right). */
+        atomic_fetch_sub_explicit(&r->late, 1, memory_order_release);
 }
 
 /* Serves run r of ticket t, joined: the ticket's list. Returns false when
@@ -100,29 +124,30 @@ static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
     plan_offer *o = &s->ring[t % PLAN_RING];
     /* relaxed: see plan_offer.run (plan_join's acquire ordered it). */
     const uint32_t k = atomic_load_explicit(&o->list, memory_order_relaxed);
+    const uint32_t epoch = atomic_load_explicit(&o->epoch, memory_order_relaxed);
+    /* relaxed: a hint (graph_rt.caller_cpu). */
+    const int cc = atomic_load_explicit(&r->caller_cpu, memory_order_relaxed);
     /* Woken onto the caller's CPU (core/park.h), a helper left there parks
      * again each frame and the next wake-up puts it back, a cost paid in
      * every frame (docs/benchmarks-log.md): move off it once (core/placement.c). */
-    int cpu = rt_cpu_leave(r->caller_cpu);   /* where we run, after a move if any */
+    int cpu = rt_cpu_leave(cc);   /* where we run, after a move if any */
     /* A started instance's caller is away until its wait: sharing its CPU
      * still moves the run on, where leaving would stop it until then. */
-    bool ok = !(cpu >= 0 && cpu == r->caller_cpu) || rt_run_caller_away(r);
+    bool ok = !(cpu >= 0 && cpu == cc) || rt_run_caller_away(r);
     /* Still on the caller's CPU, we could only take turns with it: leave
      * the run to the caller (it takes an unowned list's nodes at once). */
+    int how = PLAN_WORK_LEFT;
     if (ok) {
-        atomic_store_explicit(&r->owner[k], (uint32_t)(cpu + 1), memory_order_relaxed);   /* relaxed: a hint */
-        if (rt_plan_work(r, k, false, where, NONE)) {
-            /* r is not ours any more (see rt_plan_work). release: our
-             * last access to the run happens before the caller's acquire
-             * of LEFT. */
-            atomic_store_explicit(&o->state, t << 2 | OFFER_LEFT, memory_order_release);
-            return true;
-        }
+        /* relaxed: a hint. (Stopped before it, a late helper stores it
+         * into a later run: the cost of a wrong hint, see plan_run.c.) */
+        atomic_store_explicit(&r->owner[k], (uint32_t)(cpu + 1), memory_order_relaxed);
+        how = rt_plan_work(r, k, false, where, NONE, epoch);
     }
-    atomic_store_explicit(&r->owner[k], PLAN_LEFT, memory_order_relaxed);   /* relaxed: a hint */
-    /* release: everything this helper did in the run happens before the
-     * caller's acquire of LEFT, and after it the caller owns r again. */
-    atomic_store_explicit(&o->state, t << 2 | OFFER_LEFT, memory_order_release);
+    /* After LAST, r is not ours any more (see rt_plan_work); after LATE,
+     * r is a later run's. */
+    if (how == PLAN_WORK_LEFT)
+        atomic_store_explicit(&r->owner[k], PLAN_LEFT, memory_order_relaxed);   /* relaxed: a hint */
+    plan_leave(o, r, t);
     return ok;
 }
 
@@ -275,7 +300,7 @@ void rt_plan_ensure_helper(graph_rt *r)
         const plan_offer *o = &s->ring[(r->pticket + j) % PLAN_RING];
         /* relaxed: a hint; a ticket joined meanwhile needs no helper. */
         need += atomic_load_explicit(&((plan_offer *)(uintptr_t)o)->state, memory_order_relaxed) ==
-                ((r->pticket + j) << 2 | OFFER_OPEN);
+                rt_offer_word(r->pticket + j, OFFER_OPEN);
     }
     if (need == 0)
         return;
@@ -307,7 +332,7 @@ void rt_plan_spare_helpers(plan_slot *s, graph_rt *r, const graph_rt *prev)
         /* relaxed: a hint; a helper that leaves meanwhile serves this
          * frame next (or lingers, and leaves). */
         want += atomic_load_explicit(&((plan_offer *)(uintptr_t)&s->ring[t % PLAN_RING])->state,
-                                     memory_order_relaxed) == (t << 2 | OFFER_JOINED);
+                                     memory_order_relaxed) == rt_offer_word(t, OFFER_JOINED);
     }
     if (want > r->plan_helpers)
         want = r->plan_helpers;
@@ -336,7 +361,8 @@ void rt_plan_offer(plan_slot *s, graph_rt *r)
         /* acquire: a LEFT here pairs with the helper's release (it is done
          * with the entry's run); relaxed would do for CLOSED, ours. */
         uint64_t st = atomic_load_explicit(&((plan_offer *)(uintptr_t)o)->state, memory_order_acquire);
-        if ((st & 3) == OFFER_OPEN || (st & 3) == OFFER_JOINED)
+        if ((st & OFFER_MASK) == OFFER_OPEN || (st & OFFER_MASK) == OFFER_JOINED ||
+            (st & OFFER_MASK) == OFFER_LATE)
             break;   /* a ticket PLAN_RING back is still open: the rest go without a helper */
         n++;
     }
@@ -344,7 +370,9 @@ void rt_plan_offer(plan_slot *s, graph_rt *r)
     r->pticket = n ? s->ticket + 1 : 0;
     if (n == 0)
         return;
-    atomic_store_explicit(&s->caller_cpu, r->caller_cpu, memory_order_relaxed);   /* relaxed: a hint */
+    /* relaxed: hints. */
+    atomic_store_explicit(&s->caller_cpu, atomic_load_explicit(&r->caller_cpu, memory_order_relaxed),
+                          memory_order_relaxed);
     for (uint32_t k = 1, j = 0; j < n; k++) {
         if (!plan_offers_list(r, k))
             continue;
@@ -353,8 +381,9 @@ void rt_plan_offer(plan_slot *s, graph_rt *r)
         /* relaxed: ordered by the release store of the entry below. */
         atomic_store_explicit(&o->run, r, memory_order_relaxed);
         atomic_store_explicit(&o->list, k, memory_order_relaxed);
+        atomic_store_explicit(&o->epoch, r->epoch, memory_order_relaxed);
         /* release: the run's setup (and the plan) before the entry's ticket. */
-        atomic_store_explicit(&o->state, t << 2 | OFFER_OPEN, memory_order_release);
+        atomic_store_explicit(&o->state, rt_offer_word(t, OFFER_OPEN), memory_order_release);
         j++;
     }
     /* release: a helper that sees a ticket here finds its entry written. */
@@ -368,10 +397,10 @@ void rt_plan_offer(plan_slot *s, graph_rt *r)
 bool rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
 {
     plan_offer *o = &s->ring[t % PLAN_RING];
-    uint64_t open = t << 2 | OFFER_OPEN;
+    uint64_t open = rt_offer_word(t, OFFER_OPEN);
     /* relaxed: no helper joined, so none touched the run; the close only
      * keeps a late one out. */
-    if (atomic_compare_exchange_strong_explicit(&o->state, &open, t << 2 | OFFER_CLOSED,
+    if (atomic_compare_exchange_strong_explicit(&o->state, &open, rt_offer_word(t, OFFER_CLOSED),
                                                 memory_order_relaxed, memory_order_relaxed))
         return false;
     /* Until the helper left t, or the entry holds a later ticket: it was
@@ -380,7 +409,7 @@ bool rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
      * plan_serve's release of LEFT. */
     for (unsigned spins = 0;;) {
         uint64_t st = atomic_load_explicit(&o->state, memory_order_acquire);
-        if (st == (t << 2 | OFFER_LEFT) || (st >> 2) != t)
+        if (st == rt_offer_word(t, OFFER_LEFT) || (st >> OFFER_BITS) != t)
             return true;
         rt_cpu_relax();
         /* relaxed: hints, as in plan_relax (exec/plan.c). */

@@ -65,6 +65,9 @@
 
 void rt_pplan_start(graph_rt *r, graph_rt *prev)
 {
+    /* A G_run on this state may have left a helper inside (exec/plan_run.c,
+     * "the held return"), which reads pplan and pprev: rewritten below. */
+    rt_plan_late_wait(r);
     /* Epochs only move forward and skip 0 (the `done` words' start): the
      * frame after this one compares "at or after" (plan_reached). */
     if (++r->epoch == 0)
@@ -75,10 +78,10 @@ void rt_pplan_start(graph_rt *r, graph_rt *prev)
         prev->pnext = r;   /* caller only: prev's wait looks ahead into r */
     r->pprev = prev ? prev->nodes : NULL;
     r->pprev_epoch = prev ? prev->epoch : 0;
-    r->caller_cpu = rt_cpu_now();
+    atomic_store_explicit(&r->caller_cpu, rt_cpu_now(), memory_order_relaxed);   /* relaxed: a hint */
     rt_plan_begin_lists(r);
     /* relaxed: the offer (a release store) publishes the frame's start. */
-    atomic_store_explicit(&r->cursor0, r->lhead[0], memory_order_relaxed);
+    atomic_store_explicit(&r->cursor0, rt_plan_cw(r->epoch, r->lhead[0]), memory_order_relaxed);
     atomic_store_explicit(&r->owner0, PLAN_CALLER_AWAY, memory_order_relaxed);   /* relaxed: as above */
     r->pticket = 0;   /* rt_plan_offer sets them */
     r->noffer = 0;
@@ -124,7 +127,7 @@ int rt_pplan_wait(graph_rt *r)
      * own wait and run all of it (stolen, then a serial stretch). */
     pplan_mark_ahead(r, PLAN_CALLER_AHEAD);
     /* dagrt_graph_wait refuses fibers: the caller is on its own stack. */
-    rt_plan_work(r, 0, true, NODE_ON_THREAD, NONE);
+    rt_plan_work(r, 0, true, NODE_ON_THREAD, NONE, r->epoch);
     /* Every node is claimed; helpers may still run their last ones.
      * Meanwhile the caller looks ahead (see the top), while a helper that
      * joined one of this frame's tickets has not left it. */
@@ -138,7 +141,7 @@ int rt_pplan_wait(graph_rt *r)
              * helper's work before the frame's end. */
             uint64_t st = atomic_load_explicit(&((plan_offer *)(uintptr_t)o)->state,
                                                memory_order_relaxed);
-            if (st != (t << 2 | OFFER_JOINED) || !rt_plan_ahead(r, NODE_ON_THREAD))
+            if (st != rt_offer_word(t, OFFER_JOINED) || !rt_plan_ahead(r, NODE_ON_THREAD))
                 break;
         }
         joined |= rt_plan_end(s, r, t);

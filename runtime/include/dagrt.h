@@ -980,8 +980,22 @@ typedef struct dagrt_graph_state {
  * uninitialised or idle storage (dagc's G_instance_init). A state that
  * was initialised over these very nodes and is in use (a run, or a started
  * run not yet waited for) is refused with DAGRT_EBUSY and left as it was;
- * DAGRT_EINVAL for a NULL st or nodes. */
+ * DAGRT_EINVAL for a NULL st or nodes.
+ * A state and its node states, and the graph tables it last ran, stay
+ * readable by the runtime after a run returns (a worker that lost its CPU
+ * in the run may still look at them), until the state's next run or
+ * start, dagrt_graph_state_init on it again, dagrt_graph_state_fini, or
+ * dagrt_destroy of the runtime it last ran on: free, reuse or rewrite
+ * their memory only after one of those. */
 int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint32_t nnodes);
+
+/* Releases st's memory (and its node states') to its owner: returns once
+ * no thread of any runtime reads them any more, waiting for a worker that
+ * lost its CPU in an earlier run of st if one still may (it needs only a
+ * CPU to leave). st stays an idle, initialised state that may run again.
+ * DAGRT_EINVAL for a NULL st; DAGRT_EBUSY while st is in use (a run, or a
+ * started run not yet waited for), nothing changed. */
+int dagrt_graph_state_fini(dagrt_graph_state *st);
 
 /* Runs one frame of graph g to completion; the calling thread must be the
  * runtime's main thread: it runs the graph's `on main` tasks and helps with
@@ -989,7 +1003,10 @@ int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint3
  * incompatible dagc), DAGRT_EINVAL (bad arguments or a state too small for
  * g), DAGRT_ENESTED (called from inside a running task), DAGRT_EBUSY (this
  * state is running already, e.g. on another thread), DAGRT_EPERM (not the
- * runtime's main thread). A failed call runs nothing. */
+ * runtime's main thread). A failed call runs nothing. It returns once every
+ * task of the frame is done, not waiting for a worker that lost its CPU
+ * meanwhile; st stays readable by the runtime after it (see
+ * dagrt_graph_state_init). */
 int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx);
 
 /* A run in two halves, so that several states (instances of one graph, or

@@ -43,9 +43,14 @@
  * caller must then run every middle task (the worker's ready list taken
  * over although its thread is there), and the frame's work must be done
  * (the sink's end) in about its own time, under a quarter of the stop, in
- * plan frames (the observer says which). The handler checks that it
- * interrupted no body. (dagrt_graph_run returns only once the stopped
- * helper, which joined the run, has left it: printed, not checked.) */
+ * plan frames (the observer says which), and dagrt_graph_run must return
+ * by then too, though the stopped helper joined the run and has not left
+ * it (exec/plan_run.c, "the held return"); so must every run on the state
+ * while the worker is still stopped. The last PLAN_FINIS stopped frames'
+ * states are released at once (dagrt_graph_state_fini, which must wait
+ * for the stopped helper: at least one of them did) and freed (under ASan
+ * a helper's access after it is a use after free). The handler checks
+ * that it interrupted no body. */
 #if defined(__linux__)
 #define _GNU_SOURCE   /* syscall: gettid, tgkill */
 #else
@@ -53,6 +58,7 @@
 #endif
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -119,7 +125,10 @@ static unsigned live_cost_us(int i)
  * worker's thread id, and the stop's progress. */
 #define PLAN_STOP_MS 200
 static _Thread_local volatile sig_atomic_t in_body;
-static _Atomic int worker_tid, stop_mode, stop_armed, stop_began, stop_over, stop_in_body;
+static _Atomic int worker_tid, stop_mode, stop_armed, stop_sent, stop_began, stop_over, stop_in_body;
+/* Stopped plan frames, the last PLAN_FINIS of them released at once. */
+#define PLAN_STOPS 5
+#define PLAN_FINIS 2
 static _Atomic uint64_t stop_sent_ns, stop_began_ns;
 
 static void stop_handler(int sig)
@@ -144,6 +153,7 @@ static void stop_worker(void)
     atomic_store(&stop_sent_ns, (uint64_t)(bench_now_s() * 1e9));
     if (syscall(SYS_tgkill, (int)getpid(), tid, SIGRTMIN + 3) != 0)
         return;
+    atomic_store(&stop_sent, 1);
     double t0 = bench_now_s();
     while (!atomic_load(&stop_began) && bench_now_s() - t0 < 2.0)
         ;
@@ -307,12 +317,15 @@ int live_frames(dagrt *rt, bool pipe, int before, int after, live_result *out)
     static dagrt_graph_state st[2];
     static dagrt_node_state ns[2][LIVE_NODES];
     static struct live_ctx ctxs[2];
-    const dagrt_graph *g = live_table(false, false);
     int bad = 0;
     live_reset();
+    /* The states first: a re-init waits for a helper of the last G_run on
+     * them that may still read the tables rewritten below (docs/runtime.md,
+     * "The return is never held"). */
     for (int k = 0; k < 2; k++)
         if (dagrt_graph_state_init(&st[k], ns[k], LIVE_NODES) != 0)
             return 1;
+    const dagrt_graph *g = live_table(false, false);
     dagrt_pipeline p;
     memset(&p, 0, sizeof p);
     dagrt_graph_state *const sts[2] = {&st[0], &st[1]};
@@ -570,6 +583,22 @@ int plan_held_scenario(void)
 
 #if defined(__linux__)
 
+/* plan_stopped's states: on the heap, so that a helper access after
+ * dagrt_graph_state_fini (then free) is a use after free (ASan). */
+static int stopped_state(dagrt_graph_state **st, dagrt_node_state **ns)
+{
+    *st = aligned_alloc(_Alignof(dagrt_graph_state), sizeof **st);
+    *ns = aligned_alloc(_Alignof(dagrt_node_state), LIVE_NODES * sizeof **ns);
+    if (!*st || !*ns || dagrt_graph_state_init(*st, *ns, LIVE_NODES) != 0) {
+        free(*st);
+        free(*ns);
+        return 1;
+    }
+    return 0;
+}
+
+static double ms_since(uint64_t t0_ns) { return (bench_now_s() * 1e9 - (double)t0_ns) / 1e6; }
+
 int plan_stopped_scenario(void)
 {
     struct sigaction sa;
@@ -584,26 +613,45 @@ int plan_stopped_scenario(void)
     static const dagrt_observer obs = {.frame_begin = stop_frame_begin};
     dagrt_set_observer(rt, &obs, NULL);
     const dagrt_graph *g = live_table(true, true);
-    static dagrt_graph_state st;
-    static dagrt_node_state ns[LIVE_NODES];
+    dagrt_graph_state *st;
+    dagrt_node_state *ns;
     static struct live_ctx c;
-    if (dagrt_graph_state_init(&st, ns, LIVE_NODES) != 0)
+    if (stopped_state(&st, &ns) != 0)
         return 1;
     live_reset();
     atomic_store(&takeover_mode, 1);   /* the middle tasks' 50 us, no stall of theirs */
     atomic_store(&stop_mode, 1);
-    int bad = 0, stops = 0, frames = 0, last_stop = 0;
+    atomic_store(&stop_over, 1);
+    const double bound = PLAN_STOP_MS / 4.0;   /* "not held": well under the stop */
+    int bad = 0, stops = 0, frames = 0, last_stop = -100, finis = 0, fini_waited = 0;
+    int late_frames = 0;
+    double late_max = 0, other_max = 0;
+    bool pending = false;   /* a stop was sent; its handler may still sleep */
+    bool worker_ran = false;
     double t0 = bench_now_s();
-    for (int f = 0; stops < 3 && bench_now_s() - t0 < 30.0; f++, frames++) {
+    for (int f = 0; (stops < PLAN_STOPS || pending) && bench_now_s() - t0 < 40.0; f++, frames++) {
+        if (pending && atomic_load(&stop_over)) {
+            pending = false;
+            if (atomic_load(&stop_in_body)) {
+                fprintf(stderr, "plan_stopped: the stop before frame %d interrupted a body\n", f);
+                bad++;
+            }
+        }
         /* Armed after a plan frame (the policy keeps a mode for a while;
          * after a stop it may run serial frames for a stretch, see
-         * exec/policy.c's starvation rule), 8 frames after the last stop. */
-        bool armed = f - last_stop >= 8 && mode_is("plan");
-        atomic_store(&stop_began, 0);
-        atomic_store(&stop_over, 0);
+         * exec/policy.c's starvation rule), 8 frames after the last stop,
+         * once the last stop is over. */
+        bool armed = !pending && stops < PLAN_STOPS && f - last_stop >= 8 && mode_is("plan") &&
+                     worker_ran;
+        if (armed) {
+            atomic_store(&stop_began, 0);
+            atomic_store(&stop_over, 0);
+            atomic_store(&stop_sent, 0);
+        }
         atomic_store(&stop_armed, armed);
         ctx_start(&c, rt, f);
-        int rc = dagrt_graph_run(rt, g, &st, &c);
+        uint64_t call = (uint64_t)(bench_now_s() * 1e9);
+        int rc = dagrt_graph_run(rt, g, st, &c);
         uint64_t end = (uint64_t)(bench_now_s() * 1e9);
         atomic_store(&stop_armed, 0);
         if (rc != 0) {
@@ -612,10 +660,34 @@ int plan_stopped_scenario(void)
             break;
         }
         bad += ctx_check("plan_stopped", &c);
-        if (!armed || !atomic_load(&stop_began))
+        /* The worker ran a task of this frame: its helper lingers, and
+         * joins the next frame's offer at once (so the stop finds it
+         * inside the frame, not parked). */
+        worker_ran = false;
+        for (int m = 1; m < LIVE_SINK; m++)
+            worker_ran |= atomic_load(&c.thread[m]) > 0;
+        if (!pending) {
+            double ms = (double)(end - call) / 1e6;
+            other_max = ms > other_max ? ms : other_max;
+        } else if (!atomic_load(&stop_over)) {
+            /* A run on the state while the worker is still stopped, maybe
+             * inside the last frame: it must not wait for it either. */
+            double ms = (double)(end - call) / 1e6;
+            late_frames++;
+            late_max = ms > late_max ? ms : late_max;
+            if (ms > bound) {
+                fprintf(stderr, "plan_stopped: frame %d, run while the worker was stopped, took "
+                        "%.2f ms\n", f, ms);
+                bad++;
+            }
+        }
+        if (!armed || !atomic_load(&stop_sent))
             continue;
+        pending = true;
         last_stop = f;
-        bool plan = stop_frame_mode && strcmp(stop_frame_mode, "plan") == 0;
+        if (!atomic_load(&stop_began))
+            continue;   /* not stopped in time (2 s): not this test's case */
+        bool plan = mode_is("plan");
         /* From the handler's start: a parked worker's signal waits for a
          * CPU first (milliseconds on a loaded machine), which is no part
          * of the take-over. */
@@ -626,40 +698,72 @@ int plan_stopped_scenario(void)
         int on_caller = 0;
         for (int m = 1; m < LIVE_SINK; m++)
             on_caller += atomic_load(&c.thread[m]) == 0;
-        /* The next frame starts once the worker is back. */
-        while (!atomic_load(&stop_over))
-            ;
-        if (atomic_load(&stop_in_body)) {
-            fprintf(stderr, "plan_stopped: frame %d: the stop interrupted a body\n", f);
-            bad++;
-        }
         if (!plan)
             continue;   /* the policy ran it another way: not this test's case */
         stops++;
         /* The work (the sink, last, after every middle task) must be done
-         * in about its own time; dagrt_graph_run itself returns only once
-         * the stopped helper has left the run, after the stop (a figure:
-         * the caller waits for a helper that joined, exec/plan.c's
-         * rt_plan_end_all, since it may still read the run's state). */
-        printf("plan_stopped: frame %d: the work done %.2f ms after the worker's stop of %d ms "
-               "began (%.2f ms after the signal; %d of %d middle tasks on the caller), "
-               "dagrt_graph_run returned after %.2f ms\n",
-               f, ms, PLAN_STOP_MS, late_ms, on_caller, LIVE_MIDS, ret_ms);
-        if (ms > PLAN_STOP_MS / 4.0 || on_caller != LIVE_MIDS) {
-            fprintf(stderr, "plan_stopped: frame %d: the work done %.2f ms after the stop of %d ms, "
-                    "%d of %d middle tasks on the caller\n", f, ms, PLAN_STOP_MS, on_caller, LIVE_MIDS);
+         * in about its own time, and dagrt_graph_run must return then too:
+         * it waits for the nodes, never for a helper that joined the run
+         * and lost its CPU (exec/plan_run.c, "the held return"). */
+        printf("plan_stopped: frame %d: the work done %.2f ms and dagrt_graph_run returned %.2f ms "
+               "after the worker's stop of %d ms began (%.2f ms after the signal; %d of %d middle "
+               "tasks on the caller)\n",
+               f, ms, ret_ms, PLAN_STOP_MS, late_ms, on_caller, LIVE_MIDS);
+        if (ms > bound || ret_ms > bound || on_caller != LIVE_MIDS) {
+            fprintf(stderr, "plan_stopped: frame %d: the work done %.2f ms, the return %.2f ms "
+                    "after the stop of %d ms began (want under %.0f), %d of %d middle tasks on "
+                    "the caller\n", f, ms, ret_ms, PLAN_STOP_MS, bound, on_caller, LIVE_MIDS);
             bad++;
         }
+        if (stops <= PLAN_STOPS - PLAN_FINIS)
+            continue;
+        /* The last stops: the state is released at once, the worker maybe
+         * still stopped inside the frame, and freed. fini must wait for
+         * it (ASan: a helper access after the free), a re-init too. */
+        uint64_t f0 = (uint64_t)(bench_now_s() * 1e9);
+        rc = dagrt_graph_state_fini(st);
+        double fini_ms = ms_since(f0);
+        bool waited = atomic_load(&stop_over);
+        finis++;
+        fini_waited += waited;
+        printf("plan_stopped: frame %d: dagrt_graph_state_fini returned after %.2f ms, %s the "
+               "stop's end\n", f, fini_ms, waited ? "after" : "before");
+        if (rc != 0) {
+            fprintf(stderr, "plan_stopped: dagrt_graph_state_fini: %s\n", dagrt_strerror(rc));
+            bad++;
+        }
+        memset(st, 0xa5, sizeof *st);   /* what a reuse of the memory could leave there */
+        memset(ns, 0xa5, LIVE_NODES * sizeof *ns);
+        free(st);
+        free(ns);
+        if (stopped_state(&st, &ns) != 0) {
+            bad++;
+            break;
+        }
     }
+    while (!atomic_load(&stop_over))
+        ;
     atomic_store(&stop_mode, 0);
     atomic_store(&takeover_mode, 0);
-    printf("plan_stopped: %d frames, %d plan frames with the worker stopped\n", frames, stops);
-    if (stops < 3) {
+    printf("plan_stopped: %d frames, %d plan frames with the worker stopped; %d runs while it was "
+           "still stopped (the longest %.2f ms; of the others %.2f ms); %d of %d releases waited "
+           "for it\n", frames, stops, late_frames, late_max, other_max, fini_waited, finis);
+    if (stops < PLAN_STOPS) {
         fprintf(stderr, "plan_stopped: only %d plan frames with the worker stopped\n", stops);
+        bad++;
+    }
+    /* The worker joins a frame within microseconds of its offer and the
+     * stop comes 300 us into the root: a release that never waited would
+     * mean the late helper went unseen. */
+    if (finis == PLAN_FINIS && fini_waited == 0) {
+        fprintf(stderr, "plan_stopped: no release waited for the stopped worker\n");
         bad++;
     }
     dagrt_destroy(rt);
     signal(SIGRTMIN + 3, SIG_DFL);
+    dagrt_graph_state_fini(st);
+    free(st);
+    free(ns);
     return bad;
 }
 #endif

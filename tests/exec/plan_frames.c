@@ -8,11 +8,13 @@
  *   take the worker's list (no owner) and finally run the spawned helper
  *   itself in its group wait;
  * - the worker held for part of the frames and released mid-way;
- * - frames on a graph state allocated for the run and freed right after
- *   it, some of them after pauses longer than the worker's helper lingers
- *   between runs: under ThreadSanitizer, a helper that touched a run's
- *   state after dagrt_graph_run returned would be reported (the state is
- *   the caller's again the moment the call returns).
+ * - frames on a graph state allocated for the run, released
+ *   (dagrt_graph_state_fini) and freed right after it, some of them after
+ *   pauses longer than the worker's helper lingers between runs: under
+ *   ThreadSanitizer, a helper that touched a run's state after the release
+ *   returned would be reported (the state is the caller's again once
+ *   dagrt_graph_state_fini returns: a helper that joined the run and has
+ *   not left it may still read it after dagrt_graph_run returned).
  * Bodies spin ~1 us (CLOCK_MONOTONIC), so the frames are never small
  * enough to run serial (on the caller alone without plan mode). The entry
  * plan_frames of exec_list.h. */
@@ -123,8 +125,13 @@ static int fresh_state_frames(dagrt *rt, struct bench_ctx *c, int n)
             frame_check_next(c);
             bad += check_frame("fresh state", f, dagrt_graph_run(rt, &table, st, c));
         }
-        /* Scribble over the state before freeing it: a late helper that
-         * read it would go astray even where no sanitizer watches. */
+        /* Released, then scribbled over before it is freed: a late helper
+         * that read it would go astray even where no sanitizer watches. */
+        int frc = dagrt_graph_state_fini(st);
+        if (frc != 0) {
+            fprintf(stderr, "plan_frames: fresh state %d's release: %s\n", f, dagrt_strerror(frc));
+            bad++;
+        }
         memset(ns, 0xa5, BENCH_NODES * sizeof *ns);
         memset(st, 0xa5, sizeof *st);
         pf_free64(ns);

@@ -21,7 +21,10 @@
  *   it is clear, every helper list was run by its own helper, each of whose
  *   last access was that last node's publication: the run is over;
  * - else (or xsteal set) for each ticket: (t, OPEN) to (t, CLOSED) if no
- *   helper joined it, else wait for (t, LEFT).
+ *   helper joined it, else wait for (t, LEFT). (Since 2026-12-05 a G_run's
+ *   caller waits for every node's `done` here instead and marks a joined
+ *   ticket late without waiting: plan_late.pml. This model keeps the wait
+ *   for LEFT, which pipelined frames still use.)
  * Then the caller returns, and its next run reuses the same state.
  *
  * Modelled: RUNS runs of one state back to back (1; -DRUNS=2, the

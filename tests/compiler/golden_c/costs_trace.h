@@ -18,7 +18,9 @@ int costs_trace_run(dagrt *rt, void *ctx);
 /* One run's state of graph costs_trace, for several runs in flight at once:
  * place it anywhere (nothing is allocated), costs_trace_instance_init it once
  * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
- * before reusing it or letting it go. */
+ * before reusing it; before its memory goes, call
+ * dagrt_graph_state_fini(&inst->state) (a worker that lost its CPU in a run
+ * may still read it after the run returned). */
 typedef struct costs_trace_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[4];

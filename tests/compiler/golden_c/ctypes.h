@@ -15,7 +15,9 @@ int plain_run(dagrt *rt, void *ctx);
 /* One run's state of graph plain, for several runs in flight at once:
  * place it anywhere (nothing is allocated), plain_instance_init it once
  * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
- * before reusing it or letting it go. */
+ * before reusing it; before its memory goes, call
+ * dagrt_graph_state_fini(&inst->state) (a worker that lost its CPU in a run
+ * may still read it after the run returned). */
 typedef struct plain_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[1];
@@ -49,7 +51,9 @@ int game_run(dagrt *rt, struct game *ctx);
 /* One run's state of graph game, for several runs in flight at once:
  * place it anywhere (nothing is allocated), game_instance_init it once
  * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
- * before reusing it or letting it go. */
+ * before reusing it; before its memory goes, call
+ * dagrt_graph_state_fini(&inst->state) (a worker that lost its CPU in a run
+ * may still read it after the run returned). */
 typedef struct game_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[2];
@@ -81,7 +85,9 @@ int cb_run(dagrt *rt, void (*ctx)(int, const char *));
 /* One run's state of graph cb, for several runs in flight at once:
  * place it anywhere (nothing is allocated), cb_instance_init it once
  * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
- * before reusing it or letting it go. */
+ * before reusing it; before its memory goes, call
+ * dagrt_graph_state_fini(&inst->state) (a worker that lost its CPU in a run
+ * may still read it after the run returned). */
 typedef struct cb_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[1];
@@ -112,7 +118,9 @@ int fixed_run(dagrt *rt, char *const ctx);
 /* One run's state of graph fixed, for several runs in flight at once:
  * place it anywhere (nothing is allocated), fixed_instance_init it once
  * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
- * before reusing it or letting it go. */
+ * before reusing it; before its memory goes, call
+ * dagrt_graph_state_fini(&inst->state) (a worker that lost its CPU in a run
+ * may still read it after the run returned). */
 typedef struct fixed_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[1];
@@ -145,7 +153,9 @@ int shapes_run(dagrt *rt, const union shape *ctx);
 /* One run's state of graph shapes, for several runs in flight at once:
  * place it anywhere (nothing is allocated), shapes_instance_init it once
  * (an instance in use is refused: DAGRT_EBUSY), and wait for a started run
- * before reusing it or letting it go. */
+ * before reusing it; before its memory goes, call
+ * dagrt_graph_state_fini(&inst->state) (a worker that lost its CPU in a run
+ * may still read it after the run returned). */
 typedef struct shapes_instance {
     dagrt_graph_state state;
     dagrt_node_state nodes[2];
