@@ -32,6 +32,7 @@
 
 #include "bench_body.h"
 #include "dagrt.h"
+#include "pipe2.h"
 #include "pipe_ahead.h"
 
 #define AHEAD_MIDS 6
@@ -161,31 +162,9 @@ static int ahead_attempt(const dagrt_graph *g, uint64_t *stretch)
         atomic_store(&last_frame[i], -1);
     atomic_store(&drop_bad, 0);
     atomic_store(&mids_off, 0);
-    for (int k = 0; k < 2; k++)
-        if (dagrt_graph_state_init(&st[k], ns[k], AHEAD_NODES) != 0)
-            return 1;
-    dagrt_pipeline p;
-    memset(&p, 0, sizeof p);
-    dagrt_graph_state *const sts[2] = {&st[0], &st[1]};
-    void *const cs[2] = {&ctxs[0], &ctxs[1]};
-    if (dagrt_pipeline_init(&p, 2, sts, cs, ahead_drop) != 0)
+    const pipe2 q = {{&st[0], &st[1]}, {ns[0], ns[1]}, {&ctxs[0], &ctxs[1]}, AHEAD_NODES};
+    if (pipe2_run(the_rt, g, &q, AHEAD_FRAMES, ahead_store, ahead_drop, "pipe_ahead", stretch) != 0)
         return 1;
-    for (int f = 0; f < AHEAD_FRAMES; f++) {
-        int rc = dagrt_pipeline_submit(the_rt, g, &p, ahead_store, &f);
-        if (rc != 0) {
-            fprintf(stderr, "pipe_ahead: frame %d: %s\n", f, dagrt_strerror(rc));
-            return 1;
-        }
-    }
-    if (dagrt_pipeline_drain(the_rt, &p) != 0)
-        return 1;
-    *stretch = 0;
-    for (int k = 0; k < 2; k++) {
-        dagrt_graph_stats s;
-        if (dagrt_graph_get_stats(&st[k], &s) != 0)
-            return 1;
-        *stretch += s.stretch_runs;
-    }
     return atomic_load(&drop_bad);
 }
 

@@ -32,6 +32,7 @@
 
 #include "bench_body.h"
 #include "dagrt.h"
+#include "pipe2.h"
 #include "policy_slow.h"
 
 #define SLOW_CHAIN 3                 /* a1, a2, a3: tasks 0 .. 2 */
@@ -194,31 +195,9 @@ static int slow_pipe(const dagrt_graph *g, uint64_t *stretch)
     static dagrt_node_state ns[2][SLOW_NODES];
     static struct slow_ctx ctxs[2];
     slow_reset();
-    for (int k = 0; k < 2; k++)
-        if (dagrt_graph_state_init(&st[k], ns[k], SLOW_NODES) != 0)
-            return 1;
-    dagrt_pipeline p;
-    memset(&p, 0, sizeof p);
-    dagrt_graph_state *const sts[2] = {&st[0], &st[1]};
-    void *const cs[2] = {&ctxs[0], &ctxs[1]};
-    if (dagrt_pipeline_init(&p, 2, sts, cs, slow_drop) != 0)
+    const pipe2 q = {{&st[0], &st[1]}, {ns[0], ns[1]}, {&ctxs[0], &ctxs[1]}, SLOW_NODES};
+    if (pipe2_run(the_rt, g, &q, SLOW_FRAMES, slow_store, slow_drop, "policy_slow", stretch) != 0)
         return 1;
-    for (int f = 0; f < SLOW_FRAMES; f++) {
-        int rc = dagrt_pipeline_submit(the_rt, g, &p, slow_store, &f);
-        if (rc != 0) {
-            fprintf(stderr, "policy_slow: pipeline frame %d: %s\n", f, dagrt_strerror(rc));
-            return 1;
-        }
-    }
-    if (dagrt_pipeline_drain(the_rt, &p) != 0)
-        return 1;
-    *stretch = 0;
-    for (int k = 0; k < 2; k++) {
-        dagrt_graph_stats s;
-        if (dagrt_graph_get_stats(&st[k], &s) != 0)
-            return 1;
-        *stretch += s.stretch_runs;
-    }
     return atomic_load(&frames_bad);
 }
 
