@@ -223,8 +223,11 @@ int policy_slow_scenario(void)
         /* Sharing is half as slow again as serial here: most frames must
          * run on the caller alone (the stretches double, up to 4096); a
          * pipeline's, which the clock-free sign alone left sharing 26-32%
-         * of the frames here, four in five. */
-        uint64_t want = m == 0 ? SLOW_FRAMES / 2 : SLOW_FRAMES * 4 / 5;
+         * of the frames here (1,026-1,113 of 1,500 on the caller), three
+         * in four: the rule that judges them by their time keeps
+         * 1,205-1,215 there, 1,155-1,187 under TSan (four in five, 1,200,
+         * failed under TSan two runs in three). */
+        uint64_t want = m == 0 ? SLOW_FRAMES / 2 : SLOW_FRAMES * 3 / 4;
         if (bad == 0 && stretch < want) {
             fprintf(stderr, "policy_slow: %s: only %llu of %d frames on the caller alone: "
                     "frames shared with a slow helper, slower than serial, were not judged "
