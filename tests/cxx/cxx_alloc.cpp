@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <execinfo.h>
 #include <unistd.h>
 #include <cstdlib>
@@ -102,6 +103,30 @@ extern "C" int hpp_spawn_alloc(void)
         (void)g.wait(rt);
     }
     EXPECT((seen.load() & 6) == 6);
+    /* The caller's deque grows to the most tasks it ever held at once (up
+     * to 300 here, beside its first 256 slots): a round in which the
+     * workers stole nothing reaches that, and a measured round after warm
+     * rounds in which they stole all along would grow it then (it did, 4
+     * runs in 400 beside four builds). So one warm round runs with both
+     * workers held in a task of their own until it ends. */
+    {
+        std::atomic<int> held{0};
+        std::atomic<bool> go{false};
+        dagrtpp::group b;
+        for (int t = 0; t < 2; t++)
+            (void)dagrtpp::spawn(rt, b, [&held, &go] {
+                held.fetch_add(1);
+                while (!go.load())
+                    std::this_thread::yield();
+            });
+        /* The caller would run a blocker itself in a wait: none here until
+         * both are held (a worker steals from the deque's other end). */
+        while (held.load() < 2)
+            std::this_thread::yield();
+        round_inline(rt, n);
+        go.store(true);
+        (void)b.wait(rt);
+    }
     for (int w = 0; w < 3; w++) {   /* warm: descriptor slabs, deques, fibers */
         round_inline(rt, n);
         round_heap(rt, 1000);
