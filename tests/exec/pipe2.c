@@ -1,44 +1,138 @@
-/* pipe2.c - a depth-2 pipeline of N frames over two fresh states
- * (pipe2.h). */
+/* pipe2.c - the run-policy scenarios' shared harness (pipe2.h). */
 #include "pipe2.h"
 
 #include <stdio.h>
 #include <string.h>
 
-int pipe2_run(dagrt *rt, const dagrt_graph *g, const pipe2 *q, int frames,
-              void (*store)(void *ctx, const void *src), void (*drop)(void *ctx), const char *who,
-              uint64_t *stretch)
+void pipe2_table(pipe2_graph *t, const char *who, uint32_t n, const char *const *names,
+                 const dagrt_node_fn *fns, const uint32_t (*edges)[2], uint32_t nedges,
+                 const uint32_t *cost_us)
 {
+    memset(t->nodes, 0, sizeof t->nodes);
+    memset(t->npred, 0, sizeof t->npred);
+    t->who = who;
+    t->n = n;
+    uint32_t k = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        dagrt_node *d = &t->nodes[u];
+        d->name = names[u];
+        d->kind = DAGRT_NODE_TASK;
+        d->join = DAGRT_JOIN_AND;
+        d->run = fns[u];
+        d->succ_first = k;
+        for (; k < nedges && edges[k][0] == u; k++) {
+            uint32_t v = edges[k][1];
+            t->succ[k] = v;
+            t->pred[v][t->npred[v]++] = u;
+        }
+        d->nsucc = k - d->succ_first;
+        t->cost[u] = cost_us[u] * 1000u;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        t->nodes[v].npred = t->npred[v];
+    memset(&t->g, 0, sizeof t->g);
+    t->g.version = DAGRT_GRAPH_VERSION;
+    t->g.nnodes = n;
+    t->g.nsucc = nedges;
+    t->g.name = who;
+    t->g.nodes = t->nodes;
+    t->g.succ = t->succ;
+    t->g.cost = t->cost;
+}
+
+void pipe2_reset(pipe2_graph *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        atomic_store(&t->last_frame[i], -1);
+    atomic_store(&t->frames_bad, 0);
+}
+
+void pipe2_enter(pipe2_frame *c, uint32_t i)
+{
+    pipe2_graph *t = c->graph;
+    /* Inputs before it, in its frame (acquire: pairs with pipe2_leave's
+     * release). */
+    for (uint32_t k = 0; k < t->npred[i]; k++)
+        if (atomic_load_explicit(&c->at[t->pred[i][k]], memory_order_acquire) == 0)
+            atomic_fetch_add(&c->bad, 1);
+    /* The same task of the frame before ran before it (the pipeline's
+     * rule; relaxed: the runtime orders the two runs of a task). */
+    if (atomic_load_explicit(&t->last_frame[i], memory_order_relaxed) != c->frame - 1)
+        atomic_fetch_add(&c->bad, 1);
+    atomic_store_explicit(&t->last_frame[i], c->frame, memory_order_relaxed);
+}
+
+void pipe2_leave(pipe2_frame *c, uint32_t i)
+{
+    /* relaxed: read at the frame's end, after the runtime's ordering. */
+    atomic_fetch_add_explicit(&c->runs[i], 1, memory_order_relaxed);
+    /* release: the tasks after it read it with acquire. */
+    atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);
+}
+
+void pipe2_store(void *ctx, const void *src)
+{
+    pipe2_frame *c = ctx;
+    c->frame = *(const int *)src;
+    atomic_store(&c->seq, 0);
+    atomic_store(&c->bad, 0);
+    for (uint32_t i = 0; i < PIPE2_MAX_NODES; i++) {
+        atomic_store(&c->at[i], 0);
+        atomic_store(&c->runs[i], 0);
+    }
+}
+
+/* A frame over: every task once, in order. */
+void pipe2_drop(void *ctx)
+{
+    pipe2_frame *c = ctx;
+    int bad = atomic_load(&c->bad);
+    for (uint32_t i = 0; i < c->graph->n; i++)
+        bad += atomic_load(&c->runs[i]) != 1;
+    if (bad)
+        fprintf(stderr, "%s: frame %d: %d violations (a task not run exactly once, or "
+                "out of order)\n", c->graph->who, c->frame, bad);
+    atomic_fetch_add(&c->graph->frames_bad, bad);
+}
+
+int pipe2_run(dagrt *rt, pipe2_graph *t, pipe2_frame ctx[2], int frames, uint64_t *stretch)
+{
+    /* The states outlive this call's frames (a pipeline's state is read
+     * until its next run), so they are static; one pipeline at a time. */
+    static dagrt_graph_state st[2];
+    static dagrt_node_state ns[2][PIPE2_MAX_NODES];
     *stretch = 0;
-    for (int k = 0; k < 2; k++)
-        if (dagrt_graph_state_init(q->st[k], q->ns[k], q->nnodes) != 0) {
-            fprintf(stderr, "%s: dagrt_graph_state_init failed\n", who);
+    for (int k = 0; k < 2; k++) {
+        ctx[k].graph = t;
+        if (dagrt_graph_state_init(&st[k], ns[k], t->n) != 0) {
+            fprintf(stderr, "%s: dagrt_graph_state_init failed\n", t->who);
             return 1;
         }
+    }
     dagrt_pipeline p;
     memset(&p, 0, sizeof p);
-    dagrt_graph_state *const sts[2] = {q->st[0], q->st[1]};
-    void *const cs[2] = {q->ctx[0], q->ctx[1]};
-    if (dagrt_pipeline_init(&p, 2, sts, cs, drop) != 0) {
-        fprintf(stderr, "%s: dagrt_pipeline_init failed\n", who);
+    dagrt_graph_state *const sts[2] = {&st[0], &st[1]};
+    void *const cs[2] = {&ctx[0], &ctx[1]};
+    if (dagrt_pipeline_init(&p, 2, sts, cs, pipe2_drop) != 0) {
+        fprintf(stderr, "%s: dagrt_pipeline_init failed\n", t->who);
         return 1;
     }
     for (int f = 0; f < frames; f++) {
-        int rc = dagrt_pipeline_submit(rt, g, &p, store, &f);
+        int rc = dagrt_pipeline_submit(rt, &t->g, &p, pipe2_store, &f);
         if (rc != 0) {
-            fprintf(stderr, "%s: pipeline frame %d: %s\n", who, f, dagrt_strerror(rc));
+            fprintf(stderr, "%s: pipeline frame %d: %s\n", t->who, f, dagrt_strerror(rc));
             return 1;
         }
     }
     if (dagrt_pipeline_drain(rt, &p) != 0) {
-        fprintf(stderr, "%s: dagrt_pipeline_drain failed\n", who);
+        fprintf(stderr, "%s: dagrt_pipeline_drain failed\n", t->who);
         return 1;
     }
     for (int k = 0; k < 2; k++) {
         dagrt_graph_stats s;
-        if (dagrt_graph_get_stats(q->st[k], &s) != 0)
+        if (dagrt_graph_get_stats(&st[k], &s) != 0)
             return 1;
         *stretch += s.stretch_runs;
     }
-    return 0;
+    return atomic_load(&t->frames_bad);
 }

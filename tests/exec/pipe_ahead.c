@@ -43,41 +43,17 @@
 #define AHEAD_FRAMES 60
 #define AHEAD_TRIES 8
 
-/* A frame's context: its number, each task's completion order and runs,
- * and the middle tasks that ran off the caller. seq_cst unless said. */
-struct ahead_ctx {
-    int frame;
-    _Atomic unsigned seq;
-    _Atomic unsigned at[AHEAD_NODES];
-    _Atomic int runs[AHEAD_NODES];
-    _Atomic int bad;
-};
-
-static _Atomic int last_frame[AHEAD_NODES];
+static pipe2_graph ahead;
 static _Atomic unsigned mids_off;   /* middle tasks run by the worker */
 static dagrt *the_rt;
 
-static void ahead_body(struct ahead_ctx *c, int i)
+static void ahead_body(pipe2_frame *c, uint32_t i)
 {
-    /* Inputs before it, in its frame (acquire: pairs with the release
-     * below). */
-    if (i > 0 && i < AHEAD_SINK && atomic_load_explicit(&c->at[0], memory_order_acquire) == 0)
-        atomic_fetch_add(&c->bad, 1);
-    if (i == AHEAD_SINK)
-        for (int m = 1; m < AHEAD_SINK; m++)
-            if (atomic_load_explicit(&c->at[m], memory_order_acquire) == 0)
-                atomic_fetch_add(&c->bad, 1);
-    /* The same task of the frame before ran before it (the pipeline's
-     * rule; relaxed: the runtime orders the two runs of a task). */
-    if (atomic_load_explicit(&last_frame[i], memory_order_relaxed) != c->frame - 1)
-        atomic_fetch_add(&c->bad, 1);
-    atomic_store_explicit(&last_frame[i], c->frame, memory_order_relaxed);
+    pipe2_enter(c, i);
     if (i > 0 && i < AHEAD_SINK && dagrt_thread_index(the_rt) != 0)
         atomic_fetch_add(&mids_off, 1);
     bench_spin_us(i == 0 ? 5 : i == AHEAD_SINK ? AHEAD_PRESENT_US : AHEAD_MID_US);
-    atomic_fetch_add_explicit(&c->runs[i], 1, memory_order_relaxed);
-    /* release: the tasks after it read it with acquire. */
-    atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);
+    pipe2_leave(c, i);
 }
 
 #define TRAMP(i) static void ahead_t##i(void *c) { ahead_body(c, i); }
@@ -86,86 +62,32 @@ static const dagrt_node_fn ahead_fns[AHEAD_NODES] = {ahead_t0, ahead_t1, ahead_t
                                                      ahead_t4, ahead_t5, ahead_t6, ahead_t7};
 static const char *const ahead_names[AHEAD_NODES] = {"input", "m1", "m2", "m3",
                                                      "m4", "m5", "m6", "present"};
-static dagrt_node ahead_nodes[AHEAD_NODES];
-static uint32_t ahead_succ[2 * AHEAD_MIDS];
-static uint32_t ahead_costs[AHEAD_NODES];
-static dagrt_graph ahead_graph;
 
-static const dagrt_graph *ahead_table(void)
+/* input -> each middle task -> present; input and present on main. */
+static pipe2_graph *ahead_table(void)
 {
-    memset(ahead_nodes, 0, sizeof ahead_nodes);
-    uint32_t ns = 0;
-    for (int u = 0; u < AHEAD_NODES; u++) {
-        dagrt_node *n = &ahead_nodes[u];
-        n->name = ahead_names[u];
-        n->kind = DAGRT_NODE_TASK;
-        n->join = DAGRT_JOIN_AND;
-        n->run = ahead_fns[u];
-        n->succ_first = ns;
-        if (u == 0)
-            for (int m = 1; m < AHEAD_SINK; m++)
-                ahead_succ[ns++] = (uint32_t)m;
-        else if (u < AHEAD_SINK)
-            ahead_succ[ns++] = AHEAD_SINK;
-        n->nsucc = ns - n->succ_first;
-        n->npred = u == 0 ? 0 : u < AHEAD_SINK ? 1 : AHEAD_MIDS;
-        ahead_costs[u] = (u == 0 ? 5 : u == AHEAD_SINK ? AHEAD_PRESENT_US : AHEAD_MID_US) * 1000u;
-    }
-    ahead_nodes[0].flags = DAGRT_NODE_MAIN;
-    ahead_nodes[AHEAD_SINK].flags = DAGRT_NODE_MAIN;
-    memset(&ahead_graph, 0, sizeof ahead_graph);
-    ahead_graph.version = DAGRT_GRAPH_VERSION;
-    ahead_graph.nnodes = AHEAD_NODES;
-    ahead_graph.nsucc = ns;
-    ahead_graph.name = "pipe_ahead";
-    ahead_graph.nodes = ahead_nodes;
-    ahead_graph.succ = ahead_succ;
-    ahead_graph.cost = ahead_costs;
-    return &ahead_graph;
-}
-
-static _Atomic int drop_bad;
-
-static void ahead_store(void *ctx, const void *src)
-{
-    struct ahead_ctx *c = ctx;
-    c->frame = *(const int *)src;
-    atomic_store(&c->seq, 0);
-    atomic_store(&c->bad, 0);
-    for (int i = 0; i < AHEAD_NODES; i++) {
-        atomic_store(&c->at[i], 0);
-        atomic_store(&c->runs[i], 0);
-    }
-}
-
-/* A frame over: every task once, in order. */
-static void ahead_drop(void *ctx)
-{
-    struct ahead_ctx *c = ctx;
-    int bad = atomic_load(&c->bad);
-    for (int i = 0; i < AHEAD_NODES; i++)
-        bad += atomic_load(&c->runs[i]) != 1;
-    if (bad)
-        fprintf(stderr, "pipe_ahead: frame %d: %d violations (a task not run exactly once, or "
-                "out of order)\n", c->frame, bad);
-    atomic_fetch_add(&drop_bad, bad);
+    uint32_t edges[2 * AHEAD_MIDS][2], cost[AHEAD_NODES], k = 0;
+    for (uint32_t m = 1; m < AHEAD_SINK; m++)
+        edges[k][0] = 0, edges[k++][1] = m;
+    for (uint32_t m = 1; m < AHEAD_SINK; m++)
+        edges[k][0] = m, edges[k++][1] = AHEAD_SINK;
+    for (uint32_t u = 0; u < AHEAD_NODES; u++)
+        cost[u] = u == 0 ? 5 : u == AHEAD_SINK ? AHEAD_PRESENT_US : AHEAD_MID_US;
+    pipe2_table(&ahead, "pipe_ahead", AHEAD_NODES, ahead_names, ahead_fns,
+                (const uint32_t (*)[2])edges, k, cost);
+    ahead.nodes[0].flags = DAGRT_NODE_MAIN;
+    ahead.nodes[AHEAD_SINK].flags = DAGRT_NODE_MAIN;
+    return &ahead;
 }
 
 /* One attempt: AHEAD_FRAMES frames through a fresh pipeline. Returns the
  * violations; *stretch: serial-stretch runs of both states. */
-static int ahead_attempt(const dagrt_graph *g, uint64_t *stretch)
+static int ahead_attempt(pipe2_graph *t, uint64_t *stretch)
 {
-    static dagrt_graph_state st[2];
-    static dagrt_node_state ns[2][AHEAD_NODES];
-    static struct ahead_ctx ctxs[2];
-    for (int i = 0; i < AHEAD_NODES; i++)
-        atomic_store(&last_frame[i], -1);
-    atomic_store(&drop_bad, 0);
+    static pipe2_frame ctxs[2];
+    pipe2_reset(t);
     atomic_store(&mids_off, 0);
-    const pipe2 q = {{&st[0], &st[1]}, {ns[0], ns[1]}, {&ctxs[0], &ctxs[1]}, AHEAD_NODES};
-    if (pipe2_run(the_rt, g, &q, AHEAD_FRAMES, ahead_store, ahead_drop, "pipe_ahead", stretch) != 0)
-        return 1;
-    return atomic_load(&drop_bad);
+    return pipe2_run(the_rt, t, ctxs, AHEAD_FRAMES, stretch);
 }
 
 int pipe_ahead_scenario(void)
@@ -178,7 +100,7 @@ int pipe_ahead_scenario(void)
         fprintf(stderr, "pipe_ahead: dagrt_create failed\n");
         return 1;
     }
-    const dagrt_graph *g = ahead_table();
+    pipe2_graph *g = ahead_table();
     int bad = 0;
     bool clean = false;
     for (int t = 0; t < AHEAD_TRIES && !clean && bad == 0; t++) {

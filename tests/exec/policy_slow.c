@@ -44,161 +44,74 @@
 #define SLOW_EXTRA 4
 #define SLOW_FRAMES 1500
 
-/* A frame's context: its number, each task's completion mark and runs.
- * seq_cst unless said. */
-struct slow_ctx {
-    int frame;
-    _Atomic unsigned seq;
-    _Atomic unsigned at[SLOW_NODES];
-    _Atomic int runs[SLOW_NODES];
-    _Atomic int bad;
-};
-
-static _Atomic int last_frame[SLOW_NODES];
+static pipe2_graph slow;
 static _Atomic unsigned off_caller;   /* tasks run by the worker */
 static dagrt *the_rt;
 
-/* Task i's input: the task before it on the chain; none for a1 and b. */
-static int slow_pred(int i) { return i == 0 || i == SLOW_B ? -1 : i - 1; }
-
-static void slow_body(struct slow_ctx *c, int i)
+static void slow_body(pipe2_frame *c, uint32_t i)
 {
-    /* Inputs before it, in its frame (acquire: pairs with the release
-     * below). */
-    if (i == SLOW_SINK) {
-        if (atomic_load_explicit(&c->at[SLOW_CHAIN - 1], memory_order_acquire) == 0 ||
-            atomic_load_explicit(&c->at[SLOW_B], memory_order_acquire) == 0)
-            atomic_fetch_add(&c->bad, 1);
-    } else if (slow_pred(i) >= 0 &&
-               atomic_load_explicit(&c->at[slow_pred(i)], memory_order_acquire) == 0) {
-        atomic_fetch_add(&c->bad, 1);
-    }
-    /* The same task of the frame before ran before it (relaxed: the
-     * runtime orders the two runs of a task). */
-    if (atomic_load_explicit(&last_frame[i], memory_order_relaxed) != c->frame - 1)
-        atomic_fetch_add(&c->bad, 1);
-    atomic_store_explicit(&last_frame[i], c->frame, memory_order_relaxed);
+    pipe2_enter(c, i);
     bool worker = dagrt_thread_index(the_rt) != 0;
     if (worker)
         atomic_fetch_add(&off_caller, 1);
     int us = i == SLOW_B ? SLOW_B_US : SLOW_US;
     bench_spin_us(worker ? SLOW_EXTRA * us : us);
-    atomic_fetch_add_explicit(&c->runs[i], 1, memory_order_relaxed);
-    /* release: the tasks after it read it with acquire. */
-    atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);
+    pipe2_leave(c, i);
 }
 
 #define TRAMP(i) static void slow_t##i(void *c) { slow_body(c, i); }
 TRAMP(0) TRAMP(1) TRAMP(2) TRAMP(3) TRAMP(4)
 static const dagrt_node_fn slow_fns[SLOW_NODES] = {slow_t0, slow_t1, slow_t2, slow_t3, slow_t4};
 static const char *const slow_names[SLOW_NODES] = {"a1", "a2", "a3", "b", "sink"};
-static dagrt_node slow_nodes[SLOW_NODES];
-static uint32_t slow_succ[SLOW_NODES];
-static uint32_t slow_costs[SLOW_NODES];
-static dagrt_graph slow_graph;
 
-static const dagrt_graph *slow_table(void)
+/* a1 -> a2 -> a3 -> sink, b -> sink. */
+static pipe2_graph *slow_table(void)
 {
-    memset(slow_nodes, 0, sizeof slow_nodes);
-    uint32_t ns = 0;
-    for (int u = 0; u < SLOW_NODES; u++) {
-        dagrt_node *n = &slow_nodes[u];
-        n->name = slow_names[u];
-        n->kind = DAGRT_NODE_TASK;
-        n->join = DAGRT_JOIN_AND;
-        n->run = slow_fns[u];
-        n->succ_first = ns;
-        if (u == SLOW_CHAIN - 1 || u == SLOW_B)
-            slow_succ[ns++] = SLOW_SINK;
-        else if (u != SLOW_SINK)
-            slow_succ[ns++] = (uint32_t)u + 1;
-        n->nsucc = ns - n->succ_first;
-        n->npred = u == SLOW_SINK ? 2 : slow_pred(u) >= 0 ? 1 : 0;
-        slow_costs[u] = (u == SLOW_B ? SLOW_B_US : SLOW_US) * 1000u;
-    }
-    memset(&slow_graph, 0, sizeof slow_graph);
-    slow_graph.version = DAGRT_GRAPH_VERSION;
-    slow_graph.nnodes = SLOW_NODES;
-    slow_graph.nsucc = ns;
-    slow_graph.name = "policy_slow";
-    slow_graph.nodes = slow_nodes;
-    slow_graph.succ = slow_succ;
-    slow_graph.cost = slow_costs;
-    return &slow_graph;
-}
-
-static _Atomic int frames_bad;
-
-static void slow_store(void *ctx, const void *src)
-{
-    struct slow_ctx *c = ctx;
-    c->frame = *(const int *)src;
-    atomic_store(&c->seq, 0);
-    atomic_store(&c->bad, 0);
-    for (int i = 0; i < SLOW_NODES; i++) {
-        atomic_store(&c->at[i], 0);
-        atomic_store(&c->runs[i], 0);
-    }
-}
-
-/* A frame over: every task once, in order. */
-static void slow_drop(void *ctx)
-{
-    struct slow_ctx *c = ctx;
-    int bad = atomic_load(&c->bad);
-    for (int i = 0; i < SLOW_NODES; i++)
-        bad += atomic_load(&c->runs[i]) != 1;
-    if (bad)
-        fprintf(stderr, "policy_slow: frame %d: %d violations (a task not run exactly once, or "
-                "out of order)\n", c->frame, bad);
-    atomic_fetch_add(&frames_bad, bad);
+    static const uint32_t edges[][2] = {{0, 1}, {1, 2}, {2, SLOW_SINK}, {SLOW_B, SLOW_SINK}};
+    static const uint32_t cost[SLOW_NODES] = {SLOW_US, SLOW_US, SLOW_US, SLOW_B_US, SLOW_US};
+    pipe2_table(&slow, "policy_slow", SLOW_NODES, slow_names, slow_fns, edges,
+                sizeof edges / sizeof edges[0], cost);
+    return &slow;
 }
 
 static void slow_reset(void)
 {
-    for (int i = 0; i < SLOW_NODES; i++)
-        atomic_store(&last_frame[i], -1);
-    atomic_store(&frames_bad, 0);
+    pipe2_reset(&slow);
     atomic_store(&off_caller, 0);
 }
 
 /* SLOW_FRAMES frames of dagrt_graph_run; *stretch: its stretch frames. */
-static int slow_run(const dagrt_graph *g, uint64_t *stretch)
+static int slow_run(pipe2_graph *t, uint64_t *stretch)
 {
     static dagrt_graph_state st;
     static dagrt_node_state ns[SLOW_NODES];
-    static struct slow_ctx ctx;
+    static pipe2_frame ctx = {.graph = &slow};
     slow_reset();
     if (dagrt_graph_state_init(&st, ns, SLOW_NODES) != 0)
         return 1;
     for (int f = 0; f < SLOW_FRAMES; f++) {
-        slow_store(&ctx, &f);
-        int rc = dagrt_graph_run(the_rt, g, &st, &ctx);
+        pipe2_store(&ctx, &f);
+        int rc = dagrt_graph_run(the_rt, &t->g, &st, &ctx);
         if (rc != 0) {
             fprintf(stderr, "policy_slow: G_run frame %d: %s\n", f, dagrt_strerror(rc));
             return 1;
         }
-        slow_drop(&ctx);
+        pipe2_drop(&ctx);
     }
     dagrt_graph_stats s;
     if (dagrt_graph_get_stats(&st, &s) != 0)
         return 1;
     *stretch = s.stretch_runs;
-    return atomic_load(&frames_bad);
+    return atomic_load(&t->frames_bad);
 }
 
 /* SLOW_FRAMES frames through a depth-2 pipeline; *stretch: the stretch
  * frames of both its states. */
-static int slow_pipe(const dagrt_graph *g, uint64_t *stretch)
+static int slow_pipe(pipe2_graph *t, uint64_t *stretch)
 {
-    static dagrt_graph_state st[2];
-    static dagrt_node_state ns[2][SLOW_NODES];
-    static struct slow_ctx ctxs[2];
+    static pipe2_frame ctxs[2];
     slow_reset();
-    const pipe2 q = {{&st[0], &st[1]}, {ns[0], ns[1]}, {&ctxs[0], &ctxs[1]}, SLOW_NODES};
-    if (pipe2_run(the_rt, g, &q, SLOW_FRAMES, slow_store, slow_drop, "policy_slow", stretch) != 0)
-        return 1;
-    return atomic_load(&frames_bad);
+    return pipe2_run(the_rt, t, ctxs, SLOW_FRAMES, stretch);
 }
 
 int policy_slow_scenario(void)
@@ -211,7 +124,7 @@ int policy_slow_scenario(void)
         fprintf(stderr, "policy_slow: dagrt_create failed\n");
         return 1;
     }
-    const dagrt_graph *g = slow_table();
+    pipe2_graph *g = slow_table();
     int bad = 0;
     const char *what[2] = {"dagrt_graph_run", "depth-2 pipeline"};
     for (int m = 0; m < 2 && bad == 0; m++) {
