@@ -46,7 +46,11 @@
  * plan frames (the observer says which), and dagrt_graph_run must return
  * by then too, though the stopped helper joined the run and has not left
  * it (exec/plan_run.c, "the held return"); so must every run on the state
- * while the worker is still stopped. The last PLAN_FINIS stopped frames'
+ * while the worker is still stopped. "Held" is over that bound and ended
+ * after the stop's end: a time over the bound that ended before it is a
+ * caller that lost its CPU meanwhile (seen at a load average of 15, where
+ * a frame of no stop took 481 ms), not a wait for the worker. The last
+ * PLAN_FINIS stopped frames'
  * states are released at once (dagrt_graph_state_fini, which must wait
  * for the stopped helper: at least one of them did) and freed (under ASan
  * a helper's access after it is a use after free). The handler checks
@@ -129,7 +133,7 @@ static _Atomic int worker_tid, stop_mode, stop_armed, stop_sent, stop_began, sto
 /* Stopped plan frames, the last PLAN_FINIS of them released at once. */
 #define PLAN_STOPS 5
 #define PLAN_FINIS 2
-static _Atomic uint64_t stop_sent_ns, stop_began_ns;
+static _Atomic uint64_t stop_sent_ns, stop_began_ns, stop_over_ns;
 
 static void stop_handler(int sig)
 {
@@ -141,6 +145,7 @@ static void stop_handler(int sig)
     struct timespec ts = {0, PLAN_STOP_MS * 1000L * 1000L};
     while (nanosleep(&ts, &ts) != 0)
         ;
+    atomic_store(&stop_over_ns, (uint64_t)(bench_now_s() * 1e9));
     atomic_store(&stop_over, 1);
 }
 
@@ -650,9 +655,11 @@ int plan_stopped_scenario(void)
         }
         atomic_store(&stop_armed, armed);
         ctx_start(&c, rt, f);
+        bool stopped_at_call = pending && !atomic_load(&stop_over);
         uint64_t call = (uint64_t)(bench_now_s() * 1e9);
         int rc = dagrt_graph_run(rt, g, st, &c);
         uint64_t end = (uint64_t)(bench_now_s() * 1e9);
+        bool over_at_end = atomic_load(&stop_over);
         atomic_store(&stop_armed, 0);
         if (rc != 0) {
             fprintf(stderr, "plan_stopped: frame %d: %s\n", f, dagrt_strerror(rc));
@@ -669,15 +676,18 @@ int plan_stopped_scenario(void)
         if (!pending) {
             double ms = (double)(end - call) / 1e6;
             other_max = ms > other_max ? ms : other_max;
-        } else if (!atomic_load(&stop_over)) {
+        } else if (stopped_at_call) {
             /* A run on the state while the worker is still stopped, maybe
-             * inside the last frame: it must not wait for it either. */
+             * inside the last frame: it must not wait for it either. Held
+             * is long and ended only after the stop did; long alone is a
+             * caller that lost its CPU (a run of no stop took 481 ms once,
+             * at a load average of 15). */
             double ms = (double)(end - call) / 1e6;
             late_frames++;
             late_max = ms > late_max ? ms : late_max;
-            if (ms > bound) {
+            if (ms > bound && over_at_end) {
                 fprintf(stderr, "plan_stopped: frame %d, run while the worker was stopped, took "
-                        "%.2f ms\n", f, ms);
+                        "%.2f ms and returned after the stop's end\n", f, ms);
                 bad++;
             }
         }
@@ -695,6 +705,9 @@ int plan_stopped_scenario(void)
         double ms = (double)(atomic_load(&c.end_ns[LIVE_SINK]) - began) / 1e6;
         double ret_ms = (double)(end - began) / 1e6;
         double late_ms = (double)(began - atomic_load(&stop_sent_ns)) / 1e6;
+        /* Held: the work or the return after the stop's end (0: not over). */
+        uint64_t over_ns = over_at_end ? atomic_load(&stop_over_ns) : UINT64_MAX;
+        bool work_held = atomic_load(&c.end_ns[LIVE_SINK]) > over_ns, ret_held = end > over_ns;
         int on_caller = 0;
         for (int m = 1; m < LIVE_SINK; m++)
             on_caller += atomic_load(&c.thread[m]) == 0;
@@ -709,10 +722,13 @@ int plan_stopped_scenario(void)
                "after the worker's stop of %d ms began (%.2f ms after the signal; %d of %d middle "
                "tasks on the caller)\n",
                f, ms, ret_ms, PLAN_STOP_MS, late_ms, on_caller, LIVE_MIDS);
-        if (ms > bound || ret_ms > bound || on_caller != LIVE_MIDS) {
+        /* Over the bound and after the stop's end, i.e. waited for the
+         * worker; over it alone, the caller lost its CPU meanwhile. */
+        if ((ms > bound && work_held) || (ret_ms > bound && ret_held) || on_caller != LIVE_MIDS) {
             fprintf(stderr, "plan_stopped: frame %d: the work done %.2f ms, the return %.2f ms "
-                    "after the stop of %d ms began (want under %.0f), %d of %d middle tasks on "
-                    "the caller\n", f, ms, ret_ms, PLAN_STOP_MS, bound, on_caller, LIVE_MIDS);
+                    "after the stop of %d ms began (want under %.0f or before its end), %d of %d "
+                    "middle tasks on the caller\n", f, ms, ret_ms, PLAN_STOP_MS, bound, on_caller,
+                    LIVE_MIDS);
             bad++;
         }
         if (stops <= PLAN_STOPS - PLAN_FINIS)
