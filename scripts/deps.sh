@@ -7,7 +7,7 @@ want=()
 case "${1:-test}" in
   example)  want=(gcc meson ninja-build re2c lemon graphviz pkg-config python3 liburing-dev) ;;
   test)     want=(gcc make meson ninja-build re2c lemon graphviz pkg-config python3 liburing-dev
-                  libcriterion-dev spin clang libclang-rt-14-dev g++ cmake vim neovim
+                  libcriterion-dev spin clang libclang-rt-14-dev g++ cmake vim neovim libcapstone-dev
                   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
                   gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64) ;;
   bench)    want=(gcc g++ meson ninja-build re2c lemon graphviz pkg-config python3 liburing-dev
