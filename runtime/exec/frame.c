@@ -83,12 +83,12 @@
  * from slabs of 2 MiB, each one block from the system aligned to 2 MiB
  * and hinted for a large page (rt_os_hint_large_pages): frame memory
  * cycles through the chunks of every frame alive, which with 4 KiB pages
- * took a TLB entry, and after any flush a page walk, every 4 KiB written
- * (every allocation at 4 KiB: 2-3x the bare bump pointer's time when the
- * process also mapped and unmapped memory between frames, bench/runtime/
- * bench_frame_alloc.c's malloc mode; docs/benchmarks-log.md, h-falloc3).
- * A slab's chunks never go back to the system before the runtime's
- * destroy, so its large page stays whole. Chunks are aligned to
+ * took a TLB entry, and after any flush (a process that unmaps memory
+ * between frames: bench_frame_alloc.c's malloc mode) a page walk, every
+ * 4 KiB written: 4 KiB allocations beside that mode took 23-25 ns a
+ * piece instead of 27-29 (docs/benchmarks-log.md, h-falloc3). A slab's
+ * chunks never go back to the system before the runtime's destroy, so
+ * its large page stays whole. Chunks are aligned to
  * FRAME_MAX_ALIGN, so a chunk's end, and the end of every window opened
  * on it, is a multiple of every alignment allowed: rounding a cursor
  * that is not past the end up to one never passes the end, which spares
