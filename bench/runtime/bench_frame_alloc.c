@@ -22,6 +22,13 @@
  * the next frame can be once a frame writes more than half the L2
  * (256 B x 4096 = 1 MiB a task; docs/benchmarks-log.md, h-falloc3).
  *
+ * malloc+free's frames disturb the others' from 256 B: glibc gives the
+ * freed heap back to the system at each frame's end and faults it in
+ * again at the next (0.4-49 us a malloc), so memory not written since
+ * the last malloc frame is cold in the caches and the TLB, as frame
+ * memory's always is. Without that mode (MODES) the others compare
+ * alone.
+ *
  * Each task times its own body, so the executor's work around it (a
  * worker's wake-up, its run policy) is left out: with 2 threads the
  * slower task's time counts. Sizes of 256 B and more are bound by memory
