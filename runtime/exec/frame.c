@@ -79,7 +79,16 @@
 
 /* A chunk: this header, then its bytes. 64 KiB in all, or more for an
  * allocation that would not fit one (a "big" chunk, kept on a list of its
- * own and reused by size: a multiple of 64 KiB). Chunks are aligned to
+ * own and reused by size: a multiple of 64 KiB). 64 KiB chunks are cut
+ * from slabs of 2 MiB, each one block from the system aligned to 2 MiB
+ * and hinted for a large page (rt_os_hint_large_pages): frame memory
+ * cycles through the chunks of every frame alive, which with 4 KiB pages
+ * took a TLB entry, and after any flush (a process that unmaps memory
+ * between frames: bench_frame_alloc.c's malloc mode) a page walk, every
+ * 4 KiB written: 4 KiB allocations beside that mode took 23-25 ns a
+ * piece instead of 27-29 (docs/benchmarks-log.md, h-falloc3). A slab's
+ * chunks never go back to the system before the runtime's destroy, so
+ * its large page stays whole. Chunks are aligned to
  * FRAME_MAX_ALIGN, so a chunk's end, and the end of every window opened
  * on it, is a multiple of every alignment allowed: rounding a cursor
  * that is not past the end up to one never passes the end, which spares
@@ -88,6 +97,7 @@
 #define FRAME_HEAD ((size_t)64)
 #define FRAME_MAX_ALIGN ((size_t)4096)
 #define FRAME_MAX_SIZE ((size_t)1 << 30)
+#define FRAME_SLAB ((size_t)2 * 1024 * 1024)
 
 typedef struct fchunk {
     struct fchunk *next;   /* the arena's list, or a free list (frame lock) */
@@ -95,10 +105,14 @@ typedef struct fchunk {
     char *cur;             /* next free byte: the taker's, read by the retirer */
     char *end;
     size_t size;           /* the whole chunk, header included */
+    size_t block;          /* the system block this chunk heads (a slab or a
+                              big chunk: on rt->frame_all), 0 for the rest
+                              of a slab's chunks */
 } fchunk;
 
 _Static_assert(sizeof(fchunk) <= FRAME_HEAD, "frame chunk header");
 _Static_assert(FRAME_CHUNK % FRAME_MAX_ALIGN == 0, "a chunk's end is aligned to every align");
+_Static_assert(FRAME_SLAB % FRAME_CHUNK == 0, "a slab is whole chunks");
 
 static char *bytes_of(fchunk *k) { return (char *)k + FRAME_HEAD; }
 
@@ -106,6 +120,51 @@ static _Thread_local int frame_err;
 /* The calling thread's window (core/core.h). */
 _Thread_local dagrt__frame_window dagrt__fwin;
 static _Atomic uint64_t runtimes;   /* runtimes made: each one's frame_id */
+
+/* A block of `size` bytes from the system, aligned to `align`, made a
+ * chunk of `chunk` bytes that heads it (linked on rt->frame_all, which
+ * the destroy frees), its bytes poisoned; NULL when the system has no
+ * memory. Frame lock held, or the runtime not yet shared. */
+static fchunk *block_new(dagrt *rt, size_t align, size_t size, size_t chunk)
+{
+    fchunk *k = rt_os_alloc_aligned(align, size);
+    if (!k)
+        return NULL;
+    k->size = chunk;
+    k->block = size;
+    k->all = rt->frame_all;
+    rt->frame_all = k;
+    POISON(bytes_of(k), chunk - FRAME_HEAD);
+    return k;
+}
+
+/* A slab's first chunk, the others put on the free list in address
+ * order (the next takers bump upwards through the slab); NULL when the
+ * system has no memory. The large-page hint comes before any byte of the
+ * slab is touched, so that its first touch can fault in a large page. */
+static fchunk *slab_new(dagrt *rt)
+{
+    char *m = rt_os_alloc_aligned(FRAME_SLAB, FRAME_SLAB);
+    if (!m)
+        return NULL;
+    rt_os_hint_large_pages(m, FRAME_SLAB);
+    for (size_t off = FRAME_SLAB - FRAME_CHUNK; off > 0; off -= FRAME_CHUNK) {
+        fchunk *k = (fchunk *)(m + off);
+        k->size = FRAME_CHUNK;
+        k->block = 0;
+        k->all = NULL;
+        k->next = rt->frame_free;
+        rt->frame_free = k;
+        POISON(bytes_of(k), FRAME_CHUNK - FRAME_HEAD);
+    }
+    fchunk *k = (fchunk *)m;
+    k->size = FRAME_CHUNK;
+    k->block = FRAME_SLAB;
+    k->all = rt->frame_all;
+    rt->frame_all = k;
+    POISON(bytes_of(k), FRAME_CHUNK - FRAME_HEAD);
+    return k;
+}
 
 int rt_frame_pool_init(dagrt *rt)
 {
@@ -115,26 +174,22 @@ int rt_frame_pool_init(dagrt *rt)
     /* relaxed: only a unique number is wanted, no order. */
     rt->frame_id = atomic_fetch_add_explicit(&runtimes, 1, memory_order_relaxed) + 1;
     size_t want = rt->cfg.frame_reserve;
-    for (size_t made = 0; made < want; made += FRAME_CHUNK) {
-        fchunk *k = rt_os_alloc_aligned(FRAME_MAX_ALIGN, FRAME_CHUNK);
+    for (size_t made = 0; made < want; made += FRAME_SLAB) {
+        fchunk *k = slab_new(rt);
         if (!k)
             return DAGRT_ENOMEM;   /* the caller's fini frees what was made */
-        k->size = FRAME_CHUNK;
-        k->all = rt->frame_all;
-        rt->frame_all = k;
         k->next = rt->frame_free;
         rt->frame_free = k;
-        POISON(bytes_of(k), FRAME_CHUNK - FRAME_HEAD);
     }
     return 0;
 }
 
 void rt_frame_pool_fini(dagrt *rt)
 {
-    fchunk *k = rt->frame_all;
+    fchunk *k = rt->frame_all;   /* the blocks: slabs and big chunks */
     while (k) {
         fchunk *n = k->all;
-        UNPOISON(k, k->size);
+        UNPOISON(k, k->block);
         rt_os_free_aligned(k);
         k = n;
     }
@@ -241,7 +296,9 @@ static size_t cache_slot(const void *a)
 }
 
 /* A free chunk of at least `need` bytes in all (frame lock held), or a
- * new one; NULL when the system has no memory. */
+ * new one (a 64 KiB chunk from a new slab, or from a block of its own
+ * when the system has no 2 MiB to give); NULL when the system has no
+ * memory. */
 static fchunk *take_chunk(dagrt *rt, rt_ctx *c, size_t need)
 {
     fchunk *k = NULL;
@@ -257,13 +314,15 @@ static fchunk *take_chunk(dagrt *rt, rt_ctx *c, size_t need)
                 break;
             }
     }
+    if (!k && need == FRAME_CHUNK) {
+        k = slab_new(rt);
+        if (k)
+            rt_tstat_add(&c->stats.frame_chunks_new, FRAME_SLAB / FRAME_CHUNK);
+    }
     if (!k) {
-        k = rt_os_alloc_aligned(FRAME_MAX_ALIGN, need);
+        k = block_new(rt, FRAME_MAX_ALIGN, need, need);
         if (!k)
             return NULL;
-        k->size = need;
-        k->all = rt->frame_all;
-        rt->frame_all = k;
         rt_tstat_add(&c->stats.frame_chunks_new, 1);
     }
     UNPOISON(bytes_of(k), k->size - FRAME_HEAD);

@@ -245,8 +245,10 @@ typedef struct dagrt_config {
      * allocation); an allocation past it returns NULL (DAGRT_ENOMEM),
      * counted in frame_refused. 0 (the default): no limit. */
     size_t frame_budget;
-    /* Frame memory made at create (rounded up to 64 KiB chunks), so that
-     * the first frames take nothing from the system either: each thread
+    /* Frame memory made at create (rounded up to 2 MiB: chunks of 64 KiB
+     * are made 32 at a time, a slab the system may back with one large
+     * page), so that the first frames take nothing from the system
+     * either: each thread
      * that allocates in a frame holds a chunk of its own, so a program
      * needs about (threads that allocate) x (frames alive: a state's last
      * two runs) chunks, more for bigger frames. 0: none, chunks are made
@@ -1396,7 +1398,8 @@ typedef struct dagrt_thread_stats {
      * refused: 1, and it runs where it was. */
     uint64_t pin_refused;
     /* Frame memory (dagrt_frame_alloc): chunks this thread took for a
-     * frame, of which new from the system (0 once warm); allocations it was
+     * frame; chunks it had made from the system (0 once warm; 32 at a time,
+     * a 2 MiB slab, or 1 for a larger allocation); allocations it was
      * refused (DAGRT_ENOMEM: budget or system); and, on the thread that
      * retired them (the one that waits for frames: the main thread), the
      * frames retired and the high-water mark, the most bytes one frame

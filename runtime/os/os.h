@@ -154,6 +154,12 @@ void rt_os_stack_unmap(void *base, size_t len);
  * rt_os_free_aligned (Windows' C library keeps such blocks apart). */
 void *rt_os_alloc_aligned(size_t align, size_t size);
 void rt_os_free_aligned(void *p);
+/* Asks the system to back [p, p + len) (from rt_os_alloc_aligned, not yet
+ * touched) with large pages where it can (Linux: transparent huge pages
+ * when they are enabled or madvise'd; elsewhere nothing): memory cycled
+ * through frame after frame then costs few TLB entries. A hint: nothing
+ * changes if the system declines. */
+void rt_os_hint_large_pages(void *p, size_t len);
 /* Tests' seam for out of memory: while refused (rt_os_alloc_refuse(true)),
  * rt_os_alloc_aligned returns NULL as an exhausted system would (the
  * runtime's task slabs, deques and runtimes all come from it). */

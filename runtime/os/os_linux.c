@@ -331,6 +331,18 @@ void rt_os_free_aligned(void *p)
     free(p);
 }
 
+void rt_os_hint_large_pages(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    /* Fails harmlessly (EINVAL) where transparent huge pages are compiled
+     * out; "never" in /sys/kernel/mm/transparent_hugepage ignores it. */
+    (void)madvise(p, len, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
 /* -------------------------------------------------------- clock, env */
 
 uint64_t rt_os_now_ns(void)

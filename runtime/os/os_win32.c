@@ -327,6 +327,14 @@ void rt_os_free_aligned(void *p)
     _aligned_free(p);
 }
 
+void rt_os_hint_large_pages(void *p, size_t len)
+{
+    /* Large pages on Windows need SeLockMemoryPrivilege and VirtualAlloc
+     * with MEM_LARGE_PAGES up front: not for memory from the C library. */
+    (void)p;
+    (void)len;
+}
+
 /* -------------------------------------------------------- clock, env */
 
 static LARGE_INTEGER qpc_freq;

@@ -13,8 +13,9 @@
  * one frame resumed in a node body of another: each body's allocations
  * must stay its own frame's), a fiber that moves thread while the thread
  * it left bumps the same frame for another node (dagrt_frame_alloc is
- * inline in this file: move_case), and under AddressSanitizer the poisoning of
- * a retired frame's memory (fmem_uaf: ASan must report the use).
+ * inline in this file: move_case), under AddressSanitizer the poisoning of
+ * a retired frame's memory (fmem_uaf: ASan must report the use), and
+ * where the chunks come from (fmem_slab.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -1079,6 +1080,7 @@ int fmem_scenario(int frames)
     switch_case(0, 1);
     handoff_case();
     move_case();
+    bad += fmem_slab_case();
     return bad;
 }
 
