@@ -27,7 +27,12 @@
  * again at the next (0.4-49 us a malloc), so memory not written since
  * the last malloc frame is cold in the caches and the TLB, as frame
  * memory's always is. Without that mode (MODES) the others compare
- * alone.
+ * alone. So on glibc the run keeps what is freed in the heap (mallopt
+ * M_TRIM_THRESHOLD: no trim between frames, as an engine would tune its
+ * malloc): malloc+free then costs 32-43 ns at every size instead of up to
+ * 49 us, a stronger baseline, and its frames no longer fault the heap in
+ * again in the middle of the others' (BENCH_MALLOC_TRIM=1 keeps glibc's
+ * default trim, to see that effect).
  *
  * Each task times its own body, so the executor's work around it (a
  * worker's wake-up, its run policy) is left out: with 2 threads the
@@ -58,6 +63,10 @@
 
 #include "bench_frame_alloc.h"
 #include "dagrt.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 enum {
     MODE_ARENA,
@@ -256,6 +265,12 @@ int main(int argc, char **argv)
                         "list of arena,frame_alloc,fa(call),malloc+free,bump,bump(call),bump_x2]\n");
         return 2;
     }
+#if defined(__GLIBC__)
+    /* No trim between malloc+free's frames (see the top). */
+    const char *trim = getenv("BENCH_MALLOC_TRIM");
+    if (!(trim && strcmp(trim, "1") == 0))
+        (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     dagrt_config cfg;
     dagrt_config_init(&cfg);
     cfg.workers = 1;
