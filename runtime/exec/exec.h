@@ -389,6 +389,10 @@ typedef struct graph_rt {
      * spawn another, so relaxed throughout (correctness never relies on a
      * drainer existing: exec/dynamic.c's drain rule, at its top). */
     _Atomic uint32_t drainers;
+    /* The dynamic executor: `parallel` nodes of this run not completed yet;
+     * its caller polls for their pieces instead of blocking while one is
+     * left (exec/dynamic.c). A heuristic like drainers: relaxed throughout. */
+    _Atomic uint32_t npar;
     /* Nodes completed, added once per drain; the caller's final check. The
      * group wait already orders everything; relaxed is enough. */
     _Atomic uint32_t done;
