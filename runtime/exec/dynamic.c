@@ -40,10 +40,8 @@
 
 #include <string.h>
 
-/* How long the waiting caller polls for a parallel node's pieces without
- * finding any before it blocks (dyn_finish): a loop that starts later
- * than that, whose offer another loop's holds, or whose owner lost its
- * CPU, is not worth more of the caller's CPU. */
+/* The waiting caller's poll for a parallel node's pieces (see the top):
+ * how long it may find nothing before it blocks. */
 #define DYN_PAR_POLL_NS 500000u
 
 /* ------------------------------------------------------------ ready list */
@@ -519,10 +517,9 @@ static void run_one(graph_rt *x)
     atomic_fetch_add_explicit(&x->done, dx.completed, memory_order_relaxed);
 }
 
-/* Whether a `parallel` node of r, or of a frame in flight after it (the
- * caller waits for the oldest frame first), has not completed: its pieces
- * may be work for the caller soon (see the top). relaxed: npar is a
- * heuristic; acquire on next: as in ready_ahead. */
+/* Whether a `parallel` node of r, or of a frame in flight after it, has
+ * not completed (see the top). relaxed: npar is a heuristic; acquire on
+ * next: as in ready_ahead. */
 static bool par_left(graph_rt *r)
 {
     graph_rt *x = r;
@@ -534,9 +531,8 @@ static bool par_left(graph_rt *r)
     return false;
 }
 
-/* A poll for pieces (dyn_finish) that began at *t0 (0: none) ended at
- * `now` (0: read it): its time counts for the run policy as the blocked
- * wait it replaced would have (held_wait), and *t0 is reset. */
+/* A poll for pieces begun at *t0 (0: none) ended at `now` (0: read it):
+ * its time counts as the blocked wait it replaced would (held_wait). */
 static void poll_end(graph_rt *r, uint64_t *t0, uint64_t now)
 {
     if (*t0 != 0 && r->max_drainers != 0)
