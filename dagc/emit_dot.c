@@ -349,7 +349,7 @@ int dg_emit_dot(FILE *o, const ir_program *p, const dg_dot_opts *opt)
         const dg_prof_graph *pg = opt && opt->prof && opt->prof->graphs[gi].present
                                       ? &opt->prof->graphs[gi] : NULL;
         if (pg) dg_profile_analyze(g, pg, &an);
-        else dg_analyze(g, &an);
+        else dg_analyze_on(g, DG_STATS_THREADS, &an);   /* as --stats */
         /* Only with costs (declared, --costs, or the profile's medians):
          * without any, the schedule is by shape alone. */
         uint32_t *cost = dg_xmalloc(((size_t)g->nnodes + 1) * sizeof *cost);

@@ -27,7 +27,18 @@ typedef struct dg_analysis {
     uint8_t *on_pcrit;    /* per node: on the plan's predicted critical path (DOT; NULL: none) */
 } dg_analysis;
 
+/* The thread count the critical path of `--stats` (its *critical*,
+ * *parallelism* and *pipeline* lines) and of the diagram is taken on: a
+ * `parallel` task counts its share there, as in the plan's bound. */
+#define DG_STATS_THREADS 2
+
+/* The measures, with every task's declared cost whole (a profile's
+ * medians, already the wall time of a shared `parallel` task). */
 void dg_analyze(const ir_graph *g, dg_analysis *an);
+/* The same with a `parallel` task at its share on `threads` threads
+ * (cost / threads, rounded up) on the critical path; total_cost stays
+ * whole. */
+void dg_analyze_on(const ir_graph *g, uint32_t threads, dg_analysis *an);
 void dg_analysis_free(dg_analysis *an);
 
 /* "2ms", "1.5ms", "800ns", "250us": shortest exact-enough form. */

@@ -16,7 +16,7 @@ void dg_print_stats_json(FILE *out, const ir_program *p)
     for (size_t gi = 0; gi < p->ngraphs; gi++) {
         const ir_graph *g = &p->graphs[gi];
         dg_analysis an;
-        dg_analyze(g, &an);
+        dg_analyze_on(g, DG_STATS_THREADS, &an);
         uint32_t *cost = dg_xmalloc(((size_t)g->nnodes + 1) * sizeof *cost);
         uint32_t known = dg_costs_resolve(g, cost);
         free(cost);
@@ -24,9 +24,9 @@ void dg_print_stats_json(FILE *out, const ir_program *p)
         dg_json_write_str(&b, g->name);
         dg_buf_printf(&b, ", \"nodes\": %u, \"tasks\": %u, \"edges\": %u, \"depth\": %u, "
                           "\"width\": %u, \"total_cost_ns\": %" PRIu64 ", \"critical_ns\": %" PRIu64
-                          ", \"critical_path\": [",
+                          ", \"critical_threads\": %u, \"critical_path\": [",
                       g->nnodes, an.ntasks, g->nedges, an.depth, an.width, an.total_cost,
-                      an.crit_cost);
+                      an.crit_cost, (unsigned)DG_STATS_THREADS);
         int first = 1;
         for (uint32_t i = 0; i < an.ncrit; i++) {
             const ir_node *x = &g->nodes[an.crit[i]];

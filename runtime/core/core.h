@@ -708,6 +708,11 @@ void rt_task_finish(dagrt *rt, rt_task *t);
 /* Finds one ready task for c and runs it. Returns true if it ran one. The
  * "help" step of every wait. */
 bool rt_help_one(rt_ctx *c);
+/* pfor/share.c: while fn(arg) is set (NULL clears it), a parallel-for's
+ * share this thread takes is taken a bite at a time, and no more bites
+ * once fn says the thread has work of its own (a plan thread's next node
+ * is ready: exec/plan_off.c). The calling thread's own, like its hints. */
+void rt_pfor_busy_hook(bool (*fn)(void *), void *arg);
 /* Helps until *g completes, sleeping when there is nothing to do. Thread
  * stacks only (a fiber suspends instead; see rt_group_arm). */
 int rt_group_wait_thread(dagrt *rt, rt_ctx *c, rt_group *g);

@@ -26,7 +26,12 @@
  *   then drains like a drainer. `parallel` nodes call their count function
  *   once and run through dagrt_parallel_for.
  * - The caller drains, then waits on the run's group (helping), and repeats
- *   until every node has completed. Its blocked waits are timed for the
+ *   until every node has completed. While a `parallel` node of the run (or
+ *   of a frame in flight after it) has not completed, the caller polls
+ *   instead of blocking, for up to DYN_PAR_POLL_NS without finding work:
+ *   the loop's offer (runtime/pfor/pfor.c) wakes nobody, so a caller
+ *   parked in its group wait when the loop starts would never take a
+ *   piece of a short loop. Its blocked waits are timed for the
  *   run policy's starvation rule (exec/policy.c, "held"); in a stretch of
  *   that rule a started run's wait closes the frame to drainers, which then
  *   pop no more nodes (graph_rt.closed), and the caller runs the rest.
@@ -34,6 +39,10 @@
 #include "exec.h"
 
 #include <string.h>
+
+/* The waiting caller's poll for a parallel node's pieces (see the top):
+ * how long it may find nothing before it blocks. */
+#define DYN_PAR_POLL_NS 500000u
 
 /* ------------------------------------------------------------ ready list */
 
@@ -222,6 +231,9 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
     for (uint32_t cur = i;;) {
         const dagrt_node *n = &g->nodes[cur];
         d->completed++;
+        if (RT_UNLIKELY(n->flags & DAGRT_NODE_PARALLEL) && !r->one_thread)
+            /* relaxed: a hint for the caller's poll (graph_rt.npar). */
+            atomic_fetch_sub_explicit(&r->npar, 1, memory_order_relaxed);
         for (uint32_t k = 0; k < n->nsucc; k++) {
             uint32_t s = g->succ[n->succ_first + k];
             const dagrt_node *sn = &g->nodes[s];
@@ -378,10 +390,12 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     atomic_store_explicit(&r->closed, 0, memory_order_relaxed);   /* relaxed: as above */
     dagrt_group_init(&r->group);
     bool spawns = false, orprev = false;
+    uint32_t npar = 0;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         node_rt *n = &r->nodes[i];
         const dagrt_node *gn = &g->nodes[i];
         spawns |= (gn->flags & (DAGRT_NODE_HOT | DAGRT_NODE_FIBER)) != 0;
+        npar += (gn->flags & DAGRT_NODE_PARALLEL) != 0;
         bool or = gn->join == DAGRT_JOIN_OR;
         orprev |= or && gn->nprev;
         /* AND: every input of this frame, and in a linked frame the same
@@ -404,6 +418,8 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     r->one_thread = r->max_drainers == 0 && (!spawns || (workers == 0 && r->rt->nguests == 0)) &&
                     !r->piped;
     r->waking = r->max_drainers > 0 && all_parked(r->rt, workers);
+    /* relaxed: as the resets above. */
+    atomic_store_explicit(&r->npar, npar, memory_order_relaxed);
 
     drain_ctx d = {r, true, false, 0, false};
     uint32_t next = NONE;
@@ -501,6 +517,29 @@ static void run_one(graph_rt *x)
     atomic_fetch_add_explicit(&x->done, dx.completed, memory_order_relaxed);
 }
 
+/* Whether a `parallel` node of r, or of a frame in flight after it, has
+ * not completed (see the top). relaxed: npar is a heuristic; acquire on
+ * next: as in ready_ahead. */
+static bool par_left(graph_rt *r)
+{
+    graph_rt *x = r;
+    for (int k = 0; x && k <= DAGRT_MAX_IN_FLIGHT; k++) {
+        if (atomic_load_explicit(&x->npar, memory_order_relaxed) != 0)
+            return true;
+        x = atomic_load_explicit(&x->next, memory_order_acquire);
+    }
+    return false;
+}
+
+/* A poll for pieces begun at *t0 (0: none) ended at `now` (0: read it):
+ * its time counts as the blocked wait it replaced would (held_wait). */
+static void poll_end(graph_rt *r, uint64_t *t0, uint64_t now)
+{
+    if (*t0 != 0 && r->max_drainers != 0)
+        r->policy.held_ns += (now ? now : rt_now_ns()) - *t0;   /* the caller's own field */
+    *t0 = 0;
+}
+
 /* The caller's blocked wait on the run's group, timed for the run
  * policy's "held" sign (exec/policy.c): only here, where the caller has
  * nothing to do, does it read the clock. A run without drainers is never
@@ -538,22 +577,47 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
          * drainers, parallel-for pieces); only then block on the group,
          * which wakes us when a drainer is spawned or everything is done. */
         bool work = false;
-        for (int spin = 0; spin < EXEC_SPIN && !work; spin++) {
+        uint64_t poll_t0 = 0;   /* a poll for pieces found nothing since then */
+        for (int spin = 0; !work; spin++) {
+            if (spin == EXEC_SPIN) {
+                /* Out of spins: block, unless a parallel node is left (see
+                 * the top); its poll is timed from here as the blocked
+                 * wait would be (poll_end). */
+                if (!par_left(r))
+                    break;
+                uint64_t now = rt_now_ns();
+                if (poll_t0 == 0) {
+                    poll_t0 = now;
+                } else if (now - poll_t0 > DYN_PAR_POLL_NS) {
+                    poll_end(r, &poll_t0, now);
+                    break;
+                }
+                spin = 0;
+            }
             /* relaxed: polls that only steer the loop; the group wait orders. */
             work = r->main_head != NONE ||
                    atomic_load_explicit(&r->head, memory_order_relaxed) <
                        atomic_load_explicit(&r->tail, memory_order_relaxed) ||
                    atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes;
-            if (work)
+            if (work) {
+                poll_end(r, &poll_t0, 0);
                 break;
+            }
             /* A pipeline's later frames: their ready nodes are as good to
              * run now as any task (the caller waits for this frame anyway). */
             graph_rt *x = ready_ahead(r);
             if (x) {
+                poll_end(r, &poll_t0, 0);
                 run_one(x);
                 spin = 0;
-            } else if (self && rt_help_one(self)) {
-                spin = 0;
+            } else if (self) {
+                /* While a poll is timed, the time before the task it
+                 * finds ends it (the task's own time is not held). */
+                uint64_t before = poll_t0 != 0 ? rt_now_ns() : 0;
+                if (rt_help_one(self)) {
+                    poll_end(r, &poll_t0, before);
+                    spin = 0;
+                }
             }
         }
         if (work)

@@ -389,6 +389,10 @@ typedef struct graph_rt {
      * spawn another, so relaxed throughout (correctness never relies on a
      * drainer existing: exec/dynamic.c's drain rule, at its top). */
     _Atomic uint32_t drainers;
+    /* The dynamic executor: `parallel` nodes of this run not completed yet;
+     * its caller polls for their pieces instead of blocking while one is
+     * left (exec/dynamic.c). A heuristic like drainers: relaxed throughout. */
+    _Atomic uint32_t npar;
     /* Nodes completed, added once per drain; the caller's final check. The
      * group wait already orders everything; relaxed is enough. */
     _Atomic uint32_t done;
@@ -936,6 +940,13 @@ int rt_plan_off_end(graph_rt *r);
 void rt_plan_off_spawn(graph_rt *r, uint32_t i, node_where where);
 /* One poll's help to the pool from a plan thread with nothing ready. */
 void rt_plan_help(graph_rt *r, node_where where);
+/* The same from a plan thread whose list's next node i (of run `epoch`)
+ * is not ready yet: a parallel-for's share it takes, it takes in bites,
+ * and it comes back once i is ready (rt_pfor_busy_hook). */
+void rt_plan_help_for(graph_rt *r, node_where where, uint32_t i, uint32_t epoch);
+/* exec/plan.c: whether node i of run `epoch` has its inputs done, or is
+ * no longer the next of list k (taken meanwhile). */
+bool rt_plan_next_ready(graph_rt *r, uint32_t k, uint32_t i, uint32_t epoch);
 /* Whether hot work waits in the hot lane, for a graph whose hot nodes are
  * spawned there. relaxed: a hint; the pop in rt_help_one decides. */
 static inline bool rt_plan_hot_waiting(const graph_rt *r)

@@ -472,7 +472,7 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
             if (on_main)
                 rt_plan_hold(r, spins);
             if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
-                rt_plan_help(r, where);
+                rt_plan_help_for(r, where, i, epoch);   /* back once i is ready */
             /* A node that runs elsewhere may wait long (a fiber blocked
              * in I/O): give the CPU away more often than plan_relax
              * does, so that a loaded machine's other threads, and the
@@ -593,6 +593,13 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
     if (own != 0 && (uint32_t)(atomic_load_explicit(cur, memory_order_relaxed) >> 32) != epoch)
         return PLAN_WORK_LATE;
     return PLAN_WORK_LEFT;
+}
+
+bool rt_plan_next_ready(graph_rt *r, uint32_t k, uint32_t i, uint32_t epoch)
+{
+    /* relaxed: a hint (a taker's bites end early or late); the claim decides. */
+    return (uint32_t)atomic_load_explicit(plan_cursor(r, k), memory_order_relaxed) != i ||
+           plan_ready(r, i, epoch, NONE);
 }
 
 /* plan_relax for exec/plan_run.c's tail wait (a spinning wait: the call

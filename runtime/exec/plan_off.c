@@ -60,6 +60,32 @@ void rt_plan_help(graph_rt *r, node_where where)
         (void)rt_help_one(c);
 }
 
+/* A plan thread waiting for its list's next node (rt_plan_help_for). */
+typedef struct plan_wait {
+    graph_rt *r;
+    uint32_t k, i, epoch;
+} plan_wait;
+
+static bool plan_wait_over(void *p)
+{
+    const plan_wait *w = p;
+    return rt_plan_next_ready(w->r, w->k, w->i, w->epoch);
+}
+
+void rt_plan_help_for(graph_rt *r, node_where where, uint32_t i, uint32_t epoch)
+{
+    if (where != NODE_ON_THREAD)
+        return;
+    rt_ctx *c = rt_ctx_current(r->rt);
+    if (!c || !rt_work_visible(c))
+        return;
+    /* The list: the one whose next node i is (its own, i waits on it). */
+    plan_wait w = {r, r->nodes[i].plan.list, i, epoch};
+    rt_pfor_busy_hook(plan_wait_over, &w);
+    (void)rt_help_one(c);
+    rt_pfor_busy_hook(NULL, NULL);
+}
+
 /* Claimed node i, whose flags send it off the lists (exec/plan.c's
  * plan_do): spawned as a task with its flags (see above); its task
  * publishes it. */

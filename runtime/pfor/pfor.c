@@ -385,7 +385,7 @@ static int pfor_run(dagrt *rt, size_t begin, size_t end, size_t unit, uint32_t n
     rt_pfor_run_slot(&j, &j.slot[0], done == 0 ? &fresh : NULL, invited && j.maxslots <= 2);
     if (fresh > 0.0 && keep_hints)   /* timed: done == 0 */
         hint_put(fn, arg, fresh < 0.01 ? 0.01 : fresh);
-    while (rt_pfor_steal_into(&j, 0))
+    while (rt_pfor_steal_into(&j, 0, UINT32_MAX))
         rt_pfor_run_slot(&j, &j.slot[0], NULL, invited && j.maxslots <= 2);
     int r = finish(&j, &dg);
     rt_pfor_here()->last_end = ticks();

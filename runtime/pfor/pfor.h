@@ -17,6 +17,7 @@
  * threads that do not run at the same speed (docs/benchmarks-log.md). */
 #define PFOR_SPLIT_MIN_NS  500.0
 #define PFOR_CHUNK_NS      8000.0    /* owner's claim between two looks at its word */
+#define PFOR_BITE_NS       16000.0   /* a busy-hooked taker's split at most (rt_pfor_busy_hook) */
 #define PFOR_WAKE_NS       30000.0   /* remainder that pays for waking a sleeper */
 #define PFOR_END_SPIN_NS   30000.0   /* caller's spin on the last takers */
 #define PFOR_KICK_GAP_NS   200000.0  /* "back to back": previous loop ended this recently */
@@ -126,6 +127,10 @@ typedef struct pfor_tls {
     /* A taker's ns per item over the caller's, in the loops one joined:
      * how to share between the two (presplit). Learnt like join_ns. */
     double speed_ratio;
+    /* rt_pfor_busy_hook's: whether this thread has work of its own now
+     * (NULL: it has none to go back to). */
+    bool (*busy)(void *);
+    void *busy_arg;
 } pfor_tls;
 pfor_tls *rt_pfor_here(void);
 
@@ -137,8 +142,9 @@ bool rt_pfor_offer_post(pfor_job *j);
 bool rt_pfor_offer_withdraw(pfor_job *j);
 /* Runs slot s as its owner, a chunk per claim (per_out: time the first). */
 void rt_pfor_run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full);
-/* Splits the largest remainder into slot `mine`; false: nothing worth it. */
-bool rt_pfor_steal_into(pfor_job *j, int mine);
+/* Splits the largest remainder into slot `mine`, at most `most` units of
+ * it (UINT32_MAX: the usual half); false: nothing worth it. */
+bool rt_pfor_steal_into(pfor_job *j, int mine, uint32_t most);
 /* A participant's whole part: its slot, then what it can split off. */
 void rt_pfor_run_part(pfor_job *j, int mine, uint64_t *own_end);
 

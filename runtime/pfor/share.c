@@ -11,6 +11,12 @@ static _Thread_local pfor_tls pfor_tls_ = {.join_ns = 500.0, .speed_ratio = 1.0}
  * thread-local up again (pfor/pfor.h). */
 RT_NOINLINE pfor_tls *rt_pfor_here(void) { return &pfor_tls_; }
 
+void rt_pfor_busy_hook(bool (*fn)(void *), void *arg)
+{
+    rt_pfor_here()->busy = fn;
+    rt_pfor_here()->busy_arg = arg;
+}
+
 static void pfor_offer_task(void *p);
 
 /* Pushes one invitation from ctx c. Returns 0 or an error (nothing
@@ -172,9 +178,10 @@ void rt_pfor_run_slot(pfor_job *j, pfor_slot *s, double *per_out, bool full)
     }
 }
 
-/* Takes the upper half of the largest remainder in the loop into slot
- * `mine` (empty, ours). Returns false when nothing is worth splitting. */
-bool rt_pfor_steal_into(pfor_job *j, int mine)
+/* Takes the upper half of the largest remainder in the loop, or `most`
+ * units of it if that is less (never less than a grain), into slot `mine`
+ * (empty, ours). Returns false when nothing is worth splitting. */
+bool rt_pfor_steal_into(pfor_job *j, int mine, uint32_t most)
 {
     /* relaxed: which slots to look at; the slot CAS decides. */
     int n = atomic_load_explicit(&j->nslots, memory_order_relaxed);
@@ -206,6 +213,8 @@ bool rt_pfor_steal_into(pfor_job *j, int mine)
         uint32_t take = (brem + half_chunk) / 2;
         if (take > brem - j->grain)
             take = brem - j->grain;
+        if (take > most)
+            take = most > j->grain ? most : j->grain;
         uint32_t b = lo(bw), e = hi(bw), mid = e - take;
         /* relaxed: the word carries nothing but the bounds (top of file). */
         if (atomic_compare_exchange_strong_explicit(&j->slot[best].r, &bw, pack(b, mid),
@@ -228,7 +237,27 @@ void rt_pfor_run_part(pfor_job *j, int mine, uint64_t *own_end)
     rt_pfor_run_slot(j, &j->slot[mine], NULL, false);
     if (own_end)
         *own_end = ticks();
-    while (rt_pfor_steal_into(j, mine))
+    while (rt_pfor_steal_into(j, mine, UINT32_MAX))
+        rt_pfor_run_slot(j, &j->slot[mine], NULL, false);
+}
+
+/* A taker with work of its own to go back to (rt_pfor_busy_hook, read
+ * once: a taker runs on its thread's own stack): its slot (a presplit
+ * share is run whole: its owner must run what nobody splits off), then
+ * bites of at most PFOR_BITE_NS, each split off like a thief's half, and
+ * none once busy says so. Only thefts end early, so every unit is still
+ * run by the owner of the slot it is in. With nothing of its own ready
+ * the bites go on to the loop's end: one more split per bite. */
+static void run_bites(pfor_job *j, int mine, uint64_t *own_end, bool (*busy)(void *), void *arg)
+{
+    if (mine >= j->maxslots)
+        return;
+    rt_pfor_run_slot(j, &j->slot[mine], NULL, false);
+    if (own_end)
+        *own_end = ticks();
+    double b = PFOR_BITE_NS / j->ns_per;
+    uint32_t most = b < (double)j->grain ? j->grain : (b > 1e9 ? 1000000000u : (uint32_t)b);
+    while (!busy(arg) && rt_pfor_steal_into(j, mine, most))
         rt_pfor_run_slot(j, &j->slot[mine], NULL, false);
 }
 
@@ -270,7 +299,11 @@ static void take_part(pfor_job *j, int mine)
     void *frame = c ? c->frame : NULL;
     if (c)
         rt_ctx_set_frame(c, j->frame);
-    rt_pfor_run_part(j, mine, mine == 1 ? &j->t_hend : NULL);
+    bool (*busy)(void *) = rt_pfor_here()->busy;
+    if (busy)
+        run_bites(j, mine, mine == 1 ? &j->t_hend : NULL, busy, rt_pfor_here()->busy_arg);
+    else
+        rt_pfor_run_part(j, mine, mine == 1 ? &j->t_hend : NULL);
     if (c)
         rt_ctx_set_frame(c, frame);
 }

@@ -60,6 +60,7 @@ SCENARIO(runtime, serial_switch, 30, SCN_TSAN)
 SCENARIO(runtime, shuffle_switch, 30, SCN_TSAN)
 SCENARIO(runtime, shuffle_queues, 60, SCN_TSAN)
 SCENARIO(runtime, wake_latency, 60, SCN_TSAN)
+SCENARIO(runtime, pfor_bites, 60, SCN_TSAN)
 /* scn_life.c's POSIX ones (a pipe; CPU masks and cgroups; the guest exit
  * hook, whose Windows half, an FLS callback, is not yet run under Wine),
  * and scn_engine.c's (fake sysfs trees, pthreads as an engine's threads,

@@ -28,6 +28,7 @@ static int run_live_costs(void) { return live_costs_scenario(); }   /* live_scen
 static int run_plan_takeover(void) { return plan_takeover_scenario(); }   /* live_scenario.c */
 static int run_plan_held(void) { return plan_held_scenario(); }   /* live_scenario.c */
 static int run_plan_pieces(void) { return plan_pieces_scenario(); }   /* pieces_scenario.c */
+static int run_dyn_pieces(void) { return dyn_pieces_scenario(); }   /* pieces_scenario.c */
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
 static int run_policy_slow(void) { return policy_slow_scenario(); }   /* policy_slow.c */
 #if defined(__linux__)

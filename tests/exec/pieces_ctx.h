@@ -19,5 +19,10 @@ struct pieces_ctx {
     _Atomic uint32_t pieces[PIECES_THREADS];   /* this frame's pieces per thread */
     _Atomic uint32_t items_run;                /* this frame's items, all threads */
     _Atomic uint32_t other;                    /* pieces on a thread index >= PIECES_THREADS */
+    uint64_t seed_ns;        /* seed spins this long (the started way; 0 elsewhere) */
+    _Atomic int seeder;      /* the thread that began seed this frame, -1 before */
+    uint64_t seed_t0;        /* when seed began (dagrt_now_ns), written before seeder */
+    _Atomic int holder;      /* the thread running the started way's hold task, -1 none */
+    _Atomic int go;          /* the hold task may end */
 };
 #endif

@@ -4,4 +4,6 @@
  * it (pieces_scenario.c, pieces.dag); returns the failed expectations
  * (each printed to stderr). */
 int plan_pieces_scenario(void);
+/* The same on the dynamic executor (DAGRT_PIPE=dynamic, which it checks). */
+int dyn_pieces_scenario(void);
 #endif
