@@ -94,6 +94,16 @@
  * on an idle machine (docs/benchmarks-log.md): a helper waiting for the
  * caller's next frame polls that long. */
 #define PLAN_YIELD_SPINS 0x3fffu
+/* Where the process does not have its CPUs to itself (exec/crowd.c), a
+ * plan thread whose wait has outlasted what its partners could be busy
+ * with (twice the longest node of any list plus PLAN_OVERDUE_NS, checked
+ * every 64 polls from PLAN_STEAL_SPINS on) sleeps PLAN_NAP_NS at a time
+ * instead of polling: the thread it waits for is queued behind another,
+ * and a CPU that goes idle takes queued threads over (exec/plan.c, "a
+ * shared CPU"). The kernel's timer slack (50 us by default) comes on top. */
+#define PLAN_NAP_NS 20000u
+/* The longest nap: a wait that has lasted eight times as long (rt_plan_nap). */
+#define PLAN_NAP_MAX_NS 1000000u
 /* How long a worker's helper waits between runs for the next one to be
  * offered (exec/plan_helper.c, "between runs") before it leaves and its worker
  * idles as usual: as long as an idle worker polls before it parks
@@ -872,7 +882,12 @@ void rt_plan_late_wait(graph_rt *r);
 bool rt_plan_ahead(graph_rt *r, node_where where);
 /* One poll of a plan run's wait by the thread of list `own` (the duty,
  * yielding where the CPU is shared: exec/plan.c, plan_relax). */
-void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins);
+void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins, uint64_t *since);
+/* Within a plan thread's wait (spins polls so far, *since its clock, kept
+ * by the wait: 0 to start): sleeps PLAN_NAP_NS and returns true where the
+ * process is crowded and the wait overdue (PLAN_NAP_NS above). Read the
+ * clock only then: the caller's waits on an unshared CPU pay nothing. */
+bool rt_plan_nap(graph_rt *r, unsigned spins, uint64_t *since);
 
 /* The caller's long waits in a plan run (the run policy's "held" sign,
  * exec/policy.c): a wait of the caller's that lasted PLAN_STEAL_SPINS
@@ -901,6 +916,15 @@ static inline void rt_plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint
     /* release: see plan_ready (exec/plan.c). */
     atomic_store_explicit(&r->nodes[i].plan.done, epoch, memory_order_release);
 }
+
+/* ----------------------------------------------------- exec/crowd.c */
+
+/* A plan thread at a long wait's start (now: the clock): samples its
+ * involuntary context switches, at most once per window (exec/crowd.c). */
+void rt_crowd_sample(uint64_t now);
+/* Whether the process looked crowded lately: more threads wanted its CPUs
+ * than it had (a hint, any thread). */
+bool rt_crowded(void);
 
 /* ------------------------------------------------------ exec/live.c */
 

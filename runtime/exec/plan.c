@@ -222,11 +222,53 @@ static bool plan_shares_cpu(graph_rt *r, uint32_t own)
     return false;
 }
 
-/* One poll of a wait by the thread of list `own`. Every RT_DUTY_POLLS
- * polls it serves due timers and completions (core/idle.c, THE POLLER'S DUTY):
- * in plan mode no thread goes idle while a node is missing, and the node
- * may be a fiber waiting for one of them. */
-static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins)
+/* How long a wait may last before the thread it waits for is taken for
+ * one without a CPU: longer than any partner could be busy with what it
+ * claimed (twice the longest node of any list), plus PLAN_OVERDUE_NS. */
+static uint64_t plan_overdue_ns(const graph_rt *r)
+{
+    uint32_t most = 0;
+    for (uint32_t k = 0; k < r->nlists && k < PLAN_LISTS; k++)
+        most = r->lmaxq[k] > most ? r->lmaxq[k] : most;
+    return 2ull * most * PLAN_Q_NS + PLAN_OVERDUE_NS;
+}
+
+bool rt_plan_nap(graph_rt *r, unsigned spins, uint64_t *since)
+{
+    if (spins < PLAN_STEAL_SPINS) {
+        *since = 0;   /* a new wait (its counter started again) */
+        return false;
+    }
+    if (*since == 0) {
+        /* A long wait's first look (one clock read a wait; every waiter
+         * samples, so a helper that loses its CPU says so too). */
+        *since = rt_now_ns();
+        rt_crowd_sample(*since);
+        return false;
+    }
+    if (!rt_crowded())
+        return false;
+    uint64_t now = rt_now_ns();
+    uint64_t over = plan_overdue_ns(r);
+    if (now - *since <= over)
+        return false;
+    /* Longer naps the longer the wait (an eighth of it past the bound):
+     * a thread that lost its CPU is usually gone for the scheduler's
+     * slices, milliseconds, and waking every PLAN_NAP_NS then costs CPU
+     * of its own; seeing the node done up to an eighth late costs at most
+     * that share of a wait that was lost anyway. */
+    uint64_t nap = (now - *since - over) / 8;
+    nap = nap < PLAN_NAP_NS ? PLAN_NAP_NS : nap > PLAN_NAP_MAX_NS ? PLAN_NAP_MAX_NS : nap;
+    rt_os_sleep_ns(nap);
+    return true;
+}
+
+/* One poll of a wait by the thread of list `own` (spins: the wait's polls
+ * so far; since: its clock, for rt_plan_nap). Every RT_DUTY_POLLS polls it
+ * serves due timers and completions (core/idle.c, THE POLLER'S DUTY): in
+ * plan mode no thread goes idle while a node is missing, and the node may
+ * be a fiber waiting for one of them. */
+static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins, uint64_t *since)
 {
     rt_cpu_relax();
     if ((spins & (RT_DUTY_POLLS - 1)) == 0 && spins != 0)
@@ -235,10 +277,17 @@ static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins)
      * caller's CPU (core/park.h) and stay there, and more helpers than CPUs
      * share them on a loaded machine: spinning then only keeps the thread
      * we wait for off the CPU. Give it the CPU when we share it, and after
-     * long waits in any case. */
-    if ((spins & 63) == 63 && plan_shares_cpu(r, own))
-        rt_os_yield();
-    else if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)
+     * long waits in any case; where the process is crowded, sleep once the
+     * wait is overdue (rt_plan_nap; "a shared CPU" above). */
+    if ((spins & 63) == 63) {
+        if (rt_plan_nap(r, spins, since))
+            return;
+        if (plan_shares_cpu(r, own)) {
+            rt_os_yield();
+            return;
+        }
+    }
+    if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)
         rt_os_yield();
 }
 
@@ -433,6 +482,7 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
      * what is left). */
     const bool away_ok = own != 0 && r->pplan;
     uint64_t stuck_since = 0;
+    uint64_t wait_t0 = 0;   /* plan_relax's clock of a long wait (rt_plan_nap) */
     plan_watch watch;
     for (uint32_t k = 0; k < PLAN_LISTS; k++)
         watch.since[k] = 0;
@@ -468,7 +518,7 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
                 rt_plan_publish(r, prev, prev_status, epoch);
                 prev = NONE;
             }
-            plan_relax(r, own, ++spins);
+            plan_relax(r, own, ++spins, &wait_t0);
             if (on_main)
                 rt_plan_hold(r, spins);
             if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
@@ -557,7 +607,7 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
     }
     if (prev != NONE)
         rt_plan_publish(r, prev, prev_status, epoch);
-    unsigned idle = 0, polls = 0, waits = 0;   /* waits: the caller's, since it last ran a node */
+    unsigned idle = 0, waits = 0;   /* waits: the caller's, since it last ran a node */
     while (plan_others_left(r, own, epoch)) {
         if (plan_steal_some(r, own, true, on_main, where, epoch, NULL)) {
             idle = 0;
@@ -576,13 +626,14 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
             (!away_ok || atomic_load_explicit(&r->owner0, memory_order_relaxed) == PLAN_CALLER_HERE ||
              plan_offered_after(r) || ((idle & 255) == 0 && plan_leave_frame(r, &stuck_since))))
             break;
-        plan_relax(r, own, idle);
-        /* The caller's `idle` stays 0 (it never leaves early): count its
-         * polls for the duty (plan_relax's) here. */
-        if (on_main && (++polls & (RT_DUTY_POLLS - 1)) == 0)
-            rt_poll_duty(r->rt, rt_ctx_current(r->rt));
+        /* The caller's `idle` stays 0 (it never leaves early): its polls
+         * since it last ran a node count for plan_relax (the duty, the
+         * nap) instead. */
         if (on_main)
-            rt_plan_hold(r, ++waits);
+            ++waits;
+        plan_relax(r, own, on_main ? waits : idle, &wait_t0);
+        if (on_main)
+            rt_plan_hold(r, waits);
         if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
             rt_plan_help(r, where);
         if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
@@ -599,9 +650,9 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
  * costs nothing it would notice). The caller waits there on the thread's
  * own stack for the helpers' last nodes; one of them may be a parallel
  * node whose offer it can take (exec/plan_off.c), as its other waits do. */
-void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins)
+void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins, uint64_t *since)
 {
-    plan_relax(r, own, spins);
+    plan_relax(r, own, spins, since);
     if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
         rt_plan_help(r, NODE_ON_THREAD);
 }
