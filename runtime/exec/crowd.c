@@ -1,7 +1,7 @@
 /*
- * exec/crowd.c - whether this process has its CPUs to itself: the sign that
- * plan mode's waits use to step off a shared CPU (exec/plan.c, "a shared
- * CPU"; docs/runtime.md, "The run policy").
+ * exec/crowd.c - plan mode on a crowded CPU: whether this process has its
+ * CPUs to itself, and the waits' nap where it has not (rt_plan_nap; exec/
+ * plan.c, "a shared CPU"; docs/runtime.md, "A shared CPU").
  *
  * A plan thread that waits for a node spins: on CPUs of its own that is the
  * fastest way to see the node done. Where a thread of another program (or
@@ -144,4 +144,53 @@ bool rt_crowded(void)
 {
     /* relaxed: a hint (above). 1: sampled crowded; 3: DAGRT_CROWDED=1. */
     return (atomic_load_explicit(&crowd_state, memory_order_relaxed) & 1) != 0;
+}
+
+/* ------------------------------------------------- the waits' nap
+ *
+ * rt_plan_nap (exec/exec.h; called by exec/plan.c's plan_relax and the
+ * other plan-mode waits every 64 polls): the one place a plan wait steps
+ * off a crowded CPU. */
+
+/* How long a wait may last before the thread it waits for is taken for
+ * one without a CPU: longer than any partner could be busy with what it
+ * claimed (twice the longest node of any list), plus PLAN_OVERDUE_NS. */
+static uint64_t plan_overdue_ns(const graph_rt *r)
+{
+    uint32_t most = 0;
+    for (uint32_t k = 0; k < r->nlists && k < PLAN_LISTS; k++)
+        most = r->lmaxq[k] > most ? r->lmaxq[k] : most;
+    return 2ull * most * PLAN_Q_NS + PLAN_OVERDUE_NS;
+}
+
+bool rt_plan_nap(graph_rt *r, unsigned spins, uint64_t *since)
+{
+    if (spins < PLAN_STEAL_SPINS) {
+        *since = 0;   /* a new wait (its counter started again) */
+        return false;
+    }
+    if (*since == 0) {
+        /* A long wait's first look (one clock read a wait; every waiter
+         * samples, so a helper that loses its CPU says so too). */
+        *since = rt_now_ns();
+        rt_crowd_sample(*since);
+        return false;
+    }
+    if (!rt_crowded())
+        return false;
+    uint64_t now = rt_now_ns();
+    uint64_t over = plan_overdue_ns(r);
+    if (over < PLAN_NAP_AFTER_NS)
+        over = PLAN_NAP_AFTER_NS;
+    if (now - *since <= over)
+        return false;
+    /* Longer naps the longer the wait (an eighth of it past the bound):
+     * a thread that lost its CPU is usually gone for the scheduler's
+     * slices, milliseconds, and waking every PLAN_NAP_NS then costs CPU
+     * of its own; seeing the node done up to an eighth late costs at most
+     * that share of a wait that was lost anyway. */
+    uint64_t nap = (now - *since - over) / 8;
+    nap = nap < PLAN_NAP_NS ? PLAN_NAP_NS : nap > PLAN_NAP_MAX_NS ? PLAN_NAP_MAX_NS : nap;
+    rt_os_sleep_ns(nap);
+    return true;
 }

@@ -102,6 +102,15 @@
  * and a CPU that goes idle takes queued threads over (exec/plan.c, "a
  * shared CPU"). The kernel's timer slack (50 us by default) comes on top. */
 #define PLAN_NAP_NS 20000u
+/* ... and never before the wait has lasted PLAN_NAP_AFTER_NS: a nap lasts
+ * PLAN_NAP_NS plus the timer slack and the wake-up, 50-110 us here (median
+ * 94 us on a loaded 2-core VM), more than two uniform frames (32 us of
+ * 1 us tasks on 2 threads), so a partner that is only
+ * slow, not off its CPU, must not cost one; one that lost its CPU is gone
+ * for the scheduler's slices, 0.75-3 ms. (With the 22 us bound alone, the
+ * uniform frame's pipelines under --load 1 ran 1.20/1.31x serial against
+ * 1.03/1.10x with the naps off, docs/benchmarks-log.md.) */
+#define PLAN_NAP_AFTER_NS 100000u
 /* The longest nap: a wait that has lasted eight times as long (rt_plan_nap). */
 #define PLAN_NAP_MAX_NS 1000000u
 /* How long a worker's helper waits between runs for the next one to be

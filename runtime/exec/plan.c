@@ -133,7 +133,11 @@ static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t 
  *   The wait measures this with its own clock reads, only while it has
  *   nothing to run; the owner's path pays nothing.
  * - A list without its thread (no helper yet, or left), and every list
- *   once a thread's own is finished, is taken from at once, as before. */
+ *   once a thread's own is finished, is taken from at once, as before.
+ * - Where the process does not have its CPUs to itself (exec/crowd.c), a
+ *   wait that is overdue by the same bound (any list's longest node)
+ *   sleeps instead of polling (rt_plan_nap): the thread it waits for is
+ *   queued for a CPU, and the one the waiter frees takes it over. */
 
 /* A waiter's view of the owned lists it may take long nodes from: the
  * cursor it last saw at each, and since when (0: not looked at yet). */
@@ -220,47 +224,6 @@ static bool plan_shares_cpu(graph_rt *r, uint32_t own)
             return true;
     }
     return false;
-}
-
-/* How long a wait may last before the thread it waits for is taken for
- * one without a CPU: longer than any partner could be busy with what it
- * claimed (twice the longest node of any list), plus PLAN_OVERDUE_NS. */
-static uint64_t plan_overdue_ns(const graph_rt *r)
-{
-    uint32_t most = 0;
-    for (uint32_t k = 0; k < r->nlists && k < PLAN_LISTS; k++)
-        most = r->lmaxq[k] > most ? r->lmaxq[k] : most;
-    return 2ull * most * PLAN_Q_NS + PLAN_OVERDUE_NS;
-}
-
-bool rt_plan_nap(graph_rt *r, unsigned spins, uint64_t *since)
-{
-    if (spins < PLAN_STEAL_SPINS) {
-        *since = 0;   /* a new wait (its counter started again) */
-        return false;
-    }
-    if (*since == 0) {
-        /* A long wait's first look (one clock read a wait; every waiter
-         * samples, so a helper that loses its CPU says so too). */
-        *since = rt_now_ns();
-        rt_crowd_sample(*since);
-        return false;
-    }
-    if (!rt_crowded())
-        return false;
-    uint64_t now = rt_now_ns();
-    uint64_t over = plan_overdue_ns(r);
-    if (now - *since <= over)
-        return false;
-    /* Longer naps the longer the wait (an eighth of it past the bound):
-     * a thread that lost its CPU is usually gone for the scheduler's
-     * slices, milliseconds, and waking every PLAN_NAP_NS then costs CPU
-     * of its own; seeing the node done up to an eighth late costs at most
-     * that share of a wait that was lost anyway. */
-    uint64_t nap = (now - *since - over) / 8;
-    nap = nap < PLAN_NAP_NS ? PLAN_NAP_NS : nap > PLAN_NAP_MAX_NS ? PLAN_NAP_MAX_NS : nap;
-    rt_os_sleep_ns(nap);
-    return true;
 }
 
 /* One poll of a wait by the thread of list `own` (spins: the wait's polls
