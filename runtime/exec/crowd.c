@@ -123,10 +123,11 @@ void rt_crowd_sample(uint64_t now)
     if (d < 0)
         return;
     if (crowd_t0 != 0) {
-        /* relaxed: hints (above). */
         /* Runnable, not running, for at least 1/CROWD_DELAY_SHARE of the
          * time since this thread's last sample (which may be long ago: it
-         * samples at long waits). */
+         * samples at long waits). relaxed: hints (above); two threads'
+         * samples may race (one clears what the other just set), which
+         * costs a window of polling, never a node. */
         if (((uint64_t)d - crowd_d0) * CROWD_DELAY_SHARE >= now - crowd_t0) {
             atomic_store_explicit(&crowd_seen_ns, now, memory_order_relaxed);
             if (atomic_load_explicit(&crowd_state, memory_order_relaxed) != 1)
