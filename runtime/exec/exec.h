@@ -94,6 +94,25 @@
  * on an idle machine (docs/benchmarks-log.md): a helper waiting for the
  * caller's next frame polls that long. */
 #define PLAN_YIELD_SPINS 0x3fffu
+/* Where the process does not have its CPUs to itself (exec/crowd.c), a
+ * plan thread whose wait has outlasted what its partners could be busy
+ * with (twice the longest node of any list plus PLAN_OVERDUE_NS, checked
+ * every 64 polls from PLAN_STEAL_SPINS on) sleeps, PLAN_NAP_NS at first,
+ * instead of polling: the thread it waits for is queued behind another,
+ * and a CPU that goes idle takes queued threads over (exec/plan.c, "a
+ * shared CPU"). The kernel's timer slack (50 us by default) comes on top. */
+#define PLAN_NAP_NS 20000u
+/* ... and never before the wait has lasted PLAN_NAP_AFTER_NS: a nap lasts
+ * PLAN_NAP_NS plus the timer slack and the wake-up, 50-110 us here (median
+ * 94 us on a loaded 2-core VM), more than two uniform frames (32 us of
+ * 1 us tasks on 2 threads), so a partner that is only slow, not off its
+ * CPU, must not cost one; one that lost its CPU is gone for the
+ * scheduler's slices, 0.75-3 ms. (With the 22 us bound alone, the
+ * uniform frame's pipelines under --load 1 ran 1.20/1.31x serial against
+ * 1.03/1.10x with the naps off, docs/benchmarks-log.md.) */
+#define PLAN_NAP_AFTER_NS 100000u
+/* The longest nap: a wait that has lasted eight times as long (rt_plan_nap). */
+#define PLAN_NAP_MAX_NS 1000000u
 /* How long a worker's helper waits between runs for the next one to be
  * offered (exec/plan_helper.c, "between runs") before it leaves and its worker
  * idles as usual: as long as an idle worker polls before it parks
@@ -876,7 +895,13 @@ void rt_plan_late_wait(graph_rt *r);
 bool rt_plan_ahead(graph_rt *r, node_where where);
 /* One poll of a plan run's wait by the thread of list `own` (the duty,
  * yielding where the CPU is shared: exec/plan.c, plan_relax). */
-void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins);
+void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins, uint64_t *since);
+/* Within a plan thread's wait (spins polls so far, *since its clock, kept
+ * by the wait: 0 to start): sleeps (PLAN_NAP_NS to PLAN_NAP_MAX_NS) and
+ * returns true where the process is crowded and the wait overdue (see
+ * PLAN_NAP_NS). Where it is not crowded, a wait pays one clock read (and
+ * a sample at most every 10 ms: exec/crowd.c), once it is long. */
+bool rt_plan_nap(graph_rt *r, unsigned spins, uint64_t *since);
 
 /* The caller's long waits in a plan run (the run policy's "held" sign,
  * exec/policy.c): a wait of the caller's that lasted PLAN_STEAL_SPINS
@@ -905,6 +930,15 @@ static inline void rt_plan_publish(graph_rt *r, uint32_t i, uint8_t status, uint
     /* release: see plan_ready (exec/plan.c). */
     atomic_store_explicit(&r->nodes[i].plan.done, epoch, memory_order_release);
 }
+
+/* ----------------------------------------------------- exec/crowd.c */
+
+/* A plan thread at a long wait's start (now: the clock): samples its run
+ * delay, at most once per window (exec/crowd.c). */
+void rt_crowd_sample(uint64_t now);
+/* Whether the process looked crowded lately: more threads wanted its CPUs
+ * than it had (a hint, any thread). */
+bool rt_crowded(void);
 
 /* ------------------------------------------------------ exec/live.c */
 

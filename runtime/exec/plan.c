@@ -133,7 +133,11 @@ static inline bool plan_ready(graph_rt *r, uint32_t i, uint32_t epoch, uint32_t 
  *   The wait measures this with its own clock reads, only while it has
  *   nothing to run; the owner's path pays nothing.
  * - A list without its thread (no helper yet, or left), and every list
- *   once a thread's own is finished, is taken from at once, as before. */
+ *   once a thread's own is finished, is taken from at once, as before.
+ * - Where the process does not have its CPUs to itself (exec/crowd.c), a
+ *   wait that is overdue by the same bound (any list's longest node)
+ *   sleeps instead of polling (rt_plan_nap): the thread it waits for is
+ *   queued for a CPU, and the one the waiter frees takes it over. */
 
 /* A waiter's view of the owned lists it may take long nodes from: the
  * cursor it last saw at each, and since when (0: not looked at yet). */
@@ -222,11 +226,12 @@ static bool plan_shares_cpu(graph_rt *r, uint32_t own)
     return false;
 }
 
-/* One poll of a wait by the thread of list `own`. Every RT_DUTY_POLLS
- * polls it serves due timers and completions (core/idle.c, THE POLLER'S DUTY):
- * in plan mode no thread goes idle while a node is missing, and the node
- * may be a fiber waiting for one of them. */
-static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins)
+/* One poll of a wait by the thread of list `own` (spins: the wait's polls
+ * so far; since: its clock, for rt_plan_nap). Every RT_DUTY_POLLS polls it
+ * serves due timers and completions (core/idle.c, THE POLLER'S DUTY): in
+ * plan mode no thread goes idle while a node is missing, and the node may
+ * be a fiber waiting for one of them. */
+static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins, uint64_t *since)
 {
     rt_cpu_relax();
     if ((spins & (RT_DUTY_POLLS - 1)) == 0 && spins != 0)
@@ -235,10 +240,17 @@ static inline void plan_relax(graph_rt *r, uint32_t own, unsigned spins)
      * caller's CPU (core/park.h) and stay there, and more helpers than CPUs
      * share them on a loaded machine: spinning then only keeps the thread
      * we wait for off the CPU. Give it the CPU when we share it, and after
-     * long waits in any case. */
-    if ((spins & 63) == 63 && plan_shares_cpu(r, own))
-        rt_os_yield();
-    else if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)
+     * long waits in any case; where the process is crowded, sleep once the
+     * wait is overdue (rt_plan_nap; "a shared CPU" above). */
+    if ((spins & 63) == 63) {
+        if (rt_plan_nap(r, spins, since))
+            return;
+        if (plan_shares_cpu(r, own)) {
+            rt_os_yield();
+            return;
+        }
+    }
+    if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)
         rt_os_yield();
 }
 
@@ -433,6 +445,7 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
      * what is left). */
     const bool away_ok = own != 0 && r->pplan;
     uint64_t stuck_since = 0;
+    uint64_t wait_t0 = 0;   /* plan_relax's clock of a long wait (rt_plan_nap) */
     plan_watch watch;
     for (uint32_t k = 0; k < PLAN_LISTS; k++)
         watch.since[k] = 0;
@@ -468,7 +481,7 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
                 rt_plan_publish(r, prev, prev_status, epoch);
                 prev = NONE;
             }
-            plan_relax(r, own, ++spins);
+            plan_relax(r, own, ++spins, &wait_t0);
             if (on_main)
                 rt_plan_hold(r, spins);
             if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
@@ -557,7 +570,7 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
     }
     if (prev != NONE)
         rt_plan_publish(r, prev, prev_status, epoch);
-    unsigned idle = 0, polls = 0, waits = 0;   /* waits: the caller's, since it last ran a node */
+    unsigned idle = 0, waits = 0;   /* waits: the caller's, since it last ran a node */
     while (plan_others_left(r, own, epoch)) {
         if (plan_steal_some(r, own, true, on_main, where, epoch, NULL)) {
             idle = 0;
@@ -576,13 +589,14 @@ static int plan_work(graph_rt *r, uint32_t own, bool on_main, node_where where, 
             (!away_ok || atomic_load_explicit(&r->owner0, memory_order_relaxed) == PLAN_CALLER_HERE ||
              plan_offered_after(r) || ((idle & 255) == 0 && plan_leave_frame(r, &stuck_since))))
             break;
-        plan_relax(r, own, idle);
-        /* The caller's `idle` stays 0 (it never leaves early): count its
-         * polls for the duty (plan_relax's) here. */
-        if (on_main && (++polls & (RT_DUTY_POLLS - 1)) == 0)
-            rt_poll_duty(r->rt, rt_ctx_current(r->rt));
+        /* The caller's `idle` stays 0 (it never leaves early): its polls
+         * since it last ran a node count for plan_relax (the duty, the
+         * nap) instead. */
         if (on_main)
-            rt_plan_hold(r, ++waits);
+            ++waits;
+        plan_relax(r, own, on_main ? waits : idle, &wait_t0);
+        if (on_main)
+            rt_plan_hold(r, waits);
         if (RT_UNLIKELY(r->plan_share) && (idle & 15) == 0)
             rt_plan_help(r, where);
         if (RT_UNLIKELY(r->plan_off) && (idle & 255) == 0)
@@ -606,9 +620,9 @@ bool rt_plan_next_ready(graph_rt *r, uint32_t k, uint32_t i, uint32_t epoch)
  * costs nothing it would notice). The caller waits there on the thread's
  * own stack for the helpers' last nodes; one of them may be a parallel
  * node whose offer it can take (exec/plan_off.c), as its other waits do. */
-void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins)
+void rt_plan_relax(graph_rt *r, uint32_t own, unsigned spins, uint64_t *since)
 {
-    plan_relax(r, own, spins);
+    plan_relax(r, own, spins, since);
     if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
         rt_plan_help(r, NODE_ON_THREAD);
 }

@@ -407,6 +407,7 @@ bool rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
      * offered again, which this thread does only once t was left (its own
      * acquire there ordered the helper's work). acquire: pairs with
      * plan_serve's release of LEFT. */
+    uint64_t since = 0;   /* rt_plan_nap's */
     for (unsigned spins = 0;;) {
         uint64_t st = atomic_load_explicit(&o->state, memory_order_acquire);
         if (st == rt_offer_word(t, OFFER_LEFT) || (st >> OFFER_BITS) != t)
@@ -418,6 +419,8 @@ bool rt_plan_end(plan_slot *s, graph_rt *r, uint64_t t)
         if ((++spins & (RT_DUTY_POLLS - 1)) == 0)
             rt_poll_duty(r->rt, rt_ctx_current(r->rt));   /* as plan_relax (exec/plan.c) */
         rt_plan_hold(r, spins);   /* the caller's wait: the policy's "held" (exec/plan.c) */
+        if ((spins & 63) == 63 && rt_plan_nap(r, spins, &since))
+            continue;   /* crowded, and the helper overdue: it needs a CPU (exec/plan.c) */
         if ((spins & 63) == 63 && w != 0 && w != PLAN_LEFT && rt_cpu_now() == (int)(w - 1))
             rt_os_yield();
         else if ((spins & PLAN_YIELD_SPINS) == PLAN_YIELD_SPINS)

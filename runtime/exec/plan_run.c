@@ -126,8 +126,9 @@ static void plan_wait_done(graph_rt *r, uint32_t epoch)
 {
     for (uint32_t i = 0; i < r->nnodes; i++) {
         _Atomic uint32_t *d = &r->nodes[i].plan.done;
+        uint64_t since = 0;   /* rt_plan_nap's */
         for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;) {
-            rt_plan_relax(r, 0, ++spins);
+            rt_plan_relax(r, 0, ++spins, &since);
             rt_plan_hold(r, spins);
             if (RT_UNLIKELY(r->plan_share) && (spins & 15) == 0)
                 rt_plan_help(r, NODE_ON_THREAD);
@@ -204,8 +205,9 @@ int rt_plan_run(graph_rt *r)
             if (r->ltail[k] == NONE)
                 continue;
             _Atomic uint32_t *d = &r->nodes[r->ltail[k]].plan.done;
+            uint64_t since = 0;   /* rt_plan_nap's */
             for (unsigned spins = 0; atomic_load_explicit(d, memory_order_acquire) != epoch;) {
-                rt_plan_relax(r, 0, ++spins);
+                rt_plan_relax(r, 0, ++spins, &since);
                 rt_plan_hold(r, spins);
             }
         }

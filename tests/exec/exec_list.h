@@ -27,4 +27,5 @@ SCENARIO(graph_run, dyn_pieces, 120, SCN_TSAN)
 /* Linux: tgkill (a real-time signal to one thread). */
 #if defined(__linux__)
 SCENARIO(graph_run, plan_stopped, 120, SCN_TSAN|SCN_POSIX)
+SCENARIO(graph_run, plan_crowded, 120, SCN_TSAN|SCN_POSIX)
 #endif

@@ -10,6 +10,7 @@
 #include "pcopy_scenario.h"
 #include "pieces_scenario.h"
 #include "pipe_ahead.h"
+#include "plan_crowded.h"
 #include "policy_scenario.h"
 #include "policy_slow.h"
 #include "scenario.h"
@@ -33,6 +34,7 @@ static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahea
 static int run_policy_slow(void) { return policy_slow_scenario(); }   /* policy_slow.c */
 #if defined(__linux__)
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
+static int run_plan_crowded(void) { return plan_crowded_scenario(); }   /* plan_crowded.c */
 #endif
 static int run_fmem(void) { return fmem_scenario(60); }   /* fmem_scenario.c */
 /* FCOPY_FRAMES sets the frames per depth (the slow suite's soak). */

@@ -1,0 +1,9 @@
+/* plan_crowded.h - plan mode's waits on a crowded CPU (plan_crowded.c),
+ * listed in exec_list.h (Linux), hosted by tests/scenario/. */
+#ifndef PLAN_CROWDED_H
+#define PLAN_CROWDED_H
+
+/* The entry plan_crowded: violations seen. */
+int plan_crowded_scenario(void);
+
+#endif
