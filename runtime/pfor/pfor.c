@@ -77,13 +77,37 @@
 double rt_pfor_ns_per_tick = 1.0;
 static rt_os_once tick_once;
 
+/* A clock read and the TSC at the same moment: the clock read between two
+ * TSC reads, the tightest of a few brackets (a thread preempted inside one
+ * gets a wide one, which is not used). */
+static void tick_pair(uint64_t *ns, uint64_t *tsc)
+{
+    uint64_t best = UINT64_MAX;
+    for (int k = 0; k < 5; k++) {
+        uint64_t a = rt_pfor_rdtsc();
+        uint64_t t = rt_now_ns();
+        uint64_t b = rt_pfor_rdtsc();
+        if (b > a && b - a < best) {
+            best = b - a;
+            *ns = t;
+            *tsc = a + (b - a) / 2;
+        }
+    }
+}
+
+/* The TSC's rate against the clock, from two paired reads 0.2 ms apart.
+ * Paired, because a thread preempted between a clock read and its TSC
+ * read (once a plain pair was ms apart on a loaded machine) made every
+ * tick-timed length of the process's parallel-fors too short by the
+ * preemption's factor: items looked cheap, loops went unshared or a
+ * busy taker's bite (pfor/share.c) took most of the loop. */
 static void tick_calibrate(void)
 {
-    uint64_t n0 = rt_now_ns(), c0 = rt_pfor_rdtsc(), n1;
+    uint64_t n0 = 0, c0 = 0, n1 = 0, c1 = 0;
+    tick_pair(&n0, &c0);
     do
-        n1 = rt_now_ns();
+        tick_pair(&n1, &c1);
     while (n1 - n0 < 200000);   /* 0.2 ms, once per process */
-    uint64_t c1 = rt_pfor_rdtsc();
     if (c1 > c0)
         rt_pfor_ns_per_tick = (double)(n1 - n0) / (double)(c1 - c0);
 }
