@@ -94,7 +94,6 @@ void game_init(struct game *g, dagrt *rt, const struct game_assets *assets)
         g->pvel[i] = (vec3){unit(i * 13) * 4 - 2, unit(i * 13 + 1) * 8, unit(i * 13 + 2) * 4 - 2};
     }
     g->main_thread_ok = true;
-    dagrt_event_init(&g->mixer_ready, false);
 }
 
 /* input, on main: poll the (simulated) devices and move the camera. */
@@ -184,28 +183,30 @@ void frame_ai(struct game *g)
     }
 }
 
-/* The mixer: a plain task; setting mixer_ready is the last thing it does
- * with the game, so the audio task may go on at once. */
-static void mixer(void *arg)
+/* mixer: this frame's block of samples, into the frame's copy of `mix`
+ * (audio, after mixer, reads it). The mixer counts its own frames: block n
+ * holds samples (n - 1) * GAME_AUDIO onwards. */
+void frame_mixer(struct game *g)
 {
-    struct game *g = arg;
+    uint64_t n = ++g->mixer_n;
+    struct game_mix *m = frame_mix_copy();
     for (uint32_t i = 0; i < GAME_AUDIO; i++)
-        g->mix[i] = 0.25f * sinf((float)(g->audio_frames * GAME_AUDIO + i) * 0.05f);
-    dagrt_event_set(&g->mixer_ready);
+        m->sample[i] = 0.25f * sinf((float)((n - 1) * GAME_AUDIO + i) * 0.05f);
 }
 
-/* audio (hot fiber): start the mixer and wait for its event. On a fiber the
- * wait suspends this task instead of holding a worker. */
+/* audio (hot fiber, after mixer): hand the frame's block to the device
+ * (the frame's slot, which present reads), clamped. A fiber because a
+ * real device may block; this one never does. */
 void frame_audio(struct game *g)
 {
     uint64_t n = ++g->audio_n;
     float *out = slot_of(g, n)->audio_out;
-    dagrt_event_reset(&g->mixer_ready);
-    if (dagrt_spawn(g->rt, NULL, mixer, g) != 0)
-        mixer(g);
-    dagrt_event_wait(g->rt, &g->mixer_ready);
-    for (uint32_t i = 0; i < GAME_AUDIO; i++)
-        out[i] = g->mix[i] > 1 ? 1 : g->mix[i] < -1 ? -1 : g->mix[i];
+    const struct game_mix *m = frame_mix_copy();
+    for (uint32_t i = 0; i < GAME_AUDIO; i++) {
+        float v = m->sample[i];
+        g->mix[i] = v;
+        out[i] = v > 1 ? 1 : v < -1 ? -1 : v;
+    }
     g->audio_frames++;
 }
 

@@ -9,11 +9,12 @@
  *   frames at once, and each task counts its own runs to know its frame.
  * - What a task hands to other tasks is a per-frame resource of frame.dag: one
  *   copy per frame in flight, holding only what the readers need (a snapshot:
- *   physics keeps the bodies and hands over their heights). The camera and the
- *   streamed cells are typed (struct game_camera, struct game_cells): dagc
- *   keeps their copies in the instance or pipeline that runs the frame, and a
- *   task reaches its frame's copy with frame_camera_copy() or
- *   frame_cells_copy(), the previous frame's with frame_cells_prev_copy(). The
+ *   physics keeps the bodies and hands over their heights). The camera, the
+ *   mixer's block and the streamed cells are typed (struct game_camera,
+ *   struct game_mix, struct game_cells): dagc keeps their copies in the
+ *   instance or pipeline that runs the frame, and a task reaches its frame's
+ *   copy with frame_camera_copy(), frame_mix_copy() or frame_cells_copy(),
+ *   the previous frame's with frame_cells_prev_copy(). The
  *   others go into the frame's slot here, one of GAME_SLOTS: frame n uses slot
  *   n % GAME_SLOTS. With D frames in flight frame n is submitted only after
  *   frame n-D finished, so with D + 1 slots a slot is reused only after the
@@ -56,6 +57,9 @@ typedef struct vec3 { float x, y, z; } vec3;
  * the first is all zeros: no cell loaded). */
 struct game_camera {                             /* input */
     float yaw, x, z;
+};
+struct game_mix {                                /* mixer */
+    float sample[GAME_AUDIO];                    /* this frame's block */
 };
 struct game_cells {                              /* streaming */
     uint8_t resident[GAME_CELLS][GAME_CELLS];    /* cells loaded in this frame */
@@ -124,10 +128,11 @@ struct game {
     /* ai */
     _Alignas(GAME_LINE) uint64_t ai_n;
     vec3 agent[GAME_AGENTS], target[GAME_AGENTS];
-    /* audio: the mixer runs as a task and sets mixer_ready; the audio task
-     * (a fiber) waits for that event */
+    /* mixer: counts its frames; its block goes to the frame's copy of
+     * `mix` (typed: frame_mix_copy()) */
+    _Alignas(GAME_LINE) uint64_t mixer_n;
+    /* audio (a fiber, after mixer): the last block it handed over, clamped */
     _Alignas(GAME_LINE) uint64_t audio_n;
-    dagrt_event mixer_ready;
     float mix[GAME_AUDIO];
     uint64_t audio_frames;
     /* particles (the count function counts the frames) */
