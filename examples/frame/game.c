@@ -76,6 +76,7 @@ void game_init(struct game *g, dagrt *rt, const struct game_assets *assets)
         g->pos[i] = (vec3){unit(i * 3) * 100 - 50, unit(i * 3 + 1) * 20, unit(i * 3 + 2) * 100 - 50};
         g->vel[i] = (vec3){unit(i * 7) - 0.5f, 0, unit(i * 7 + 1) - 0.5f};
         s0->height[i] = g->pos[i].y;
+        g->slot_pos[0][i] = g->pos[i];
     }
     for (uint32_t i = 0; i < GAME_AGENTS; i++) {
         g->agent[i] = (vec3){unit(i * 5) * 200 - 100, 0, unit(i * 5 + 1) * 200 - 100};
@@ -115,6 +116,36 @@ void frame_input(struct game *g)
     cam->z = g->cam_z;
 }
 
+/* One body's step under gravity, bouncing off the floor. */
+static inline void body_step(vec3 *p, vec3 *v, float dt, uint64_t n, uint32_t i)
+{
+    v->y -= 9.81f * dt;
+    p->x += v->x * dt;
+    p->y += v->y * dt;
+    p->z += v->z * dt;
+    if (p->y < 0) {
+        p->y = -p->y;
+        v->y = -v->y * 0.8f;
+        if (v->y < 0.5f)
+            v->y = 6.0f + unit((uint32_t)(n * 31 + i)) * 4;
+    }
+}
+
+/* GAME_WHOLE_BODIES (game.h): the hand-over before the snapshot, each
+ * body read from the last frame's copy and stored into this frame's. */
+static void physics_whole_bodies(struct game *g, uint64_t n)
+{
+    const vec3 *p0 = g->slot_pos[(n - 1) % GAME_SLOTS];
+    vec3 *p1 = g->slot_pos[n % GAME_SLOTS];
+    const float dt = g->dt;
+    for (uint32_t i = 0; i < GAME_BODIES; i++) {
+        vec3 p = p0[i];
+        body_step(&p, &g->vel[i], dt, n, i);
+        p1[i] = p;
+    }
+    mark_done(slot_of(g, n), GAME_DONE_PHYSICS, n);
+}
+
 /* physics: integrate every body under gravity, bounce off the floor. The
  * bodies are physics' own (no other task touches them, so they stay in
  * this core's cache); what the others need of them, the heights, goes to
@@ -127,25 +158,27 @@ void frame_input(struct game *g)
 void frame_physics(struct game *g)
 {
     uint64_t n = ++g->physics_n;
+    if (g->handover == GAME_WHOLE_BODIES) {
+        physics_whole_bodies(g, n);
+        return;
+    }
     float *h = g->height;
     const float dt = g->dt;
     for (uint32_t i = 0; i < GAME_BODIES; i++) {
-        vec3 p = g->pos[i], *v = &g->vel[i];
-        v->y -= 9.81f * dt;
-        p.x += v->x * dt;
-        p.y += v->y * dt;
-        p.z += v->z * dt;
-        if (p.y < 0) {
-            p.y = -p.y;
-            v->y = -v->y * 0.8f;
-            if (v->y < 0.5f)
-                v->y = 6.0f + unit((uint32_t)(n * 31 + i)) * 4;
-        }
+        vec3 p = g->pos[i];
+        body_step(&p, &g->vel[i], dt, n, i);
         g->pos[i] = p;
         h[i] = p.y;
     }
     memcpy(slot_of(g, n)->height, h, sizeof g->height);
     mark_done(slot_of(g, n), GAME_DONE_PHYSICS, n);
+}
+
+/* Body i's height after frame n: physics' hand-over of that frame. */
+static inline float height_of(const struct game *g, uint64_t n, uint32_t i)
+{
+    return g->handover == GAME_WHOLE_BODIES ? g->slot_pos[n % GAME_SLOTS][i].y
+                                            : g->slot[n % GAME_SLOTS].height[i];
 }
 
 /* animation (after prev physics): blend every bone towards a pose that
@@ -158,7 +191,7 @@ void frame_animation(struct game *g)
     g->animation_prev_missed += !is_done(last, GAME_DONE_PHYSICS, n - 1);
     float t = (float)n * g->dt;
     for (uint32_t s = 0; s < GAME_SKELETONS; s++) {
-        float lean = 0.01f * last->height[s];
+        float lean = 0.01f * height_of(g, n - 1, s);
         for (uint32_t b = 0; b < GAME_BONES; b++) {
             float pose = sinf(t * 2 + (float)s * 0.1f + (float)b * 0.3f) + lean;
             g->bone[s][b] += (pose - g->bone[s][b]) * 0.2f;
@@ -296,8 +329,12 @@ void frame_shadows(struct game *g)
 {
     struct game_slot *s = slot_of(g, g->shadows_n);
     uint32_t n = 0;
-    for (uint32_t i = 0; i < GAME_BODIES; i++)
-        n += s->height[i] > 1.0f;
+    if (g->handover == GAME_WHOLE_BODIES)
+        for (uint32_t i = 0; i < GAME_BODIES; i++)
+            n += g->slot_pos[g->shadows_n % GAME_SLOTS][i].y > 1.0f;
+    else
+        for (uint32_t i = 0; i < GAME_BODIES; i++)
+            n += s->height[i] > 1.0f;
     s->shadow_casters = n;
     g->shadow_frames++;
 }
@@ -396,7 +433,10 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 uint64_t game_digest(const struct game *g)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv(h, g->pos, sizeof g->pos);
+    /* The bodies: physics' own, or its last copy (GAME_WHOLE_BODIES). */
+    h = g->handover == GAME_WHOLE_BODIES
+            ? fnv(h, g->slot_pos[g->physics_n % GAME_SLOTS], sizeof g->slot_pos[0])
+            : fnv(h, g->pos, sizeof g->pos);
     h = fnv(h, g->vel, sizeof g->vel);
     h = fnv(h, g->bone, sizeof g->bone);
     h = fnv(h, g->agent, sizeof g->agent);

@@ -109,10 +109,19 @@ int game_assets_open(struct game_assets *a, dagrt *rt, const char *dir, char *wh
 void game_assets_close(struct game_assets *a, dagrt *rt);
 uint64_t game_cell_sum(const unsigned char *b, size_t n);
 
+/* What physics hands over (struct game.handover): GAME_HEIGHTS, the
+ * snapshot, is the game; GAME_WHOLE_BODIES is the form it had until
+ * 2026-12-05, kept so that bench_example_frame can time both in one run
+ * (docs/example.md): the bodies' positions themselves in per-frame copies
+ * (slot_pos), physics reading the last frame's copy and writing this
+ * frame's body by body, animation and shadows reading the positions. */
+enum game_handover { GAME_HEIGHTS, GAME_WHOLE_BODIES };
+
 struct game {
     dagrt *rt;
     const struct game_assets *assets;
     float dt;
+    int handover;          /* enum game_handover: set after game_init, before the first frame */
     struct game_slot slot[GAME_SLOTS];
     /* input (main) */
     _Alignas(GAME_LINE) uint64_t input_n;
@@ -161,6 +170,10 @@ struct game {
      * present_at[n - 1] (game_now_us), each where not NULL. */
     double *input_at, *present_at;
     uint64_t stamp_cap;
+    /* GAME_WHOLE_BODIES only: the bodies after frame n in slot_pos[n %
+     * GAME_SLOTS] (physics), read by animation (the last frame's) and
+     * shadows; untouched otherwise. */
+    _Alignas(GAME_LINE) vec3 slot_pos[GAME_SLOTS][GAME_BODIES];
 };
 
 void game_init(struct game *g, dagrt *rt, const struct game_assets *assets);
