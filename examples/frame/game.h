@@ -9,11 +9,12 @@
  *   frames at once, and each task counts its own runs to know its frame.
  * - What a task hands to other tasks is a per-frame resource of frame.dag: one
  *   copy per frame in flight, holding only what the readers need (a snapshot:
- *   physics keeps the bodies and hands over their heights). The camera and the
- *   streamed cells are typed (struct game_camera, struct game_cells): dagc
- *   keeps their copies in the instance or pipeline that runs the frame, and a
- *   task reaches its frame's copy with frame_camera_copy() or
- *   frame_cells_copy(), the previous frame's with frame_cells_prev_copy(). The
+ *   physics keeps the bodies and hands over their heights). The camera, the
+ *   mixer's block and the streamed cells are typed (struct game_camera,
+ *   struct game_mix, struct game_cells): dagc keeps their copies in the
+ *   instance or pipeline that runs the frame, and a task reaches its frame's
+ *   copy with frame_camera_copy(), frame_mix_copy() or frame_cells_copy(),
+ *   the previous frame's with frame_cells_prev_copy(). The
  *   others go into the frame's slot here, one of GAME_SLOTS: frame n uses slot
  *   n % GAME_SLOTS. With D frames in flight frame n is submitted only after
  *   frame n-D finished, so with D + 1 slots a slot is reused only after the
@@ -56,6 +57,9 @@ typedef struct vec3 { float x, y, z; } vec3;
  * the first is all zeros: no cell loaded). */
 struct game_camera {                             /* input */
     float yaw, x, z;
+};
+struct game_mix {                                /* mixer */
+    float sample[GAME_AUDIO];                    /* this frame's block */
 };
 struct game_cells {                              /* streaming */
     uint8_t resident[GAME_CELLS][GAME_CELLS];    /* cells loaded in this frame */
@@ -105,10 +109,19 @@ int game_assets_open(struct game_assets *a, dagrt *rt, const char *dir, char *wh
 void game_assets_close(struct game_assets *a, dagrt *rt);
 uint64_t game_cell_sum(const unsigned char *b, size_t n);
 
+/* What physics hands over (struct game.handover): GAME_HEIGHTS, the
+ * snapshot, is the game; GAME_WHOLE_BODIES is the form it had until
+ * 2026-12-05, kept so that bench_example_frame can time both in one run
+ * (docs/example.md): the bodies' positions themselves in per-frame copies
+ * (slot_pos), physics reading the last frame's copy and writing this
+ * frame's body by body, animation and shadows reading the positions. */
+enum game_handover { GAME_HEIGHTS, GAME_WHOLE_BODIES };
+
 struct game {
     dagrt *rt;
     const struct game_assets *assets;
     float dt;
+    int handover;          /* enum game_handover: set after game_init, before the first frame */
     struct game_slot slot[GAME_SLOTS];
     /* input (main) */
     _Alignas(GAME_LINE) uint64_t input_n;
@@ -124,10 +137,11 @@ struct game {
     /* ai */
     _Alignas(GAME_LINE) uint64_t ai_n;
     vec3 agent[GAME_AGENTS], target[GAME_AGENTS];
-    /* audio: the mixer runs as a task and sets mixer_ready; the audio task
-     * (a fiber) waits for that event */
+    /* mixer: counts its frames; its block goes to the frame's copy of
+     * `mix` (typed: frame_mix_copy()) */
+    _Alignas(GAME_LINE) uint64_t mixer_n;
+    /* audio (a fiber, after mixer): the last block it handed over, clamped */
     _Alignas(GAME_LINE) uint64_t audio_n;
-    dagrt_event mixer_ready;
     float mix[GAME_AUDIO];
     uint64_t audio_frames;
     /* particles (the count function counts the frames) */
@@ -156,6 +170,10 @@ struct game {
      * present_at[n - 1] (game_now_us), each where not NULL. */
     double *input_at, *present_at;
     uint64_t stamp_cap;
+    /* GAME_WHOLE_BODIES only: the bodies after frame n in slot_pos[n %
+     * GAME_SLOTS] (physics), read by animation (the last frame's) and
+     * shadows; untouched otherwise. */
+    _Alignas(GAME_LINE) vec3 slot_pos[GAME_SLOTS][GAME_BODIES];
 };
 
 void game_init(struct game *g, dagrt *rt, const struct game_assets *assets);

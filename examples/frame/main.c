@@ -201,7 +201,7 @@ int main(int argc, char **argv)
         overlapped += f > 0 && piped.input_at[f] < piped.present_at[f - 1];
     }
 
-    printf("frame graph: input, physics (%d bodies), animation, ai, audio (fiber, waits for the mixer),\n"
+    printf("frame graph: input, physics (%d bodies), animation, ai, mixer, audio (fiber, after the mixer),\n"
            "  particles (%d, parallel), streaming (fiber, reads the asset files), shadows (even frames), cull (%d boxes), ui, render,\n"
            "  present; prev inputs: animation <- physics, cull <- streaming, ui <- render\n",
            GAME_BODIES, GAME_PARTICLES, GAME_BOXES);
