@@ -39,12 +39,6 @@
  * no schedstat), the process is never crowded: waits poll as before.
  * DAGRT_CROWDED=1 (or 0) fixes the answer, for tests and for trying it.
  */
-#if defined(__linux__)
-#define _GNU_SOURCE   /* O_CLOEXEC */
-#include <fcntl.h>
-#include <unistd.h>
-#endif
-
 #include "exec.h"
 
 #include <string.h>
@@ -80,46 +74,13 @@ static long crowd_env(void)
     return v;
 }
 
-/* The calling thread's run delay so far (ns spent runnable, waiting for
- * a CPU: the second figure of /proc/thread-self/schedstat), or -1. With
- * open and read, not stdio: nothing is allocated (a wait's sample must
- * not break "no allocation per frame"). */
-static int64_t crowd_delay(void)
-{
-#if defined(__linux__)
-    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    char buf[96];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
-    const char *p = buf;
-    while (*p >= '0' && *p <= '9')
-        p++;   /* the time on a CPU */
-    if (*p != ' ')
-        return -1;
-    p++;
-    int64_t v = 0;
-    if (*p < '0' || *p > '9')
-        return -1;
-    for (; *p >= '0' && *p <= '9'; p++)
-        v = v * 10 + (*p - '0');
-    return v;
-#else
-    return -1;
-#endif
-}
-
 void rt_crowd_sample(uint64_t now)
 {
     if (crowd_env() != 2)
         return;
     if (crowd_t0 != 0 && now - crowd_t0 < CROWD_WINDOW_NS)
         return;
-    int64_t d = crowd_delay();
+    int64_t d = rt_os_thread_run_delay_ns();
     if (d < 0)
         return;
     if (crowd_t0 != 0) {

@@ -531,30 +531,6 @@ static bool par_left(graph_rt *r)
     return false;
 }
 
-/* A poll for pieces begun at *t0 (0: none) ended at `now` (0: read it):
- * its time counts as the blocked wait it replaced would (held_wait). */
-static void poll_end(graph_rt *r, uint64_t *t0, uint64_t now)
-{
-    if (*t0 != 0 && r->max_drainers != 0)
-        r->policy.held_ns += (now ? now : rt_now_ns()) - *t0;   /* the caller's own field */
-    *t0 = 0;
-}
-
-/* The caller's blocked wait on the run's group, timed for the run
- * policy's "held" sign (exec/policy.c): only here, where the caller has
- * nothing to do, does it read the clock. A run without drainers is never
- * held by one (a hot or fiber task it waits for is work it could not
- * run itself), so it is not timed. */
-static int held_wait(graph_rt *r)
-{
-    if (r->max_drainers == 0)
-        return dagrt_group_wait(r->rt, &r->group);
-    uint64_t t0 = rt_now_ns();
-    int rc = dagrt_group_wait(r->rt, &r->group);
-    r->policy.held_ns += rt_now_ns() - t0;   /* the caller's own field */
-    return rc;
-}
-
 /* Runs the caller's part of the run from `next` on, and waits for the
  * rest: the caller (the main thread) drains, helps, then blocks. */
 static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
@@ -582,14 +558,14 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
             if (spin == EXEC_SPIN) {
                 /* Out of spins: block, unless a parallel node is left (see
                  * the top); its poll is timed from here as the blocked
-                 * wait would be (poll_end). */
+                 * wait would be (rt_policy_poll_end). */
                 if (!par_left(r))
                     break;
                 uint64_t now = rt_now_ns();
                 if (poll_t0 == 0) {
                     poll_t0 = now;
                 } else if (now - poll_t0 > DYN_PAR_POLL_NS) {
-                    poll_end(r, &poll_t0, now);
+                    rt_policy_poll_end(r, &poll_t0, now);
                     break;
                 }
                 spin = 0;
@@ -600,14 +576,14 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
                        atomic_load_explicit(&r->tail, memory_order_relaxed) ||
                    atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes;
             if (work) {
-                poll_end(r, &poll_t0, 0);
+                rt_policy_poll_end(r, &poll_t0, 0);
                 break;
             }
             /* A pipeline's later frames: their ready nodes are as good to
              * run now as any task (the caller waits for this frame anyway). */
             graph_rt *x = ready_ahead(r);
             if (x) {
-                poll_end(r, &poll_t0, 0);
+                rt_policy_poll_end(r, &poll_t0, 0);
                 run_one(x);
                 spin = 0;
             } else if (self) {
@@ -615,14 +591,14 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
                  * finds ends it (the task's own time is not held). */
                 uint64_t before = poll_t0 != 0 ? rt_now_ns() : 0;
                 if (rt_help_one(self)) {
-                    poll_end(r, &poll_t0, before);
+                    rt_policy_poll_end(r, &poll_t0, before);
                     spin = 0;
                 }
             }
         }
         if (work)
             continue;
-        rc = held_wait(r);
+        rc = rt_policy_held_wait(r);
         if (rc != 0)
             break;
         /* relaxed: after the group wait, which ordered every drainer's writes. */
@@ -638,7 +614,7 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
     }
     /* Every node is done; spawned tasks may still be on their way out. */
     if (rc == 0)
-        rc = held_wait(r);
+        rc = rt_policy_held_wait(r);
     awaited = outer;
     return rc;
 }

@@ -814,6 +814,11 @@ bool rt_policy_stretch(graph_rt *r);
  * or a pipeline frame's wait, never timed): its time into the average,
  * and the frame into the starvation rule. */
 void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns);
+/* The dynamic caller's waits, timed for the "held" sign: its blocked wait
+ * on the run's group, and the end of a poll for a parallel task's pieces
+ * that stood in for one (*t0: its start, 0 none; now 0: read the clock). */
+int rt_policy_held_wait(graph_rt *r);
+void rt_policy_poll_end(graph_rt *r, uint64_t *t0, uint64_t now);
 /* After dagrt_graph_run's frame: its time (ns, if timed) into the average
  * and, for a plan-mode frame, into the starvation rule. */
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned);

@@ -496,3 +496,28 @@ void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned)
     if (planned)
         plan_after(r, timed ? (ns ? ns : 1) : 0);   /* a timed frame never reads as untimed */
 }
+
+/* The dynamic executor's caller (exec/dynamic.c, dyn_finish). A poll for
+ * pieces begun at *t0 (0: none) ended at `now` (0: read it):
+ * its time counts as the blocked wait it replaced would (rt_policy_held_wait). */
+void rt_policy_poll_end(graph_rt *r, uint64_t *t0, uint64_t now)
+{
+    if (*t0 != 0 && r->max_drainers != 0)
+        r->policy.held_ns += (now ? now : rt_now_ns()) - *t0;   /* the caller's own field */
+    *t0 = 0;
+}
+
+/* The caller's blocked wait on the run's group, timed for the run
+ * policy's "held" sign: only here, where the caller has
+ * nothing to do, does it read the clock. A run without drainers is never
+ * held by one (a hot or fiber task it waits for is work it could not
+ * run itself), so it is not timed. */
+int rt_policy_held_wait(graph_rt *r)
+{
+    if (r->max_drainers == 0)
+        return dagrt_group_wait(r->rt, &r->group);
+    uint64_t t0 = rt_now_ns();
+    int rc = dagrt_group_wait(r->rt, &r->group);
+    r->policy.held_ns += rt_now_ns() - t0;   /* the caller's own field */
+    return rc;
+}

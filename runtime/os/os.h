@@ -265,6 +265,11 @@ uint64_t rt_os_now_ns(void);
 bool rt_os_counter_invariant(void);
 /* The environment variable, or NULL. */
 const char *rt_os_getenv(const char *name);
+/* The calling thread's run delay so far, ns: the time it was ready to run
+ * but waited for a CPU (Linux: the second figure of
+ * /proc/thread-self/schedstat), or -1 where the system does not say
+ * (Windows). Allocates nothing: callable in a frame. */
+int64_t rt_os_thread_run_delay_ns(void);
 
 /* The process id. */
 long rt_os_pid(void);

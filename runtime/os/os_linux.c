@@ -354,6 +354,32 @@ uint64_t rt_os_now_ns(void)
 
 /* rt_os_counter_invariant and rt_os_getenv are portable: os_once.c. */
 
+int64_t rt_os_thread_run_delay_ns(void)
+{
+    /* open and read, not stdio: nothing is allocated. */
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[96];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    const char *p = buf;
+    while (*p >= '0' && *p <= '9')
+        p++;   /* the time on a CPU */
+    if (*p != ' ')
+        return -1;
+    p++;
+    if (*p < '0' || *p > '9')
+        return -1;
+    int64_t v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        v = v * 10 + (*p - '0');
+    return v;
+}
+
 long rt_os_pid(void)
 {
     return (long)getpid();

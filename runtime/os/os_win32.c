@@ -358,6 +358,13 @@ uint64_t rt_os_now_ns(void)
 
 /* rt_os_counter_invariant and rt_os_getenv are portable: os_once.c. */
 
+int64_t rt_os_thread_run_delay_ns(void)
+{
+    /* Windows keeps no per-thread ready-but-waiting time: the process is
+     * never crowded there (exec/crowd.c). */
+    return -1;
+}
+
 long rt_os_pid(void)
 {
     return (long)GetCurrentProcessId();
