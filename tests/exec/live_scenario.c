@@ -134,6 +134,12 @@ static _Atomic int worker_tid, stop_mode, stop_armed, stop_sent, stop_began, sto
 /* Stopped plan frames, the last PLAN_FINIS of them released at once. */
 #define PLAN_STOPS 5
 #define PLAN_FINIS 2
+/* More stopped frames, released at once, until one release found the
+ * worker inside the frame: a worker asleep when the signal came (a nap on
+ * a crowded CPU, exec/crowd.c, or parked) had not joined it, and its
+ * release rightly waited for nothing (seen in an ASan run: signals
+ * handled 1-4 ms after they were sent, 0 of 2 releases waited). */
+#define PLAN_STOPS_MOST 12
 static _Atomic uint64_t stop_sent_ns, stop_began_ns, stop_over_ns;
 
 static void stop_handler(int sig)
@@ -651,7 +657,9 @@ int plan_stopped_scenario(void)
     bool pending = false;   /* a stop was sent; its handler may still sleep */
     bool worker_ran = false;
     double t0 = bench_now_s();
-    for (int f = 0; (stops < PLAN_STOPS || pending) && bench_now_s() - t0 < 40.0; f++, frames++) {
+    for (int f = 0; (stops < PLAN_STOPS || (fini_waited == 0 && stops < PLAN_STOPS_MOST) || pending) &&
+                    bench_now_s() - t0 < 40.0;
+         f++, frames++) {
         if (pending && atomic_load(&stop_over)) {
             pending = false;
             if (atomic_load(&stop_in_body)) {
@@ -663,7 +671,8 @@ int plan_stopped_scenario(void)
          * after a stop it may run serial frames for a stretch, see
          * exec/policy.c's starvation rule), 8 frames after the last stop,
          * once the last stop is over. */
-        bool armed = !pending && stops < PLAN_STOPS && f - last_stop >= 8 && mode_is("plan") &&
+        bool more = stops < PLAN_STOPS || (fini_waited == 0 && stops < PLAN_STOPS_MOST);
+        bool armed = !pending && more && f - last_stop >= 8 && mode_is("plan") &&
                      worker_ran;
         if (armed) {
             atomic_store(&stop_began, 0);
@@ -794,7 +803,7 @@ int plan_stopped_scenario(void)
     /* The worker joins a frame within microseconds of its offer and the
      * stop comes 300 us into the root: a release that never waited would
      * mean the late helper went unseen. */
-    if (finis == PLAN_FINIS && fini_waited == 0) {
+    if (finis >= PLAN_FINIS && fini_waited == 0) {
         fprintf(stderr, "plan_stopped: no release waited for the stopped worker\n");
         bad++;
     }
