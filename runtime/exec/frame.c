@@ -121,21 +121,27 @@ static _Thread_local int frame_err;
 _Thread_local dagrt__frame_window dagrt__fwin;
 static _Atomic uint64_t runtimes;   /* runtimes made: each one's frame_id */
 
-/* A block of `size` bytes from the system, aligned to `align`, made a
- * chunk of `chunk` bytes that heads it (linked on rt->frame_all, which
- * the destroy frees), its bytes poisoned; NULL when the system has no
- * memory. Frame lock held, or the runtime not yet shared. */
-static fchunk *block_new(dagrt *rt, size_t align, size_t size, size_t chunk)
+/* The system block m of `size` bytes made a chunk of `chunk` bytes that
+ * heads it (linked on rt->frame_all, which the destroy frees), its bytes
+ * poisoned. Frame lock held, or the runtime not yet shared. */
+static fchunk *block_head(dagrt *rt, void *m, size_t size, size_t chunk)
 {
-    fchunk *k = rt_os_alloc_aligned(align, size);
-    if (!k)
-        return NULL;
+    fchunk *k = m;
     k->size = chunk;
     k->block = size;
     k->all = rt->frame_all;
     rt->frame_all = k;
     POISON(bytes_of(k), chunk - FRAME_HEAD);
     return k;
+}
+
+/* A block of `size` bytes from the system, aligned to `align`, made a
+ * chunk of `chunk` bytes that heads it (block_head); NULL when the system
+ * has no memory. */
+static fchunk *block_new(dagrt *rt, size_t align, size_t size, size_t chunk)
+{
+    void *m = rt_os_alloc_aligned(align, size);
+    return m ? block_head(rt, m, size, chunk) : NULL;
 }
 
 /* A slab's first chunk, the others put on the free list in address
@@ -157,13 +163,7 @@ static fchunk *slab_new(dagrt *rt)
         rt->frame_free = k;
         POISON(bytes_of(k), FRAME_CHUNK - FRAME_HEAD);
     }
-    fchunk *k = (fchunk *)m;
-    k->size = FRAME_CHUNK;
-    k->block = FRAME_SLAB;
-    k->all = rt->frame_all;
-    rt->frame_all = k;
-    POISON(bytes_of(k), FRAME_CHUNK - FRAME_HEAD);
-    return k;
+    return block_head(rt, m, FRAME_SLAB, FRAME_CHUNK);
 }
 
 int rt_frame_pool_init(dagrt *rt)
