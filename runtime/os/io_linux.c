@@ -1,7 +1,8 @@
 /*
  * os/io_linux.c - the system's side of the I/O calls beside the reactors
  * (reactor.h): errno as a dagrt error code, the handles a call may take,
- * writes that raise no SIGPIPE, closing a handle, a thread's priority.
+ * writes that raise no SIGPIPE, reads and writes that do not wait where
+ * the system refuses RWF_NOWAIT, closing a handle, a thread's priority.
  * Linux and other POSIX systems.
  *
  * SIGPIPE. A write to a pipe or a stream socket whose reader is gone
@@ -32,8 +33,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -44,6 +49,7 @@
 #endif
 
 #include "dagrt.h"
+#include "os.h"
 #include "reactor.h"
 
 int rt_os_error_code(int e)
@@ -101,6 +107,119 @@ int rt_os_fd_kind(intptr_t h)
     return RT_FD_OTHER;
 }
 
+/* RWF_NOWAIT (preadv2/pwritev2, Linux 4.14) is how the fallback reactor
+ * reads and writes a pipe, socket or terminal without waiting and without
+ * touching the descriptor's own O_NONBLOCK (the program's). Some systems
+ * refuse it: qemu-user has no preadv2 (ENOSYS), older kernels and some
+ * file types answer EOPNOTSUPP; a sandbox may filter the call. There every
+ * such read used to fail with DAGRT_EIO. The first refusal switches the
+ * process to the ready path below for good (a hint: both paths are
+ * correct, the ready one costs a poll more); DAGRT_IO_NOWAIT=0 asks for
+ * it from the start (docs/runtime.md, "I/O calls"). */
+static _Atomic int nowait_state;   /* 0: not read yet; 1: try RWF_NOWAIT; 2: never */
+
+bool rt_os_rw_nowait_usable(void)
+{
+    /* relaxed (all three): a hint every thread shares; the data it guards
+     * is the system's, not ours, and a stale answer only costs one refused
+     * call or one poll. The CAS keeps a refusal from being overwritten by
+     * a thread that read the environment meanwhile. */
+    int s = atomic_load_explicit(&nowait_state, memory_order_relaxed);
+    if (s == 0) {
+        const char *env = rt_os_getenv("DAGRT_IO_NOWAIT");
+        int want = env && strcmp(env, "0") == 0 ? 2 : 1;
+        s = 0;
+        if (atomic_compare_exchange_strong_explicit(&nowait_state, &s, want, memory_order_relaxed,
+                                                    memory_order_relaxed))
+            s = want;
+    }
+    return s == 1;
+}
+
+void rt_os_rw_nowait_refuse(void)
+{
+    /* relaxed: the hint above. */
+    atomic_store_explicit(&nowait_state, 2, memory_order_relaxed);
+}
+
+bool rt_os_rw_nowait_refusal(int e)
+{
+    return e == ENOSYS || e == EOPNOTSUPP;
+}
+
+/* Whether fd is ready for `events` now (poll with no wait): 1 ready, 0
+ * not, -1 with *err (EBADF for a descriptor poll calls invalid). */
+static int ready_now(int fd, short events, int *err)
+{
+    struct pollfd p = { fd, events, 0 };
+    int k = poll(&p, 1, 0);
+    if (k < 0) {
+        if (errno == EINTR)
+            return 0;
+        *err = errno;
+        return -1;
+    }
+    if (k > 0 && (p.revents & POLLNVAL)) {
+        *err = EBADF;
+        return -1;
+    }
+    return k > 0;
+}
+
+int64_t rt_os_read_ready(intptr_t h, void *buf, size_t n, int64_t off, int *err)
+{
+    int fd = (int)h;
+    ssize_t r;
+    *err = 0;
+    if (off < 0 && n > 0) {
+        int k = ready_now(fd, POLLIN, err);
+        if (k <= 0) {
+            if (k == 0)
+                *err = EAGAIN;
+            return -1;
+        }
+        /* Readable: data, the end, or an error, each answered at once by
+         * a read of at most what is there. (Another reader of the same
+         * descriptor taking it first would make this read wait: one
+         * reader per pipe, as for accept, os/reactor_epoll.c.) */
+        int avail = 0;
+        if (ioctl(fd, FIONREAD, &avail) == 0 && avail > 0 && (size_t)avail < n)
+            n = (size_t)avail;
+    }
+    do
+        r = off < 0 ? read(fd, buf, n) : pread(fd, buf, n, (off_t)off);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        *err = errno;
+    return r < 0 ? -1 : (int64_t)r;
+}
+
+int64_t rt_os_write_ready(intptr_t h, const void *buf, size_t n, int64_t off, int *err)
+{
+    int fd = (int)h;
+    ssize_t r;
+    *err = 0;
+    if (off < 0 && n > 0) {
+        int k = ready_now(fd, POLLOUT, err);
+        if (k <= 0) {
+            if (k == 0)
+                *err = EAGAIN;
+            return -1;
+        }
+        /* Writable: a pipe has a free page at least, so PIPE_BUF bytes go
+         * in without waiting (a terminal: room in its queue). Fewer bytes
+         * than asked, as write(2) may answer. */
+        if (n > PIPE_BUF)
+            n = PIPE_BUF;
+    }
+    do
+        r = off < 0 ? write(fd, buf, n) : pwrite(fd, buf, n, (off_t)off);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        *err = errno;
+    return r < 0 ? -1 : (int64_t)r;
+}
+
 int64_t rt_os_write_nosigpipe(intptr_t h, const void *buf, size_t n, int64_t off, bool nowait, int *err)
 {
     sigset_t pipe_only, old, pending;
@@ -110,12 +229,28 @@ int64_t rt_os_write_nosigpipe(intptr_t h, const void *buf, size_t n, int64_t off
      * masks are untouched. */
     pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
     bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
-    struct iovec v = { (void *)(uintptr_t)buf, n };
-    ssize_t r;
-    do
-        r = pwritev2((int)h, &v, 1, off < 0 ? -1 : off, nowait ? RWF_NOWAIT : 0);
-    while (r < 0 && errno == EINTR);
-    int e = r < 0 ? errno : 0;
+    ssize_t r = -1;
+    int e = 0;
+    if (nowait && rt_os_rw_nowait_usable()) {
+        struct iovec v = { (void *)(uintptr_t)buf, n };
+        do
+            r = pwritev2((int)h, &v, 1, off < 0 ? -1 : off, RWF_NOWAIT);
+        while (r < 0 && errno == EINTR);
+        e = r < 0 ? errno : 0;
+        if (r < 0 && rt_os_rw_nowait_refusal(e))
+            rt_os_rw_nowait_refuse();   /* and the ready path below, now */
+        else
+            nowait = false;             /* answered */
+    }
+    if (nowait) {
+        r = (ssize_t)rt_os_write_ready(h, buf, n, off, &e);
+    } else if (r < 0 && e == 0) {
+        /* Waiting allowed (the blocking lane): plain write(2)/pwrite(2). */
+        do
+            r = off < 0 ? write((int)h, buf, n) : pwrite((int)h, buf, n, (off_t)off);
+        while (r < 0 && errno == EINTR);
+        e = r < 0 ? errno : 0;
+    }
     if (e == EPIPE && !was_pending) {
         /* The write's own SIGPIPE, pending on this thread while blocked. */
         const struct timespec zero = { 0, 0 };

@@ -166,6 +166,19 @@ int rt_os_fd_kind(intptr_t h);
  * SIGPIPE); nowait: RWF_NOWAIT (EAGAIN instead of waiting). The bytes
  * written, or -1 with *err the system's error (0 on success). */
 int64_t rt_os_write_nosigpipe(intptr_t h, const void *buf, size_t n, int64_t off, bool nowait, int *err);
+/* RWF_NOWAIT (io_linux.c): whether to try it (not refused by the system
+ * yet, and DAGRT_IO_NOWAIT is not 0); a refusal noted, for good; whether
+ * an error is such a refusal (ENOSYS, EOPNOTSUPP). */
+bool rt_os_rw_nowait_usable(void);
+void rt_os_rw_nowait_refuse(void);
+bool rt_os_rw_nowait_refusal(int err);
+/* A read or write of h that does not wait, without RWF_NOWAIT: off < 0,
+ * a zero poll first (-1 with *err EAGAIN when not ready), then at most
+ * what is there to read (FIONREAD) or PIPE_BUF bytes to write; off >= 0,
+ * pread(2)/pwrite(2) (a pipe's or a socket's ESPIPE at once). The bytes
+ * moved, or -1 with *err the system's error. */
+int64_t rt_os_read_ready(intptr_t h, void *buf, size_t n, int64_t off, int *err);
+int64_t rt_os_write_ready(intptr_t h, const void *buf, size_t n, int64_t off, int *err);
 #endif
 /* Closes a handle (close; closesocket or CloseHandle): 0 or the system's error. */
 int rt_os_handle_close(intptr_t h);

@@ -5,7 +5,8 @@
  *
  * What can be polled (sockets, pipes, eventfds, terminals, sync files)
  * goes through epoll: the call is tried at once without blocking (MSG_DONTWAIT,
- * RWF_NOWAIT, a zero poll); if it would block, the op waits on its handle's
+ * RWF_NOWAIT, a zero poll; where the system refuses RWF_NOWAIT, a zero poll
+ * and then at most what is there: io_linux.c); if it would block, the op waits on its handle's
  * list and the handle is armed one-shot in the epoll set for the union of
  * what its ops wait for; the reactor's thread, blocked in epoll_wait while
  * nothing is ready (no CPU spent), tries them again when the kernel says
@@ -42,8 +43,8 @@ enum { W_NONE = 0, W_FD, W_LANE, W_RUNNING };
 #define LANE_THREADS 2
 #define RF_CONNECTING 1u   /* connect: EINPROGRESS seen, answer from SO_ERROR */
 #define RF_RESTORE    2u   /* connect: O_NONBLOCK to take off again */
-#define RF_SOCK       4u   /* write: on a socket (send, MSG_NOSIGNAL) */
-#define RF_FIFO       8u   /* write: on a pipe (io_linux.c, SIGPIPE) */
+#define RF_SOCK       4u   /* read, write: on a socket (recv, send with MSG_NOSIGNAL) */
+#define RF_FIFO       8u   /* read, write: on a pipe (a write: io_linux.c, SIGPIPE) */
 
 typedef struct ep_fd {
     rt_io_op *head;        /* ops waiting on this handle */
@@ -110,8 +111,21 @@ static bool try_op(rt_io_op *op)
     ssize_t r;
     switch (op->kind) {
     case RT_IO_READ: {
-        struct iovec v = { op->buf, op->n };
-        r = preadv2(fd, &v, 1, op->off < 0 ? -1 : op->off, RWF_NOWAIT);
+        if (rt_os_rw_nowait_usable()) {
+            struct iovec v = { op->buf, op->n };
+            r = preadv2(fd, &v, 1, op->off < 0 ? -1 : op->off, RWF_NOWAIT);
+            if (!(r < 0 && rt_os_rw_nowait_refusal(errno)))
+                break;
+            rt_os_rw_nowait_refuse();   /* this system refuses it: never again */
+        }
+        /* relaxed: rflags is the op's current owner's only. */
+        if ((atomic_load_explicit(&op->rflags, memory_order_relaxed) & RF_SOCK) && op->off < 0) {
+            r = recv(fd, op->buf, op->n, MSG_DONTWAIT);
+        } else {
+            int e = 0;
+            r = (ssize_t)rt_os_read_ready(fd, op->buf, op->n, op->off, &e);
+            errno = e;
+        }
         break;
     }
     case RT_IO_WRITE: {
@@ -127,8 +141,18 @@ static bool try_op(rt_io_op *op)
         } else {
             /* A file, a terminal, a device; with an offset a socket's is
              * ESPIPE, before anything is sent (no SIGPIPE). */
-            struct iovec v = { op->buf, op->n };
-            r = pwritev2(fd, &v, 1, op->off < 0 ? -1 : op->off, RWF_NOWAIT);
+            r = -1;
+            if (rt_os_rw_nowait_usable()) {
+                struct iovec v = { op->buf, op->n };
+                r = pwritev2(fd, &v, 1, op->off < 0 ? -1 : op->off, RWF_NOWAIT);
+                if (r < 0 && rt_os_rw_nowait_refusal(errno))
+                    rt_os_rw_nowait_refuse();   /* and the ready path, now */
+                else
+                    break;
+            }
+            int e = 0;
+            r = (ssize_t)rt_os_write_ready(fd, op->buf, op->n, op->off, &e);
+            errno = e;
         }
         break;
     }
@@ -282,13 +306,13 @@ static bool fd_room(ep_reactor *e, int fd)
 }
 
 /* Reads and writes: regular files, block devices and directories go to
- * the lane; a write notes a socket or a pipe in rflags (try_op). */
+ * the lane; a socket or a pipe is noted in rflags (try_op). */
 static bool goes_to_lane(rt_io_op *op)
 {
     if (op->kind != RT_IO_READ && op->kind != RT_IO_WRITE)
         return false;
     int kind = rt_os_fd_kind(op->h);   /* RT_FD_BAD: try_op reports the error */
-    if (op->kind == RT_IO_WRITE && (kind == RT_FD_SOCK || kind == RT_FD_FIFO))
+    if (kind == RT_FD_SOCK || kind == RT_FD_FIFO)
         /* relaxed: the op is not shared yet. */
         atomic_store_explicit(&op->rflags, kind == RT_FD_SOCK ? RF_SOCK : RF_FIFO, memory_order_relaxed);
     return kind == RT_FD_FILE;

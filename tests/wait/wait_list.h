@@ -57,7 +57,7 @@ SCENARIO(io, io_error_codes, 60, SCN_TSAN)
 /* What only POSIX systems have (io_ops_posix.c: the observer of an I/O
  * wait, io_uring's fast path and batches, an idle runtime's context
  * switches, a group wait from outside; io_edges_posix.c: the calls at their
- * edges). */
+ * edges; io_ready_posix.c: the fallback without RWF_NOWAIT). */
 #if !defined(_WIN32)
 SCENARIO(io, io_observe, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_observe_fb, 60, SCN_TSAN|SCN_POSIX)
@@ -79,6 +79,7 @@ SCENARIO(io, io_start_emfile, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_start_emfile_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_last_os_error, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(io, io_last_os_error_fb, 60, SCN_TSAN|SCN_POSIX)
+SCENARIO(io, io_ready_path_fb, 60, SCN_TSAN|SCN_POSIX)
 SCENARIO(wait, wait_group_foreign, 60, SCN_TSAN|SCN_POSIX)
 #else
 /* What only Windows has (io_ops_win32.c): an idle runtime with calls
