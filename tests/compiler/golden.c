@@ -316,7 +316,8 @@ ParameterizedTestParameters(windows, golden_c)
 /* The golden_c cases given as golden_c\NAME.dag from tests\compiler into
  * an absolute Windows -o directory: the C and header byte for byte as on
  * Linux, the generated comment naming the input as given (the only
- * difference allowed, "paths aside"). */
+ * difference allowed, "paths aside"), a costs file beside a case given
+ * with `--costs` as golden_c.c does. */
 ParameterizedTest(struct golden_case *c, windows, golden_c, .timeout = 180)
 {
     windows_only();
@@ -327,8 +328,23 @@ ParameterizedTest(struct golden_case *c, windows, golden_c, .timeout = 180)
     snprintf(base, sizeof base, "%s.dag", c->name);
     snprintf(parent, sizeof parent, "%s/..", gc);
     char *tmp = make_temp_dir(), *dtmp = dagc_path(tmp);
+    /* NAME.costs or NAME.trace.json beside it: `--costs` that file, as
+     * golden_c.c gives it on Linux (the tables' measured costs). */
+    char costs[300] = "", probe[1500];
+    for (int k = 0; k < 2 && !costs[0]; k++) {
+        const char *ext = k ? ".trace.json" : ".costs";
+        snprintf(probe, sizeof probe, "%s/%s%s", gc, c->name, ext);
+        FILE *f = fopen(probe, "rb");
+        if (f) {
+            fclose(f);
+            snprintf(costs, sizeof costs, "golden_c\\%s%s", c->name, ext);
+        }
+    }
     spawn_result r;
-    run_dagc(parent, (char *[]){"-o", dtmp, given, NULL}, &r);
+    if (costs[0])
+        run_dagc(parent, (char *[]){"-o", dtmp, "--costs", costs, given, NULL}, &r);
+    else
+        run_dagc(parent, (char *[]){"-o", dtmp, given, NULL}, &r);
     cr_expect_eq(r.status, 0, "%s: exit %d: %s", given, r.status, r.err);
     static const char *const exts[] = {".c", ".h"};
     for (int i = 0; i < 2; i++) {
