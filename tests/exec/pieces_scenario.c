@@ -65,6 +65,7 @@
  * policy takes most started runs back, and 45 of 6,000 were judged in one
  * run here (dyn_pieces, load average 8). */
 #define PIECES_MIN_FRAMES 20
+#define PIECES_PASSES 6
 #define PIECES_RING 4
 #define PIECES_LEAD_NS 3000
 /* The started way: seed's length (past the dynamic caller's spins and its
@@ -337,10 +338,16 @@ static int pieces_scenario(void)
     /* The pipeline first: G_run's first frame then finds the helper
      * lingering (a first frame that had to wake it would read to the run
      * policy as a helper without CPU, and keep the frames on the caller). */
-    by_pipeline(rt, &all);
-    by_run(rt, &all);
-    if (dynamic)
-        by_start(rt, &all);
+    /* Passes until PIECES_MIN_FRAMES frames are judged: on a loaded
+     * machine (or under Wine) the run policy can keep nearly every frame
+     * of a pass on the caller (1,498 of 1,500 in one windows_full run),
+     * which judges nothing; one pass when the machine is quiet. */
+    for (int pass = 0; pass < PIECES_PASSES && all.helper_frames < PIECES_MIN_FRAMES; pass++) {
+        by_pipeline(rt, &all);
+        by_run(rt, &all);
+        if (dynamic)
+            by_start(rt, &all);
+    }
     dagrt_destroy(rt);
     EXPECT(all.helper_frames >= PIECES_MIN_FRAMES,
            "spread ran on a helper in %d frames only: nothing to judge", all.helper_frames);
