@@ -38,6 +38,20 @@
  * spin, never a node). Where the system does not say (Windows here, or
  * no schedstat), the process is never crowded: waits poll as before.
  * DAGRT_CROWDED=1 (or 0) fixes the answer, for tests and for trying it.
+ *
+ * Frames on the dynamic executor while crowded (rt_crowd_frames): plan
+ * mode's lists assume each list's thread runs; on a crowded CPU one keeps
+ * losing it, and its list waits (bench_frame --load 1: plan mode turned
+ * 1.18 CPUs into 0.991x serial on the layered frame, the dynamic executor,
+ * where any thread takes any ready node, 0.921x). So G_run, started runs
+ * and pipeline frames that would run in plan mode run on the dynamic
+ * executor while the process is crowded, and go back to plan mode once it
+ * has been uncrowded for CROWD_FRAMES_HOLD_NS (below). The dynamic
+ * executor's threads wait blocked, not in plan_relax, so they would never
+ * sample: while frames run dynamically, the caller (at each frame's
+ * choice) and the drainers (at their end) sample instead, reading the
+ * clock once per CROWD_TICK calls, the run delay at most once per window
+ * as above.
  */
 #include "exec.h"
 
@@ -49,15 +63,34 @@
 #define CROWD_WINDOW_NS 10000000u
 #define CROWD_DELAY_SHARE 8
 #define CROWD_HOLD_NS 200000000u
+/* Frames go back from the dynamic executor to plan mode only after a
+ * second without a crowded window: longer than the waits' hold, because
+ * the dynamic executor takes away part of the evidence (its workers park
+ * instead of polling, so fewer threads want the CPUs), and each change
+ * costs a pipeline its frames in flight (drained at the switch) and a
+ * plan-mode frame or more under a load that may still be there. A quiet
+ * machine gets plan mode back within that second. */
+#define CROWD_FRAMES_HOLD_NS 1000000000u
+/* While frames run dynamically, the caller and the drainers read the
+ * clock for a sample once per this many calls (a clock read costs about
+ * as much as an empty node's overhead on a VM). */
+#define CROWD_TICK 16u
 
-/* 0 not crowded, 1 crowded; 2/3: fixed by DAGRT_CROWDED (0/1). relaxed
- * everywhere: a hint (above). */
+/* 0 not crowded, 1 crowded; 2/3: fixed by DAGRT_CROWDED (0/1) or by the
+ * tests' seam (rt_crowd_fix). relaxed everywhere: a hint (above). */
 static _Atomic uint32_t crowd_state;
 /* When the crowded state was last confirmed (rt_now_ns; the sampler's). */
 static _Atomic uint64_t crowd_seen_ns;
+/* 1 while frames run on the dynamic executor (rt_crowd_frames): set with
+ * a crowded window, cleared by a sample CROWD_FRAMES_HOLD_NS after the
+ * last one. relaxed: a hint, as crowd_state; a stale answer runs a frame
+ * in the other executor, which is correct either way (exec/pipe.c drains
+ * at a change). */
+static _Atomic uint32_t crowd_frames;
 
-/* The sampling thread's last window. */
+/* The sampling thread's last window, and its count of rt_crowd_tick calls. */
 static _Thread_local uint64_t crowd_t0, crowd_d0;
+static _Thread_local uint32_t crowd_ticks;
 
 static long crowd_env(void)
 {
@@ -74,9 +107,19 @@ static long crowd_env(void)
     return v;
 }
 
+void rt_crowd_fix(int v)
+{
+    (void)crowd_env();   /* read first, so that it does not override the seam later */
+    /* relaxed: a hint (above); the tests call it between frames. */
+    atomic_store_explicit(&crowd_state, v < 0 ? 0u : (uint32_t)(2 + (v != 0)),
+                          memory_order_relaxed);
+    atomic_store_explicit(&crowd_frames, 0, memory_order_relaxed);
+}
+
 void rt_crowd_sample(uint64_t now)
 {
-    if (crowd_env() != 2)
+    /* Fixed (DAGRT_CROWDED, the seam): nothing to sample. relaxed: as above. */
+    if (crowd_env() != 2 || atomic_load_explicit(&crowd_state, memory_order_relaxed) >= 2)
         return;
     if (crowd_t0 != 0 && now - crowd_t0 < CROWD_WINDOW_NS)
         return;
@@ -93,9 +136,16 @@ void rt_crowd_sample(uint64_t now)
             atomic_store_explicit(&crowd_seen_ns, now, memory_order_relaxed);
             if (atomic_load_explicit(&crowd_state, memory_order_relaxed) != 1)
                 atomic_store_explicit(&crowd_state, 1, memory_order_relaxed);
-        } else if (atomic_load_explicit(&crowd_state, memory_order_relaxed) == 1 &&
-                   now - atomic_load_explicit(&crowd_seen_ns, memory_order_relaxed) > CROWD_HOLD_NS) {
-            atomic_store_explicit(&crowd_state, 0, memory_order_relaxed);
+            if (atomic_load_explicit(&crowd_frames, memory_order_relaxed) != 1)
+                atomic_store_explicit(&crowd_frames, 1, memory_order_relaxed);
+        } else {
+            uint64_t quiet = now - atomic_load_explicit(&crowd_seen_ns, memory_order_relaxed);
+            if (atomic_load_explicit(&crowd_state, memory_order_relaxed) == 1 &&
+                quiet > CROWD_HOLD_NS)
+                atomic_store_explicit(&crowd_state, 0, memory_order_relaxed);
+            if (atomic_load_explicit(&crowd_frames, memory_order_relaxed) == 1 &&
+                quiet > CROWD_FRAMES_HOLD_NS)
+                atomic_store_explicit(&crowd_frames, 0, memory_order_relaxed);
         }
     }
     crowd_t0 = now;
@@ -106,6 +156,26 @@ bool rt_crowded(void)
 {
     /* relaxed: a hint (above). 1: sampled crowded; 3: DAGRT_CROWDED=1. */
     return (atomic_load_explicit(&crowd_state, memory_order_relaxed) & 1) != 0;
+}
+
+void rt_crowd_tick(void)
+{
+    if (++crowd_ticks % CROWD_TICK == 0)
+        rt_crowd_sample(rt_now_ns());
+}
+
+bool rt_crowd_frames(void)
+{
+    (void)crowd_env();
+    /* relaxed: hints (above). Fixed: the fixed answer; sampled: the
+     * frames' own flag, with its longer hold. */
+    uint32_t s = atomic_load_explicit(&crowd_state, memory_order_relaxed);
+    if (s >= 2)
+        return s == 3;
+    if (atomic_load_explicit(&crowd_frames, memory_order_relaxed) == 0)
+        return false;
+    rt_crowd_tick();   /* the caller samples while frames run dynamically (above) */
+    return true;
 }
 
 /* ------------------------------------------------- the waits' nap

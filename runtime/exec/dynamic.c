@@ -360,6 +360,12 @@ static void drainer_entry(void *arg)
     drain_ctx d = {r, main, false, 0, !main};
     drain(&d, NONE);
     atomic_fetch_sub_explicit(&r->drainers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
+    /* While frames run here because the process is crowded, the workers
+     * sample their run delay too (a clock read per CROWD_TICK drainers):
+     * a worker beside a busy thread waits for its CPU while the caller,
+     * alone on its own, may not (exec/crowd.c). After the count: r is
+     * not touched. */
+    (void)rt_crowd_frames();
 }
 
 

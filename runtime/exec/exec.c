@@ -212,6 +212,28 @@ static void obs_frame(graph_rt *r, bool end, rt_mode mode)
     rt_obs_frame(ob, end, &e);
 }
 
+/* A G_run frame's executor, where it shares (exec/crowd.c: crowded
+ * frames run on the dynamic executor). On a state that has run plan mode,
+ * a helper of its last plan frame may still be inside, late (exec/
+ * plan_run.c, "the held return"), and a dynamic run rewrites the state's
+ * shared words: it waits for that one first (one acquire load when none
+ * is late, which is nearly always; only the first dynamic frame after
+ * plan frames can find one). The run policy's usual wait means waits with
+ * nothing to claim in plan mode and blocked waits on the dynamic
+ * executor: started afresh at a change. */
+static void exec_switch(graph_rt *r, rt_mode mode)
+{
+    if (mode == RT_MODE_SERIAL)
+        return;
+    bool dyn = mode != RT_MODE_PLAN;
+    if (dyn)
+        rt_plan_late_wait(r);
+    if (RT_UNLIKELY(dyn != r->ran_dyn)) {
+        r->policy.wait_ns = 0;
+        r->ran_dyn = dyn;
+    }
+}
+
 static uint16_t drainers_for(int workers)
 {
     return (uint16_t)(workers < 65534 ? workers + 1 : 65535);
@@ -238,8 +260,11 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
      * nothing runs on the state (exec/live.c). */
     if (rt_exec_planned(r, g) && rt_live_drifted(r))
         rt_live_replan(r);
-    /* How it runs: the one choice (exec/policy.c). */
-    rt_choice c = rt_exec_choose(r, g, workers, RT_FRAME_RUN, true, NULL, 0);
+    /* How it runs: the one choice (exec/policy.c); on a crowded CPU on
+     * the dynamic executor rather than plan mode (exec/crowd.c). */
+    bool crowd = workers > 0 && rt_crowd_frames();
+    rt_choice c = rt_exec_choose(r, g, workers, RT_FRAME_RUN, !crowd, NULL, 0);
+    exec_switch(r, c.mode);
     rt_live_frame(r, c.mode);
     obs_frame(r, false, c.mode);
     switch (c.mode) {
@@ -354,8 +379,9 @@ int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, v
 int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                       dagrt_ctx_store_fn store, const void *src)
 {
-    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL, rt_exec_env_plan(),
-                         NULL);
+    /* Crowded: on the dynamic executor (exec/crowd.c). */
+    return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL,
+                         rt_exec_env_plan() && !rt_crowd_frames(), NULL);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)

@@ -270,6 +270,7 @@ typedef struct graph_rt {
      * Set before the run, read-only during it. */
     uint16_t one_thread;
     uint8_t obs_mode;            /* this run's rt_mode, for the observer's frame_end */
+    uint8_t ran_dyn;             /* G_run: the last shared frame was dynamic (exec/exec.c, exec_switch) */
     /* Who owns the state (exec/exec.c: RUN_IDLE, RUN_SYNC, a started run's
      * phases). Taken with an acquire CAS, handed back with a release
      * store: a run that starts after another ended sees all its writes. */
@@ -944,6 +945,18 @@ void rt_crowd_sample(uint64_t now);
 /* Whether the process looked crowded lately: more threads wanted its CPUs
  * than it had (a hint, any thread). */
 bool rt_crowded(void);
+/* Whether frames that would run in plan mode (G_run, started runs,
+ * pipeline frames) run on the dynamic executor instead: crowded, and
+ * until uncrowded for a second (exec/crowd.c). One or two relaxed loads;
+ * while true, also the caller's sample tick. Any thread. */
+bool rt_crowd_frames(void);
+/* A sample once per CROWD_TICK calls on this thread (a clock read, then
+ * rt_crowd_sample): the dynamic executor's drainers while frames run
+ * dynamically. */
+void rt_crowd_tick(void);
+/* Tests' seam: 0/1 fixes the crowded answer (as DAGRT_CROWDED), -1 goes
+ * back to sampling; frames' flag cleared. Between frames. */
+void rt_crowd_fix(int v);
 
 /* ------------------------------------------------------ exec/live.c */
 

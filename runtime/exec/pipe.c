@@ -42,6 +42,13 @@ typedef struct pipe_rt {
      * environment (rt_exec_env_plan: read once per process; tests run
      * both executors; docs/runtime.md). */
     bool plan_ok;
+    /* The plan argument the last frame was started with (plan_ok, less
+     * crowding: exec/crowd.c). A frame started with another one runs in
+     * the other executor, which links frames differently (pplan reads the
+     * frame before's `done` epochs, the dynamic executor hands each
+     * completion over through link words): the frames in flight are
+     * waited for first, and the frame starts unlinked, as after a drain. */
+    bool last_plan;
     /* Frame memory (exec/frame.c): the arena of the last frame waited for
      * and that frame's number on it, retired at the next frame's wait. */
     rt_farena *last_fa;
@@ -100,6 +107,7 @@ int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *co
     q->frame_ns = 0;
     memset(q->t_start, 0, sizeof q->t_start);
     q->plan_ok = rt_exec_env_plan();
+    q->last_plan = q->plan_ok;
     q->last_fa = NULL;
     q->last_gen = 0;
     if (q->magic != PIPE_MAGIC || q->self != p) {
@@ -250,9 +258,13 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
         }
         rt_live_replan(rk);
     }
+    /* Crowded (exec/crowd.c): this frame on the dynamic executor, as with
+     * DAGRT_PIPE=dynamic; a change of executor at a frame boundary waits
+     * for the frames in flight first (pipe_rt.last_plan). */
+    bool plan = q->plan_ok && !(dagrt_worker_count(rt) > 0 && rt_crowd_frames());
     rt_choice c = rt_exec_shuffle_serial(rt, rk, g)
                   ? (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME}
-                  : rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, q->plan_ok,
+                  : rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, plan,
                                    rule_of(p, rk, g), q->frame_ns);
     if (c.mode == RT_MODE_SERIAL) {
         while (q->inflight > 0)
@@ -280,6 +292,12 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
         }
         goto out;
     }
+    if (plan != q->last_plan) {
+        while (q->inflight > 0)
+            if ((rc = wait_oldest(rt, p)) != 0)
+                goto out;
+        q->last_plan = plan;
+    }
     /* The frame before this one, if it is still in flight: this frame is
      * linked after it. With depth 1 it has always been waited for. */
     graph_rt *prev = NULL;
@@ -289,7 +307,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
      * its completions need no hand-off. */
-    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, q->plan_ok,
+    rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, plan,
                        &fid);
     if (rc == 0) {
         if (rk->pplan)   /* (a dynamic frame's state uses held_ns: exec_policy) */

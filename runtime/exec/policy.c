@@ -33,12 +33,14 @@
  * - Too small to share (the average frame time) and nothing that must run
  *   elsewhere: serial, on the caller (a pipeline's frame after the frames
  *   in flight).
- * - dagrt_graph_run, with workers, worth sharing, plan mode allowed and a
+ * - dagrt_graph_run, with workers, worth sharing, plan mode allowed (not
+ *   DAGRT_PIPE=dynamic, and the process not crowded: rt_crowd_frames) and a
  *   plan for the graph: plan mode, or serial during a stretch of the
  *   starvation rule (below) where the graph may run serial; otherwise the
  *   dynamic executor, or serial (hot or fiber tasks: the dynamic executor
  *   with no drainer) during its stretches.
- * - A started run: pipelined plan mode where plan mode is allowed and the
+ * - A started run: pipelined plan mode where plan mode is allowed (as
+ *   above; a pipeline decides for its frames, exec/pipe.c) and the
  *   graph has a plan (any worker count from one), else the dynamic
  *   executor, which notes a stretch (the run's wait takes the frame back).
  * - A pipeline's next frame in plan mode whose pipeline's rule is in a
@@ -103,7 +105,9 @@ rt_choice rt_exec_choose(graph_rt *r, const dagrt_graph *g, int workers, rt_fram
             return (rt_choice){RT_MODE_SERIAL, RT_JUDGE_PIPE};
         return (rt_choice){RT_MODE_PPLAN, RT_JUDGE_PIPE};   /* started: RT_FRAME_START decides */
     }
-    if (workers >= 1 && !small && rt_exec_env_plan() && rt_exec_plan(r)) {
+    /* (plan false: the process is crowded, exec/crowd.c; the dynamic
+     * executor below, with its stretches.) */
+    if (workers >= 1 && !small && plan && rt_exec_env_plan() && rt_exec_plan(r)) {
         /* The starvation rule's stretches only for graphs whose nodes may
          * all run serial (no hot or fiber task); others always run the
          * plan (the caller takes what no helper does). */

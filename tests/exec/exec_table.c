@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "crowd_dyn.h"
 #include "fmem_scenario.h"
 #include "inst_scenario.h"
 #include "live_scenario.h"
@@ -32,6 +33,7 @@ static int run_plan_pieces(void) { return plan_pieces_scenario(); }   /* pieces_
 static int run_dyn_pieces(void) { return dyn_pieces_scenario(); }   /* pieces_scenario.c */
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
 static int run_policy_slow(void) { return policy_slow_scenario(); }   /* policy_slow.c */
+static int run_crowd_dyn(void) { return crowd_dyn_scenario(); }   /* crowd_dyn.c */
 #if defined(__linux__)
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
 static int run_plan_crowded(void) { return plan_crowded_scenario(); }   /* plan_crowded.c */
