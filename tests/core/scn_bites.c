@@ -38,7 +38,23 @@
 
 #define FAIL(...) do { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); v++; } while (0)
 
-/* At least half of the judged rounds of each kind. */
+/* At least half of the judged rounds of each kind. Under ThreadSanitizer
+ * the share is printed, not judged (every item once still is): not run
+ * there since the presplit rounds came (h-misc4 had no TSan build). Under
+ * ASan+UBSan it is judged again: its bimodal result (12 of 100 busy
+ * rounds in one README run) was the presplit, above; with the fix 20
+ * processes, alone and beside two `yes`, read 99-100% of the busy
+ * rounds as expected, and 99-100% after a presplit. */
+#if defined(__SANITIZE_THREAD__)
+#define BITES_JUDGED 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BITES_JUDGED 0
+#endif
+#endif
+#ifndef BITES_JUDGED
+#define BITES_JUDGED 1
+#endif
 #define BITES_SHARE 2
 
 /* Rounds until each kind has BITES_ENOUGH judged ones, at most
@@ -198,7 +214,7 @@ int scn_pfor_bites(void)
     for (int k = 0; k < 3; k++) {
         if (judged[k] < BITES_MIN)
             FAIL("pfor_bites: %s: only %d judged rounds", kinds[k], judged[k]);
-        else if (good[k] * BITES_SHARE < judged[k])
+        else if (BITES_JUDGED && good[k] * BITES_SHARE < judged[k])
             FAIL("pfor_bites: %s: %d of %d judged rounds as expected", kinds[k], good[k], judged[k]);
     }
     if (v > failed) {
