@@ -25,6 +25,8 @@
  * themselves (fn's effects reach the caller through the group, below), so
  * these atomics are relaxed. The owner's CAS hits its own cache line unless
  * a thief just took from it: a few ns per chunk of about a microsecond.
+ * (A busy taker claims its own slot from the top down instead, and may
+ * hand what is left to the range below it: pfor/share.c, hand_back.)
  *
  * Invitations. A caller invites (pushes one taker task) when an idle
  * thread is polling for work right now (nspinning > 0), when the loop is

@@ -241,18 +241,94 @@ void rt_pfor_run_part(pfor_job *j, int mine, uint64_t *own_end)
         rt_pfor_run_slot(j, &j->slot[mine], NULL, false);
 }
 
+/* Gives the rest of slot `mine` (ours) to the slot whose range ends where
+ * ours begins, if that one is not empty: its owner runs it, since an owner
+ * claims until it finds its slot empty and the extension's CAS only lands
+ * on a word that is not. First our word is emptied (a CAS: a thief may be
+ * lowering its end), so that no unit is in two slots; if no neighbour
+ * takes the rest, it goes back into our slot, which only its owner writes
+ * while it is empty (a thief never splits an empty range). A thief that
+ * read our word before we emptied it and splits it after we put it back
+ * finds the same bounds, a split as good as before. Returns whether the
+ * rest was given. Model: tests/models/pfor_handback.pml (its negative
+ * controls: the neighbour extended with a plain store, or before ours is
+ * emptied). */
+static bool hand_back(pfor_job *j, int mine)
+{
+    pfor_slot *s = &j->slot[mine];
+    /* relaxed throughout: the words carry nothing but bounds (top of
+     * pfor/pfor.c); the units' effects reach the caller through the group. */
+    uint64_t w = atomic_load_explicit(&s->r, memory_order_relaxed);
+    do {
+        if (lo(w) >= hi(w))
+            return true;   /* thieves took the rest */
+    } while (!atomic_compare_exchange_weak_explicit(&s->r, &w, pack(hi(w), hi(w)),
+                                                    memory_order_relaxed, memory_order_relaxed));
+    uint32_t b = lo(w), e = hi(w);
+    int n = atomic_load_explicit(&j->nslots, memory_order_relaxed);   /* relaxed: which to look at */
+    if (n > j->maxslots)
+        n = j->maxslots;
+    for (int v = 0; v < n; v++) {
+        if (v == mine)
+            continue;
+        uint64_t x = atomic_load_explicit(&j->slot[v].r, memory_order_relaxed);
+        while (hi(x) == b && lo(x) < b)
+            if (atomic_compare_exchange_weak_explicit(&j->slot[v].r, &x, pack(lo(x), e),
+                                                      memory_order_relaxed, memory_order_relaxed))
+                return true;
+    }
+    atomic_store_explicit(&s->r, pack(b, e), memory_order_relaxed);
+    return false;
+}
+
+/* Runs slot s as its owner, a chunk per claim as rt_pfor_run_slot does
+ * (without its re-invitations: this taker is about to leave), but from
+ * the top down, as a thief takes, so that what is left stays next to the
+ * range it was cut from (hand_back); until the slot is empty (true) or
+ * busy says so before a claim (false, units left). */
+static bool run_slot_unless(pfor_job *j, pfor_slot *s, bool (*busy)(void *), void *arg)
+{
+    /* relaxed throughout: bounds only (top of pfor/pfor.c). */
+    uint64_t w = atomic_load_explicit(&s->r, memory_order_relaxed);
+    for (;;) {
+        uint32_t b = lo(w), e = hi(w);
+        if (b >= e)
+            return true;
+        if (busy(arg))
+            return false;
+        uint32_t k = claim_size(j, e - b);
+        if (!atomic_compare_exchange_weak_explicit(&s->r, &w, pack(b, e - k),
+                memory_order_relaxed, memory_order_relaxed))
+            continue;
+        run_units(j, e - k, e);
+        w = atomic_load_explicit(&s->r, memory_order_relaxed);
+    }
+}
+
 /* A taker with work of its own to go back to (rt_pfor_busy_hook, read
- * once: a taker runs on its thread's own stack): its slot (a presplit
- * share is run whole: its owner must run what nobody splits off), then
- * bites of at most PFOR_BITE_NS, each split off like a thief's half, and
- * none once busy says so. Only thefts end early, so every unit is still
- * run by the owner of the slot it is in. With nothing of its own ready
- * the bites go on to the loop's end: one more split per bite. */
+ * once: a taker runs on its thread's own stack): its slot, a claim at a
+ * time while busy says no, then bites of at most PFOR_BITE_NS, each split
+ * off like a thief's half, and none once busy says so. Once busy, the
+ * rest of its slot goes to the neighbour it was cut from (hand_back): a
+ * presplit share is about half the loop, which a taker that ran it whole
+ * took to the loop's end however soon its own work was ready (a caller
+ * presplits for a taker that left its last loop a moment ago, as one
+ * polling in a plan thread's wait does). Only when no neighbour can take
+ * it does the taker run its slot whole. With nothing of its own ready the
+ * bites go on to the loop's end: one more split per bite. */
 static void run_bites(pfor_job *j, int mine, uint64_t *own_end, bool (*busy)(void *), void *arg)
 {
     if (mine >= j->maxslots)
         return;
-    rt_pfor_run_slot(j, &j->slot[mine], NULL, false);
+    if (!run_slot_unless(j, &j->slot[mine], busy, arg)) {
+        if (hand_back(j, mine)) {
+            /* Not a share run as one claim: nothing for the caller to
+             * learn our speed from (pfor_run). Plain: see pfor_job. */
+            j->h_items = 0;
+            return;
+        }
+        rt_pfor_run_slot(j, &j->slot[mine], NULL, false);
+    }
     if (own_end)
         *own_end = ticks();
     double b = PFOR_BITE_NS / j->ns_per;
