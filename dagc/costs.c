@@ -333,7 +333,7 @@ void dg_predict_measured(const ir_graph *g, const uint64_t *measured, uint32_t t
     for (uint32_t i = 0; i < n; i++)
         v.list[i] = PS_NONE;
     ps_graph pg = {n, threads, PS_XFER_NS, PS_NODE_NS, &v, pv_flags, pv_cost, pv_npred, pv_pred,
-                   pv_nsucc, pv_succ, pv_scratch, pv_place, pv_list_of};
+                   pv_nsucc, pv_succ, pv_scratch, pv_place, pv_list_of, 1 /* one frame at a time */};
     ps_result r;
     memset(out, 0, sizeof *out);
     out->threads = threads;
