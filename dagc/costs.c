@@ -352,6 +352,18 @@ void dg_predict_measured(const ir_graph *g, const uint64_t *measured, uint32_t t
             on_crit[x] = 1;
             x = ps_crit_before(&pg, x, v.prev_on_list[x]);
         }
+        /* The lists a pipeline with frames in flight runs (the runtime's,
+         * exec/plan_build.c): their period, which models no `prev` loop,
+         * so never below the pipeline's bound. */
+        for (uint32_t k = 0; k < PS_LISTS; k++)
+            v.tail[k] = PS_NONE;
+        for (uint32_t i = 0; i < n; i++)
+            v.list[i] = PS_NONE;
+        pg.in_flight = 2;
+        ps_result rp;
+        out->piped_ns = out->pipe_ns;
+        if (ps_schedule(&pg, &rp) && rp.makespan > out->piped_ns)
+            out->piped_ns = rp.makespan;
     }
     free(cost);
     free(v.scratch);
