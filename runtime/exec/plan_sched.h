@@ -113,9 +113,10 @@ typedef struct ps_result {
  * all lie on one other list). Among equal priorities the node placed
  * earliest that way goes first (of the first PS_WINDOW whose inputs are
  * placed; ties in index order). Each node takes node_ns, then its cost.
- * Each list is in its simulated start order, and all lists are
- * subsequences of the one order of placement, which is topological:
- * running the lists cannot deadlock. Returns false (nothing placed) for a
+ * Each list is in its simulated start order (with in_flight 2 or more,
+ * but for the `on main` tail, whose time list 0 counted early), and all
+ * lists are subsequences of the one order of placement, which is
+ * topological: running the lists cannot deadlock. Returns false (nothing placed) for a
  * bad graph: an edge that does not go to a higher index, or n over 2^31. */
 bool ps_schedule(const ps_graph *g, ps_result *out);
 
