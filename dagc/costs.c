@@ -333,7 +333,7 @@ void dg_predict_measured(const ir_graph *g, const uint64_t *measured, uint32_t t
     for (uint32_t i = 0; i < n; i++)
         v.list[i] = PS_NONE;
     ps_graph pg = {n, threads, PS_XFER_NS, PS_NODE_NS, &v, pv_flags, pv_cost, pv_npred, pv_pred,
-                   pv_nsucc, pv_succ, pv_scratch, pv_place, pv_list_of};
+                   pv_nsucc, pv_succ, pv_scratch, pv_place, pv_list_of, 1 /* one frame at a time */};
     ps_result r;
     memset(out, 0, sizeof *out);
     out->threads = threads;
@@ -352,6 +352,18 @@ void dg_predict_measured(const ir_graph *g, const uint64_t *measured, uint32_t t
             on_crit[x] = 1;
             x = ps_crit_before(&pg, x, v.prev_on_list[x]);
         }
+        /* The lists a pipeline with frames in flight runs (the runtime's,
+         * exec/plan_build.c): their period, which models no `prev` loop,
+         * so never below the pipeline's bound. */
+        for (uint32_t k = 0; k < PS_LISTS; k++)
+            v.tail[k] = PS_NONE;
+        for (uint32_t i = 0; i < n; i++)
+            v.list[i] = PS_NONE;
+        pg.in_flight = 2;
+        ps_result rp;
+        out->piped_ns = out->pipe_ns;
+        if (ps_schedule(&pg, &rp) && rp.makespan > out->piped_ns)
+            out->piped_ns = rp.makespan;
     }
     free(cost);
     free(v.scratch);

@@ -61,6 +61,8 @@ typedef struct dg_prediction {
     uint32_t threads;
     uint64_t frame_ns;       /* the list scheduler's makespan */
     uint64_t bound_ns;       /* max(critical path, work / threads) */
+    uint64_t piped_ns;       /* the period the pipeline's lists predict with frames in
+                                flight (plan_sched.h, in_flight 2), never below pipe_ns */
     uint64_t pipe_ns;        /* the pipeline's bound: max(work / threads, the loop through `prev`) */
 } dg_prediction;
 /* Schedules g on `threads` lists with the costs resolved as above;

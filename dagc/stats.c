@@ -226,7 +226,8 @@ static void list_names(FILE *out, const ir_graph *g, int roots)
 }
 
 /* The plan's own list scheduler on 1 .. 16 threads (costs.c): what one
- * frame at a time takes, beside its bound and the pipeline's. */
+ * frame at a time takes, beside its bound, the period of frames in flight
+ * on the pipeline's lists, and the pipeline's bound. */
 void dg_print_prediction(FILE *out, const ir_graph *g)
 {
     static const uint32_t threads[] = {1, 2, 4, 6, 8, 16};
@@ -239,15 +240,16 @@ void dg_print_prediction(FILE *out, const ir_graph *g)
         fprintf(out, "  plan         predicted frame time (no costs given: %s a task)\n", d);
     else
         fprintf(out, "  plan         predicted frame time (tasks without a cost: the median)\n");
-    fprintf(out, "               threads  predicted  bound      pipeline\n");
+    fprintf(out, "               threads  predicted  bound      piped      pipeline\n");
     for (size_t i = 0; i < sizeof threads / sizeof *threads; i++) {
         dg_prediction pr;
         dg_predict(g, threads[i], &pr, NULL);
-        char b1[32], b2[32], b3[32];
+        char b1[32], b2[32], b3[32], b4[32];
         dg_fmt_duration(pr.frame_ns, b1, sizeof b1);
         dg_fmt_duration(pr.bound_ns, b2, sizeof b2);
+        dg_fmt_duration(pr.piped_ns, b4, sizeof b4);
         dg_fmt_duration(pr.pipe_ns, b3, sizeof b3);
-        fprintf(out, "               %-8u %-10s %-10s %s\n", threads[i], b1, b2, b3);
+        fprintf(out, "               %-8u %-10s %-10s %-10s %s\n", threads[i], b1, b2, b4, b3);
     }
 }
 

@@ -42,8 +42,8 @@ void dg_print_stats_json(FILE *out, const ir_program *p)
             dg_prediction pr;
             dg_predict(g, threads[t], &pr, NULL);
             dg_buf_printf(&b, "%s\n     {\"threads\": %u, \"frame_ns\": %" PRIu64 ", \"bound_ns\": %" PRIu64
-                              ", \"pipeline_ns\": %" PRIu64 "}",
-                          t ? "," : "", threads[t], pr.frame_ns, pr.bound_ns, pr.pipe_ns);
+                              ", \"piped_ns\": %" PRIu64 ", \"pipeline_ns\": %" PRIu64 "}",
+                          t ? "," : "", threads[t], pr.frame_ns, pr.bound_ns, pr.piped_ns, pr.pipe_ns);
         }
         dg_buf_puts(&b, "]}}");
         dg_analysis_free(&an);

@@ -217,8 +217,16 @@ bool rt_plan_build(graph_rt *r)
         v.dflt = (uint32_t)(known / nknown);
     for (uint32_t k = 0; k < PLAN_LISTS; k++)
         r->lhead[k] = v.tail[k] = NONE;
+    /* A pipeline's frames with frames in flight (depth 2 or more: piped)
+     * get the lists of its steady state, where the caller runs a frame's
+     * `on main` tail while the helpers start the next frame (plan_sched.h,
+     * in_flight); every state of the pipeline makes the same ones. G_run
+     * and started runs get the one-frame schedule. A state's plan is made
+     * for the way it is first run on a graph (rt_exec_start sets inpipe
+     * and piped before the plan is asked for). */
+    uint32_t in_flight = r->inpipe && r->piped ? 2 : 1;
     ps_graph pg = {n, nl, PS_XFER_NS, PS_NODE_NS, &v, bv_flags, bv_cost, bv_npred, bv_pred,
-                   bv_nsucc, bv_succ, bv_scratch, bv_place, bv_list_of};
+                   bv_nsucc, bv_succ, bv_scratch, bv_place, bv_list_of, in_flight};
     ps_result res;
     if (!ps_schedule(&pg, &res))
         return false;

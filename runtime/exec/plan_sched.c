@@ -307,8 +307,30 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
         if (e > r.critical)
             r.critical = e;
     }
-    for (uint32_t v = 0; v < n; v++)
-        g->scratch(g->ctx, v)[PS_FINISH] = 0;
+    /* PS_FINISH holds, until a node is placed, whether it is in the
+     * frame's `on main` tail (ps_graph.in_flight): an `on main` node whose
+     * successors are all in it. Only a pipeline's schedule has one; tail
+     * is its time, its list-0 nodes' own part and bodies. (Nothing reads
+     * an unplaced node's PS_FINISH: ready_at reads placed inputs only.) */
+    bool pipe = g->in_flight >= 2;
+    uint32_t tail = 0;
+    uint64_t tail_cost = 0;
+    for (uint32_t v = n; v-- > 0;) {
+        uint32_t f = g->flags(g->ctx, v), in = pipe && (f & PS_MAIN);
+        uint32_t ns = g->nsucc(g->ctx, v);
+        for (uint32_t k = 0; k < ns && in; k++)
+            in = g->scratch(g->ctx, g->succ(g->ctx, v, k))[PS_FINISH];
+        g->scratch(g->ctx, v)[PS_FINISH] = in;
+        if (in) {
+            uint32_t c = node_cost(g, v, f);
+            tail = sat_add(tail, sat_add(g->node_ns, c));
+            tail_cost += c;
+        }
+    }
+    /* Whether list 0 has counted the tail yet: after its first node of
+     * the frame that is not in it (the caller runs the frame before's tail
+     * once it has started this one, while the helpers run this one). */
+    bool tail_counted = !pipe || tail == 0;
     head = prio_sort(g, head);
     uint32_t free_at[PS_LISTS] = {0};
     uint32_t st[PS_LISTS], aff[PS_LISTS], xc[PS_LISTS];
@@ -364,7 +386,12 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
         uint32_t s = st[best] > free_at[best] ? st[best] : free_at[best], fin;
         /* The runtime's own part first (PS_NODE_NS), then the body. */
         uint32_t b = sat_add(s, g->node_ns);
-        if (f & PS_ELSEWHERE) {
+        uint32_t *w = g->scratch(g->ctx, v);
+        if (w[PS_FINISH] && tail_counted) {
+            /* In the tail, counted on list 0 already: its times are the
+             * frame's, its list's end stays the period's. */
+            fin = sat_add(b, c);
+        } else if (f & PS_ELSEWHERE) {
             /* Its list claims it and goes on; another thread runs it. */
             free_at[best] = b;
             fin = sat_add(b, c);
@@ -375,17 +402,36 @@ bool ps_schedule(const ps_graph *g, ps_result *out)
             free_at[best] = fin;
             r.busy[best] += c;
         }
-        uint32_t *w = g->scratch(g->ctx, v);
+        if (w[PS_FINISH] && !tail_counted) {
+            /* A tail node before any other node of list 0 (a frame with
+             * nothing else on it): it ran as it is, and counts no more. */
+            uint32_t own = sat_add(g->node_ns, c);
+            tail = tail > own ? tail - own : 0;
+            tail_cost -= tail_cost > c ? c : tail_cost;
+        } else if (!tail_counted && best == 0) {
+            free_at[0] = sat_add(free_at[0], tail);
+            r.busy[0] += tail_cost;
+            tail_counted = true;
+        }
         w[PS_START] = s;
         w[PS_FINISH] = fin;
         g->place(g->ctx, v, best);
         /* The frame ends when the caller (list 0) knows every last node
-         * done: one elsewhere reaches it xfer_ns later. */
+         * done: one elsewhere reaches it xfer_ns later. (A pipeline's
+         * period: below.) */
         uint32_t end = best != 0 && g->nsucc(g->ctx, v) == 0 ? sat_add(fin, g->xfer_ns) : fin;
         if (r.last == PS_NONE || end > r.makespan) {
             r.makespan = end;
             r.last = v;
         }
+    }
+    if (pipe) {
+        /* The period: the latest list's end, the tail counted on list 0
+         * (r.last stays the frame's last node, for ps_crit_before). */
+        r.makespan = 0;
+        for (uint32_t k = 0; k < nl; k++)
+            if (free_at[k] > r.makespan)
+                r.makespan = free_at[k];
     }
     *out = r;
     return true;

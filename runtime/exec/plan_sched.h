@@ -72,6 +72,15 @@ typedef struct ps_graph {
      * nodes not placed yet. */
     void (*place)(void *ctx, uint32_t i, uint32_t k);
     uint32_t (*list_of)(void *ctx, uint32_t i);
+    /* Frames in flight the lists are for: 0 or 1, one frame at a time (the
+     * frame's time is what the schedule shortens); 2 or more, a pipeline's
+     * steady state, where a frame's `on main` tail (the `on main` nodes
+     * after which only `on main` nodes follow: a game's render and
+     * present) runs on the caller while the helpers start the next frame,
+     * so list 0 counts it right after its first node of the frame instead
+     * of at its end, and the lists come out even in work rather than
+     * short in time (docs/runtime.md, "Pipelines: frames in flight"). */
+    uint32_t in_flight;
 } ps_graph;
 
 /* The scratch words' meaning after ps_schedule: node i's bottom level
@@ -83,7 +92,9 @@ enum { PS_BL = 0, PS_START = 1, PS_FINISH = 2 };
 typedef struct ps_result {
     uint64_t makespan;     /* the predicted frame time: the last finish, ns (a
                               last node off list 0 xfer_ns later: the caller
-                              learns of it) */
+                              learns of it); with in_flight 2 or more, the
+                              predicted period: the latest list's end, list 0's
+                              with the `on main` tail counted early (above) */
     uint64_t work;         /* every node's cost together */
     uint64_t critical;     /* the longest cost path (no transfers; an OR node after
                               its first input; a parallel node counts cost /
@@ -102,9 +113,10 @@ typedef struct ps_result {
  * all lie on one other list). Among equal priorities the node placed
  * earliest that way goes first (of the first PS_WINDOW whose inputs are
  * placed; ties in index order). Each node takes node_ns, then its cost.
- * Each list is in its simulated start order, and all lists are
- * subsequences of the one order of placement, which is topological:
- * running the lists cannot deadlock. Returns false (nothing placed) for a
+ * Each list is in its simulated start order (with in_flight 2 or more,
+ * but for the `on main` tail, whose time list 0 counted early), and all
+ * lists are subsequences of the one order of placement, which is
+ * topological: running the lists cannot deadlock. Returns false (nothing placed) for a
  * bad graph: an edge that does not go to a higher index, or n over 2^31. */
 bool ps_schedule(const ps_graph *g, ps_result *out);
 
