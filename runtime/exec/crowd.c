@@ -164,6 +164,21 @@ void rt_crowd_tick(void)
         rt_crowd_sample(rt_now_ns());
 }
 
+/* Frames of tiny nodes stay in plan mode on a crowded CPU: the dynamic
+ * executor's per-node hand-offs cost more than a list's waits there
+ * (bench_frame --load 1, the uniform frame of 1 us tasks, about 1 us of
+ * frame per node: its pipelines took 1.23-1.85x serial on the dynamic
+ * executor against 1.04-1.06x in plan mode with the waits' naps; the game
+ * and layered frames, 30 us and more a node, gain). 3 us a node: between
+ * the uniform frame and examples/frame's (about 4 us; under a busy loop its
+ * pipelines read 1.11-1.14x one at a time with this floor and without). */
+#define CROWD_DYN_NS_PER_NODE 3000u
+
+bool rt_crowd_small(uint64_t avg_ns, uint32_t nnodes)
+{
+    return avg_ns != 0 && avg_ns < (uint64_t)nnodes * CROWD_DYN_NS_PER_NODE;
+}
+
 bool rt_crowd_frames(void)
 {
     (void)crowd_env();

@@ -262,7 +262,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         rt_live_replan(r);
     /* How it runs: the one choice (exec/policy.c); on a crowded CPU on
      * the dynamic executor rather than plan mode (exec/crowd.c). */
-    bool crowd = workers > 0 && rt_crowd_frames();
+    bool crowd = workers > 0 && rt_crowd_frames() && !rt_crowd_small(r->policy.frame_ns, g->nnodes);
     rt_choice c = rt_exec_choose(r, g, workers, RT_FRAME_RUN, !crowd, NULL, 0);
     exec_switch(r, c.mode);
     rt_live_frame(r, c.mode);

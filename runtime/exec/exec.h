@@ -954,6 +954,11 @@ bool rt_crowd_frames(void);
  * rt_crowd_sample): the dynamic executor's drainers while frames run
  * dynamically. */
 void rt_crowd_tick(void);
+/* Too small for the crowded switch: frames of avg_ns (the policy's moving
+ * average of timed frames; 0: not measured, not small) under
+ * CROWD_DYN_NS_PER_NODE per node stay in plan mode while crowded
+ * (exec/crowd.c). */
+bool rt_crowd_small(uint64_t avg_ns, uint32_t nnodes);
 /* Tests' seam: 0/1 fixes the crowded answer (as DAGRT_CROWDED), -1 goes
  * back to sampling; frames' flag cleared. Between frames. */
 void rt_crowd_fix(int v);

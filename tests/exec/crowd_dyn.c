@@ -37,7 +37,7 @@ void rt_crowd_fix(int v);
 #define CD_MIDS 6
 #define CD_NODES (CD_MIDS + 2)
 #define CD_SINK (CD_NODES - 1)
-#define CD_US 4
+#define CD_US 20   /* 20 us a node: well above exec/crowd.c's CROWD_DYN_NS_PER_NODE */
 #define CD_CYCLES 12          /* crowded and not, in turn, per kind */
 #define CD_RUN_FRAMES 30      /* G_run and started frames per cycle */
 #define CD_PIPE_FRAMES 420    /* per pipeline depth, switched every 5-13 frames */
