@@ -166,58 +166,53 @@ static int ready_now(int fd, short events, int *err)
     return k > 0;
 }
 
-int64_t rt_os_read_ready(intptr_t h, void *buf, size_t n, int64_t off, int *err)
+/* One read or write of fd (off < 0: its own position). look: without
+ * waiting (a zero poll first, -1 with EAGAIN when not ready, then at most
+ * what is there to read or PIPE_BUF bytes to write); else a plain
+ * read(2)/write(2), which may wait. */
+static int64_t rw(int fd, void *buf, size_t n, int64_t off, bool write_, bool look, int *err)
 {
-    int fd = (int)h;
     ssize_t r;
     *err = 0;
-    if (off < 0 && n > 0) {
-        int k = ready_now(fd, POLLIN, err);
+    if (look && off < 0 && n > 0) {
+        int k = ready_now(fd, write_ ? POLLOUT : POLLIN, err);
         if (k <= 0) {
             if (k == 0)
                 *err = EAGAIN;
             return -1;
         }
-        /* Readable: data, the end, or an error, each answered at once by
-         * a read of at most what is there. (Another reader of the same
-         * descriptor taking it first would make this read wait: one
-         * reader per pipe, as for accept, os/reactor_epoll.c.) */
         int avail = 0;
-        if (ioctl(fd, FIONREAD, &avail) == 0 && avail > 0 && (size_t)avail < n)
+        if (write_) {
+            /* Writable: a pipe has a free page at least, so PIPE_BUF bytes
+             * go in without waiting (a terminal: room in its queue). Fewer
+             * bytes than asked, as write(2) may answer. */
+            if (n > PIPE_BUF)
+                n = PIPE_BUF;
+        } else if (ioctl(fd, FIONREAD, &avail) == 0 && avail > 0 && (size_t)avail < n) {
+            /* Readable: data, the end, or an error, each answered at once
+             * by a read of at most what is there. (Another reader of the
+             * same descriptor taking it first would make this read wait:
+             * one reader per pipe, as for accept, os/reactor_epoll.c.) */
             n = (size_t)avail;
+        }
     }
     do
-        r = off < 0 ? read(fd, buf, n) : pread(fd, buf, n, (off_t)off);
+        r = write_ ? (off < 0 ? write(fd, buf, n) : pwrite(fd, buf, n, (off_t)off))
+                   : (off < 0 ? read(fd, buf, n) : pread(fd, buf, n, (off_t)off));
     while (r < 0 && errno == EINTR);
     if (r < 0)
         *err = errno;
     return r < 0 ? -1 : (int64_t)r;
 }
 
+int64_t rt_os_read_ready(intptr_t h, void *buf, size_t n, int64_t off, int *err)
+{
+    return rw((int)h, buf, n, off, false, true, err);
+}
+
 int64_t rt_os_write_ready(intptr_t h, const void *buf, size_t n, int64_t off, int *err)
 {
-    int fd = (int)h;
-    ssize_t r;
-    *err = 0;
-    if (off < 0 && n > 0) {
-        int k = ready_now(fd, POLLOUT, err);
-        if (k <= 0) {
-            if (k == 0)
-                *err = EAGAIN;
-            return -1;
-        }
-        /* Writable: a pipe has a free page at least, so PIPE_BUF bytes go
-         * in without waiting (a terminal: room in its queue). Fewer bytes
-         * than asked, as write(2) may answer. */
-        if (n > PIPE_BUF)
-            n = PIPE_BUF;
-    }
-    do
-        r = off < 0 ? write(fd, buf, n) : pwrite(fd, buf, n, (off_t)off);
-    while (r < 0 && errno == EINTR);
-    if (r < 0)
-        *err = errno;
-    return r < 0 ? -1 : (int64_t)r;
+    return rw((int)h, (void *)(uintptr_t)buf, n, off, true, true, err);
 }
 
 int64_t rt_os_write_nosigpipe(intptr_t h, const void *buf, size_t n, int64_t off, bool nowait, int *err)
@@ -246,10 +241,7 @@ int64_t rt_os_write_nosigpipe(intptr_t h, const void *buf, size_t n, int64_t off
         r = (ssize_t)rt_os_write_ready(h, buf, n, off, &e);
     } else if (r < 0 && e == 0) {
         /* Waiting allowed (the blocking lane): plain write(2)/pwrite(2). */
-        do
-            r = off < 0 ? write((int)h, buf, n) : pwrite((int)h, buf, n, (off_t)off);
-        while (r < 0 && errno == EINTR);
-        e = r < 0 ? errno : 0;
+        r = (ssize_t)rw((int)h, (void *)(uintptr_t)buf, n, off, true, false, &e);
     }
     if (e == EPIPE && !was_pending) {
         /* The write's own SIGPIPE, pending on this thread while blocked. */
