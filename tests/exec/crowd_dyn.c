@@ -20,7 +20,6 @@
  * with the switch but without the pipeline's wait for its frames in
  * flight at a change of executor, 64-444 order violations in three runs.
  * No duration is asserted. */
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include "bench_body.h"
 #include "crowd_dyn.h"
 #include "dagrt.h"
+#include "pipe2.h"
 
 /* The runtime's seam (runtime/exec/exec.h; the tests link the static
  * runtime, where the symbol is visible): 1/0 fixes the crowded answer,
@@ -36,20 +36,12 @@ void rt_crowd_fix(int v);
 
 #define CD_MIDS 6
 #define CD_NODES (CD_MIDS + 2)
-#define CD_SINK (CD_NODES - 1)
 #define CD_US 20   /* 20 us a node: well above exec/crowd.c's CROWD_DYN_NS_PER_NODE */
 #define CD_CYCLES 12          /* crowded and not, in turn, per kind */
 #define CD_RUN_FRAMES 30      /* G_run and started frames per cycle */
 #define CD_PIPE_FRAMES 420    /* per pipeline depth, switched every 5-13 frames */
 
-typedef struct cd_ctx {
-    int frame;
-    _Atomic unsigned at[CD_NODES];
-} cd_ctx;
-
-static _Atomic int last_frame[CD_NODES];
-static _Atomic int runs[CD_NODES];
-static _Atomic int bad_order;
+static pipe2_graph cd;
 /* Modes seen at frame_begin since the last reset: plan-mode frames,
  * dynamic ones, serial and caller-alone ones. */
 static int seen_plan, seen_dyn, seen_other;
@@ -65,89 +57,31 @@ static void on_frame_begin(void *user, const dagrt_frame_event *e)
         seen_other++;
 }
 
-static void cd_body(cd_ctx *c, int i)
+/* Inputs, `prev m6` and the frame before checked (pipe2_enter), then work. */
+static void cd_body(pipe2_frame *c, uint32_t i)
 {
-    /* Inputs of this frame before it (acquire: pairs with the release below). */
-    if (i == CD_SINK) {
-        for (int k = 1; k <= CD_MIDS; k++)
-            if (atomic_load_explicit(&c->at[k], memory_order_acquire) == 0)
-                atomic_fetch_add(&bad_order, 1);
-    } else if (i != 0 && atomic_load_explicit(&c->at[0], memory_order_acquire) == 0) {
-        atomic_fetch_add(&bad_order, 1);
-    }
-    /* prev m6: m6 of the frame before has run. relaxed: the runtime
-     * orders them (as the same node's runs below). */
-    if (i == 1 && atomic_load_explicit(&last_frame[CD_MIDS], memory_order_relaxed) < c->frame - 1)
-        atomic_fetch_add(&bad_order, 1);
-    /* The same task's runs in frame order, once each. relaxed: as above. */
-    if (atomic_load_explicit(&last_frame[i], memory_order_relaxed) != c->frame - 1)
-        atomic_fetch_add(&bad_order, 1);
-    atomic_store_explicit(&last_frame[i], c->frame, memory_order_relaxed);
+    pipe2_enter(c, i);
     bench_spin_us(CD_US);
-    atomic_fetch_add_explicit(&runs[i], 1, memory_order_relaxed);
-    /* release: the tasks after it read it with acquire. */
-    atomic_store_explicit(&c->at[i], 1, memory_order_release);
+    pipe2_leave(c, i);
 }
 
 #define TRAMP(i) static void cd_t##i(void *c) { cd_body(c, i); }
 TRAMP(0) TRAMP(1) TRAMP(2) TRAMP(3) TRAMP(4) TRAMP(5) TRAMP(6) TRAMP(7)
 static const dagrt_node_fn cd_fns[CD_NODES] = {cd_t0, cd_t1, cd_t2, cd_t3,
                                                cd_t4, cd_t5, cd_t6, cd_t7};
-static dagrt_node cd_nodes[CD_NODES];
-static uint32_t cd_succ[2 * CD_MIDS];
-static uint32_t cd_psucc[1];
-static uint32_t cd_costs[CD_NODES];
-static dagrt_graph cd_graph;
 
 /* A root, CD_MIDS middle tasks, a sink; m1 has `prev m6`. */
 static const dagrt_graph *cd_table(void)
 {
     static const char *const names[CD_NODES] = {"root", "m1", "m2", "m3", "m4", "m5", "m6",
                                                 "sink"};
-    memset(cd_nodes, 0, sizeof cd_nodes);
-    uint32_t ns = 0;
-    for (int u = 0; u < CD_NODES; u++) {
-        dagrt_node *n = &cd_nodes[u];
-        n->name = names[u];
-        n->kind = DAGRT_NODE_TASK;
-        n->join = DAGRT_JOIN_AND;
-        n->run = cd_fns[u];
-        n->succ_first = ns;
-        if (u == 0)
-            for (int k = 1; k <= CD_MIDS; k++)
-                cd_succ[ns++] = (uint32_t)k;
-        else if (u != CD_SINK)
-            cd_succ[ns++] = CD_SINK;
-        n->nsucc = ns - n->succ_first;
-        n->npred = u == 0 ? 0 : u == CD_SINK ? CD_MIDS : 1;
-        cd_costs[u] = CD_US * 1000u;
-    }
-    cd_nodes[1].nprev = 1;   /* prev m6 */
-    cd_nodes[CD_MIDS].psucc_first = 0;
-    cd_nodes[CD_MIDS].npsucc = 1;
-    cd_psucc[0] = 1;
-    memset(&cd_graph, 0, sizeof cd_graph);
-    cd_graph.version = DAGRT_GRAPH_VERSION;
-    cd_graph.nnodes = CD_NODES;
-    cd_graph.nsucc = ns;
-    cd_graph.npsucc = 1;
-    cd_graph.psucc = cd_psucc;
-    cd_graph.name = "crowd_dyn";
-    cd_graph.nodes = cd_nodes;
-    cd_graph.succ = cd_succ;
-    cd_graph.cost = cd_costs;
-    return &cd_graph;
+    pipe2_fan(&cd, "crowd_dyn", CD_NODES, names, cd_fns, CD_US);
+    pipe2_prev(&cd, CD_MIDS, 1);
+    pipe2_reset(&cd);
+    return &cd.g;
 }
 
 static int next_frame;
-
-static void cd_store(void *dst, const void *src)
-{
-    cd_ctx *d = dst;
-    d->frame = ((const cd_ctx *)src)->frame;
-    for (int i = 0; i < CD_NODES; i++)
-        atomic_store_explicit(&d->at[i], 0, memory_order_relaxed);   /* before the start */
-}
 
 /* One cycle's verdict: crowded, no plan-mode frame; not crowded, no
  * dynamic one. Counts the dynamic and plan frames seen for the totals. */
@@ -168,7 +102,7 @@ static int run_frames(dagrt *rt, const dagrt_graph *g, bool started)
 {
     static dagrt_graph_state st;
     static dagrt_node_state nst[CD_NODES];
-    static cd_ctx ctx;
+    static pipe2_frame ctx = {.graph = &cd};
     if (dagrt_graph_state_init(&st, nst, CD_NODES) != 0)
         return 1;
     const char *kind = started ? "started" : "G_run";
@@ -177,17 +111,18 @@ static int run_frames(dagrt *rt, const dagrt_graph *g, bool started)
         bool crowded = cy % 2 == 0;
         rt_crowd_fix(crowded);
         for (int f = 0; f < CD_RUN_FRAMES && bad == 0; f++) {
-            cd_ctx src = {.frame = next_frame++};
-            cd_store(&ctx, &src);
+            int frame = next_frame++;
+            pipe2_store(&ctx, &frame);
             int rc = started ? dagrt_graph_start(rt, g, &st, &ctx, NULL, NULL)
                              : dagrt_graph_run(rt, g, &st, &ctx);
             if (rc == 0 && started)
                 rc = dagrt_graph_wait(rt, &st);
             if (rc != 0) {
-                fprintf(stderr, "crowd_dyn: %s frame %d: %s\n", kind, src.frame,
+                fprintf(stderr, "crowd_dyn: %s frame %d: %s\n", kind, frame,
                         dagrt_strerror(rc));
                 bad++;
             }
+            pipe2_drop(&ctx);
         }
         bad += judge(kind, cy, crowded, &dyn, &plan);
     }
@@ -211,7 +146,7 @@ static int run_pipe(dagrt *rt, const dagrt_graph *g, unsigned depth)
 {
     static dagrt_graph_state st[DAGRT_MAX_IN_FLIGHT];
     static dagrt_node_state nst[DAGRT_MAX_IN_FLIGHT][CD_NODES];
-    static cd_ctx ctx[DAGRT_MAX_IN_FLIGHT];
+    static pipe2_frame ctx[DAGRT_MAX_IN_FLIGHT];
     static dagrt_pipeline pipe;
     dagrt_graph_state *sp[DAGRT_MAX_IN_FLIGHT];
     void *cp[DAGRT_MAX_IN_FLIGHT];
@@ -219,9 +154,10 @@ static int run_pipe(dagrt *rt, const dagrt_graph *g, unsigned depth)
         if (dagrt_graph_state_init(&st[k], nst[k], CD_NODES) != 0)
             return 1;
         sp[k] = &st[k];
+        ctx[k].graph = &cd;
         cp[k] = &ctx[k];
     }
-    if (dagrt_pipeline_init(&pipe, depth, sp, cp, NULL) != 0)
+    if (dagrt_pipeline_init(&pipe, depth, sp, cp, pipe2_drop) != 0)
         return 1;
     int bad = 0, dyn = 0, plan = 0, cycle = 0, left = 0;
     bool crowded = false;
@@ -236,10 +172,10 @@ static int run_pipe(dagrt *rt, const dagrt_graph *g, unsigned depth)
             rt_crowd_fix(crowded);
             left = 5 + (f * 7) % 9;
         }
-        cd_ctx src = {.frame = next_frame++};
-        int rc = dagrt_pipeline_submit(rt, g, &pipe, cd_store, &src);
+        int frame = next_frame++;
+        int rc = dagrt_pipeline_submit(rt, g, &pipe, pipe2_store, &frame);
         if (rc != 0) {
-            fprintf(stderr, "crowd_dyn: %s frame %d: %s\n", kind, src.frame, dagrt_strerror(rc));
+            fprintf(stderr, "crowd_dyn: %s frame %d: %s\n", kind, frame, dagrt_strerror(rc));
             bad++;
         }
     }
@@ -274,11 +210,6 @@ int crowd_dyn_scenario(void)
         return 1;
     }
     const dagrt_graph *g = cd_table();
-    for (int i = 0; i < CD_NODES; i++) {
-        atomic_store(&last_frame[i], -1);
-        atomic_store(&runs[i], 0);
-    }
-    atomic_store(&bad_order, 0);
     next_frame = 0;
     int bad = run_frames(rt, g, false);
     bad += run_frames(rt, g, true);
@@ -286,15 +217,10 @@ int crowd_dyn_scenario(void)
     bad += run_pipe(rt, g, 3);
     rt_crowd_fix(-1);
     dagrt_destroy(rt);
-    int order = atomic_load(&bad_order);
+    /* Each frame's verdict came at its end (pipe2_drop). */
+    int order = atomic_load(&cd.frames_bad);
     if (order)
-        fprintf(stderr, "crowd_dyn: %d tasks out of order (an input, `prev m6` or the same "
-                "task of the frame before not done, or a task run twice)\n", order);
-    for (int i = 0; i < CD_NODES; i++)
-        if (atomic_load(&runs[i]) != next_frame) {
-            fprintf(stderr, "crowd_dyn: task %d ran %d times in %d frames\n", i,
-                    atomic_load(&runs[i]), next_frame);
-            order++;
-        }
+        fprintf(stderr, "crowd_dyn: %d violations in all (an input, `prev m6` or the same "
+                "task of the frame before not done, or a task not run exactly once)\n", order);
     return bad + order;
 }

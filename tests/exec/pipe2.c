@@ -1,4 +1,4 @@
-/* pipe2.c - the run-policy scenarios' shared harness (pipe2.h). */
+/* pipe2.c - the executor scenarios' shared harness (pipe2.h). */
 #include "pipe2.h"
 
 #include <stdio.h>
@@ -10,6 +10,8 @@ void pipe2_table(pipe2_graph *t, const char *who, uint32_t n, const char *const 
 {
     memset(t->nodes, 0, sizeof t->nodes);
     memset(t->npred, 0, sizeof t->npred);
+    for (uint32_t u = 0; u < PIPE2_MAX_NODES; u++)
+        t->prev_src[u] = -1;
     t->who = who;
     t->n = n;
     uint32_t k = 0;
@@ -40,10 +42,38 @@ void pipe2_table(pipe2_graph *t, const char *who, uint32_t n, const char *const 
     t->g.cost = t->cost;
 }
 
+void pipe2_fan(pipe2_graph *t, const char *who, uint32_t n, const char *const *names,
+               const dagrt_node_fn *fns, uint32_t cost_us)
+{
+    uint32_t edges[2 * PIPE2_MAX_NODES][2], cost[PIPE2_MAX_NODES], ne = 0;
+    for (uint32_t m = 1; m + 1 < n; m++)
+        edges[ne][0] = 0, edges[ne++][1] = m;
+    for (uint32_t m = 1; m + 1 < n; m++)
+        edges[ne][0] = m, edges[ne++][1] = n - 1;
+    for (uint32_t u = 0; u < n; u++)
+        cost[u] = cost_us;
+    pipe2_table(t, who, n, names, fns, (const uint32_t(*)[2])edges, ne, cost);
+}
+
+void pipe2_prev(pipe2_graph *t, uint32_t src, uint32_t dst)
+{
+    uint32_t k = t->g.npsucc++;
+    dagrt_node *s = &t->nodes[src];
+    if (s->npsucc == 0)
+        s->psucc_first = k;
+    s->npsucc++;
+    t->psucc[k] = dst;
+    t->nodes[dst].nprev++;
+    t->prev_src[dst] = (int32_t)src;
+    t->g.psucc = t->psucc;
+}
+
 void pipe2_reset(pipe2_graph *t)
 {
-    for (uint32_t i = 0; i < t->n; i++)
+    for (uint32_t i = 0; i < t->n; i++) {
         atomic_store(&t->last_frame[i], -1);
+        atomic_store(&t->done_frame[i], -1);
+    }
     atomic_store(&t->frames_bad, 0);
 }
 
@@ -59,6 +89,11 @@ void pipe2_enter(pipe2_frame *c, uint32_t i)
      * rule; relaxed: the runtime orders the two runs of a task). */
     if (atomic_load_explicit(&t->last_frame[i], memory_order_relaxed) != c->frame - 1)
         atomic_fetch_add(&c->bad, 1);
+    /* Its `prev` input's run of the frame before finished (acquire: pairs
+     * with pipe2_leave's release of done_frame). */
+    int32_t p = t->prev_src[i];
+    if (p >= 0 && atomic_load_explicit(&t->done_frame[p], memory_order_acquire) < c->frame - 1)
+        atomic_fetch_add(&c->bad, 1);
     atomic_store_explicit(&t->last_frame[i], c->frame, memory_order_relaxed);
 }
 
@@ -68,6 +103,8 @@ void pipe2_leave(pipe2_frame *c, uint32_t i)
     atomic_fetch_add_explicit(&c->runs[i], 1, memory_order_relaxed);
     /* release: the tasks after it read it with acquire. */
     atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);
+    /* release: a `prev` reader of the next frame reads it with acquire. */
+    atomic_store_explicit(&c->graph->done_frame[i], c->frame, memory_order_release);
 }
 
 void pipe2_store(void *ctx, const void *src)

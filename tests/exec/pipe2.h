@@ -1,9 +1,11 @@
-/* pipe2.h - the run-policy scenarios' shared harness (pipe_ahead.c,
- * policy_slow.c): a small graph given as edges, a frame context that
- * checks every task ran once, after its inputs and after its own run in
- * the frame before, and a depth-2 pipeline of N frames over two fresh
- * states. What the policy did is read from the states' stretch counts
- * afterwards. */
+/* pipe2.h - the executor scenarios' shared harness for small hand-made
+ * graphs (pipe_ahead.c, policy_slow.c, crowd_dyn.c, plan_crowded.c): a
+ * graph given as edges (or a fan: a root, middle tasks, a sink), `prev`
+ * inputs, a frame context that checks every task ran once, after its
+ * inputs, after its own run in the frame before and after its `prev`
+ * inputs' run in the frame before, and a depth-2 pipeline of N frames over
+ * two fresh states. What the policy did is read from the states' stretch
+ * counts afterwards. */
 #ifndef PIPE2_H
 #define PIPE2_H
 
@@ -24,8 +26,11 @@ typedef struct pipe2_graph {
     dagrt_node nodes[PIPE2_MAX_NODES];
     uint32_t succ[PIPE2_MAX_EDGES];
     uint32_t cost[PIPE2_MAX_NODES];  /* ns */
+    uint32_t psucc[PIPE2_MAX_NODES]; /* `prev` edges: next-frame successors */
+    int32_t prev_src[PIPE2_MAX_NODES];   /* the node each reads `prev` of, or -1 */
     dagrt_graph g;
     _Atomic int last_frame[PIPE2_MAX_NODES];   /* the frame each task last ran in */
+    _Atomic int done_frame[PIPE2_MAX_NODES];   /* the frame each task last finished */
     _Atomic int frames_bad;          /* violations found at the frames' ends */
 } pipe2_graph;
 
@@ -47,11 +52,21 @@ void pipe2_table(pipe2_graph *t, const char *who, uint32_t n, const char *const 
                  const dagrt_node_fn *fns, const uint32_t (*edges)[2], uint32_t nedges,
                  const uint32_t *cost_us);
 
+/* As pipe2_table, for a fan: node 0 the root, nodes 1..n-2 after it, node
+ * n-1 (the sink) after them, each costing cost_us. */
+void pipe2_fan(pipe2_graph *t, const char *who, uint32_t n, const char *const *names,
+               const dagrt_node_fn *fns, uint32_t cost_us);
+
+/* Adds `dst: prev src` (dst of frame k after src of frame k-1). Calls come
+ * in order of src, after pipe2_table or pipe2_fan; one per dst. */
+void pipe2_prev(pipe2_graph *t, uint32_t src, uint32_t dst);
+
 /* Before a scenario's frames: no task has run, no violation. */
 void pipe2_reset(pipe2_graph *t);
 
-/* Task i's checks at its start: its inputs done in its frame, and its run
- * in the frame before done (a violation is counted in c->bad). */
+/* Task i's checks at its start: its inputs done in its frame, its run in
+ * the frame before done, and its `prev` input's run in the frame before
+ * done (a violation is counted in c->bad). */
 void pipe2_enter(pipe2_frame *c, uint32_t i);
 
 /* Task i's end: counted, and marked done for the tasks after it. */

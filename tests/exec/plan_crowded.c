@@ -34,26 +34,18 @@
 
 #include "bench_body.h"
 #include "dagrt.h"
+#include "pipe2.h"
 #include "plan_crowded.h"
 
 #define CROWD_MIDS 6
 #define CROWD_NODES (CROWD_MIDS + 2)
-#define CROWD_SINK (CROWD_NODES - 1)
 #define CROWD_US 20
 #define CROWD_WARM 100
 #define CROWD_FRAMES 2000
 #define CROWD_ASLEEP_PCT 10
 
-struct crowd_ctx {
-    int frame;
-    _Atomic unsigned seq;
-    _Atomic unsigned at[CROWD_NODES];
-    _Atomic int runs[CROWD_NODES];
-    _Atomic int bad;
-};
-
+static pipe2_graph crowd;
 static dagrt *the_rt;
-static _Atomic int last_frame[CROWD_NODES];
 /* The caller's CPU and wall time in its own bodies (ns); tasks the worker ran. */
 static uint64_t caller_body_ns, caller_body_wall;
 static _Atomic unsigned on_worker;
@@ -88,20 +80,11 @@ static uint64_t wall_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void crowd_body(struct crowd_ctx *c, int i)
+/* Checked (pipe2_enter, pipe2_leave) around its work; the caller's time
+ * in it measured. */
+static void crowd_body(pipe2_frame *c, uint32_t i)
 {
-    /* Inputs before it (acquire: pairs with the release below). */
-    if (i == CROWD_SINK) {
-        for (int k = 1; k <= CROWD_MIDS; k++)
-            if (atomic_load_explicit(&c->at[k], memory_order_acquire) == 0)
-                atomic_fetch_add(&c->bad, 1);
-    } else if (i != 0 && atomic_load_explicit(&c->at[0], memory_order_acquire) == 0) {
-        atomic_fetch_add(&c->bad, 1);
-    }
-    /* relaxed: the runtime orders a task's runs in consecutive frames. */
-    if (atomic_load_explicit(&last_frame[i], memory_order_relaxed) != c->frame - 1)
-        atomic_fetch_add(&c->bad, 1);
-    atomic_store_explicit(&last_frame[i], c->frame, memory_order_relaxed);
+    pipe2_enter(c, i);
     bool worker = dagrt_thread_index(the_rt) != 0;
     uint64_t t0 = worker ? 0 : cpu_ns(), w0 = worker ? 0 : wall_ns();
     if (worker)
@@ -111,51 +94,22 @@ static void crowd_body(struct crowd_ctx *c, int i)
         caller_body_ns += cpu_ns() - t0;
         caller_body_wall += wall_ns() - w0;
     }
-    atomic_fetch_add_explicit(&c->runs[i], 1, memory_order_relaxed);
-    /* release: the tasks after it read it with acquire. */
-    atomic_store_explicit(&c->at[i], atomic_fetch_add(&c->seq, 1) + 1, memory_order_release);
+    pipe2_leave(c, i);
 }
 
 #define TRAMP(i) static void crowd_t##i(void *c) { crowd_body(c, i); }
 TRAMP(0) TRAMP(1) TRAMP(2) TRAMP(3) TRAMP(4) TRAMP(5) TRAMP(6) TRAMP(7)
 static const dagrt_node_fn crowd_fns[CROWD_NODES] = {crowd_t0, crowd_t1, crowd_t2, crowd_t3,
                                                      crowd_t4, crowd_t5, crowd_t6, crowd_t7};
-static dagrt_node crowd_nodes[CROWD_NODES];
-static uint32_t crowd_succ[2 * CROWD_MIDS];
-static uint32_t crowd_costs[CROWD_NODES];
-static dagrt_graph crowd_graph;
 
+/* A root, CROWD_MIDS middle tasks, a sink. */
 static const dagrt_graph *crowd_table(void)
 {
     static const char *const names[CROWD_NODES] = {"root", "m1", "m2", "m3", "m4", "m5", "m6",
                                                    "sink"};
-    memset(crowd_nodes, 0, sizeof crowd_nodes);
-    uint32_t ns = 0;
-    for (int u = 0; u < CROWD_NODES; u++) {
-        dagrt_node *n = &crowd_nodes[u];
-        n->name = names[u];
-        n->kind = DAGRT_NODE_TASK;
-        n->join = DAGRT_JOIN_AND;
-        n->run = crowd_fns[u];
-        n->succ_first = ns;
-        if (u == 0)
-            for (int k = 1; k <= CROWD_MIDS; k++)
-                crowd_succ[ns++] = (uint32_t)k;
-        else if (u != CROWD_SINK)
-            crowd_succ[ns++] = CROWD_SINK;
-        n->nsucc = ns - n->succ_first;
-        n->npred = u == 0 ? 0 : u == CROWD_SINK ? CROWD_MIDS : 1;
-        crowd_costs[u] = CROWD_US * 1000u;
-    }
-    memset(&crowd_graph, 0, sizeof crowd_graph);
-    crowd_graph.version = DAGRT_GRAPH_VERSION;
-    crowd_graph.nnodes = CROWD_NODES;
-    crowd_graph.nsucc = ns;
-    crowd_graph.name = "plan_crowded";
-    crowd_graph.nodes = crowd_nodes;
-    crowd_graph.succ = crowd_succ;
-    crowd_graph.cost = crowd_costs;
-    return &crowd_graph;
+    pipe2_fan(&crowd, "plan_crowded", CROWD_NODES, names, crowd_fns, CROWD_US);
+    pipe2_reset(&crowd);
+    return &crowd.g;
 }
 
 static void *busy_main(void *arg)
@@ -172,22 +126,14 @@ static int crowd_frames(const dagrt_graph *g)
 {
     static dagrt_graph_state st;
     static dagrt_node_state nst[CROWD_NODES];
-    static struct crowd_ctx ctx;
+    static pipe2_frame ctx = {.graph = &crowd};
     if (dagrt_graph_state_init(&st, nst, CROWD_NODES) != 0)
         return 1;
-    for (int i = 0; i < CROWD_NODES; i++)
-        atomic_store(&last_frame[i], -1);
     int bad = 0;
     uint64_t w0 = 0, on0 = 0, de0 = 0, w1 = 0, on1 = 0, de1 = 0;
     bool sched = true;
     for (int f = 0; f < CROWD_WARM + CROWD_FRAMES && bad == 0; f++) {
-        ctx.frame = f;
-        atomic_store(&ctx.seq, 0);
-        atomic_store(&ctx.bad, 0);
-        for (int i = 0; i < CROWD_NODES; i++) {
-            atomic_store(&ctx.at[i], 0);
-            atomic_store(&ctx.runs[i], 0);
-        }
+        pipe2_store(&ctx, &f);
         if (f == CROWD_WARM) {
             caller_body_ns = caller_body_wall = 0;
             atomic_store(&on_worker, 0);
@@ -202,13 +148,8 @@ static int crowd_frames(const dagrt_graph *g)
             bad++;
             break;
         }
-        int b = atomic_load(&ctx.bad);
-        for (int i = 0; i < CROWD_NODES; i++)
-            b += atomic_load(&ctx.runs[i]) != 1;
-        if (b)
-            fprintf(stderr, "plan_crowded: frame %d: %d violations (a task not run exactly "
-                    "once, or out of order)\n", f, b);
-        bad += b;
+        pipe2_drop(&ctx);   /* every task once, in order; a message if not */
+        bad = atomic_load(&crowd.frames_bad);
     }
     w1 = wall_ns();
     sched = sched && sched_ns(&on1, &de1);
