@@ -179,7 +179,7 @@ bool rt_crowd_small(uint64_t avg_ns, uint32_t nnodes)
     return avg_ns != 0 && avg_ns < (uint64_t)nnodes * CROWD_DYN_NS_PER_NODE;
 }
 
-bool rt_crowd_frames(void)
+bool rt_crowd_now(void)
 {
     (void)crowd_env();
     /* relaxed: hints (above). Fixed: the fixed answer; sampled: the
@@ -187,9 +187,17 @@ bool rt_crowd_frames(void)
     uint32_t s = atomic_load_explicit(&crowd_state, memory_order_relaxed);
     if (s >= 2)
         return s == 3;
-    if (atomic_load_explicit(&crowd_frames, memory_order_relaxed) == 0)
+    return atomic_load_explicit(&crowd_frames, memory_order_relaxed) != 0;
+}
+
+bool rt_crowd_frames(void)
+{
+    if (!rt_crowd_now())
         return false;
-    rt_crowd_tick();   /* the caller samples while frames run dynamically (above) */
+    /* relaxed: a hint (above). The caller samples while frames run
+     * dynamically on the sampled sign (above); fixed, nothing to sample. */
+    if (atomic_load_explicit(&crowd_state, memory_order_relaxed) < 2)
+        rt_crowd_tick();
     return true;
 }
 

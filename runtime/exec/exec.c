@@ -485,6 +485,10 @@ int dagrt_graph_state_init(dagrt_graph_state *st, dagrt_node_state *nodes, uint3
     memset(o + after, 0, sizeof st->opaque_ - after);
     if (again)
         memcpy(r->arena, keep, sizeof keep);
+    /* No probe yet: the run policy's reference stretch may run (exec/
+     * policy.c, REF_SAMPLES; plan mode sets it again with its plan, the
+     * dynamic executor's crowded frames rely on this one). */
+    r->policy.since_probe = UINT32_MAX;
     memset(nodes, 0, (size_t)nnodes * sizeof *nodes);
     if (!again) {
         st->nodes = nodes;

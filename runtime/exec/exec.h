@@ -950,6 +950,9 @@ bool rt_crowded(void);
  * until uncrowded for a second (exec/crowd.c). One or two relaxed loads;
  * while true, also the caller's sample tick. Any thread. */
 bool rt_crowd_frames(void);
+/* rt_crowd_frames' answer without the sample tick (the run policy's
+ * verdict at a frame's end, exec/policy.c). */
+bool rt_crowd_now(void);
 /* A sample once per CROWD_TICK calls on this thread (a clock read, then
  * rt_crowd_sample): the dynamic executor's drainers while frames run
  * dynamically. */

@@ -451,6 +451,23 @@ bool rt_policy_stretch(graph_rt *r)
     return r->policy.was_serial;
 }
 
+/*
+ * On a crowded CPU (exec/crowd.c: more threads want the CPUs than there
+ * are) the clock judges, not "held". There every thread, the caller's too,
+ * loses its CPU for the scheduler's slices, milliseconds, and a drainer
+ * preempted while it holds a node holds the frame that long: frames that
+ * share are held every few frames, each a verdict that started a stretch
+ * (16 frames and more, doubling), though sharing beat serial on average
+ * (bench_frame --load 1, the layered frame: a third of G_run's frames ran
+ * serial, 0.99x serial, where the peers that always share ran 0.83-0.88x).
+ * What decides is whether shared frames take longer than serial ones, so
+ * while crowded a held frame starts no stretch; the timed frames do
+ * (above: their clamped average against the last stretch's serial frames,
+ * and the probe window), and where the rule has no serial time yet it runs
+ * the reference stretch (REF_SAMPLES) to measure one. Started runs and
+ * pipeline frames are not timed here: while crowded they keep sharing
+ * (frames in flight give the caller other frames' nodes while a drainer
+ * holds one). */
 void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
 {
     exec_policy *p = &r->policy;
@@ -458,12 +475,13 @@ void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
         p->frame_ns = rt_policy_average(p->frame_ns, ns);
     uint64_t held = p->held_ns;
     bool long_wait = held >= PLAN_WAKE_NS;
-    bool sign = long_wait && held > HELD_SHARE * p->wait_ns;
+    bool crowded = rt_crowd_now();
+    bool sign = long_wait && held > HELD_SHARE * p->wait_ns && !crowded;
     if (long_wait)
         r->waking = 0;   /* late, not waking: judged */
     if (!p->was_serial && !r->waking)
         p->wait_ns = average(p->wait_ns, held, true);
-    judge(r, sign, timed ? (ns ? ns : 1) : 0, false);
+    judge(r, sign, timed ? (ns ? ns : 1) : 0, crowded);
 }
 
 /* ------------------------------------------------------ after a frame */

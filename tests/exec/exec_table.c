@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "crowd_dyn.h"
+#include "crowd_held.h"
 #include "fmem_scenario.h"
 #include "inst_scenario.h"
 #include "live_scenario.h"
@@ -34,6 +35,7 @@ static int run_dyn_pieces(void) { return dyn_pieces_scenario(); }   /* pieces_sc
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
 static int run_policy_slow(void) { return policy_slow_scenario(); }   /* policy_slow.c */
 static int run_crowd_dyn(void) { return crowd_dyn_scenario(); }   /* crowd_dyn.c */
+static int run_crowd_held(void) { return crowd_held_scenario(); }   /* crowd_held.c */
 #if defined(__linux__)
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
 static int run_plan_crowded(void) { return plan_crowded_scenario(); }   /* plan_crowded.c */
