@@ -20,11 +20,16 @@ scripts/deps.sh sanitize || exit 2
 scale=1.0
 which=()
 smoke=()
+# The full matrix runs every test at full scale (DAGC_TEST_SCALE=1.0) two at
+# a time: the heaviest graphs' checked frames take 2-4 minutes under TSan
+# on 2 loaded cores (bench_frame_game_frame: 125 s alone at load 4, over
+# its 300 s at load 9), so their timeouts double; the smoke keeps them.
+timeouts=(--timeout-multiplier 2)
 build_only=0
 for a in "$@"; do
   case "$a" in
     --build-only) build_only=1 ;;
-    --smoke) scale=0.1; smoke=(--no-suite sanitize_full) ;;
+    --smoke) scale=0.1; smoke=(--no-suite sanitize_full); timeouts=() ;;
     tsan|asan) which+=("$a") ;;
     *) echo "usage: $0 [--smoke] [--build-only] [tsan|asan]..." >&2; exit 2 ;;
   esac
@@ -57,7 +62,7 @@ build_and_test() { # dir meson-test-selection...
   # shellcheck disable=SC2086 # one target a word
   nice ninja -C "$d" $targets >"$d/stage-build.log" 2>&1 || { tail -n 40 "$d/stage-build.log" >&2; return 2; }
   [ $build_only = 1 ] && return 0
-  meson test -C "$d" --no-rebuild "$@" --print-errorlogs --num-processes 2
+  meson test -C "$d" --no-rebuild "$@" "${timeouts[@]}" --print-errorlogs --num-processes 2
 }
 
 for w in "${which[@]}"; do
