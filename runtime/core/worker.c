@@ -191,6 +191,7 @@ dagrt *dagrt_create_ex(const dagrt_config *cfg, int *err)
         cfg->placement < DAGRT_PLACEMENT_AUTO || cfg->placement > DAGRT_PLACEMENT_CLASS ||
         (uint64_t)cfg->frame_reserve > ((uint64_t)1 << 40) ||
         cfg->live_costs > RT_LIVE_COSTS_MOST ||
+        cfg->crowd_frames < DAGRT_CROWD_AUTO || cfg->crowd_frames > DAGRT_CROWD_DYNAMIC ||
         (cfg->hot_priority != DAGRT_PRIORITY_NORMAL && cfg->hot_priority != DAGRT_PRIORITY_ELEVATED))
         goto fail;
     /* 0 is none: no_workers only says the same thing the old way. */

@@ -38,6 +38,8 @@
  * spin, never a node). Where the system does not say (Windows here, or
  * no schedstat), the process is never crowded: waits poll as before.
  * DAGRT_CROWDED=1 (or 0) fixes the answer, for tests and for trying it.
+ * A runtime's dagrt_config.crowd_frames (PLAN, DYNAMIC) fixes its own
+ * frames' executor instead (rt_crowd_now), not the process's sign.
  *
  * Frames on the dynamic executor while crowded (rt_crowd_frames): plan
  * mode's lists assume each list's thread runs; on a crowded CPU one keeps
@@ -179,24 +181,30 @@ bool rt_crowd_small(uint64_t avg_ns, uint32_t nnodes)
     return avg_ns != 0 && avg_ns < (uint64_t)nnodes * CROWD_DYN_NS_PER_NODE;
 }
 
-bool rt_crowd_now(void)
+bool rt_crowd_now(const dagrt *rt)
 {
     (void)crowd_env();
-    /* relaxed: hints (above). Fixed: the fixed answer; sampled: the
-     * frames' own flag, with its longer hold. */
+    /* relaxed: hints (above). Fixed for the process (DAGRT_CROWDED, the
+     * seam): the fixed answer; else the runtime's own setting, or, AUTO,
+     * the frames' own sampled flag, with its longer hold. */
     uint32_t s = atomic_load_explicit(&crowd_state, memory_order_relaxed);
     if (s >= 2)
         return s == 3;
-    return atomic_load_explicit(&crowd_frames, memory_order_relaxed) != 0;
+    switch (rt->cfg.crowd_frames) {
+    case DAGRT_CROWD_PLAN: return false;
+    case DAGRT_CROWD_DYNAMIC: return true;
+    default: return atomic_load_explicit(&crowd_frames, memory_order_relaxed) != 0;
+    }
 }
 
-bool rt_crowd_frames(void)
+bool rt_crowd_frames(const dagrt *rt)
 {
-    if (!rt_crowd_now())
+    if (!rt_crowd_now(rt))
         return false;
     /* relaxed: a hint (above). The caller samples while frames run
      * dynamically on the sampled sign (above); fixed, nothing to sample. */
-    if (atomic_load_explicit(&crowd_state, memory_order_relaxed) < 2)
+    if (atomic_load_explicit(&crowd_state, memory_order_relaxed) < 2 &&
+        rt->cfg.crowd_frames == DAGRT_CROWD_AUTO)
         rt_crowd_tick();
     return true;
 }

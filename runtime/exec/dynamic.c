@@ -356,7 +356,8 @@ static graph_rt *ready_ahead(graph_rt *r)
 static void drainer_entry(void *arg)
 {
     graph_rt *r = arg;
-    bool main = dagrt_on_main_thread(r->rt);
+    dagrt *rt = r->rt;   /* read now: r may be reused once the count drops */
+    bool main = dagrt_on_main_thread(rt);
     drain_ctx d = {r, main, false, 0, !main};
     drain(&d, NONE);
     atomic_fetch_sub_explicit(&r->drainers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
@@ -365,7 +366,7 @@ static void drainer_entry(void *arg)
      * a worker beside a busy thread waits for its CPU while the caller,
      * alone on its own, may not (exec/crowd.c). After the count: r is
      * not touched. */
-    (void)rt_crowd_frames();
+    (void)rt_crowd_frames(rt);
 }
 
 

@@ -262,7 +262,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         rt_live_replan(r);
     /* How it runs: the one choice (exec/policy.c); on a crowded CPU on
      * the dynamic executor rather than plan mode (exec/crowd.c). */
-    bool crowd = workers > 0 && rt_crowd_frames() && !rt_crowd_small(r->policy.frame_ns, g->nnodes);
+    bool crowd = workers > 0 && rt_crowd_frames(rt) && !rt_crowd_small(r->policy.frame_ns, g->nnodes);
     rt_choice c = rt_exec_choose(r, g, workers, RT_FRAME_RUN, !crowd, NULL, 0);
     exec_switch(r, c.mode);
     rt_live_frame(r, c.mode);
@@ -381,7 +381,7 @@ int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, vo
 {
     /* Crowded: on the dynamic executor (exec/crowd.c). */
     return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL,
-                         rt_exec_env_plan() && !rt_crowd_frames(), NULL);
+                         rt_exec_env_plan() && !rt_crowd_frames(rt), NULL);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)

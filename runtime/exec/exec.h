@@ -949,10 +949,10 @@ bool rt_crowded(void);
  * pipeline frames) run on the dynamic executor instead: crowded, and
  * until uncrowded for a second (exec/crowd.c). One or two relaxed loads;
  * while true, also the caller's sample tick. Any thread. */
-bool rt_crowd_frames(void);
+bool rt_crowd_frames(const dagrt *rt);
 /* rt_crowd_frames' answer without the sample tick (the run policy's
  * verdict at a frame's end, exec/policy.c). */
-bool rt_crowd_now(void);
+bool rt_crowd_now(const dagrt *rt);
 /* A sample once per CROWD_TICK calls on this thread (a clock read, then
  * rt_crowd_sample): the dynamic executor's drainers while frames run
  * dynamically. */

@@ -261,7 +261,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     /* Crowded (exec/crowd.c): this frame on the dynamic executor, as with
      * DAGRT_PIPE=dynamic; a change of executor at a frame boundary waits
      * for the frames in flight first (pipe_rt.last_plan). */
-    bool plan = q->plan_ok && !(dagrt_worker_count(rt) > 0 && rt_crowd_frames() &&
+    bool plan = q->plan_ok && !(dagrt_worker_count(rt) > 0 && rt_crowd_frames(rt) &&
                                 !rt_crowd_small(q->frame_ns, g->nnodes));
     rt_choice c = rt_exec_shuffle_serial(rt, rk, g)
                   ? (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME}

@@ -475,7 +475,7 @@ void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
         p->frame_ns = rt_policy_average(p->frame_ns, ns);
     uint64_t held = p->held_ns;
     bool long_wait = held >= PLAN_WAKE_NS;
-    bool crowded = rt_crowd_now();
+    bool crowded = rt_crowd_now(r->rt);
     bool sign = long_wait && held > HELD_SHARE * p->wait_ns && !crowded;
     if (long_wait)
         r->waking = 0;   /* late, not waking: judged */

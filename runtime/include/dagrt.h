@@ -129,6 +129,22 @@ typedef enum dagrt_idle_policy {
 } dagrt_idle_policy;
 
 /* CPU placement (docs/runtime.md, "CPU placement"). */
+/* How frames run on a crowded CPU (dagrt_config.crowd_frames; docs/
+ * runtime.md, "A shared CPU"). */
+typedef enum dagrt_crowd_frames {
+    /* While the process is crowded (more threads want its CPUs than there
+     * are: the threads' run delay, sampled), G_run frames, started runs and
+     * pipeline frames that would run in plan mode run on the dynamic
+     * executor instead, and go back once it has been uncrowded for a
+     * second. The default. */
+    DAGRT_CROWD_AUTO = 0,
+    /* Always plan mode, crowded or not (an engine whose threads own their
+     * cores; a test of plan mode's own mechanisms). */
+    DAGRT_CROWD_PLAN = 1,
+    /* Always as if crowded: those frames on the dynamic executor. */
+    DAGRT_CROWD_DYNAMIC = 2,
+} dagrt_crowd_frames;
+
 typedef enum dagrt_placement {
     /* Where a wake-up lands a worker on the CPU of the thread that woke it,
      * move it off (affinity calls on the runtime's own workers only; a
@@ -276,6 +292,12 @@ typedef struct dagrt_config {
      * from. 0 (the default): off, unless DAGRT_LIVE_COSTS=k is in the
      * environment (read at create). Above 1000000: DAGRT_EINVAL. */
     uint32_t live_costs;
+    /* Frames on a crowded CPU (dagrt_crowd_frames above): AUTO (the
+     * default) follows the sampled sign, PLAN and DYNAMIC fix the answer
+     * for this runtime's frames. DAGRT_CROWDED=0 or 1 in the environment
+     * fixes it for every runtime of the process instead, whatever is set
+     * here (and the waits' naps with it). Another value: DAGRT_EINVAL. */
+    dagrt_crowd_frames crowd_frames;
 } dagrt_config;
 
 typedef enum dagrt_thread_priority {

@@ -110,6 +110,9 @@ int coro_graph_node_cxx()
         dagrt_config cfg;
         dagrt_config_init(&cfg);
         cfg.workers = workers;
+        // Plan-mode frames are checked below: a crowded (loaded) machine
+        // would rightly run them on the dynamic executor (exec/crowd.c).
+        cfg.crowd_frames = DAGRT_CROWD_PLAN;
         dagrtpp::runtime rt(cfg);
         dagrt *r = rt;
         modes m;

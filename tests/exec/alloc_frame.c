@@ -176,6 +176,7 @@ static int alloc_frame(void)
      * many again for a thread that needs a second chunk in a frame. */
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cfg.frame_reserve = (size_t)(cpus > 0 ? cpus : 1) * 8 * 2 * 65536;
     cfg.live_costs = 1;   /* every plan frame timed, re-plans where costs drift */

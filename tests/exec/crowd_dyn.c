@@ -19,6 +19,9 @@
  * cycles' frames in plan mode in G_run, started runs and both pipelines;
  * with the switch but without the pipeline's wait for its frames in
  * flight at a change of executor, 64-444 order violations in three runs.
+ * Then dagrt_config.crowd_frames, on runtimes of their own with the sign
+ * sampled again: DAGRT_CROWD_PLAN runs no frame on the dynamic executor,
+ * DAGRT_CROWD_DYNAMIC none in plan mode, whatever the machine's load.
  * No duration is asserted. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -196,6 +199,58 @@ static int run_pipe(dagrt *rt, const dagrt_graph *g, unsigned depth)
     return bad;
 }
 
+/* dagrt_config.crowd_frames on a runtime of its own, the sign back to
+ * sampling: PLAN never runs a frame on the dynamic executor, DYNAMIC never
+ * in plan mode, whatever the machine's load (started runs, which are never
+ * serial, and a depth-2 pipeline); a value out of range is refused. */
+static int run_config(dagrt_crowd_frames mode)
+{
+    const char *name = mode == DAGRT_CROWD_PLAN ? "DAGRT_CROWD_PLAN" : "DAGRT_CROWD_DYNAMIC";
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 1;
+    cfg.crowd_frames = mode;
+    dagrt *rt = dagrt_create(&cfg);
+    static const dagrt_observer obs = {.frame_begin = on_frame_begin};
+    if (!rt || dagrt_set_observer(rt, &obs, NULL) != 0) {
+        fprintf(stderr, "crowd_dyn: %s: dagrt_create or dagrt_set_observer failed\n", name);
+        if (rt)
+            dagrt_destroy(rt);
+        return 1;
+    }
+    seen_plan = seen_dyn = seen_other = 0;
+    static dagrt_graph_state st;
+    static dagrt_node_state nst[CD_NODES];
+    static pipe2_frame ctx = {.graph = &cd};
+    int bad = dagrt_graph_state_init(&st, nst, CD_NODES) != 0;
+    for (int f = 0; f < CD_RUN_FRAMES && bad == 0; f++) {
+        int frame = next_frame++;
+        pipe2_store(&ctx, &frame);
+        if (dagrt_graph_start(rt, &cd.g, &st, &ctx, NULL, NULL) != 0 ||
+            dagrt_graph_wait(rt, &st) != 0)
+            bad++;
+        pipe2_drop(&ctx);
+    }
+    dagrt_graph_state_fini(&st);
+    bad += atomic_load(&cd.frames_bad);
+    pipe2_reset(&cd);   /* pipe2_run's frames count from 0 again */
+    static pipe2_frame pctx[2];
+    uint64_t stretch;
+    bad += pipe2_run(rt, &cd, pctx, CD_RUN_FRAMES, &stretch);
+    dagrt_destroy(rt);
+    int wrong = mode == DAGRT_CROWD_PLAN ? seen_dyn : seen_plan;
+    int right = mode == DAGRT_CROWD_PLAN ? seen_plan : seen_dyn;
+    printf("crowd_dyn: %s: %d frames in plan mode, %d dynamic, %d other\n", name, seen_plan,
+           seen_dyn, seen_other);
+    if (wrong || right == 0) {
+        fprintf(stderr, "crowd_dyn: %s: %d frames on the other executor, %d on its own\n", name,
+                wrong, right);
+        bad++;
+    }
+    seen_plan = seen_dyn = seen_other = 0;
+    return bad;
+}
+
 int crowd_dyn_scenario(void)
 {
     dagrt_config cfg;
@@ -222,5 +277,19 @@ int crowd_dyn_scenario(void)
     if (order)
         fprintf(stderr, "crowd_dyn: %d violations in all (an input, `prev m6` or the same "
                 "task of the frame before not done, or a task not run exactly once)\n", order);
+    /* The per-runtime setting, on fresh order checks. */
+    for (int m = DAGRT_CROWD_PLAN; m <= DAGRT_CROWD_DYNAMIC; m++) {
+        pipe2_reset(&cd);
+        next_frame = 0;
+        bad += run_config((dagrt_crowd_frames)m);
+    }
+    dagrt_config out;
+    dagrt_config_init(&out);
+    out.crowd_frames = (dagrt_crowd_frames)3;
+    int err = 0;
+    if (dagrt_create_ex(&out, &err) != NULL || err != DAGRT_EINVAL) {
+        fprintf(stderr, "crowd_dyn: crowd_frames 3 not refused with DAGRT_EINVAL\n");
+        bad++;
+    }
     return bad + order;
 }

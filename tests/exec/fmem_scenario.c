@@ -320,6 +320,7 @@ static void run_cases(int workers, int frames)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = workers;
     cfg.hot_workers = workers > 1 ? 1 : 0;
     dagrt *rt = dagrt_create(&cfg);
@@ -435,6 +436,7 @@ static void budget_case(void)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 1;
     cfg.frame_budget = 256 * 1024;
     dagrt *rt = dagrt_create(&cfg);
@@ -564,6 +566,7 @@ static void outside_and_retire(void)
      * an absurd one is refused. */
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 0;
     cfg.frame_reserve = 4 * 65536;
     rt = dagrt_create(&cfg);
@@ -656,6 +659,7 @@ int fcopy_scenario(int frames)
     for (size_t k = 0; k < sizeof workers / sizeof workers[0]; k++) {
         dagrt_config cfg;
         dagrt_config_init(&cfg);
+        cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
         cfg.workers = workers[k];
         dagrt *rt = dagrt_create(&cfg);
         EXPECT(rt != NULL, "dagrt_create");
@@ -795,6 +799,7 @@ static void switch_case(int b_side, int arena)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 0;
     dagrt *rt = dagrt_create(&cfg);
     EXPECT(rt != NULL, "switch: no runtime");
@@ -942,6 +947,7 @@ static void move_case(void)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 2;
     dagrt *rt = dagrt_create(&cfg);
     EXPECT(rt != NULL, "dagrt_create");
@@ -1048,6 +1054,7 @@ static void handoff_case(void)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 0;
     dagrt *rt = dagrt_create(&cfg);
     EXPECT(rt != NULL, "handoff: dagrt_create");

@@ -388,6 +388,7 @@ static dagrt *live_rt(uint32_t live)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 1;
     cfg.live_costs = live;
     dagrt *rt = dagrt_create(&cfg);
@@ -426,6 +427,7 @@ int live_costs_scenario(void)
     /* Past the bound: refused, with its error. */
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 1;
     cfg.live_costs = 1000001;
     int err = 0;

@@ -210,6 +210,7 @@ static dagrt *make_rt(void)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 1;
     dagrt *rt = dagrt_create(&cfg);
     EXPECT(rt != NULL, "dagrt_create");

@@ -94,6 +94,7 @@ int pipe_ahead_scenario(void)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 1;
     the_rt = dagrt_create(&cfg);
     if (!the_rt) {

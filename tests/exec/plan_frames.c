@@ -175,6 +175,7 @@ int plan_frames_scenario(void)
     policy_body_hook = plan_body;
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = 1;   /* plan mode: the caller and one worker */
     int err = 0;
     dagrt *rt = dagrt_create_ex(&cfg, &err);

@@ -62,6 +62,7 @@ dagrt *policy_rt(int workers, const char *who)
 {
     dagrt_config cfg;
     dagrt_config_init(&cfg);
+    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's own mechanisms: never the crowded switch */
     cfg.workers = workers;
     int err = 0;
     dagrt *rt = dagrt_create_ex(&cfg, &err);
