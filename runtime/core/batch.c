@@ -41,7 +41,7 @@ static void unpush_one(void *x, void *u)
 }
 
 static int batch_to_deque(dagrt *rt, rt_ctx *c, rt_group *gi, const dagrt_task_desc *tasks,
-                          size_t n, unsigned flags)
+                          size_t n, unsigned flags, rt_obs *ob)
 {
     if (!rt_deque_reserve(&c->deque, (int64_t)n))
         return DAGRT_ENOMEM;
@@ -60,6 +60,8 @@ static int batch_to_deque(dagrt *rt, rt_ctx *c, rt_group *gi, const dagrt_task_d
             atomic_store_explicit(&c->nspawned, ns, memory_order_relaxed);
             return DAGRT_ENOMEM;
         }
+        if (RT_UNLIKELY(ob != NULL))
+            rt_task_seen(ob, c, t, 0);
         if (gi)
             rt_group_count_spawn(gi, c, t);
         (void)rt_deque_push_private(&c->deque, t);   /* room reserved: cannot fail */
@@ -90,8 +92,11 @@ int dagrt_spawn_batch(dagrt *rt, dagrt_group *g, const dagrt_task_desc *tasks, s
     if (n == 0)
         return 0;
     rt_ctx *c = rt_ctx_here(rt);
+    /* The program's tasks, reported as they run while something observes
+     * (core/seen.c); not fiber tasks. */
+    rt_obs *ob = (flags & DAGRT_SPAWN_FIBER) ? NULL : rt_obs_now(&rt->obs);
     if (c && !(flags & (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT)))
-        return batch_to_deque(rt, c, gi, tasks, n, flags);
+        return batch_to_deque(rt, c, gi, tasks, n, flags, ob);
     /* Every descriptor first, chained in order through u[0] (free for
      * internal users; a plain or fiber task does not use it). */
     rt_task *head = NULL, *tail = NULL;
@@ -101,6 +106,8 @@ int dagrt_spawn_batch(dagrt *rt, dagrt_group *g, const dagrt_task_desc *tasks, s
             batch_free(rt, head);
             return DAGRT_ENOMEM;
         }
+        if (RT_UNLIKELY(ob != NULL))
+            rt_task_seen(ob, c, t, 0);
         t->u[0] = 0;
         if (tail)
             tail->u[0] = (uintptr_t)t;

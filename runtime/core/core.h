@@ -77,6 +77,18 @@
 #define RT_TASK_OWNED DAGRT__TASK_OWNED   /* counted in its group's owner-local count */
 #define RT_TASK_FORKED DAGRT__TASK_FORKED /* a fork's task on its forker's stack (rt_forked) */
 #define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */
+/* A task of the program's (dagrt_spawn and friends: core/work.c, core/batch.c)
+ * spawned while something observed (an observer or the trace): its run is
+ * reported as a spawned task (core/work.c, task_run). Never set on the
+ * runtime's own tasks: its spawns through the same entry points go
+ * through rt_spawn_own, and its other tasks (parallel-for pieces, fiber
+ * resumes, asynchronous continuations, plan helpers, forks) are made
+ * without it. Set at the spawn, so the run's fast path tests it together
+ * with DAGRT_SPAWN_FIBER: no branch of its own when nothing observes. */
+#define RT_TASK_SEEN   (1u << 19)
+/* With RT_TASK_SEEN: the node that spawned it is in its slot's tail
+ * (rt_task_parent), as the trace knew it on the spawning thread. */
+#define RT_TASK_PARENT (1u << 20)
 
 typedef struct rt_group rt_group;
 
@@ -105,6 +117,24 @@ _Static_assert(RT_TASK_INLINE_AT % DAGRT_SPAWN_INLINE_ALIGN == 0, "inline storag
 static inline void *rt_task_inline(rt_task *t)
 {
     return (unsigned char *)(void *)t + RT_TASK_INLINE_AT;
+}
+
+/* Where a seen task keeps its parent (RT_TASK_PARENT): the last 32 bytes
+ * of its pooled slot, inside the inline storage, which a task leaves free
+ * when it holds at most RT_TASK_PARENT_AT bytes there (dagrt_spawn and
+ * dagrt_spawn_ex hold none, dagrt_spawn_words 16; dagrt_spawn_inline
+ * with more has no parent recorded). */
+#define RT_TASK_PARENT_AT 48
+typedef struct rt_task_parent {
+    const char *graph, *node;
+    uint64_t frame;
+    uint32_t index;
+} rt_task_parent;
+_Static_assert(RT_TASK_PARENT_AT + sizeof(rt_task_parent) <= DAGRT_SPAWN_INLINE_SIZE,
+               "a task's parent is past its slot");
+static inline rt_task_parent *rt_task_parent_of(rt_task *t)
+{
+    return (rt_task_parent *)(void *)((unsigned char *)rt_task_inline(t) + RT_TASK_PARENT_AT);
 }
 
 /* --------------------------------------------------------------- groups */
@@ -698,6 +728,19 @@ int rt_submit_counted(dagrt *rt, rt_ctx *c, rt_task *t);
  * mode's helpers, which must not run on the thread they help). Counted
  * like a spawn from outside the runtime. 0 or DAGRT_ENOMEM. */
 int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg);
+/* dagrt_spawn_ex for the runtime's own tasks (the dynamic executor's node
+ * tasks, plan mode's offloaded nodes, the asynchronous waits' main-thread
+ * continuations): the same checks and path, never reported as the
+ * program's spawned tasks (RT_TASK_SEEN). */
+int rt_spawn_own(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags);
+/* A task of the program's just made (before its submit), while ob
+ * observes: marks it RT_TASK_SEEN and, where the trace knows the node
+ * open on the spawning thread (c) and inline bytes leave the tail free,
+ * records that node as its parent (core/work.c). */
+void rt_task_seen(rt_obs *ob, rt_ctx *c, rt_task *t, size_t inline_bytes);
+/* Runs and finishes a task marked RT_TASK_SEEN on c's thread, reported
+ * around its body (core/seen.c; core/work.c's task_run calls it). */
+void rt_task_run_seen(rt_ctx *c, rt_task *t);
 /* One ready task for c (hot lane, own queue, own deque, the offer, steal),
  * or NULL. */
 rt_task *rt_find_task(rt_ctx *c);

@@ -30,7 +30,7 @@ void rt_deferred_flush(dagrt *rt)
     unsigned n = rt_deferred_n;
     rt_deferred_n = 0;
     for (unsigned k = 0; k < n; k++)
-        if (dagrt_spawn_ex(rt, NULL, held[k].fn, held[k].arg, DAGRT_SPAWN_MAIN) != 0) {
+        if (rt_spawn_own(rt, NULL, held[k].fn, held[k].arg, DAGRT_SPAWN_MAIN) != 0) {
             fprintf(stderr, "dagrt: fatal: could not queue a held main-thread task again\n");
             abort();
         }

@@ -117,7 +117,7 @@ static void drainer_entry(void *arg);
 static void spawn_node(graph_rt *r, uint32_t i, unsigned flags)
 {
     node_rt *n = &r->nodes[i];
-    while (dagrt_spawn_ex(r->rt, &r->group, task_entry, n, flags) != 0) {
+    while (rt_spawn_own(r->rt, &r->group, task_entry, n, flags) != 0) {
         /* Out of task memory: the node must still run where its flags say,
          * so retry after letting others make progress. */
         dagrt_pump_main(r->rt);
@@ -133,7 +133,7 @@ static void maybe_spawn_drainer(graph_rt *r)
     if (!atomic_compare_exchange_strong_explicit(&r->drainers, &h, h + 1, memory_order_relaxed,
                                                  memory_order_relaxed))
         return;
-    if (dagrt_spawn_ex(r->rt, &r->group, drainer_entry, r, DAGRT_SPAWN_DEFAULT) != 0)
+    if (rt_spawn_own(r->rt, &r->group, drainer_entry, r, DAGRT_SPAWN_DEFAULT) != 0)
         /* relaxed: as above, a heuristic. */
         atomic_fetch_sub_explicit(&r->drainers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
 }

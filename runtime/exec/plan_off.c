@@ -94,7 +94,7 @@ void rt_plan_off_spawn(graph_rt *r, uint32_t i, node_where where)
     uint32_t f = r->g->nodes[i].flags;
     unsigned sf = ((f & DAGRT_NODE_FIBER) ? DAGRT_SPAWN_FIBER : 0u) |
                   ((f & DAGRT_NODE_HOT) ? DAGRT_SPAWN_HOT : 0u);
-    while (dagrt_spawn_ex(r->rt, &r->group, plan_off_entry, &r->nodes[i], sf) != 0) {
+    while (rt_spawn_own(r->rt, &r->group, plan_off_entry, &r->nodes[i], sf) != 0) {
         /* Out of task memory: the node must still run where its flag says;
          * let running tasks finish and free theirs. */
         rt_plan_help(r, where);

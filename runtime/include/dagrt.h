@@ -1321,6 +1321,24 @@ typedef struct dagrt_frame_event {
                                 "dynamic" or "caller alone" */
 } dagrt_frame_event;
 
+/* A task the program spawned (dagrt_spawn, _ex, _words, _inline, _batch)
+ * while something observed, as it runs (task_begin, task_end: on the
+ * thread that runs it, both on the same one). The runtime's own tasks
+ * (the dynamic executor's node tasks, parallel-for pieces, ...) are never
+ * reported, nor are fiber tasks (DAGRT_SPAWN_FIBER) and forks. The parent
+ * is the node whose body (or a task spawned from it) spawned it, where the
+ * built-in trace was recording on the spawning thread; else graph and node
+ * are NULL. */
+typedef struct dagrt_task_event {
+    int thread;              /* dagrt_thread_index of the thread running it */
+    dagrt_fn fn;             /* the task's function and argument as spawned */
+    void *arg;               /* (an inline task's: its storage) */
+    const char *graph;       /* the parent node's graph and name, or NULL */
+    const char *node;
+    uint32_t index;          /* the parent node's index and frame (0 when none) */
+    uint64_t frame;
+} dagrt_task_event;
+
 typedef struct dagrt_observer {
     /* A task node's body (or, for a parallel task, each piece: once per
      * sub-range, on the thread that runs it) begins / ends. Gates and tasks
@@ -1352,6 +1370,9 @@ typedef struct dagrt_observer {
      * ready in the threads' queues (a sample: read without stopping
      * anyone) and the workers asleep. */
     void (*load)(void *user, int thread, int ready, int parked);
+    /* A spawned task of the program's (dagrt_task_event) begins / ends. */
+    void (*task_begin)(void *user, const dagrt_task_event *e);
+    void (*task_end)(void *user, const dagrt_task_event *e);
 } dagrt_observer;
 
 /* Installs obs (copied) with user, or removes it (obs NULL). 0;

@@ -166,6 +166,31 @@ static int ready_now(int fd, short events, int *err)
     return k > 0;
 }
 
+void rt_os_poll_once(rt_io_op *op)
+{
+    struct pollfd p = { (int)op->h, (short)(((op->events & RT_IO_POLL_IN) ? POLLIN : 0) |
+                                            ((op->events & RT_IO_POLL_OUT) ? POLLOUT : 0)), 0 };
+    int k;
+    do   /* an interrupted look is not an answer: look again */
+        k = poll(&p, 1, 0);
+    while (k < 0 && errno == EINTR);
+    op->res = 0;
+    op->err = 0;
+    op->canceled = false;
+    if (k < 0 || (k > 0 && (p.revents & POLLNVAL))) {
+        op->err = k < 0 ? errno : EBADF;
+        return;
+    }
+    unsigned b = 0;
+    if (k > 0 && (p.revents & POLLIN))
+        b |= RT_IO_POLL_IN;
+    if (k > 0 && (p.revents & POLLOUT))
+        b |= RT_IO_POLL_OUT;
+    if (k > 0 && (p.revents & (POLLERR | POLLHUP)))
+        b |= RT_IO_POLL_ERR;
+    op->res = (int64_t)b;
+}
+
 /* One read or write of fd (off < 0: its own position). look: without
  * waiting (a zero poll first, -1 with EAGAIN when not ready, then at most
  * what is there to read or PIPE_BUF bytes to write); else a plain

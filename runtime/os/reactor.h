@@ -51,6 +51,13 @@ struct rt_io_op {
     size_t addrlen;           /* recvfrom: in the room, out the length */
     unsigned events;          /* poll: RT_IO_POLL_* */
     bool defer;               /* may stay queued until a flush (a reactor with flush) */
+    /* A poll that must not wait (its deadline had passed: dagrt_poll's
+     * "looks once", like poll(2) with a timeout of 0): the reactor looks
+     * at the handle once, on the submitting thread, and calls done before
+     * submit returns, with the ready set in res (0: nothing ready; wait/io.c
+     * makes that DAGRT_ETIMEDOUT) or the system's error. Never queued, so
+     * never cancelled; defer is false. */
+    bool once;
     unsigned slot;            /* the submitting thread's slot, < the reactor's nslots
                                * (its queue, where a reactor has one per thread) */
     void (*done)(rt_io_op *op);
@@ -161,6 +168,11 @@ int rt_os_handle_check(intptr_t h);
  * SIGPIPE, and how each reactor avoids it (SIGPIPE, io_linux.c). */
 enum { RT_FD_OTHER, RT_FD_FILE, RT_FD_SOCK, RT_FD_FIFO, RT_FD_BAD };
 int rt_os_fd_kind(intptr_t h);
+/* A once poll's look (rt_io_op.once): poll(2) with a timeout of 0 on
+ * op->h for op->events; res the ready set (RT_IO_POLL_*, 0 when nothing
+ * is ready), or err (EBADF for a descriptor poll calls invalid). The
+ * reactors' submit answers a once op with it (io_linux.c). */
+void rt_os_poll_once(rt_io_op *op);
 /* One write(2)/pwrite(2) of buf[0, n) on h (off < 0: the handle's own
  * position) that cannot deliver SIGPIPE to the program (io_linux.c,
  * SIGPIPE); nowait: RWF_NOWAIT (EAGAIN instead of waiting). The bytes

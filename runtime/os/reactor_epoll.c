@@ -343,6 +343,11 @@ static void ep_submit(rt_reactor *r, rt_io_op *op)
     atomic_store_explicit(&op->rflags, 0, memory_order_relaxed);   /* relaxed: not shared yet */
     op->rnext = op->rprev = NULL;
     op->rwhere = W_NONE;
+    if (op->once) {   /* a poll past its deadline: one look, answered here (reactor.h) */
+        rt_os_poll_once(op);
+        op->done(op);
+        return;
+    }
     if (goes_to_lane(op)) {
         rt_os_mutex_lock(&e->mu);
         op->rwhere = W_LANE;

@@ -19,7 +19,9 @@
  * wait costs nothing until then (tests/models/lane_wake.pml). dagrt_poll
  * always goes to the lane: WSAPoll for a socket; for any other handle a
  * wait on the object (signalled: DAGRT_POLL_IN) and on the thread's cancel
- * event, set by a cancel after the flag in the same way.
+ * event, set by a cancel after the flag in the same way. A poll whose
+ * deadline had passed (rt_io_op.once) is the exception: it looks once on
+ * the submitting thread (look_once).
  */
 #include <winsock2.h>
 #include <ws2tcpip.h>
@@ -172,6 +174,56 @@ int rt_win_handle_overlapped(intptr_t h)
     return (mode & RT_FILE_SYNCHRONOUS_IO) == 0;
 }
 
+/* A poll's events as WSAPoll takes them, and WSAPoll's answer as the
+ * ready set (RT_IO_POLL_*). */
+static short poll_events(const rt_io_op *op)
+{
+    return (short)(((op->events & RT_IO_POLL_IN) ? POLLRDNORM : 0) |
+                   ((op->events & RT_IO_POLL_OUT) ? POLLWRNORM : 0));
+}
+
+static unsigned poll_bits(int rev)
+{
+    unsigned b = 0;
+    if (rev & POLLRDNORM)
+        b |= RT_IO_POLL_IN;
+    if (rev & POLLWRNORM)
+        b |= RT_IO_POLL_OUT;
+    if (rev & (POLLERR | POLLHUP | POLLNVAL))
+        b |= RT_IO_POLL_ERR;
+    return b;
+}
+
+/* A once poll (rt_io_op.once: its deadline had passed): one look on the
+ * submitting thread, never queued: WSAPoll with no wait for a socket, a
+ * wait of 0 ms on any other handle (which takes what a wait takes, as
+ * wait_object does). Queued for a lane thread instead, the op raced the
+ * cancel its deadline sends at once: the cancel often took it off the
+ * queue, or ended its WSAPoll, before it looked (DAGRT_ETIMEDOUT for a
+ * ready handle), and now and then lost. */
+static void look_once(rt_io_op *op)
+{
+    op->res = 0;
+    op->err = 0;
+    op->canceled = false;
+    if (!is_socket(op->h)) {
+        DWORD w = WaitForSingleObject((HANDLE)op->h, 0);
+        if (w == WAIT_OBJECT_0 || w == WAIT_ABANDONED_0)
+            op->res = RT_IO_POLL_IN;
+        else if (w == WAIT_FAILED)
+            op->err = (int)GetLastError();   /* not waitable, as wait_object reports it */
+        return;
+    }
+    WSAPOLLFD p = { (SOCKET)op->h, poll_events(op), 0 };
+    int n = WSAPoll(&p, 1, 0);
+    if (n < 0)
+        op->err = WSAGetLastError();
+    else if (n > 0 && (p.revents & POLLNVAL))
+        op->err = WSAENOTSOCK;
+    else if (n > 0)
+        op->res = poll_bits(p.revents);
+}
+
 static void run_op(rt_io_op *op, lane_thread *lt)
 {
     SOCKET s = (SOCKET)op->h;
@@ -239,7 +291,7 @@ static void run_op(rt_io_op *op, lane_thread *lt)
         return;
     }
     short ev = op->kind == RT_IO_POLL
-             ? (short)(((op->events & RT_IO_POLL_IN) ? POLLRDNORM : 0) | ((op->events & RT_IO_POLL_OUT) ? POLLWRNORM : 0))
+             ? poll_events(op)
              : (op->kind == RT_IO_SENDTO || op->kind == RT_IO_CONNECT) ? POLLWRNORM : POLLRDNORM;
     int rev = op->kind == RT_IO_CONNECT ? POLLWRNORM : wait_ready(op, lt, s, ev);
     if (rev == 0) {
@@ -255,17 +307,9 @@ static void run_op(rt_io_op *op, lane_thread *lt)
         return;
     }
     switch (op->kind) {
-    case RT_IO_POLL: {
-        unsigned b = 0;
-        if (rev & POLLRDNORM)
-            b |= RT_IO_POLL_IN;
-        if (rev & POLLWRNORM)
-            b |= RT_IO_POLL_OUT;
-        if (rev & (POLLERR | POLLHUP | POLLNVAL))
-            b |= RT_IO_POLL_ERR;
-        op->res = b;
+    case RT_IO_POLL:
+        op->res = poll_bits(rev);
         return;
-    }
     case RT_IO_RECVFROM: {
         int l = (int)op->addrlen;
         int n = recvfrom(s, op->buf, (int)op->n, 0, op->addr, op->addr ? &l : NULL);
@@ -344,6 +388,12 @@ static void lane_submit(rt_reactor *b, rt_io_op *op)
 {
     lane_reactor *r = (lane_reactor *)b;
     atomic_store_explicit(&op->rflags, 0, memory_order_relaxed);   /* relaxed: not shared yet */
+    if (op->once) {   /* answered here, before submit returns (reactor.h) */
+        op->rwhere = W_NONE;
+        look_once(op);
+        op->done(op);
+        return;
+    }
     rt_os_mutex_lock(&r->mu);
     op->rwhere = W_QUEUED;
     op->rnext = NULL;

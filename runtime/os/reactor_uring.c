@@ -276,6 +276,15 @@ static bool fifo_write(rt_io_op *op)
 void rt_uring_submit(rt_reactor *r, rt_io_op *op)
 {
     uring_reactor *u = (uring_reactor *)r;
+    if (op->once) {
+        /* A poll past its deadline: one look, answered here (reactor.h).
+         * Not a POLL_ADD: its completion may come after this returns (a
+         * deferred SQE, or the completion thread's reap), and the cancel
+         * that the deadline then sends could win over a ready handle. */
+        rt_os_poll_once(op);
+        op->done(op);
+        return;
+    }
     uring_ring *g = rt_uring_ring_for(u, op->slot);
     op->rwhere = (int)g->slot;   /* a cancel goes to the same ring */
     int fd = (int)op->h;

@@ -15,7 +15,7 @@ static bool any_cb(const dagrt_observer *c)
 {
     return c->node_begin || c->node_end || c->fiber_suspend || c->fiber_resume ||
            c->thread_start || c->thread_stop || c->idle || c->wake || c->frame_begin ||
-           c->frame_end || c->load;
+           c->frame_end || c->load || c->task_begin || c->task_end;
 }
 
 /* Replaces the current record by one with these settings (NULL when they
@@ -72,6 +72,20 @@ void rt_obs_node(rt_obs *ob, int what, const dagrt_node_event *e)
         f(ob->user, e);
 }
 
+
+void rt_obs_task(rt_obs *ob, bool begin, const dagrt_task_event *e, const void *id)
+{
+    if (ob->trace) {
+        rt_trace_node p = { e->graph, e->node, e->index, false, e->frame, 0, 0 };
+        if (begin)
+            rt_trace_task_begin(ob->trace, (uint32_t)e->thread, &p, id, (const void *)(uintptr_t)e->fn);
+        else
+            rt_trace_task_end(ob->trace, (uint32_t)e->thread, &p, id, (const void *)(uintptr_t)e->fn);
+    }
+    void (*f)(void *, const dagrt_task_event *) = begin ? ob->cb.task_begin : ob->cb.task_end;
+    if (f)
+        f(ob->user, e);
+}
 
 void rt_obs_thread(rt_obs *ob, bool start, int thread)
 {

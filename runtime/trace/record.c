@@ -194,7 +194,7 @@ static void open_close(rt_trace *t, ring *r, const rt_trace_node *n, uint8_t fla
     e->b = o->n.begin;
     e->e = o->n.end;
     e->index = o->n.index;
-    e->kind = EV_NODE;
+    e->kind = (o->flags & F_TASK) ? EV_TASK : EV_NODE;
     e->flags = o->flags | flags;
     slot_done(r, h);
 }
@@ -229,6 +229,57 @@ void rt_trace_resume(rt_trace *t, uint32_t tid, const rt_trace_node *n)
     ring *r = ring_of(t, tid);
     if (r)
         open_push(t, r, n, F_RESUMED);
+}
+
+/* A task's span as the open stack keeps it: its parent's identity, and
+ * the task itself in begin (no node span has a begin without piece). */
+static rt_trace_node task_span(const rt_trace_node *parent, const void *id, const void *fn)
+{
+    rt_trace_node n = { NULL, NULL, 0, false, 0, 0, 0 };
+    if (parent && parent->graph) {
+        n.graph = parent->graph;
+        n.node = parent->node;
+        n.index = parent->index;
+        n.frame = parent->frame;
+    }
+    n.begin = (uint64_t)(uintptr_t)id;
+    n.end = (uint64_t)(uintptr_t)fn;
+    return n;
+}
+
+void rt_trace_task_begin(rt_trace *t, uint32_t tid, const rt_trace_node *parent, const void *id,
+                         const void *fn)
+{
+    ring *r = ring_of(t, tid);
+    if (r) {
+        rt_trace_node n = task_span(parent, id, fn);
+        open_push(t, r, &n, F_TASK);
+    }
+}
+
+void rt_trace_task_end(rt_trace *t, uint32_t tid, const rt_trace_node *parent, const void *id,
+                       const void *fn)
+{
+    rt_trace_node n = task_span(parent, id, fn);
+    ring *r = ring_of(t, tid);
+    if (r)
+        open_close(t, r, &n, 0);
+    else
+        open_drop(t, tid, &n);
+}
+
+bool rt_trace_current(rt_trace *t, uint32_t tid, rt_trace_node *out)
+{
+    ring *r = ring_of(t, tid);
+    if (!r || r->depth == 0 || r->depth > DEPTH)
+        return false;   /* over the cap: the top is not stored */
+    const open_span *o = &r->open[r->depth - 1];
+    if (!o->n.graph)
+        return false;   /* a task whose parent was not known */
+    *out = o->n;
+    out->piece = false;
+    out->begin = out->end = 0;
+    return true;
 }
 
 void rt_trace_idle(rt_trace *t, uint32_t tid)

@@ -74,6 +74,19 @@ void rt_trace_end(rt_trace *t, uint32_t tid, const rt_trace_node *n);
 /* A fiber task leaves thread tid (its slice ends) / comes back on tid. */
 void rt_trace_suspend(rt_trace *t, uint32_t tid, const rt_trace_node *n);
 void rt_trace_resume(rt_trace *t, uint32_t tid, const rt_trace_node *n);
+/* A spawned task of the program's (core/seen.c) begins / ends on thread
+ * tid: a span like a node's, nested in what is open there. parent: the
+ * node that spawned it (graph NULL: none known); id: the task, which
+ * tells its span apart; fn: its function, for the file. */
+void rt_trace_task_begin(rt_trace *t, uint32_t tid, const rt_trace_node *parent, const void *id,
+                         const void *fn);
+void rt_trace_task_end(rt_trace *t, uint32_t tid, const rt_trace_node *parent, const void *id,
+                       const void *fn);
+/* The node on whose behalf thread tid runs now, while recording: its
+ * innermost open span's node, or for a spawned task's span that task's
+ * parent (so a task spawned by a task has the node above both). Called by
+ * tid itself. false: none (nothing open, or nothing known). */
+bool rt_trace_current(rt_trace *t, uint32_t tid, rt_trace_node *out);
 /* A thread goes idle (sleeps) / wakes: an "idle" span between. */
 void rt_trace_idle(rt_trace *t, uint32_t tid);
 void rt_trace_wake(rt_trace *t, uint32_t tid);

@@ -53,6 +53,14 @@ static long sym_of(const ev ***syms, size_t *n, size_t *cap, const ev *e)
 
 static uint64_t to_ns(uint64_t ticks, double k) { return (uint64_t)((double)ticks * k + 0.5); }
 
+/* Spans only: an instant mark (steal, wake) and an I/O wait have no place
+ * in a stack; nor has a spawned task, whose name and category are its
+ * parent's (it would pass for that node). */
+static bool in_stacks(const ev *e)
+{
+    return e->kind != EV_MARK && e->kind != EV_IO && e->kind != EV_TASK;
+}
+
 int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32_t nthreads,
                             uint32_t nworkers, double k)
 {
@@ -62,9 +70,8 @@ int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32
     uint32_t *open = malloc((n ? n : 1) * sizeof *open);
     long *sym = malloc((n ? n : 1) * sizeof *sym);
     int rc = sp && open && sym ? 0 : DAGRT_ENOMEM;
-    /* Spans only: an instant mark (steal, wake) has no place in a stack. */
     for (size_t i = 0; rc == 0 && i < n; i++)
-        if (pick[i].e->kind != EV_MARK && pick[i].e->kind != EV_IO && (sym[i] = sym_of(&syms, &nsym, &symcap, pick[i].e)) < 0)
+        if (in_stacks(pick[i].e) && (sym[i] = sym_of(&syms, &nsym, &symcap, pick[i].e)) < 0)
             rc = DAGRT_ENOMEM;
     if (rc == 0) {
         fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
@@ -84,7 +91,7 @@ int rt_trace_put_speedscope(FILE *f, const rt_trace_pick *pick, size_t n, uint32
         for (uint32_t t = 0; t < nthreads; t++) {
             size_t m = 0;
             for (size_t i = 0; i < n; i++)
-                if (pick[i].tid == t && pick[i].e->kind != EV_MARK && pick[i].e->kind != EV_IO) {
+                if (pick[i].tid == t && in_stacks(pick[i].e)) {
                     const ev *e = pick[i].e;
                     /* begin and end each rounded, as in the other format */
                     sp[m++] = (span){to_ns(e->ts, k), to_ns(e->ts + e->dur, k), (uint32_t)sym[i]};

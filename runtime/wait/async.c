@@ -144,7 +144,7 @@ static void async_main_run(void *arg)
      * the main thread's next wait or pump (each pump runs only what was
      * queued when it began). */
     if (dagrt_in_fiber(a->rt)) {
-        if (dagrt_spawn_ex(a->rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN) != 0) {
+        if (rt_spawn_own(a->rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN) != 0) {
             fprintf(stderr, "dagrt: fatal: could not queue an asynchronous wait again\n");
             abort();
         }
@@ -158,7 +158,7 @@ static void async_main_run(void *arg)
             return;
         /* RT_DEFERRED_MAX held already: queued again (progress then
          * needs a worker to take this thread's other tasks). */
-        if (dagrt_spawn_ex(a->rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN) != 0) {
+        if (rt_spawn_own(a->rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN) != 0) {
             fprintf(stderr, "dagrt: fatal: could not queue an asynchronous wait again\n");
             abort();
         }
@@ -169,7 +169,7 @@ static void async_main_run(void *arg)
         a->fn(a->arg, a->result);
         return;
     }
-    if (dagrt_spawn_ex(a->rt, NULL, async_call, a, a->flags) != 0) {
+    if (rt_spawn_own(a->rt, NULL, async_call, a, a->flags) != 0) {
         fprintf(stderr, "dagrt: fatal: could not queue an asynchronous wait's end\n");
         abort();
     }
@@ -185,5 +185,5 @@ int rt_async_on_main(dagrt *rt, dagrt_async *ap, int64_t (*body)(void *data, uin
     a->n = n;
     a->result = 0;
     /* The spawn publishes the fields to the thread that runs the task. */
-    return dagrt_spawn_ex(rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN);
+    return rt_spawn_own(rt, NULL, async_main_run, a, DAGRT_SPAWN_MAIN);
 }

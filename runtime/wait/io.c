@@ -280,7 +280,7 @@ static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, int kind, rt_io_op *out, 
     out->addrlen = q->op.addrlen;
     rt_io_shard *sh = q->sh;
     rt_os_mutex_lock(&sh->mu);
-    bool closing = q->closing, timed_out = q->timed_out;
+    bool closing = q->closing, timed_out = q->timed_out, once = q->op.once;
     if (q->prev)
         q->prev->next = q->next;
     else
@@ -306,6 +306,10 @@ static int64_t io_end(dagrt *rt, rt_io *io, io_req *q, int kind, rt_io_op *out, 
          * (rt_io_call stores it on the thread the call returns on). */
         *os = out->err;
         return rt_os_error_code(out->err);
+    }
+    if (once && out->res == 0) {   /* looked once, nothing ready: the deadline */
+        count(rt, io, k, IO_TIMEOUTS, 1);
+        return DAGRT_ETIMEDOUT;
     }
     if (kind != RT_IO_POLL && kind != RT_IO_ACCEPT)
         count(rt, io, k, IO_BYTES, (uint64_t)out->res);
@@ -389,9 +393,12 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
         count(rt, io, in->kind, IO_CANCELS, 1);
         return DAGRT_ECANCELED;
     }
-    /* A deadline already past: a poll still looks once (a ready handle
-     * returns its set; the op is cancelled at once below, as if its timer
-     * had fired); every other call ends here. */
+    /* A deadline already past: a poll still looks once, as poll(2) with a
+     * timeout of 0 (a once op: the reactor looks on this thread and answers
+     * inside its submit, io_end makes "nothing ready" DAGRT_ETIMEDOUT);
+     * every other call ends here. A poll submitted as usual and cancelled
+     * by its deadline at once raced that cancel: on the Windows lane the
+     * cancel often won, and a ready handle timed out. */
     bool past = deadline != DAGRT_FOREVER && deadline <= rt_now_ns();
     if (past && in->kind != RT_IO_POLL) {
         count(rt, io, in->kind, IO_TIMEOUTS, 1);
@@ -428,11 +435,14 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
     sh->inflight = q;
     sh->ninflight++;
     q->op.slot = slot;
-    bool deferred = q->op.defer = rt_io_may_defer(rt, io);
+    q->op.once = past;
+    bool deferred = q->op.defer = !past && rt_io_may_defer(rt, io);
     io->r->ops->submit(io->r, &q->op);
-    if (sh->rt_cancelled)   /* the runtime's scope (io_rt_cancelled) */
+    if (sh->rt_cancelled && !past)   /* the runtime's scope (io_rt_cancelled); a once op is done */
         rt_io_req_cancel(io, q);
     rt_os_mutex_unlock(&sh->mu);
+    if (past)   /* answered inside the submit (reactor.h, once) */
+        return io_end(rt, io, q, in->kind, out, os);
     /* A reactor with flush leaves the system call of a submit that was
      * not deferred to us, after the lock (reactor.h): the kernel may run
      * the op inside it, and the lock's other users need not wait. */
@@ -459,8 +469,9 @@ static int64_t io_call_(dagrt *rt, const rt_io_op *in, uint64_t deadline, dagrt_
      * one link serves every call. */
     int early = rt_oneshot_arm(rt, &q->w, deadline, c, false);
     if (early) {
-        /* As the callback would have: a deadline past (a poll has had its
-         * look) or no room for its timer ends the call as timed out. */
+        /* As the callback would have: a deadline that passed since the
+         * check above, or no room for its timer, ends the call as timed
+         * out. */
         rt_os_mutex_lock(&sh->mu);
         if (early != DAGRT_ECANCELED)
             q->timed_out = true;

@@ -65,6 +65,7 @@ static int each(void *user, const dg_json *e, char *err, size_t errsz)
     x->suspended = dg_json_get(args, "suspended") != NULL;
     x->id = num_or(dg_json_get(e, "id"), -1);
     copy_str(x->graph, sizeof x->graph, dg_json_get(args, "graph"));
+    copy_str(x->parent, sizeof x->parent, dg_json_get(args, "parent"));
     x->to_frame = num_or(dg_json_get(args, "to_frame"), -1);
     x->to_node = num_or(dg_json_get(args, "to_node"), -1);
     const dg_json *rel = dg_json_get(args, "released");

@@ -50,13 +50,6 @@ typedef HANDLE io_file;
 /* A handle value no call has open, and the system's code for it. */
 #define IO_NOT_OPEN        ((dagrt_handle)0x7ff0)
 #define IO_OS_EBADF        ERROR_INVALID_HANDLE
-/* A poll whose deadline has already passed still looks once (docs/runtime.md,
- * "Cancellation and deadlines"): on Windows, the port and the lane answer
- * DAGRT_ETIMEDOUT without looking, even for a ready handle: a defect of
- * runtime/os's Windows side, found when this scenario was written once for
- * both systems (io_poll_callers checks that it stays as it is, so that the
- * fix turns this to 1). */
-#define IO_POLL_PAST_LOOKS 0
 /* Reading a directory: an error, whose code Windows leaves open (0: any). */
 #define IO_DIR_READ_ERR    0
 #define IO_OS_DIR_READ     0
@@ -73,7 +66,6 @@ typedef int io_file;
 #define IO_OS_EBADF        EBADF
 #define IO_DIR_READ_ERR    DAGRT_EISDIR
 #define IO_OS_DIR_READ     EISDIR
-#define IO_POLL_PAST_LOOKS 1
 #endif
 
 /* A socket or file as the runtime's calls take it. */
