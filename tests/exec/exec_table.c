@@ -12,6 +12,7 @@
 #include "pieces_scenario.h"
 #include "pipe_ahead.h"
 #include "plan_crowded.h"
+#include "plan_tail.h"
 #include "policy_scenario.h"
 #include "policy_slow.h"
 #include "scenario.h"
@@ -34,6 +35,8 @@ static int run_dyn_pieces(void) { return dyn_pieces_scenario(); }   /* pieces_sc
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
 static int run_policy_slow(void) { return policy_slow_scenario(); }   /* policy_slow.c */
 static int run_crowd_dyn(void) { return crowd_dyn_scenario(); }   /* crowd_dyn.c */
+static int run_plan_linger(void) { return plan_linger_scenario(); }   /* plan_tail.c */
+static int run_plan_relist(void) { return plan_relist_scenario(); }   /* plan_tail.c */
 #if defined(__linux__)
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
 static int run_plan_crowded(void) { return plan_crowded_scenario(); }   /* plan_crowded.c */
