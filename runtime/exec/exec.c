@@ -332,6 +332,10 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     r->piped = piped;
     r->linked = prev != NULL;
     r->inpipe = inpipe;
+    /* A plan made for the other use (G_run's one frame, or a pipeline's
+     * frames in flight: exec/plan_build.c) is made again for this one. */
+    if (r->plan_state == RT_PLAN_MADE && r->plan_piped != (inpipe && piped))
+        r->plan_state = RT_PLAN_NONE;
     int workers = dagrt_worker_count(rt);
     r->max_drainers = workers > 0 ? drainers_for(workers) : 0;
     /* Every state of a pipeline makes the same plan for its one graph

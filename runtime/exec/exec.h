@@ -118,6 +118,15 @@
  * idles as usual: as long as an idle worker polls before it parks
  * (RT_SPIN_NS), so lingering costs no more CPU than idling would. */
 #define PLAN_LINGER_NS 50000
+/* ... plus, after a G_run frame, the time its plan predicts between the
+ * helper's last node and the frame's end (graph_rt.plan_linger_ns): the
+ * caller's `on main` tail, which the helper has nothing to do in. Without
+ * it a game's frame (render and present, 180 us, on the caller alone)
+ * outlasted the 50 us, the helper left, and each next frame waited for a
+ * spawn and a wake-up before its list started (docs/benchmarks-log.md,
+ * h-game5). No more than this bound: a longer tail would be spun through
+ * for a wake-up that is small beside it. */
+#define PLAN_LINGER_MAX_NS 500000
 #define PLAN_LEFT UINT32_MAX
 /* graph_rt.owner0's values. */
 #define PLAN_CALLER_AWAY 0u
@@ -292,6 +301,11 @@ typedef struct graph_rt {
     uint8_t nlists;
     uint8_t nwl;                 /* plan mode: helper lists with nodes */
     uint8_t plan_state;          /* rt_plan_state: none yet, made for plan_g, or refused */
+    uint8_t plan_piped;          /* the plan's lists are a pipeline's (in_flight 2, plan_build.c) */
+    /* How long its helpers linger after one of its runs before they
+     * leave (exec/plan_helper.c; PLAN_LINGER_NS, plus the plan's predicted
+     * tail without them): set with the plan, read by joined helpers. */
+    uint32_t plan_linger_ns;
     /* Plan mode (exec/plan_off.c, "nodes that run elsewhere"), set with the
      * plan: plan_off, the graph has nodes the claimer dispatches as
      * runtime tasks (fiber nodes; hot ones where the runtime has hot

@@ -87,6 +87,28 @@ static void bv_place(void *c, uint32_t u, uint32_t k)
     v->tail[k] = u;
 }
 
+/* How long a helper of this plan lingers after a run (exec/plan_helper.c):
+ * PLAN_LINGER_NS beyond the frame's predicted end, counted from its
+ * list's predicted end, so that the caller's tail alone (a game's `on
+ * main` render and present) does not outlast it and each frame's helper
+ * is still there for the next. The longest such tail of any helper list,
+ * if within PLAN_LINGER_MAX_NS; a pipeline's (in_flight 2) helpers go on
+ * into the next frame during the tail: PLAN_LINGER_NS alone. After
+ * ps_schedule: each node's PS_FINISH, v's tails the lists' last nodes. */
+static uint32_t plan_linger_for(const graph_rt *r, const build_view *v, uint32_t nl,
+                                const ps_result *res)
+{
+    uint64_t tail = 0;
+    for (uint32_t k = 1; k < nl && !r->plan_piped; k++) {
+        if (v->tail[k] == NONE)
+            continue;
+        uint64_t end = r->nodes[v->tail[k]].plan.scratch[PS_FINISH];
+        if (res->makespan > end && res->makespan - end > tail)
+            tail = res->makespan - end;
+    }
+    return PLAN_LINGER_NS + (tail <= PLAN_LINGER_MAX_NS ? (uint32_t)tail : 0u);
+}
+
 /* Makes the lists for r->g (see the top of this section). Plain
  * stores: it runs on the caller between runs, allocates nothing, and may
  * run again between any two runs (a re-plan with new costs). Returns false
@@ -230,6 +252,8 @@ bool rt_plan_build(graph_rt *r)
     ps_result res;
     if (!ps_schedule(&pg, &res))
         return false;
+    r->plan_piped = in_flight > 1;
+    r->plan_linger_ns = plan_linger_for(r, &v, nl, &res);
     /* Helper lists the schedule left empty go: the others close up (a
      * list is only its number; xpred only says "another list"), and the
      * plan keeps its two lists at least. */
@@ -260,4 +284,16 @@ bool rt_plan_build(graph_rt *r)
     rt_policy_plan_reset(&r->policy);
     r->epoch = 0;   /* the `done` words are 0 again: the next run is epoch 1 */
     return true;
+}
+
+/* Tests' seam (tests/exec/plan_tail.c; the tests link the static runtime):
+ * the list node i of st's plan is on (0: the caller's), or -1 when st holds
+ * no plan (or i is out of range). Between runs. */
+int rt_plan_list_of(const dagrt_graph_state *st, uint32_t i);
+int rt_plan_list_of(const dagrt_graph_state *st, uint32_t i)
+{
+    const graph_rt *r = (const graph_rt *)(const void *)st->opaque_;
+    if (r->plan_state != RT_PLAN_MADE || i >= r->nnodes)
+        return -1;
+    return r->nodes[i].plan.list;
 }

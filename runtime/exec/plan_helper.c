@@ -42,7 +42,9 @@
  *   tells it, and it then takes itself off the state's late count, its
  *   last access. A pipelined frame's wait waits for each (t, LEFT), which
  *   the helper stores after its last access to the run.
- * - A helper leaves after PLAN_LINGER_NS without a run, at once when other
+ * - A helper leaves after PLAN_LINGER_NS without a run (after a G_run
+ *   frame's, plus its plan's predicted tail without the helpers: the
+ *   caller's `on main` render and present, graph_rt.plan_linger_ns), at once when other
  *   tasks are queued (its worker should run them) or when it finds itself
  *   on the caller's CPU (it would only keep the caller off it). Leaving
  *   races with an offer: the helper decrements `present` (seq_cst) and then
@@ -118,10 +120,15 @@ static void plan_leave(plan_offer *o, graph_rt *r, uint64_t t)
 }
 
 /* Serves run r of ticket t, joined: the ticket's list. Returns false when
- * this helper should stop lingering (it is stuck on the caller's CPU). */
-static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
+ * this helper should stop lingering (it is stuck on the caller's CPU).
+ * *linger: how long to linger after it (the plan's, graph_rt.plan_linger_ns). */
+static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where, uint64_t *linger)
 {
     plan_offer *o = &s->ring[t % PLAN_RING];
+    /* The plan's, read while joined: a plan is made again only once its
+     * helpers left (rt_plan_late_wait), and after rt_plan_work r may not
+     * be ours any more. */
+    *linger = r->plan_linger_ns;
     /* relaxed: see plan_offer.run (plan_join's acquire ordered it). */
     const uint32_t k = atomic_load_explicit(&o->list, memory_order_relaxed);
     const uint32_t epoch = atomic_load_explicit(&o->epoch, memory_order_relaxed);
@@ -153,12 +160,13 @@ static bool plan_serve(plan_slot *s, graph_rt *r, uint64_t t, node_where where)
 
 /* Serves, in order, the tickets from *next up to the latest offered one
  * (g) that it wins. Returns false when the helper should stop (see
- * plan_serve); *next: the next ticket to look at. */
-static bool plan_serve_upto(plan_slot *s, uint64_t *next, uint64_t g, node_where where)
+ * plan_serve); *next: the next ticket to look at; *linger as plan_serve's. */
+static bool plan_serve_upto(plan_slot *s, uint64_t *next, uint64_t g, node_where where,
+                            uint64_t *linger)
 {
     for (; *next <= g; ++*next) {
         graph_rt *r = plan_join(s, *next);
-        if (r && !plan_serve(s, r, *next, where)) {
+        if (r && !plan_serve(s, r, *next, where, linger)) {
             ++*next;
             return false;
         }
@@ -167,8 +175,10 @@ static bool plan_serve_upto(plan_slot *s, uint64_t *next, uint64_t g, node_where
 }
 
 /* Polls for an offer until it is time to leave (see above); serves the
- * offers it wins. *next: the next ticket to look at. */
-static void plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t *next)
+ * offers it wins. *next: the next ticket to look at; *linger: how long
+ * to wait, the plan of the run last served (PLAN_LINGER_NS before any). */
+static void plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t *next,
+                        uint64_t *linger)
 {
     uint64_t t0 = 0;
     for (unsigned i = 1;; i++) {
@@ -176,7 +186,7 @@ static void plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t *
          * own acquire, in plan_join, is what orders the run's setup). */
         uint64_t g = atomic_load_explicit(&s->go, memory_order_acquire);
         if (g >= *next) {
-            if (!plan_serve_upto(s, next, g, where))
+            if (!plan_serve_upto(s, next, g, where, linger))
                 return;
             t0 = 0;
             i = 0;
@@ -197,7 +207,11 @@ static void plan_linger(plan_slot *s, rt_ctx *self, node_where where, uint64_t *
         uint64_t now = rt_now_ns();
         if (t0 == 0)
             t0 = now;
-        else if (now - t0 > PLAN_LINGER_NS)
+        else if (now - t0 > PLAN_LINGER_NS &&
+                 (now - t0 > *linger || rt_crowded()))
+            /* Beyond PLAN_LINGER_NS only for the plan's tail, and not
+             * where the process is crowded: a CPU another thread of it
+             * is queued for is not ours to spin on. */
             return;
     }
 }
@@ -245,9 +259,10 @@ static void plan_helper_run(plan_slot *s)
     uint64_t g = atomic_load_explicit(&s->go, memory_order_acquire);
     uint64_t next = g >= PLAN_RING ? g - PLAN_RING + 1 : 1;
     bool linger = true;
+    uint64_t linger_ns = PLAN_LINGER_NS;
     for (;;) {
         if (linger)
-            plan_linger(s, self, where, &next);
+            plan_linger(s, self, where, &next, &linger_ns);
         /* seq_cst decrement, then seq_cst read of the offer: the Dekker
          * pair with rt_plan_ensure_helper (see "between runs"). Every way
          * out goes through it: an offer that counted this helper present
@@ -264,7 +279,8 @@ static void plan_helper_run(plan_slot *s)
         atomic_fetch_add_explicit(&s->present, 1, memory_order_relaxed);
         /* Stuck on the caller's CPU (plan_serve): no more lingering, but
          * the leave above once more, for the offers made meanwhile. */
-        linger = plan_serve(s, r, next - 1, where) && plan_serve_upto(s, &next, g, where);
+        linger = plan_serve(s, r, next - 1, where, &linger_ns) &&
+                 plan_serve_upto(s, &next, g, where, &linger_ns);
     }
 }
 

@@ -13,6 +13,7 @@
 #include "pieces_scenario.h"
 #include "pipe_ahead.h"
 #include "plan_crowded.h"
+#include "plan_tail.h"
 #include "policy_scenario.h"
 #include "policy_slow.h"
 #include "scenario.h"
@@ -36,6 +37,8 @@ static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahea
 static int run_policy_slow(void) { return policy_slow_scenario(); }   /* policy_slow.c */
 static int run_crowd_dyn(void) { return crowd_dyn_scenario(); }   /* crowd_dyn.c */
 static int run_crowd_held(void) { return crowd_held_scenario(); }   /* crowd_held.c */
+static int run_plan_linger(void) { return plan_linger_scenario(); }   /* plan_tail.c */
+static int run_plan_relist(void) { return plan_relist_scenario(); }   /* plan_tail.c */
 #if defined(__linux__)
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
 static int run_plan_crowded(void) { return plan_crowded_scenario(); }   /* plan_crowded.c */

@@ -1,0 +1,12 @@
+/* plan_tail.h - plan mode on a frame with an `on main` tail (plan_tail.c). */
+#ifndef PLAN_TAIL_H
+#define PLAN_TAIL_H
+
+/* G_run frames: the worker's helper stays through the caller's tail
+ * (no sleep between frames). 0 when it holds. */
+int plan_linger_scenario(void);
+/* A state run with G_run, then in a pipeline: the pipeline's lists. 0
+ * when it holds. */
+int plan_relist_scenario(void);
+
+#endif
