@@ -42,6 +42,7 @@
 #include "bench_body.h"
 #include "crowd_held.h"
 #include "dagrt.h"
+#include "pipe2.h"
 
 #if defined(_WIN32)
 #include <windows.h>
@@ -116,43 +117,15 @@ static void ch_body(ch_ctx *c, int i)
 TRAMP(0) TRAMP(1) TRAMP(2) TRAMP(3) TRAMP(4) TRAMP(5) TRAMP(6) TRAMP(7)
 static const dagrt_node_fn ch_fns[CH_NODES] = {ch_t0, ch_t1, ch_t2, ch_t3,
                                                ch_t4, ch_t5, ch_t6, ch_t7};
-static dagrt_node ch_nodes[CH_NODES];
-static uint32_t ch_succ[2 * CH_MIDS];
-static uint32_t ch_costs[CH_NODES];
-static dagrt_graph ch_graph;
+static pipe2_graph ch;   /* its tables only: the checks are ch_body's */
 
-/* A root, CH_MIDS middle tasks, a sink. */
+/* A root, CH_MIDS middle tasks, a sink (pipe2.h). */
 static const dagrt_graph *ch_table(void)
 {
     static const char *const names[CH_NODES] = {"root", "m1", "m2", "m3", "m4", "m5", "m6",
                                                 "sink"};
-    memset(ch_nodes, 0, sizeof ch_nodes);
-    uint32_t ns = 0;
-    for (int u = 0; u < CH_NODES; u++) {
-        dagrt_node *n = &ch_nodes[u];
-        n->name = names[u];
-        n->kind = DAGRT_NODE_TASK;
-        n->join = DAGRT_JOIN_AND;
-        n->run = ch_fns[u];
-        n->succ_first = ns;
-        if (u == 0)
-            for (int k = 1; k <= CH_MIDS; k++)
-                ch_succ[ns++] = (uint32_t)k;
-        else if (u != CH_SINK)
-            ch_succ[ns++] = CH_SINK;
-        n->nsucc = ns - n->succ_first;
-        n->npred = u == 0 ? 0 : u == CH_SINK ? CH_MIDS : 1;
-        ch_costs[u] = CH_US * 1000u;
-    }
-    memset(&ch_graph, 0, sizeof ch_graph);
-    ch_graph.version = DAGRT_GRAPH_VERSION;
-    ch_graph.nnodes = CH_NODES;
-    ch_graph.nsucc = ns;
-    ch_graph.name = "crowd_held";
-    ch_graph.nodes = ch_nodes;
-    ch_graph.succ = ch_succ;
-    ch_graph.cost = ch_costs;
-    return &ch_graph;
+    pipe2_fan(&ch, "crowd_held", CH_NODES, names, ch_fns, CH_US);
+    return &ch.g;
 }
 
 static int frames_total;
