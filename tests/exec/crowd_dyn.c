@@ -76,9 +76,7 @@ static const dagrt_node_fn cd_fns[CD_NODES] = {cd_t0, cd_t1, cd_t2, cd_t3,
 /* A root, CD_MIDS middle tasks, a sink; m1 has `prev m6`. */
 static const dagrt_graph *cd_table(void)
 {
-    static const char *const names[CD_NODES] = {"root", "m1", "m2", "m3", "m4", "m5", "m6",
-                                                "sink"};
-    pipe2_fan(&cd, "crowd_dyn", CD_NODES, names, cd_fns, CD_US);
+    pipe2_fan(&cd, "crowd_dyn", CD_NODES, NULL, cd_fns, CD_US);
     pipe2_prev(&cd, CD_MIDS, 1);
     pipe2_reset(&cd);
     return &cd.g;

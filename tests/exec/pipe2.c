@@ -45,6 +45,15 @@ void pipe2_table(pipe2_graph *t, const char *who, uint32_t n, const char *const 
 void pipe2_fan(pipe2_graph *t, const char *who, uint32_t n, const char *const *names,
                const dagrt_node_fn *fns, uint32_t cost_us)
 {
+    static const char *const fan_names[PIPE2_MAX_NODES] = {
+        "root", "m1", "m2", "m3", "m4", "m5", "m6", "m7",
+        "m8", "m9", "m10", "m11", "m12", "m13", "m14", "m15"};
+    const char *named[PIPE2_MAX_NODES];
+    if (!names) {
+        for (uint32_t u = 0; u < n; u++)
+            named[u] = u + 1 == n ? "sink" : fan_names[u];
+        names = named;
+    }
     uint32_t edges[2 * PIPE2_MAX_NODES][2], cost[PIPE2_MAX_NODES], ne = 0;
     for (uint32_t m = 1; m + 1 < n; m++)
         edges[ne][0] = 0, edges[ne++][1] = m;

@@ -53,7 +53,8 @@ void pipe2_table(pipe2_graph *t, const char *who, uint32_t n, const char *const 
                  const uint32_t *cost_us);
 
 /* As pipe2_table, for a fan: node 0 the root, nodes 1..n-2 after it, node
- * n-1 (the sink) after them, each costing cost_us. */
+ * n-1 (the sink) after them, each costing cost_us; names NULL: "root",
+ * "m1".."m<n-2>", "sink". */
 void pipe2_fan(pipe2_graph *t, const char *who, uint32_t n, const char *const *names,
                const dagrt_node_fn *fns, uint32_t cost_us);
 
