@@ -358,6 +358,15 @@ static void drainer_entry(void *arg)
     graph_rt *r = arg;
     dagrt *rt = r->rt;   /* read now: r may be reused once the count drops */
     bool main = dagrt_on_main_thread(rt);
+    /* Woken onto the caller's CPU, a drainer only takes turns with the
+     * caller there; beside a busy thread (a crowded CPU) the kernel keeps
+     * the two together, since three threads on two CPUs look balanced
+     * whichever two share: move off it, as plan mode's helpers do
+     * (core/placement.c; a no-op on any other CPU, on the main thread or
+     * where the policy moves nobody). relaxed: a hint (graph_rt.caller_cpu);
+     * a stale value costs a move or a missed one. */
+    if (!main)
+        (void)rt_cpu_leave(atomic_load_explicit(&r->caller_cpu, memory_order_relaxed));
     drain_ctx d = {r, main, false, 0, !main};
     drain(&d, NONE);
     atomic_fetch_sub_explicit(&r->drainers, 1, memory_order_relaxed);   /* relaxed: a heuristic count */
@@ -425,6 +434,10 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     r->one_thread = r->max_drainers == 0 && (!spawns || (workers == 0 && r->rt->nguests == 0)) &&
                     !r->piped;
     r->waking = r->max_drainers > 0 && all_parked(r->rt, workers);
+    /* For the drainers' move off this CPU (drainer_entry). relaxed: a
+     * hint; the first spawn publishes it anyway. */
+    atomic_store_explicit(&r->caller_cpu, r->max_drainers > 0 ? rt_cpu_now() : -1,
+                          memory_order_relaxed);
     /* relaxed: as the resets above. */
     atomic_store_explicit(&r->npar, npar, memory_order_relaxed);
 

@@ -286,9 +286,9 @@ typedef struct graph_rt {
     _Atomic uint32_t running;
     uint32_t epoch;              /* plan mode: this run's number, never 0 */
     uint64_t runs;
-    /* Plan mode: the caller's CPU at the start, or -1. relaxed: a hint,
-     * which a late helper (graph_rt.late) may still read while the next
-     * run stores it. */
+    /* Plan mode and the dynamic executor: the caller's CPU at the start,
+     * or -1 (no drainer). relaxed: a hint, which a late helper
+     * (graph_rt.late) or drainer may still read while the next run stores it. */
     _Atomic int caller_cpu;
     /* Plan mode: the lists (nlists of them; list 0 the caller's, list k
      * the k-th helper's), their first and last nodes (NONE if empty), how

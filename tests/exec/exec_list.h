@@ -32,4 +32,5 @@ SCENARIO(graph_run, plan_relist, 120, SCN_TSAN)
 #if defined(__linux__)
 SCENARIO(graph_run, plan_stopped, 120, SCN_TSAN|SCN_POSIX)
 SCENARIO(graph_run, plan_crowded, 120, SCN_TSAN|SCN_POSIX)
+SCENARIO(graph_run, dyn_leave, 120, SCN_TSAN|SCN_POSIX)
 #endif

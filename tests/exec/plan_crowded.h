@@ -5,5 +5,8 @@
 
 /* The entry plan_crowded: violations seen. */
 int plan_crowded_scenario(void);
+/* The entry dyn_leave: the dynamic executor's drainers off the caller's
+ * CPU. Violations seen. */
+int dyn_leave_scenario(void);
 
 #endif
