@@ -256,6 +256,12 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     r->max_drainers = share ? drainers_for(workers) : 0;
     bool timed = rt_policy_timed(r, share);
     uint64_t t0 = timed ? rt_now_ns() : 0;
+    /* A plan made for a pipeline's frames in flight (its steady state's
+     * lists, exec/plan_build.c) is made again for G_run's one frame when
+     * the plan is next asked for, as rt_exec_start does the other way
+     * (rt_plan_build waits for a late helper first). */
+    if (r->plan_state == RT_PLAN_MADE && r->plan_piped)
+        r->plan_state = RT_PLAN_NONE;
     /* Live costs drifted since the plan was made: made again, now, while
      * nothing runs on the state (exec/live.c). */
     if (rt_exec_planned(r, g) && rt_live_drifted(r))

@@ -21,7 +21,9 @@
  * plan_relist: a state first run with G_run and then handed to a pipeline
  * of its own gets the pipeline's lists, the ones a fresh state of that
  * pipeline gets (exec/plan_build.c, in_flight; exec/exec.c, rt_exec_start).
- * Before, it kept G_run's one-frame lists (h-pipe4's report). Read through
+ * Before, it kept G_run's one-frame lists (h-pipe4's report). And back:
+ * the pipeline's state then run with G_run gets G_run's lists again
+ * (exec/exec.c, dagrt_graph_run; before, it kept the pipeline's). Read through
  * the runtime's seam rt_plan_list_of; every frame is checked whole and in
  * order (pipe2.h). */
 #define _POSIX_C_SOURCE 200809L
@@ -282,6 +284,23 @@ int plan_relist_scenario(void)
         if (memcmp(l0, l1, sizeof l0) != 0) {
             fprintf(stderr, "plan_relist: the state run with G_run first kept lists the "
                     "pipeline's other state does not have (its one-frame plan)\n");
+            bad++;
+        }
+    }
+    /* And back: the pipeline's fresh state, now run with G_run, gets
+     * G_run's one-frame lists again. */
+    for (int k = 0; k < 5 && bad == 0; k++)
+        bad += run_frame(rt, &st[1], &ctx[1], f++);
+    int back[TAIL_NODES];
+    if (bad == 0 && !lists_of(&st[1], back)) {
+        fprintf(stderr, "plan_relist: no plan after G_run frames on the pipeline's state\n");
+        bad++;
+    }
+    if (bad == 0) {
+        print_lists("G_run's, on the pipeline's fresh state after it", back);
+        if (memcmp(back, one, sizeof back) != 0) {
+            fprintf(stderr, "plan_relist: the pipeline's state run with G_run kept the "
+                    "pipeline's lists\n");
             bad++;
         }
     }
