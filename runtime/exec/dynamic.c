@@ -394,7 +394,7 @@ static bool all_parked(dagrt *rt, int workers)
 /* Resets the run's counters and fires the roots. keep: the caller runs
  * one root itself next (returned); otherwise every root is published, so
  * that drainers start the run while its caller does other things. */
-static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
+static uint32_t dyn_begin(graph_rt *r, int workers, bool keep, uint64_t frame_ns)
 {
     const dagrt_graph *g = r->g;
     r->main_head = NONE;
@@ -434,10 +434,11 @@ static uint32_t dyn_begin(graph_rt *r, int workers, bool keep)
     r->one_thread = r->max_drainers == 0 && (!spawns || (workers == 0 && r->rt->nguests == 0)) &&
                     !r->piped;
     r->waking = r->max_drainers > 0 && all_parked(r->rt, workers);
-    /* For the drainers' move off this CPU (drainer_entry). relaxed: a
+    /* For the drainers' move off this CPU (drainer_entry), in frames long
+     * enough to gain from it (DYN_LEAVE_NS; not known: moved). relaxed: a
      * hint; the first spawn publishes it anyway. */
-    atomic_store_explicit(&r->caller_cpu, r->max_drainers > 0 ? rt_cpu_now() : -1,
-                          memory_order_relaxed);
+    bool leave = r->max_drainers > 0 && (frame_ns == 0 || frame_ns >= DYN_LEAVE_NS);
+    atomic_store_explicit(&r->caller_cpu, leave ? rt_cpu_now() : -1, memory_order_relaxed);
     /* relaxed: as the resets above. */
     atomic_store_explicit(&r->npar, npar, memory_order_relaxed);
 
@@ -640,12 +641,25 @@ static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
 }
 
 /* A whole run (after exec/exec.c's checks and reset of the shared fields). */
-int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers)
+int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers, uint64_t frame_ns)
 {
-    return dyn_finish(r, self, dyn_begin(r, workers, true));
+    return dyn_finish(r, self, dyn_begin(r, workers, true, frame_ns));
 }
 
-void rt_exec_dyn_start(graph_rt *r, int workers) { (void)dyn_begin(r, workers, false); }
+/* Tests' seam: the CPU the state's last dynamic frame asked its drainers
+ * to leave, or -1 (none: no drainer, or a frame under DYN_LEAVE_NS).
+ * Between runs. relaxed: a hint (graph_rt.caller_cpu). */
+int rt_dyn_leave_cpu(const dagrt_graph_state *st);
+int rt_dyn_leave_cpu(const dagrt_graph_state *st)
+{
+    const graph_rt *r = (const graph_rt *)(const void *)st->opaque_;
+    return atomic_load_explicit(&((graph_rt *)r)->caller_cpu, memory_order_relaxed);
+}
+
+void rt_exec_dyn_start(graph_rt *r, int workers, uint64_t frame_ns)
+{
+    (void)dyn_begin(r, workers, false, frame_ns);
+}
 
 int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self)
 {

@@ -284,7 +284,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
         r->max_drainers = 0;
         /* fall through */
     default:
-        rc = rt_exec_dyn_run(r, self, workers);
+        rc = rt_exec_dyn_run(r, self, workers, r->policy.frame_ns);
         break;
     }
     uint64_t ns = timed ? rt_now_ns() - t0 : 0;
@@ -328,7 +328,7 @@ static int take(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ct
  * includes whatever the caller does between start and wait. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
-                  graph_rt *prev, bool plan, const rt_frame_id *fid)
+                  graph_rt *prev, bool plan, const rt_frame_id *fid, uint64_t frame_ns)
 {
     graph_rt *r;
     int rc = take(rt, g, st, ctx, store, src, RUN_STARTING, &r, fid);
@@ -359,7 +359,7 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
         rt_pplan_start(r, prev);
     } else {
         r->pplan = 0;
-        rt_exec_dyn_start(r, workers);
+        rt_exec_dyn_start(r, workers, frame_ns);
         if (prev)
             rt_exec_dyn_link(prev, r);
     }
@@ -390,8 +390,9 @@ int dagrt_graph_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, vo
                       dagrt_ctx_store_fn store, const void *src)
 {
     /* Crowded: on the dynamic executor (exec/crowd.c). */
+    /* (A started run is not timed: its frame time is not known.) */
     return rt_exec_start(rt, g, st, ctx, store, src, false, false, NULL,
-                         rt_exec_env_plan() && !rt_crowd_frames(rt), NULL);
+                         rt_exec_env_plan() && !rt_crowd_frames(rt), NULL, 0);
 }
 
 int dagrt_graph_wait(dagrt *rt, dagrt_graph_state *st)

@@ -561,7 +561,7 @@ typedef struct plan_slot {
  * is linked after. */
 int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
                   dagrt_ctx_store_fn store, const void *src, bool inpipe, bool piped,
-                  graph_rt *prev, bool plan, const rt_frame_id *fid);
+                  graph_rt *prev, bool plan, const rt_frame_id *fid, uint64_t frame_ns);
 /* dagrt_graph_wait (pipe false), or a pipeline's wait for its own frame
  * (pipe true): each refuses the other's states (DAGRT_EBUSY). */
 int rt_exec_wait(dagrt *rt, dagrt_graph_state *st, bool pipe);
@@ -849,11 +849,19 @@ void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns);
 
 /* ----------------------------------------------------- exec/dynamic.c */
 
-/* A whole run with the dynamic executor (self: the caller's ctx). */
-int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers);
+/* Frames that take at least this long (frame_ns below) have drainers
+ * that move off their caller's CPU (exec/dynamic.c, drainer_entry): on a
+ * busy thread's CPU a drainer gets half of it, in the scheduler's slices
+ * (a millisecond and more); a shorter frame mostly ends without it, and
+ * each slice it loses while holding a node stalls the frame, where beside
+ * the caller it only ran while the caller waited. */
+#define DYN_LEAVE_NS 1000000u
+/* A whole run with the dynamic executor (self: the caller's ctx);
+ * frame_ns: the frame's usual time (0: not known), for DYN_LEAVE_NS. */
+int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers, uint64_t frame_ns);
 /* The same in two halves: start (reset, publish every root, spawn a
  * drainer; returns at once) and wait (the caller's part, then the end). */
-void rt_exec_dyn_start(graph_rt *r, int workers);
+void rt_exec_dyn_start(graph_rt *r, int workers, uint64_t frame_ns);
 /* Links r (reset by rt_exec_dyn_start with r->linked) after the frame
  * still in flight before it (the submitter's half of the hand-off). */
 void rt_exec_dyn_link(graph_rt *prev, graph_rt *r);

@@ -308,8 +308,9 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* Depth 1 never links (the last frame has always been waited for):
      * its completions need no hand-off. */
+    /* (q->frame_ns: a frame's time from its start to its wait.) */
     rc = rt_exec_start(rt, g, p->states[k], ctx, store, src, true, q->depth > 1, prev, plan,
-                       &fid);
+                       &fid, q->frame_ns);
     if (rc == 0) {
         if (rk->pplan)   /* (a dynamic frame's state uses held_ns: exec_policy) */
             rk->policy.pipe_ns = call_t0 ? rt_now_ns() - call_t0 : 0;

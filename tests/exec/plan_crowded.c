@@ -248,12 +248,19 @@ int plan_crowded_scenario(void)
  * each one). What must hold: of the tasks the worker runs, at most
  * LEAVE_BESIDE_PCT percent run on A. With the move: 0.0-0.1% on a quiet
  * 2-core machine; without it: 72-95% (the kernel leaves the worker on A,
- * beside the caller). Every task once per frame, in order, as above. */
+ * beside the caller). Then G_run frames check the gate on the frame's time
+ * (DYN_LEAVE_NS): 0.1 ms frames do not ask their drainers to leave, 2 ms
+ * frames do (read through the runtime's seam). Every task once per frame,
+ * in order, as above. */
 #define LEAVE_FRAMES 1500
 #define LEAVE_BESIDE_PCT 20
 
 static _Atomic unsigned leave_off, leave_beside;
 static int leave_cpu = -1;
+static int leave_us = CROWD_US;   /* each task's time */
+
+/* The runtime's seam (runtime/exec/dynamic.c). */
+int rt_dyn_leave_cpu(const dagrt_graph_state *st);
 
 static void leave_body(pipe2_frame *c, uint32_t i)
 {
@@ -263,7 +270,7 @@ static void leave_body(pipe2_frame *c, uint32_t i)
         if (sched_getcpu() == leave_cpu)
             atomic_fetch_add(&leave_beside, 1);
     }
-    bench_spin_us(CROWD_US);
+    bench_spin_us((unsigned)leave_us);
     pipe2_leave(c, i);
 }
 
@@ -280,6 +287,41 @@ static void *busy_on(void *arg)
     if (sched_setaffinity(0, sizeof one, &one) != 0)
         return NULL;   /* unpinned: the check below says so */
     return busy_main(NULL);
+}
+
+/* G_run frames of us-long tasks: after them, whether the state's last
+ * frame asked its drainers to leave the caller's CPU must be `want`
+ * (frames shorter than DYN_LEAVE_NS, 1 ms, do not: a drainer that moves
+ * to a busy thread's CPU there mostly stalls them). 0, or 1. */
+static int leave_timed(const dagrt_graph *g, int us, int frames, bool want, int *f)
+{
+    static dagrt_graph_state st;
+    static dagrt_node_state nst[CROWD_NODES];
+    static pipe2_frame ctx = {.graph = &crowd};
+    if (dagrt_graph_state_init(&st, nst, CROWD_NODES) != 0)
+        return 1;
+    leave_us = us;
+    int bad = 0;
+    for (int k = 0; k < frames && bad == 0; k++, ++*f) {
+        pipe2_store(&ctx, f);
+        if (dagrt_graph_run(the_rt, g, &st, &ctx) != 0) {
+            fprintf(stderr, "dyn_leave: G_run frame %d failed\n", *f);
+            bad++;
+        }
+        pipe2_drop(&ctx);
+        bad += atomic_load(&crowd.frames_bad);
+    }
+    int cpu = rt_dyn_leave_cpu(&st);
+    dagrt_graph_state_fini(&st);
+    leave_us = CROWD_US;
+    printf("dyn_leave: %d G_run frames of %d us tasks: drainers asked to leave CPU %d\n", frames,
+           us, cpu);
+    if (bad == 0 && (cpu >= 0) != want) {
+        fprintf(stderr, "dyn_leave: G_run frames of %d us tasks %s their drainers leave the "
+                "caller's CPU\n", us, want ? "did not have" : "had");
+        bad++;
+    }
+    return bad;
 }
 
 static int leave_frames(const dagrt_graph *g)
@@ -369,6 +411,14 @@ int dyn_leave_scenario(void)
         pipe2_fan(&crowd, "dyn_leave", CROWD_NODES, NULL, leave_fns, CROWD_US);
         pipe2_reset(&crowd);
         bad += leave_frames(&crowd.g);
+        /* The frame-time gate: frames of 8 tasks of 10 us (under 0.1 ms)
+         * stay; of 400 us (2 ms and more) leave. The frame numbers go on
+         * (pipe2 checks each task's run after its run in the frame before). */
+        int f = CROWD_WARM + LEAVE_FRAMES;
+        if (bad == 0)
+            bad += leave_timed(&crowd.g, 10, 100, false, &f);
+        if (bad == 0)
+            bad += leave_timed(&crowd.g, 400, 30, true, &f);
     }
     if (the_rt)
         dagrt_destroy(the_rt);
