@@ -119,35 +119,71 @@ static void *busy_main(void *arg)
     return NULL;
 }
 
+/* Each phase's graph state and frame context, made afresh by each
+ * (dagrt_graph_state_init) and released at its end; they outlive the
+ * frames (read until the next run): static. */
+static dagrt_graph_state st;
+static dagrt_node_state nst[CROWD_NODES];
+static pipe2_frame ctx = {.graph = &crowd};
+
+/* Started run f of g on st (context ctx), waited for and checked (every
+ * task once, in order: pipe2). 0, or the violations seen. */
+static int started_frame(const char *who, const dagrt_graph *g, int f)
+{
+    pipe2_store(&ctx, &f);
+    int rc = dagrt_graph_start(the_rt, g, &st, &ctx, NULL, NULL);
+    if (rc == 0)
+        rc = dagrt_graph_wait(the_rt, &st);
+    if (rc != 0) {
+        fprintf(stderr, "%s: frame %d: %s\n", who, f, dagrt_strerror(rc));
+        return 1;
+    }
+    pipe2_drop(&ctx);
+    return atomic_load(&crowd.frames_bad);
+}
+
+/* Sets the calling thread's mask to CPU a, and b too where b >= 0. */
+static bool mask_self(int a, int b)
+{
+    cpu_set_t m;
+    CPU_ZERO(&m);
+    CPU_SET(a, &m);
+    if (b >= 0)
+        CPU_SET(b, &m);
+    return sched_setaffinity(0, sizeof m, &m) == 0;
+}
+
+/* The calling thread's mask into was and its first two CPUs into cpus:
+ * 1; 0 with fewer than two (said: the scenario passes); -1 on an error. */
+static int first_two_cpus(const char *who, cpu_set_t *was, int cpus[2])
+{
+    int n = 0;
+    if (sched_getaffinity(0, sizeof *was, was) != 0)
+        return -1;
+    for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+        if (CPU_ISSET(c, was))
+            cpus[n++] = c;
+    if (n < 2)
+        printf("%s: fewer than 2 CPUs to run on: nothing to test (passes)\n", who);
+    return n < 2 ? 0 : 1;
+}
+
 /* The frames (see the top). 0, or the violations seen. */
 static int crowd_frames(const dagrt_graph *g)
 {
-    static dagrt_graph_state st;
-    static dagrt_node_state nst[CROWD_NODES];
-    static pipe2_frame ctx = {.graph = &crowd};
     if (dagrt_graph_state_init(&st, nst, CROWD_NODES) != 0)
         return 1;
     int bad = 0;
     uint64_t w0 = 0, on0 = 0, de0 = 0, w1 = 0, on1 = 0, de1 = 0;
     bool sched = true;
     for (int f = 0; f < CROWD_WARM + CROWD_FRAMES && bad == 0; f++) {
-        pipe2_store(&ctx, &f);
         if (f == CROWD_WARM) {
             caller_body_ns = caller_body_wall = 0;
             atomic_store(&on_worker, 0);
             sched = sched_ns(&on0, &de0);
             w0 = wall_ns();
         }
-        int rc = dagrt_graph_start(the_rt, g, &st, &ctx, NULL, NULL);
-        if (rc == 0)
-            rc = dagrt_graph_wait(the_rt, &st);
-        if (rc != 0) {
-            fprintf(stderr, "plan_crowded: frame %d: %s\n", f, dagrt_strerror(rc));
-            bad++;
-            break;
-        }
-        pipe2_drop(&ctx);   /* every task once, in order; a message if not */
-        bad = atomic_load(&crowd.frames_bad);
+        bad = started_frame("plan_crowded", g, f);
     }
     w1 = wall_ns();
     sched = sched && sched_ns(&on1, &de1);
@@ -190,21 +226,13 @@ static int crowd_frames(const dagrt_graph *g)
 
 int plan_crowded_scenario(void)
 {
-    cpu_set_t was, one;
-    int cpus[2], n = 0;
-    if (sched_getaffinity(0, sizeof was, &was) != 0)
-        return 1;
-    for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-        if (CPU_ISSET(c, &was))
-            cpus[n++] = c;
-    if (n < 2) {
-        printf("plan_crowded: fewer than 2 CPUs to run on: nothing to test (passes)\n");
-        return 0;
-    }
+    cpu_set_t was;
+    int cpus[2];
+    int two = first_two_cpus("plan_crowded", &was, cpus);
+    if (two <= 0)
+        return two < 0;
     /* The worker and the busy thread, made from here on, inherit cpus[1]. */
-    CPU_ZERO(&one);
-    CPU_SET(cpus[1], &one);
-    if (sched_setaffinity(0, sizeof one, &one) != 0) {
+    if (!mask_self(cpus[1], -1)) {
         fprintf(stderr, "plan_crowded: sched_setaffinity failed\n");
         return 1;
     }
@@ -218,9 +246,7 @@ int plan_crowded_scenario(void)
     cfg.placement = DAGRT_PLACEMENT_NONE;
     the_rt = started ? dagrt_create(&cfg) : NULL;
     /* The caller on the other CPU. */
-    CPU_ZERO(&one);
-    CPU_SET(cpus[0], &one);
-    if (!the_rt || sched_setaffinity(0, sizeof one, &one) != 0) {
+    if (!the_rt || !mask_self(cpus[0], -1)) {
         fprintf(stderr, "plan_crowded: setup failed (busy thread, runtime, affinity)\n");
         bad = 1;
     } else {
@@ -279,13 +305,14 @@ LTRAMP(0) LTRAMP(1) LTRAMP(2) LTRAMP(3) LTRAMP(4) LTRAMP(5) LTRAMP(6) LTRAMP(7)
 static const dagrt_node_fn leave_fns[CROWD_NODES] = {leave_t0, leave_t1, leave_t2, leave_t3,
                                                      leave_t4, leave_t5, leave_t6, leave_t7};
 
+static _Atomic int busy_unpinned;
+
 static void *busy_on(void *arg)
 {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(*(int *)arg, &one);
-    if (sched_setaffinity(0, sizeof one, &one) != 0)
-        return NULL;   /* unpinned: the check below says so */
+    if (!mask_self(*(int *)arg, -1)) {
+        atomic_store(&busy_unpinned, 1);   /* the scenario fails: see its end */
+        return NULL;
+    }
     return busy_main(NULL);
 }
 
@@ -295,9 +322,6 @@ static void *busy_on(void *arg)
  * to a busy thread's CPU there mostly stalls them). 0, or 1. */
 static int leave_timed(const dagrt_graph *g, int us, int frames, bool want, int *f)
 {
-    static dagrt_graph_state st;
-    static dagrt_node_state nst[CROWD_NODES];
-    static pipe2_frame ctx = {.graph = &crowd};
     if (dagrt_graph_state_init(&st, nst, CROWD_NODES) != 0)
         return 1;
     leave_us = us;
@@ -326,28 +350,15 @@ static int leave_timed(const dagrt_graph *g, int us, int frames, bool want, int 
 
 static int leave_frames(const dagrt_graph *g)
 {
-    static dagrt_graph_state st;
-    static dagrt_node_state nst[CROWD_NODES];
-    static pipe2_frame ctx = {.graph = &crowd};
     if (dagrt_graph_state_init(&st, nst, CROWD_NODES) != 0)
         return 1;
     int bad = 0;
     for (int f = 0; f < CROWD_WARM + LEAVE_FRAMES && bad == 0; f++) {
-        pipe2_store(&ctx, &f);
         if (f == CROWD_WARM) {
             atomic_store(&leave_off, 0);
             atomic_store(&leave_beside, 0);
         }
-        int rc = dagrt_graph_start(the_rt, g, &st, &ctx, NULL, NULL);
-        if (rc == 0)
-            rc = dagrt_graph_wait(the_rt, &st);
-        if (rc != 0) {
-            fprintf(stderr, "dyn_leave: frame %d: %s\n", f, dagrt_strerror(rc));
-            bad++;
-            break;
-        }
-        pipe2_drop(&ctx);
-        bad = atomic_load(&crowd.frames_bad);
+        bad = started_frame("dyn_leave", g, f);
     }
     dagrt_graph_state_fini(&st);
     if (bad)
@@ -372,22 +383,13 @@ static int leave_frames(const dagrt_graph *g)
 
 int dyn_leave_scenario(void)
 {
-    cpu_set_t was, two, one;
-    int cpus[2], n = 0;
-    if (sched_getaffinity(0, sizeof was, &was) != 0)
-        return 1;
-    for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-        if (CPU_ISSET(c, &was))
-            cpus[n++] = c;
-    if (n < 2) {
-        printf("dyn_leave: fewer than 2 CPUs to run on: nothing to test (passes)\n");
-        return 0;
-    }
+    cpu_set_t was;
+    int cpus[2];
+    int got = first_two_cpus("dyn_leave", &was, cpus);
+    if (got <= 0)
+        return got < 0;
     /* The runtime's worker inherits {A, B}, its placement's own mask. */
-    CPU_ZERO(&two);
-    CPU_SET(cpus[0], &two);
-    CPU_SET(cpus[1], &two);
-    if (sched_setaffinity(0, sizeof two, &two) != 0) {
+    if (!mask_self(cpus[0], cpus[1])) {
         fprintf(stderr, "dyn_leave: sched_setaffinity failed\n");
         return 1;
     }
@@ -402,9 +404,7 @@ int dyn_leave_scenario(void)
     atomic_store(&busy_stop, 0);
     bool started = the_rt && pthread_create(&busy, NULL, busy_on, &cpus[1]) == 0;
     leave_cpu = cpus[0];
-    CPU_ZERO(&one);
-    CPU_SET(cpus[0], &one);
-    if (!started || sched_setaffinity(0, sizeof one, &one) != 0) {
+    if (!started || !mask_self(cpus[0], -1)) {
         fprintf(stderr, "dyn_leave: setup failed (runtime, busy thread, affinity)\n");
         bad = 1;
     } else {
@@ -425,6 +425,10 @@ int dyn_leave_scenario(void)
     atomic_store(&busy_stop, 1);
     if (started)
         pthread_join(busy, NULL);
+    if (atomic_load(&busy_unpinned)) {
+        fprintf(stderr, "dyn_leave: the busy thread could not be pinned\n");
+        bad++;
+    }
     sched_setaffinity(0, sizeof was, &was);
     return bad;
 }
