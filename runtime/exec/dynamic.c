@@ -647,13 +647,16 @@ int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers, uint64_t frame_ns)
 }
 
 /* Tests' seam: the CPU the state's last dynamic frame asked its drainers
- * to leave, or -1 (none: no drainer, or a frame under DYN_LEAVE_NS).
- * Between runs. relaxed: a hint (graph_rt.caller_cpu). */
-int rt_dyn_leave_cpu(const dagrt_graph_state *st);
-int rt_dyn_leave_cpu(const dagrt_graph_state *st)
+ * to leave, or -1 (none: no drainer, or a frame under DYN_LEAVE_NS), and
+ * the G_run frames' average time now (*frame_ns: what the gate reads
+ * for the next one). Between runs.
+ * relaxed: a hint (graph_rt.caller_cpu). */
+int rt_dyn_leave_cpu(const dagrt_graph_state *st, uint64_t *frame_ns);
+int rt_dyn_leave_cpu(const dagrt_graph_state *st, uint64_t *frame_ns)
 {
-    const graph_rt *r = (const graph_rt *)(const void *)st->opaque_;
-    return atomic_load_explicit(&((graph_rt *)r)->caller_cpu, memory_order_relaxed);
+    graph_rt *r = (graph_rt *)(void *)st->opaque_;
+    *frame_ns = r->policy.frame_ns;
+    return atomic_load_explicit(&r->caller_cpu, memory_order_relaxed);
 }
 
 void rt_exec_dyn_start(graph_rt *r, int workers, uint64_t frame_ns)

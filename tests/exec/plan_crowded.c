@@ -286,7 +286,7 @@ static int leave_cpu = -1;
 static int leave_us = CROWD_US;   /* each task's time */
 
 /* The runtime's seam (runtime/exec/dynamic.c). */
-int rt_dyn_leave_cpu(const dagrt_graph_state *st);
+int rt_dyn_leave_cpu(const dagrt_graph_state *st, uint64_t *frame_ns);
 
 static void leave_body(pipe2_frame *c, uint32_t i)
 {
@@ -335,12 +335,20 @@ static int leave_timed(const dagrt_graph *g, int us, int frames, bool want, int 
         pipe2_drop(&ctx);
         bad += atomic_load(&crowd.frames_bad);
     }
-    int cpu = rt_dyn_leave_cpu(&st);
+    uint64_t ns = 0;
+    int cpu = rt_dyn_leave_cpu(&st, &ns);
     dagrt_graph_state_fini(&st);
     leave_us = CROWD_US;
-    printf("dyn_leave: %d G_run frames of %d us tasks: drainers asked to leave CPU %d\n", frames,
-           us, cpu);
-    if (bad == 0 && (cpu >= 0) != want) {
+    printf("dyn_leave: %d G_run frames of %d us tasks (their average %.3f ms): drainers asked "
+           "to leave CPU %d\n", frames, us, (double)ns / 1e6, cpu);
+    /* The frames' time is the machine's: short frames that a loaded
+     * machine stretched to half the gate's 1 ms or more on average (the
+     * average moves an eighth per timed frame, so the last dynamic frame
+     * may have read more) are not judged. */
+    if (bad == 0 && !want && ns >= 500000u) {
+        printf("dyn_leave: the machine stretched these frames to %.3f ms: not judged\n",
+               (double)ns / 1e6);
+    } else if (bad == 0 && (cpu >= 0) != want) {
         fprintf(stderr, "dyn_leave: G_run frames of %d us tasks %s their drainers leave the "
                 "caller's CPU\n", us, want ? "did not have" : "had");
         bad++;
