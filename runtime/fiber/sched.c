@@ -12,7 +12,9 @@
  * finishes the task and recycles the fiber, or runs a pending task on it),
  * PARKED (the fiber waits: see below) or YIELDED (queue it again). Whatever
  * concerns the fiber's stack happens there, on the worker's stack, after the
- * switch: never while the fiber is still running on its own stack.
+ * switch: never while the fiber is still running on its own stack. A task of
+ * the program's spawned while something observed (RT_TASK_SEEN) is reported
+ * around each switch to it, one slice each, there too (core/seen.c).
  *
  * SUSPEND/RESUME HANDSHAKE (no lost wake-up, no double run). Every wait is
  * a one-shot rt_group (count 1) that the waker completes. A fiber that must
