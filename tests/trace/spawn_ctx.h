@@ -33,8 +33,8 @@
  *
  * Every wait must suspend for the counts to be exact, and a wait whose
  * wake-up comes before the fiber parks returns without suspending. So
- * the waker waits for the observer's word that the slice before the
- * wait ended suspended (spawn_fwait_note, from task_end: `parked`)
+ * the waker waits for the observer's word that the slice its wait ends
+ * ended suspended (spawn_fwait_note, from task_end: `parked`)
  * before it sets the event or releases the unit: without that report it
  * gives up after SPAWN_WAKER_NS, wakes the task anyway and counts a miss.
  */
