@@ -93,8 +93,8 @@ int dagrt_spawn_batch(dagrt *rt, dagrt_group *g, const dagrt_task_desc *tasks, s
         return 0;
     rt_ctx *c = rt_ctx_here(rt);
     /* The program's tasks, reported as they run while something observes
-     * (core/seen.c); not fiber tasks. */
-    rt_obs *ob = (flags & DAGRT_SPAWN_FIBER) ? NULL : rt_obs_now(&rt->obs);
+     * (core/seen.c; fiber tasks slice by slice). */
+    rt_obs *ob = rt_obs_now(&rt->obs);
     if (c && !(flags & (DAGRT_SPAWN_MAIN | DAGRT_SPAWN_HOT)))
         return batch_to_deque(rt, c, gi, tasks, n, flags, ob);
     /* Every descriptor first, chained in order through u[0] (free for

@@ -79,7 +79,8 @@
 #define RT_HOME_SHARED UINT32_MAX     /* descriptor from the shared pool */
 /* A task of the program's (dagrt_spawn and friends: core/work.c, core/batch.c)
  * spawned while something observed (an observer or the trace): its run is
- * reported as a spawned task (core/work.c, task_run). Never set on the
+ * reported as a spawned task (core/work.c, task_run; a fiber task's
+ * slice by slice: fiber/sched.c, run_on_fiber). Never set on the
  * runtime's own tasks: its spawns through the same entry points go
  * through rt_spawn_own, and its other tasks (parallel-for pieces, fiber
  * resumes, asynchronous continuations, plan helpers, forks) are made
@@ -741,6 +742,13 @@ void rt_task_seen(rt_obs *ob, rt_ctx *c, rt_task *t, size_t inline_bytes);
 /* Runs and finishes a task marked RT_TASK_SEEN on c's thread, reported
  * around its body (core/seen.c; core/work.c's task_run calls it). */
 void rt_task_run_seen(rt_ctx *c, rt_task *t);
+/* A slice of fiber task t (marked RT_TASK_SEEN) begins on c's thread
+ * (slice 0: its start, k: its k-th resume): reports task_begin if
+ * something observes now, and returns that record (NULL: none) for the
+ * slice's end, which reports task_end to it on the same thread, suspended
+ * when the slice ended in a wait or a yield (fiber/sched.c). */
+rt_obs *rt_task_slice_begin(rt_ctx *c, rt_task *t, uint32_t slice);
+void rt_task_slice_end(rt_ctx *c, rt_obs *ob, rt_task *t, uint32_t slice, bool suspended);
 /* One ready task for c (hot lane, own queue, own deque, the offer, steal),
  * or NULL. */
 rt_task *rt_find_task(rt_ctx *c);

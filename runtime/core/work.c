@@ -140,8 +140,9 @@ static RT_INLINE void task_run(rt_ctx *c, rt_task *t)
 {
     rt_tstat_add(&c->stats.tasks, 1);
     /* One test for both: a task of the program's spawned while something
-     * observed (RT_TASK_SEEN: set at its spawn, never with FIBER) costs
-     * nothing here when nothing observes. */
+     * observed (RT_TASK_SEEN: set at its spawn) costs nothing here when
+     * nothing observes. A fiber task with the mark is reported by slice
+     * (fiber/sched.c, run_on_fiber). */
     if (RT_UNLIKELY(t->flags & (DAGRT_SPAWN_FIBER | RT_TASK_SEEN))) {
         if (t->flags & DAGRT_SPAWN_FIBER)
             rt_fiber_run(c, t);
@@ -398,7 +399,7 @@ static RT_INLINE int spawn(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, un
      * (the spawn rows of bench_rt_dagrt, 1 thread: 2 ns a task). */
     if (!own) {
         rt_obs *ob = rt_obs_now(&rt->obs);
-        if (RT_UNLIKELY(ob != NULL) && !(flags & DAGRT_SPAWN_FIBER))
+        if (RT_UNLIKELY(ob != NULL))
             rt_task_seen(ob, c, t, words ? 2 * sizeof(uintptr_t) : 0);
     }
     int r = submit_on(rt, c, t);
@@ -456,7 +457,7 @@ int dagrt_spawn_inline(dagrt *rt, dagrt_group *g, dagrt_fn fn, dagrt_place_fn pl
     if (gi)
         rt_group_count_spawn(gi, c, t);
     rt_obs *ob = rt_obs_now(&rt->obs);   /* after the count, as in spawn() */
-    if (RT_UNLIKELY(ob != NULL) && !(flags & DAGRT_SPAWN_FIBER))
+    if (RT_UNLIKELY(ob != NULL))
         rt_task_seen(ob, c, t, n);
     int r = submit_on(rt, c, t);
     if (RT_UNLIKELY(r != 0))

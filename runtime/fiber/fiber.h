@@ -83,6 +83,13 @@ struct rt_fiber {
     /* The node event (on this fiber's stack) that its suspends and resumes
      * report to an observer, or NULL (fiber/sched.c, rt_fiber_obs_swap). */
     struct dagrt_node_event *obs_ev;
+    /* Its task is the program's and was spawned while something observed
+     * (RT_TASK_SEEN): its slices are reported (fiber/sched.c), numbered
+     * by slice from 0. Set with task, by the thread that hands the fiber
+     * its task; read and counted by the thread running it (the resume's
+     * hand-off orders them, as it does the fiber's context). */
+    bool seen;
+    uint32_t slice;
     /* Its next resume goes to the hot lane (an I/O completion with hot
      * workers, wait/io.c): set by the fiber before it suspends, cleared by the
      * resume's submitter after the handshake (park's acq_rel orders both). */

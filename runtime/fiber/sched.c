@@ -12,7 +12,9 @@
  * finishes the task and recycles the fiber, or runs a pending task on it),
  * PARKED (the fiber waits: see below) or YIELDED (queue it again). Whatever
  * concerns the fiber's stack happens there, on the worker's stack, after the
- * switch: never while the fiber is still running on its own stack.
+ * switch: never while the fiber is still running on its own stack. A task of
+ * the program's spawned while something observed (RT_TASK_SEEN) is reported
+ * around each switch to it, one slice each, there too (core/seen.c).
  *
  * SUSPEND/RESUME HANDSHAKE (no lost wake-up, no double run). Every wait is
  * a one-shot rt_group (count 1) that the waker completes. A fiber that must
@@ -235,6 +237,14 @@ dagrt_node_event *rt_fiber_obs_swap(dagrt *rt, dagrt_node_event *e)
     return old;
 }
 
+/* Worker side: f is to run task t from its start. */
+static inline void fiber_take(rt_fiber *f, rt_task *t)
+{
+    f->task = t;
+    f->seen = (t->flags & RT_TASK_SEEN) != 0;
+    f->slice = 0;
+}
+
 /* Worker side: runs f (fresh task or resumed wait) until it leaves again. */
 static void run_on_fiber(rt_ctx *c, rt_fiber *f)
 {
@@ -257,6 +267,14 @@ static void run_on_fiber(rt_ctx *c, rt_fiber *f)
         f->owner = rt;
         pc->cur = f;
         pc->after = AFTER_NONE;
+        /* A task of the program's that something observed at its spawn: one
+         * slice begins (core/seen.c), outside its node's resume if it runs
+         * one; the one test of the mark on this path while nothing
+         * observes (kept in a local for the slice's end). */
+        bool seen = f->seen;
+        rt_obs *tob = NULL;
+        if (RT_UNLIKELY(seen))
+            tob = rt_task_slice_begin(c, (rt_task *)f->task, f->slice);
         if (f->obs_ev)
             obs_fiber(rt, f, RT_OBS_RESUME, c->index);
         /* The frame of the node the fiber runs (exec/frame.c) goes with
@@ -272,6 +290,14 @@ static void run_on_fiber(rt_ctx *c, rt_fiber *f)
          * stack, where obs_ev lives, change) on another thread. */
         if (f->obs_ev && (pc->after == AFTER_PARKED || pc->after == AFTER_YIELDED))
             obs_fiber(rt, f, RT_OBS_SUSPEND, c->index);
+        /* The slice ends here, on the thread it began on, before the
+         * handshake (after it the task may begin its next slice elsewhere)
+         * and, at its end, before rt_task_finish completes its group. */
+        if (RT_UNLIKELY(seen)) {
+            bool susp = pc->after != AFTER_FINISHED;
+            rt_task_slice_end(c, tob, (rt_task *)f->task, f->slice, susp);
+            f->slice += susp;
+        }
         /* Off f's stack now: act on what it asked for. */
         switch (pc->after) {
         case AFTER_FINISHED: {
@@ -284,7 +310,7 @@ static void run_on_fiber(rt_ctx *c, rt_fiber *f)
                 return;
             f = next->fiber;
             next->fiber = NULL;
-            f->task = next;
+            fiber_take(f, next);
             continue;
         }
         case AFTER_PARKED:
@@ -328,7 +354,7 @@ void rt_fiber_run(rt_ctx *c, rt_task *t)
         rt_fiber_pool_warn_once(&fs->pool);
         return;   /* runs when a fiber is released (fiber_release) */
     }
-    f->task = t;
+    fiber_take(f, t);
     run_on_fiber(c, f);
 }
 

@@ -1323,12 +1323,15 @@ typedef struct dagrt_frame_event {
 
 /* A task the program spawned (dagrt_spawn, _ex, _words, _inline, _batch)
  * while something observed, as it runs (task_begin, task_end: on the
- * thread that runs it, both on the same one). The runtime's own tasks
- * (the dynamic executor's node tasks, parallel-for pieces, ...) are never
- * reported, nor are fiber tasks (DAGRT_SPAWN_FIBER) and forks. The parent
- * is the node whose body (or a task spawned from it) spawned it, where the
- * built-in trace was recording on the spawning thread; else graph and node
- * are NULL. */
+ * thread that runs it, both on the same one). A fiber task
+ * (DAGRT_SPAWN_FIBER) is reported slice by slice: a task_begin each time
+ * it runs on a thread (its start, each resume after a wait) and a task_end
+ * each time it leaves it (a suspend, or its end), on that thread. The
+ * runtime's own tasks (the dynamic executor's node tasks, parallel-for
+ * pieces, ...) are never reported, nor are forks. The parent is the node
+ * whose body (or a task spawned from it) spawned it, where the built-in
+ * trace was recording on the spawning thread; else graph and node are
+ * NULL. */
 typedef struct dagrt_task_event {
     int thread;              /* dagrt_thread_index of the thread running it */
     dagrt_fn fn;             /* the task's function and argument as spawned */
@@ -1337,6 +1340,13 @@ typedef struct dagrt_task_event {
     const char *node;
     uint32_t index;          /* the parent node's index and frame (0 when none) */
     uint64_t frame;
+    /* Appended (a reader built against a header without them reads the
+     * members above, which kept their places): */
+    uint32_t slice;          /* a fiber task's slice: 0 its start, k its k-th resume
+                                (begin and end of one slice carry the same); 0 for others */
+    bool suspended;          /* task_end: the slice ended in a wait or dagrt_fiber_yield,
+                                a task_begin of slice + 1 follows (maybe on another
+                                thread); false at the task's end and in task_begin */
 } dagrt_task_event;
 
 typedef struct dagrt_observer {

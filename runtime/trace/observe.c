@@ -77,10 +77,14 @@ void rt_obs_task(rt_obs *ob, bool begin, const dagrt_task_event *e, const void *
 {
     if (ob->trace) {
         rt_trace_node p = { e->graph, e->node, e->index, false, e->frame, 0, 0 };
+        /* A fiber task's slice: resumed after its first, suspended where
+         * it ended in a wait (as a fiber node's slices). */
         if (begin)
-            rt_trace_task_begin(ob->trace, (uint32_t)e->thread, &p, id, (const void *)(uintptr_t)e->fn);
+            rt_trace_task_begin(ob->trace, (uint32_t)e->thread, &p, id,
+                                (const void *)(uintptr_t)e->fn, e->slice > 0);
         else
-            rt_trace_task_end(ob->trace, (uint32_t)e->thread, &p, id, (const void *)(uintptr_t)e->fn);
+            rt_trace_task_end(ob->trace, (uint32_t)e->thread, &p, id,
+                              (const void *)(uintptr_t)e->fn, e->suspended);
     }
     void (*f)(void *, const dagrt_task_event *) = begin ? ob->cb.task_begin : ob->cb.task_end;
     if (f)

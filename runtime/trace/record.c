@@ -248,22 +248,22 @@ static rt_trace_node task_span(const rt_trace_node *parent, const void *id, cons
 }
 
 void rt_trace_task_begin(rt_trace *t, uint32_t tid, const rt_trace_node *parent, const void *id,
-                         const void *fn)
+                         const void *fn, bool resumed)
 {
     ring *r = ring_of(t, tid);
     if (r) {
         rt_trace_node n = task_span(parent, id, fn);
-        open_push(t, r, &n, F_TASK);
+        open_push(t, r, &n, F_TASK | (resumed ? F_RESUMED : 0));
     }
 }
 
 void rt_trace_task_end(rt_trace *t, uint32_t tid, const rt_trace_node *parent, const void *id,
-                       const void *fn)
+                       const void *fn, bool suspended)
 {
     rt_trace_node n = task_span(parent, id, fn);
     ring *r = ring_of(t, tid);
     if (r)
-        open_close(t, r, &n, 0);
+        open_close(t, r, &n, suspended ? F_SUSPENDED : 0);
     else
         open_drop(t, tid, &n);
 }

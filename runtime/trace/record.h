@@ -77,11 +77,13 @@ void rt_trace_resume(rt_trace *t, uint32_t tid, const rt_trace_node *n);
 /* A spawned task of the program's (core/seen.c) begins / ends on thread
  * tid: a span like a node's, nested in what is open there. parent: the
  * node that spawned it (graph NULL: none known); id: the task, which
- * tells its span apart; fn: its function, for the file. */
+ * tells its span apart; fn: its function, for the file. A fiber task
+ * comes as one span per slice: resumed, a slice after its first;
+ * suspended, one that ended in a wait (the flags of a fiber node's). */
 void rt_trace_task_begin(rt_trace *t, uint32_t tid, const rt_trace_node *parent, const void *id,
-                         const void *fn);
+                         const void *fn, bool resumed);
 void rt_trace_task_end(rt_trace *t, uint32_t tid, const rt_trace_node *parent, const void *id,
-                       const void *fn);
+                       const void *fn, bool suspended);
 /* The node on whose behalf thread tid runs now, while recording: its
  * innermost open span's node, or for a spawned task's span that task's
  * parent (so a task spawned by a task has the node above both). Called by

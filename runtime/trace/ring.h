@@ -19,8 +19,9 @@
 #define RT_TRACE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* EV_IO: an I/O wait, ts its end (rt_trace_io). EV_TASK: a spawned task
- * of the program's (rt_trace_task_begin): name, cat, index and frame its
- * parent node's (name NULL: none known), e its function's address. */
+ * of the program's, or a fiber task's slice (rt_trace_task_begin): name,
+ * cat, index and frame its parent node's (name NULL: none known), b the
+ * task's descriptor, e its function's address. */
 enum { EV_NODE = 0, EV_IDLE = 1, EV_MARK = 2, EV_IO = 3, EV_TASK = 4 };
 /* F_TASK: an open span that is a spawned task's (its n: the parent node,
  * begin the task, end its function). */

@@ -92,8 +92,9 @@ enum { RT_OBS_BEGIN, RT_OBS_END, RT_OBS_SUSPEND, RT_OBS_RESUME };
 
 /* Out of line: only taken when something observes. */
 void rt_obs_node(rt_obs *ob, int what, const dagrt_node_event *e);
-/* A spawned task of the program's begins / ends on e->thread (core/seen.c);
- * id: the task, which tells its span apart. */
+/* A spawned task of the program's, or a fiber task's slice (e->slice,
+ * e->suspended), begins / ends on e->thread (core/seen.c); id: the task,
+ * which tells its span apart. */
 void rt_obs_task(rt_obs *ob, bool begin, const dagrt_task_event *e, const void *id);
 void rt_obs_thread(rt_obs *ob, bool start, int thread);
 void rt_obs_idle(rt_obs *ob, bool idle, int thread);

@@ -132,6 +132,14 @@ static void put_event(FILE *f, const ev *e, uint32_t tid, long pid, double k, bo
             rt_trace_put_str(f, e->cat);
             fprintf(f, ",\"frame\":%llu,\"node\":%u", (unsigned long long)e->frame, e->index);
         }
+        /* A fiber task's slice, as a fiber node's; "task" (the task's
+         * descriptor, reused once it ends) ties the slices of one task. */
+        if (e->flags & (F_RESUMED | F_SUSPENDED))
+            fprintf(f, ",\"task\":\"0x%llx\"", (unsigned long long)e->b);
+        if (e->flags & F_RESUMED)
+            fputs(",\"resumed\":true", f);
+        if (e->flags & F_SUSPENDED)
+            fputs(",\"suspended\":true", f);
         fputc('}', f);
     }
     fputc('}', f);

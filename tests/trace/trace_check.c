@@ -66,6 +66,8 @@ static int each(void *user, const dg_json *e, char *err, size_t errsz)
     x->id = num_or(dg_json_get(e, "id"), -1);
     copy_str(x->graph, sizeof x->graph, dg_json_get(args, "graph"));
     copy_str(x->parent, sizeof x->parent, dg_json_get(args, "parent"));
+    copy_str(x->fn, sizeof x->fn, dg_json_get(args, "fn"));
+    copy_str(x->task, sizeof x->task, dg_json_get(args, "task"));
     x->to_frame = num_or(dg_json_get(args, "to_frame"), -1);
     x->to_node = num_or(dg_json_get(args, "to_node"), -1);
     const dg_json *rel = dg_json_get(args, "released");

@@ -23,6 +23,8 @@ typedef struct tc_event {
     int64_t id;              /* async events ('b', 'e'): their id; -1: absent */
     char graph[64];          /* args.graph (the frame marker's; a spawned task's parent's) */
     char parent[64];         /* args.parent: a spawned task's parent node ("" absent) */
+    char fn[24], task[24];   /* a spawned task's args.fn, and a fiber task's slice's
+                                args.task ("" absent) */
     /* Flow events ('s', 'f'; DAGRT_TRACE_FLOWS): where the arrow goes
      * (frame and node above are where it comes from), -1: absent;
      * args.released (1 true, 0 false, -1 absent); "bp":"e" on an 'f'. */
