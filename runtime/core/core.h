@@ -90,6 +90,13 @@
 /* With RT_TASK_SEEN: the node that spawned it is in its slot's tail
  * (rt_task_parent), as the trace knew it on the spawning thread. */
 #define RT_TASK_PARENT (1u << 20)
+/* For a worker alone (rt_spawn_on_worker: plan mode's helpers): the main
+ * thread's waits, which take tasks from the workers' inboxes too, leave
+ * it there. On the main thread such a task would only hand itself back
+ * to a worker, and a helping wait that takes it again at once keeps it
+ * from ever reaching one (exec/plan_helper.c; tests/exec/plan_tail.c,
+ * plan_main_wait). */
+#define RT_TASK_WORKER (1u << 21)
 
 typedef struct rt_group rt_group;
 

@@ -141,4 +141,34 @@ static inline rt_node *rt_mpsc_trypop(rt_mpsc *q)
     return n;
 }
 
+/* Caller holds the consumer lock: the node the next pop returns, or NULL
+ * (empty, or its first node still being linked), without popping it. A
+ * queued node stays where it is until the lock holder pops it: producers
+ * only link after the last one. */
+static inline rt_node *rt_mpsc_front_locked(rt_mpsc *q)
+{
+    rt_node *tail = atomic_load_explicit(&q->tail, memory_order_relaxed); /* lock holder's */
+    if (tail != &q->stub)
+        return tail;   /* its contents came with the acquire load that reached it */
+    /* acquire: pairs with the producer's release link store. */
+    return atomic_load_explicit(&tail->next, memory_order_acquire);
+}
+
+/* As rt_mpsc_trypop, but only if take() accepts the front node: else the
+ * queue is left as it is (and NULL returned). */
+static inline rt_node *rt_mpsc_trypop_if(rt_mpsc *q, bool (*take)(const rt_node *))
+{
+    /* relaxed: as in rt_mpsc_trypop. */
+    if (atomic_load_explicit(&q->n, memory_order_relaxed) <= 0)
+        return NULL;
+    if (!rt_mpsc_trylock(q))
+        return NULL;
+    rt_node *f = rt_mpsc_front_locked(q);
+    rt_node *n = f && take(f) ? rt_mpsc_pop_locked(q) : NULL;
+    if (n)   /* relaxed: only a count, as in rt_mpsc_trypop */
+        atomic_fetch_sub_explicit(&q->n, 1, memory_order_relaxed);
+    rt_mpsc_unlock(q);
+    return n;
+}
+
 #endif

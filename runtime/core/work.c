@@ -38,6 +38,13 @@ static RT_INLINE rt_node *pop_queue(dagrt *rt, rt_ctx *c, rt_mpsc *q)
     return RT_UNLIKELY(rt_shuffled(rt)) ? rt_pop_shuffled(q, &c->rng) : rt_mpsc_trypop(q);
 }
 
+/* The main thread's steal from a worker's inbox takes no task meant for
+ * a worker alone (RT_TASK_WORKER). */
+static bool not_worker_only(const rt_node *n)
+{
+    return (((const rt_task *)(const void *)n)->flags & RT_TASK_WORKER) == 0;
+}
+
 static RT_INLINE rt_task *find_task(rt_ctx *c)
 {
     dagrt *rt = c->rt;
@@ -97,7 +104,8 @@ static RT_INLINE rt_task *find_task(rt_ctx *c)
         }
         if (x == RT_DEQUE_EMPTY)
             rt_deque_ask(&vc->deque);
-        if (v != 0 && (n = rt_mpsc_trypop(&vc->inbox))) {
+        if (v != 0 && (n = c->index == 0 ? rt_mpsc_trypop_if(&vc->inbox, not_worker_only)
+                                          : rt_mpsc_trypop(&vc->inbox))) {
             note_steal(c);
             return (rt_task *)(void *)n;
         }
@@ -469,7 +477,10 @@ int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg)
 {
     rt_ctx *c = rt_ctx_here(rt);
     rt_task *t = rt_task_make(rt, c, fn, arg, NULL, 0);
-    return RT_LIKELY(t != NULL) ? submit_outside(rt, c, t, true) : DAGRT_ENOMEM;
+    if (RT_UNLIKELY(t == NULL))
+        return DAGRT_ENOMEM;
+    t->flags |= RT_TASK_WORKER;   /* the main thread's waits leave it alone */
+    return submit_outside(rt, c, t, true);
 }
 
 int dagrt_spawn_ex(dagrt *rt, dagrt_group *g, dagrt_fn fn, void *arg, unsigned flags)

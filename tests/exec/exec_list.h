@@ -28,6 +28,7 @@ SCENARIO(graph_run, crowd_dyn, 120, SCN_TSAN)
 SCENARIO(graph_run, crowd_held, 120, SCN_TSAN)
 SCENARIO(graph_run, plan_linger, 120, SCN_TSAN)
 SCENARIO(graph_run, plan_relist, 120, SCN_TSAN)
+SCENARIO(graph_run, plan_main_wait, 120, SCN_TSAN)
 /* Linux: tgkill (a real-time signal to one thread). */
 #if defined(__linux__)
 SCENARIO(graph_run, plan_stopped, 120, SCN_TSAN|SCN_POSIX)

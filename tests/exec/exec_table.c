@@ -39,6 +39,7 @@ static int run_crowd_dyn(void) { return crowd_dyn_scenario(); }   /* crowd_dyn.c
 static int run_crowd_held(void) { return crowd_held_scenario(); }   /* crowd_held.c */
 static int run_plan_linger(void) { return plan_linger_scenario(); }   /* plan_tail.c */
 static int run_plan_relist(void) { return plan_relist_scenario(); }   /* plan_tail.c */
+static int run_plan_main_wait(void) { return plan_main_wait_scenario(); }   /* plan_tail.c */
 #if defined(__linux__)
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
 static int run_plan_crowded(void) { return plan_crowded_scenario(); }   /* plan_crowded.c */

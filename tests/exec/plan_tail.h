@@ -8,5 +8,8 @@ int plan_linger_scenario(void);
 /* A state run with G_run, then in a pipeline: the pipeline's lists. 0
  * when it holds. */
 int plan_relist_scenario(void);
+/* G_run frames whose `on main` first node waits (helping): the main
+ * thread leaves the plan helper in the worker's inbox. 0 when it holds. */
+int plan_main_wait_scenario(void);
 
 #endif
