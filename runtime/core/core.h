@@ -736,6 +736,12 @@ int rt_submit_counted(dagrt *rt, rt_ctx *c, rt_task *t);
  * mode's helpers, which must not run on the thread they help). Counted
  * like a spawn from outside the runtime. 0 or DAGRT_ENOMEM. */
 int rt_spawn_on_worker(dagrt *rt, dagrt_fn fn, void *arg);
+/* core/outside.c: a group wait from a thread with no ctx in rt. The
+ * foreign wait blocks until g completes (DAGRT_EPERM for a runtime
+ * thread's own group); the outside one also counts the call against
+ * dagrt_destroy and helps in a free guest slot first. 0 or an error. */
+int rt_group_wait_foreign(dagrt *rt, rt_group *g);
+int rt_group_wait_outside(dagrt *rt, rt_group *gi);
 /* dagrt_spawn_ex for the runtime's own tasks (the dynamic executor's node
  * tasks, plan mode's offloaded nodes, the asynchronous waits' main-thread
  * continuations): the same checks and path, never reported as the
