@@ -160,31 +160,41 @@ static int run_frame(dagrt *rt, dagrt_graph_state *st, pipe2_frame *c, int f)
     return 0;
 }
 
+/* One state for plan_linger and plan_main_wait (each makes it afresh;
+ * it outlives the frames: static), and its frame context. */
+static dagrt_graph_state one_st;
+static dagrt_node_state one_ns[TAIL_NODES];
+static pipe2_frame one_ctx;
+
+/* The graph (who's table), reset, and one_st made for it: 0, or 1 with a
+ * message. */
+static int one_state(const char *who, pipe2_graph *t)
+{
+    one_ctx.graph = t;
+    pipe2_reset(t);
+    if (dagrt_graph_state_init(&one_st, one_ns, TAIL_NODES) != 0) {
+        fprintf(stderr, "%s: dagrt_graph_state_init failed\n", who);
+        return 1;
+    }
+    return 0;
+}
+
 int plan_linger_scenario(void)
 {
     dagrt *rt = tail_rt();
     if (!rt)
         return 1;
     pipe2_graph *t = tail_table();
-    static dagrt_graph_state st;
-    static dagrt_node_state ns[TAIL_NODES];
-    static pipe2_frame ctx;
-    ctx.graph = t;
-    int bad = 0, f = 0;
+    int bad = one_state("plan_linger", t), f = 0;
     bool clean = false;
-    if (dagrt_graph_state_init(&st, ns, TAIL_NODES) != 0) {
-        fprintf(stderr, "plan_linger: dagrt_graph_state_init failed\n");
-        bad++;
-    }
-    pipe2_reset(t);
     for (int a = 0; a < TAIL_TRIES && !clean && bad == 0; a++) {
         /* Warm: the plan made, the helper started. */
         for (int w = 0; w < 10 && bad == 0; w++)
-            bad += run_frame(rt, &st, &ctx, f++);
+            bad += run_frame(rt, &one_st, &one_ctx, f++);
         atomic_store(&worker_sleeps, 0);
-        observe(rt, &st, NULL);
+        observe(rt, &one_st, NULL);
         for (int k = 0; k < TAIL_FRAMES && bad == 0; k++)
-            bad += run_frame(rt, &st, &ctx, f++);
+            bad += run_frame(rt, &one_st, &one_ctx, f++);
         dagrt_set_observer(rt, NULL, NULL);
         int sleeps = atomic_load(&worker_sleeps), shared = plan_frames[0];
         printf("plan_linger: attempt %d: %d of %d frames in plan mode, the worker slept %d "
@@ -343,18 +353,9 @@ int plan_main_wait_scenario(void)
         return 1;
     wait_rt = rt;
     pipe2_graph *t = tail_table();
-    static dagrt_graph_state st;
-    static dagrt_node_state ns[TAIL_NODES];
-    static pipe2_frame ctx;
-    ctx.graph = t;
-    int bad = 0, f = 0;
-    if (dagrt_graph_state_init(&st, ns, TAIL_NODES) != 0) {
-        fprintf(stderr, "plan_main_wait: dagrt_graph_state_init failed\n");
-        bad++;
-    }
-    pipe2_reset(t);
+    int bad = one_state("plan_main_wait", t), f = 0;
     for (int w = 0; w < 10 && bad == 0; w++)
-        bad += run_frame(rt, &st, &ctx, f++);
+        bad += run_frame(rt, &one_st, &one_ctx, f++);
     dagrt_thread_stats s0[2], s1[2];
     if (bad == 0 && dagrt_get_stats(rt, s0, 2) < 2) {
         fprintf(stderr, "plan_main_wait: dagrt_get_stats\n");
@@ -363,7 +364,7 @@ int plan_main_wait_scenario(void)
     atomic_store(&off_main, 0);
     input_wait_us = MAIN_WAIT_US;
     for (int k = 0; k < MAIN_WAIT_FRAMES && bad == 0; k++)
-        bad += run_frame(rt, &st, &ctx, f++);
+        bad += run_frame(rt, &one_st, &one_ctx, f++);
     input_wait_us = 0;
     unsigned off = atomic_load(&off_main);
     if (bad == 0 && dagrt_get_stats(rt, s1, 2) < 2) {
@@ -394,7 +395,7 @@ int plan_main_wait_scenario(void)
         }
     }
     bad += atomic_load(&t->frames_bad);
-    dagrt_graph_state_fini(&st);
+    dagrt_graph_state_fini(&one_st);
     dagrt_destroy(rt);
     return bad;
 }
