@@ -230,9 +230,41 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * stretch costs a pipeline its frames in flight, waited for while a
  * preempted helper may hold one (milliseconds); sharing that only breaks
  * even does not pay for it. */
+/*
+ * Signs that the clock overrules. A worker with part of a CPU (a busy
+ * thread pinned beside it, the two taking turns in the scheduler's slices)
+ * gives the clock-free signs in some frames and not in others, while
+ * sharing still gains on average: a helper that runs half the time runs
+ * half its share. With every sign starting a stretch, such a graph ran
+ * serial almost always (G_run, a root, six 400 us tasks and a sink, a busy
+ * thread pinned to the worker's CPU: 286 of 300 frames serial at 3.24 ms,
+ * where frames that always shared took 2.6 ms; tests/exec/plan_crowded.c,
+ * plan_partial). So where frames are as long as the scheduler's slices
+ * (the stretch's serial frames SIGN_SLICE_NS or more: the stall a sign
+ * stands for, a slice lost while holding a node, then costs about a
+ * frame, which sharing's gain can pay; on frames of microseconds it costs
+ * dozens, and a sign decides as before), the clock overrules the signs:
+ * - a probe frame is judged by its time alone, against the serial frames';
+ * - a sign no longer fails a window; the window's mean decides, settled
+ *   early once its sum can no longer pass (a frame held for milliseconds
+ *   still fails it at once);
+ * - once a window has passed although signs came in it (signs_ok, until
+ *   the next stretch), a sign opens a window that only keeps sharing: at
+ *   least KEEP_WIN_FRAMES frames and PROBE_WIN_NS of them, every one
+ *   timed, failed only by a mean above the serial frames' (staying shared
+ *   costs no change, so it need not gain); 16 frames, where a window of 8
+ *   with two frames held for a slice failed about one time in five and
+ *   doubled the stretches.
+ * A worker with no CPU at all (stopped, or held by a long task) still
+ * fails its window: its frames run on the caller alone, at best as fast
+ * as serial, and a probe's window must gain 1/PROBE_GAIN. A frame not
+ * timed although the rule asked (a started run: never timed) is judged by
+ * its sign, as before. */
 #define PROBE_WIN_FRAMES 8
 #define PROBE_WIN_NS 5000000u
 #define PROBE_GAIN 16
+#define KEEP_WIN_FRAMES 16
+#define SIGN_SLICE_NS 1000000u
 /* The reference stretch. A rule without a serial time yet (it never had a
  * stretch) has nothing to compare its shared frames with, and a helper
  * that runs, only slowly (a thread sharing its CPU), gives neither
@@ -257,6 +289,7 @@ void rt_policy_plan_reset(exec_policy *p)
     p->serial_span = 0;
     p->probe = PROBE_NONE;
     p->time_next = 0;
+    p->signs_ok = p->win_signs = p->win_keep = 0;
     p->plan_ns = p->serial_ns = 0;
     p->win_n = 0;
     p->wait_ns = p->held_ns = 0;
@@ -280,6 +313,7 @@ static void go_serial(exec_policy *p, bool again)
     p->serial_ns = 0;       /* measured afresh, from the stretch's first frame */
     p->time_next = 1;
     p->probe = PROBE_NONE;
+    p->signs_ok = 0;   /* the signs count again (see "signs that the clock overrules") */
 }
 
 /* One shared frame's end, for every mode that shares (plan mode, the
@@ -297,17 +331,38 @@ static void window(exec_policy *p, uint64_t ns)
         p->plan_ns += ns;   /* the window's sum (exec_policy.plan_ns) */
         p->win_n++;
     }
-    if (p->win_n < PROBE_WIN_FRAMES || p->plan_ns < PROBE_WIN_NS)
+    /* A shared frame's most, on average; a window that only keeps sharing
+     * (win_keep) need not gain, and is longer (below). */
+    uint64_t most = p->win_keep ? p->serial_ns : p->serial_ns - p->serial_ns / PROBE_GAIN;
+    uint32_t frames = p->win_keep ? KEEP_WIN_FRAMES : PROBE_WIN_FRAMES;
+    /* Settled early: a window that has its PROBE_WIN_NS closes at its
+     * last frame, and its sum only grows (a frame held for milliseconds
+     * fails it at once, as a sign did before). */
+    bool settled = p->serial_ns && p->win_n < frames && p->plan_ns >= PROBE_WIN_NS &&
+                   p->plan_ns > frames * most;
+    if (!settled && (p->win_n < frames || p->plan_ns < PROBE_WIN_NS))
         return;
-    if (p->serial_ns &&
-        p->plan_ns > (uint64_t)p->win_n * (p->serial_ns - p->serial_ns / PROBE_GAIN)) {
+    if (p->serial_ns && p->plan_ns > (uint64_t)p->win_n * most) {
         go_serial(p, true);   /* shared frames slower than serial: a failed probe */
         return;
     }
     p->probe = PROBE_NONE;
+    p->signs_ok |= p->win_signs;   /* passed with signs: the clock decides from now on */
     p->plan_ns /= p->win_n;   /* from the sum to the average */
     p->since_probe = 0;
     p->time_next = 0;
+}
+
+/* A probe window, its first frame this one (ns: its time, 0 if not timed;
+ * sign: it gave the clock-free sign). */
+static void open_window(exec_policy *p, uint64_t ns, bool sign, bool keep)
+{
+    p->probe = PROBE_WINDOW;
+    p->win_keep = keep;
+    p->plan_ns = 0;
+    p->win_n = 0;
+    p->win_signs = sign;
+    window(p, ns);
 }
 
 /* ref: the rule may run its reference stretch (above). */
@@ -316,6 +371,12 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
 {
     if (!serial && waking)
         return;   /* slow to wake is not starved: judged by a later frame (below) */
+    /* A frame the rule asked to be timed came untimed: its mode times none
+     * (a started run), so its signs judge as if no clock could. */
+    bool unclocked = p->time_next && ns == 0;
+    /* Frames as long as the scheduler's slices: the clock may overrule
+     * the signs (above). */
+    bool overrule = p->serial_ns >= SIGN_SLICE_NS && !unclocked;
     p->time_next = 0;
     if (serial) {
         if (ns)
@@ -331,7 +392,10 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
             p->plan_ns = average(p->plan_ns, ns, true);
         if (p->since_probe < UINT32_MAX)
             p->since_probe++;
-        if (starved_sign || (ns && p->serial_ns && p->plan_ns > p->serial_ns)) {
+        bool slower = ns && p->serial_ns && p->plan_ns > p->serial_ns;
+        if (starved_sign && p->signs_ok && !slower && overrule) {
+            open_window(p, ns, true, true);   /* the clock decides (above) */
+        } else if (starved_sign || slower) {
             go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
         } else if (ref && ns && p->serial_ns == 0 && p->since_probe == UINT32_MAX &&
                    ++p->win_n >= REF_SAMPLES) {
@@ -341,27 +405,26 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
         return;
     }
     if (p->probe == PROBE_WINDOW) {
-        if (starved_sign) {
+        if (starved_sign && !overrule) {
             p->plan_ns = p->win_n ? p->plan_ns / p->win_n : 0;   /* (go_serial's bound) */
             go_serial(p, true);
-        } else {
-            window(p, ns);
+            return;
         }
+        p->win_signs |= starved_sign;   /* its mean decides (above) */
+        window(p, ns);
         return;
     }
-    /* A probe: its own time against the stretch's. */
-    bool starved = starved_sign || (ns && p->serial_ns && ns > p->serial_ns);
+    /* A probe: its own time against the stretch's, and its sign unless
+     * the clock overrules it (above). */
+    bool slow = ns && p->serial_ns && ns > p->serial_ns;
+    bool starved = overrule && ns ? slow : starved_sign || slow;
     if (starved && p->probe == PROBE_WAKE) {
         p->probe = PROBE_JUDGE;
         p->time_next = 1;
     } else if (starved) {
         go_serial(p, true);
     } else {
-        /* Passed: the window decides (its first frame this one). */
-        p->probe = PROBE_WINDOW;
-        p->plan_ns = 0;
-        p->win_n = 0;
-        window(p, ns);
+        open_window(p, ns, starved_sign, false);   /* passed: the window decides */
     }
 }
 

@@ -34,4 +34,5 @@ SCENARIO(graph_run, plan_main_wait, 120, SCN_TSAN)
 SCENARIO(graph_run, plan_stopped, 120, SCN_TSAN|SCN_POSIX)
 SCENARIO(graph_run, plan_crowded, 120, SCN_TSAN|SCN_POSIX)
 SCENARIO(graph_run, dyn_leave, 120, SCN_TSAN|SCN_POSIX)
+SCENARIO(graph_run, plan_partial, 120, SCN_TSAN|SCN_POSIX)
 #endif

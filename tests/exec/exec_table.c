@@ -44,6 +44,7 @@ static int run_plan_main_wait(void) { return plan_main_wait_scenario(); }   /* p
 static int run_plan_stopped(void) { return plan_stopped_scenario(); }   /* live_scenario.c */
 static int run_plan_crowded(void) { return plan_crowded_scenario(); }   /* plan_crowded.c */
 static int run_dyn_leave(void) { return dyn_leave_scenario(); }   /* plan_crowded.c */
+static int run_plan_partial(void) { return plan_partial_scenario(); }   /* plan_crowded.c */
 #endif
 static int run_fmem(void) { return fmem_scenario(60); }   /* fmem_scenario.c */
 /* FCOPY_FRAMES sets the frames per depth (the slow suite's soak). */

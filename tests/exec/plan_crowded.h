@@ -8,5 +8,8 @@ int plan_crowded_scenario(void);
 /* The entry dyn_leave: the dynamic executor's drainers off the caller's
  * CPU. Violations seen. */
 int dyn_leave_scenario(void);
+/* The entry plan_partial: plan mode keeps sharing with a worker that has
+ * part of a CPU. Violations seen. */
+int plan_partial_scenario(void);
 
 #endif
