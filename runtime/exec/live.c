@@ -32,6 +32,9 @@
  *   re-plan the basis is the new plan's excess, so a re-plan that cannot
  *   do better (a builder that ignores costs, a frame that cannot be
  *   balanced) is not repeated until the costs move again: the hysteresis.
+ *   The basis also follows the excess down at each look, so that a plan
+ *   made from a cost that read high is judged by the costs once they read
+ *   true again.
  * - When: only at a frame's start, on the caller, with the state idle and
  *   no other frame reading it: before a G_run or a started run; for a
  *   pipeline (exec/pipe.c), after the frames in flight are waited for
@@ -101,6 +104,12 @@ bool rt_live_drifted(graph_rt *r)
         return false;
     uint64_t excess, share;
     live_loads(r, &excess, &share);
+    /* The basis follows the costs down (see the top): a plan made while a
+     * node's cost read high (a preempted run, twice) kept that excess as
+     * its basis, and a later real change that fell short of it never
+     * re-planned (live_costs under load: no re-plan after the change). */
+    if (excess < r->live_excess0)
+        r->live_excess0 = excess;
     bool now = excess > r->live_excess0 + share / 8 && excess - r->live_excess0 > LIVE_FLOOR_NS;
     bool twice = now && r->live_drift;
     r->live_drift = now;
