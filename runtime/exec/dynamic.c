@@ -25,24 +25,12 @@
  *   `fiber` nodes are spawned with their flags; such a task runs its node,
  *   then drains like a drainer. `parallel` nodes call their count function
  *   once and run through dagrt_parallel_for.
- * - The caller drains, then waits on the run's group (helping), and repeats
- *   until every node has completed. While a `parallel` node of the run (or
- *   of a frame in flight after it) has not completed, the caller polls
- *   instead of blocking, for up to DYN_PAR_POLL_NS without finding work:
- *   the loop's offer (runtime/pfor/pfor.c) wakes nobody, so a caller
- *   parked in its group wait when the loop starts would never take a
- *   piece of a short loop. Its blocked waits are timed for the
- *   run policy's starvation rule (exec/policy.c, "held"); in a stretch of
- *   that rule a started run's wait closes the frame to drainers, which then
- *   pop no more nodes (graph_rt.closed), and the caller runs the rest.
+ * - The caller drains, then waits (exec/dyn_wait.c) until every node has
+ *   completed.
  */
 #include "exec.h"
 
 #include <string.h>
-
-/* The waiting caller's poll for a parallel node's pieces (see the top):
- * how long it may find nothing before it blocks. */
-#define DYN_PAR_POLL_NS 500000u
 
 /* ------------------------------------------------------------ ready list */
 
@@ -267,17 +255,17 @@ static uint32_t complete(drain_ctx *d, uint32_t i)
 
 /* Runs `next` (if any), then whatever the ready lists hold, until they are
  * empty. Every thread that publishes nodes ends here (see the top). */
-/* The run the main thread is waiting for (dyn_finish), or NULL: main
+/* The run the main thread is waiting for (rt_dyn_finish), or NULL: main
  * thread only. While it waits it also runs other runs' drainers; those stop
  * as soon as the awaited run is done, so that the wait returns then (in a
  * pipeline, the next frame is submitted at once rather than after the
  * frame beside it). What they leave stays on their list, which their own
  * wait drains (waits come oldest first) or a worker's drainer. */
-static _Thread_local graph_rt *awaited;
+_Thread_local graph_rt *rt_dyn_awaited;
 
 static bool awaited_done(const graph_rt *r)
 {
-    graph_rt *w = awaited;
+    graph_rt *w = rt_dyn_awaited;
     /* relaxed: a poll that only ends this drainer early; nothing is read
      * on the strength of it. */
     return w && w != r && atomic_load_explicit(&w->done, memory_order_relaxed) == w->nnodes;
@@ -319,6 +307,12 @@ static void drain(drain_ctx *d, uint32_t next)
     }
 }
 
+void rt_dyn_drain_caller(graph_rt *r, uint32_t next)
+{
+    drain_ctx d = {r, true, false, 0, false};
+    drain(&d, next);
+}
+
 /* A spawned main/hot/fiber node: run it, then drain. */
 static void task_entry(void *arg)
 {
@@ -336,22 +330,6 @@ static void task_entry(void *arg)
     drain(&d, complete(&d, i));
 }
 
-/* The first frame linked after r (a pipeline's, in flight) with nodes in
- * its ready list, or NULL. Such a frame cannot be reused while r's wait is
- * pending (frames are waited for oldest first). */
-static graph_rt *ready_ahead(graph_rt *r)
-{
-    /* acquire: pairs with rt_exec_dyn_link's release (the frame's reset). */
-    graph_rt *x = atomic_load_explicit(&r->next, memory_order_acquire);
-    for (int k = 0; x && k < DAGRT_MAX_IN_FLIGHT; k++) {
-        /* relaxed: a poll; the slot's acquire load in list_pop synchronises. */
-        if (atomic_load_explicit(&x->head, memory_order_relaxed) <
-            atomic_load_explicit(&x->tail, memory_order_relaxed))
-            return x;
-        x = atomic_load_explicit(&x->next, memory_order_acquire);   /* acquire: as above */
-    }
-    return NULL;
-}
 
 static void drainer_entry(void *arg)
 {
@@ -526,7 +504,7 @@ void rt_exec_dyn_link(graph_rt *prev, graph_rt *r)
  * one: one node and back, publishing whatever it frees (nokeep), so that
  * the wait returns as soon as its own frame is done and the next frame
  * is submitted without delay. */
-static void run_one(graph_rt *x)
+void rt_dyn_run_one(graph_rt *x)
 {
     uint32_t i = list_pop(x);
     if (i == NONE)
@@ -538,112 +516,12 @@ static void run_one(graph_rt *x)
     atomic_fetch_add_explicit(&x->done, dx.completed, memory_order_relaxed);
 }
 
-/* Whether a `parallel` node of r, or of a frame in flight after it, has
- * not completed (see the top). relaxed: npar is a heuristic; acquire on
- * next: as in ready_ahead. */
-static bool par_left(graph_rt *r)
-{
-    graph_rt *x = r;
-    for (int k = 0; x && k <= DAGRT_MAX_IN_FLIGHT; k++) {
-        if (atomic_load_explicit(&x->npar, memory_order_relaxed) != 0)
-            return true;
-        x = atomic_load_explicit(&x->next, memory_order_acquire);
-    }
-    return false;
-}
 
-/* Runs the caller's part of the run from `next` on, and waits for the
- * rest: the caller (the main thread) drains, helps, then blocks. */
-static int dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next)
-{
-    const dagrt_graph *g = r->g;
-    int rc = 0;
-    drain_ctx d = {r, true, false, 0, false};
-    graph_rt *outer = awaited;   /* a wait inside a wait's help (a main task's run) */
-    awaited = r;
-    for (;;) {
-        drain(&d, next);
-        next = NONE;
-        /* relaxed: `done` only steers this loop; the group wait below is
-         * what orders the drainers' work before the return. */
-        if (atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes)
-            break;
-        /* Nothing for us right now, but the run goes on elsewhere. Stay
-         * useful for a while: take new graph work as soon as it is
-         * published, run the runtime's ready tasks (main-thread tasks,
-         * drainers, parallel-for pieces); only then block on the group,
-         * which wakes us when a drainer is spawned or everything is done. */
-        bool work = false;
-        uint64_t poll_t0 = 0;   /* a poll for pieces found nothing since then */
-        for (int spin = 0; !work; spin++) {
-            if (spin == EXEC_SPIN) {
-                /* Out of spins: block, unless a parallel node is left (see
-                 * the top); its poll is timed from here as the blocked
-                 * wait would be (rt_policy_poll_end). */
-                if (!par_left(r))
-                    break;
-                uint64_t now = rt_now_ns();
-                if (poll_t0 == 0) {
-                    poll_t0 = now;
-                } else if (now - poll_t0 > DYN_PAR_POLL_NS) {
-                    rt_policy_poll_end(r, &poll_t0, now);
-                    break;
-                }
-                spin = 0;
-            }
-            /* relaxed: polls that only steer the loop; the group wait orders. */
-            work = r->main_head != NONE ||
-                   atomic_load_explicit(&r->head, memory_order_relaxed) <
-                       atomic_load_explicit(&r->tail, memory_order_relaxed) ||
-                   atomic_load_explicit(&r->done, memory_order_relaxed) == g->nnodes;
-            if (work) {
-                rt_policy_poll_end(r, &poll_t0, 0);
-                break;
-            }
-            /* A pipeline's later frames: their ready nodes are as good to
-             * run now as any task (the caller waits for this frame anyway). */
-            graph_rt *x = ready_ahead(r);
-            if (x) {
-                rt_policy_poll_end(r, &poll_t0, 0);
-                run_one(x);
-                spin = 0;
-            } else if (self) {
-                /* While a poll is timed, the time before the task it
-                 * finds ends it (the task's own time is not held). */
-                uint64_t before = poll_t0 != 0 ? rt_now_ns() : 0;
-                if (rt_help_one(self)) {
-                    rt_policy_poll_end(r, &poll_t0, before);
-                    spin = 0;
-                }
-            }
-        }
-        if (work)
-            continue;
-        rc = rt_policy_held_wait(r);
-        if (rc != 0)
-            break;
-        /* relaxed: after the group wait, which ordered every drainer's writes. */
-        if (r->main_head == NONE &&
-            atomic_load_explicit(&r->head, memory_order_relaxed) >=
-                atomic_load_explicit(&r->tail, memory_order_relaxed) &&
-            atomic_load_explicit(&r->done, memory_order_relaxed) != g->nnodes) {
-            /* Nothing queued, nothing running, nodes left: impossible for
-             * a well-formed table (e.g. a node whose npred is wrong). */
-            rc = DAGRT_EINVAL;
-            break;
-        }
-    }
-    /* Every node is done; spawned tasks may still be on their way out. */
-    if (rc == 0)
-        rc = rt_policy_held_wait(r);
-    awaited = outer;
-    return rc;
-}
 
 /* A whole run (after exec/exec.c's checks and reset of the shared fields). */
 int rt_exec_dyn_run(graph_rt *r, rt_ctx *self, int workers, uint64_t frame_ns)
 {
-    return dyn_finish(r, self, dyn_begin(r, workers, true, frame_ns));
+    return rt_dyn_finish(r, self, dyn_begin(r, workers, true, frame_ns));
 }
 
 /* Tests' seam: the CPU the state's last dynamic frame asked its drainers
@@ -664,12 +542,3 @@ void rt_exec_dyn_start(graph_rt *r, int workers, uint64_t frame_ns)
     (void)dyn_begin(r, workers, false, frame_ns);
 }
 
-int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self)
-{
-    /* A stretch of the starvation rule (exec/policy.c): the caller takes
-     * back what the drainers have not popped. relaxed: a hint, see
-     * graph_rt.closed. */
-    if (r->policy.was_serial)
-        atomic_store_explicit(&r->closed, 1, memory_order_relaxed);
-    return dyn_finish(r, self, NONE);
-}

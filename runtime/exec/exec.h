@@ -10,6 +10,7 @@
  *                       shares a frame with workers)
  *   exec/dynamic.c      the dynamic executor: join counters, the ready
  *                       list, drainers, the hand-off from frame to frame
+ *   exec/dyn_wait.c     its caller's wait: drain, help, poll, block
  *   exec/dyn_shuffle.c  its ready list under the shuffled serial switch
  *   exec/plan.c         plan mode: a list per thread (the caller's and
  *                       one per worker), cursors, epochs
@@ -871,6 +872,22 @@ void rt_exec_dyn_start(graph_rt *r, int workers, uint64_t frame_ns);
 /* Links r (reset by rt_exec_dyn_start with r->linked) after the frame
  * still in flight before it (the submitter's half of the hand-off). */
 void rt_exec_dyn_link(graph_rt *prev, graph_rt *r);
+/* The caller's shares of a run, for exec/dyn_wait.c: drain r's ready
+ * lists from `next` (NONE: none) on the main thread; run one ready node
+ * of a later frame x of a pipeline and publish what it frees. */
+void rt_dyn_drain_caller(graph_rt *r, uint32_t next);
+void rt_dyn_run_one(graph_rt *x);
+/* The run the main thread is waiting for (rt_dyn_finish), or NULL: main
+ * thread only. While it waits it also runs other runs' drainers; those
+ * stop as soon as the awaited run is done (exec/dynamic.c, drain). */
+extern _Thread_local graph_rt *rt_dyn_awaited;
+
+/* ------------------------------------------------- exec/dyn_wait.c */
+
+/* Runs the caller's part of run r from `next` on and waits for the rest
+ * (drains, helps, then blocks). 0 or an error code. */
+int rt_dyn_finish(graph_rt *r, rt_ctx *self, uint32_t next);
+/* A started run's wait (its caller's part, then the end). */
 int rt_exec_dyn_wait(graph_rt *r, rt_ctx *self);
 
 /* ------------------------------------------------- exec/dyn_shuffle.c */

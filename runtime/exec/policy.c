@@ -582,7 +582,7 @@ void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned)
         plan_after(r, timed ? (ns ? ns : 1) : 0);   /* a timed frame never reads as untimed */
 }
 
-/* The dynamic executor's caller (exec/dynamic.c, dyn_finish). A poll for
+/* The dynamic executor's caller (exec/dyn_wait.c, rt_dyn_finish). A poll for
  * pieces begun at *t0 (0: none) ended at `now` (0: read it):
  * its time counts as the blocked wait it replaced would (rt_policy_held_wait). */
 void rt_policy_poll_end(graph_rt *r, uint64_t *t0, uint64_t now)
