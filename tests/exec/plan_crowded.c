@@ -224,16 +224,20 @@ static int crowd_frames(const dagrt_graph *g)
     return 0;
 }
 
-int plan_crowded_scenario(void)
+/* The busy thread beside the runtime's one worker on one CPU (both made
+ * while the caller's mask was that CPU alone; placement NONE), the caller
+ * alone on another: `frames` run there (0, or the violations seen);
+ * `crowding`: the runtime's crowd_frames. */
+static int beside_busy(const char *who, dagrt_crowd_frames crowding, int (*frames)(void))
 {
     cpu_set_t was;
     int cpus[2];
-    int two = first_two_cpus("plan_crowded", &was, cpus);
+    int two = first_two_cpus(who, &was, cpus);
     if (two <= 0)
         return two < 0;
     /* The worker and the busy thread, made from here on, inherit cpus[1]. */
     if (!mask_self(cpus[1], -1)) {
-        fprintf(stderr, "plan_crowded: sched_setaffinity failed\n");
+        fprintf(stderr, "%s: sched_setaffinity failed\n", who);
         return 1;
     }
     int bad = 0;
@@ -244,13 +248,14 @@ int plan_crowded_scenario(void)
     dagrt_config_init(&cfg);
     cfg.workers = 1;
     cfg.placement = DAGRT_PLACEMENT_NONE;
+    cfg.crowd_frames = crowding;
     the_rt = started ? dagrt_create(&cfg) : NULL;
     /* The caller on the other CPU. */
     if (!the_rt || !mask_self(cpus[0], -1)) {
-        fprintf(stderr, "plan_crowded: setup failed (busy thread, runtime, affinity)\n");
+        fprintf(stderr, "%s: setup failed (busy thread, runtime, affinity)\n", who);
         bad = 1;
     } else {
-        bad += crowd_frames(crowd_table());
+        bad += frames();
     }
     if (the_rt)
         dagrt_destroy(the_rt);
@@ -259,6 +264,13 @@ int plan_crowded_scenario(void)
         pthread_join(busy, NULL);
     sched_setaffinity(0, sizeof was, &was);
     return bad;
+}
+
+static int crowd_run(void) { return crowd_frames(crowd_table()); }
+
+int plan_crowded_scenario(void)
+{
+    return beside_busy("plan_crowded", DAGRT_CROWD_AUTO, crowd_run);
 }
 
 /* ------------------------------------------------------------ dyn_leave
@@ -519,46 +531,22 @@ static int partial_frames(const dagrt_graph *g)
     return 0;
 }
 
+/* plan_partial's frames (the runtime made by beside_busy). */
+static int partial_run(void)
+{
+    leave_cpu = -1;
+    leave_us = PARTIAL_US;
+    pipe2_fan(&crowd, "plan_partial", CROWD_NODES, NULL, leave_fns, PARTIAL_US);
+    pipe2_reset(&crowd);
+    int bad = partial_frames(&crowd.g);
+    leave_us = CROWD_US;
+    return bad;
+}
+
 int plan_partial_scenario(void)
 {
-    cpu_set_t was;
-    int cpus[2];
-    int got = first_two_cpus("plan_partial", &was, cpus);
-    if (got <= 0)
-        return got < 0;
-    /* The worker and the busy thread, made from here on, inherit cpus[1]. */
-    if (!mask_self(cpus[1], -1)) {
-        fprintf(stderr, "plan_partial: sched_setaffinity failed\n");
-        return 1;
-    }
-    pthread_t busy;
-    atomic_store(&busy_stop, 0);
-    bool started = pthread_create(&busy, NULL, busy_main, NULL) == 0;
-    dagrt_config cfg;
-    dagrt_config_init(&cfg);
-    cfg.workers = 1;
-    cfg.placement = DAGRT_PLACEMENT_NONE;
-    cfg.crowd_frames = DAGRT_CROWD_PLAN;   /* plan mode's rule, whatever the sampled sign */
-    the_rt = started ? dagrt_create(&cfg) : NULL;
-    int bad = 0;
-    leave_cpu = -1;
-    if (!the_rt || !mask_self(cpus[0], -1)) {
-        fprintf(stderr, "plan_partial: setup failed (busy thread, runtime, affinity)\n");
-        bad = 1;
-    } else {
-        leave_us = PARTIAL_US;
-        pipe2_fan(&crowd, "plan_partial", CROWD_NODES, NULL, leave_fns, PARTIAL_US);
-        pipe2_reset(&crowd);
-        bad += partial_frames(&crowd.g);
-        leave_us = CROWD_US;
-    }
-    if (the_rt)
-        dagrt_destroy(the_rt);
-    atomic_store(&busy_stop, 1);
-    if (started)
-        pthread_join(busy, NULL);
-    sched_setaffinity(0, sizeof was, &was);
-    return bad;
+    /* crowd_frames PLAN: plan mode's rule, whatever the sampled sign. */
+    return beside_busy("plan_partial", DAGRT_CROWD_PLAN, partial_run);
 }
 #else
 typedef int plan_crowded_linux_only;   /* (not an empty translation unit) */
