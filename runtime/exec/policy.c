@@ -239,27 +239,34 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * serial almost always (G_run, a root, six 400 us tasks and a sink, a busy
  * thread pinned to the worker's CPU: 286 of 300 frames serial at 3.24 ms,
  * where frames that always shared took 2.6 ms; tests/exec/plan_crowded.c,
- * plan_partial). So where frames are as long as the scheduler's slices
- * (the stretch's serial frames SIGN_SLICE_NS or more: the stall a sign
- * stands for, a slice lost while holding a node, then costs about a
- * frame, which sharing's gain can pay; on frames of microseconds it costs
- * dozens, and a sign decides as before), the clock overrules the signs:
- * - a probe frame is judged by its time alone, against the serial frames';
- * - a sign no longer fails a window; the window's mean decides, settled
- *   early once its sum can no longer pass (a frame held for milliseconds
- *   still fails it at once);
- * - once a window has passed although signs came in it (signs_ok, until
- *   the next stretch), a sign opens a window that only keeps sharing: at
- *   least KEEP_WIN_FRAMES frames and PROBE_WIN_NS of them, every one
- *   timed, failed only by a mean above the serial frames' (staying shared
- *   costs no change, so it need not gain); 16 frames, where a window of 8
- *   with two frames held for a slice failed about one time in five and
- *   doubled the stretches.
+ * plan_partial). And under a load that crowds the CPUs (bench_frame --load
+ * 1, frames on the dynamic executor, judged by the clock alone), single
+ * probe frames and windows of 8 judged against a stretch's serial frames
+ * failed often enough that a third of a run could be stretches: the
+ * layered frame's G_run 0.94-0.98x serial in those runs, 0.75-0.82 in
+ * the others. So where frames are as long as the scheduler's slices (the
+ * stretch's serial frames SIGN_SLICE_NS or more: the stall a sign stands
+ * for, a slice lost while holding a node, then costs about a frame, which
+ * sharing's gain can pay; on frames of microseconds it costs dozens, and
+ * the signs and the margin decide as before), the clock overrules:
+ * - a probe opens its window at once (its frames judge, not one frame);
+ * - a window fails only when its mean is 1/PROBE_GAIN above the serial
+ *   frames' (a wrong stretch costs every frame of it the whole gain of
+ *   sharing, a quarter here; sharing where it barely loses costs little),
+ *   and a sign does not end it; it is still settled early once its sum
+ *   can no longer pass (a frame held for milliseconds fails it at once);
+ * - the timed frames' average above the serial frames' opens a window
+ *   that only keeps sharing (win_keep), rather than a stretch; so does a
+ *   sign once a window has passed although signs came in it (signs_ok,
+ *   until the next stretch). Such a window runs at least KEEP_WIN_FRAMES
+ *   frames and PROBE_WIN_NS, every one timed (with 8, two frames held for
+ *   a slice failed one window in five beside the pinned busy thread, and
+ *   the stretches doubled).
  * A worker with no CPU at all (stopped, or held by a long task) still
- * fails its window: its frames run on the caller alone, at best as fast
- * as serial, and a probe's window must gain 1/PROBE_GAIN. A frame not
- * timed although the rule asked (a started run: never timed) is judged by
- * its sign, as before. */
+ * fails its windows where its frames hold nodes; where they do not, the
+ * caller runs them alone at about serial speed, which sharing then costs
+ * nothing much. A frame not timed although the rule asked (a started
+ * run: never timed) is judged by its sign, as before. */
 #define PROBE_WIN_FRAMES 8
 #define PROBE_WIN_NS 5000000u
 #define PROBE_GAIN 16
@@ -331,9 +338,11 @@ static void window(exec_policy *p, uint64_t ns)
         p->plan_ns += ns;   /* the window's sum (exec_policy.plan_ns) */
         p->win_n++;
     }
-    /* A shared frame's most, on average; a window that only keeps sharing
-     * (win_keep) need not gain, and is longer (below). */
-    uint64_t most = p->win_keep ? p->serial_ns : p->serial_ns - p->serial_ns / PROBE_GAIN;
+    /* A shared frame's most, on average: 1/PROBE_GAIN below the serial
+     * frames', or above them where frames are as long as the slices
+     * (above); a window that only keeps sharing (win_keep) is longer. */
+    uint64_t most = p->serial_ns >= SIGN_SLICE_NS ? p->serial_ns + p->serial_ns / PROBE_GAIN
+                                                  : p->serial_ns - p->serial_ns / PROBE_GAIN;
     uint32_t frames = p->win_keep ? KEEP_WIN_FRAMES : PROBE_WIN_FRAMES;
     /* Settled early: a window that has its PROBE_WIN_NS closes at its
      * last frame, and its sum only grows (a frame held for milliseconds
@@ -393,8 +402,8 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
         if (p->since_probe < UINT32_MAX)
             p->since_probe++;
         bool slower = ns && p->serial_ns && p->plan_ns > p->serial_ns;
-        if (starved_sign && p->signs_ok && !slower && overrule) {
-            open_window(p, ns, true, true);   /* the clock decides (above) */
+        if (overrule && (starved_sign ? p->signs_ok : slower)) {
+            open_window(p, ns, starved_sign, true);   /* the clock decides (above) */
         } else if (starved_sign || slower) {
             go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
         } else if (ref && ns && p->serial_ns == 0 && p->since_probe == UINT32_MAX &&
@@ -414,10 +423,15 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
         window(p, ns);
         return;
     }
-    /* A probe: its own time against the stretch's, and its sign unless
-     * the clock overrules it (above). */
+    /* A probe. Where the clock overrules (above), its window judges at
+     * once: one frame under a load says little. Else its own time
+     * against the stretch's, and its sign. */
+    if (overrule && ns) {
+        open_window(p, ns, starved_sign, false);
+        return;
+    }
     bool slow = ns && p->serial_ns && ns > p->serial_ns;
-    bool starved = overrule && ns ? slow : starved_sign || slow;
+    bool starved = starved_sign || slow;
     if (starved && p->probe == PROBE_WAKE) {
         p->probe = PROBE_JUDGE;
         p->time_next = 1;
