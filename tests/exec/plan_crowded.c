@@ -462,9 +462,9 @@ int dyn_leave_scenario(void)
  * tasks, a sink: serial 3.2 ms) in plan mode (crowd_frames PLAN). The
  * helper runs in the scheduler's slices, so some frames give the rule's
  * clock-free signs (the caller took most of its list, or waited on a node
- * it held), yet sharing gains on average: 2.5-2.6 ms a frame against 3.2
+ * it held), yet sharing gains on average: 2.5-2.8 ms a frame against 3.2
  * ms serial on a quiet 2-core machine. What must hold: the run policy keeps
- * sharing, at most half of the frames in serial stretches (0-18 here; main
+ * sharing, at most half of the frames in serial stretches (0-32 here; main
  * at 93e4351, where each sign started a stretch: 286-287, failing), and
  * the worker runs tasks. Judged only where the machine left the caller its CPU (its
  * run delay under PARTIAL_DELAY_PCT of the frames' wall time): on a
