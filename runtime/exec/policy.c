@@ -329,6 +329,10 @@ static void go_serial(exec_policy *p, bool again)
  * that a worker got no CPU (plan mode: the caller claimed most of the
  * helper's list; the dynamic executor: the caller waited long, blocked,
  * for a node a drainer held: "held", below). */
+/* The rule's serial frames are as long as the scheduler's slices: the
+ * clock overrules the signs ("signs that the clock overrules"). */
+static bool slices(const exec_policy *p) { return p->serial_ns >= SIGN_SLICE_NS; }
+
 /* The probe window (above): one more shared frame (ns: its time, 0 if
  * not timed). */
 static void window(exec_policy *p, uint64_t ns)
@@ -341,8 +345,8 @@ static void window(exec_policy *p, uint64_t ns)
     /* A shared frame's most, on average: 1/PROBE_GAIN below the serial
      * frames', or above them where frames are as long as the slices
      * (above); a window that only keeps sharing (win_keep) is longer. */
-    uint64_t most = p->serial_ns >= SIGN_SLICE_NS ? p->serial_ns + p->serial_ns / PROBE_GAIN
-                                                  : p->serial_ns - p->serial_ns / PROBE_GAIN;
+    uint64_t most = slices(p) ? p->serial_ns + p->serial_ns / PROBE_GAIN
+                              : p->serial_ns - p->serial_ns / PROBE_GAIN;
     uint32_t frames = p->win_keep ? KEEP_WIN_FRAMES : PROBE_WIN_FRAMES;
     /* Settled early: a window that has its PROBE_WIN_NS closes at its
      * last frame, and its sum only grows (a frame held for milliseconds
@@ -385,7 +389,7 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
     bool unclocked = p->time_next && ns == 0;
     /* Frames as long as the scheduler's slices: the clock may overrule
      * the signs (above). */
-    bool overrule = p->serial_ns >= SIGN_SLICE_NS && !unclocked;
+    bool overrule = slices(p) && !unclocked;
     p->time_next = 0;
     if (serial) {
         if (ns)
@@ -430,8 +434,7 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
         open_window(p, ns, starved_sign, false);
         return;
     }
-    bool slow = ns && p->serial_ns && ns > p->serial_ns;
-    bool starved = starved_sign || slow;
+    bool starved = starved_sign || (ns && p->serial_ns && ns > p->serial_ns);
     if (starved && p->probe == PROBE_WAKE) {
         p->probe = PROBE_JUDGE;
         p->time_next = 1;
