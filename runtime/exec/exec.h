@@ -154,10 +154,12 @@ typedef struct exec_policy {
     uint8_t time_next : 1;       /* the rule wants the next frame timed */
     /* A probe window passed although frames in it gave the clock-free
      * sign (signs_ok): a worker with part of a CPU, whose sharing still
-     * gains; the clock alone then starts a stretch (exec/policy.c,
-     * "signs that the clock overrules"). win_signs: the open window's. */
+     * gains; a sign then opens a window rather than a stretch (exec/
+     * policy.c, "signs that the clock overrules"). win_signs: the open
+     * window's. win_keep: the open window only keeps sharing (opened from
+     * plan mode, not after a stretch; KEEP_WIN_FRAMES long). */
     uint8_t signs_ok : 1, win_signs : 1;
-    uint8_t win_keep : 1;        /* the open window was opened by a sign while signs_ok */
+    uint8_t win_keep : 1;
     uint16_t serial_span;        /* frames in the current (or last) serial stretch */
     /* Timed frames in the probe window (PROBE_WINDOW); before a rule's
      * first stretch, its timed frames (exec/policy.c, REF_SAMPLES). */
