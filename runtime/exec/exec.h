@@ -160,6 +160,10 @@ typedef struct exec_policy {
      * plan mode, not after a stretch; KEEP_WIN_FRAMES long). */
     uint8_t signs_ok : 1, win_signs : 1;
     uint8_t win_keep : 1;
+    /* serial_g's work by the tables' costs (their sum): known (some task
+     * has a cost), and as long as the scheduler's slices (exec/policy.c,
+     * "signs that the clock overrules"). Set with serial_ok. */
+    uint8_t work_known : 1, work_slices : 1;
     uint16_t serial_span;        /* frames in the current (or last) serial stretch */
     /* Timed frames in the probe window (PROBE_WINDOW); before a rule's
      * first stretch, its timed frames (exec/policy.c, REF_SAMPLES). */

@@ -151,12 +151,21 @@ bool rt_exec_shuffle_serial(dagrt *rt, graph_rt *r, const dagrt_graph *g)
     return RT_UNLIKELY(rt_shuffled(rt)) && rt_policy_serial_ok(&r->policy, g);
 }
 
+/* Frames as long as the scheduler's slices ("signs that the clock
+ * overrules", below). */
+#define SIGN_SLICE_NS 1000000u
+
 bool rt_policy_serial_ok(exec_policy *p, const dagrt_graph *g)
 {
     /* The tables are const: one answer per graph, recomputed only when
      * the state runs another one. */
     if (p->serial_g != g) {
         p->serial_ok = rt_exec_serial_ok(g);
+        uint64_t work = 0;
+        for (uint32_t i = 0; g->cost && i < g->nnodes; i++)
+            work += g->cost[i];
+        p->work_known = work > 0;
+        p->work_slices = work >= SIGN_SLICE_NS;
         p->serial_g = g;
     }
     return p->serial_ok;
@@ -245,7 +254,8 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * failed often enough that a third of a run could be stretches: the
  * layered frame's G_run 0.94-0.98x serial in those runs, 0.75-0.82 in
  * the others. So where frames are as long as the scheduler's slices (the
- * stretch's serial frames SIGN_SLICE_NS or more: the stall a sign stands
+ * tables' costs sum to SIGN_SLICE_NS or more, or, without costs, the
+ * stretch's serial frames take that long (slices, below): the stall a sign stands
  * for, a slice lost while holding a node, then costs about a frame, which
  * sharing's gain can pay; on frames of microseconds it costs dozens, and
  * the signs and the margin decide as before), the clock overrules:
@@ -271,7 +281,6 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
 #define PROBE_WIN_NS 5000000u
 #define PROBE_GAIN 16
 #define KEEP_WIN_FRAMES 16
-#define SIGN_SLICE_NS 1000000u
 /* The reference stretch. A rule without a serial time yet (it never had a
  * stretch) has nothing to compare its shared frames with, and a helper
  * that runs, only slowly (a thread sharing its CPU), gives neither
@@ -329,9 +338,17 @@ static void go_serial(exec_policy *p, bool again)
  * that a worker got no CPU (plan mode: the caller claimed most of the
  * helper's list; the dynamic executor: the caller waited long, blocked,
  * for a node a drainer held: "held", below). */
-/* The rule's serial frames are as long as the scheduler's slices: the
- * clock overrules the signs ("signs that the clock overrules"). */
-static bool slices(const exec_policy *p) { return p->serial_ns >= SIGN_SLICE_NS; }
+/* The rule's frames are as long as the scheduler's slices: the clock
+ * overrules the signs ("signs that the clock overrules"). By the tables'
+ * costs where they have any: a load stretches measured frames, and a
+ * frame of 0.4 ms measured at 1 ms and more beside a parallel test run
+ * took the long-frame rule, where a 5 ms stall then no longer ended its
+ * window (tests/exec/live_scenario.c, plan_held, failed one README run in
+ * three). Without costs, by the stretch's measured serial frames. */
+static bool slices(const exec_policy *p)
+{
+    return p->work_known ? p->work_slices : p->serial_ns >= SIGN_SLICE_NS;
+}
 
 /* The probe window (above): one more shared frame (ns: its time, 0 if
  * not timed). */
@@ -447,6 +464,7 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
 
 static void judge(graph_rt *r, bool starved_sign, uint64_t ns, bool ref)
 {
+    rt_policy_serial_ok(&r->policy, r->g);   /* (work_slices: this graph's) */
     judge_in(&r->policy, r->policy.was_serial, r->waking, starved_sign, ns, ref);
 }
 
@@ -587,6 +605,7 @@ void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns)
     if (!serial && o->policy.serial_left > 0) {
         return;
     }
+    rt_policy_serial_ok(&o->policy, r->g);   /* (work_slices: this graph's) */
     judge_in(&o->policy, serial, !serial && r->waking, !serial && r->stolen > r->nlistw / 2,
              ns, r->rt->cfg.live_costs == 0);
 }
