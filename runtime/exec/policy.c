@@ -155,15 +155,22 @@ bool rt_exec_shuffle_serial(dagrt *rt, graph_rt *r, const dagrt_graph *g)
  * overrules", below). */
 #define SIGN_SLICE_NS 1000000u
 
+/* g's work by the tables' costs, ns: their sum (0: no costs). */
+static uint64_t tables_work(const dagrt_graph *g)
+{
+    uint64_t work = 0;
+    for (uint32_t i = 0; g->cost && i < g->nnodes; i++)
+        work += g->cost[i];
+    return work;
+}
+
 bool rt_policy_serial_ok(exec_policy *p, const dagrt_graph *g)
 {
     /* The tables are const: one answer per graph, recomputed only when
      * the state runs another one. */
     if (p->serial_g != g) {
         p->serial_ok = rt_exec_serial_ok(g);
-        uint64_t work = 0;
-        for (uint32_t i = 0; g->cost && i < g->nnodes; i++)
-            work += g->cost[i];
+        uint64_t work = tables_work(g);
         p->work_known = work > 0;
         p->work_slices = work >= SIGN_SLICE_NS;
         p->serial_g = g;
@@ -294,8 +301,19 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * 200 frames (the first 8 are timed, then one in 8), so that a short run
  * pays nothing; with 8, a 60-frame pipeline (tests/exec/pipe_ahead.c)
  * spent most of its frames in the stretch and its window under
- * AddressSanitizer. Not with live costs (see plan_after). */
+ * AddressSanitizer. Not with live costs (see plan_after).
+ * Nor while the tables' costs show that sharing gains: the shared frames'
+ * average at most REF_GAINS_NUM/REF_GAINS_DEN of the costs' sum, the
+ * frame's work, which serial frames take at least. On an idle machine
+ * the stretch cost 16 frames at twice their time once per plan (a
+ * game-shaped frame's pipeline: one run of bench_frame's in five 15-25%
+ * slower, docs/benchmarks-log.md). A load that slows the shared frames
+ * past that later runs it then. Costs declared far above the work keep
+ * it from running where sharing is slow: the plan, built from them, is
+ * off too (live costs measure them). */
 #define REF_SAMPLES 32
+#define REF_GAINS_NUM 3
+#define REF_GAINS_DEN 4
 
 enum { PROBE_NONE, PROBE_JUDGE, PROBE_WAKE, PROBE_WINDOW };
 
@@ -396,8 +414,16 @@ static void open_window(exec_policy *p, uint64_t ns, bool sign, bool keep)
 }
 
 /* ref: the rule may run its reference stretch (above). */
-static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign, uint64_t ns,
-                     bool ref)
+/* Whether the shared frames' average (p->plan_ns, outside a window) shows
+ * by g's costs that sharing gains (above, REF_SAMPLES). */
+static bool gains_by_costs(const exec_policy *p, const dagrt_graph *g)
+{
+    uint64_t work = tables_work(g);
+    return work && p->plan_ns * REF_GAINS_DEN <= work * REF_GAINS_NUM;
+}
+
+static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool waking,
+                     bool starved_sign, uint64_t ns, bool ref)
 {
     if (!serial && waking)
         return;   /* slow to wake is not starved: judged by a later frame (below) */
@@ -428,7 +454,8 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
         } else if (starved_sign || slower) {
             go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
         } else if (ref && ns && p->serial_ns == 0 && p->since_probe == UINT32_MAX &&
-                   ++p->win_n >= REF_SAMPLES) {
+                   (p->win_n < REF_SAMPLES ? ++p->win_n : p->win_n) >= REF_SAMPLES &&
+                   !gains_by_costs(p, g)) {
             /* (win_n counts the samples until then: no window is open.) */
             go_serial(p, false);
         }
@@ -465,7 +492,7 @@ static void judge_in(exec_policy *p, bool serial, bool waking, bool starved_sign
 static void judge(graph_rt *r, bool starved_sign, uint64_t ns, bool ref)
 {
     rt_policy_serial_ok(&r->policy, r->g);   /* (work_slices: this graph's) */
-    judge_in(&r->policy, r->policy.was_serial, r->waking, starved_sign, ns, ref);
+    judge_in(&r->policy, r->g, r->policy.was_serial, r->waking, starved_sign, ns, ref);
 }
 
 /* Held, in plan mode: the caller waited, with nothing it could take,
@@ -606,7 +633,7 @@ void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns)
         return;
     }
     rt_policy_serial_ok(&o->policy, r->g);   /* (work_slices: this graph's) */
-    judge_in(&o->policy, serial, !serial && r->waking, !serial && r->stolen > r->nlistw / 2,
+    judge_in(&o->policy, r->g, serial, !serial && r->waking, !serial && r->stolen > r->nlistw / 2,
              ns, r->rt->cfg.live_costs == 0);
 }
 

@@ -15,6 +15,7 @@
 #include "plan_crowded.h"
 #include "plan_tail.h"
 #include "policy_scenario.h"
+#include "policy_rules.h"
 #include "policy_slow.h"
 #include "scenario.h"
 #include "shuffle_scenario.h"
@@ -35,6 +36,7 @@ static int run_plan_pieces(void) { return plan_pieces_scenario(); }   /* pieces_
 static int run_dyn_pieces(void) { return dyn_pieces_scenario(); }   /* pieces_scenario.c */
 static int run_pipe_ahead(void) { return pipe_ahead_scenario(); }   /* pipe_ahead.c */
 static int run_policy_slow(void) { return policy_slow_scenario(); }   /* policy_slow.c */
+static int run_policy_rules(void) { return policy_rules_scenario(); }   /* policy_rules.c */
 static int run_crowd_dyn(void) { return crowd_dyn_scenario(); }   /* crowd_dyn.c */
 static int run_crowd_held(void) { return crowd_held_scenario(); }   /* crowd_held.c */
 static int run_plan_linger(void) { return plan_linger_scenario(); }   /* plan_tail.c */

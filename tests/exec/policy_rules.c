@@ -1,0 +1,173 @@
+/* policy_rules.c - the run policy's verdicts (runtime/exec/policy.c) on
+ * frames whose times the test makes up: the entry policy_rules of
+ * exec_list.h.
+ *
+ * The other policy scenarios run real frames beside busy or stopped
+ * threads, so a loaded machine shifts what they see, and they check
+ * bounds. This one calls the rule as plan mode does around a frame
+ * (rt_policy_plan_serial before it, rt_policy_after after it) with a
+ * frame time it chooses, and checks each verdict exactly:
+ *
+ * 1. No reference stretch where the tables' costs show that sharing gains
+ *    (shared frames 450 us, costs 800 us): 0 serial frames in 2,000.
+ *    Without costs, the same frames run the reference stretch once: 16.
+ *    With the shared frames at 700 us (over 3/4 of the costs) it runs too.
+ *    And when a load slows shared frames later, it runs then.
+ * 2. The long-frame rule ("signs that the clock overrules") is gated on
+ *    the tables' costs, not on serial frames a load stretched. Costs of
+ *    400 us, with serial frames measured at 1.2 ms: after the stretch, a
+ *    sign in the probe window starts a stretch at once. This failed when
+ *    the gate was the measured 1.2 ms (tests/exec/live_scenario.c,
+ *    plan_held, under a load). With costs of 2.4 ms the window goes on.
+ *
+ * Checked against the changes undone: with the reference stretch taken
+ * whatever the costs, (1)'s first check reads 16 serial frames; with the
+ * gate on the measured serial frames, (2)'s first check reads a shared
+ * frame after the sign. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dagrt.h"
+#include "exec/exec.h"
+#include "policy_rules.h"
+
+#define RULES_NODES 4
+#define US 1000u
+
+static dagrt_node rules_nodes[RULES_NODES];
+static uint32_t rules_cost[RULES_NODES];
+static dagrt_graph rules_graph;
+
+/* A table of RULES_NODES independent tasks, each costing cost_us (0: the
+ * tables carry no costs). Only the policy reads it: nothing runs it. */
+static const dagrt_graph *rules_table(uint32_t cost_us)
+{
+    for (uint32_t i = 0; i < RULES_NODES; i++) {
+        rules_nodes[i] = (dagrt_node){.name = "t"};
+        rules_cost[i] = cost_us * US;
+    }
+    rules_graph = (dagrt_graph){.name = cost_us ? "rules_costs" : "rules",
+                                .nodes = rules_nodes,
+                                .nnodes = RULES_NODES,
+                                .cost = cost_us ? rules_cost : NULL};
+    return &rules_graph;
+}
+
+static graph_rt rules_r;   /* static: zeroed, and graph_rt is large */
+
+/* A state's rule afresh, for g on rt (a runtime only for its cfg). */
+static graph_rt *fresh(dagrt *rt, const dagrt_graph *g)
+{
+    graph_rt *r = &rules_r;
+    *r = (graph_rt){0};
+    r->rt = rt;
+    r->g = g;
+    r->nlistw = 4;   /* the helper's list: 4 nodes; the sign takes all of them */
+    rt_policy_plan_reset(&r->policy);
+    return r;
+}
+
+/* One plan-mode frame as exec.c runs it: the rule says serial or shared;
+ * the frame takes serial_ns or shared_ns, timed where the rule samples;
+ * sign: a shared frame whose caller took the helper's whole list (the
+ * clock-free sign). Returns whether it ran serial. */
+static bool frame(graph_rt *r, uint64_t shared_ns, uint64_t serial_ns, bool sign)
+{
+    bool serial = rt_policy_plan_serial(r);
+    bool timed = rt_policy_timed(r, true);
+    r->stolen = !serial && sign ? r->nlistw : 0;
+    r->held_ns = 0;
+    r->waking = 0;
+    rt_policy_after(r, timed, timed ? (serial ? serial_ns : shared_ns) : 0, true);
+    r->runs++;
+    return serial;
+}
+
+/* Serial frames among n frames of shared_us / serial_us each, no sign. */
+static int serial_frames(graph_rt *r, int n, uint64_t shared_us, uint64_t serial_us)
+{
+    int k = 0;
+    for (int f = 0; f < n; f++)
+        k += frame(r, shared_us * US, serial_us * US, false);
+    return k;
+}
+
+static int expect(const char *what, int got, int want)
+{
+    printf("policy_rules: %s: %d serial frames (want %d)\n", what, got, want);
+    if (got == want)
+        return 0;
+    fprintf(stderr, "policy_rules: %s: %d serial frames, want %d\n", what, got, want);
+    return 1;
+}
+
+/* (1) The reference stretch. */
+static int reference(dagrt *rt)
+{
+    int bad = 0;
+    bad += expect("costs 800 us, shared 450 us", serial_frames(fresh(rt, rules_table(200)), 2000, 450, 800), 0);
+    bad += expect("no costs, shared 450 us", serial_frames(fresh(rt, rules_table(0)), 2000, 450, 800), 16);
+    bad += expect("costs 800 us, shared 700 us", serial_frames(fresh(rt, rules_table(200)), 2000, 700, 800), 16);
+    graph_rt *r = fresh(rt, rules_table(200));
+    bad += expect("costs 800 us, shared 450 us, first 500 frames", serial_frames(r, 500, 450, 800), 0);
+    bad += expect("... then shared 700 us", serial_frames(r, 1500, 700, 800), 16);
+    return bad;
+}
+
+/* (2) The long-frame gate. Frames shared at shared_us until the reference
+ * stretch (serial frames at serial_us) has run and the probe after it
+ * opened its window, then one shared frame of 5 ms with the sign: returns
+ * whether the frame after it ran serial, or -1 if the stretch never came. */
+static int after_sign(dagrt *rt, uint32_t cost_us, uint64_t shared_us, uint64_t serial_us)
+{
+    graph_rt *r = fresh(rt, rules_table(cost_us));
+    int f = 0, stretch = 0;
+    for (; f < 2000 && stretch == 0; f++)
+        stretch += frame(r, shared_us * US, serial_us * US, false);
+    if (stretch == 0)
+        return -1;
+    while (frame(r, shared_us * US, serial_us * US, false))   /* the rest of the stretch */
+        ;
+    frame(r, 5000 * US, serial_us * US, true);                 /* the window's second frame: held 5 ms */
+    return frame(r, shared_us * US, serial_us * US, false);
+}
+
+static int slices(dagrt *rt)
+{
+    int bad = 0;
+    int s = after_sign(rt, 100, 1000, 1200);
+    printf("policy_rules: costs 400 us, serial measured 1.2 ms: after a sign in the window, %s\n",
+           s < 0 ? "no stretch came" : s ? "serial" : "shared");
+    if (s != 1) {
+        fprintf(stderr, "policy_rules: costs 400 us: a sign in the probe window did not start a "
+                "stretch (the long-frame rule taken from a stretched serial time)\n");
+        bad++;
+    }
+    s = after_sign(rt, 600, 2000, 2200);
+    printf("policy_rules: costs 2.4 ms: after a sign in the window, %s\n",
+           s < 0 ? "no stretch came" : s ? "serial" : "shared");
+    if (s != 0) {
+        fprintf(stderr, "policy_rules: costs 2.4 ms: a sign in the probe window %s (the clock "
+                "overrules there)\n", s < 0 ? "never came: no reference stretch" : "ended it");
+        bad++;
+    }
+    return bad;
+}
+
+int policy_rules_scenario(void)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 0;
+    cfg.live_costs = 0;   /* (live costs take the reference stretch out) */
+    int err = 0;
+    dagrt *rt = dagrt_create_ex(&cfg, &err);
+    if (!rt) {
+        fprintf(stderr, "policy_rules: dagrt_create_ex: %s\n", dagrt_strerror(err));
+        return 1;
+    }
+    int bad = reference(rt) + slices(rt);
+    dagrt_destroy(rt);
+    return bad;
+}
