@@ -20,10 +20,18 @@
  *    the gate was the measured 1.2 ms (tests/exec/live_scenario.c,
  *    plan_held, under a load). With costs of 2.4 ms the window goes on.
  *
+ * 3. Short frames slower shared than serial (costs 100 us, shared 120
+ *    us, serial 100 us): the reference stretch, then each probe fails and
+ *    the stretch doubles: 16, 32, 64, 128, 256 serial frames.
+ * 4. Long frames (costs 2.4 ms; serial frames 2.2 ms): shared frames
+ *    slower than serial by less than 1/16 (2.25 ms) keep sharing, in
+ *    windows that only keep it; by more (2.5 ms), a stretch again.
+ *
  * Checked against the changes undone: with the reference stretch taken
  * whatever the costs, (1)'s first check reads 16 serial frames; with the
  * gate on the measured serial frames, (2)'s first check reads a shared
- * frame after the sign. */
+ * frame after the sign; with the long-frame rule off, (4)'s first check
+ * reads 877 serial frames and (2)'s second a stretch. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -155,6 +163,61 @@ static int slices(dagrt *rt)
     return bad;
 }
 
+/* (3) Doubling stretches: the lengths of the first serial runs. */
+static int doubling(dagrt *rt)
+{
+    graph_rt *r = fresh(rt, rules_table(25));
+    int want[5] = {16, 32, 64, 128, 256}, got[5] = {0}, k = 0, bad = 0;
+    bool before = false;
+    for (int f = 0; f < 4000 && k < 5; f++) {
+        bool serial = frame(r, 120 * US, 100 * US, false);
+        if (serial)
+            got[k]++;
+        else if (before)
+            k++;   /* a stretch ended */
+        before = serial;
+    }
+    for (int i = 0; i < 5; i++) {
+        printf("policy_rules: short frames, shared slower: stretch %d: %d frames (want %d)\n", i,
+               got[i], want[i]);
+        if (got[i] != want[i]) {
+            fprintf(stderr, "policy_rules: stretch %d ran %d frames, want %d\n", i, got[i],
+                    want[i]);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* (4) Long frames: the clock overrules. After the reference stretch (the
+ * shared frames at 2 ms are over 3/4 of the costs' 2.4 ms), n frames at
+ * shared_us: their serial frames. */
+static int long_after(dagrt *rt, uint64_t shared_us, int n)
+{
+    graph_rt *r = fresh(rt, rules_table(600));
+    int f = 0, stretch = 0;
+    for (; f < 2000 && stretch == 0; f++)
+        stretch += frame(r, 2000 * US, 2200 * US, false);
+    while (frame(r, 2000 * US, 2200 * US, false))
+        ;
+    for (int i = 0; i < 64; i++)   /* the probe window passes: 2 ms against 2.2 */
+        frame(r, 2000 * US, 2200 * US, false);
+    return stretch ? serial_frames(r, n, shared_us, 2200) : -1;
+}
+
+static int long_frames(dagrt *rt)
+{
+    int bad = expect("long frames, shared 2.25 ms, serial 2.2 ms", long_after(rt, 2250, 1000), 0);
+    int s = long_after(rt, 2500, 1000);
+    printf("policy_rules: long frames, shared 2.5 ms: %d serial frames (want some)\n", s);
+    if (s <= 0) {
+        fprintf(stderr, "policy_rules: long frames 1/8 slower shared than serial: %d serial "
+                "frames, want some\n", s);
+        bad++;
+    }
+    return bad;
+}
+
 int policy_rules_scenario(void)
 {
     dagrt_config cfg;
@@ -167,7 +230,7 @@ int policy_rules_scenario(void)
         fprintf(stderr, "policy_rules: dagrt_create_ex: %s\n", dagrt_strerror(err));
         return 1;
     }
-    int bad = reference(rt) + slices(rt);
+    int bad = reference(rt) + slices(rt) + doubling(rt) + long_frames(rt);
     dagrt_destroy(rt);
     return bad;
 }
