@@ -14,7 +14,7 @@
  *   bench_frame [--frame all|uniform|game|layered[,...]] [--runs N] [--min-ms MS]
  *               [--workers N] [--only NAME[,NAME...]]
  *               [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace]
- *               [--dump FILE] [--fault]
+ *               [--dump FILE] [--fault] [--each]
  *
  * Prints us per frame (median and best of N timed runs of >= MS ms each
  * and >= 10000 frames), the ratio to serial calls, the distribution of
@@ -470,6 +470,22 @@ static int selected(size_t k)
     return k == 0 || name_selected(contenders[k].name);
 }
 
+/* --each: every timed run's us per frame, round by round (a median hides
+ * one slow round: the run policy's reference stretch showed in one round
+ * in five this way, docs/benchmarks-log.md). */
+static void print_each(const char *what, double t[][101], int runs, int prec)
+{
+    printf("every run, %s, us per frame (rounds in order):\n", what);
+    for (size_t k = 0; k < NCONT; k++) {
+        if (!selected(k))
+            continue;
+        printf("  %-22s", contenders[k].name);
+        for (int r = 0; r < runs; r++)
+            printf(" %.*f", prec, t[k][r]);
+        printf("\n");
+    }
+}
+
 int main(int argc, char **argv)
 {
     int runs = 5;
@@ -479,6 +495,7 @@ int main(int argc, char **argv)
     int load = 0, quick = 0;
     const char *only = NULL;
     const char *frames = "all";
+    int each = 0;
     dagrt_placement placement = DAGRT_PLACEMENT_AUTO;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
@@ -493,6 +510,8 @@ int main(int argc, char **argv)
             frames = argv[++i];
         else if (strcmp(argv[i], "--fault") == 0)
             shape_fault = 1;
+        else if (strcmp(argv[i], "--each") == 0)
+            each = 1;
         else if (strcmp(argv[i], "--load") == 0) {
             load = 1;
             if (i + 1 < argc && argv[i + 1][0] >= '1' && argv[i + 1][0] <= '9')
@@ -521,7 +540,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else {
-            fprintf(stderr, "usage: %s [--frame all|uniform|game|layered[,...]] [--fault] [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace] [--dump FILE]\n",
+            fprintf(stderr, "usage: %s [--frame all|uniform|game|layered[,...]] [--fault] [--runs N] [--min-ms MS] [--workers N] [--only NAME[,NAME...]] [--load [N]] [--quick] [--placement auto|none|pin] [--observer] [--tracy] [--trace] [--dump FILE] [--each]\n",
                     argv[0]);
             return 2;
         }
@@ -634,6 +653,8 @@ int main(int argc, char **argv)
                     bench_load_add(&cpu[k], &c0, &c1);
             }
         }
+        if (each)   /* before the sort: the rounds in order */
+            print_each(label[b], t, runs, 2);
         for (size_t k = 0; k < NCONT; k++) {
             if (!selected(k))
                 continue;
@@ -782,7 +803,7 @@ uneven:
         printf("build: %s\n", BENCH_BUILD);
     /* The uneven frames, after the uniform frame's peers are gone (oneTBB's
      * global_control would cap the threads of the next one). */
-    struct shape_opts so = {.runs = runs, .quick = quick, .load = load,
+    struct shape_opts so = {.runs = runs, .quick = quick, .load = load, .each = each,
                             .min_ms = min_ms, .min_frames = quick ? 10 : 50,
                             .want = name_selected};
     failed |= shapes_main(the_rt, workers + 1, frames, &so);

@@ -349,6 +349,17 @@ static int run_shape(const struct shape *s, int threads, const struct shape_opts
         }
     if (o->load)
         bench_load_stop();
+    if (o->each) {   /* before the sort below: the rounds in order */
+        printf("every run, us per frame (rounds in order):\n");
+        for (size_t k = 0; k < NCONT; k++) {
+            if (!setup[k])
+                continue;
+            printf("  %-22s", contenders[k].name);
+            for (int r = 0; r < o->runs; r++)
+                printf(" %.1f", t[k][r]);
+            printf("\n");
+        }
+    }
     printf("%-22s %18s %10s %10s\n", "contender", "us/frame (best)", "x bound", "x serial");
     double serial = 0;
     for (size_t k = 0; k < NCONT; k++) {

@@ -118,6 +118,7 @@ void shape_items(struct shape_ctx *c, int i, size_t b, size_t e);
  * whether a contender runs (--only). Returns nonzero if a check failed. */
 struct shape_opts {
     int runs, quick, load;
+    int each;   /* --each: every timed run's figure, round by round */
     double min_ms;
     long min_frames;
     int (*want)(const char *name);
