@@ -4,6 +4,8 @@
  *
  *   exec/exec.c              validation, node dispatch's observed half, the
  *                       mode of each frame (as the policy says), stats
+ *   exec/choose.c       the one choice of how a frame runs, and the plan,
+ *                       made in one place
  *   exec/policy.c       the run policy: every timing rule that chooses how
  *                       a frame runs (moving averages, sampling, "too small
  *                       to share", the starvation rule of every mode that
@@ -758,7 +760,7 @@ static inline uint8_t rt_exec_node(graph_rt *r, uint32_t i)
     return rt_exec_node_on(r, i, dagrt_in_fiber(r->rt) ? NODE_ON_FIBER : NODE_ON_THREAD);
 }
 
-/* ------------------------------------------------------ exec/policy.c */
+/* ------------------------------------------------------ exec/choose.c */
 
 /* graph_rt.plan_state: a state's plan (made by rt_exec_plan, the one place). */
 typedef enum rt_plan_state {
@@ -818,6 +820,8 @@ static inline bool rt_exec_planned(const graph_rt *r, const dagrt_graph *g)
 /* Whether plan mode may run started runs and pipelines at all: false when
  * DAGRT_PIPE=dynamic is in the environment (read once per process). */
 bool rt_exec_env_plan(void);
+
+/* ------------------------------------------------------ exec/policy.c */
 
 /* A moving average of frame times (1/8 weight per sample): one frame
  * stretched by a preemption or a page fault must not flip a choice. */
