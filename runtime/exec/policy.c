@@ -245,12 +245,6 @@ static void go_serial(exec_policy *p, bool again)
     p->signs_ok = 0;   /* the signs count again (see "signs that the clock overrules") */
 }
 
-/* One shared frame's end, for every mode that shares (plan mode, the
- * dynamic executor's runs, started runs and pipeline frames). ns: its
- * time, 0 if it was not timed; starved: the mode's own clock-free sign
- * that a worker got no CPU (plan mode: the caller claimed most of the
- * helper's list; the dynamic executor: the caller waited long, blocked,
- * for a node a drainer held: "held", below). */
 /* The rule's frames are as long as the scheduler's slices: the clock
  * overrules the signs ("signs that the clock overrules"). By the tables'
  * costs where they have any: a load stretches measured frames, and a
@@ -308,7 +302,6 @@ static void open_window(exec_policy *p, uint64_t ns, bool sign, bool keep)
     window(p, ns);
 }
 
-/* ref: the rule may run its reference stretch (above). */
 /* Whether the shared frames' average (p->plan_ns, outside a window) shows
  * by g's costs that sharing gains (above, REF_SAMPLES). */
 static bool gains_by_costs(const exec_policy *p, const dagrt_graph *g)
@@ -317,6 +310,13 @@ static bool gains_by_costs(const exec_policy *p, const dagrt_graph *g)
     return work && p->plan_ns * REF_GAINS_DEN <= work * REF_GAINS_NUM;
 }
 
+/* One shared frame's end, for every mode that shares (plan mode, the
+ * dynamic executor's runs, started runs and pipeline frames). ns: its
+ * time, 0 if it was not timed; starved: the mode's own clock-free sign
+ * that a worker got no CPU (plan mode: the caller claimed most of the
+ * helper's list; the dynamic executor: the caller waited long, blocked,
+ * for a node a drainer held: "held", below); g: the frame's graph;
+ * ref: the rule may run its reference stretch (above). */
 static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool waking,
                      bool starved_sign, uint64_t ns, bool ref)
 {
