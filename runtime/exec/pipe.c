@@ -37,6 +37,18 @@ typedef struct pipe_rt {
      * sampled (0: not sampled). */
     uint64_t frame_ns;
     uint64_t t_start[DAGRT_MAX_IN_FLIGHT];
+    /* A frame's share of the pipeline's time, for the crowded switch
+     * (exec/crowd.c, rt_crowd_small): a moving average of the same
+     * samples, a frame's time from start to wait over the depth (with the
+     * pipeline full, the time between two submits), a serial frame's own
+     * time. Not frame_ns: a frame in flight waits for `depth` submits, so
+     * its start-to-wait time grows with the depth, and a depth-3
+     * pipeline of the uniform frame's 1 us tasks (start to wait about
+     * 100 us) read as large beside a busy loop and went to the dynamic
+     * executor, 44-77 us a frame against 33-36 serial, where depth 2
+     * (about 66 us) stayed in plan mode (bench_frame --load 1;
+     * docs/benchmarks-log.md). */
+    uint64_t period_ns;
     /* Frames may run in pipelined plan mode (exec/pplan.c) where the
      * runtime has a worker: true unless DAGRT_PIPE=dynamic is in the
      * environment (rt_exec_env_plan: read once per process; tests run
@@ -104,7 +116,7 @@ int dagrt_pipeline_init(dagrt_pipeline *p, unsigned depth, dagrt_graph_state *co
     q->inflight = 0;
     q->submitted = 0;
     q->rt = NULL;
-    q->frame_ns = 0;
+    q->frame_ns = q->period_ns = 0;
     memset(q->t_start, 0, sizeof q->t_start);
     q->plan_ok = rt_exec_env_plan();
     q->last_plan = q->plan_ok;
@@ -187,7 +199,9 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
         /* The starvation rule judges it, with its submit's time if timed. */
         rt_policy_pipe_after(rule_of(p, r, r->g), r, r->policy.pipe_ns);
     if (q->t_start[k]) {
-        q->frame_ns = rt_policy_average(q->frame_ns, rt_now_ns() - q->t_start[k]);
+        uint64_t ns = rt_now_ns() - q->t_start[k];
+        q->frame_ns = rt_policy_average(q->frame_ns, ns);
+        q->period_ns = rt_policy_average(q->period_ns, ns / q->depth);
         q->t_start[k] = 0;
     }
     q->inflight--;
@@ -262,7 +276,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
      * DAGRT_PIPE=dynamic; a change of executor at a frame boundary waits
      * for the frames in flight first (pipe_rt.last_plan). */
     bool plan = q->plan_ok && !(dagrt_worker_count(rt) > 0 && rt_crowd_frames(rt) &&
-                                !rt_crowd_small(q->frame_ns, g->nnodes));
+                                !rt_crowd_small(q->period_ns, g->nnodes));
     rt_choice c = rt_exec_shuffle_serial(rt, rk, g)
                   ? (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME}
                   : rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, plan,
@@ -279,8 +293,10 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
             retire_before(rt, q, rk);   /* it started (a frame was numbered), and has ended */
         if (rc == 0) {
             uint64_t ns = timed ? rt_now_ns() - t0 : 0;
-            if (timed)
+            if (timed) {
                 q->frame_ns = rt_policy_average(q->frame_ns, ns);
+                q->period_ns = rt_policy_average(q->period_ns, ns);
+            }
             if (c.judge == RT_JUDGE_PIPE) {
                 if (timed)
                     rk->policy.frame_ns = rt_policy_average(rk->policy.frame_ns, ns);

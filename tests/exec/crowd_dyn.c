@@ -22,7 +22,8 @@
  * Then dagrt_config.crowd_frames, on runtimes of their own with the sign
  * sampled again: DAGRT_CROWD_PLAN runs no frame on the dynamic executor,
  * DAGRT_CROWD_DYNAMIC none in plan mode, whatever the machine's load.
- * No duration is asserted. */
+ * Last, frames of tiny tasks stay in plan mode while crowded at every
+ * depth (run_tiny, below). No duration is asserted. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -197,6 +198,91 @@ static int run_pipe(dagrt *rt, const dagrt_graph *g, unsigned depth)
     return bad;
 }
 
+/* Tiny tasks: frames under exec/crowd.c's CROWD_DYN_NS_PER_NODE (3 us) a
+ * node stay in plan mode while crowded, in a pipeline of any depth. A
+ * frame in flight waits for `depth` submits, so its start-to-wait time is
+ * about depth times the pipeline's time per frame: read as the frame's
+ * size, as it was, a depth-4 pipeline of these 2 us tasks (start to wait
+ * 4-8 us a node) went to the dynamic executor while depth 1 stayed
+ * (bench_frame --load 1: the uniform frame's depth-3 pipeline took
+ * 1.3-1.9x serial there). Judged only where the pipeline's own time per
+ * frame (measured here, wall time over frames) was under TINY_US_MOST a
+ * node: on a slower machine (a sanitizer's) the frames are not tiny, and
+ * either executor is right. */
+#define TINY_NODES 12
+#define TINY_US 2
+#define TINY_US_MOST 1.5
+#define TINY_FRAMES 600
+#define TINY_WARM 32   /* frames before the first samples: not judged */
+
+static pipe2_graph tiny;
+
+static void tiny_body(pipe2_frame *c, uint32_t i)
+{
+    pipe2_enter(c, i);
+    bench_spin_us(TINY_US);
+    pipe2_leave(c, i);
+}
+
+#define TINY(i) static void tiny_t##i(void *c) { tiny_body(c, i); }
+TINY(0) TINY(1) TINY(2) TINY(3) TINY(4) TINY(5) TINY(6) TINY(7) TINY(8) TINY(9) TINY(10)
+TINY(11)
+static const dagrt_node_fn tiny_fns[TINY_NODES] = {tiny_t0, tiny_t1, tiny_t2, tiny_t3,
+                                                   tiny_t4, tiny_t5, tiny_t6, tiny_t7,
+                                                   tiny_t8, tiny_t9, tiny_t10, tiny_t11};
+
+static int run_tiny(dagrt *rt, unsigned depth)
+{
+    static dagrt_graph_state st[DAGRT_MAX_IN_FLIGHT];
+    static dagrt_node_state nst[DAGRT_MAX_IN_FLIGHT][TINY_NODES];
+    static pipe2_frame ctx[DAGRT_MAX_IN_FLIGHT];
+    static dagrt_pipeline pipe;
+    dagrt_graph_state *sp[DAGRT_MAX_IN_FLIGHT];
+    void *cp[DAGRT_MAX_IN_FLIGHT];
+    for (unsigned k = 0; k < depth; k++) {
+        if (dagrt_graph_state_init(&st[k], nst[k], TINY_NODES) != 0)
+            return 1;
+        sp[k] = &st[k];
+        ctx[k].graph = &tiny;
+        cp[k] = &ctx[k];
+    }
+    if (dagrt_pipeline_init(&pipe, depth, sp, cp, pipe2_drop) != 0)
+        return 1;
+    rt_crowd_fix(1);
+    int bad = 0;
+    double t0 = 0;
+    for (int f = 0; f < TINY_FRAMES && bad == 0; f++) {
+        if (f == TINY_WARM) {
+            seen_plan = seen_dyn = seen_other = 0;
+            t0 = bench_now_ns();
+        }
+        int frame = next_frame++;
+        int rc = dagrt_pipeline_submit(rt, &tiny.g, &pipe, pipe2_store, &frame);
+        if (rc != 0) {
+            fprintf(stderr, "crowd_dyn: tiny, depth %u, frame %d: %s\n", depth, frame,
+                    dagrt_strerror(rc));
+            bad++;
+        }
+    }
+    if (dagrt_pipeline_drain(rt, &pipe) != 0)
+        bad++;
+    double us = (bench_now_ns() - t0) / 1e3 / (TINY_FRAMES - TINY_WARM);
+    for (unsigned k = 0; k < depth; k++)
+        dagrt_graph_state_fini(&st[k]);
+    rt_crowd_fix(-1);
+    bool judged = us < TINY_US_MOST * TINY_NODES;
+    printf("crowd_dyn: tiny, depth %u: %.1f us a frame, %d frames dynamic, %d in plan mode, "
+           "%d other%s\n", depth, us, seen_dyn, seen_plan, seen_other,
+           judged ? "" : " (not tiny here: not judged)");
+    if (judged && seen_dyn > 0) {
+        fprintf(stderr, "crowd_dyn: tiny, depth %u: %d frames of %.1f us (%.2f us a node) on "
+                "the dynamic executor while crowded\n", depth, seen_dyn, us, us / TINY_NODES);
+        bad++;
+    }
+    seen_plan = seen_dyn = seen_other = 0;
+    return bad;
+}
+
 /* dagrt_config.crowd_frames on a runtime of its own, the sign back to
  * sampling: PLAN never runs a frame on the dynamic executor, DYNAMIC never
  * in plan mode, whatever the machine's load (started runs, which are never
@@ -268,6 +354,12 @@ int crowd_dyn_scenario(void)
     bad += run_frames(rt, g, true);
     bad += run_pipe(rt, g, 2);
     bad += run_pipe(rt, g, 3);
+    pipe2_fan(&tiny, "crowd_dyn tiny", TINY_NODES, NULL, tiny_fns, TINY_US);
+    pipe2_reset(&tiny);
+    next_frame = 0;
+    for (unsigned depth = 1; depth <= DAGRT_MAX_IN_FLIGHT; depth++)
+        bad += run_tiny(rt, depth);
+    bad += atomic_load(&tiny.frames_bad);
     rt_crowd_fix(-1);
     dagrt_destroy(rt);
     /* Each frame's verdict came at its end (pipe2_drop). */
