@@ -203,9 +203,17 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * the stretch cost 16 frames at twice their time once per plan (a
  * game-shaped frame's pipeline: one run of bench_frame's in five 15-25%
  * slower, docs/benchmarks-log.md). A load that slows the shared frames
- * past that later runs it then. Costs declared far above the work keep
- * it from running where sharing is slow: the plan, built from them, is
- * off too (live costs measure them). */
+ * past that later runs it then. Where frames are as long as the slices
+ * (above: the probe window after the stretch fails only above 17/16 of
+ * the serial frames), the whole work: shared frames that take no longer
+ * than a serial frame at least takes would pass that window, so the
+ * stretch costs its frames and decides nothing. That was the game frame
+ * on the dynamic executor beside a busy loop: shared frames at 0.83-0.85
+ * of the costs' sum, serial ones at 1.10-1.26 of it, and the stretch
+ * (with the probe's doubling, 16-48 serial frames) made one or two of
+ * bench_frame's first 100 ms runs 10-25% slower. Costs declared far
+ * above the work keep it from running where sharing is slow: the plan,
+ * built from them, is off too (live costs measure them). */
 #define REF_SAMPLES 32
 #define REF_GAINS_NUM 3
 #define REF_GAINS_DEN 4
@@ -303,10 +311,13 @@ static void open_window(exec_policy *p, uint64_t ns, bool sign, bool keep)
 }
 
 /* Whether the shared frames' average (p->plan_ns, outside a window) shows
- * by g's costs that sharing gains (above, REF_SAMPLES). */
+ * by g's costs that sharing gains (above, REF_SAMPLES): at most 3/4 of
+ * the costs' sum, or all of it where frames are as long as the slices. */
 static bool gains_by_costs(const exec_policy *p, const dagrt_graph *g)
 {
     uint64_t work = tables_work(g);
+    if (work && p->work_slices)
+        return p->plan_ns <= work;
     return work && p->plan_ns * REF_GAINS_DEN <= work * REF_GAINS_NUM;
 }
 

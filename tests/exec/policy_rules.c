@@ -12,18 +12,20 @@
  *    (shared frames 450 us, costs 800 us): 0 serial frames in 2,000.
  *    Without costs, the same frames run the reference stretch once: 16.
  *    With the shared frames at 700 us (over 3/4 of the costs) it runs too.
- *    And when a load slows shared frames later, it runs then.
+ *    And when a load slows shared frames later, it runs then. Frames as
+ *    long as the slices (costs 2.4 ms): shared frames at 2.1 ms (over 3/4
+ *    of the costs, under all of them) run no stretch; at 2.5 ms, one.
  * 2. The long-frame rule ("signs that the clock overrules") is gated on
  *    the tables' costs, not on serial frames a load stretched. Costs of
  *    400 us, with serial frames measured at 1.2 ms: after the stretch, a
  *    sign in the probe window starts a stretch at once. This failed when
  *    the gate was the measured 1.2 ms (tests/exec/live_scenario.c,
- *    plan_held, under a load). With costs of 2.4 ms the window goes on.
+ *    plan_held, under a load). With costs of 2 ms the window goes on.
  *
  * 3. Short frames slower shared than serial (costs 100 us, shared 120
  *    us, serial 100 us): the reference stretch, then each probe fails and
  *    the stretch doubles: 16, 32, 64, 128, 256 serial frames.
- * 4. Long frames (costs 2.4 ms; serial frames 2.2 ms): shared frames
+ * 4. Long frames (costs 2 ms; serial frames 2.2 ms): shared frames
  *    slower than serial by less than 1/16 (2.25 ms) keep sharing, in
  *    windows that only keep it; by more (2.5 ms), a stretch again.
  *
@@ -120,6 +122,8 @@ static int reference(dagrt *rt)
     graph_rt *r = fresh(rt, rules_table(200));
     bad += expect("costs 800 us, shared 450 us, first 500 frames", serial_frames(r, 500, 450, 800), 0);
     bad += expect("... then shared 700 us", serial_frames(r, 1500, 700, 800), 16);
+    bad += expect("costs 2.4 ms, shared 2.1 ms", serial_frames(fresh(rt, rules_table(600)), 2000, 2100, 2600), 0);
+    bad += expect("costs 2.4 ms, shared 2.5 ms", serial_frames(fresh(rt, rules_table(600)), 2000, 2500, 2600), 16);
     return bad;
 }
 
@@ -152,11 +156,11 @@ static int slices(dagrt *rt)
                 "stretch (the long-frame rule taken from a stretched serial time)\n");
         bad++;
     }
-    s = after_sign(rt, 600, 2000, 2200);
-    printf("policy_rules: costs 2.4 ms: after a sign in the window, %s\n",
+    s = after_sign(rt, 500, 2100, 2200);   /* (shared over the costs: the reference runs) */
+    printf("policy_rules: costs 2 ms: after a sign in the window, %s\n",
            s < 0 ? "no stretch came" : s ? "serial" : "shared");
     if (s != 0) {
-        fprintf(stderr, "policy_rules: costs 2.4 ms: a sign in the probe window %s (the clock "
+        fprintf(stderr, "policy_rules: costs 2 ms: a sign in the probe window %s (the clock "
                 "overrules there)\n", s < 0 ? "never came: no reference stretch" : "ended it");
         bad++;
     }
@@ -190,18 +194,18 @@ static int doubling(dagrt *rt)
 }
 
 /* (4) Long frames: the clock overrules. After the reference stretch (the
- * shared frames at 2 ms are over 3/4 of the costs' 2.4 ms), n frames at
+ * shared frames at 2.1 ms are over the costs' 2 ms), n frames at
  * shared_us: their serial frames. */
 static int long_after(dagrt *rt, uint64_t shared_us, int n)
 {
-    graph_rt *r = fresh(rt, rules_table(600));
+    graph_rt *r = fresh(rt, rules_table(500));
     int f = 0, stretch = 0;
     for (; f < 2000 && stretch == 0; f++)
-        stretch += frame(r, 2000 * US, 2200 * US, false);
-    while (frame(r, 2000 * US, 2200 * US, false))
+        stretch += frame(r, 2100 * US, 2200 * US, false);
+    while (frame(r, 2100 * US, 2200 * US, false))
         ;
-    for (int i = 0; i < 64; i++)   /* the probe window passes: 2 ms against 2.2 */
-        frame(r, 2000 * US, 2200 * US, false);
+    for (int i = 0; i < 64; i++)   /* the probe window passes: 2.1 ms against 2.2 */
+        frame(r, 2100 * US, 2200 * US, false);
     return stretch ? serial_frames(r, n, shared_us, 2200) : -1;
 }
 
