@@ -166,6 +166,10 @@ typedef struct exec_policy {
      * has a cost), and as long as the scheduler's slices (exec/policy.c,
      * "signs that the clock overrules"). Set with serial_ok. */
     uint8_t work_known : 1, work_slices : 1;
+    /* The last judged shared frame gave the clock-free sign: a sign
+     * starts a stretch (or fails a window) only on the second frame in a
+     * row (exec/policy.c, "one sign is not starved"). */
+    uint8_t sign_prev : 1;
     uint16_t serial_span;        /* frames in the current (or last) serial stretch */
     /* Timed frames in the probe window (PROBE_WINDOW); before a rule's
      * first stretch, its timed frames (exec/policy.c, REF_SAMPLES). */

@@ -179,6 +179,28 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * caller runs them alone at about serial speed, which sharing then costs
  * nothing much. A frame not timed although the rule asked (a started
  * run: never timed) is judged by its sign, as before. */
+/*
+ * One sign is not starved. On a machine whose CPUs are this process's
+ * own, a helper still loses its CPU now and then for a moment (the
+ * hypervisor's other guests, an interrupt, a kernel thread), and a frame
+ * of microseconds then gives the sign; each started a stretch, or failed
+ * the window it came in and doubled the next stretch. So on an idle 2-vCPU
+ * VM the uniform frame's G_run (19 us frames shared, 32 us serial) saw
+ * 40-63 signs per bench_frame run, and in some runs stretches of 2,048
+ * and 4,096 frames: 0.84-0.99x serial where the other runs read
+ * 0.59-0.65 (docs/benchmarks-log.md). A helper that lost its CPU to
+ * another thread stays without it for the scheduler's slices, a
+ * millisecond or more, and gives the sign in every frame meanwhile: so
+ * the sign that the caller took the helper's list counts only in the
+ * second judged shared frame in a row that gives it (sign_prev); a held
+ * frame (a stall of a quarter of a millisecond and more, "held" below)
+ * counts at once, as before. Not in a pipeline: there a starved helper's
+ * frames in flight give the sign one frame in two or three (its list is
+ * partly done by the time the caller reaches it), and with two in a row
+ * asked for, the uniform frame's pipelines under bench_frame --load 1
+ * kept sharing at 1.26-1.32x serial (1.03-1.13 with every sign). Nor where frames are as long as the slices
+ * ("signs that the clock overrules"): there one sign is a helper that
+ * lost its CPU for much of a frame. */
 #define PROBE_WIN_FRAMES 8
 #define PROBE_WIN_NS 5000000u
 #define PROBE_GAIN 16
@@ -227,6 +249,7 @@ void rt_policy_plan_reset(exec_policy *p)
     p->probe = PROBE_NONE;
     p->time_next = 0;
     p->signs_ok = p->win_signs = p->win_keep = 0;
+    p->sign_prev = 0;
     p->plan_ns = p->serial_ns = 0;
     p->win_n = 0;
     p->wait_ns = p->held_ns = 0;
@@ -251,6 +274,7 @@ static void go_serial(exec_policy *p, bool again)
     p->time_next = 1;
     p->probe = PROBE_NONE;
     p->signs_ok = 0;   /* the signs count again (see "signs that the clock overrules") */
+    p->sign_prev = 0;
 }
 
 /* The rule's frames are as long as the scheduler's slices: the clock
@@ -326,10 +350,12 @@ static bool gains_by_costs(const exec_policy *p, const dagrt_graph *g)
  * time, 0 if it was not timed; starved: the mode's own clock-free sign
  * that a worker got no CPU (plan mode: the caller claimed most of the
  * helper's list; the dynamic executor: the caller waited long, blocked,
- * for a node a drainer held: "held", below); g: the frame's graph;
+ * for a node a drainer held: "held", below); at_once: the sign counts
+ * in this frame alone (a held frame, a pipeline's), else only as the
+ * second in a row ("one sign is not starved"); g: the frame's graph;
  * ref: the rule may run its reference stretch (above). */
 static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool waking,
-                     bool starved_sign, uint64_t ns, bool ref)
+                     bool starved_sign, bool at_once, uint64_t ns, bool ref)
 {
     if (!serial && waking)
         return;   /* slow to wake is not starved: judged by a later frame (below) */
@@ -340,6 +366,11 @@ static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool wak
      * the signs (above). */
     bool overrule = slices(p) && !unclocked;
     p->time_next = 0;
+    /* One sign is not starved (above): the second in a row is; a held
+     * frame's at once (a stall of PLAN_HELD_NS or PLAN_WAKE_NS and more,
+     * the helper's work and twice its usual: "held", below). */
+    bool twice = starved_sign && (at_once || p->sign_prev);
+    p->sign_prev = !serial && starved_sign;
     if (serial) {
         if (ns)
             p->serial_ns = average(p->serial_ns, ns, true);
@@ -357,7 +388,7 @@ static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool wak
         bool slower = ns && p->serial_ns && p->plan_ns > p->serial_ns;
         if (overrule && (starved_sign ? p->signs_ok : slower)) {
             open_window(p, ns, starved_sign, true);   /* the clock decides (above) */
-        } else if (starved_sign || slower) {
+        } else if ((overrule ? starved_sign : twice) || slower) {
             go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
         } else if (ref && ns && p->serial_ns == 0 && p->since_probe == UINT32_MAX &&
                    (p->win_n < REF_SAMPLES ? ++p->win_n : p->win_n) >= REF_SAMPLES &&
@@ -368,7 +399,7 @@ static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool wak
         return;
     }
     if (p->probe == PROBE_WINDOW) {
-        if (starved_sign && !overrule) {
+        if (twice && !overrule) {
             p->plan_ns = p->win_n ? p->plan_ns / p->win_n : 0;   /* (go_serial's bound) */
             go_serial(p, true);
             return;
@@ -395,10 +426,10 @@ static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool wak
     }
 }
 
-static void judge(graph_rt *r, bool starved_sign, uint64_t ns, bool ref)
+static void judge(graph_rt *r, bool starved_sign, bool at_once, uint64_t ns, bool ref)
 {
     rt_policy_serial_ok(&r->policy, r->g);   /* (work_slices: this graph's) */
-    judge_in(&r->policy, r->g, r->policy.was_serial, r->waking, starved_sign, ns, ref);
+    judge_in(&r->policy, r->g, r->policy.was_serial, r->waking, starved_sign, at_once, ns, ref);
 }
 
 /* Held, in plan mode: the caller waited, with nothing it could take,
@@ -445,7 +476,7 @@ static void plan_after(graph_rt *r, uint64_t ns)
      * off. */
     bool held = !r->policy.was_serial && !r->waking && r->rt->cfg.live_costs == 0 &&
                 plan_held(&r->policy, r->held_ns, plan_gain_ns(r));
-    judge(r, r->stolen > r->nlistw / 2 || held, ns, r->rt->cfg.live_costs == 0);
+    judge(r, r->stolen > r->nlistw / 2 || held, held, ns, r->rt->cfg.live_costs == 0);
 }
 
 /* ------------------------------------- the dynamic executor's frames
@@ -512,7 +543,7 @@ void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
         r->waking = 0;   /* late, not waking: judged */
     if (!p->was_serial && !r->waking)
         p->wait_ns = average(p->wait_ns, held, true);
-    judge(r, sign, timed ? (ns ? ns : 1) : 0, crowded);
+    judge(r, sign, sign, timed ? (ns ? ns : 1) : 0, crowded);
 }
 
 /* ------------------------------------------------------ after a frame */
@@ -539,8 +570,9 @@ void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns)
         return;
     }
     rt_policy_serial_ok(&o->policy, r->g);   /* (work_slices: this graph's) */
+    /* (A pipeline's sign counts at once: "one sign is not starved".) */
     judge_in(&o->policy, r->g, serial, !serial && r->waking, !serial && r->stolen > r->nlistw / 2,
-             ns, r->rt->cfg.live_costs == 0);
+             true, ns, r->rt->cfg.live_costs == 0);
 }
 
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned)

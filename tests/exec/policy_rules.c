@@ -28,6 +28,9 @@
  * 4. Long frames (costs 2 ms; serial frames 2.2 ms): shared frames
  *    slower than serial by less than 1/16 (2.25 ms) keep sharing, in
  *    windows that only keep it; by more (2.5 ms), a stretch again.
+ * 5. One sign is not starved: short frames (costs 400 us, shared 250
+ *    us) whose caller took the helper's list in one frame of 100 run no
+ *    stretch in 2,000 frames; two such frames in a row start one (16).
  *
  * Checked against the changes undone: with the reference stretch taken
  * whatever the costs, (1)'s first check reads 16 serial frames; with the
@@ -129,7 +132,7 @@ static int reference(dagrt *rt)
 
 /* (2) The long-frame gate. Frames shared at shared_us until the reference
  * stretch (serial frames at serial_us) has run and the probe after it
- * opened its window, then one shared frame of 5 ms with the sign: returns
+ * opened its window, then two shared frames of 5 ms with the sign: returns
  * whether the frame after it ran serial, or -1 if the stretch never came. */
 static int after_sign(dagrt *rt, uint32_t cost_us, uint64_t shared_us, uint64_t serial_us)
 {
@@ -141,7 +144,10 @@ static int after_sign(dagrt *rt, uint32_t cost_us, uint64_t shared_us, uint64_t 
         return -1;
     while (frame(r, shared_us * US, serial_us * US, false))   /* the rest of the stretch */
         ;
-    frame(r, 5000 * US, serial_us * US, true);                 /* the window's second frame: held 5 ms */
+    /* The window's second and third frames: 5 ms each, the caller took
+     * the helper's list (a sign counts on the second frame in a row). */
+    frame(r, 5000 * US, serial_us * US, true);
+    frame(r, 5000 * US, serial_us * US, true);
     return frame(r, shared_us * US, serial_us * US, false);
 }
 
@@ -222,6 +228,30 @@ static int long_frames(dagrt *rt)
     return bad;
 }
 
+/* (5) Isolated signs: frames of 250 us, a sign in every hundredth
+ * (pair: and in the frame after it too); the serial frames in 2,000. */
+static int signs_apart(dagrt *rt, bool pair)
+{
+    graph_rt *r = fresh(rt, rules_table(100));
+    int k = 0;
+    for (int f = 0; f < 2000; f++)
+        k += frame(r, 250 * US, 400 * US, f % 100 == 50 || (pair && f % 100 == 51));
+    return k;
+}
+
+static int one_sign(dagrt *rt)
+{
+    int bad = expect("short frames, one sign in 100 frames", signs_apart(rt, false), 0);
+    int s = signs_apart(rt, true);
+    printf("policy_rules: short frames, two signs in a row in 100 frames: %d serial frames (want "
+           "some)\n", s);
+    if (s <= 0) {
+        fprintf(stderr, "policy_rules: two signs in a row started no stretch\n");
+        bad++;
+    }
+    return bad;
+}
+
 int policy_rules_scenario(void)
 {
     dagrt_config cfg;
@@ -234,7 +264,7 @@ int policy_rules_scenario(void)
         fprintf(stderr, "policy_rules: dagrt_create_ex: %s\n", dagrt_strerror(err));
         return 1;
     }
-    int bad = reference(rt) + slices(rt) + doubling(rt) + long_frames(rt);
+    int bad = reference(rt) + slices(rt) + doubling(rt) + long_frames(rt) + one_sign(rt);
     dagrt_destroy(rt);
     return bad;
 }
