@@ -254,6 +254,13 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
     int workers = dagrt_worker_count(rt);
     bool share = workers > 0 && !rt_policy_small(r->policy.frame_ns, g->nnodes);
     r->max_drainers = share ? drainers_for(workers) : 0;
+    /* On a crowded CPU it shares on the dynamic executor rather than in
+     * plan mode (exec/crowd.c); a change restarts the run policy's
+     * verdicts (exec/policy.c, "a change of executor"), before the clock
+     * is asked, so that a probe it starts is timed. */
+    bool crowd = workers > 0 && rt_crowd_frames(rt) && !rt_crowd_small(r->policy.frame_ns, g->nnodes);
+    if (rt_exec_env_plan())
+        rt_policy_crowd(&r->policy, crowd);
     bool timed = rt_policy_timed(r, share);
     uint64_t t0 = timed ? rt_now_ns() : 0;
     /* A plan made for a pipeline's frames in flight (its steady state's
@@ -266,9 +273,7 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
      * nothing runs on the state (exec/live.c). */
     if (rt_exec_planned(r, g) && rt_live_drifted(r))
         rt_live_replan(r);
-    /* How it runs: the one choice (exec/policy.c); on a crowded CPU on
-     * the dynamic executor rather than plan mode (exec/crowd.c). */
-    bool crowd = workers > 0 && rt_crowd_frames(rt) && !rt_crowd_small(r->policy.frame_ns, g->nnodes);
+    /* How it runs: the one choice (exec/policy.c). */
     rt_choice c = rt_exec_choose(r, g, workers, RT_FRAME_RUN, !crowd, NULL, 0);
     exec_switch(r, c.mode);
     rt_live_frame(r, c.mode);

@@ -170,6 +170,9 @@ typedef struct exec_policy {
      * starts a stretch (or fails a window) only on the second frame in a
      * row (exec/policy.c, "one sign is not starved"). */
     uint8_t sign_prev : 1;
+    /* The crowded switch's answer (exec/crowd.c) for the last frame
+     * (rt_policy_crowd): which executor the rule's verdicts are about. */
+    uint8_t crowd_last : 1;
     uint16_t serial_span;        /* frames in the current (or last) serial stretch */
     /* Timed frames in the probe window (PROBE_WINDOW); before a rule's
      * first stretch, its timed frames (exec/policy.c, REF_SAMPLES). */
@@ -860,6 +863,10 @@ void rt_policy_poll_end(graph_rt *r, uint64_t *t0, uint64_t now);
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned);
 /* A new plan starts in plan mode, with nothing measured of it. */
 void rt_policy_plan_reset(exec_policy *p);
+/* Before a frame's choice: crowd, whether the crowded switch sends the
+ * frame's sharing to the dynamic executor (exec/crowd.c). A change ends a
+ * stretch that judged the other executor, or restarts its window. */
+void rt_policy_crowd(exec_policy *p, bool crowd);
 /* A pipelined plan frame of state r, whose pipeline's rule lives in state
  * o (its first state, planned for the same graph; else r itself): one rule
  * per pipeline, not one per state. pipe_serial: whether the frame runs

@@ -227,6 +227,16 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
     unsigned k = (unsigned)(q->submitted % q->depth);
     void *ctx = store ? p->ctxs[k] : (void *)(uintptr_t)src;
     graph_rt *rk = state_rt(p->states[k]);
+    /* Crowded (exec/crowd.c): this frame on the dynamic executor, as with
+     * DAGRT_PIPE=dynamic; a change of executor restarts the rule's
+     * verdicts (exec/policy.c, "a change of executor"), before its clock
+     * is asked, and at a frame boundary waits for the frames in flight
+     * first (pipe_rt.last_plan, below). */
+    bool crowd = dagrt_worker_count(rt) > 0 && rt_crowd_frames(rt) &&
+                 !rt_crowd_small(q->period_ns, g->nnodes);
+    bool plan = q->plan_ok && !crowd;
+    if (q->plan_ok && rk->rt == rt && rt_exec_planned(rk, g))
+        rt_policy_crowd(&rule_of(p, rk, g)->policy, crowd);
     /* The run policy's sample of a pipelined frame: this call's time, the
      * caller's time per frame with frames in flight (exec/policy.c), only
      * when it waits for the oldest frame (a pipeline filling up waits for
@@ -272,11 +282,6 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
         }
         rt_live_replan(rk);
     }
-    /* Crowded (exec/crowd.c): this frame on the dynamic executor, as with
-     * DAGRT_PIPE=dynamic; a change of executor at a frame boundary waits
-     * for the frames in flight first (pipe_rt.last_plan). */
-    bool plan = q->plan_ok && !(dagrt_worker_count(rt) > 0 && rt_crowd_frames(rt) &&
-                                !rt_crowd_small(q->period_ns, g->nnodes));
     rt_choice c = rt_exec_shuffle_serial(rt, rk, g)
                   ? (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME}
                   : rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, plan,

@@ -277,6 +277,37 @@ static void go_serial(exec_policy *p, bool again)
     p->sign_prev = 0;
 }
 
+/*
+ * A change of executor. On a crowded CPU frames that share run on the
+ * dynamic executor (exec/crowd.c), and go back to plan mode a second after
+ * the crowding ends. A stretch, or a window, judged the executor of the
+ * frames before; the frames after run on the other one. So a change ends
+ * a stretch (its probes follow, on the new executor) once it has timed a
+ * serial frame, and a window starts afresh. It showed at startup beside a
+ * busy loop: the game frame's first G_run frames ran in plan mode before
+ * the crowded sign (10 ms windows of run delay) came, slower than serial
+ * (2.2-2.9 ms against 2.0-2.3), and started a stretch whose window, still
+ * partly in plan mode, failed; the stretch doubled, 16-48 serial frames
+ * in all, while the dynamic executor's frames took 1.6-1.7 ms
+ * (docs/benchmarks-log.md). */
+void rt_policy_crowd(exec_policy *p, bool crowd)
+{
+    if (crowd == p->crowd_last)
+        return;
+    if (p->serial_left > 0) {
+        if (p->serial_ns == 0)
+            return;   /* no serial frame timed yet: asked again next frame */
+        p->serial_left = 0;
+        p->probe = PROBE_WAKE;   /* as at a stretch's end */
+        p->time_next = 1;
+    } else if (p->probe == PROBE_WINDOW) {
+        p->plan_ns = 0;
+        p->win_n = 0;
+        p->win_signs = 0;
+    }
+    p->crowd_last = crowd;
+}
+
 /* The rule's frames are as long as the scheduler's slices: the clock
  * overrules the signs ("signs that the clock overrules"). By the tables'
  * costs where they have any: a load stretches measured frames, and a

@@ -31,6 +31,9 @@
  * 5. One sign is not starved: short frames (costs 400 us, shared 250
  *    us) whose caller took the helper's list in one frame of 100 run no
  *    stretch in 2,000 frames; two such frames in a row start one (16).
+ * 6. A change of executor (the crowded switch, rt_policy_crowd) ends a
+ *    stretch once it has timed a serial frame: the frame after it is
+ *    shared; without the change, serial.
  *
  * Checked against the changes undone: with the reference stretch taken
  * whatever the costs, (1)'s first check reads 16 serial frames; with the
@@ -252,6 +255,29 @@ static int one_sign(dagrt *rt)
     return bad;
 }
 
+/* (6) A stretch begun by two signs; crowd: the crowded switch changes
+ * before its first frame and again after it. Returns whether the
+ * stretch's second frame ran serial. */
+static int after_change(dagrt *rt, bool crowd)
+{
+    graph_rt *r = fresh(rt, rules_table(100));
+    for (int f = 0; f < 100; f++)
+        frame(r, 250 * US, 400 * US, false);
+    frame(r, 250 * US, 400 * US, true);
+    frame(r, 250 * US, 400 * US, true);   /* the second sign in a row: a stretch */
+    rt_policy_crowd(&r->policy, crowd);   /* no serial frame timed yet: it goes on */
+    int first = frame(r, 250 * US, 400 * US, false);
+    rt_policy_crowd(&r->policy, crowd);
+    return first ? frame(r, 250 * US, 400 * US, false) : -1;
+}
+
+static int executor_change(dagrt *rt)
+{
+    int bad = expect("a stretch, the executor changed after its first frame", after_change(rt, true), 0);
+    bad += expect("a stretch, the executor the same", after_change(rt, false), 1);
+    return bad;
+}
+
 int policy_rules_scenario(void)
 {
     dagrt_config cfg;
@@ -264,7 +290,8 @@ int policy_rules_scenario(void)
         fprintf(stderr, "policy_rules: dagrt_create_ex: %s\n", dagrt_strerror(err));
         return 1;
     }
-    int bad = reference(rt) + slices(rt) + doubling(rt) + long_frames(rt) + one_sign(rt);
+    int bad = reference(rt) + slices(rt) + doubling(rt) + long_frames(rt) + one_sign(rt) +
+              executor_change(rt);
     dagrt_destroy(rt);
     return bad;
 }
