@@ -174,6 +174,14 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  *   frames and PROBE_WIN_NS, every one timed (with 8, two frames held for
  *   a slice failed one window in five beside the pinned busy thread, and
  *   the stretches doubled).
+ * - the first sign, before any stretch has measured serial frames, where
+ *   the tables' costs make the frames that long: a window that only keeps
+ *   sharing, judged against the costs' sum (a serial frame takes at
+ *   least that long), rather than a stretch. Beside a busy loop the
+ *   game frame's first G_run frames shared at 1.2-1.3 ms with one in
+ *   four or five at 2.1-5 ms (the helper late, or held), where serial
+ *   frames took 2.0-2.2 ms: the first such frame started a 16-frame
+ *   stretch in 24 runs of 24 (docs/benchmarks-log.md).
  * A worker with no CPU at all (stopped, or held by a long task) still
  * fails its windows where its frames hold nodes; where they do not, the
  * caller runs them alone at about serial speed, which sharing then costs
@@ -320,9 +328,20 @@ static bool slices(const exec_policy *p)
     return p->work_known ? p->work_slices : p->serial_ns >= SIGN_SLICE_NS;
 }
 
-/* The probe window (above): one more shared frame (ns: its time, 0 if
- * not timed). */
-static void window(exec_policy *p, uint64_t ns)
+/* The serial frames a window is judged against: the last stretch's; before
+ * any, where frames are as long as the slices by the tables' costs, the
+ * costs' sum, which a serial frame takes at least (0: none, the window
+ * passes). */
+static uint64_t serial_ref(const exec_policy *p, const dagrt_graph *g)
+{
+    if (p->serial_ns || !p->work_known || !p->work_slices)
+        return p->serial_ns;
+    return tables_work(g);
+}
+
+/* The probe window (above): one more shared frame of g (ns: its time, 0
+ * if not timed). */
+static void window(exec_policy *p, const dagrt_graph *g, uint64_t ns)
 {
     p->time_next = 1;   /* every frame of the window timed */
     if (ns && p->win_n < UINT16_MAX) {
@@ -332,17 +351,17 @@ static void window(exec_policy *p, uint64_t ns)
     /* A shared frame's most, on average: 1/PROBE_GAIN below the serial
      * frames', or above them where frames are as long as the slices
      * (above); a window that only keeps sharing (win_keep) is longer. */
-    uint64_t most = slices(p) ? p->serial_ns + p->serial_ns / PROBE_GAIN
-                              : p->serial_ns - p->serial_ns / PROBE_GAIN;
+    uint64_t ref = serial_ref(p, g);
+    uint64_t most = slices(p) ? ref + ref / PROBE_GAIN : ref - ref / PROBE_GAIN;
     uint32_t frames = p->win_keep ? KEEP_WIN_FRAMES : PROBE_WIN_FRAMES;
     /* Settled early: a window that has its PROBE_WIN_NS closes at its
      * last frame, and its sum only grows (a frame held for milliseconds
      * fails it at once, as a sign did before). */
-    bool settled = p->serial_ns && p->win_n < frames && p->plan_ns >= PROBE_WIN_NS &&
+    bool settled = ref && p->win_n < frames && p->plan_ns >= PROBE_WIN_NS &&
                    p->plan_ns > frames * most;
     if (!settled && (p->win_n < frames || p->plan_ns < PROBE_WIN_NS))
         return;
-    if (p->serial_ns && p->plan_ns > (uint64_t)p->win_n * most) {
+    if (ref && p->plan_ns > (uint64_t)p->win_n * most) {
         go_serial(p, true);   /* shared frames slower than serial: a failed probe */
         return;
     }
@@ -355,14 +374,14 @@ static void window(exec_policy *p, uint64_t ns)
 
 /* A probe window, its first frame this one (ns: its time, 0 if not timed;
  * sign: it gave the clock-free sign). */
-static void open_window(exec_policy *p, uint64_t ns, bool sign, bool keep)
+static void open_window(exec_policy *p, const dagrt_graph *g, uint64_t ns, bool sign, bool keep)
 {
     p->probe = PROBE_WINDOW;
     p->win_keep = keep;
     p->plan_ns = 0;
     p->win_n = 0;
     p->win_signs = sign;
-    window(p, ns);
+    window(p, g, ns);
 }
 
 /* Whether the shared frames' average (p->plan_ns, outside a window) shows
@@ -417,8 +436,12 @@ static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool wak
         if (p->since_probe < UINT32_MAX)
             p->since_probe++;
         bool slower = ns && p->serial_ns && p->plan_ns > p->serial_ns;
-        if (overrule && (starved_sign ? p->signs_ok : slower)) {
-            open_window(p, ns, starved_sign, true);   /* the clock decides (above) */
+        /* (Before any stretch, frames as long as the slices by their
+         * costs: the costs' sum stands for the serial frames, "the
+         * first sign" above.) */
+        bool first = p->serial_ns == 0 && p->work_known && p->work_slices;
+        if (overrule && (starved_sign ? p->signs_ok || first : slower)) {
+            open_window(p, g, ns, starved_sign, true);   /* the clock decides (above) */
         } else if ((overrule ? starved_sign : twice) || slower) {
             go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
         } else if (ref && ns && p->serial_ns == 0 && p->since_probe == UINT32_MAX &&
@@ -436,14 +459,14 @@ static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool wak
             return;
         }
         p->win_signs |= starved_sign;   /* its mean decides (above) */
-        window(p, ns);
+        window(p, g, ns);
         return;
     }
     /* A probe. Where the clock overrules (above), its window judges at
      * once: one frame under a load says little. Else its own time
      * against the stretch's, and its sign. */
     if (overrule && ns) {
-        open_window(p, ns, starved_sign, false);
+        open_window(p, g, ns, starved_sign, false);
         return;
     }
     bool starved = starved_sign || (ns && p->serial_ns && ns > p->serial_ns);
@@ -453,7 +476,7 @@ static void judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool wak
     } else if (starved) {
         go_serial(p, true);
     } else {
-        open_window(p, ns, starved_sign, false);   /* passed: the window decides */
+        open_window(p, g, ns, starved_sign, false);   /* passed: the window decides */
     }
 }
 

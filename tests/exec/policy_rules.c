@@ -34,6 +34,10 @@
  * 6. A change of executor (the crowded switch, rt_policy_crowd) ends a
  *    stretch once it has timed a serial frame: the frame after it is
  *    shared; without the change, serial.
+ * 7. The first sign on long frames (costs 2 ms, shared 1.2 ms), before
+ *    any stretch: a window judged against the costs' sum, which passes:
+ *    no stretch in 2,000 frames. With the frames after it at 2.5 ms,
+ *    stretches.
  *
  * Checked against the changes undone: with the reference stretch taken
  * whatever the costs, (1)'s first check reads 16 serial frames; with the
@@ -278,6 +282,31 @@ static int executor_change(dagrt *rt)
     return bad;
 }
 
+/* (7) Long frames (costs 2 ms), shared at 1.2 ms, a sign in frame 50,
+ * then frames of after_us: the serial frames in 2,000. */
+static int first_sign(dagrt *rt, uint64_t after_us)
+{
+    graph_rt *r = fresh(rt, rules_table(500));
+    int k = 0;
+    for (int f = 0; f < 2000; f++)
+        k += frame(r, (f <= 50 ? 1200 : after_us) * US, 2200 * US, f == 50);
+    return k;
+}
+
+static int first_signs(dagrt *rt)
+{
+    int bad = expect("long frames, the first sign, shared 1.2 ms", first_sign(rt, 1200), 0);
+    int s = first_sign(rt, 2500);
+    printf("policy_rules: long frames, the first sign, then shared 2.5 ms: %d serial frames "
+           "(want some)\n", s);
+    if (s <= 0) {
+        fprintf(stderr, "policy_rules: shared frames over the costs after the first sign: no "
+                "stretch\n");
+        bad++;
+    }
+    return bad;
+}
+
 int policy_rules_scenario(void)
 {
     dagrt_config cfg;
@@ -291,7 +320,7 @@ int policy_rules_scenario(void)
         return 1;
     }
     int bad = reference(rt) + slices(rt) + doubling(rt) + long_frames(rt) + one_sign(rt) +
-              executor_change(rt);
+              executor_change(rt) + first_signs(rt);
     dagrt_destroy(rt);
     return bad;
 }
