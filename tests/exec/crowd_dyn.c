@@ -144,23 +144,42 @@ static int run_frames(dagrt *rt, const dagrt_graph *g, bool started)
     return bad;
 }
 
-static int run_pipe(dagrt *rt, const dagrt_graph *g, unsigned depth)
+/* A pipeline of `depth` frames in flight of graph t: its states, their
+ * node states and the frames' contexts. */
+typedef struct cd_pipe {
+    dagrt_graph_state st[DAGRT_MAX_IN_FLIGHT];
+    dagrt_node_state nst[DAGRT_MAX_IN_FLIGHT][PIPE2_MAX_NODES];
+    pipe2_frame ctx[DAGRT_MAX_IN_FLIGHT];
+    dagrt_pipeline pipe;
+} cd_pipe;
+
+static cd_pipe cdp;   /* static: large; one pipeline at a time */
+
+static int cd_pipe_open(cd_pipe *q, pipe2_graph *t, unsigned depth)
 {
-    static dagrt_graph_state st[DAGRT_MAX_IN_FLIGHT];
-    static dagrt_node_state nst[DAGRT_MAX_IN_FLIGHT][CD_NODES];
-    static pipe2_frame ctx[DAGRT_MAX_IN_FLIGHT];
-    static dagrt_pipeline pipe;
     dagrt_graph_state *sp[DAGRT_MAX_IN_FLIGHT];
     void *cp[DAGRT_MAX_IN_FLIGHT];
     for (unsigned k = 0; k < depth; k++) {
-        if (dagrt_graph_state_init(&st[k], nst[k], CD_NODES) != 0)
+        if (dagrt_graph_state_init(&q->st[k], q->nst[k], t->n) != 0)
             return 1;
-        sp[k] = &st[k];
-        ctx[k].graph = &cd;
-        cp[k] = &ctx[k];
+        sp[k] = &q->st[k];
+        q->ctx[k].graph = t;
+        cp[k] = &q->ctx[k];
     }
-    if (dagrt_pipeline_init(&pipe, depth, sp, cp, pipe2_drop) != 0)
+    return dagrt_pipeline_init(&q->pipe, depth, sp, cp, pipe2_drop) != 0;
+}
+
+static void cd_pipe_close(cd_pipe *q, unsigned depth)
+{
+    for (unsigned k = 0; k < depth; k++)
+        dagrt_graph_state_fini(&q->st[k]);
+}
+
+static int run_pipe(dagrt *rt, const dagrt_graph *g, unsigned depth)
+{
+    if (cd_pipe_open(&cdp, &cd, depth) != 0)
         return 1;
+    dagrt_pipeline *pipe = &cdp.pipe;
     int bad = 0, dyn = 0, plan = 0, cycle = 0, left = 0;
     bool crowded = false;
     char kind[32];
@@ -175,20 +194,19 @@ static int run_pipe(dagrt *rt, const dagrt_graph *g, unsigned depth)
             left = 5 + (f * 7) % 9;
         }
         int frame = next_frame++;
-        int rc = dagrt_pipeline_submit(rt, g, &pipe, pipe2_store, &frame);
+        int rc = dagrt_pipeline_submit(rt, g, pipe, pipe2_store, &frame);
         if (rc != 0) {
             fprintf(stderr, "crowd_dyn: %s frame %d: %s\n", kind, frame, dagrt_strerror(rc));
             bad++;
         }
     }
-    int rc = dagrt_pipeline_drain(rt, &pipe);
+    int rc = dagrt_pipeline_drain(rt, pipe);
     if (rc != 0) {
         fprintf(stderr, "crowd_dyn: %s drain: %s\n", kind, dagrt_strerror(rc));
         bad++;
     }
     bad += judge(kind, cycle, crowded, &dyn, &plan);
-    for (unsigned k = 0; k < depth; k++)
-        dagrt_graph_state_fini(&st[k]);
+    cd_pipe_close(&cdp, depth);
     printf("crowd_dyn: %s: %d switches, %d frames dynamic (crowded), %d in plan mode (not)\n",
            kind, cycle, dyn, plan);
     if (bad == 0 && (dyn == 0 || plan == 0))   /* as G_run's (run_frames) */
@@ -233,21 +251,9 @@ static const dagrt_node_fn tiny_fns[TINY_NODES] = {tiny_t0, tiny_t1, tiny_t2, ti
 
 static int run_tiny(dagrt *rt, unsigned depth)
 {
-    static dagrt_graph_state st[DAGRT_MAX_IN_FLIGHT];
-    static dagrt_node_state nst[DAGRT_MAX_IN_FLIGHT][TINY_NODES];
-    static pipe2_frame ctx[DAGRT_MAX_IN_FLIGHT];
-    static dagrt_pipeline pipe;
-    dagrt_graph_state *sp[DAGRT_MAX_IN_FLIGHT];
-    void *cp[DAGRT_MAX_IN_FLIGHT];
-    for (unsigned k = 0; k < depth; k++) {
-        if (dagrt_graph_state_init(&st[k], nst[k], TINY_NODES) != 0)
-            return 1;
-        sp[k] = &st[k];
-        ctx[k].graph = &tiny;
-        cp[k] = &ctx[k];
-    }
-    if (dagrt_pipeline_init(&pipe, depth, sp, cp, pipe2_drop) != 0)
+    if (cd_pipe_open(&cdp, &tiny, depth) != 0)
         return 1;
+    dagrt_pipeline *pipe = &cdp.pipe;
     rt_crowd_fix(1);
     int bad = 0;
     double t0 = 0;
@@ -257,18 +263,17 @@ static int run_tiny(dagrt *rt, unsigned depth)
             t0 = bench_now_ns();
         }
         int frame = next_frame++;
-        int rc = dagrt_pipeline_submit(rt, &tiny.g, &pipe, pipe2_store, &frame);
+        int rc = dagrt_pipeline_submit(rt, &tiny.g, pipe, pipe2_store, &frame);
         if (rc != 0) {
             fprintf(stderr, "crowd_dyn: tiny, depth %u, frame %d: %s\n", depth, frame,
                     dagrt_strerror(rc));
             bad++;
         }
     }
-    if (dagrt_pipeline_drain(rt, &pipe) != 0)
+    if (dagrt_pipeline_drain(rt, pipe) != 0)
         bad++;
     double us = (bench_now_ns() - t0) / 1e3 / (TINY_FRAMES - TINY_WARM);
-    for (unsigned k = 0; k < depth; k++)
-        dagrt_graph_state_fini(&st[k]);
+    cd_pipe_close(&cdp, depth);
     rt_crowd_fix(-1);
     bool judged = us < TINY_US_MOST * TINY_NODES;
     printf("crowd_dyn: tiny, depth %u: %.1f us a frame, %d frames dynamic, %d in plan mode, "
