@@ -830,9 +830,6 @@ bool rt_exec_env_plan(void);
 
 /* ------------------------------------- exec/policy.c, exec/policy_signs.c */
 
-/* A moving average of frame times (1/8 weight per sample): one frame
- * stretched by a preemption or a page fault must not flip a choice. */
-uint64_t rt_policy_average(uint64_t avg_ns, uint64_t ns);
 /* The sampling rule: whether frame number `frame` (from 0) is timed. */
 bool rt_policy_sampled(uint64_t frame);
 /* Too small to share: frames averaging avg_ns (0: not measured yet) of a
@@ -861,16 +858,21 @@ void rt_policy_poll_end(graph_rt *r, uint64_t *t0, uint64_t now);
 /* After dagrt_graph_run's frame: its time (ns, if timed) into the average
  * and, for a plan-mode frame, into the starvation rule. */
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned);
-/* The same, each sample at most twice the average (one stall moves it an
- * eighth). */
+/* A moving average (1/8 weight per sample), each sample at most twice the
+ * average (one stall moves it an eighth). */
 uint64_t rt_policy_average_clamped(uint64_t avg_ns, uint64_t ns);
+/* A moving average of a frame's size (1/8 weight per sample), each sample
+ * at most 4 times it: one frame stretched by a preemption or a page fault
+ * must not flip a choice (exec/policy.c). */
+uint64_t rt_policy_average_size(uint64_t avg_ns, uint64_t ns);
 /* One shared (or stretch) frame into the starvation rule (exec/policy.c,
  * judge_in's comment): the modes' reports (exec/policy_signs.c) call it
  * with their own sign; judge_in for a pipeline's rule, kept in another
  * state than the frame's. */
-void rt_policy_judge(graph_rt *r, bool starved_sign, bool at_once, uint64_t ns, bool ref);
+void rt_policy_judge(graph_rt *r, bool starved_sign, bool at_once, uint64_t ns, bool ref,
+                     bool clock);
 void rt_policy_judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool waking,
-                        bool starved_sign, bool at_once, uint64_t ns, bool ref);
+                        bool starved_sign, bool at_once, uint64_t ns, bool ref, bool clock);
 /* A new plan starts in plan mode, with nothing measured of it. */
 void rt_policy_plan_reset(exec_policy *p);
 /* Before a frame's choice: crowd, whether the crowded switch sends the

@@ -200,8 +200,8 @@ static int wait_oldest(dagrt *rt, dagrt_pipeline *p)
         rt_policy_pipe_after(rule_of(p, r, r->g), r, r->policy.pipe_ns);
     if (q->t_start[k]) {
         uint64_t ns = rt_now_ns() - q->t_start[k];
-        q->frame_ns = rt_policy_average(q->frame_ns, ns);
-        q->period_ns = rt_policy_average(q->period_ns, ns / q->depth);
+        q->frame_ns = rt_policy_average_size(q->frame_ns, ns);
+        q->period_ns = rt_policy_average_size(q->period_ns, ns / q->depth);
         q->t_start[k] = 0;
     }
     q->inflight--;
@@ -299,12 +299,12 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
         if (rc == 0) {
             uint64_t ns = timed ? rt_now_ns() - t0 : 0;
             if (timed) {
-                q->frame_ns = rt_policy_average(q->frame_ns, ns);
-                q->period_ns = rt_policy_average(q->period_ns, ns);
+                q->frame_ns = rt_policy_average_size(q->frame_ns, ns);
+                q->period_ns = rt_policy_average_size(q->period_ns, ns);
             }
             if (c.judge == RT_JUDGE_PIPE) {
                 if (timed)
-                    rk->policy.frame_ns = rt_policy_average(rk->policy.frame_ns, ns);
+                    rk->policy.frame_ns = rt_policy_average_size(rk->policy.frame_ns, ns);
                 rt_policy_pipe_after(rule_of(p, rk, g), rk, timed ? (ns ? ns : 1) : 0);
             }
             q->rt = rt;

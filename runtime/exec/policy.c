@@ -25,18 +25,30 @@
 
 /* ------------------------------------------------ averages and samples */
 
-/* 1/8 weight per sample; clamp: each sample at most twice the average. */
-static uint64_t average(uint64_t avg, uint64_t ns, bool clamp)
+/* 1/8 weight per sample; clamp: each sample at most `clamp` times the
+ * average (0: not clamped). */
+static uint64_t average(uint64_t avg, uint64_t ns, uint64_t clamp)
 {
     if (avg == 0)
         return ns;
-    if (clamp && ns > 2 * avg)
-        ns = 2 * avg;
+    if (clamp && ns > clamp * avg)
+        ns = clamp * avg;
     return (avg * 7 + ns) / 8;
 }
 
-uint64_t rt_policy_average(uint64_t avg_ns, uint64_t ns) { return average(avg_ns, ns, false); }
-uint64_t rt_policy_average_clamped(uint64_t avg_ns, uint64_t ns) { return average(avg_ns, ns, true); }
+uint64_t rt_policy_average_clamped(uint64_t avg_ns, uint64_t ns) { return average(avg_ns, ns, 2); }
+
+/* A frame's size (the averages that say how large a frame is: too small
+ * to share, exec/choose.c; tiny nodes on a crowded CPU, exec/crowd.c):
+ * each sample at most 4 times the average. A frame preempted for the
+ * scheduler's slice (milliseconds) is not a larger frame: unclamped, one
+ * such sample moved the uniform frame's 33 us average to about 400 us,
+ * past the crowded switch's 96 us, and beside a busy loop its G_run and
+ * pipelines changed executor 440-620 times a run (bench_frame --frame
+ * uniform --load 1), each change ending a stretch or restarting a probe
+ * window. With 4, one sample moves it at most 3/8, and a frame that
+ * really grows is followed at 11/8 a sample (a hundredfold in 15). */
+uint64_t rt_policy_average_size(uint64_t avg_ns, uint64_t ns) { return average(avg_ns, ns, 4); }
 
 bool rt_policy_sampled(uint64_t frame)
 {
@@ -213,6 +225,30 @@ bool rt_policy_timed(const graph_rt *r, bool plan)
  * lost its CPU for much of a frame. */
 #define PROBE_WIN_FRAMES 8
 #define PROBE_WIN_NS 5000000u
+/*
+ * A crowded CPU's plan-mode frames: the clock alone, over long windows.
+ * Frames of tiny nodes stay in plan mode while the process is crowded
+ * (exec/crowd.c), and there, as on the dynamic executor ("held" in
+ * exec/policy_signs.c), every thread loses its CPU for the scheduler's
+ * slices: a helper preempted while it holds a node holds the frame for
+ * milliseconds every few hundred frames, and the caller takes a starved
+ * helper's list in runs of frames, each a sign, although sharing beats
+ * serial on average. Beside a busy loop (bench_frame --frame uniform
+ * --load 1, 32 nodes of 1 us) G_run's plan frames took 20-26 us on
+ * average, stalls included, against 30-34 us serial; frames that always
+ * shared read 0.88-0.93x serial (six runs of seven), while the signs and
+ * 5 ms windows (one of the load's slices, a coin toss against the 1/16
+ * margin) kept four frames in five in doubling stretches: 1.00-1.08x.
+ * So a G_run frame run in plan mode while the process is crowded (the
+ * caller's `clock`) gives no sign: its time decides as for frames as long
+ * as the slices (below: a window fails only 1/16 above the serial frames,
+ * and slower frames open a window that only keeps sharing), and its probe
+ * window lasts CROWD_WIN_NS, about ten of the load's slices, so that its
+ * mean holds the stalls as often as they come; it fails early only at
+ * twice the serial frames. The dynamic executor's frames keep
+ * PROBE_WIN_NS: in the pairs tried (game and layered frames, 30 us a node
+ * and more, under the same load) longer windows read no better. */
+#define CROWD_WIN_NS 50000000u
 #define PROBE_GAIN 16
 #define KEEP_WIN_FRAMES 16
 /* The reference stretch. A rule without a serial time yet (it never had a
@@ -343,7 +379,7 @@ static uint64_t serial_ref(const exec_policy *p, const dagrt_graph *g)
 
 /* The probe window (above): one more shared frame of g (ns: its time, 0
  * if not timed). */
-static void window(exec_policy *p, const dagrt_graph *g, uint64_t ns)
+static void window(exec_policy *p, const dagrt_graph *g, uint64_t ns, bool clock)
 {
     p->time_next = 1;   /* every frame of the window timed */
     if (ns && p->win_n < UINT16_MAX) {
@@ -354,14 +390,20 @@ static void window(exec_policy *p, const dagrt_graph *g, uint64_t ns)
      * frames', or above them where frames are as long as the slices
      * (above); a window that only keeps sharing (win_keep) is longer. */
     uint64_t ref = serial_ref(p, g);
-    uint64_t most = slices(p) ? ref + ref / PROBE_GAIN : ref - ref / PROBE_GAIN;
+    uint64_t most = slices(p) || clock ? ref + ref / PROBE_GAIN : ref - ref / PROBE_GAIN;
     uint32_t frames = p->win_keep ? KEEP_WIN_FRAMES : PROBE_WIN_FRAMES;
+    uint64_t win_ns = clock ? CROWD_WIN_NS : PROBE_WIN_NS;
     /* Settled early: a window that has its PROBE_WIN_NS closes at its
      * last frame, and its sum only grows (a frame held for milliseconds
      * fails it at once, as a sign did before). */
-    bool settled = ref && p->win_n < frames && p->plan_ns >= PROBE_WIN_NS &&
+    bool settled = ref && p->win_n < frames && p->plan_ns >= win_ns &&
                    p->plan_ns > frames * most;
-    if (!settled && (p->win_n < frames || p->plan_ns < PROBE_WIN_NS))
+    /* A long window (clock) is settled early, after PROBE_WIN_NS, only
+     * where its mean is twice the serial frames': a helper that keeps
+     * holding its nodes, not the stalls that come and go. */
+    settled = settled || (clock && ref && p->plan_ns >= PROBE_WIN_NS &&
+                           p->plan_ns > 2 * ref * p->win_n);
+    if (!settled && (p->win_n < frames || p->plan_ns < win_ns))
         return;
     if (ref && p->plan_ns > (uint64_t)p->win_n * most) {
         go_serial(p, true);   /* shared frames slower than serial: a failed probe */
@@ -376,14 +418,15 @@ static void window(exec_policy *p, const dagrt_graph *g, uint64_t ns)
 
 /* A probe window, its first frame this one (ns: its time, 0 if not timed;
  * sign: it gave the clock-free sign). */
-static void open_window(exec_policy *p, const dagrt_graph *g, uint64_t ns, bool sign, bool keep)
+static void open_window(exec_policy *p, const dagrt_graph *g, uint64_t ns, bool sign, bool keep,
+                        bool clock)
 {
     p->probe = PROBE_WINDOW;
     p->win_keep = keep;
     p->plan_ns = 0;
     p->win_n = 0;
     p->win_signs = sign;
-    window(p, g, ns);
+    window(p, g, ns, clock);
 }
 
 /* Whether the shared frames' average (p->plan_ns, outside a window) shows
@@ -405,18 +448,22 @@ static bool gains_by_costs(const exec_policy *p, const dagrt_graph *g)
  * for a node a drainer held: "held", below); at_once: the sign counts
  * in this frame alone (a held frame, a pipeline's), else only as the
  * second in a row ("one sign is not starved"); g: the frame's graph;
- * ref: the rule may run its reference stretch (above). */
+ * ref: the rule may run its reference stretch (above); clock: a G_run
+ * frame that ran in plan mode on a crowded CPU, judged by its time alone
+ * over long windows ("a crowded CPU's plan-mode frames", above). */
 void rt_policy_judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool waking,
-                        bool starved_sign, bool at_once, uint64_t ns, bool ref)
+                        bool starved_sign, bool at_once, uint64_t ns, bool ref, bool clock)
 {
     if (!serial && waking)
         return;   /* slow to wake is not starved: judged by a later frame (below) */
+    if (clock)
+        starved_sign = false;   /* a crowded CPU's plan frame: the clock alone (above) */
     /* A frame the rule asked to be timed came untimed: its mode times none
      * (a started run), so its signs judge as if no clock could. */
     bool unclocked = p->time_next && ns == 0;
     /* Frames as long as the scheduler's slices: the clock may overrule
      * the signs (above). */
-    bool overrule = slices(p) && !unclocked;
+    bool overrule = (slices(p) || clock) && !unclocked;
     p->time_next = 0;
     /* One sign is not starved (above): the second in a row is; a held
      * frame's at once (a stall of PLAN_HELD_NS or PLAN_WAKE_NS and more,
@@ -425,7 +472,7 @@ void rt_policy_judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool 
     p->sign_prev = !serial && starved_sign;
     if (serial) {
         if (ns)
-            p->serial_ns = average(p->serial_ns, ns, true);
+            p->serial_ns = average(p->serial_ns, ns, 2);
         if (--p->serial_left == 0) {
             p->probe = PROBE_WAKE;
             p->time_next = 1;   /* the probes are judged by their time too */
@@ -434,7 +481,7 @@ void rt_policy_judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool 
     }
     if (p->probe == PROBE_NONE) {
         if (ns)
-            p->plan_ns = average(p->plan_ns, ns, true);
+            p->plan_ns = average(p->plan_ns, ns, 2);
         if (p->since_probe < UINT32_MAX)
             p->since_probe++;
         bool slower = ns && p->serial_ns && p->plan_ns > p->serial_ns;
@@ -443,7 +490,7 @@ void rt_policy_judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool 
          * first sign" above.) */
         bool first = p->serial_ns == 0 && p->work_known && p->work_slices;
         if (overrule && (starved_sign ? p->signs_ok || first : slower)) {
-            open_window(p, g, ns, starved_sign, true);   /* the clock decides (above) */
+            open_window(p, g, ns, starved_sign, true, clock);   /* the clock decides (above) */
         } else if ((overrule ? starved_sign : twice) || slower) {
             go_serial(p, p->since_probe < PLAN_SERIAL_SOON);
         } else if (ref && ns && p->serial_ns == 0 && p->since_probe == UINT32_MAX &&
@@ -461,14 +508,14 @@ void rt_policy_judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool 
             return;
         }
         p->win_signs |= starved_sign;   /* its mean decides (above) */
-        window(p, g, ns);
+        window(p, g, ns, clock);
         return;
     }
     /* A probe. Where the clock overrules (above), its window judges at
      * once: one frame under a load says little. Else its own time
      * against the stretch's, and its sign. */
     if (overrule && ns) {
-        open_window(p, g, ns, starved_sign, false);
+        open_window(p, g, ns, starved_sign, false, clock);
         return;
     }
     bool starved = starved_sign || (ns && p->serial_ns && ns > p->serial_ns);
@@ -478,13 +525,14 @@ void rt_policy_judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool 
     } else if (starved) {
         go_serial(p, true);
     } else {
-        open_window(p, g, ns, starved_sign, false);   /* passed: the window decides */
+        open_window(p, g, ns, starved_sign, false, clock);   /* passed: the window decides */
     }
 }
 
-void rt_policy_judge(graph_rt *r, bool starved_sign, bool at_once, uint64_t ns, bool ref)
+void rt_policy_judge(graph_rt *r, bool starved_sign, bool at_once, uint64_t ns, bool ref,
+                     bool clock)
 {
     rt_policy_serial_ok(&r->policy, r->g);   /* (work_slices: this graph's) */
     rt_policy_judge_in(&r->policy, r->g, r->policy.was_serial, r->waking, starved_sign, at_once, ns,
-                       ref);
+                       ref, clock);
 }

@@ -53,7 +53,10 @@ static void plan_after(graph_rt *r, uint64_t ns)
      * off. */
     bool held = !r->policy.was_serial && !r->waking && r->rt->cfg.live_costs == 0 &&
                 plan_held(&r->policy, r->held_ns, plan_gain_ns(r));
-    rt_policy_judge(r, r->stolen > r->nlistw / 2 || held, held, ns, r->rt->cfg.live_costs == 0);
+    /* On a crowded CPU, the clock alone (exec/policy.c, "a crowded CPU's
+     * plan-mode frames"). */
+    rt_policy_judge(r, r->stolen > r->nlistw / 2 || held, held, ns, r->rt->cfg.live_costs == 0,
+                    rt_crowd_now(r->rt));
 }
 
 /* ------------------------------------- the dynamic executor's frames
@@ -111,7 +114,7 @@ void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
 {
     exec_policy *p = &r->policy;
     if (timed)
-        p->frame_ns = rt_policy_average(p->frame_ns, ns);
+        p->frame_ns = rt_policy_average_size(p->frame_ns, ns);
     uint64_t held = p->held_ns;
     bool long_wait = held >= PLAN_WAKE_NS;
     bool crowded = rt_crowd_now(r->rt);
@@ -120,7 +123,7 @@ void rt_policy_dyn_after(graph_rt *r, bool timed, uint64_t ns)
         r->waking = 0;   /* late, not waking: judged */
     if (!p->was_serial && !r->waking)
         p->wait_ns = rt_policy_average_clamped(p->wait_ns, held);
-    rt_policy_judge(r, sign, sign, timed ? (ns ? ns : 1) : 0, crowded);
+    rt_policy_judge(r, sign, sign, timed ? (ns ? ns : 1) : 0, crowded, false);
 }
 
 /* ------------------------------------------------------ after a frame */
@@ -150,13 +153,13 @@ void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns)
     /* (A pipeline's sign counts at once: "one sign is not starved".) */
     rt_policy_judge_in(&o->policy, r->g, serial, !serial && r->waking,
                        !serial && r->stolen > r->nlistw / 2, true, ns,
-                       r->rt->cfg.live_costs == 0);
+                       r->rt->cfg.live_costs == 0, false);
 }
 
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned)
 {
     if (timed)
-        r->policy.frame_ns = rt_policy_average(r->policy.frame_ns, ns);
+        r->policy.frame_ns = rt_policy_average_size(r->policy.frame_ns, ns);
     if (planned)
         plan_after(r, timed ? (ns ? ns : 1) : 0);   /* a timed frame never reads as untimed */
 }

@@ -38,12 +38,22 @@
  *    any stretch: a window judged against the costs' sum, which passes:
  *    no stretch in 2,000 frames. With the frames after it at 2.5 ms,
  *    stretches.
+ * 8. A crowded CPU's plan frames (a runtime whose frames count as
+ *    crowded: dagrt_config.crowd_frames DYNAMIC): short frames without
+ *    costs (shared 24 us, serial 32 us), one in 500 held for 1 ms (26 us
+ *    on average): the clock alone judges, so only the reference stretch
+ *    runs (16 serial frames in 20,000). Not crowded, each held frame
+ *    starts a stretch: more. And shared frames slower than serial (40
+ *    us) still go serial, in stretches between windows of CROWD_WIN_NS:
+ *    at least 60% of 60,000 frames.
  *
  * Checked against the changes undone: with the reference stretch taken
  * whatever the costs, (1)'s first check reads 16 serial frames; with the
  * gate on the measured serial frames, (2)'s first check reads a shared
  * frame after the sign; with the long-frame rule off, (4)'s first check
- * reads 877 serial frames and (2)'s second a stretch. */
+ * reads 877 serial frames and (2)'s second a stretch; with the crowded
+ * rule off (the signs counted while crowded), (8)'s first check reads
+ * 656 serial frames. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,16 +102,22 @@ static graph_rt *fresh(dagrt *rt, const dagrt_graph *g)
  * the frame takes serial_ns or shared_ns, timed where the rule samples;
  * sign: a shared frame whose caller took the helper's whole list (the
  * clock-free sign). Returns whether it ran serial. */
-static bool frame(graph_rt *r, uint64_t shared_ns, uint64_t serial_ns, bool sign)
+static bool frame_held(graph_rt *r, uint64_t shared_ns, uint64_t serial_ns, bool sign,
+                       uint64_t held_ns)
 {
     bool serial = rt_policy_plan_serial(r);
     bool timed = rt_policy_timed(r, true);
     r->stolen = !serial && sign ? r->nlistw : 0;
-    r->held_ns = 0;
+    r->held_ns = serial ? 0 : held_ns;
     r->waking = 0;
     rt_policy_after(r, timed, timed ? (serial ? serial_ns : shared_ns) : 0, true);
     r->runs++;
     return serial;
+}
+
+static bool frame(graph_rt *r, uint64_t shared_ns, uint64_t serial_ns, bool sign)
+{
+    return frame_held(r, shared_ns, serial_ns, sign, 0);
 }
 
 /* Serial frames among n frames of shared_us / serial_us each, no sign. */
@@ -307,6 +323,55 @@ static int first_signs(dagrt *rt)
     return bad;
 }
 
+/* (8) Short frames on rt (no costs): shared at shared_us, serial at 32
+ * us, one in 500 held for 1 ms (its time and its wait): the serial frames
+ * in n. */
+static int held_now_and_then(dagrt *rt, uint64_t shared_us, int n)
+{
+    graph_rt *r = fresh(rt, rules_table(0));
+    int k = 0;
+    for (int f = 1; f <= n; f++) {
+        bool held = f % 500 == 0;
+        k += frame_held(r, (held ? 1000 : shared_us) * US, 32 * US, false, held ? 1000 * US : 0);
+    }
+    return k;
+}
+
+static int crowded_clock(dagrt *rt)
+{
+    dagrt_config cfg;
+    dagrt_config_init(&cfg);
+    cfg.workers = 0;
+    cfg.live_costs = 0;
+    cfg.crowd_frames = DAGRT_CROWD_DYNAMIC;   /* its frames count as crowded */
+    int err = 0;
+    dagrt *crowded = dagrt_create_ex(&cfg, &err);
+    if (!crowded) {
+        fprintf(stderr, "policy_rules: dagrt_create_ex (crowded): %s\n", dagrt_strerror(err));
+        return 1;
+    }
+    int bad = expect("crowded, short frames held now and then", held_now_and_then(crowded, 24, 20000),
+                     16);
+    int s = held_now_and_then(rt, 24, 20000);
+    printf("policy_rules: not crowded, the same frames: %d serial frames (want over 16)\n", s);
+    if (s <= 16) {
+        fprintf(stderr, "policy_rules: not crowded, held frames started no stretch\n");
+        bad++;
+    }
+    /* Each window of CROWD_WIN_NS shares 1,250 frames of 40 us; the
+     * stretches between double up to 4,096 frames. */
+    s = held_now_and_then(crowded, 40, 60000);
+    printf("policy_rules: crowded, shared 40 us against 32 serial: %d serial frames in 60,000 "
+           "(want at least 36,000)\n", s);
+    if (s < 36000) {
+        fprintf(stderr, "policy_rules: crowded, shared slower than serial: only %d serial frames "
+                "in 60,000\n", s);
+        bad++;
+    }
+    dagrt_destroy(crowded);
+    return bad;
+}
+
 int policy_rules_scenario(void)
 {
     dagrt_config cfg;
@@ -320,7 +385,7 @@ int policy_rules_scenario(void)
         return 1;
     }
     int bad = reference(rt) + slices(rt) + doubling(rt) + long_frames(rt) + one_sign(rt) +
-              executor_change(rt) + first_signs(rt);
+              executor_change(rt) + first_signs(rt) + crowded_clock(rt);
     dagrt_destroy(rt);
     return bad;
 }
