@@ -373,17 +373,31 @@ int rt_exec_start(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *
     return 0;
 }
 
-int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src, const rt_frame_id *fid)
+int rt_exec_run_sync(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                     dagrt_ctx_store_fn store, const void *src, const rt_frame_id *fid, bool share,
+                     bool *shared)
 {
     graph_rt *r;
     int rc = take(rt, g, st, ctx, store, src, RUN_SYNC, &r, fid);
     if (rc != 0)
         return rc;
-    rt_live_frame(r, RT_MODE_SERIAL);
-    obs_frame(r, false, RT_MODE_SERIAL);
-    rc = rt_exec_serial_run(r);
-    obs_frame(r, true, RT_MODE_SERIAL);
+    /* Shared: plan mode as G_run runs it, with G_run's plan (one made for
+     * frames in flight is made again, as dagrt_graph_run does); serial
+     * where the graph has no plan or no worker. */
+    rt_mode mode = RT_MODE_SERIAL;
+    if (share && dagrt_worker_count(rt) > 0) {
+        if (r->plan_state == RT_PLAN_MADE && r->plan_piped)
+            r->plan_state = RT_PLAN_NONE;
+        if (rt_exec_plan(r))
+            mode = RT_MODE_PLAN;
+    }
+    *shared = mode == RT_MODE_PLAN;
+    r->policy.was_serial = mode == RT_MODE_SERIAL;
+    exec_switch(r, mode);
+    rt_live_frame(r, mode);
+    obs_frame(r, false, mode);
+    rc = mode == RT_MODE_PLAN ? rt_plan_run(r) : rt_exec_serial_run(r);
+    obs_frame(r, true, mode);
     rt_frame_end(r);
     r->runs++;
     /* release: the next run (or get_stats) acquires everything this run wrote. */

@@ -606,10 +606,13 @@ enum { RT_SHUFFLE_SHARED = 1, RT_SHUFFLE_POPS = 2 };
 /* A frame's order's seed under the shuffled serial switch: the seed,
  * the graph's name and the frame's number mixed (exec/exec.c). */
 uint64_t rt_exec_shuffle_seed(const graph_rt *r);
-/* A whole serial run now, on the caller (a pipeline frame too small to
- * share): the same checks as dagrt_graph_run. */
-int rt_exec_run_serial(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
-                       dagrt_ctx_store_fn store, const void *src, const rt_frame_id *fid);
+/* A whole run now, on the caller with the same checks as dagrt_graph_run
+ * (a pipeline's frame that runs alone: exec/pipe.c): serial, or, share,
+ * in plan mode as G_run runs it where the graph has a plan and rt a
+ * worker (*shared: it did). */
+int rt_exec_run_sync(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void *ctx,
+                     dagrt_ctx_store_fn store, const void *src, const rt_frame_id *fid, bool share,
+                     bool *shared);
 /* Whether the calling thread may not run or wait for a graph here (inside
  * a task, a node or a fiber). */
 bool rt_exec_nested(dagrt *rt);
@@ -886,6 +889,9 @@ void rt_policy_crowd(exec_policy *p, bool crowd);
  * timed, judged at once; else at its wait) into o's rule. */
 bool rt_policy_pipe_serial(graph_rt *o, graph_rt *r);
 void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns);
+/* A pipeline's frame run alone on a crowded CPU (exec/pipe.c), serial or
+ * in plan mode, into the pipeline's rule o: judged by its time alone. */
+void rt_policy_alone_after(graph_rt *o, graph_rt *r, bool serial, uint64_t ns);
 
 /* ----------------------------------------------------- exec/dynamic.c */
 

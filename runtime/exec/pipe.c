@@ -282,18 +282,36 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
         }
         rt_live_replan(rk);
     }
-    rt_choice c = rt_exec_shuffle_serial(rt, rk, g)
-                  ? (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME}
-                  : rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, plan,
-                                   rule_of(p, rk, g), q->frame_ns);
+    bool shuffled = rt_exec_shuffle_serial(rt, rk, g);
+    /* One at a time: crowded, frames of tiny nodes (plan mode, above).
+     * Frames in flight then lose to the same frames one at a time: a
+     * helper that lost its CPU holds its list of two frames, and the
+     * caller, which cannot take a claimed node, waits for it (beside a
+     * busy loop, bench_frame --frame uniform --load 1: pipelines that
+     * always shared ran at 1.27-1.40x serial, the rule kept them serial
+     * at 1.02-1.13x, G_run read 0.85-1.04x). So each frame runs alone, after
+     * the frames in flight, as G_run runs it: in plan mode or, in the
+     * rule's stretches, serial; the rule judges it by its time alone, as
+     * it does G_run's plan frames on a crowded CPU (exec/policy.c, "a
+     * crowded CPU's plan-mode frames"). */
+    bool alone = plan && !shuffled && dagrt_worker_count(rt) > 0 && rt_crowd_now(rt) &&
+                 rt_policy_serial_ok(&rk->policy, g);
+    rt_choice c = shuffled ? (rt_choice){RT_MODE_SERIAL, RT_JUDGE_TIME}
+                  : alone  ? (rt_choice){RT_MODE_SERIAL, RT_JUDGE_PIPE}
+                           : rt_exec_choose(rk, g, dagrt_worker_count(rt), RT_FRAME_PIPE, plan,
+                                            rule_of(p, rk, g), q->frame_ns);
     if (c.mode == RT_MODE_SERIAL) {
         while (q->inflight > 0)
             if ((rc = wait_oldest(rt, p)) != 0)
                 goto out;
-        bool timed = rt_policy_sampled(q->submitted);
+        /* (Alone: the rule's own stretch says serial, its state idle now.) */
+        graph_rt *o = rule_of(p, rk, g);
+        bool share = alone && !rt_policy_pipe_serial(o, rk);
+        bool timed = rt_policy_sampled(q->submitted) || (alone && o->policy.time_next);
         uint64_t t0 = timed ? rt_now_ns() : 0;
         uint64_t gen0 = rt->frame_gen;   /* main thread only */
-        rc = rt_exec_run_serial(rt, g, p->states[k], ctx, store, src, &fid);
+        bool shared = false;
+        rc = rt_exec_run_sync(rt, g, p->states[k], ctx, store, src, &fid, share, &shared);
         if (rt->frame_gen != gen0)
             retire_before(rt, q, rk);   /* it started (a frame was numbered), and has ended */
         if (rc == 0) {
@@ -305,7 +323,10 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
             if (c.judge == RT_JUDGE_PIPE) {
                 if (timed)
                     rk->policy.frame_ns = rt_policy_average_size(rk->policy.frame_ns, ns);
-                rt_policy_pipe_after(rule_of(p, rk, g), rk, timed ? (ns ? ns : 1) : 0);
+                if (alone)
+                    rt_policy_alone_after(o, rk, !shared, timed ? (ns ? ns : 1) : 0);
+                else
+                    rt_policy_pipe_after(o, rk, timed ? (ns ? ns : 1) : 0);
             }
             q->rt = rt;
             q->submitted++;

@@ -156,6 +156,16 @@ void rt_policy_pipe_after(graph_rt *o, graph_rt *r, uint64_t ns)
                        r->rt->cfg.live_costs == 0, false);
 }
 
+/* A pipeline's frame run alone (exec/pipe.c: crowded, tiny nodes): into
+ * the pipeline's rule, as a G_run frame on a crowded CPU, by its time
+ * alone. */
+void rt_policy_alone_after(graph_rt *o, graph_rt *r, bool serial, uint64_t ns)
+{
+    rt_policy_serial_ok(&o->policy, r->g);   /* (work_slices: this graph's) */
+    rt_policy_judge_in(&o->policy, r->g, serial, !serial && r->waking, false, false, ns,
+                       r->rt->cfg.live_costs == 0, true);
+}
+
 void rt_policy_after(graph_rt *r, bool timed, uint64_t ns, bool planned)
 {
     if (timed)

@@ -23,7 +23,9 @@
  * sampled again: DAGRT_CROWD_PLAN runs no frame on the dynamic executor,
  * DAGRT_CROWD_DYNAMIC none in plan mode, whatever the machine's load.
  * Last, frames of tiny tasks stay in plan mode while crowded at every
- * depth (run_tiny, below). No duration is asserted. */
+ * depth, and run one at a time there, as G_run runs them: no frame of
+ * them starts in pipelined plan mode (run_tiny, below). No duration is
+ * asserted. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,12 +51,16 @@ static pipe2_graph cd;
 /* Modes seen at frame_begin since the last reset: plan-mode frames,
  * dynamic ones, serial and caller-alone ones. */
 static int seen_plan, seen_dyn, seen_other;
+/* Of seen_plan, frames started with frames in flight ("pipelined plan"). */
+static int seen_piped;
 
 static void on_frame_begin(void *user, const dagrt_frame_event *e)
 {
     (void)user;
-    if (strcmp(e->mode, "plan") == 0 || strcmp(e->mode, "pipelined plan") == 0)
+    if (strcmp(e->mode, "plan") == 0 || strcmp(e->mode, "pipelined plan") == 0) {
         seen_plan++;
+        seen_piped += e->mode[0] == 'p' && e->mode[1] == 'i';
+    }
     else if (strcmp(e->mode, "dynamic") == 0)
         seen_dyn++;
     else
@@ -226,7 +232,11 @@ static int run_pipe(dagrt *rt, const dagrt_graph *g, unsigned depth)
  * 1.3-1.9x serial there). Judged only where the pipeline's own time per
  * frame (measured here, wall time over frames) was under TINY_US_MOST a
  * node: on a slower machine (a sanitizer's) the frames are not tiny, and
- * either executor is right. */
+ * either executor is right. Whichever it is, no frame starts in
+ * pipelined plan mode while crowded: tiny frames run alone (exec/pipe.c,
+ * "one at a time"), serial or in plan mode, and others on the dynamic
+ * executor. Before that change every depth started 500 frames and more
+ * there. */
 #define TINY_NODES 12
 #define TINY_US 2
 #define TINY_US_MOST 1.5
@@ -259,7 +269,7 @@ static int run_tiny(dagrt *rt, unsigned depth)
     double t0 = 0;
     for (int f = 0; f < TINY_FRAMES && bad == 0; f++) {
         if (f == TINY_WARM) {
-            seen_plan = seen_dyn = seen_other = 0;
+            seen_plan = seen_dyn = seen_other = seen_piped = 0;
             t0 = bench_now_ns();
         }
         int frame = next_frame++;
@@ -276,15 +286,20 @@ static int run_tiny(dagrt *rt, unsigned depth)
     cd_pipe_close(&cdp, depth);
     rt_crowd_fix(-1);
     bool judged = us < TINY_US_MOST * TINY_NODES;
-    printf("crowd_dyn: tiny, depth %u: %.1f us a frame, %d frames dynamic, %d in plan mode, "
-           "%d other%s\n", depth, us, seen_dyn, seen_plan, seen_other,
-           judged ? "" : " (not tiny here: not judged)");
+    printf("crowd_dyn: tiny, depth %u: %.1f us a frame, %d frames dynamic, %d in plan mode (%d "
+           "of them with frames in flight), %d other%s\n", depth, us, seen_dyn, seen_plan,
+           seen_piped, seen_other, judged ? "" : " (not tiny here: not judged)");
+    if (seen_piped > 0) {
+        fprintf(stderr, "crowd_dyn: tiny, depth %u: %d frames started in pipelined plan mode "
+                "while crowded (they run one at a time there)\n", depth, seen_piped);
+        bad++;
+    }
     if (judged && seen_dyn > 0) {
         fprintf(stderr, "crowd_dyn: tiny, depth %u: %d frames of %.1f us (%.2f us a node) on "
                 "the dynamic executor while crowded\n", depth, seen_dyn, us, us / TINY_NODES);
         bad++;
     }
-    seen_plan = seen_dyn = seen_other = 0;
+    seen_plan = seen_dyn = seen_other = seen_piped = 0;
     return bad;
 }
 
