@@ -323,9 +323,11 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
             if (c.judge == RT_JUDGE_PIPE) {
                 if (timed)
                     rk->policy.frame_ns = rt_policy_average_size(rk->policy.frame_ns, ns);
-                if (alone)
+                /* (Alone and meant to share, it ran serial only where the
+                 * graph has no plan: no stretch's frame, not judged.) */
+                if (alone && (shared || !share))
                     rt_policy_alone_after(o, rk, !shared, timed ? (ns ? ns : 1) : 0);
-                else
+                else if (!alone)
                     rt_policy_pipe_after(o, rk, timed ? (ns ? ns : 1) : 0);
             }
             q->rt = rt;

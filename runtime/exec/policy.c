@@ -448,9 +448,10 @@ static bool gains_by_costs(const exec_policy *p, const dagrt_graph *g)
  * for a node a drainer held: "held", below); at_once: the sign counts
  * in this frame alone (a held frame, a pipeline's), else only as the
  * second in a row ("one sign is not starved"); g: the frame's graph;
- * ref: the rule may run its reference stretch (above); clock: a G_run
- * frame that ran in plan mode on a crowded CPU, judged by its time alone
- * over long windows ("a crowded CPU's plan-mode frames", above). */
+ * ref: the rule may run its reference stretch (above); clock: a frame
+ * that ran in plan mode on a crowded CPU, G_run's or a pipeline's run
+ * alone (exec/pipe.c), judged by its time alone over long windows ("a
+ * crowded CPU's plan-mode frames", above). */
 void rt_policy_judge_in(exec_policy *p, const dagrt_graph *g, bool serial, bool waking,
                         bool starved_sign, bool at_once, uint64_t ns, bool ref, bool clock)
 {
