@@ -52,6 +52,10 @@ done
 case "$pin_rounds" in ''|*[!0-9]*) echo "scaling.sh: not a round count: $pin_rounds" >&2; exit 2 ;; esac
 [ $only_place = 1 ] && [ "$pin_rounds" = 0 ] && { echo "scaling.sh: --placement-only with 0 rounds" >&2; exit 2; }
 scripts/deps.sh example >/dev/null || exit 2
+# The peers' packages (oneTBB, OpenMP): where they cannot be installed (a
+# machine without apt's network), their rows are left out, not the run.
+scripts/deps.sh bench >/dev/null 2>&1 ||
+  echo "scaling.sh: the bench group's packages (scripts/deps.sh bench) are missing: oneTBB's rows are left out" >&2
 
 B=build-scaling
 if [ -d "$B/meson-private" ]; then
