@@ -7,7 +7,8 @@ checker's implementations, see checker/), built against libdagrt and run
 for FRAMES frames under the e2e checker (e2e_check.h), which runs them in
 every mode: G_run, started instances and pipelines of depth 1 to 4, on
 each runtime of --configs (0, 1 and 3 workers, with and without a hot
-worker), once per executor (DAGRT_PIPE unset: plan mode; and dynamic).
+worker), once per executor (DAGRT_PIPE unset: plan mode; dynamic; and a crowded process,
+DAGRT_CROWDED=1).
 Fiber tasks (and a few others) wait in their bodies, each wait named in the
 task's name (t3_sleep, t5_udp, t7_cw0: tests/e2e/e2e_wait.c): sleeps, timed
 and untimed event, semaphore, mutex and condition waits, a UDP socket on
@@ -211,8 +212,10 @@ def main():
     ap.add_argument("--plain-waits", type=float, default=0.03, help="share of other tasks that wait")
     ap.add_argument("--run-share", type=float, default=0.12, help="share of nodes that run a subgraph")
     ap.add_argument("--no-subgraphs", dest="subgraphs", action="store_false")
-    ap.add_argument("--pipe", action="append", default=None, choices=["plan", "dynamic"],
-                    help="executors: plan (DAGRT_PIPE unset) and/or dynamic (DAGRT_PIPE=dynamic); default both")
+    ap.add_argument("--pipe", action="append", default=None, choices=["plan", "dynamic", "crowded"],
+                    help="executors: plan (DAGRT_PIPE unset), dynamic (DAGRT_PIPE=dynamic), crowded "
+                         "(DAGRT_CROWDED=1: tiny frames in plan mode, a pipeline's one at a time, "
+                         "the rest dynamic); default all three")
     ap.add_argument("--configs", default="0,1,1h,3,3h",
                     help="runtimes (DAGC_E2E_CONFIGS: worker counts, h for a hot worker)")
     ap.add_argument("--watchdog", type=int, default=30,
@@ -220,7 +223,7 @@ def main():
     ap.add_argument("--stop-at-first", action="store_true", help="stop at the first failing graph")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     a = ap.parse_args()
-    pipes = a.pipe or ["plan", "dynamic"]
+    pipes = a.pipe or ["plan", "dynamic", "crowded"]
     work = tempfile.mkdtemp(prefix="dagc-soak-")
     failed = runs = 0
     first_bad = None
@@ -264,8 +267,11 @@ def main():
                            DAGC_E2E_WATCHDOG=str(a.watchdog),
                            DAGC_E2E_ORIGIN="%s, %s" % (origin, os.path.basename(dag)))
                 env.pop("DAGRT_PIPE", None)
+                env.pop("DAGRT_CROWDED", None)
                 if pipe == "dynamic":
                     env["DAGRT_PIPE"] = "dynamic"
+                elif pipe == "crowded":
+                    env["DAGRT_CROWDED"] = "1"
                 runs += 1
                 try:
                     p = subprocess.run([exe], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -276,9 +282,10 @@ def main():
                     out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
                     out += "soak: killed after %d s (the watchdog did not fire)\n" % max(600, 4 * a.watchdog)
                 status = "ok" if rc == 0 else "HUNG (watchdog)" if rc == 3 else "FAILED (status %d)" % rc
-                print("soak: %s (%s, %d frames, runtimes %s, DAGRT_PIPE=%s): %s" % (
+                print("soak: %s (%s, %d frames, runtimes %s, DAGRT_PIPE=%s%s): %s" % (
                     origin, os.path.basename(dag), a.frames, a.configs,
-                    "dynamic" if pipe == "dynamic" else "(unset)", status), flush=True)
+                    "dynamic" if pipe == "dynamic" else "(unset)",
+                    ", DAGRT_CROWDED=1" if pipe == "crowded" else "", status), flush=True)
                 if rc != 0:
                     sys.stdout.write(out)
                     a.keep = True
