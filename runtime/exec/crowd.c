@@ -181,6 +181,11 @@ bool rt_crowd_small(uint64_t avg_ns, uint32_t nnodes)
     return avg_ns != 0 && avg_ns < (uint64_t)nnodes * CROWD_DYN_NS_PER_NODE;
 }
 
+bool rt_crowd_dyn(const dagrt *rt, uint64_t avg_ns, uint32_t nnodes)
+{
+    return dagrt_worker_count(rt) > 0 && rt_crowd_frames(rt) && !rt_crowd_small(avg_ns, nnodes);
+}
+
 bool rt_crowd_now(const dagrt *rt)
 {
     (void)crowd_env();

@@ -234,6 +234,16 @@ static void exec_switch(graph_rt *r, rt_mode mode)
     }
 }
 
+/* A plan made for a pipeline's frames in flight (its steady state's lists,
+ * exec/plan_build.c) is made again for one frame (G_run's, a pipeline's
+ * run alone: rt_exec_run_sync) when the plan is next asked for, as rt_exec_start does the other way (rt_plan_build waits for
+ * a late helper first). */
+static void plan_one(graph_rt *r)
+{
+    if (r->plan_state == RT_PLAN_MADE && r->plan_piped)
+        r->plan_state = RT_PLAN_NONE;
+}
+
 static uint16_t drainers_for(int workers)
 {
     return (uint16_t)(workers < 65534 ? workers + 1 : 65535);
@@ -258,17 +268,12 @@ int dagrt_graph_run(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, void
      * plan mode (exec/crowd.c); a change restarts the run policy's
      * verdicts (exec/policy.c, "a change of executor"), before the clock
      * is asked, so that a probe it starts is timed. */
-    bool crowd = workers > 0 && rt_crowd_frames(rt) && !rt_crowd_small(r->policy.frame_ns, g->nnodes);
+    bool crowd = rt_crowd_dyn(rt, r->policy.frame_ns, g->nnodes);
     if (rt_exec_env_plan())
         rt_policy_crowd(&r->policy, crowd);
     bool timed = rt_policy_timed(r, share);
     uint64_t t0 = timed ? rt_now_ns() : 0;
-    /* A plan made for a pipeline's frames in flight (its steady state's
-     * lists, exec/plan_build.c) is made again for G_run's one frame when
-     * the plan is next asked for, as rt_exec_start does the other way
-     * (rt_plan_build waits for a late helper first). */
-    if (r->plan_state == RT_PLAN_MADE && r->plan_piped)
-        r->plan_state = RT_PLAN_NONE;
+    plan_one(r);
     /* Live costs drifted since the plan was made: made again, now, while
      * nothing runs on the state (exec/live.c). */
     if (rt_exec_planned(r, g) && rt_live_drifted(r))
@@ -386,8 +391,7 @@ int rt_exec_run_sync(dagrt *rt, const dagrt_graph *g, dagrt_graph_state *st, voi
      * where the graph has no plan or no worker. */
     rt_mode mode = RT_MODE_SERIAL;
     if (share && dagrt_worker_count(rt) > 0) {
-        if (r->plan_state == RT_PLAN_MADE && r->plan_piped)
-            r->plan_state = RT_PLAN_NONE;
+        plan_one(r);
         if (rt_exec_plan(r))
             mode = RT_MODE_PLAN;
     }

@@ -1046,6 +1046,10 @@ void rt_crowd_tick(void);
  * CROWD_DYN_NS_PER_NODE per node stay in plan mode while crowded
  * (exec/crowd.c). */
 bool rt_crowd_small(uint64_t avg_ns, uint32_t nnodes);
+/* The crowded switch for a frame that would share in plan mode: rt has a
+ * worker, its frames are crowded (rt_crowd_frames) and they are not
+ * tiny (rt_crowd_small of avg_ns): on the dynamic executor instead. */
+bool rt_crowd_dyn(const dagrt *rt, uint64_t avg_ns, uint32_t nnodes);
 /* Tests' seam: 0/1 fixes the crowded answer (as DAGRT_CROWDED), -1 goes
  * back to sampling; frames' flag cleared. Between frames. */
 void rt_crowd_fix(int v);

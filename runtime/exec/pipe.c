@@ -232,8 +232,7 @@ int dagrt_pipeline_submit(dagrt *rt, const dagrt_graph *g, dagrt_pipeline *p,
      * verdicts (exec/policy.c, "a change of executor"), before its clock
      * is asked, and at a frame boundary waits for the frames in flight
      * first (pipe_rt.last_plan, below). */
-    bool crowd = dagrt_worker_count(rt) > 0 && rt_crowd_frames(rt) &&
-                 !rt_crowd_small(q->period_ns, g->nnodes);
+    bool crowd = rt_crowd_dyn(rt, q->period_ns, g->nnodes);
     bool plan = q->plan_ok && !crowd;
     if (q->plan_ok && rk->rt == rt && rt_exec_planned(rk, g))
         rt_policy_crowd(&rule_of(p, rk, g)->policy, crowd);
